@@ -1,0 +1,19 @@
+# xaipipe: model reliance, model class reliance over Rashomon sets, PD/ICE and
+# SHAP for six datasets. See README.md; every config key is in config/README.md.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/models.smk"
+
+
+rule all:
+    input:
+        ALL_TARGETS,
+    default_target: True

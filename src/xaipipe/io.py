@@ -1,0 +1,177 @@
+"""Atomic file output and small readers shared by every step.
+
+Every writer in the package goes through :func:`atomic_path`: the content is
+written to a temporary file outside ``results/`` (in ``$XAIPIPE_TMPDIR`` or
+``.tmp/`` under the working directory, which is on the same file system) and
+moved into place with :func:`os.replace`. A job killed mid-write therefore never
+leaves a truncated file under ``results/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "atomic_path",
+    "write_json",
+    "read_json",
+    "write_csv",
+    "read_csv",
+    "write_joblib",
+    "read_joblib",
+    "sha256_file",
+    "sha256_bytes",
+    "to_jsonable",
+]
+
+
+def _tmp_root(target: Path) -> Path:
+    root = os.environ.get("XAIPIPE_TMPDIR")
+    if root:
+        return Path(root)
+    return Path.cwd() / ".tmp"
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path; on success move it onto ``path`` atomically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Final destination. Its parent directories are created.
+
+    Yields
+    ------
+    pathlib.Path
+        Temporary file to write to (same suffix as ``path`` so that writers that
+        infer the format from the suffix, e.g. matplotlib, keep working).
+
+    Notes
+    -----
+    If the body raises, the temporary file is removed and ``path`` is left
+    untouched. When the temporary directory is on another file system than
+    ``path`` the move falls back to copy-then-rename in the destination
+    directory's parent temp folder, which is still atomic for readers.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    root = _tmp_root(target)
+    root.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=target.stem + ".", suffix=target.suffix, dir=root)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        try:
+            os.replace(tmp_path, target)
+        except OSError:  # cross-device: copy next to the target under a hidden name
+            import shutil
+
+            with tempfile.NamedTemporaryFile(
+                dir=target.parent, prefix="." + target.name + ".", delete=False
+            ) as fh:
+                side = Path(fh.name)
+            shutil.copyfile(tmp_path, side)
+            os.replace(side, target)
+            tmp_path.unlink(missing_ok=True)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy / pandas scalars and containers to plain JSON types.
+
+    Non-finite floats become ``None`` so that the output is strict JSON.
+    """
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        value = float(obj)
+        return value if math.isfinite(value) else None
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, pd.Timestamp):
+        return obj.isoformat()
+    return obj
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as indented, key-sorted UTF-8 JSON, atomically."""
+    text = json.dumps(to_jsonable(obj), indent=2, sort_keys=True, ensure_ascii=False)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text + "\n", encoding="utf-8")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Read a JSON file; the error names the file when it is not valid JSON."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+
+
+def write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> None:
+    """Write a data frame as CSV atomically with a fixed float format.
+
+    ``float_format="%.17g"`` round-trips every double exactly, so that two runs
+    with the same inputs give byte-identical tables.
+    """
+    kwargs.setdefault("index", False)
+    kwargs.setdefault("float_format", "%.17g")
+    kwargs.setdefault("lineterminator", "\n")
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, **kwargs)
+
+
+def read_csv(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
+    """Read a CSV written by :func:`write_csv`."""
+    return pd.read_csv(path, **kwargs)
+
+
+def write_joblib(path: str | os.PathLike, obj: Any, compress: int = 3) -> None:
+    """Pickle ``obj`` with joblib (zlib ``compress`` level) atomically."""
+    import joblib
+
+    with atomic_path(path) as tmp:
+        joblib.dump(obj, tmp, compress=compress)
+
+
+def read_joblib(path: str | os.PathLike) -> Any:
+    """Load an object written by :func:`write_joblib`."""
+    import joblib
+
+    return joblib.load(path)
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk_size), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,230 @@
+"""K-fold cross-validation of a family's hyperparameter grid with shared prefixes.
+
+One task = one *prefix group* (configurations differing only in ``n_estimators``)
+on one fold: a single fit with the largest ``n_estimators`` of the group gives the
+validation predictions of every ``n_estimators`` value
+(:func:`xaipipe.models.prefix.prefix_predictions`). Tasks run in parallel with
+joblib processes (``n_jobs``), each single-threaded, so the table does not depend
+on ``n_jobs``.
+
+The resulting long table has one row per configuration × fold; the Rashomon step
+reads it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .families import PREFIX_PARAM, get_family, make_estimator
+from .grid import config_id, expand_grid, prefix_groups
+from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
+from .prefix import predict_output, prefix_predictions
+
+__all__ = ["cross_validate_grid", "summarize_cv", "select_best", "metric_names"]
+
+
+def metric_names(task: str) -> tuple[str, ...]:
+    """Metric columns of the CV table for ``task``."""
+    return REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS
+
+
+def _fit_group_fold(
+    family: str,
+    task: str,
+    base: dict,
+    ks: list[int],
+    X: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    valid: np.ndarray,
+    seed: int,
+    options: Mapping[str, Any] | None,
+) -> list[dict]:
+    params = dict(base)
+    if ks:
+        params[PREFIX_PARAM] = max(ks)
+    est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
+    configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
+    t0 = time.perf_counter()
+    try:
+        est.fit(X[train], y[train])
+    except np.linalg.LinAlgError as exc:  # e.g. QDA with a rank-deficient class covariance
+        fit_time = time.perf_counter() - t0
+        return [
+            {"params": cfg, "status": "failed", "message": f"LinAlgError: {exc}", "fit_time_s": fit_time,
+             "predict_time_s": np.nan, "metrics": {}}
+            for cfg in configs
+        ]
+    fit_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if ks and get_family(family).ensemble:
+        outputs = prefix_predictions(est, X[valid], ks)
+    else:
+        outputs = [predict_output(est, X[valid])]
+    predict_time = time.perf_counter() - t0
+    rows = []
+    for cfg, out in zip(configs, outputs):
+        rows.append(
+            {
+                "params": cfg,
+                "status": "ok",
+                "message": "",
+                "fit_time_s": fit_time,
+                "predict_time_s": predict_time,
+                "metrics": evaluate(task, y[valid], out),
+            }
+        )
+    return rows
+
+
+def cross_validate_grid(
+    family: str,
+    task: str,
+    grid: Mapping[str, Any] | None,
+    X: np.ndarray,
+    y: np.ndarray,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    *,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Cross-validate every configuration of ``grid`` for one model family.
+
+    Parameters
+    ----------
+    family : str
+        Family identifier (:mod:`xaipipe.models.families`).
+    task : {"regression", "classification"}
+    grid : mapping
+        ``parameter -> values`` from the config (see :func:`expand_grid`).
+    X : ndarray of shape (n_samples, n_features)
+        Training data (the 80 % split).
+    y : ndarray of shape (n_samples,)
+    folds : sequence of (train_idx, valid_idx)
+        Row positions into ``X``.
+    seed : int
+        ``random_state`` of the estimators.
+    options : mapping, optional
+        Fixed estimator options (``estimator_options`` config section).
+    n_jobs : int, default=1
+        Worker processes (joblib/loky); each fit is single-threaded.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per configuration × fold with columns ``family``, ``config_id``,
+        ``config_index`` (grid order), ``prefix_group``, one column per
+        hyperparameter, ``fold``, ``n_train``, ``n_valid``, ``status``
+        (``ok``/``failed``), ``message``, the metric columns of
+        :func:`metric_names`, ``fit_time_s`` (seconds of the shared fit of the
+        prefix group) and ``predict_time_s``.
+
+    Notes
+    -----
+    A configuration whose fit raises :class:`numpy.linalg.LinAlgError` (QDA on
+    Breast Cancer with a small ``reg_param``: scikit-learn >= 1.9 raises on a
+    rank-deficient class covariance) is kept with ``status="failed"`` and NaN
+    metrics; any other exception propagates.
+    """
+    from joblib import Parallel, delayed
+
+    get_family(family)  # validates the name
+    configs = expand_grid(grid)
+    order = {config_id(c): i for i, c in enumerate(configs)}
+    groups = prefix_groups(configs)
+    if not get_family(family).ensemble:
+        groups = [(dict(c), []) for c in configs]
+    tasks = [
+        (g, base, ks, f, tr, va)
+        for g, (base, ks) in enumerate(groups)
+        for f, (tr, va) in enumerate(folds)
+    ]
+    results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
+        delayed(_fit_group_fold)(family, task, base, ks, X, y, tr, va, seed, options)
+        for (g, base, ks, f, tr, va) in tasks
+    )
+    param_names = list(configs[0]) if configs else []
+    records = []
+    for (g, base, ks, f, tr, va), rows in zip(tasks, results):
+        for row in rows:
+            cid = config_id(row["params"])
+            rec = {
+                "family": family,
+                "config_id": cid,
+                "config_index": order[cid],
+                "prefix_group": g,
+            }
+            rec.update({name: row["params"].get(name) for name in param_names})
+            rec.update(
+                {
+                    "fold": f,
+                    "n_train": len(tr),
+                    "n_valid": len(va),
+                    "status": row["status"],
+                    "message": row["message"],
+                }
+            )
+            rec.update({m: row["metrics"].get(m, np.nan) for m in metric_names(task)})
+            rec["fit_time_s"] = row["fit_time_s"]
+            rec["predict_time_s"] = row["predict_time_s"]
+            records.append(rec)
+    table = pd.DataFrame.from_records(records)
+    return table.sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
+
+
+def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:
+    """Per-configuration mean and standard deviation (``ddof=0``, as
+    ``GridSearchCV``) of every metric over folds.
+
+    A configuration with any failed fold gets ``status="failed"`` and NaN means.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per configuration in grid order, columns ``family``,
+        ``config_id``, ``config_index``, ``prefix_group``, the hyperparameters,
+        ``n_folds``, ``status``, ``<metric>_mean``, ``<metric>_std`` and
+        ``fit_time_s`` (sum over folds of the shared fit times).
+    """
+    metrics = list(metric_names(task))
+    fixed = {"family", "config_id", "config_index", "prefix_group", "fold", "n_train", "n_valid",
+             "status", "message", "fit_time_s", "predict_time_s", *metrics}
+    params = [c for c in table.columns if c not in fixed]
+    out = []
+    for cid, part in table.groupby("config_index", sort=True):
+        first = part.iloc[0]
+        rec = {"family": first["family"], "config_id": first["config_id"], "config_index": int(cid),
+               "prefix_group": int(first["prefix_group"])}
+        rec.update({p: first[p] for p in params})
+        ok = bool((part["status"] == "ok").all())
+        rec["n_folds"] = len(part)
+        rec["status"] = "ok" if ok else "failed"
+        for m in metrics:
+            vals = part[m].to_numpy(dtype=float)
+            rec[f"{m}_mean"] = float(np.average(vals)) if ok else np.nan
+            rec[f"{m}_std"] = float(np.std(vals)) if ok else np.nan
+        rec["fit_time_s"] = float(part["fit_time_s"].sum())
+        out.append(rec)
+    return pd.DataFrame.from_records(out)
+
+
+def select_best(summary: pd.DataFrame, metric: str) -> pd.Series:
+    """The configuration with the lowest mean ``metric`` (first in grid order on ties).
+
+    Raises
+    ------
+    ValueError
+        If ``metric`` is not a loss (lower is better) or every configuration failed.
+    """
+    if metric not in LOWER_IS_BETTER:
+        raise ValueError(f"selection metric {metric!r} is not a loss; choose one of {sorted(LOWER_IS_BETTER)}")
+    ok = summary[summary["status"] == "ok"]
+    if ok.empty:
+        raise ValueError("every configuration of the grid failed; see the 'message' column of the CV table")
+    values = ok[f"{metric}_mean"].to_numpy(dtype=float)
+    return ok.iloc[int(np.argmin(values))]

@@ -1,0 +1,101 @@
+"""Hyperparameter grids from the config, and their shared-prefix groups.
+
+A grid is a mapping ``parameter -> values`` (values in the order given); the
+configurations are the Cartesian product in the order of the keys, as in
+:class:`sklearn.model_selection.ParameterGrid` but without sorting the keys. A
+value list may be written as a range object ``{start, stop, step}`` with an
+inclusive ``stop`` (``{start: 100, stop: 2000, step: 100}`` is 100, 200, ..., 2000).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any, Mapping, Sequence
+
+from .families import PREFIX_PARAM
+
+__all__ = ["expand_values", "expand_grid", "config_id", "prefix_groups"]
+
+
+def expand_values(spec: Any, *, name: str = "value") -> list:
+    """Turn one grid entry into a list of values.
+
+    Parameters
+    ----------
+    spec : list or mapping with keys ``start``, ``stop``, ``step``
+        Explicit values, or an inclusive integer/float range.
+    name : str
+        Parameter name, used in error messages.
+
+    Raises
+    ------
+    ValueError
+        If the list is empty or the range is malformed.
+    """
+    if isinstance(spec, Mapping):
+        missing = {"start", "stop", "step"} - set(spec)
+        if missing:
+            raise ValueError(f"grid entry {name!r}: range needs keys start, stop, step (missing {sorted(missing)})")
+        start, stop, step = spec["start"], spec["stop"], spec["step"]
+        if step <= 0 or stop < start:
+            raise ValueError(f"grid entry {name!r}: empty range {dict(spec)}")
+        n = int(round((stop - start) / step)) + 1
+        values = [start + i * step for i in range(n)]
+        if all(isinstance(v, int) for v in (start, stop, step)):
+            values = [int(v) for v in values]
+        return values
+    if isinstance(spec, (list, tuple)):
+        if len(spec) == 0:
+            raise ValueError(f"grid entry {name!r} is an empty list")
+        return list(spec)
+    return [spec]
+
+
+def expand_grid(grid: Mapping[str, Any] | None) -> list[dict]:
+    """All configurations of ``grid`` (a single empty configuration when empty).
+
+    Examples
+    --------
+    >>> expand_grid({"max_depth": [2, 3], "loss": ["huber"]})
+    [{'max_depth': 2, 'loss': 'huber'}, {'max_depth': 3, 'loss': 'huber'}]
+    """
+    if not grid:
+        return [{}]
+    names = list(grid)
+    values = [expand_values(grid[n], name=n) for n in names]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def config_id(params: Mapping[str, Any]) -> str:
+    """Stable text identifier of a configuration, e.g. ``learning_rate=0.1;n_estimators=300``.
+
+    Keys are sorted so that the identifier does not depend on grid key order;
+    ``"default"`` for an empty configuration.
+    """
+    if not params:
+        return "default"
+    return ";".join(f"{k}={json.dumps(params[k])}".replace('"', "") for k in sorted(params))
+
+
+def prefix_groups(
+    configs: Sequence[Mapping[str, Any]], prefix_param: str = PREFIX_PARAM
+) -> list[tuple[dict, list[int]]]:
+    """Group configurations that differ only in ``prefix_param``.
+
+    Returns
+    -------
+    list of (base_params, sorted prefix values)
+        ``base_params`` excludes ``prefix_param``. Configurations without
+        ``prefix_param`` form groups with an empty value list. Groups keep the
+        order of their first appearance.
+    """
+    groups: dict[str, tuple[dict, list[int]]] = {}
+    for cfg in configs:
+        base = {k: v for k, v in cfg.items() if k != prefix_param}
+        key = config_id(base)
+        if key not in groups:
+            groups[key] = (base, [])
+        if prefix_param in cfg:
+            groups[key][1].append(int(cfg[prefix_param]))
+    return [(base, sorted(set(ks))) for base, ks in groups.values()]

@@ -1,0 +1,114 @@
+"""Evaluation metrics for cross-validation and the held-out test set.
+
+All metrics are scikit-learn's (:mod:`sklearn.metrics`), so that the numbers are
+exactly those a ``GridSearchCV`` user would get. Column names are lower case:
+
+Regression: ``mse``, ``rmse``, ``mae``, ``r2``.
+Classification (binary, positive class coded 1): ``log_loss``, ``error_rate``
+(0-1 loss), ``brier``, ``accuracy``, ``balanced_accuracy``, ``precision``,
+``recall``, ``f1``, ``roc_auc``; confusion matrix entries ``tn``, ``fp``,
+``fn``, ``tp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn import metrics as skm
+
+__all__ = [
+    "REGRESSION_METRICS",
+    "CLASSIFICATION_METRICS",
+    "LOWER_IS_BETTER",
+    "regression_metrics",
+    "classification_metrics",
+    "evaluate",
+]
+
+REGRESSION_METRICS = ("mse", "rmse", "mae", "r2")
+CLASSIFICATION_METRICS = (
+    "log_loss",
+    "error_rate",
+    "brier",
+    "accuracy",
+    "balanced_accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "roc_auc",
+)
+#: Metrics usable as the model-selection (and Rashomon) loss.
+LOWER_IS_BETTER = frozenset({"mse", "rmse", "mae", "log_loss", "error_rate", "brier"})
+
+
+def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    """MSE, RMSE, MAE and R² of ``y_pred`` (shape ``(n,)``) against ``y_true``.
+
+    Units: those of the target (squared for ``mse``); ``r2`` is unitless.
+    """
+    y_true = np.asarray(y_true, dtype=float)
+    y_pred = np.asarray(y_pred, dtype=float)
+    return {
+        "mse": float(skm.mean_squared_error(y_true, y_pred)),
+        "rmse": float(skm.root_mean_squared_error(y_true, y_pred)),
+        "mae": float(skm.mean_absolute_error(y_true, y_pred)),
+        "r2": float(skm.r2_score(y_true, y_pred)),
+    }
+
+
+def classification_metrics(
+    y_true: np.ndarray, proba: np.ndarray, *, confusion: bool = False
+) -> dict[str, float]:
+    """Binary classification metrics from predicted class probabilities.
+
+    Parameters
+    ----------
+    y_true : ndarray of shape (n,)
+        Labels in {0, 1}.
+    proba : ndarray of shape (n, 2) or (n,)
+        ``predict_proba`` output, or the probability of class 1.
+    confusion : bool, default=False
+        Also return the confusion-matrix counts ``tn, fp, fn, tp``.
+
+    Notes
+    -----
+    Hard labels are ``argmax`` of the probabilities (class 0 on ties), which is
+    what scikit-learn's probabilistic classifiers return from ``predict``.
+    ``roc_auc`` is NaN when ``y_true`` holds a single class.
+    """
+    y_true = np.asarray(y_true).astype(int)
+    proba = np.asarray(proba, dtype=float)
+    if proba.ndim == 2:
+        if proba.shape[1] != 2:
+            raise ValueError(f"binary metrics need 2 probability columns, got {proba.shape[1]}")
+        p1 = proba[:, 1]
+        y_hat = np.argmax(proba, axis=1)
+    else:
+        p1 = proba
+        y_hat = (p1 > 0.5).astype(int)
+    out = {
+        "log_loss": float(skm.log_loss(y_true, np.column_stack([1 - p1, p1]), labels=[0, 1])),
+        "error_rate": float(np.mean(y_hat != y_true)),
+        "brier": float(skm.brier_score_loss(y_true, p1, pos_label=1)),
+        "accuracy": float(skm.accuracy_score(y_true, y_hat)),
+        "balanced_accuracy": float(skm.balanced_accuracy_score(y_true, y_hat)),
+        "precision": float(skm.precision_score(y_true, y_hat, zero_division=0)),
+        "recall": float(skm.recall_score(y_true, y_hat, zero_division=0)),
+        "f1": float(skm.f1_score(y_true, y_hat, zero_division=0)),
+        "roc_auc": float(skm.roc_auc_score(y_true, p1)) if len(np.unique(y_true)) == 2 else float("nan"),
+    }
+    if confusion:
+        tn, fp, fn, tp = skm.confusion_matrix(y_true, y_hat, labels=[0, 1]).ravel()
+        out.update({"tn": int(tn), "fp": int(fp), "fn": int(fn), "tp": int(tp)})
+    return out
+
+
+def evaluate(task: str, y_true: np.ndarray, output: np.ndarray, *, confusion: bool = False) -> dict:
+    """Dispatch to :func:`regression_metrics` or :func:`classification_metrics`.
+
+    ``output`` is ``predict`` (regression) or ``predict_proba`` (classification).
+    """
+    if task == "regression":
+        return regression_metrics(y_true, output)
+    if task == "classification":
+        return classification_metrics(y_true, output, confusion=confusion)
+    raise ValueError(f"unknown task {task!r}; expected 'regression' or 'classification'")

@@ -1,0 +1,197 @@
+"""Exact shared-prefix evaluation of tree ensembles.
+
+An ensemble fitted with ``n_estimators = K`` contains, as its first ``k`` members,
+exactly the ensemble that would have been fitted with ``n_estimators = k`` (same
+``random_state``, all other settings equal):
+
+* **random forest** (scikit-learn): the per-tree seeds are drawn in sequence
+  from ``random_state`` before any tree is fitted, and tree ``b`` depends only on
+  its own seed, so trees ``1..k`` are the same. The forest's prediction is
+  ``(0 + p_1 + ... + p_k) / k`` accumulated in tree order; we accumulate in the
+  same order with ``n_jobs = 1`` semantics, so the result is bitwise equal to
+  ``RandomForest*(n_estimators=k).predict`` / ``predict_proba`` (which, with
+  ``n_jobs > 1``, adds trees in thread order and is not bitwise reproducible).
+* **gradient boosting** (scikit-learn): stage ``b`` is fitted to the gradient
+  of stages ``1..b-1`` only; ``staged_predict`` / ``staged_predict_proba`` give
+  the predictions after each stage.
+* **XGBoost**: boosting round ``b`` depends on rounds ``1..b-1`` only;
+  ``predict(..., iteration_range=(0, k))`` uses the first ``k`` rounds.
+
+So all ``n_estimators`` values of one configuration come from one fit: the cost of
+a grid over ``n_estimators`` drops from ``sum(ks)`` trees to ``max(ks)`` trees per
+fold. ``tests/models/test_prefix.py`` proves the bitwise equality per family.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator, is_classifier
+
+from .families import final_estimator
+
+__all__ = ["ensemble_kind", "n_members", "prefix_predictions", "predict_output"]
+
+
+def ensemble_kind(estimator: BaseEstimator) -> str | None:
+    """Return ``"random_forest"``, ``"gradient_boosting"``, ``"xgboost"`` or ``None``.
+
+    ``None`` means the estimator has no ``n_estimators`` prefix structure (or is
+    an ensemble type whose prefix equality is not established, e.g. extra trees).
+    """
+    from sklearn.ensemble import (
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+
+    est = final_estimator(estimator)
+    if isinstance(est, (RandomForestRegressor, RandomForestClassifier)):
+        return "random_forest"
+    if isinstance(est, (GradientBoostingRegressor, GradientBoostingClassifier)):
+        return "gradient_boosting"
+    try:
+        import xgboost as xgb
+
+        if isinstance(est, (xgb.XGBRegressor, xgb.XGBClassifier)):
+            return "xgboost"
+    except ImportError:  # pragma: no cover - xgboost is a hard dependency
+        pass
+    return None
+
+
+def n_members(estimator: BaseEstimator) -> int:
+    """Number of fitted members (trees / boosting rounds) of an ensemble."""
+    kind = ensemble_kind(estimator)
+    est = final_estimator(estimator)
+    if kind == "random_forest":
+        return len(est.estimators_)
+    if kind == "gradient_boosting":
+        return int(est.n_estimators_)
+    if kind == "xgboost":
+        return int(est.get_booster().num_boosted_rounds())
+    raise TypeError(f"{type(est).__name__} is not a supported tree ensemble")
+
+
+def predict_output(estimator: BaseEstimator, X: np.ndarray) -> np.ndarray:
+    """The model output the pipeline evaluates: ``predict`` for regressors,
+    ``predict_proba`` (shape ``(n_samples, n_classes)``) for classifiers."""
+    if is_classifier(estimator):
+        return estimator.predict_proba(X)
+    return estimator.predict(X)
+
+
+def _check_ks(ks: Sequence[int], available: int) -> list[int]:
+    ks = [int(k) for k in ks]
+    if not ks:
+        raise ValueError("n_estimators list is empty")
+    if any(k < 1 for k in ks):
+        raise ValueError(f"n_estimators values must be >= 1, got {ks}")
+    if max(ks) > available:
+        raise ValueError(
+            f"asked for a prefix of {max(ks)} members but the ensemble has only {available}"
+        )
+    return ks
+
+
+def prefix_predictions(
+    estimator: BaseEstimator, X: np.ndarray, n_estimators: Sequence[int]
+) -> np.ndarray:
+    """Predictions of every prefix ``k`` in ``n_estimators`` from one fitted ensemble.
+
+    Parameters
+    ----------
+    estimator : fitted random forest, gradient boosting or XGBoost model
+        Fitted with ``n_estimators >= max(n_estimators)``.
+    X : ndarray of shape (n_samples, n_features)
+    n_estimators : sequence of int
+        Prefix sizes ``k`` (any order, duplicates allowed).
+
+    Returns
+    -------
+    ndarray
+        Shape ``(len(n_estimators), n_samples)`` for regressors (``predict``) and
+        ``(len(n_estimators), n_samples, n_classes)`` for classifiers
+        (``predict_proba``). Entry ``i`` is bitwise equal to the output of the
+        same estimator refitted with ``n_estimators = n_estimators[i]``.
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a supported ensemble.
+    ValueError
+        If a requested prefix is larger than the fitted ensemble or < 1.
+
+    References
+    ----------
+    Scikit-learn: ``BaseForest.predict`` (accumulation ``out += p_b``, then
+    ``/= n_estimators``), ``BaseGradientBoosting.staged_predict``.
+    XGBoost: ``XGBModel.predict(iteration_range=...)``.
+    """
+    kind = ensemble_kind(estimator)
+    if kind is None:
+        raise TypeError(
+            f"{type(final_estimator(estimator)).__name__} has no shared-prefix structure"
+        )
+    ks = _check_ks(n_estimators, n_members(estimator))
+    est = final_estimator(estimator)
+    classifier = is_classifier(est)
+    if kind == "random_forest":
+        return _forest_prefix(est, X, ks, classifier)
+    if kind == "gradient_boosting":
+        return _boosting_prefix(est, X, ks, classifier)
+    return _xgboost_prefix(est, X, ks, classifier)
+
+
+def _forest_prefix(est, X, ks, classifier):
+    # Same validation as BaseForest.predict (float32 conversion for the trees).
+    Xv = est._validate_X_predict(X)
+    wanted: dict[int, list[int]] = {}
+    for i, k in enumerate(ks):
+        wanted.setdefault(k, []).append(i)
+    out = None
+    acc = None
+    for b, tree in enumerate(est.estimators_[: max(ks)], start=1):
+        p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(
+            Xv, check_input=False
+        )
+        if acc is None:
+            acc = np.zeros_like(p, dtype=np.float64)
+            out = np.empty((len(ks),) + p.shape, dtype=np.float64)
+        acc += p
+        for i in wanted.get(b, ()):
+            out[i] = acc / b
+    return out
+
+
+def _boosting_prefix(est, X, ks, classifier):
+    staged = est.staged_predict_proba(X) if classifier else est.staged_predict(X)
+    wanted: dict[int, list[int]] = {}
+    for i, k in enumerate(ks):
+        wanted.setdefault(k, []).append(i)
+    out = None
+    for b, p in enumerate(staged, start=1):
+        if out is None:
+            out = np.empty((len(ks),) + p.shape, dtype=np.float64)
+        for i in wanted.get(b, ()):
+            out[i] = p
+        if b >= max(ks):
+            break
+    return out
+
+
+def _xgboost_prefix(est, X, ks, classifier):
+    method = est.predict_proba if classifier else est.predict
+    first = method(X, iteration_range=(0, ks[0]))
+    out = np.empty((len(ks),) + first.shape, dtype=np.float64)
+    out[0] = first
+    cache = {ks[0]: 0}
+    for i, k in enumerate(ks[1:], start=1):
+        if k in cache:
+            out[i] = out[cache[k]]
+        else:
+            out[i] = method(X, iteration_range=(0, k))
+            cache[k] = i
+    return out

@@ -1,0 +1,87 @@
+"""Result tables: test metrics, best configurations, thesis comparison."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..models.metrics import CLASSIFICATION_METRICS, REGRESSION_METRICS
+
+__all__ = ["TEST_METRIC_COLUMNS", "test_metrics_table", "thesis_comparison"]
+
+#: Column order of ``tables/test_metrics.csv`` after ``dataset``, ``task``, ``model``.
+TEST_METRIC_COLUMNS = (
+    "rmse", "mae", "r2", "mse",
+    "accuracy", "balanced_accuracy", "precision", "recall", "f1", "roc_auc", "log_loss", "brier", "error_rate",
+    "tn", "fp", "fn", "tp",
+)
+
+
+def test_metrics_table(records: Iterable[Mapping[str, Any]], best: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per dataset × model from the ``test/<family>.json`` and
+    ``best/<family>.json`` records of the fit and cv rules.
+
+    Columns: ``dataset``, ``task``, ``model``, :data:`TEST_METRIC_COLUMNS`
+    (NaN where not defined for the task), ``selection_metric``, ``cv_mean``,
+    ``cv_std``, ``config_id``, ``n_train``, ``n_test``.
+    """
+    best_by = {(b["dataset"], b["family"]): b for b in best}
+    rows = []
+    for r in records:
+        b = best_by.get((r["dataset"], r["model"]), {})
+        row = {"dataset": r["dataset"], "task": r["task"], "model": r["model"]}
+        row.update({m: r["metrics"].get(m, np.nan) for m in TEST_METRIC_COLUMNS})
+        row.update({
+            "selection_metric": b.get("selection_metric"),
+            "cv_mean": b.get("cv_mean"),
+            "cv_std": b.get("cv_std"),
+            "config_id": b.get("config_id"),
+            "n_train": r["n_train"],
+            "n_test": r["n_test"],
+        })
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)
+
+
+def thesis_comparison(metrics: pd.DataFrame, reference: Mapping[str, Any], tolerance: float = 0.15) -> pd.DataFrame:
+    """Reproduced test metrics beside the published ones (long format).
+
+    Parameters
+    ----------
+    metrics : DataFrame
+        ``tables/test_metrics.csv``.
+    reference : mapping
+        ``config/reference.yaml`` (its ``test_metrics.rows``).
+    tolerance : float, default=0.15
+        Relative tolerance of the ``within_tolerance`` flag (for ``r2``: larger or
+        within tolerance counts as reproduced; for errors: smaller or within).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``table``, ``dataset``, ``model``, ``metric``, ``published``,
+        ``reproduced``, ``difference`` (reproduced - published),
+        ``relative_difference``, ``within_tolerance``, ``source``. Rows whose
+        dataset/model was not run have NaN ``reproduced``.
+    """
+    source = " ".join(str(reference["test_metrics"]["source"]).split())
+    index = metrics.set_index(["dataset", "model"])
+    rows = []
+    for ref in reference["test_metrics"]["rows"]:
+        key = (ref["dataset"], ref["model"])
+        for metric in ("rmse", "mae", "r2"):
+            published = float(ref[metric])
+            reproduced = float(index.loc[key, metric]) if key in index.index else np.nan
+            diff = reproduced - published
+            rel = diff / abs(published)
+            better = reproduced >= published if metric == "r2" else reproduced <= published
+            rows.append({
+                "table": ref["table"], "dataset": ref["dataset"], "model": ref["model"], "metric": metric,
+                "published": published, "reproduced": reproduced, "difference": diff,
+                "relative_difference": rel,
+                "within_tolerance": bool(np.isfinite(reproduced) and (better or abs(rel) <= tolerance)),
+                "source": source,
+            })
+    return pd.DataFrame.from_records(rows)

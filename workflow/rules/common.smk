@@ -1,0 +1,92 @@
+# Shared definitions: config validation, paths, dataset/family lists, targets.
+import os
+from pathlib import Path
+
+import yaml
+from snakemake.utils import validate
+
+validate(config, "../schemas/config.schema.yaml")
+
+BASEDIR = Path(workflow.basedir)
+SOURCES_FILE = str(BASEDIR / "config" / "sources.yaml")
+REFERENCE_FILE = str(BASEDIR / "config" / "reference.yaml")
+with open(SOURCES_FILE, encoding="utf-8") as _fh:
+    SOURCES = yaml.safe_load(_fh)
+validate(SOURCES, "../schemas/sources.schema.yaml")
+
+# The scripts import the package from src/ (also when it is not pip-installed,
+# e.g. inside a conda env or on a cluster node).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(BASEDIR / "src")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+)
+
+VERSION = config["version"]
+RESULTS = f"results/{VERSION}"
+LOGS = f"logs/{VERSION}"
+BENCH = f"{LOGS}/benchmarks"
+DATASETS = list(config["datasets"])
+ALL_FAMILIES = sorted(set(config["grids"]["regression"]) | set(config["grids"]["classification"]))
+
+
+def task_of(dataset):
+    return SOURCES[dataset]["task"]
+
+
+def families_of(dataset):
+    """Families run on `dataset`: datasets.<d>.families or every family of its task's grid."""
+    grids = config["grids"][task_of(dataset)]
+    chosen = config["datasets"][dataset].get("families") or list(grids)
+    unknown = [f for f in chosen if f not in grids]
+    if unknown:
+        raise ValueError(
+            f"config key datasets.{dataset}.families lists {unknown}, which have no grid in "
+            f"grids.{task_of(dataset)} (available: {list(grids)})"
+        )
+    return chosen
+
+
+def prep_options(dataset):
+    """Preparation options of one dataset (`families` excluded: it changes no data)."""
+    return {k: v for k, v in config["datasets"][dataset].items() if k != "families"}
+
+
+def cv_params(wildcards):
+    task = task_of(wildcards.dataset)
+    return {
+        "task": task,
+        "grid": config["grids"][task][wildcards.family],
+        "options": config["estimator_options"].get(wildcards.family, {}),
+        "selection": config["selection"][task],
+        "seed": config["seed"],
+    }
+
+
+def mirror_files(wildcards):
+    """The mirror files of a dataset (inputs, so Snakemake tracks them)."""
+    mirror = config["uci_mirror"]
+    if not mirror:
+        return []
+    return [os.path.join(mirror, f["path"]) for f in SOURCES[wildcards.dataset]["files"]]
+
+
+def per_dataset(pattern, datasets=None):
+    return [pattern.format(results=RESULTS, dataset=d) for d in (datasets or DATASETS)]
+
+
+def per_model(pattern):
+    return [pattern.format(results=RESULTS, dataset=d, family=f) for d in DATASETS for f in families_of(d)]
+
+
+wildcard_constraints:
+    dataset="|".join(DATASETS),
+    family="|".join(ALL_FAMILIES),
+
+
+ALL_TARGETS = [
+    f"{RESULTS}/tables/test_metrics.csv",
+    f"{RESULTS}/tables/thesis_comparison.csv",
+    f"{RESULTS}/manifest.json",
+    *per_dataset("{results}/figures/{dataset}/correlation.pdf"),
+]
+if [d for d in config["ols_inference"] if d in DATASETS]:
+    ALL_TARGETS.append(f"{RESULTS}/tables/ols_inference.csv")

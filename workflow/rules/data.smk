@@ -1,0 +1,66 @@
+# Data: canonical table per dataset -> prepared table + correlation -> split.
+
+
+rule canonical:
+    """Download with ucimlrepo (or read the verified mirror) into the canonical table + JSON sidecar."""
+    input:
+        sources=SOURCES_FILE,
+        mirror=mirror_files,
+    output:
+        table=f"{RESULTS}/data/{{dataset}}/canonical.csv",
+        sidecar=f"{RESULTS}/data/{{dataset}}/canonical.json",
+    params:
+        mirror=config["uci_mirror"],
+    log:
+        f"{LOGS}/data/canonical/{{dataset}}.log",
+    localrule: True
+    script:
+        "../scripts/canonical.py"
+
+
+rule prepare:
+    """Thesis preparation (drops, one-hot, wine variant, positive class) and correlation matrix."""
+    input:
+        table=rules.canonical.output.table,
+        sidecar=rules.canonical.output.sidecar,
+    output:
+        table=f"{RESULTS}/data/{{dataset}}/prepared.csv",
+        info=f"{RESULTS}/data/{{dataset}}/prepared.json",
+        correlation=f"{RESULTS}/data/{{dataset}}/correlation.csv",
+    params:
+        options=lambda w: prep_options(w.dataset),
+    log:
+        f"{LOGS}/data/prepare/{{dataset}}.log",
+    script:
+        "../scripts/prepare.py"
+
+
+rule split:
+    """80/20 train/test split (stratified for classification) and K CV folds, as row indices."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+    output:
+        split=f"{RESULTS}/data/{{dataset}}/split.json",
+    params:
+        seed=config["seed"],
+        test_size=config["split"]["test_size"],
+        cv_folds=config["split"]["cv_folds"],
+    log:
+        f"{LOGS}/data/split/{{dataset}}.log",
+    script:
+        "../scripts/split.py"
+
+
+rule correlation_figure:
+    """Correlation heatmap (thesis Figs 5.1, 5.4, 5.7)."""
+    input:
+        correlation=rules.prepare.output.correlation,
+    output:
+        pdf=f"{RESULTS}/figures/{{dataset}}/correlation.pdf",
+        png=f"{RESULTS}/figures/{{dataset}}/correlation.png",
+    log:
+        f"{LOGS}/figures/correlation/{{dataset}}.log",
+    localrule: True
+    script:
+        "../scripts/correlation_figure.py"

@@ -1,0 +1,15 @@
+"""Rule ols: classical OLS inference table on the training split."""
+from xaipipe.data.prepare import load_prepared
+from xaipipe.io import write_csv
+from xaipipe.models.ols import ols_inference
+from xaipipe.runner import run
+
+
+def main(smk):
+    data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
+    table = ols_inference(data.X_train, data.y_train, data.features)
+    table.insert(0, "dataset", data.dataset)
+    write_csv(smk.output.table, table)
+
+
+run(snakemake, main)  # noqa: F821

@@ -1,0 +1,17 @@
+"""Rule prepare: thesis preparation choices and the correlation matrix."""
+from xaipipe.data.prepare import correlation_matrix, prepare_table
+from xaipipe.data.sources import read_canonical
+from xaipipe.io import read_json, write_csv, write_json
+from xaipipe.runner import run
+
+
+def main(smk):
+    sidecar = read_json(smk.input.sidecar)
+    canonical = read_canonical(smk.input.table, sidecar)
+    prepared, info, corr_input = prepare_table(canonical, sidecar, smk.params.options)
+    write_csv(smk.output.table, prepared)
+    write_json(smk.output.info, info)
+    write_csv(smk.output.correlation, correlation_matrix(corr_input))
+
+
+run(snakemake, main)  # noqa: F821
