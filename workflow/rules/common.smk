@@ -14,12 +14,6 @@ with open(SOURCES_FILE, encoding="utf-8") as _fh:
     SOURCES = yaml.safe_load(_fh)
 validate(SOURCES, "../schemas/sources.schema.yaml")
 
-# The scripts import the package from src/ (also when it is not pip-installed,
-# e.g. inside a conda env or on a cluster node).
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(BASEDIR / "src")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-)
-
 VERSION = config["version"]
 RESULTS = f"results/{VERSION}"
 LOGS = f"logs/{VERSION}"

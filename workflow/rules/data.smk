@@ -14,6 +14,8 @@ rule canonical:
     log:
         f"{LOGS}/data/canonical/{{dataset}}.log",
     localrule: True
+    conda:
+        "../../envs/data.yaml"
     script:
         "../scripts/canonical.py"
 
@@ -31,6 +33,8 @@ rule prepare:
         options=lambda w: prep_options(w.dataset),
     log:
         f"{LOGS}/data/prepare/{{dataset}}.log",
+    conda:
+        "../../envs/data.yaml"
     script:
         "../scripts/prepare.py"
 
@@ -48,6 +52,8 @@ rule split:
         cv_folds=config["split"]["cv_folds"],
     log:
         f"{LOGS}/data/split/{{dataset}}.log",
+    conda:
+        "../../envs/data.yaml"
     script:
         "../scripts/split.py"
 
@@ -62,5 +68,7 @@ rule correlation_figure:
     log:
         f"{LOGS}/figures/correlation/{{dataset}}.log",
     localrule: True
+    conda:
+        "../../envs/report.yaml"
     script:
         "../scripts/correlation_figure.py"

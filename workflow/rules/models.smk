@@ -22,6 +22,8 @@ rule cv:
         f"{LOGS}/models/cv/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/cv/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/cv.py"
 
@@ -47,6 +49,8 @@ rule fit:
         f"{LOGS}/models/fit/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/fit/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/fit.py"
 
@@ -61,6 +65,8 @@ rule dataset_test_metrics:
     log:
         f"{LOGS}/models/test_metrics/{{dataset}}.log",
     localrule: True
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/dataset_test_metrics.py"
 
@@ -76,6 +82,8 @@ rule test_metrics:
     log:
         f"{LOGS}/tables/test_metrics.log",
     localrule: True
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/test_metrics.py"
 
@@ -90,6 +98,8 @@ rule thesis_comparison:
     log:
         f"{LOGS}/tables/thesis_comparison.log",
     localrule: True
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/thesis_comparison.py"
 
@@ -104,6 +114,8 @@ rule ols:
         table=f"{RESULTS}/models/{{dataset}}/ols_inference.csv",
     log:
         f"{LOGS}/models/ols/{{dataset}}.log",
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/ols.py"
 
@@ -119,6 +131,8 @@ rule ols_table:
     log:
         f"{LOGS}/tables/ols_inference.log",
     localrule: True
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/concat_tables.py"
 
@@ -134,5 +148,7 @@ rule manifest:
     log:
         f"{LOGS}/manifest.log",
     localrule: True
+    conda:
+        "../../envs/models.yaml"
     script:
         "../scripts/manifest.py"

@@ -1,4 +1,5 @@
 """Rule correlation_figure: correlation heatmap of one dataset."""
+import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 
 from xaipipe.report.figures import plot_correlation

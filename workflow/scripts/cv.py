@@ -1,4 +1,5 @@
 """Rule cv: K-fold CV of one family's grid with exact shared-prefix evaluation."""
+import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv, write_json
 from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv

@@ -1,4 +1,5 @@
 """Rule manifest: provenance of results/<version>/."""
+import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from pathlib import Path
 
 from xaipipe.io import read_json, write_json

@@ -1,4 +1,5 @@
 """Rule test_metrics: all datasets' test metrics, best configurations, confusion matrices."""
+import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 
 from xaipipe.io import write_csv

@@ -235,7 +235,13 @@ def _parse_files(dataset: str, blobs: dict[str, bytes]) -> pd.DataFrame:
         frame = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=lay["features"] + lay["target"])
     elif dataset == "concrete":
         (data,) = blobs.values()
-        frame = pd.read_excel(io.BytesIO(data), engine="xlrd", sheet_name=0)
+        import warnings
+
+        with warnings.catch_warnings():
+            # The original file is legacy BIFF8 Excel; xlrd reads it exactly (pandas 3.1
+            # deprecates the engine in favour of calamine, an extra dependency).
+            warnings.filterwarnings("ignore", message="The xlrd engine is deprecated")
+            frame = pd.read_excel(io.BytesIO(data), engine="xlrd", sheet_name=0)
         if frame.shape[1] != 9:
             raise ValueError(f"dataset 'concrete': expected 9 columns in Sheet1, got {frame.shape[1]}")
         frame.columns = lay["features"] + lay["target"]

@@ -1,0 +1,389 @@
+"""Model reliance: losses vs scikit-learn, permutation estimator vs
+sklearn.inspection.permutation_importance, e_divide / e_switch vs their
+definitions (hand-computed and brute force), the linear closed form, feature
+groups and the multi-member (predict-many) path vs separately fitted models."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from sklearn.inspection import permutation_importance
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.metrics import log_loss as sk_log_loss
+from sklearn.metrics import mean_squared_error
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeRegressor
+
+from xaipipe.explain.reliance import (
+    RELIANCE_COLUMNS,
+    features_from_groups,
+    fitted_model_reliance,
+    linear_coefficients,
+    log_loss,
+    member_predictor,
+    model_reliance,
+    random_permutations,
+    reliance_arrays,
+    resolve_features,
+    sklearn_permutations,
+    squared_error,
+    zero_one,
+)
+
+RTOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def reg():
+    X, y = load_diabetes(return_X_y=True)
+    return X[:120], y[:120]
+
+
+@pytest.fixture(scope="module")
+def clf():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[:150, :6], y[:150]
+
+
+@pytest.fixture(scope="module")
+def gb_reg(reg):
+    X, y = reg
+    return GradientBoostingRegressor(n_estimators=9, max_depth=2, random_state=0).fit(X, y)
+
+
+def _close(a, b, rtol=RTOL):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * np.abs(b).max())
+
+
+# ----------------------------------------------------------------------------- losses
+
+
+def test_losses_match_sklearn_metrics():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=50)
+    pred = rng.normal(size=(3, 50))
+    se = squared_error(y, pred)
+    assert se.shape == (3, 50)
+    for k in range(3):
+        _close(se[k].mean(), mean_squared_error(y, pred[k]))
+
+    yb = rng.integers(0, 2, size=40)
+    p = rng.uniform(size=(2, 40))
+    p[0, :3] = [0.0, 1.0, 0.5]  # clipping and a tie
+    for dtype in (np.float64, np.float32):
+        pp = p.astype(dtype)
+        ll = log_loss(yb, pp)
+        for k in range(2):
+            _close(ll[k].mean(), sk_log_loss(yb, pp[k]), rtol=1e-6 if dtype == np.float32 else RTOL)
+        # (m, n, 2) predict_proba output: column 1 is used, same result
+        proba = np.stack([1 - pp, pp], axis=-1)
+        np.testing.assert_array_equal(log_loss(yb, proba), ll)
+
+    zo = zero_one(yb, p)
+    expected = ((p > 0.5).astype(int) != yb).astype(float)  # p = 0.5 -> class 0
+    np.testing.assert_array_equal(zo, expected)
+    proba = np.stack([1 - p, p], axis=-1)
+    proba[1, 5] = [0.3, 0.3]  # unnormalised tie -> argmax picks class 0
+    expected[1, 5] = float(yb[5] != 0)
+    np.testing.assert_array_equal(zero_one(yb, proba), expected)
+
+
+def test_loss_errors():
+    y = np.array([0, 1, 1])
+    with pytest.raises(ValueError, match="labels 0/1"):
+        log_loss(np.array([0, 2, 1]), np.full((1, 3), 0.5))
+    with pytest.raises(ValueError, match="only binary"):
+        log_loss(y, np.full((1, 3, 3), 1 / 3))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        zero_one(y, np.array([[0.2, 1.5, 0.1]]))
+    with pytest.raises(ValueError, match="n_members"):
+        squared_error(y, np.zeros(3))
+    with pytest.raises(ValueError, match="n_members"):
+        squared_error(y, np.zeros((1, 3, 2)))
+
+
+# ----------------------------------------------------------------------------- sklearn agreement
+
+
+def test_permutation_equals_sklearn_permutation_importance_regression(reg, gb_reg):
+    X, y = reg
+    R = 4
+    ref = permutation_importance(gb_reg, X, y, scoring="neg_mean_squared_error", n_repeats=R, random_state=7)
+    perms = sklearn_permutations(len(y), R, 7)
+    arrays = reliance_arrays(member_predictor(gb_reg), X, y, permutations=perms)
+    _close(arrays.mr_difference()[0], ref.importances)  # every repeat, every feature
+    table = fitted_model_reliance(gb_reg, X, y, permutations=perms)
+    _close(table["mr_difference"], ref.importances_mean)
+    # sklearn's std has ddof=0, ours ddof=1
+    _close(table["mr_difference_std"] * np.sqrt((R - 1) / R), ref.importances_std)
+    _close(table["mr_difference_se"], table["mr_difference_std"] / np.sqrt(R))
+    assert (table["algorithm"] == "given_permutations").all()
+
+
+def test_permutation_equals_sklearn_for_classifier_log_loss_and_accuracy(clf):
+    X, y = clf
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=2000)).fit(X, y)
+    perms = sklearn_permutations(len(y), 3, 11)
+    ref = permutation_importance(model, X, y, scoring="neg_log_loss", n_repeats=3, random_state=11)
+    table = fitted_model_reliance(model, X, y, permutations=perms)  # loss defaults to log_loss
+    assert (table["loss"] == "log_loss").all()
+    _close(table["mr_difference"], ref.importances_mean)
+    ref = permutation_importance(model, X, y, scoring="accuracy", n_repeats=3, random_state=11)
+    table = fitted_model_reliance(model, X, y, permutations=perms, loss="zero_one")
+    _close(table["mr_difference"], ref.importances_mean)
+
+
+# ----------------------------------------------------------------------------- multi-member path
+
+
+def test_prefix_members_equal_separately_fitted_models(reg):
+    X, y = reg
+    ks = [1, 4, 9]
+    big = GradientBoostingRegressor(n_estimators=9, max_depth=2, random_state=3).fit(X, y)
+    perms = random_permutations(len(y), 3, X.shape[1], random_state=5)
+    for estimator, kw in [("permutation", {"permutations": perms}), ("e_divide", {})]:
+        many = fitted_model_reliance(big, X, y, n_estimators=ks, estimator=estimator, **kw)
+        assert many["n_estimators"].tolist() == list(np.repeat(ks, X.shape[1]))
+        for i, k in enumerate(ks):
+            small = GradientBoostingRegressor(n_estimators=k, max_depth=2, random_state=3).fit(X, y)
+            one = fitted_model_reliance(small, X, y, estimator=estimator, **kw)
+            part = many[many["member"] == i]
+            for col in ("e_orig", "e_switch", "mr_ratio", "mr_difference"):
+                _close(part[col], one[col])
+            if estimator == "permutation":
+                _close(part["mr_ratio_se"], one["mr_ratio_se"])
+
+
+def test_prefix_members_classifier(clf):
+    X, y = clf
+    ks = [2, 6]
+    big = GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=1).fit(X, y)
+    perms = random_permutations(len(y), 2, 1, random_state=0)[0]  # shared by all features
+    many = model_reliance(member_predictor(big, ks), X, y, loss="log_loss", permutations=perms)
+    for i, k in enumerate(ks):
+        small = GradientBoostingClassifier(n_estimators=k, max_depth=2, random_state=1).fit(X, y)
+        one = fitted_model_reliance(small, X, y, permutations=perms)
+        _close(many.loc[many["member"] == i, "mr_ratio"], one["mr_ratio"])
+
+
+def test_one_predict_pass_per_data_set_and_batching_invariance(reg, gb_reg):
+    X, y = reg
+    n, G, R = len(y), 3, 2
+    calls = []
+
+    def predict(Z):
+        calls.append(len(Z))
+        return member_predictor(gb_reg, [3, 9])(Z)
+
+    kw = dict(features=[0, 2, 8], n_repeats=R, random_state=1)
+    unbatched = model_reliance(predict, X, y, max_rows_per_batch=n, **kw)
+    assert calls == [n] * (1 + G * R)
+    calls.clear()
+    stacked = model_reliance(predict, X, y, max_rows_per_batch=3 * n, **kw)
+    assert sum(calls) == n * (1 + G * R) and len(calls) == 3
+    # per-data-set sums do not depend on how data sets are stacked
+    pd.testing.assert_frame_equal(unbatched, stacked)
+
+
+# ----------------------------------------------------------------------------- e_divide / e_switch
+
+
+def _linear_predict(coefs, intercepts):
+    coefs, intercepts = np.atleast_2d(coefs), np.atleast_1d(intercepts)
+    return lambda Z: intercepts[:, None] + coefs @ np.asarray(Z, float).T
+
+
+def test_e_divide_hand_computed():
+    # f(x) = 1 + 2 x1 + 3 x2; n = 5 so h = 2 and row 4 is unused by e_divide.
+    X = np.array([[1, 0], [2, 1], [0, 2], [3, 1], [5, 5]], dtype=float)
+    y = np.array([3, 9, 7, 10, 25], dtype=float)
+    predict = _linear_predict([[2, 3], [0, 3]], [1, 1])
+    t = model_reliance(predict, X, y, estimator="e_divide", features={"x1": [0]})
+    # member 0: original fits 3, 8, 7, 10, 26 -> squared errors 0, 1, 0, 0, 1 -> e_orig = 2/5.
+    # Swapped x1: rows 0,1 take x1 of rows 2,3 (0, 3); rows 2,3 take x1 of rows 0,1 (1, 2):
+    # fits 1, 10, 9, 8 vs y 3, 9, 7, 10 -> 4, 1, 4, 4 -> e_divide = 13/4.
+    m0 = t.iloc[0]
+    assert m0["e_orig"] == pytest.approx(0.4, rel=RTOL)
+    assert m0["e_switch"] == pytest.approx(3.25, rel=RTOL)
+    assert m0["mr_ratio"] == pytest.approx(8.125, rel=RTOL)
+    assert m0["mr_difference"] == pytest.approx(2.85, rel=RTOL)
+    # member 1 ignores x1: fits 1+3*x2 = 1, 4, 7, 4, 16 -> errors 4, 25, 0, 36, 81; no reliance.
+    m1 = t.iloc[1]
+    assert m1["e_orig"] == pytest.approx(146 / 5, rel=RTOL)
+    assert m1["e_switch"] == pytest.approx((4 + 25 + 0 + 36) / 4, rel=RTOL)
+    assert np.isnan(m1["mr_ratio_se"]) and m1["n_repeats"] == 1 and m1["n_samples"] == 5
+
+
+def _brute_e_switch(f, X, y, cols, loss):
+    n = len(y)
+    total = 0.0
+    for i in range(n):  # donor of the switched columns
+        for j in range(n):  # recipient: y_j and the other columns
+            if i != j:
+                x = X[j].copy()
+                x[cols] = X[i, cols]
+                total += loss(y[j:j + 1], f(x[None]))[0, 0]
+    return total / (n * (n - 1))
+
+
+def test_e_switch_chunked_equals_brute_force_definition():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(7, 3))
+    y = rng.normal(size=7)
+
+    def f(Z):  # two nonlinear members
+        return np.stack([np.sin(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2, np.tanh(Z @ [1.0, -2.0, 0.5])])
+
+    groups = {"a": [0], "bc": [1, 2]}
+    expected = [[_brute_e_switch(lambda z: f(z)[k:k + 1], X, y, c, squared_error) for c in groups.values()]
+                for k in range(2)]
+    results = []
+    for rows in (6, 13, 10_000):  # one donor per chunk, two donors per chunk, everything at once
+        t = model_reliance(f, X, y, estimator="e_switch", features=groups, max_rows_per_batch=rows)
+        _close(t["e_switch"].to_numpy().reshape(2, 2), expected)
+        results.append(t["e_switch"].to_numpy())
+        assert (t["algorithm"] == "all_pairs").all()
+    _close(results[0], results[2])
+
+
+def test_linear_closed_form_equals_all_pairs(reg):
+    X, y = reg
+    X, y = X[:60], y[:60]
+    feats = {"age": [0], "bmi_bp": [2, 3], "s": [4, 5, 6]}
+    for model in (LinearRegression().fit(X, y), make_pipeline(StandardScaler(), Ridge(alpha=3.0)).fit(X, y)):
+        b, b0 = linear_coefficients(model)
+        _close(X @ b + b0, model.predict(X), rtol=1e-10)
+        closed = fitted_model_reliance(model, X, y, estimator="e_switch", features=feats)
+        pairs = fitted_model_reliance(model, X, y, estimator="e_switch", features=feats, closed_form=False)
+        assert (closed["algorithm"] == "linear_closed_form").all() and (pairs["algorithm"] == "all_pairs").all()
+        _close(closed["e_switch"], pairs["e_switch"], rtol=1e-10)
+    # several members with explicit coefficients
+    B = np.array([[1.0, -2.0, 0.5] + [0.0] * 7, [0.0, 1.0, 3.0] + [0.1] * 7]) * 50
+    b0 = np.array([150.0, 140.0])
+    predict = _linear_predict(B, b0)
+    closed = model_reliance(predict, X, y, estimator="e_switch", features=feats, linear=(B, b0))
+    pairs = model_reliance(predict, X, y, estimator="e_switch", features=feats)
+    _close(closed["e_switch"], pairs["e_switch"], rtol=1e-10)
+    with pytest.raises(ValueError, match="do not reproduce"):
+        model_reliance(predict, X, y, estimator="e_switch", linear=(B[::-1], b0))
+    with pytest.raises(ValueError, match="closed form"):
+        model_reliance(predict, X, y, estimator="permutation", linear=(B, b0))
+    with pytest.raises(TypeError):
+        linear_coefficients(DecisionTreeRegressor().fit(X, y))
+
+
+def test_permutation_expectation_over_all_permutations():
+    """E over uniform permutations = (1/n) e_orig + (1 - 1/n) e_switch (exact for all n! perms)."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(5, 2))
+    y = rng.normal(size=5)
+    tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(rng.normal(size=(40, 2)), rng.normal(size=40))
+    predict = member_predictor(tree)
+    perms = np.array(list(itertools.permutations(range(5))))
+    perm = model_reliance(predict, X, y, permutations=perms, features={"x0": [0]})
+    switch = model_reliance(predict, X, y, estimator="e_switch", features={"x0": [0]})
+    n = 5
+    expected = switch["e_orig"] / n + (1 - 1 / n) * switch["e_switch"]
+    _close(perm["e_switch"], expected)
+    assert perm["n_repeats"].iloc[0] == 120
+
+
+# ----------------------------------------------------------------------------- randomness, groups
+
+
+def test_default_permutations_are_seeded_generator_draws(reg, gb_reg):
+    X, y = reg
+    predict = member_predictor(gb_reg)
+    a = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42)
+    b = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42)
+    c = model_reliance(predict, X, y, features=[1, 2], n_repeats=3,
+                       permutations=random_permutations(len(y), 3, 2, random_state=42))
+    d = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=43)
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_series_equal(a["e_switch"], c["e_switch"])
+    assert not np.allclose(a["e_switch"], d["e_switch"])
+    assert (a["algorithm"] == "random_permutations").all() and (a["n_repeats"] == 3).all()
+    assert list(a.columns) == RELIANCE_COLUMNS
+
+
+def test_feature_group_is_permuted_jointly():
+    rng = np.random.default_rng(0)
+    n = 30
+    level = rng.integers(0, 3, size=n)
+    onehot = np.eye(3)[level]
+    X = np.column_stack([rng.normal(size=n), onehot, rng.normal(size=n)])
+    y = X[:, 0] + 2 * onehot[:, 1] - onehot[:, 2] + rng.normal(scale=0.1, size=n)
+    w = np.array([1.0, 0.0, 2.0, -1.0, 0.3])
+
+    def predict(Z):
+        assert np.all(Z[:, 1:4].sum(axis=1) == 1), "one-hot rows broken: group not permuted jointly"
+        return (Z @ w)[None]
+
+    feats = features_from_groups(["a", "Sex_F", "Sex_I", "Sex_M", "b"], {"Sex": ["Sex_F", "Sex_I", "Sex_M"]})
+    assert feats == {"a": [0], "Sex": [1, 2, 3], "b": [4]}
+    perms = random_permutations(n, 2, 3, random_state=9)
+    t = model_reliance(predict, X, y, features=feats, permutations=perms)
+    assert t["feature"].tolist() == ["a", "Sex", "b"]
+    # oracle: permute the rows of the group's columns by hand
+    for g, cols in enumerate(feats.values()):
+        losses = []
+        for r in range(2):
+            Xp = X.copy()
+            Xp[:, cols] = X[perms[g, r]][:, cols]
+            losses.append(np.mean((y - Xp @ w) ** 2))
+        _close(t["e_switch"].iloc[g], np.mean(losses))
+    # names resolve through DataFrame columns too
+    frame = pd.DataFrame(X, columns=["a", "Sex_F", "Sex_I", "Sex_M", "b"])
+    t2 = model_reliance(predict, frame, y, features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms[1:2])
+    _close(t2["e_switch"], t["e_switch"].iloc[1])
+
+
+def test_zero_loss_gives_infinite_ratio():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    y = X[:, 0] * 2.0
+    t = model_reliance(lambda Z: (Z[:, 0] * 2.0)[None], X, y, estimator="e_divide")
+    assert t["e_orig"].iloc[0] == 0 and np.isinf(t["mr_ratio"].iloc[0]) and np.isnan(t["mr_ratio"].iloc[1])
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def test_validation_errors(reg):
+    X, y = reg
+    X, y = X[:20], y[:20]
+    predict = _linear_predict(np.ones(10), 0.0)
+    with pytest.raises(ValueError, match="out of range"):
+        model_reliance(predict, X, y, features={"bad": [10]})
+    with pytest.raises(ValueError, match="no columns"):
+        model_reliance(predict, X, y, features={"empty": []})
+    with pytest.raises(ValueError, match="unknown feature name"):
+        resolve_features({"g": ["nope"]}, 10, [f"c{i}" for i in range(10)])
+    with pytest.raises(ValueError, match="twice"):
+        model_reliance(predict, X, y, features={"g": [1, 1]})
+    with pytest.raises(ValueError, match="permutation of range"):
+        model_reliance(predict, X, y, permutations=np.zeros((2, 20), dtype=int))
+    with pytest.raises(ValueError, match="shape"):
+        model_reliance(predict, X, y, permutations=np.tile(np.arange(19), (2, 1)))
+    with pytest.raises(ValueError, match="n_repeats=3"):
+        model_reliance(predict, X, y, n_repeats=3, permutations=np.tile(np.arange(20), (2, 1)))
+    with pytest.raises(ValueError, match="unknown estimator"):
+        model_reliance(predict, X, y, estimator="e_perm")
+    with pytest.raises(ValueError, match="unknown loss"):
+        model_reliance(predict, X, y, loss="mae")
+    with pytest.raises(ValueError, match="permutation' only"):
+        model_reliance(predict, X, y, estimator="e_switch", n_repeats=5)
+    with pytest.raises(ValueError, match="predict must return"):
+        model_reliance(lambda Z: Z @ np.ones(10), X, y)
+    with pytest.raises(ValueError, match="y must have shape"):
+        model_reliance(predict, X, y[:-1])
+    with pytest.raises(ValueError, match="max_rows_per_batch"):
+        model_reliance(predict, X, y, max_rows_per_batch=0)
+    with pytest.raises(ValueError, match="labels 0/1"):
+        model_reliance(lambda Z: np.full((1, len(Z)), 0.5), X, y, loss="log_loss")

@@ -1,0 +1,100 @@
+"""Grid cross-validation with shared prefixes against GridSearchCV (the naive oracle)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+
+from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
+from xaipipe.models.families import make_estimator
+from xaipipe.models.grid import expand_grid
+
+
+def _folds(X, y, stratified):
+    cls = StratifiedKFold if stratified else KFold
+    return list(cls(3, shuffle=True, random_state=0).split(X, y))
+
+
+@pytest.mark.parametrize(
+    "family,grid",
+    [
+        ("gradient_boosting", {"n_estimators": [5, 10, 20], "learning_rate": [0.1, 0.3]}),
+        ("random_forest", {"n_estimators": [3, 6, 9]}),
+        ("xgboost", {"n_estimators": [4, 8], "learning_rate": [0.3], "max_depth": [2, 4]}),
+        ("decision_tree", {"max_depth": [2, 4], "min_samples_leaf": [1, 5]}),
+    ],
+)
+def test_regression_cv_equals_gridsearchcv(family, grid):
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:240], y[:240]
+    folds = _folds(X, y, False)
+    table = cross_validate_grid(family, "regression", grid, X, y, folds, seed=5, n_jobs=1)
+    summary = summarize_cv(table, "regression")
+    est = make_estimator(family, "regression", {}, seed=5, n_jobs=1)
+    gs = GridSearchCV(est, [{k: list(v) for k, v in grid.items()}], cv=folds,
+                      scoring="neg_root_mean_squared_error", refit=False).fit(X, y)
+    ref = pd.DataFrame(gs.cv_results_["params"])
+    ref["score"] = -gs.cv_results_["mean_test_score"]
+    ref["std"] = gs.cv_results_["std_test_score"]
+    for f in range(len(folds)):
+        ref[f"fold{f}"] = -gs.cv_results_[f"split{f}_test_score"]
+    configs = expand_grid(grid)
+    assert len(summary) == len(configs) == len(ref)
+    assert len(table) == len(configs) * len(folds)
+    for i, cfg in enumerate(configs):
+        mask = np.logical_and.reduce([ref[k] == v for k, v in cfg.items()])
+        row = ref[mask].iloc[0]
+        assert summary.loc[i, "rmse_mean"] == row["score"]  # bitwise
+        assert summary.loc[i, "rmse_std"] == pytest.approx(row["std"], rel=1e-12)
+        folds_ours = table[table["config_index"] == i].sort_values("fold")["rmse"].to_numpy()
+        assert np.array_equal(folds_ours, row[[f"fold{f}" for f in range(len(folds))]].to_numpy(dtype=float))
+    best = select_best(summary, "rmse")
+    gs_best = dict(gs.cv_results_["params"][int(np.argmax(gs.cv_results_["mean_test_score"]))])
+    assert {k: best[k] for k in grid} == pytest.approx(gs_best)
+
+
+def test_classification_cv_log_loss_equals_gridsearchcv():
+    X, y = load_breast_cancer(return_X_y=True)
+    folds = _folds(X, y, True)
+    grid = {"n_estimators": [5, 15], "learning_rate": [0.1]}
+    table = cross_validate_grid("gradient_boosting", "classification", grid, X, y, folds, seed=2, n_jobs=2)
+    summary = summarize_cv(table, "classification")
+    est = make_estimator("gradient_boosting", "classification", {}, seed=2)
+    gs = GridSearchCV(est, grid, cv=folds, scoring="neg_log_loss", refit=False).fit(X, y)
+    np.testing.assert_allclose(summary["log_loss_mean"], -gs.cv_results_["mean_test_score"], rtol=1e-12)
+    gs_acc = GridSearchCV(est, grid, cv=folds, scoring="accuracy", refit=False).fit(X, y)
+    np.testing.assert_array_equal(summary["accuracy_mean"], gs_acc.cv_results_["mean_test_score"])
+
+
+def test_n_jobs_does_not_change_the_table():
+    X, y = load_diabetes(return_X_y=True)
+    folds = _folds(X[:200], y[:200], False)
+    grid = {"n_estimators": [4, 8], "learning_rate": [0.1, 0.2]}
+    a = cross_validate_grid("gradient_boosting", "regression", grid, X[:200], y[:200], folds, seed=0, n_jobs=1)
+    b = cross_validate_grid("gradient_boosting", "regression", grid, X[:200], y[:200], folds, seed=0, n_jobs=2)
+    cols = ["config_id", "fold", "rmse", "mae", "r2"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def test_rank_deficient_qda_is_recorded_as_failed():
+    X, y = load_breast_cancer(return_X_y=True)
+    folds = _folds(X, y, True)
+    table = cross_validate_grid("qda", "classification", {"reg_param": [0.0, 0.01]}, X, y, folds, seed=0)
+    summary = summarize_cv(table, "classification")
+    failed = table[table["reg_param"] == 0.0]
+    assert (failed["status"] == "failed").all()
+    assert failed["message"].str.contains("LinAlgError").all()
+    assert failed["log_loss"].isna().all()
+    assert summary.loc[0, "status"] == "failed" and np.isnan(summary.loc[0, "log_loss_mean"])
+    assert select_best(summary, "log_loss")["reg_param"] == 0.01
+
+
+def test_select_best_errors():
+    summary = pd.DataFrame({"status": ["failed"], "rmse_mean": [np.nan], "r2_mean": [0.5]})
+    with pytest.raises(ValueError, match="every configuration"):
+        select_best(summary, "rmse")
+    with pytest.raises(ValueError, match="not a loss"):
+        select_best(summary, "r2")

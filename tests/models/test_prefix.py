@@ -1,0 +1,76 @@
+"""Exact shared-prefix evaluation: per family, the prefix predictions of one fit are
+bitwise identical to a separately fitted model with n_estimators = k."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes
+
+from xaipipe.models.families import make_estimator
+from xaipipe.models.prefix import ensemble_kind, n_members, predict_output, prefix_predictions
+
+KS = [1, 3, 10, 25]
+
+
+@pytest.fixture(scope="module")
+def regression_data():
+    X, y = load_diabetes(return_X_y=True)
+    return X[:300], y[:300], X[300:]
+
+
+@pytest.fixture(scope="module")
+def classification_data():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[:400], y[:400], X[400:]
+
+
+CASES = [
+    ("random_forest", {}),
+    ("gradient_boosting", {"learning_rate": 0.1}),
+    ("gradient_boosting", {"learning_rate": 0.2, "subsample": 0.7}),
+    ("xgboost", {"learning_rate": 0.1, "max_depth": 3}),
+    ("xgboost", {"learning_rate": 0.2, "max_depth": 6, "subsample": 0.8}),
+]
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("family,params", CASES)
+def test_prefix_equals_separate_fit(family, params, task, regression_data, classification_data):
+    X, y, X_new = regression_data if task == "regression" else classification_data
+    big = make_estimator(family, task, {**params, "n_estimators": max(KS)}, seed=11, n_jobs=2).fit(X, y)
+    prefixes = prefix_predictions(big, X_new, KS)
+    expected_shape = (len(KS), len(X_new)) if task == "regression" else (len(KS), len(X_new), 2)
+    assert prefixes.shape == expected_shape
+    for k, pred in zip(KS, prefixes):
+        small = make_estimator(family, task, {**params, "n_estimators": k}, seed=11, n_jobs=1).fit(X, y)
+        ref = np.asarray(predict_output(small, X_new), dtype=np.float64)
+        assert np.array_equal(pred, ref), f"{family} k={k}: max diff {np.abs(pred - ref).max()}"
+
+
+def test_forest_prefix_of_the_full_model_equals_predict(regression_data):
+    X, y, X_new = regression_data
+    rf = make_estimator("random_forest", "regression", {"n_estimators": 20}, seed=0, n_jobs=1).fit(X, y)
+    assert np.array_equal(prefix_predictions(rf, X_new, [20])[0], rf.predict(X_new))
+    assert ensemble_kind(rf) == "random_forest" and n_members(rf) == 20
+
+
+def test_prefix_errors(regression_data):
+    X, y, X_new = regression_data
+    gb = make_estimator("gradient_boosting", "regression", {"n_estimators": 5}, seed=0).fit(X, y)
+    with pytest.raises(ValueError, match="only 5"):
+        prefix_predictions(gb, X_new, [6])
+    with pytest.raises(ValueError, match=">= 1"):
+        prefix_predictions(gb, X_new, [0])
+    lin = make_estimator("linear_regression", "regression", {}, seed=0).fit(X, y)
+    with pytest.raises(TypeError, match="no shared-prefix"):
+        prefix_predictions(lin, X_new, [1])
+    assert ensemble_kind(lin) is None
+
+
+def test_order_and_duplicates_of_ks(regression_data):
+    X, y, X_new = regression_data
+    gb = make_estimator("xgboost", "regression", {"n_estimators": 12}, seed=0).fit(X, y)
+    a = prefix_predictions(gb, X_new, [12, 4, 4, 8])
+    b = prefix_predictions(gb, X_new, [4, 8, 12])
+    assert np.array_equal(a[0], b[2]) and np.array_equal(a[1], b[0]) and np.array_equal(a[2], a[1])

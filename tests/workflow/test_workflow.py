@@ -1,0 +1,124 @@
+"""Snakemake integration: a small-config run against the mirror, targets, lint, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pandas as pd
+import pytest
+import yaml
+
+from .conftest import copy_workflow, small_args, snakemake
+
+pytestmark = pytest.mark.integration
+
+RESULTS = "results/test"
+
+
+def test_lint(workflow_copy, mirror_dir):
+    proc = snakemake(workflow_copy, "--lint", *small_args(mirror_dir), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Lints for" not in proc.stdout, proc.stdout
+
+
+def test_small_run_outputs(small_run):
+    res = small_run / RESULTS
+    metrics = pd.read_csv(res / "tables" / "test_metrics.csv")
+    assert list(metrics.columns[:6]) == ["dataset", "task", "model", "rmse", "mae", "r2"]
+    cfg = yaml.safe_load((small_run / "config" / "config.yaml").read_text())
+    n_expected = sum(len(cfg["grids"]["classification" if d == "breast_cancer" else "regression"])
+                     for d in cfg["datasets"])
+    assert len(metrics) == n_expected
+    reg = metrics[metrics.task == "regression"]
+    assert reg["rmse"].notna().all() and reg["r2"].between(-1, 1).all()
+    clf = metrics[metrics.task == "classification"]
+    assert clf["roc_auc"].between(0.8, 1).all()
+    assert (clf[["tn", "fp", "fn", "tp"]].sum(axis=1) == 114).all()
+
+    comparison = pd.read_csv(res / "tables" / "thesis_comparison.csv")
+    assert set(comparison["dataset"]) == {"airfoil", "concrete", "wine_quality"}
+    assert comparison["reproduced"].notna().all()
+
+    manifest = json.loads((res / "manifest.json").read_text())
+    assert manifest["version"] == "test"
+    assert len(manifest["config_sha256"]) == 64
+    assert set(manifest["datasets"]) == set(cfg["datasets"])
+    assert manifest["packages"]["scikit-learn"] and "dirty" in manifest["git"]
+    assert manifest["datasets"]["abalone"]["raw"][0]["sha256"].startswith("de37cdcd")
+
+    cv = pd.read_csv(res / "models" / "airfoil" / "cv" / "gradient_boosting.csv")
+    assert {"config_id", "fold", "rmse", "fit_time_s", "n_estimators", "learning_rate"} <= set(cv.columns)
+    assert len(cv) == 2 * 2 * 5
+    best = json.loads((res / "models" / "airfoil" / "best" / "gradient_boosting.json").read_text())
+    assert best["params"]["n_estimators"] in (10, 20)
+    assert (res / "models" / "airfoil" / "fitted" / "gradient_boosting.joblib").stat().st_size > 0
+    assert (res / "figures" / "airfoil" / "correlation.png").stat().st_size > 0
+    ols = pd.read_csv(res / "tables" / "ols_inference.csv")
+    assert ols["term"].tolist()[:3] == ["const", "AGE", "SEX"]
+    qda = pd.read_csv(res / "models" / "breast_cancer" / "cv" / "qda.csv")
+    assert (qda.loc[qda.reg_param == 0.0, "status"] == "failed").all()
+    # no partial files, and logs for every job
+    assert not list(small_run.glob("results/**/*.tmp*"))
+    assert list((small_run / "logs" / "test").rglob("*.log"))
+
+
+def test_rerun_has_nothing_to_do(small_run, mirror_dir):
+    proc = snakemake(small_run, "-n", "--cores", "1", *small_args(mirror_dir))
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def _planned_jobs(output: str) -> list[str]:
+    return re.findall(r"^rule (\w+):", output, flags=re.M)
+
+
+def test_one_dataset_target_runs_only_its_jobs(workflow_copy, mirror_dir):
+    target = f"{RESULTS}/models/concrete/test_metrics.csv"
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", target, *small_args(mirror_dir))
+    out = proc.stdout
+    wildcards = set(re.findall(r"wildcards: dataset=(\w+)", out))
+    assert wildcards == {"concrete"}, wildcards
+    assert "manifest" not in _planned_jobs(out)
+
+
+def test_table_target_alone(workflow_copy, mirror_dir):
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", f"{RESULTS}/tables/test_metrics.csv",
+                     *small_args(mirror_dir))
+    jobs = _planned_jobs(proc.stdout)
+    assert "test_metrics" in jobs and "manifest" not in jobs and "thesis_comparison" not in jobs
+
+
+def test_invalid_config_value_names_the_key(workflow_copy, mirror_dir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("split:\n  test_size: 1.5\n")
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir), "--configfile", str(bad),
+                     check=False)
+    assert proc.returncode != 0
+    err = proc.stdout + proc.stderr
+    assert "test_size" in err and "1.5" in err
+
+
+def test_unknown_dataset_is_rejected(workflow_copy, mirror_dir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("datasets:\n  iris: {}\n")
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir), "--configfile", str(bad),
+                     check=False)
+    assert proc.returncode != 0
+    assert "iris" in proc.stdout + proc.stderr
+
+
+def test_corrupt_mirror_fails_naming_the_file(tmp_path, mirror_dir):
+    work = copy_workflow(tmp_path / "repo")
+    mirror = tmp_path / "mirror"
+    shutil.copytree(mirror_dir, mirror)
+    bad = mirror / "abalone" / "abalone.data"
+    bad.chmod(0o644)
+    bad.write_bytes(bad.read_bytes()[:1000])
+    target = f"{RESULTS}/data/abalone/canonical.csv"
+    proc = snakemake(work, "--cores", "1", target, "--configfile", "config/config.yaml",
+                     "tests/configs/small.yaml", "--config", f"uci_mirror={mirror}", check=False)
+    assert proc.returncode != 0
+    log = (work / "logs" / "test" / "data" / "canonical" / "abalone.log").read_text()
+    assert "checksum mismatch" in log and str(bad) in log
+    assert not (work / target).exists()
