@@ -28,16 +28,22 @@ def _bars(ax):
     return next(c for c in ax.containers if isinstance(c, BarContainer))
 
 
-def _bar_widths(ax):
+def _bar_ends(ax):
+    """Value at the end of each bar, top bar first (bars start at the reference value)."""
     bars = sorted(ax.patches, key=lambda p: p.get_y())  # top of the (inverted) axis first
-    return [round(p.get_width(), 9) for p in bars]
+    return [round(p.get_x() + p.get_width(), 9) for p in bars]
+
+
+def _bar_starts(ax):
+    return {round(p.get_x(), 9) for p in ax.patches}
 
 
 def test_reliance_bars_render_sorted_with_error_bars(tmp_path):
     with figure_style():
         fig = plot_model_reliance(_table(), title="test")
         ax = fig.axes[0]
-        assert _bar_widths(ax) == [3.0, 1.6, 1.2, 0.98]
+        assert _bar_ends(ax) == [3.0, 1.6, 1.2, 0.98]
+        assert _bar_starts(ax) == {1.0}  # ratio bars start at MR = 1 (no reliance)
         assert [t.get_text() for t in ax.get_yticklabels()] == ["b", "Sex", "a", "c"]
         lo, hi = ax.get_ylim()
         assert lo > hi  # most important on top
@@ -56,7 +62,9 @@ def test_difference_without_uncertainty_has_no_error_bars(tmp_path):
         fig = plot_model_reliance(_table(estimator="e_switch"), value="mr_difference", error="se")
         ax = fig.axes[0]
         assert _bars(ax).errorbar is None
-        assert _bar_widths(ax) == [20.0, 6.0, 2.0, -0.2]
+        assert _bar_ends(ax) == [20.0, 6.0, 2.0, -0.2]
+        assert _bar_starts(ax) == {0.0}
+        assert "error bars" not in ax.get_xlabel()
         save_figure(fig, tmp_path / "diff.png")
     assert (tmp_path / "diff.png").is_file()
 
@@ -67,8 +75,8 @@ def test_side_by_side_uses_reliance_order(tmp_path):
     with figure_style():
         fig = plot_reliance_vs_split_gain(_table(2), split, member=1, error="std")
         left, right = fig.axes
-        assert _bar_widths(left) == [4.0, 2.6, 2.2, 1.98]
-        assert _bar_widths(right) == [0.3, 0.1, 0.4, 0.2]  # b, Sex, a, c
+        assert _bar_ends(left) == [4.0, 2.6, 2.2, 1.98]
+        assert _bar_ends(right) == [0.3, 0.1, 0.4, 0.2]  # b, Sex, a, c
         save_figure(fig, tmp_path / "side.png")
     assert (tmp_path / "side.png").stat().st_size > 1000
 

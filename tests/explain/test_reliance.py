@@ -17,7 +17,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 from sklearn.metrics import log_loss as sk_log_loss
 from sklearn.metrics import mean_squared_error
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
 from xaipipe.explain.reliance import (
@@ -257,7 +257,11 @@ def test_linear_closed_form_equals_all_pairs(reg):
     X, y = reg
     X, y = X[:60], y[:60]
     feats = {"age": [0], "bmi_bp": [2, 3], "s": [4, 5, 6]}
-    for model in (LinearRegression().fit(X, y), make_pipeline(StandardScaler(), Ridge(alpha=3.0)).fit(X, y)):
+    for model in (
+        LinearRegression().fit(X, y),
+        make_pipeline(StandardScaler(), Ridge(alpha=3.0)).fit(X, y),
+        make_pipeline(MinMaxScaler(), StandardScaler(with_mean=False), LinearRegression()).fit(X, y),
+    ):
         b, b0 = linear_coefficients(model)
         _close(X @ b + b0, model.predict(X), rtol=1e-10)
         closed = fitted_model_reliance(model, X, y, estimator="e_switch", features=feats)
@@ -277,6 +281,8 @@ def test_linear_closed_form_equals_all_pairs(reg):
         model_reliance(predict, X, y, estimator="permutation", linear=(B, b0))
     with pytest.raises(TypeError):
         linear_coefficients(DecisionTreeRegressor().fit(X, y))
+    with pytest.raises(TypeError, match="not a single-output"):
+        fitted_model_reliance(DecisionTreeRegressor().fit(X, y), X, y, estimator="e_switch", closed_form=True)
 
 
 def test_permutation_expectation_over_all_permutations():
@@ -387,3 +393,7 @@ def test_validation_errors(reg):
         model_reliance(predict, X, y, max_rows_per_batch=0)
     with pytest.raises(ValueError, match="labels 0/1"):
         model_reliance(lambda Z: np.full((1, len(Z)), 0.5), X, y, loss="log_loss")
+    with pytest.raises(ValueError, match="is in groups"):
+        features_from_groups(["a", "b", "c"], {"g": ["a", "b"], "h": ["b", "c"]})
+    with pytest.raises(ValueError, match="not a column"):
+        features_from_groups(["a", "b"], {"g": ["a", "z"]})

@@ -27,10 +27,11 @@ def test_small_run_outputs(small_run):
     res = small_run / RESULTS
     metrics = pd.read_csv(res / "tables" / "test_metrics.csv")
     assert list(metrics.columns[:6]) == ["dataset", "task", "model", "rmse", "mae", "r2"]
-    cfg = yaml.safe_load((small_run / "config" / "config.yaml").read_text())
-    n_expected = sum(len(cfg["grids"]["classification" if d == "breast_cancer" else "regression"])
-                     for d in cfg["datasets"])
-    assert len(metrics) == n_expected
+    small = yaml.safe_load((small_run / "tests" / "configs" / "small.yaml").read_text())
+    expected = {("airfoil", f) for f in ("linear_regression", "decision_tree", "random_forest",
+                                        "gradient_boosting", "xgboost")}
+    expected |= {(d, f) for d, opts in small["datasets"].items() if "families" in opts for f in opts["families"]}
+    assert set(zip(metrics["dataset"], metrics["model"])) == expected and len(metrics) == len(expected)
     reg = metrics[metrics.task == "regression"]
     assert reg["rmse"].notna().all() and reg["r2"].between(-1, 1).all()
     clf = metrics[metrics.task == "classification"]
@@ -39,12 +40,13 @@ def test_small_run_outputs(small_run):
 
     comparison = pd.read_csv(res / "tables" / "thesis_comparison.csv")
     assert set(comparison["dataset"]) == {"airfoil", "concrete", "wine_quality"}
-    assert comparison["reproduced"].notna().all()
+    ran = comparison["dataset"] == "airfoil"
+    assert comparison.loc[ran, "reproduced"].notna().all() and comparison.loc[~ran, "reproduced"].isna().all()
 
     manifest = json.loads((res / "manifest.json").read_text())
     assert manifest["version"] == "test"
     assert len(manifest["config_sha256"]) == 64
-    assert set(manifest["datasets"]) == set(cfg["datasets"])
+    assert set(manifest["datasets"]) == {"airfoil", "abalone", "diabetes", "breast_cancer"}
     assert manifest["packages"]["scikit-learn"] and "dirty" in manifest["git"]
     assert manifest["datasets"]["abalone"]["raw"][0]["sha256"].startswith("de37cdcd")
 
@@ -74,11 +76,11 @@ def _planned_jobs(output: str) -> list[str]:
 
 
 def test_one_dataset_target_runs_only_its_jobs(workflow_copy, mirror_dir):
-    target = f"{RESULTS}/models/concrete/test_metrics.csv"
+    target = f"{RESULTS}/models/abalone/test_metrics.csv"
     proc = snakemake(workflow_copy, "-n", "--cores", "1", target, *small_args(mirror_dir))
     out = proc.stdout
     wildcards = set(re.findall(r"wildcards: dataset=(\w+)", out))
-    assert wildcards == {"concrete"}, wildcards
+    assert wildcards == {"abalone"}, wildcards
     assert "manifest" not in _planned_jobs(out)
 
 
@@ -122,3 +124,44 @@ def test_corrupt_mirror_fails_naming_the_file(tmp_path, mirror_dir):
     log = (work / "logs" / "test" / "data" / "canonical" / "abalone.log").read_text()
     assert "checksum mismatch" in log and str(bad) in log
     assert not (work / target).exists()
+
+
+def test_explain_outputs(small_run):
+    res = small_run / RESULTS
+    mr = pd.read_csv(res / "tables" / "model_reliance.csv")
+    assert list(mr.columns[:6]) == ["dataset", "model", "feature", "estimator", "mr_ratio", "mr_difference"]
+    assert {"mr_ratio_std", "mr_ratio_se", "mr_difference_se", "loss", "n_samples"} <= set(mr.columns)
+    assert set(mr["estimator"]) == {"permutation", "e_divide", "e_switch"}
+    assert set(mr.loc[mr.dataset == "breast_cancer", "loss"]) == {"log_loss", "zero_one"}
+    aba = mr[(mr.dataset == "abalone") & (mr.model == "gradient_boosting")]
+    assert "Sex" in set(aba["feature"]) and "Sex_M" not in set(aba["feature"])  # one-hot group = one variable
+    lin = mr[(mr.dataset == "airfoil") & (mr.model == "linear_regression") & (mr.estimator == "e_switch")]
+    assert (lin["algorithm"] == "linear_closed_form").all() and (lin["n_samples"] == 301).all()
+
+    curves = pd.read_csv(res / "explain" / "airfoil" / "gradient_boosting" / "pd_ice.csv",
+                         keep_default_na=False, na_values=[""])
+    assert {"pd", "ice", "c_ice", "d_ice", "d_ice_sd"} <= set(curves["kind"])
+    c_ice = curves[curves.kind == "c_ice"].groupby(["feature", "row"])["value"]
+    assert (c_ice.apply(lambda v: v.abs().min()) == 0).all()  # zero at the anchor
+
+    rows = pd.read_csv(res / "explain" / "breast_cancer" / "xgboost" / "shap_rows.csv")
+    assert (rows["additivity_error"].abs() < 1e-4).all()
+    inter = pd.read_csv(res / "explain" / "breast_cancer" / "xgboost" / "shap_interactions.csv")
+    assert len(inter) == 25 * 30 * 30
+    meta = json.loads((res / "explain" / "breast_cancer" / "gaussian_nb" / "shap_meta.json").read_text())
+    assert meta["algorithm"] == "permutation" and meta["background_size"] == 20
+
+    agreement = pd.read_csv(res / "tables" / "ranking_agreement.csv")
+    assert {"dataset", "model", "measure_1", "measure_2", "spearman"} <= set(agreement.columns)
+    tree = agreement[(agreement.model == "gradient_boosting") & (agreement.measure_2 == "split_gain")]
+    assert tree["spearman"].notna().all()
+
+    learner = pd.read_csv(res / "explain" / "airfoil" / "gradient_boosting" / "learner_pfi.csv")
+    assert (learner["n_refits"] == 3).all()
+    assert ((learner["mr_difference_ci_high"] - learner["mr_difference_ci_low"])
+            >= (learner["mr_difference_ci_high_naive"] - learner["mr_difference_ci_low_naive"]) - 1e-12).all()
+
+    figs = res / "figures" / "airfoil" / "gradient_boosting"
+    for name in ("model_reliance", "ice", "c_ice", "d_ice", "pd_2d", "shap_bar", "shap_beeswarm",
+                 "shap_waterfall_high", "learner_pd"):
+        assert (figs / f"{name}.pdf").stat().st_size > 1000 and (figs / f"{name}.png").stat().st_size > 1000

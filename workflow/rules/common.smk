@@ -18,7 +18,9 @@ VERSION = config["version"]
 RESULTS = f"results/{VERSION}"
 LOGS = f"logs/{VERSION}"
 BENCH = f"{LOGS}/benchmarks"
-DATASETS = list(config["datasets"])
+DATASETS = [d for d, opts in config["datasets"].items() if opts.get("enabled", True)]
+if not DATASETS:
+    raise ValueError("config key datasets: every dataset has enabled: false; enable at least one")
 ALL_FAMILIES = sorted(set(config["grids"]["regression"]) | set(config["grids"]["classification"]))
 
 
@@ -41,7 +43,7 @@ def families_of(dataset):
 
 def prep_options(dataset):
     """Preparation options of one dataset (`families` excluded: it changes no data)."""
-    return {k: v for k, v in config["datasets"][dataset].items() if k != "families"}
+    return {k: v for k, v in config["datasets"][dataset].items() if k not in ("families", "enabled")}
 
 
 def cv_params(wildcards):

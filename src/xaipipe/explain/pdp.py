@@ -13,18 +13,19 @@ interest :math:`x_S`, the other features :math:`x_C`, observations
   :math:`\\bar f_S(z_k) \\approx \\frac1N \\sum_i \\hat f(z_k, x_C^{(i)})`
   (Goldstein et al. 2015, eqs. 1-2). :func:`partial_dependence`,
   :func:`partial_dependence_2d` (a pair of features on a 2-D grid).
-* **ICE** (Goldstein, Kapelner, Bleich & Pitkin 2015, JCGS 24(1), §3.1): one
-  curve per observation, :math:`\\hat f_S^{(i)}(z_k) = \\hat f(z_k, x_C^{(i)})`;
-  the PD is their pointwise mean. :func:`ice_curves`.
+* **ICE** (Goldstein, Kapelner, Bleich & Pitkin 2015, JCGS 24(1), section
+  "The ICE toolbox"): one curve per observation,
+  :math:`\\hat f_S^{(i)}(z_k) = \\hat f(z_k, x_C^{(i)})`; the PD is their
+  pointwise mean. :func:`ice_curves`.
 * **Centered ICE** (Goldstein et al. 2015, c-ICE, eq. 4):
   :math:`\\hat f^{(i)}_{\\mathrm{cent}} = \\hat f^{(i)} - \\mathbf 1\\,
   \\hat f(x^*, x_C^{(i)})`, with :math:`\\mathbf 1` a vector of ones of the grid's
   length and :math:`x^*` the anchor (grid minimum by default, or maximum, or a
   quantile); every curve is 0 at :math:`x^*`. The centered PD is the mean of the
   c-ICE curves. :func:`centered_ice`, :func:`anchor_index`.
-* **Derivative ICE** (Goldstein et al. 2015, d-ICE, §3.3, and ICEbox's ``dice``):
-  each ICE curve is smoothed and differentiated numerically with respect to
-  :math:`x_S` on the grid; if :math:`\\hat f(x) = g(x_S) + h(x_C)` (no
+* **Derivative ICE** (Goldstein et al. 2015, section "Derivative ICE plot",
+  and ICEbox's ``dice``): each ICE curve is smoothed and differentiated
+  numerically with respect to :math:`x_S` on the grid; if :math:`\\hat f(x) = g(x_S) + h(x_C)` (no
   interaction of :math:`x_S` in the *model*) all derivative curves equal
   :math:`g'(x_S)`, so the standard deviation of the derivatives across curves
   at each grid point is the interaction indicator. :func:`ice_derivatives`,
@@ -492,7 +493,7 @@ def ice_curves(
     class_index: int = 1,
     max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
 ) -> np.ndarray:
-    """ICE curves :math:`\\hat f(z_k, x_C^{(i)})` (Goldstein et al. 2015, §3.1).
+    """ICE curves :math:`\\hat f(z_k, x_C^{(i)})` (Goldstein et al. 2015, "The ICE toolbox").
 
     Parameters
     ----------
@@ -636,7 +637,8 @@ def anchor_index(grid, anchor: str | float = "min", x=None) -> int:
     anchor : {"min", "max"} or float in [0, 1], default "min"
         ``"min"`` / ``"max"``: first / last grid point (Goldstein et al. 2015
         recommend either). A number ``q``: the grid point nearest the ``q``
-        quantile of ``x`` (of the grid when ``x`` is None).
+        quantile of ``x`` (of the grid when ``x`` is None; ``mquantiles`` as
+        the grids).
     x : array-like of shape (n_samples,), optional
         Observed feature values for a quantile anchor.
 
@@ -660,7 +662,7 @@ def anchor_index(grid, anchor: str | float = "min", x=None) -> int:
     if isinstance(anchor, bool) or not isinstance(anchor, numbers.Real) or not 0.0 <= anchor <= 1.0:
         raise ValueError(f"anchor must be 'min', 'max' or a quantile in [0, 1], got {anchor!r}")
     ref = g if x is None else _check_1d(x, "x")
-    value = float(np.quantile(ref, float(anchor)))
+    value = float(_mquantiles(ref, [float(anchor)])[0])
     return int(np.argmin(np.abs(g - value)))
 
 
@@ -708,7 +710,7 @@ def _local_poly_slope_weights(grid: np.ndarray, smooth: int, polyorder: int) -> 
 
 
 def ice_derivatives(curves, grid, *, smooth: int = 0, polyorder: int = 2) -> np.ndarray:
-    """Derivative ICE (d-ICE) curves (Goldstein et al. 2015, §3.3).
+    """Derivative ICE (d-ICE) curves (Goldstein et al. 2015, "Derivative ICE plot").
 
     Parameters
     ----------
@@ -755,7 +757,7 @@ def ice_derivatives(curves, grid, *, smooth: int = 0, polyorder: int = 2) -> np.
 def derivative_sd(derivatives, ddof: int = 1) -> np.ndarray:
     """Standard deviation of the d-ICE curves at each grid point.
 
-    The interaction indicator of Goldstein et al. (2015, §3.3; ICEbox's
+    The interaction indicator of Goldstein et al. (2015, "Derivative ICE plot"; ICEbox's
     ``sd_deriv``, R's ``sd``, hence ``ddof = 1``): 0 everywhere iff all
     derivative curves coincide, i.e. no interaction of :math:`x_S` in
     :math:`\\hat f` on the grid.
@@ -943,8 +945,9 @@ def explain_feature(
         For a group: "min" / "max" = first / last level.
     smooth, polyorder : int
         d-ICE smoother (:func:`ice_derivatives`).
-    row_ids : array-like of shape (n_samples,), optional
-        Identifiers of the rows of ``X`` (default ``0..n-1``).
+    row_ids : array-like of int, shape (n_samples,), optional
+        Identifiers of the rows of ``X`` (default ``0..n-1``; e.g. the row
+        numbers of the test split in the prepared table).
     max_batch_rows : int
         See :func:`ice_curves`.
 
@@ -964,8 +967,8 @@ def explain_feature(
     name, cols, is_group = _resolve_feature(feature, Xv.shape[1], names, feature_groups)
     n = Xv.shape[0]
     rows = np.arange(n) if row_ids is None else np.asarray(row_ids)
-    if rows.shape != (n,):
-        raise ValueError(f"row_ids must have shape ({n},), got {rows.shape}")
+    if rows.shape != (n,) or not np.issubdtype(rows.dtype, np.integer):
+        raise ValueError(f"row_ids must be integers of shape ({n},), got {rows.dtype} {rows.shape}")
     kwargs = dict(output=output, class_index=class_index, max_batch_rows=max_batch_rows)
     label = _output_label(model, output)
 
@@ -1079,9 +1082,10 @@ _PAIR_COLUMNS = ["feature_1", "feature_2", "value_1", "value_2", "pd"]
 
 
 def _curve_subset(n: int, max_curves: int | None, random_state) -> np.ndarray:
+    if max_curves is not None:
+        max_curves = _check_int(max_curves, "max_curves", 1)
     if max_curves is None or n <= max_curves:
         return np.arange(n)
-    max_curves = _check_int(max_curves, "max_curves", 0)
     rng = np.random.default_rng(random_state)
     return np.sort(rng.choice(n, size=max_curves, replace=False))
 

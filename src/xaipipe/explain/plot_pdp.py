@@ -6,7 +6,7 @@ the observed feature values as a rug of ticks on the x axis. The centered PD of
 a c-ICE plot is highlighted in vermillion (the thesis' "curva de PDP centrada"
 in red, Fig 4.5). d-ICE plots follow ICEbox's ``plot.dice``: the derivative
 curves on top, the standard deviation of the derivatives (interaction
-indicator) below, on a shared x axis (Goldstein et al. 2015, §3.3).
+indicator) below, on a shared x axis (Goldstein et al. 2015, "Derivative ICE plot").
 
 Every function accepts :class:`~xaipipe.explain.pdp.FeatureEffect` /
 :class:`~xaipipe.explain.pdp.PairEffect` objects or the tidy tables of
@@ -206,7 +206,7 @@ def plot_dice(
 ):
     """d-ICE curves and, below, the standard deviation of the derivatives.
 
-    Goldstein et al. (2015), §3.3 / ICEbox ``plot.dice``: top panel the
+    Goldstein et al. (2015), "Derivative ICE plot" / ICEbox ``plot.dice``: top panel the
     derivative curves (light) and the derivative of the PD (dashed); bottom
     panel the standard deviation of the derivatives across curves at each grid
     point (0 where :math:`x_S` does not interact with the other features in the

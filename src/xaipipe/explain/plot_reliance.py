@@ -33,8 +33,9 @@ def _one_model(table: pd.DataFrame, member) -> pd.DataFrame:
             raise ValueError(f"no rows for member {member!r}")
     for col in ("member", "dataset", "model", "estimator", "loss"):
         if col in frame and frame[col].nunique(dropna=False) > 1:
+            values = sorted(map(str, frame[col].unique()))[:5]
             raise ValueError(
-                f"the table holds several values of {col!r} ({sorted(map(str, frame[col].unique()))[:5]}); "
+                f"the table holds several values of {col!r} ({values}); "
                 "filter it to one model first (or pass member=)"
             )
     if frame["feature"].duplicated().any():
@@ -60,15 +61,24 @@ def _values(frame: pd.DataFrame, value: str, error: str | None):
     return v, err
 
 
-def _bars(ax, names, v, err, xlabel, ref, ref_label, color):
+def _bars(ax, names, v, err, xlabel, ref, color):
+    """Bars from the reference value (1 for the ratio, 0 otherwise) to ``v``."""
+    base = 0.0 if ref is None else ref
     y = np.arange(len(names))
-    ax.barh(y, v, xerr=err, color=color, ecolor="black", capsize=2, height=0.7,
-            error_kw={"elinewidth": 0.8})
+    ax.barh(y, v - base, left=base, xerr=err, color=color, ecolor="black", capsize=2,
+            height=0.7, error_kw={"elinewidth": 0.8})
     ax.set_yticks(y, names)
     ax.set_ylim(len(names) - 0.5, -0.5)  # most important on top (idempotent for shared axes)
     if ref is not None:
-        ax.axvline(ref, color="0.4", linestyle="--", linewidth=0.8, label=ref_label)
+        ax.axvline(ref, color="0.3", linestyle="--", linewidth=0.8)
     ax.set_xlabel(xlabel)
+
+
+def _note(value, err, error):
+    parts = [f"dashed: {_VALUES[value][2]}"]
+    if err is not None:
+        parts.append(f"error bars: ± {_ERRORS[error]}")
+    return "\n(" + "; ".join(parts) + ")"
 
 
 def plot_model_reliance(
@@ -109,12 +119,10 @@ def plot_model_reliance(
     v, err = _values(frame, value, error)
     order = np.argsort(-v, kind="stable")
     names = frame["feature"].astype(str).to_numpy()[order]
-    xlabel, ref, ref_label = _VALUES[value]
-    fig, ax = plt.subplots(figsize=(5.5, max(2.0, 0.3 * len(names) + 1.0)))
-    _bars(ax, names, v[order], None if err is None else err[order], xlabel, ref, ref_label, "C0")
-    if err is not None:
-        ax.plot([], [], color="black", linewidth=0.8, label=f"± {_ERRORS[error]}")
-    ax.legend(loc="lower right")
+    xlabel, ref, _ = _VALUES[value]
+    fig, ax = plt.subplots(figsize=(5.5, max(2.0, 0.3 * len(names) + 1.2)))
+    _bars(ax, names, v[order], None if err is None else err[order],
+          xlabel + _note(value, err, error), ref, "C0")
     if title:
         ax.set_title(title)
     fig.tight_layout()
@@ -171,15 +179,15 @@ def plot_reliance_vs_split_gain(
     names = frame["feature"].astype(str).to_numpy()[order]
     gain = split_gain.set_index(split_gain["feature"].astype(str))["split_gain"].reindex(names)
     kind = str(split_gain["kind"].iloc[0]) if "kind" in split_gain else "split gain"
-    xlabel, ref, ref_label = _VALUES[value]
+    xlabel, ref, _ = _VALUES[value]
     fig, (left, right) = plt.subplots(
-        1, 2, sharey=True, figsize=(7.5, max(2.0, 0.3 * len(names) + 1.0))
+        1, 2, sharey=True, figsize=(7.5, max(2.0, 0.3 * len(names) + 1.2))
     )
-    _bars(left, names, v[order], None if err is None else err[order], xlabel, ref, ref_label, "C0")
-    left.legend(loc="lower right")
+    _bars(left, names, v[order], None if err is None else err[order],
+          xlabel + _note(value, err, error), ref, "C0")
     left.set_title("Model reliance")
     _bars(right, names, gain.to_numpy(dtype=float), None,
-          f"Split-gain share ({kind})", None, None, "C1")
+          f"Split-gain share ({kind})\n(sums to 1; training data)", None, "C1")
     right.set_title("Split-gain importance")
     right.tick_params(axis="y", left=False)
     if title:

@@ -31,8 +31,8 @@ Estimators (``estimator=`` option, recorded in the ``estimator`` column)
     the mean. Because a random permutation keeps each row in place with
     probability ``1/n``, ``E_π[repeat] = (1/n) e_orig + (1 - 1/n) e_switch``
     exactly (``tests/explain/test_reliance.py`` checks this identity by
-    enumerating all ``n!`` permutations of a small sample), so the estimator is
-    biased towards ``e_orig`` by a factor of order ``1/n``.
+    enumerating all ``n!`` permutations of a small sample): as an estimate of
+    ``ê_switch`` it is biased towards ``ê_orig`` by ``(ê_orig - ê_switch) / n``.
 ``"e_divide"``
     The half-swap estimator above, in the row order given (shuffle the rows
     first if they are sorted, as the paper assumes i.i.d. order). Deterministic.
@@ -65,9 +65,11 @@ members; several small data sets are stacked into one call up to
 Departures from the seed (001 §4.1)
 -----------------------------------
 1. Its all-pairs formula indexes ``X2`` by the donor: ``L{f, y_j, X1[i], X2[i]}``.
-   That pairs the response of ``j`` with the *whole* covariate vector of ``i``
-   and measures nothing about ``X1``. The paper's ``ê_switch`` is
-   ``1/(n(n-1)) Σ_i Σ_{j≠i} L{f, (y_j, X1_i, X2_j)}``; implemented here.
+   That scores the prediction at the *whole* covariate vector of ``i`` against
+   the response of ``j`` -- it permutes the response, i.e. measures reliance on
+   all covariates jointly, not on ``X1``. The paper's ``ê_switch`` is
+   ``1/(n(n-1)) Σ_i Σ_{j≠i} L{f, (y_j, X1_i, X2_j)}`` (only ``X1`` comes from the
+   other observation); implemented here.
 2. It describes Breiman's permutation importance as *re-training* a model on the
    permuted data and comparing out-of-bag errors. Neither Breiman's importance
    (the permuted OOB data are passed through the *same* trees) nor Fisher et
@@ -309,7 +311,9 @@ def _resolve_loss(loss) -> tuple[str, Callable]:
     try:
         return loss, LOSSES[loss]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(LOSSES)} or pass a callable") from None
+        raise ValueError(
+            f"unknown loss {loss!r}; choose one of {sorted(LOSSES)} or pass a callable"
+        ) from None
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -529,6 +533,14 @@ def sklearn_permutations(n_samples: int, n_repeats: int, random_state=None) -> n
     return out
 
 
+def _positive_int(value) -> bool:
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and value >= 1
+    )
+
+
 def _check_permutations(perms, n_groups: int, n: int, n_repeats: int | None) -> np.ndarray:
     p = np.asarray(perms)
     if p.dtype.kind not in "iu":
@@ -537,7 +549,8 @@ def _check_permutations(perms, n_groups: int, n: int, n_repeats: int | None) -> 
         p = np.broadcast_to(p, (n_groups,) + p.shape)
     if p.ndim != 3 or p.shape[0] != n_groups or p.shape[2] != n or p.shape[1] < 1:
         raise ValueError(
-            f"permutations must have shape (n_repeats, {n}) or ({n_groups}, n_repeats, {n}); got {np.shape(perms)}"
+            f"permutations must have shape (n_repeats, {n}) or ({n_groups}, n_repeats, {n}); "
+            f"got {np.shape(perms)}"
         )
     if n_repeats is not None and p.shape[1] != n_repeats:
         raise ValueError(f"n_repeats={n_repeats} but permutations hold {p.shape[1]} repeats")
@@ -582,7 +595,9 @@ def linear_coefficients(model) -> tuple[np.ndarray, float]:
         or np.ndim(coef) != 1
         or np.ndim(getattr(final, "intercept_", 0.0)) != 0
     ):
-        raise TypeError(f"{type(final).__name__} is not a single-output scikit-learn linear regressor")
+        raise TypeError(
+            f"{type(final).__name__} is not a single-output scikit-learn linear regressor"
+        )
     scale = np.ones(coef.shape[0])
     shift = np.zeros(coef.shape[0])
     for name, step in steps[:-1]:  # z = x * scale + shift, composed left to right
@@ -599,7 +614,9 @@ def linear_coefficients(model) -> tuple[np.ndarray, float]:
         elif isinstance(step, MaxAbsScaler):
             a, b = 1.0 / step.scale_, 0.0
         else:
-            raise TypeError(f"pipeline step {name!r} ({type(step).__name__}) is not a column-wise affine scaler")
+            raise TypeError(
+                f"pipeline step {name!r} ({type(step).__name__}) is not a column-wise affine scaler"
+            )
         scale, shift = scale * a, shift * a + b
     coef = np.asarray(coef, dtype=np.float64)
     return coef * scale, float(final.intercept_) + float(coef @ shift)
@@ -657,8 +674,8 @@ def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name):
         out = np.asarray(predict(Xb))
         if out.ndim not in (2, 3) or out.shape[1] != rows:
             raise ValueError(
-                f"predict must return shape (n_members, {rows}) or (n_members, {rows}, n_classes) "
-                f"for {rows} rows; got {out.shape}"
+                f"predict must return shape (n_members, {rows}) or "
+                f"(n_members, {rows}, n_classes) for {rows} rows; got {out.shape}"
             )
         if state["m"] is None:
             state["m"] = out.shape[0]
@@ -666,7 +683,9 @@ def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name):
             raise ValueError(f"predict returned {out.shape[0]} members, earlier {state['m']}")
         losses = np.asarray(loss_fn(yb, out), dtype=np.float64)
         if losses.shape != (out.shape[0], rows):
-            raise ValueError(f"loss {name!r} returned shape {losses.shape}, expected {(out.shape[0], rows)}")
+            raise ValueError(
+                f"loss {name!r} returned shape {losses.shape}, expected {(out.shape[0], rows)}"
+            )
         return [(job, losses[:, a:b].sum(axis=1)) for job, (a, b) in zip(batch, bounds)]
 
     batch, rows = [], 0
@@ -749,20 +768,24 @@ def reliance_arrays(
     X, names = _check_X(X)
     n = X.shape[0]
     y = _check_y(y, n)
-    groups = resolve_features(features, X.shape[1], feature_names if feature_names is not None else names)
+    if feature_names is None:
+        feature_names = names
+    groups = resolve_features(features, X.shape[1], feature_names)
     loss_name, loss_fn = _resolve_loss(loss)
     if estimator not in ESTIMATORS:
         raise ValueError(f"unknown estimator {estimator!r}; choose one of {list(ESTIMATORS)}")
-    if isinstance(max_rows_per_batch, (bool, np.bool_)) or not isinstance(max_rows_per_batch, (int, np.integer)) or max_rows_per_batch < 1:
+    if not _positive_int(max_rows_per_batch):
         raise ValueError(f"max_rows_per_batch must be a positive int, got {max_rows_per_batch!r}")
-    if estimator != "permutation" and (permutations is not None or n_repeats not in (None, 1)):
-        raise ValueError(f"n_repeats / permutations apply to estimator='permutation' only, not {estimator!r}")
-    if linear is not None and (estimator != "e_switch" or loss_name != "squared_error" or callable(loss)):
-        raise ValueError("the linear closed form is for estimator='e_switch' with loss='squared_error'")
-    if n_repeats is not None and (
-        isinstance(n_repeats, (bool, np.bool_)) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1
-    ):
+    if n_repeats is not None and not _positive_int(n_repeats):
         raise ValueError(f"n_repeats must be a positive int, got {n_repeats!r}")
+    if estimator != "permutation" and (permutations is not None or n_repeats not in (None, 1)):
+        raise ValueError(
+            f"n_repeats / permutations apply to estimator='permutation' only, not {estimator!r}"
+        )
+    if linear is not None and (estimator != "e_switch" or loss_fn is not squared_error):
+        raise ValueError(
+            "the linear closed form is for estimator='e_switch' with loss='squared_error'"
+        )
 
     cols = list(groups.values())
     G = len(cols)
@@ -822,16 +845,25 @@ def reliance_arrays(
     elif linear is None:
         e_sw = sums / (n * (n - 1))
     else:
+        m, p = e_orig.shape[0], X.shape[1]
         coef = np.atleast_2d(np.asarray(linear[0], dtype=np.float64))
-        m = e_orig.shape[0]
-        if coef.shape not in ((m, X.shape[1]), (1, X.shape[1])):
-            raise ValueError(f"linear coefficients must have shape ({X.shape[1]},) or ({m}, {X.shape[1]}), got {coef.shape}")
-        coef = np.broadcast_to(coef, (m, X.shape[1]))
-        intercept = np.broadcast_to(np.asarray(linear[1], dtype=np.float64).reshape(-1), (m,))
-        check = predict(X)
-        lin = X.astype(np.float64) @ coef.T + intercept
-        if np.asarray(check).shape != (m, n) or not np.allclose(check, lin.T, rtol=1e-8, atol=1e-8 * (1 + np.abs(lin).max())):
-            raise ValueError("the linear coefficients do not reproduce predict(X); closed form not applicable")
+        if coef.shape not in ((m, p), (1, p)):
+            raise ValueError(
+                f"linear coefficients must have shape ({p},) or ({m}, {p}), got {coef.shape}"
+            )
+        coef = np.broadcast_to(coef, (m, p))
+        intercept = np.asarray(linear[1], dtype=np.float64).reshape(-1)
+        if intercept.shape not in ((1,), (m,)):
+            raise ValueError(f"linear intercept must be a scalar or have shape ({m},)")
+        intercept = np.broadcast_to(intercept, (m,))
+        # The closed form must describe the same models as predict: check on X.
+        check = np.asarray(predict(X))
+        lin = (X.astype(np.float64) @ coef.T + intercept).T
+        tol = 1e-8 * (1 + np.abs(lin).max())
+        if check.shape != (m, n) or not np.allclose(check, lin, rtol=1e-8, atol=tol):
+            raise ValueError(
+                "the linear coefficients do not reproduce predict(X); closed form not applicable"
+            )
         e_sw = _linear_e_switch(X, y, coef, intercept, cols)[:, :, None]
     return RelianceArrays(
         features=list(groups),
@@ -990,7 +1022,9 @@ def model_reliance(
     )
 
 
-def member_predictor(model, n_estimators: Sequence[int] | None = None) -> Callable[[np.ndarray], np.ndarray]:
+def member_predictor(
+    model, n_estimators: Sequence[int] | None = None
+) -> Callable[[np.ndarray], np.ndarray]:
     """Predict-many callable of a fitted model.
 
     Parameters
@@ -1058,14 +1092,17 @@ def fitted_model_reliance(
     if loss is None:
         loss = "log_loss" if is_classifier(model) else "squared_error"
     linear = None
-    if estimator == "e_switch" and loss == "squared_error" and closed_form is not False and n_estimators is None:
+    squared = _resolve_loss(loss)[1] is squared_error
+    if estimator == "e_switch" and squared and closed_form is not False and n_estimators is None:
         try:
             linear = linear_coefficients(model)
         except TypeError:
             if closed_form:
                 raise
     elif closed_form:
-        raise TypeError("closed_form=True needs estimator='e_switch', loss='squared_error' and no n_estimators")
+        raise TypeError(
+            "closed_form=True needs estimator='e_switch', loss='squared_error' and no n_estimators"
+        )
     table = model_reliance(
         member_predictor(model, n_estimators),
         X,

@@ -35,8 +35,12 @@ Algorithms (``algorithm="auto"`` picks by model class)
       probabilities*; its log-odds ``logit(mean_b p_b(x))`` is not a sum over
       trees, so no exact tree-wise algorithm gives log-odds SHAP values for it
       (path-dependent TreeSHAP is exact only for outputs that are sums of
-      per-tree leaf values). We therefore report these values with
-      ``output="probability"`` rather than approximate a log-odds version.
+      per-tree leaf values). For a single tree ``logit(p_leaf)`` would be a
+      leaf value, but grown trees have pure leaves (``p`` = 0 or 1, infinite
+      log-odds). We therefore report these values with
+      ``output="probability"`` rather than approximate a log-odds version;
+      ``algorithm="permutation"`` gives (clipped) log-odds SHAP values of
+      either model when they are needed.
 
     Random forests are explained in chunks of trees (``chunk_size``), in
     parallel processes (``n_jobs``): the forest output is the mean of its trees,
@@ -58,8 +62,11 @@ Algorithms (``algorithm="auto"`` picks by model class)
     Kononenko 2014, Knowl. Inf. Syst. 41:647-665) with an independent masker on
     an explicit background sample drawn with a seed from ``X_background``.
     Local accuracy holds exactly (each permutation telescopes from the base
-    value to ``f(x)``); the values are exact for models without interactions of
-    order > 2 and for ``p <= 2``, otherwise a Monte Carlo estimate.
+    value to ``f(x)``). The values are exact when the explained output has no
+    interactions of order > 2 - naive Bayes log-odds (additive), QDA log-odds
+    (quadratic) - with a single antithetic pair, which is then the default
+    (``n_permutations=None``), and for ``p <= 2``; otherwise (kNN) they are a
+    Monte Carlo estimate from ``n_permutations`` pairs.
 ``"kernel"``
     ``shap.KernelExplainer`` (Kernel SHAP, Lundberg & Lee 2017, Theorem 2; 000
     §3.3.4, Teorema 3.14) on the same background, without L1 feature
@@ -110,6 +117,7 @@ __all__ = [
     "ALGORITHMS",
     "ShapResult",
     "shap_values",
+    "forest_chunks",
     "tidy_frame",
     "row_frame",
     "global_importance",
@@ -121,10 +129,12 @@ ALGORITHMS = ("xgboost_pred_contribs", "tree_explainer", "linear_explainer", "pe
 
 #: Background size of the model-agnostic explainers when ``background_size`` is None.
 DEFAULT_BACKGROUND_SIZE = 100
+#: Antithetic permutation pairs per row when ``n_permutations`` is None and the
+#: model is not of second order (see :func:`_second_order`).
+DEFAULT_N_PERMUTATIONS = 10
 #: Trees per chunk of a random forest when ``chunk_size`` is None.
 DEFAULT_CHUNK_SIZE = 100
-#: Rows per task of the model-agnostic explainers (fixed, so results do not
-#: depend on ``n_jobs``).
+#: Rows per parallel task of the model-agnostic explainers.
 _ROW_BLOCK = 16
 
 _IDENTITY_XGB_OBJECTIVES = frozenset(
@@ -172,7 +182,8 @@ class ShapResult:
         sums over the last axis to ``values[i]``.
     details : dict
         Algorithm settings (seeds, chunking, evaluation budget, additivity
-        error, ...), JSON-serialisable.
+        error, ``background_index`` = positions of the background rows in
+        ``X_background`` or None for all rows, ...), JSON-serialisable.
     """
 
     values: np.ndarray
@@ -492,7 +503,9 @@ def _explain_sklearn_trees(estimator, Xe, interactions: bool, chunk_size: int | 
         else:
             from joblib import Parallel, delayed
 
-            parts = Parallel(n_jobs=n_jobs, backend="loky")(
+            # joblib's default backend (loky processes) unless the caller chose
+            # another one with joblib.parallel_config
+            parts = Parallel(n_jobs=n_jobs, prefer="processes")(
                 delayed(_tree_shap_task)(m, Xe, class_index, interactions) for m, _ in tasks
             )
         weights = [w / n_trees for _, w in tasks]
@@ -578,32 +591,71 @@ def _explain_linear(estimator, Xe, background) -> dict:
     )
 
 
-def _agnostic_block(algorithm: str, f: Callable, background: np.ndarray, X: np.ndarray, seed: int,
-                    budget: int, feature_names: Sequence[str]):
-    """Explain rows ``X`` with one seeded explainer; returns (values, base)."""
+def _agnostic_block(algorithm: str, f: Callable, background: np.ndarray, X: np.ndarray,
+                    seeds: Sequence[int], budget: int, feature_names: Sequence[str]):
+    """Explain rows ``X`` one by one, reseeding before each row with ``seeds[i]``
+    (so a row's values do not depend on the other rows); returns (values, base)."""
     import shap
 
     state = np.random.get_state()  # both explainers draw from numpy's global RNG
+    values = np.empty(X.shape, dtype=np.float64)
+    base = np.empty(X.shape[0], dtype=np.float64)
     try:
-        np.random.seed(seed)
         if algorithm == "permutation":
             masker = shap.maskers.Independent(background, max_samples=background.shape[0])
             explainer = shap.PermutationExplainer(
-                f, masker, link=shap.links.identity, linearize_link=False, seed=seed,
+                f, masker, link=shap.links.identity, linearize_link=False, seed=int(seeds[0]),
                 feature_names=list(feature_names),
             )
-            exp = explainer(X, max_evals=budget, silent=True)
-            return np.asarray(exp.values, dtype=np.float64), np.asarray(exp.base_values, dtype=np.float64)
-        explainer = shap.KernelExplainer(f, background, link="identity")
-        values = explainer.shap_values(X, nsamples=budget, l1_reg=False, silent=True)
-        base = np.full(X.shape[0], float(np.asarray(explainer.expected_value).reshape(-1)[0]))
-        return np.asarray(values, dtype=np.float64).reshape(X.shape), base
+            for i, seed in enumerate(seeds):
+                np.random.seed(int(seed))
+                exp = explainer(X[i:i + 1], max_evals=budget, silent=True)
+                values[i] = np.asarray(exp.values, dtype=np.float64).reshape(-1)
+                base[i] = float(np.asarray(exp.base_values).reshape(-1)[0])
+        else:
+            explainer = shap.KernelExplainer(f, background, link="identity")
+            for i, seed in enumerate(seeds):
+                np.random.seed(int(seed))
+                v = explainer.shap_values(X[i:i + 1], nsamples=budget, l1_reg=False, silent=True)
+                values[i] = np.asarray(v, dtype=np.float64).reshape(-1)
+                base[i] = float(np.asarray(explainer.expected_value).reshape(-1)[0])
+        return values, base
     finally:
         np.random.set_state(state)
 
 
-def _explain_agnostic(estimator, Xe, background, algorithm, link, proba_clip, n_permutations,
-                      n_coalitions, n_jobs, random_state, feature_names) -> dict:
+def _second_order(estimator: BaseEstimator, output: str) -> bool:
+    """True when the explained output is a polynomial of degree <= 2 in the
+    features, so one antithetic permutation pair gives exact SHAP values.
+
+    Gaussian naive Bayes log-odds are a sum of per-feature quadratics
+    (additive), QDA's are a quadratic form and LDA / logistic regression's are
+    linear (after any per-feature affine scaling); linear regression predicts
+    linearly. A game whose players interact at most pairwise is a sum of
+    one- and two-player games, and a forward + reverse pass over any permutation
+    gives each two-player term both orders, hence its exact Shapley split.
+    """
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if isinstance(estimator, Pipeline) and not all(
+        s is None or s == "passthrough" or isinstance(s, StandardScaler) for _, s in estimator.steps[:-1]
+    ):
+        return False
+    est = final_estimator(estimator)
+    if output == "log_odds":
+        return isinstance(est, (GaussianNB, QuadraticDiscriminantAnalysis, LinearDiscriminantAnalysis,
+                                LogisticRegression))
+    if output == "prediction":
+        return isinstance(est, LinearRegression)
+    return False
+
+
+def _explain_agnostic(estimator, Xe, rows, n_rows_in_X, background, algorithm, link, proba_clip,
+                      n_permutations, n_coalitions, n_jobs, random_state, feature_names) -> dict:
     p = Xe.shape[1]
     details: dict[str, Any] = {}
     if is_classifier(estimator):
@@ -620,24 +672,31 @@ def _explain_agnostic(estimator, Xe, background, algorithm, link, proba_clip, n_
             raise ValueError(f"link={link!r} is only meaningful for classifiers; a regressor is explained as is")
         link, f, output = "identity", _prediction(estimator), "prediction"
     if algorithm == "permutation":
+        if n_permutations is None:
+            n_permutations = 1 if _second_order(estimator, output) else DEFAULT_N_PERMUTATIONS
         budget = n_permutations * (2 * p + 1)
         details.update(n_permutations=n_permutations, max_evals=budget)
     else:
         budget = n_coalitions if n_coalitions is not None else 2 * p + 2048
         details.update(n_coalitions=budget, l1_reg=False)
 
+    # one seed per row of X (by position), so a row's values do not depend on
+    # max_rows, on the other rows or on n_jobs
+    all_seeds = np.random.SeedSequence([3, int(random_state)]).generate_state(n_rows_in_X)
+    seeds = all_seeds[rows]
     blocks = [np.arange(a, min(a + _ROW_BLOCK, Xe.shape[0])) for a in range(0, Xe.shape[0], _ROW_BLOCK)]
-    seeds = [int(s) for s in np.random.SeedSequence([3, int(random_state)]).generate_state(len(blocks))]
-    args = [(algorithm, f, background, Xe[b], s, budget, feature_names) for b, s in zip(blocks, seeds)]
+    args = [(algorithm, f, background, Xe[b], seeds[b], budget, feature_names) for b in blocks]
     if n_jobs == 1 or len(blocks) == 1:
         parts = [_agnostic_block(*a) for a in args]
     else:
+        # processes, not threads: shap's samplers use numpy's global RNG
         from joblib import Parallel, delayed
 
         parts = Parallel(n_jobs=n_jobs, backend="loky")(delayed(_agnostic_block)(*a) for a in args)
     values = np.concatenate([v for v, _ in parts], axis=0)
     base = np.concatenate([b for _, b in parts], axis=0)
-    details.update(row_block=_ROW_BLOCK, block_seeds=seeds, n_jobs=n_jobs)
+    details.update(row_seeds="numpy.random.SeedSequence([3, random_state]).generate_state(n_rows_in_X)[row]",
+                   n_jobs=n_jobs)
     return dict(
         values=values,
         base_values=base,
@@ -667,10 +726,10 @@ def shap_values(
     interactions: bool = False,
     link: str = "auto",
     proba_clip: float = 1e-6,
-    n_permutations: int = 10,
+    n_permutations: int | None = None,
     n_coalitions: int | None = None,
     chunk_size: int | None = None,
-    n_jobs: int = 1,
+    n_jobs: int | None = 1,
     random_state: int = 0,
 ) -> ShapResult:
     """SHAP values of a fitted model on rows ``X`` (module docstring: algorithms).
@@ -714,9 +773,12 @@ def shap_values(
     proba_clip : float, default=1e-6
         ``eps`` of ``logit(clip(p, eps, 1 - eps))`` for classifiers without
         exact log-odds (kNN); in (0, 0.5).
-    n_permutations : int, default=10
+    n_permutations : int, optional
         Antithetic permutation pairs per row for ``"permutation"`` (``max_evals
-        = n_permutations * (2p + 1)``).
+        = n_permutations * (2p + 1)``). None: 1 when the explained output is of
+        degree <= 2 in the features (naive Bayes, QDA, LDA and logistic
+        log-odds, linear regression), for which one pair is exact, else
+        :data:`DEFAULT_N_PERMUTATIONS`.
     n_coalitions : int, optional
         Coalitions per row for ``"kernel"`` (default ``2p + 2048``, shap's).
     chunk_size : int, optional
@@ -724,11 +786,15 @@ def shap_values(
         :data:`DEFAULT_CHUNK_SIZE`); the result does not depend on it beyond
         floating-point rounding.
     n_jobs : int, default=1
-        Processes for random-forest chunks and for blocks of rows of the
-        model-agnostic explainers (the result does not depend on it).
+        Parallel workers (joblib) for random-forest chunks (joblib's default
+        backend, loky processes, unless set with ``joblib.parallel_config``) and
+        for blocks of rows of the model-agnostic explainers (always processes:
+        shap samples from numpy's global RNG). The result does not depend on it.
     random_state : int, default=0
         Seeds the row subsample, the background sample and the permutation /
-        kernel sampling (independent streams). numpy's global RNG is restored.
+        kernel sampling (independent streams; one sampling seed per row of
+        ``X``, so a row's values do not depend on ``max_rows``, on the other
+        rows or on ``n_jobs``). numpy's global RNG is left as it was.
 
     Returns
     -------
@@ -761,10 +827,10 @@ def shap_values(
     max_rows = _positive_int(max_rows, "max_rows")
     background_size = _positive_int(background_size, "background_size")
     chunk_size = _positive_int(chunk_size, "chunk_size")
-    n_permutations = _positive_int(n_permutations, "n_permutations", allow_none=False)
+    n_permutations = _positive_int(n_permutations, "n_permutations")
     n_coalitions = _positive_int(n_coalitions, "n_coalitions")
-    n_jobs = int(n_jobs)
-    if n_jobs == 0 or n_jobs < -1:
+    n_jobs = 1 if n_jobs is None else n_jobs
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs}")
     if not (isinstance(proba_clip, (float, int)) and 0.0 < proba_clip < 0.5):
         raise ValueError(f"proba_clip must lie in (0, 0.5), got {proba_clip!r}")
@@ -797,7 +863,7 @@ def shap_values(
     rows = _subsample(Xa.shape[0], max_rows, _rng(random_state, 1))
     Xe = Xa[rows]
 
-    background = None
+    background, background_index = None, None
     if algorithm in ("linear_explainer", "permutation", "kernel"):
         if X_background is None:
             raise ValueError(f"algorithm {algorithm!r} needs X_background (the training rows)")
@@ -805,7 +871,10 @@ def shap_values(
         size = background_size
         if size is None and algorithm != "linear_explainer":
             size = DEFAULT_BACKGROUND_SIZE
-        background = Ba[_subsample(Ba.shape[0], size, _rng(random_state, 2))]
+        idx = _subsample(Ba.shape[0], size, _rng(random_state, 2))
+        background = Ba[idx]
+        if idx.size < Ba.shape[0]:
+            background_index = [int(i) for i in idx]
 
     if algorithm == "xgboost_pred_contribs":
         fields = _explain_xgboost(estimator, Xe, interactions)
@@ -814,7 +883,7 @@ def shap_values(
     elif algorithm == "linear_explainer":
         fields = _explain_linear(estimator, Xe, background)
     else:
-        fields = _explain_agnostic(estimator, Xe, background, algorithm, link, float(proba_clip),
+        fields = _explain_agnostic(estimator, Xe, rows, Xa.shape[0], background, algorithm, link, float(proba_clip),
                                    n_permutations, n_coalitions, n_jobs, random_state, names)
 
     rtol = fields.pop("_rtol")
@@ -831,6 +900,9 @@ def shap_values(
     details = dict(fields.pop("details"))
     details.update(max_abs_additivity_error=max_error, random_state=int(random_state),
                    max_rows=max_rows, n_rows_in_X=int(Xa.shape[0]))
+    if background is not None:
+        # positions of the background rows in X_background (None: all rows)
+        details["background_index"] = background_index
     return ShapResult(
         data=Xe,
         feature_names=names,

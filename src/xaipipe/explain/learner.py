@@ -1,0 +1,791 @@
+"""Learner-PD and learner-PFI with variance-corrected confidence intervals.
+
+Method (Molnar, Freiesleben, König, Herbinger, Reisinger, Casalicchio, Wright &
+Bischl 2023, "Relating the Partial Dependence Plot and Permutation Feature
+Importance to the Data Generating Process", xAI 2023, CCIS 1901, pp. 456-479)
+------------------------------------------------------------------------------
+The paper separates three targets:
+
+* **DGP-PD / DGP-PFI**: the PD and the PFI of the true regression function
+  :math:`f(x) = E[Y \\mid X = x]`,
+  :math:`\\mathrm{PD}_S(z) = E_{X_C}[f(z, X_C)]` and
+  :math:`\\mathrm{PFI}_S = E[L(Y, f(\\tilde X_S, X_C))] - E[L(Y, f(X))]`
+  (:math:`\\tilde X_S` an independent copy of :math:`X_S`); seed 001 §4.3.
+* **model-PD / model-PFI**: the same functionals of *one* fitted model
+  :math:`\\hat f`, estimated by Monte Carlo on data not used to fit it. They
+  vary with the training sample (learner variance) besides the Monte-Carlo error.
+* **learner-PD / learner-PFI**: the expectation of model-PD / model-PFI over
+  training samples of size :math:`n_1`,
+  :math:`E_{D_{n_1}}[\\mathrm{PD}_{\\hat f}]`. It equals the DGP quantity when
+  the learner is unbiased (PD) -- for PFI up to a term that grows with the
+  learner's variance -- and is estimated by averaging over model **refits**.
+
+Protocol (the authors' simulation code, functions ``model_wrapper``,
+``compute_pdp_cis``, ``compute_pfi_cis`` and ``get_adjustment_term`` of the
+paper's repository ``code/ci-experiment.R`` helpers): for refit
+:math:`k = 1..K`, draw :math:`n_1 = \\lfloor f n \\rceil` rows of the data
+**without replacement** (subsampling, default :math:`f = 0.632`); fit the model
+on them; compute PD (on a grid shared by all refits) and PFI on the other
+:math:`n_2 = n - n_1` rows, which that refit has not seen. Then
+
+* :math:`\\overline{\\mathrm{PD}}(z) = \\frac1K \\sum_k \\widehat{\\mathrm{PD}}_k(z)`
+  and :math:`S^2(z) = \\frac1{K-1} \\sum_k (\\widehat{\\mathrm{PD}}_k(z) -
+  \\overline{\\mathrm{PD}}(z))^2` (pointwise);
+* **corrected** interval (Nadeau & Bengio 2003, "Inference for the
+  Generalization Error", Machine Learning 52, 239-281, corrected resampled
+  *t*): :math:`\\overline{\\mathrm{PD}} \\pm t_{1-\\alpha/2,\\,K-1}
+  \\sqrt{(1/K + n_2/n_1)\\, S^2}`;
+* **naive** interval (refits treated as independent):
+  :math:`\\overline{\\mathrm{PD}} \\pm t_{1-\\alpha/2,\\,K-1} \\sqrt{S^2/K}`;
+
+and the same for PFI. Why the correction: the training subsamples overlap, so
+the refits are positively correlated (correlation :math:`\\rho`); :math:`S^2`
+estimates :math:`(1-\\rho)\\sigma^2` and :math:`\\operatorname{Var}(\\bar\\theta)
+= \\sigma^2(1/K + \\rho(1 - 1/K))`. Nadeau & Bengio's heuristic
+:math:`\\rho = n_2/n` turns this into :math:`(1/K + n_2/n_1) S^2`. The naive
+interval ignores :math:`\\rho` and is too narrow -- the seed's remark (001 §4.3)
+that the intervals "pueden resultar demasiado estrechos debido al solapamiento
+en el remuestreo". The corrected interval does **not** shrink to zero as
+:math:`K \\to \\infty` (the :math:`n_2/n_1` term stays): more refits cannot
+remove the uncertainty of a single data set. Its width relative to the naive
+one is :math:`\\sqrt{1 + K n_2/n_1}`.
+
+In this pipeline the data passed in are the **training split** (80 %); the test
+split stays untouched, as everywhere else. Consequences to keep in mind:
+the learner-PD/PFI describe a learner trained on :math:`n_1 = f\\, n_{train}`
+rows (fewer than the deployed model saw), and the intervals cover the
+*learner*-PD/PFI, i.e. the DGP quantities only for an unbiased learner.
+
+PFI is model reliance as implemented in :mod:`xaipipe.explain.reliance`
+(``estimator`` = ``permutation``, ``e_divide`` or ``e_switch``; difference
+``e_switch - e_orig`` = the paper's PFI, and the ratio of Fisher et al.); the
+per-refit value is the mean over its permutation repeats. PD is
+:func:`xaipipe.explain.pdp.partial_dependence` (one-hot groups on their level
+vectors, :func:`xaipipe.explain.pdp.onehot_grid`).
+
+Options beyond the paper
+------------------------
+``X_eval, y_eval``: evaluate every refit on one fixed external sample instead of
+its own held-out rows. The correction then uses :math:`n_2 = ` len(``X_eval``);
+Nadeau & Bengio's derivation assumes random train/test splits, so with a
+fixed evaluation sample (whose sampling variance is common to all refits and
+not in :math:`S^2`) the correction is only a heuristic. The default is the
+paper's protocol.
+
+Randomness: one :class:`numpy.random.SeedSequence` from ``random_state`` is
+spawned into one child per refit, and each child into (subsample, estimator
+seed, permutations). Refit ``k`` is therefore the same whatever ``K`` and
+``n_jobs`` are, and the learner's own randomness (random forest, subsampled
+boosting) varies between refits, as it does in the paper's experiments.
+
+Departures from the seed (001 §4.3)
+-----------------------------------
+* The seed writes :math:`E_{\\bar X_S, X_C, Y}[L(Y, f(\\bar X_S, X_C))]` without
+  saying what :math:`\\bar X_S` is: it is a copy of :math:`X_S` independent of
+  :math:`(X_C, Y)` (drawn from its marginal), which permutation approximates.
+* The seed says learner-PD/PFI "assumes" an unbiased model. The estimator
+  assumes nothing; only its *interpretation as DGP-PD/PFI* needs an unbiased
+  learner (otherwise the interval covers the learner-PD/PFI).
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DEFAULT_FRACTION",
+    "LEARNER_PD_COLUMNS",
+    "LEARNER_PFI_COLUMNS",
+    "PD_REFIT_COLUMNS",
+    "PFI_REFIT_COLUMNS",
+    "LearnerResult",
+    "corrected_t_interval",
+    "estimator_factory",
+    "learner_pd_pfi",
+    "learner_pd_table",
+    "learner_pfi_table",
+    "learner_refits",
+    "refit_seeds",
+    "subsample_splits",
+]
+
+#: Default training fraction of a refit (the paper's experiments: 0.632).
+DEFAULT_FRACTION = 0.632
+
+#: Per-refit PD values (one row per refit x feature x grid point).
+PD_REFIT_COLUMNS = ["refit", "feature", "grid_index", "grid_value", "level", "output",
+                    "value", "n_train", "n_test"]
+#: Per-refit PFI values (one row per refit x feature).
+PFI_REFIT_COLUMNS = ["refit", "feature", "estimator", "loss", "e_orig", "e_switch",
+                     "mr_difference", "mr_ratio", "n_repeats", "n_train", "n_test"]
+_INTERVAL = ["mean", "std", "se", "se_naive", "ci_low", "ci_high", "ci_low_naive", "ci_high_naive"]
+#: Columns of :func:`learner_pd_table`.
+LEARNER_PD_COLUMNS = ["feature", "grid_index", "grid_value", "level", "output", *_INTERVAL,
+                      "n_refits", "n_train", "n_test", "test_train_ratio", "confidence"]
+#: Columns of :func:`learner_pfi_table`.
+LEARNER_PFI_COLUMNS = (
+    ["feature", "estimator", "loss", "e_orig_mean"]
+    + [f"{m}_{s}" for m in ("mr_difference", "mr_ratio") for s in _INTERVAL]
+    + ["n_refits", "n_train", "n_test", "test_train_ratio", "confidence"]
+)
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_confidence(confidence) -> float:
+    c = float(confidence)
+    if not 0.0 < c < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    return c
+
+
+def _check_fraction(fraction) -> float:
+    try:
+        f = float(fraction)
+    except (TypeError, ValueError):
+        raise TypeError(f"fraction must be a number, got {fraction!r}") from None
+    if not 0.0 < f <= 1.0:
+        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
+    return f
+
+
+def _check_Xy(X, y, name: str = "X") -> tuple[np.ndarray, np.ndarray, list[str] | None]:
+    names = None
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        names = [str(c) for c in X.columns]
+        X = X.to_numpy()
+    try:
+        Xa = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric") from None
+    if Xa.ndim != 2 or Xa.shape[0] < 2 or Xa.shape[1] < 1:
+        raise ValueError(f"{name} must be 2-D with at least 2 rows and 1 column, got shape {Xa.shape}")
+    if not np.isfinite(Xa).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    ya = np.asarray(y)
+    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
+        raise ValueError(f"y for {name} must have shape ({Xa.shape[0]},), got {ya.shape}")
+    if ya.dtype.kind not in "biuf":
+        raise ValueError(f"y for {name} must be numeric (classes coded 0/1), got dtype {ya.dtype}")
+    if ya.dtype.kind == "f" and not np.isfinite(ya).all():
+        raise ValueError(f"y for {name} contains NaN or infinite values")
+    return Xa, ya, names
+
+
+# ----------------------------------------------------------------------------- resampling
+
+
+def refit_seeds(random_state, n_refits: int) -> list[tuple[np.random.SeedSequence, int, np.random.SeedSequence]]:
+    """Per-refit random streams: (subsample seed, estimator seed, permutation seed).
+
+    Parameters
+    ----------
+    random_state : int, SeedSequence or None
+        Root seed; ``None`` draws fresh entropy (not reproducible).
+    n_refits : int
+
+    Returns
+    -------
+    list of (SeedSequence, int, SeedSequence), length ``n_refits``
+        Child ``k`` of ``SeedSequence(random_state).spawn(n_refits)``, itself
+        spawned into three; the estimator seed is an int in ``[0, 2**31)``.
+        Refit ``k``'s streams do not depend on ``n_refits``.
+    """
+    n_refits = _check_positive_int(n_refits, "n_refits")
+    root = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
+    out = []
+    for child in root.spawn(n_refits):
+        s_split, s_model, s_perm = child.spawn(3)
+        out.append((s_split, int(s_model.generate_state(1)[0] % (2**31)), s_perm))
+    return out
+
+
+def subsample_splits(
+    n_samples: int, n_refits: int, fraction: float = DEFAULT_FRACTION, random_state=None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Training subsamples (without replacement) and their complements.
+
+    Parameters
+    ----------
+    n_samples : int
+        Rows of the data, ``n``.
+    n_refits : int
+        Number of subsamples ``K``.
+    fraction : float in (0, 1], default 0.632
+        Training fraction; ``n_1 = round(fraction * n)`` rows per subsample.
+    random_state : int, SeedSequence or None
+        Root seed, as :func:`refit_seeds` (the same stream as
+        :func:`learner_refits` uses, so these are its splits).
+
+    Returns
+    -------
+    list of (train, holdout)
+        Sorted row indices; ``train`` has ``n_1`` rows, ``holdout`` the other
+        ``n - n_1`` (empty when ``fraction`` is 1).
+
+    Raises
+    ------
+    ValueError
+        ``n_1 < 2``.
+    """
+    n = _check_positive_int(n_samples, "n_samples", 2)
+    f = _check_fraction(fraction)
+    n1 = int(round(f * n))
+    if n1 < 2:
+        raise ValueError(f"fraction={f} of {n} rows leaves {n1} training rows; need at least 2")
+    out = []
+    everyone = np.arange(n)
+    for s_split, _, _ in refit_seeds(random_state, n_refits):
+        rng = np.random.default_rng(s_split)
+        train = np.sort(rng.choice(n, size=n1, replace=False))
+        mask = np.ones(n, dtype=bool)
+        mask[train] = False
+        out.append((train, everyone[mask]))
+    return out
+
+
+# ----------------------------------------------------------------------------- intervals
+
+
+def corrected_t_interval(values, test_train_ratio: float, *, confidence: float = 0.95) -> dict[str, np.ndarray]:
+    """Mean of ``K`` refit estimates with corrected and naive *t* intervals.
+
+    Nadeau & Bengio (2003), corrected resampled *t*; Molnar et al. (2023)
+    apply it to learner-PD / learner-PFI (module docstring).
+
+    Parameters
+    ----------
+    values : array-like of shape (K, ...)
+        One estimate per refit along axis 0 (``K >= 2``), any trailing shape
+        (e.g. grid points).
+    test_train_ratio : float >= 0
+        ``n_2 / n_1``: evaluation rows over training rows of one refit.
+    confidence : float in (0, 1), default 0.95
+        Two-sided level ``1 - alpha``.
+
+    Returns
+    -------
+    dict of str -> ndarray of shape values.shape[1:]
+        ``mean``; ``std`` (:math:`S`, ``ddof=1``); ``se`` =
+        :math:`\\sqrt{(1/K + n_2/n_1) S^2}`; ``se_naive`` = :math:`S/\\sqrt K`;
+        ``ci_low``/``ci_high`` = ``mean -/+ t * se`` and the ``_naive``
+        versions with ``se_naive``; ``t`` is the :math:`1-\\alpha/2` quantile
+        of Student's *t* with ``K - 1`` degrees of freedom (a scalar). Units:
+        those of ``values``.
+
+    Raises
+    ------
+    ValueError
+        ``K < 2``, non-finite values, a negative ratio or a bad ``confidence``.
+
+    Notes
+    -----
+    Mean and variance are computed on values shifted by the first refit, so
+    ``K`` bitwise-identical estimates give exactly zero width.
+    """
+    from scipy import stats
+
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim < 1 or v.shape[0] < 2:
+        raise ValueError(f"need at least 2 refits along axis 0, got shape {v.shape}")
+    if not np.isfinite(v).all():
+        raise ValueError("values contain NaN or infinite entries")
+    ratio = float(test_train_ratio)
+    if not np.isfinite(ratio) or ratio < 0:
+        raise ValueError(f"test_train_ratio must be finite and >= 0, got {test_train_ratio!r}")
+    c = _check_confidence(confidence)
+    K = v.shape[0]
+    d = v - v[0]
+    mean = v[0] + d.mean(axis=0)
+    s2 = d.var(axis=0, ddof=1)
+    t = float(stats.t.ppf(0.5 + c / 2.0, K - 1))
+    se = np.sqrt((1.0 / K + ratio) * s2)
+    se_naive = np.sqrt(s2 / K)
+    return {
+        "mean": mean, "std": np.sqrt(s2), "se": se, "se_naive": se_naive,
+        "ci_low": mean - t * se, "ci_high": mean + t * se,
+        "ci_low_naive": mean - t * se_naive, "ci_high_naive": mean + t * se_naive,
+        "t": t,
+    }
+
+
+# ----------------------------------------------------------------------------- estimators
+
+
+def _from_family(family, task, params, options, *, seed):
+    from ..models.families import make_estimator
+
+    return make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
+
+
+def estimator_factory(
+    family: str, task: str, params: Mapping[str, Any] | None = None, *, options: Mapping[str, Any] | None = None
+) -> Callable[..., Any]:
+    """Picklable ``factory(seed=int) -> unfitted estimator`` for one configuration.
+
+    Wraps :func:`xaipipe.models.families.make_estimator` (single-threaded,
+    ``n_jobs=1``) so that :func:`learner_refits` can build refit ``k`` with its
+    own seed in a worker process.
+
+    Raises
+    ------
+    KeyError, ValueError
+        Unknown family or a task it does not support (checked now).
+    """
+    from ..models.families import get_family
+
+    fam = get_family(family)
+    if task not in fam.tasks:
+        raise ValueError(f"model family {family!r} does not support task {task!r}")
+    return functools.partial(_from_family, family, task, dict(params or {}), dict(options or {}))
+
+
+def _build(estimator, seed: int, reseed: bool):
+    if hasattr(estimator, "fit"):
+        from sklearn.base import clone
+
+        est = clone(estimator)
+        if reseed:
+            keys = [k for k in est.get_params(deep=True) if k == "random_state" or k.endswith("__random_state")]
+            if keys:
+                est.set_params(**{k: seed for k in keys})
+        return est
+    if callable(estimator):
+        est = estimator(seed=seed)
+        if not hasattr(est, "fit"):
+            raise TypeError(f"the estimator factory returned {type(est).__name__}, which has no fit()")
+        return est
+    raise TypeError(
+        f"estimator must be an unfitted scikit-learn estimator or a factory(seed=) callable, got {type(estimator).__name__}"
+    )
+
+
+# ----------------------------------------------------------------------------- one refit
+
+
+@dataclass(frozen=True)
+class _PDSpec:
+    name: str
+    cols: np.ndarray
+    grid: np.ndarray  # (n_grid, len(cols))
+    values: np.ndarray  # (n_grid,) grid value (feature units) or level index
+    levels: tuple | None
+
+
+def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resolution, kind, percentiles):
+    from .pdp import NO_LEVEL, feature_grid, onehot_grid
+
+    wanted = list(groups) if pd_features is None else list(pd_features)
+    unknown = [f for f in wanted if f not in groups]
+    if unknown:
+        raise ValueError(f"pd_features {unknown} are not features; known: {list(groups)}")
+    grids = dict(grids or {})
+    extra = [g for g in grids if g not in wanted]
+    if extra:
+        raise ValueError(f"grids given for {extra}, which are not in pd_features")
+    specs = []
+    for name in wanted:
+        cols = groups[name]
+        if len(cols) == 1:
+            if name in grids:
+                g = np.asarray(grids[name], dtype=np.float64)
+                if g.ndim != 1 or g.size < 1 or not np.isfinite(g).all():
+                    raise ValueError(f"grid of {name!r} must be a finite non-empty 1-D array")
+            else:
+                g = feature_grid(X[:, cols[0]], resolution=resolution, kind=kind, percentiles=percentiles)
+            specs.append(_PDSpec(name, cols, g[:, None], g, None))
+        else:
+            if name in grids:
+                raise ValueError(f"{name!r} is a one-hot group; its grid is its levels and cannot be given")
+            G = onehot_grid(X[:, cols])
+            level_names = [names[j] for j in cols]
+            levels = tuple(NO_LEVEL if not r.any() else level_names[int(np.argmax(r))] for r in G)
+            specs.append(_PDSpec(name, cols, G, np.arange(G.shape[0], dtype=np.float64), levels))
+    return specs
+
+
+def _one_refit(k, estimator, reseed, seed, perm_seed, X, y, train, X_ev, y_ev, specs, groups,
+               pd_output, pfi_estimator, loss, n_repeats, max_rows):
+    from .pdp import partial_dependence
+    from .reliance import member_predictor, reliance_arrays
+
+    model = _build(estimator, seed, reseed)
+    model.fit(X[train], y[train])
+    pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output) for s in specs]
+    arrays = None
+    if groups:
+        kwargs = dict(n_repeats=n_repeats, random_state=perm_seed) if pfi_estimator == "permutation" else {}
+        arrays = reliance_arrays(
+            member_predictor(model), X_ev, y_ev, features={g: list(c) for g, c in groups.items()},
+            estimator=pfi_estimator, loss=loss, max_rows_per_batch=max_rows, **kwargs,
+        )
+    return k, pds, arrays
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+@dataclass(frozen=True)
+class LearnerResult:
+    """Output of :func:`learner_pd_pfi`.
+
+    Attributes
+    ----------
+    pd : DataFrame
+        :func:`learner_pd_table` (columns :data:`LEARNER_PD_COLUMNS`).
+    pfi : DataFrame
+        :func:`learner_pfi_table` (columns :data:`LEARNER_PFI_COLUMNS`).
+    pd_refits, pfi_refits : DataFrame
+        Per-refit values (:data:`PD_REFIT_COLUMNS`, :data:`PFI_REFIT_COLUMNS`),
+        from which both summaries can be recomputed (other ``confidence``).
+    """
+
+    pd: pd.DataFrame
+    pfi: pd.DataFrame
+    pd_refits: pd.DataFrame
+    pfi_refits: pd.DataFrame
+
+
+def learner_refits(
+    estimator,
+    X,
+    y,
+    *,
+    n_refits: int = 15,
+    fraction: float = DEFAULT_FRACTION,
+    X_eval=None,
+    y_eval=None,
+    features=None,
+    feature_names: Sequence[str] | None = None,
+    pd_features: Sequence[str] | None = None,
+    grids: Mapping[str, Any] | None = None,
+    resolution: int = 20,
+    kind: str = "uniform",
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    pd_output: str = "auto",
+    pfi_features=None,
+    pfi_estimator: str = "permutation",
+    loss=None,
+    n_repeats: int = 5,
+    reseed: bool = True,
+    random_state=0,
+    n_jobs: int = 1,
+    max_rows_per_batch: int = 1 << 16,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI.
+
+    Parameters
+    ----------
+    estimator : unfitted estimator or callable
+        A scikit-learn estimator (``sklearn.base.clone``-d per refit; with
+        ``reseed`` every ``random_state`` / ``*__random_state`` parameter is set
+        to the refit's seed), or ``factory(seed=int) -> estimator`` such as
+        :func:`estimator_factory`. Regressors are evaluated with ``predict``,
+        classifiers (binary, 0/1) with ``predict_proba``.
+    X : array-like of shape (n, p)
+        Data to subsample (the pipeline's training split); a DataFrame gives
+        feature names.
+    y : array-like of shape (n,)
+    n_refits : int >= 2, default 15
+        ``K``.
+    fraction : float in (0, 1], default 0.632
+        Training fraction of a refit (``n_1 = round(fraction * n)``); 1 is only
+        allowed with ``X_eval``.
+    X_eval, y_eval : array-like, optional
+        Fixed evaluation sample for every refit (heuristic correction, module
+        docstring). Default: each refit's own held-out rows (the paper).
+    features : mapping name -> columns, sequence or None
+        Variables (one-hot groups as one variable), as
+        :func:`xaipipe.explain.reliance.resolve_features`, e.g. from
+        :func:`xaipipe.explain.reliance.features_from_groups`. Default: every column.
+    feature_names : sequence of str, optional
+        Column names (default: DataFrame columns, else ``x0, x1, ...``).
+    pd_features : sequence of str, optional
+        Variables that get a PD (default: all of ``features``; ``[]`` for none).
+    grids : mapping name -> 1-D array, optional
+        Explicit grids of numeric variables; others use
+        :func:`xaipipe.explain.pdp.feature_grid` on ``X`` (all rows) with
+        ``resolution``, ``kind``, ``percentiles``. One grid for all refits.
+    pd_output : {"auto", "predict", "proba", "logit"}
+        :func:`xaipipe.explain.pdp.model_output`.
+    pfi_features : mapping, sequence or None
+        Variables that get a PFI (default: all of ``features``; ``[]`` for none).
+    pfi_estimator : {"permutation", "e_divide", "e_switch"}
+        :func:`xaipipe.explain.reliance.reliance_arrays`.
+    loss : str or callable, optional
+        Per-sample loss of the PFI; default ``"squared_error"`` (regressors) or
+        ``"log_loss"`` (classifiers).
+    n_repeats : int, default 5
+        Permutations per variable and refit (``"permutation"`` only).
+    reseed : bool, default True
+        Vary the estimator's seed between refits (learner randomness is part of
+        the learner variance).
+    random_state : int, SeedSequence or None, default 0
+        Root seed (:func:`refit_seeds`).
+    n_jobs : int, default 1
+        Worker processes (joblib/loky) over refits; results do not depend on it.
+    max_rows_per_batch : int
+        Passed to :func:`~xaipipe.explain.reliance.reliance_arrays`.
+
+    Returns
+    -------
+    pd_refits : DataFrame
+        :data:`PD_REFIT_COLUMNS`; ``grid_value`` in feature units (level index
+        for a one-hot group, whose ``level`` names the level); ``value`` in
+        units of the model output.
+    pfi_refits : DataFrame
+        :data:`PFI_REFIT_COLUMNS`; ``e_orig``, ``e_switch``, ``mr_difference``
+        in loss units (``e_switch`` and both MR values averaged over the
+        repeats), ``mr_ratio`` unitless.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Invalid data, options, feature specifications or grids; fewer than 2
+        evaluation rows; ``fraction = 1`` without ``X_eval``.
+    """
+    from joblib import Parallel, delayed
+
+    from .reliance import ESTIMATORS, _resolve_loss, resolve_features
+
+    Xa, ya, names = _check_Xy(X, y)
+    n, p = Xa.shape
+    if feature_names is not None:
+        names = [str(c) for c in feature_names]
+    if names is None:
+        names = [f"x{j}" for j in range(p)]
+    if len(names) != p:
+        raise ValueError(f"{len(names)} feature names for {p} columns")
+    K = _check_positive_int(n_refits, "n_refits", 2)
+    f = _check_fraction(fraction)
+    n_jobs = int(n_jobs)
+    n_repeats = _check_positive_int(n_repeats, "n_repeats")
+    resolution = _check_positive_int(resolution, "resolution", 2)
+    if pfi_estimator not in ESTIMATORS:
+        raise ValueError(f"unknown pfi_estimator {pfi_estimator!r}; choose one of {list(ESTIMATORS)}")
+    fixed_eval = X_eval is not None or y_eval is not None
+    if fixed_eval:
+        if X_eval is None or y_eval is None:
+            raise ValueError("give both X_eval and y_eval, or neither")
+        Xe, ye, _ = _check_Xy(X_eval, y_eval, "X_eval")
+        if Xe.shape[1] != p:
+            raise ValueError(f"X_eval has {Xe.shape[1]} columns, X has {p}")
+    elif f == 1.0:
+        raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
+
+    groups = resolve_features(features, p, names)
+    pd_specs = _pd_specs(Xa, names, groups, pd_features, grids, resolution, kind, percentiles)
+    if pfi_features is None:
+        pfi_groups = groups
+    else:
+        pfi_groups = resolve_features(pfi_features, p, names) if len(pfi_features) else {}
+
+    splits = subsample_splits(n, K, f, random_state)
+    n1 = splits[0][0].size
+    n2 = Xe.shape[0] if fixed_eval else n - n1
+    if n2 < 2:
+        raise ValueError(f"only {n2} evaluation rows per refit; lower fraction")
+
+    first = _build(estimator, 0, False)
+    from sklearn.base import is_classifier
+
+    classifier = bool(is_classifier(first))
+    if loss is None:
+        loss = "log_loss" if classifier else "squared_error"
+    loss_name = _resolve_loss(loss)[0]
+    if pd_output == "auto":
+        out_label = "proba" if classifier else "predict"
+    else:
+        out_label = pd_output
+
+    seeds = refit_seeds(random_state, K)
+    tasks = []
+    for k, ((train, hold), (_, mseed, pseed)) in enumerate(zip(splits, seeds)):
+        Xk, yk = (Xe, ye) if fixed_eval else (Xa[hold], ya[hold])
+        tasks.append(delayed(_one_refit)(
+            k, estimator, reseed, mseed, pseed, Xa, ya, train, Xk, yk, pd_specs, pfi_groups,
+            pd_output, pfi_estimator, loss, n_repeats, int(max_rows_per_batch),
+        ))
+    results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
+    results = sorted(results, key=lambda r: r[0])
+
+    pd_rows = []
+    pfi_rows = []
+    for k, pds, arrays in results:
+        for spec, values in zip(pd_specs, pds):
+            for i, (gv, val) in enumerate(zip(spec.values, values)):
+                pd_rows.append((k, spec.name, i, float(gv), spec.levels[i] if spec.levels else "",
+                                out_label, float(val), n1, n2))
+        if arrays is not None:
+            diff = arrays.mr_difference().mean(axis=2)[0]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = arrays.mr_ratio().mean(axis=2)[0]
+            e_sw = arrays.e_switch.mean(axis=2)[0]
+            R = arrays.e_switch.shape[2]
+            for g, name in enumerate(arrays.features):
+                pfi_rows.append((k, name, arrays.estimator, loss_name, float(arrays.e_orig[0]),
+                                 float(e_sw[g]), float(diff[g]), float(ratio[g]), R, n1, n2))
+    return (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS),
+            pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+
+
+def _ratio_from(table: pd.DataFrame) -> tuple[int, int, float]:
+    n1 = table["n_train"].unique()
+    n2 = table["n_test"].unique()
+    if n1.size != 1 or n2.size != 1:
+        raise ValueError("n_train / n_test differ between refits; the correction needs one ratio")
+    return int(n1[0]), int(n2[0]), float(n2[0]) / float(n1[0])
+
+
+def _check_refits(table: pd.DataFrame, columns: list[str], what: str) -> None:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{what} must be a DataFrame")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{what} lacks columns {missing}")
+    if table.empty:
+        raise ValueError(f"{what} is empty")
+
+
+def learner_pd_table(pd_refits: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Learner-PD with corrected and naive pointwise intervals.
+
+    Parameters
+    ----------
+    pd_refits : DataFrame
+        Per-refit PD values, :data:`PD_REFIT_COLUMNS` (:func:`learner_refits`).
+    confidence : float in (0, 1), default 0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per feature x grid point, :data:`LEARNER_PD_COLUMNS`: ``mean``
+        (learner-PD, output units), ``std`` (:math:`S` across refits), ``se``
+        and ``se_naive``, corrected ``ci_low``/``ci_high`` and naive
+        ``ci_low_naive``/``ci_high_naive`` (:func:`corrected_t_interval` with
+        ``n_test / n_train`` from the table), ``n_refits``.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, a grid point without every refit, fewer than 2 refits
+        or several ``n_train``/``n_test`` values.
+    """
+    _check_refits(pd_refits, PD_REFIT_COLUMNS, "pd_refits")
+    c = _check_confidence(confidence)
+    n1, n2, ratio = _ratio_from(pd_refits)
+    refits = np.sort(pd_refits["refit"].unique())
+    K = refits.size
+    out = []
+    for (feature, gi), part in pd_refits.groupby(["feature", "grid_index"], sort=False):
+        if part["refit"].nunique() != K or len(part) != K:
+            raise ValueError(f"feature {feature!r} grid point {gi} does not have exactly one value per refit")
+        part = part.sort_values("refit")
+        ci = corrected_t_interval(part["value"].to_numpy(), ratio, confidence=c)
+        first = part.iloc[0]
+        rec = {"feature": feature, "grid_index": int(gi), "grid_value": float(first["grid_value"]),
+               "level": first["level"], "output": first["output"]}
+        rec.update({k: float(ci[k]) for k in _INTERVAL})
+        rec.update({"n_refits": K, "n_train": n1, "n_test": n2, "test_train_ratio": ratio, "confidence": c})
+        out.append(rec)
+    return pd.DataFrame(out, columns=LEARNER_PD_COLUMNS)
+
+
+def learner_pfi_table(pfi_refits: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Learner-PFI (difference and ratio) with corrected and naive intervals.
+
+    Parameters
+    ----------
+    pfi_refits : DataFrame
+        :data:`PFI_REFIT_COLUMNS` (:func:`learner_refits`).
+    confidence : float in (0, 1), default 0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per feature (order of first appearance),
+        :data:`LEARNER_PFI_COLUMNS`: ``e_orig_mean`` (mean loss of the refits
+        on their evaluation rows) and, for ``mr_difference`` (loss units) and
+        ``mr_ratio`` (unitless), ``<m>_mean`` (learner-PFI), ``<m>_std``,
+        ``<m>_se``, ``<m>_se_naive`` and the corrected / naive interval ends.
+
+    Raises
+    ------
+    ValueError
+        As :func:`learner_pd_table`; non-finite ratios (a refit with zero loss).
+    """
+    _check_refits(pfi_refits, PFI_REFIT_COLUMNS, "pfi_refits")
+    c = _check_confidence(confidence)
+    n1, n2, ratio = _ratio_from(pfi_refits)
+    K = pfi_refits["refit"].nunique()
+    out = []
+    for feature, part in pfi_refits.groupby("feature", sort=False):
+        if len(part) != K or part["refit"].nunique() != K:
+            raise ValueError(f"feature {feature!r} does not have exactly one value per refit")
+        part = part.sort_values("refit")
+        first = part.iloc[0]
+        rec = {"feature": feature, "estimator": first["estimator"], "loss": first["loss"],
+               "e_orig_mean": float(part["e_orig"].mean())}
+        for m in ("mr_difference", "mr_ratio"):
+            ci = corrected_t_interval(part[m].to_numpy(), ratio, confidence=c)
+            rec.update({f"{m}_{k}": float(ci[k]) for k in _INTERVAL})
+        rec.update({"n_refits": K, "n_train": n1, "n_test": n2, "test_train_ratio": ratio, "confidence": c})
+        out.append(rec)
+    return pd.DataFrame(out, columns=LEARNER_PFI_COLUMNS)
+
+
+def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> LearnerResult:
+    """Learner-PD and learner-PFI with corrected confidence intervals (Molnar et al. 2023).
+
+    :func:`learner_refits` followed by :func:`learner_pd_table` and
+    :func:`learner_pfi_table`; every keyword of :func:`learner_refits` is
+    accepted.
+
+    Parameters
+    ----------
+    estimator, X, y, **kwargs
+        See :func:`learner_refits`.
+    confidence : float in (0, 1), default 0.95
+
+    Returns
+    -------
+    LearnerResult
+        Empty ``pd`` / ``pfi`` tables when ``pd_features=[]`` /
+        ``pfi_features=[]``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`learner_refits`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, (200, 2)); y = X[:, 0] + rng.normal(0, 0.1, 200)
+    >>> res = learner_pd_pfi(LinearRegression(), X, y, n_refits=5, resolution=3,
+    ...                      pfi_estimator="e_divide")
+    >>> res.pd[["feature", "grid_index"]].shape, list(res.pfi["feature"])
+    ((6, 2), ['x0', 'x1'])
+    """
+    c = _check_confidence(confidence)
+    pd_refits, pfi_refits = learner_refits(estimator, X, y, **kwargs)
+    pd_tab = learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
+    pfi_tab = learner_pfi_table(pfi_refits, confidence=c) if not pfi_refits.empty else pd.DataFrame(columns=LEARNER_PFI_COLUMNS)
+    return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)

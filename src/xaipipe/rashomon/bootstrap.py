@@ -1,0 +1,782 @@
+"""Bootstrap of the Rashomon set: the Rashomon importance distribution (RID).
+
+Method (Donnelly, Katta, Rudin & Browne 2023, "The Rashomon Importance
+Distribution: Getting RID of Unstable, Single Model-based Variable Importance",
+NeurIPS 2023; the four steps of its framework overview, Fig. 2, and its
+definition of :math:`\\mathrm{RID}_j(k; \\varepsilon, \\mathcal F, \\ell, \\mathcal P_n, \\lambda)`
+with :math:`\\lambda` the counting measure of a finite model class)
+-------------------------------------------------------------------------------
+For a model class :math:`\\mathcal F`, a loss and a variable importance
+:math:`\\phi_j(f, D)`:
+
+1. draw :math:`B` bootstrap data sets :math:`D^{(b)}` (``n`` rows with
+   replacement) from the data :math:`D`;
+2. on each, find the Rashomon set
+   :math:`R^{(b)} = R_\\varepsilon(D^{(b)}) = \\{f \\in \\mathcal F :
+   \\hat L(f) \\le \\hat L(f^{(b)}_{ref}) + \\varepsilon\\}`
+   (:math:`f^{(b)}_{ref}` the best model of resample :math:`b`; or the
+   multiplicative :math:`\\hat L(f) \\le (1 + \\varepsilon) \\hat L(f^{(b)}_{ref})`);
+3. compute :math:`\\phi_j` for every member;
+4. the RID of variable :math:`j` is the mixture that gives every resample mass
+   :math:`1/B`, spread uniformly over its members:
+
+   :math:`\\widehat{\\mathrm{RID}}_j(k) = \\frac1B \\sum_{b=1}^B
+   \\frac{|\\{f \\in R^{(b)} : \\phi_j(f, \\cdot) \\le k\\}|}{|R^{(b)}|}`
+
+   -- a CDF over importance values; member :math:`f \\in R^{(b)}` has weight
+   :math:`1/(B\\,|R^{(b)}|)`. Its quantiles, mean and :math:`P(\\phi_j > 1)`
+   summarise how important :math:`j` is across good models *and* data
+   perturbations (:func:`rid_cdf`, :func:`rid_summary`).
+
+Besides the RID this module returns, per resample, the model class reliance
+:math:`[MCR^-, MCR^+] = [\\min_{R^{(b)}} MR, \\max_{R^{(b)}} MR]` (Fisher, Rudin &
+Dominici 2019, §4; seed 001 §4.1.3) and percentile intervals of both endpoints
+across resamples (:func:`mcr_per_resample`, :func:`mcr_summary`), and the set
+sizes :math:`|R^{(b)}|`.
+
+Implementation
+--------------
+* **Model class**: the configurations of hyperparameter grids of one or several
+  families (:func:`xaipipe.models.grid.expand_grid`), each a fixed learner
+  (:func:`xaipipe.models.families.make_estimator` with one ``seed``). On a
+  resample every configuration is refitted; configurations differing only in
+  ``n_estimators`` come from *one* fit with the largest value
+  (:func:`xaipipe.models.prefix.prefix_predictions`, bitwise equal to separate
+  fits), so a resample costs one fit per prefix group
+  (:func:`xaipipe.models.grid.prefix_groups`). Fits whose estimator raises
+  :class:`numpy.linalg.LinAlgError` are kept as ``status="failed"`` and never
+  enter the set (as in :mod:`xaipipe.models.cv`).
+* **Membership loss** (``metric``, a loss of :mod:`xaipipe.models.metrics`;
+  default ``rmse`` for regression and ``log_loss`` for classification, the
+  pipeline's selection metrics, so that ``epsilon`` means what it means in the
+  MCR step) is measured on the **out-of-bag** rows of the resample (about
+  :math:`e^{-1} \\approx 36.8\\%` of ``n``). Donnelly et al.
+  enumerate regularised models by their training objective, which is
+  meaningful for their sparse trees; for fitted ensembles the training loss
+  would always elect the largest, most over-fitted configuration. Out-of-bag
+  loss is an honest error estimate of each refit at the cost of one
+  prediction pass, against ``k`` extra fits per configuration for a nested
+  ``k``-fold CV.
+* **Set**: :func:`xaipipe.rashomon.sets.rashomon_set` on a per-resample table
+  of out-of-bag losses -- the same membership rule as the pipeline's MCR
+  (``gap <= epsilon`` with ``gap`` the loss minus the reference's, absolute or
+  relative; reference = the resample's best configuration, first in grid order
+  on ties).
+* **Importance** :math:`\\phi_j` = model reliance of
+  :mod:`xaipipe.explain.reliance` (``mr_estimator`` ``permutation`` /
+  ``e_divide`` / ``e_switch``; both ``mr_ratio`` and ``mr_difference`` are
+  kept), computed on (``mr_data``):
+
+  - ``"oob"`` (default): the resample's out-of-bag rows -- unseen by its
+    models, and varying with the resample as :math:`\\phi_j(f, D^{(b)})` does
+    in the RID, so the RID includes the sampling variability of the
+    evaluation data;
+  - ``"test"``: one fixed external sample (the pipeline's test split) for
+    every resample -- comparable with the pipeline's single-model MR and
+    MCR, which are computed on the test split; the RID then reflects training
+    data and Rashomon variability only.
+
+  Computed by :func:`xaipipe.rashomon.mcr.group_reliance` (one pass per
+  fitted group; the tree engine of :mod:`xaipipe.rashomon.engine` for random forests and gradient
+  boosting, :func:`~xaipipe.explain.reliance.reliance_arrays` otherwise).
+  With ``permutation``, all members of one resample share the same
+  permutations (common random numbers: members differ in MR because they
+  differ as models, not by permutation noise); resamples use independent
+  permutations.
+* **Randomness**: ``SeedSequence(random_state)`` is spawned into one child per
+  resample (bootstrap rows, permutations), so resample ``b`` is the same for
+  any ``n_bootstrap`` and ``n_jobs``. Estimators use one fixed ``seed`` (the
+  pipeline's), so the only perturbation is the data, as in the paper.
+* **Cost**: ``n_bootstrap`` x (one fit per prefix group + prediction of the
+  out-of-bag rows + MR of the members' groups). Resamples run in parallel
+  (``n_jobs`` joblib processes, each fit single-threaded); a worker holds the
+  fitted models of one resample until its set is known.
+
+Departures from Donnelly et al. (2023)
+--------------------------------------
+1. Membership by out-of-bag loss instead of the in-sample objective (above).
+2. ``epsilon_mode="relative"`` (default, as the pipeline's MCR) is the
+   multiplicative threshold :math:`(1 + \\varepsilon)\\hat L(f_{ref})` (Dong &
+   Rudin 2020); ``"absolute"`` is Fisher et al.'s additive
+   :math:`\\hat L(f_{ref}) + \\varepsilon`. Choose ``epsilon`` as in the MCR
+   step so that the bootstrap sets are comparable with the full-data set.
+3. The model class is a finite hyperparameter grid of learners, each member
+   weighted equally (the counting measure), not an enumerated set of sparse
+   trees.
+
+Only the resampling, the per-resample refits and the RID / MCR summaries are
+new here: the set is :func:`xaipipe.rashomon.sets.rashomon_set` and the MR of a
+fitted group :func:`xaipipe.rashomon.mcr.group_reliance`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "MEASURES",
+    "MR_DATA",
+    "MODEL_COLUMNS",
+    "RELIANCE_COLUMNS",
+    "SIZE_COLUMNS",
+    "MCR_COLUMNS",
+    "RashomonBootstrap",
+    "bootstrap_indices",
+    "bootstrap_rashomon",
+    "default_metric",
+    "grid_configurations",
+    "mcr_per_resample",
+    "mcr_summary",
+    "resample_seeds",
+    "rid_cdf",
+    "rid_quantile",
+    "rid_summary",
+]
+
+MR_DATA = ("oob", "test")
+#: Importance measures kept per member (columns of the reliance table).
+MEASURES = ("mr_ratio", "mr_difference")
+#: Reference value of "no reliance" per measure.
+NO_RELIANCE = {"mr_ratio": 1.0, "mr_difference": 0.0}
+
+MODEL_COLUMNS = ["bootstrap", "family", "config_id", "prefix_group", "status", "metric", "loss",
+                 "best_loss", "gap", "threshold", "in_set", "is_best", "n_oob"]
+RELIANCE_COLUMNS = ["bootstrap", "family", "config_id", "feature", "estimator", "loss", "e_orig",
+                    "e_switch", "mr_ratio", "mr_difference", "set_size", "weight"]
+SIZE_COLUMNS = ["bootstrap", "n_models", "n_failed", "set_size", "best_family", "best_config_id",
+                "best_loss", "threshold", "n_unique_rows", "n_oob", "n_mr"]
+MCR_COLUMNS = ["bootstrap", "feature", "measure", "mcr_minus", "mcr_plus", "set_size"]
+
+
+# ----------------------------------------------------------------------------- small pieces
+
+
+def _check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def default_metric(task: str) -> str:
+    """Membership loss by task: ``"rmse"`` (regression), ``"log_loss"`` (classification),
+    the pipeline's model-selection metrics."""
+    if task == "regression":
+        return "rmse"
+    if task == "classification":
+        return "log_loss"
+    raise ValueError(f"unknown task {task!r}; expected 'regression' or 'classification'")
+
+
+def resample_seeds(random_state, n_bootstrap: int) -> list[tuple[np.random.SeedSequence, np.random.SeedSequence]]:
+    """Per-resample streams (bootstrap rows, permutations).
+
+    Child ``b`` of ``SeedSequence(random_state).spawn(n_bootstrap)``, spawned
+    into two; resample ``b`` does not depend on ``n_bootstrap``.
+    """
+    B = _check_int(n_bootstrap, "n_bootstrap", 1)
+    root = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
+    return [tuple(child.spawn(2)) for child in root.spawn(B)]
+
+
+def bootstrap_indices(n_samples: int, n_bootstrap: int, random_state=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Bootstrap rows and out-of-bag rows of each resample.
+
+    Parameters
+    ----------
+    n_samples : int
+        ``n``, rows of the data.
+    n_bootstrap : int
+        ``B``.
+    random_state : int, SeedSequence or None
+        Root seed (:func:`resample_seeds`; the stream
+        :func:`bootstrap_rashomon` uses).
+
+    Returns
+    -------
+    list of (boot, oob)
+        ``boot``: ``n`` row indices drawn uniformly with replacement, sorted;
+        ``oob``: the sorted rows never drawn.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2`` or a resample with fewer than 2 out-of-bag rows.
+    """
+    n = _check_int(n_samples, "n_samples", 2)
+    out = []
+    for b, (s_boot, _) in enumerate(resample_seeds(random_state, n_bootstrap)):
+        rng = np.random.default_rng(s_boot)
+        boot = np.sort(rng.integers(0, n, size=n))
+        mask = np.ones(n, dtype=bool)
+        mask[boot] = False
+        oob = np.flatnonzero(mask)
+        if oob.size < 2:
+            raise ValueError(f"resample {b} has {oob.size} out-of-bag rows; need at least 2 (more data)")
+        out.append((boot, oob))
+    return out
+
+
+def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
+    """Prefix groups of a multi-family grid.
+
+    Parameters
+    ----------
+    grids : mapping family -> grid
+        A grid is a config-style mapping ``parameter -> values`` (ranges
+        allowed, :func:`xaipipe.models.grid.expand_grid`) or a list of explicit
+        configurations (dicts).
+
+    Returns
+    -------
+    list of dict
+        One entry per group with keys ``family``, ``base`` (parameters without
+        ``n_estimators``), ``ks`` (sorted ``n_estimators`` values, empty for
+        non-ensembles or when absent), ``configs`` (parameter dicts, one per
+        configuration, in ``ks`` order) and ``config_ids``.
+
+    Raises
+    ------
+    KeyError
+        Unknown family.
+    ValueError
+        Empty ``grids``, an empty grid or a duplicated configuration.
+    """
+    from ..models.families import PREFIX_PARAM, get_family
+    from ..models.grid import config_id, expand_grid, prefix_groups
+
+    if not grids:
+        raise ValueError("grids is empty: give at least one family")
+    out = []
+    for family, grid in grids.items():
+        fam = get_family(family)
+        if isinstance(grid, (list, tuple)):
+            configs = [dict(c) for c in grid]
+            if not configs:
+                raise ValueError(f"grid of {family!r} is an empty list")
+        else:
+            configs = expand_grid(grid)
+        ids = [config_id(c) for c in configs]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"grid of {family!r} lists a configuration twice")
+        if fam.ensemble:
+            groups = prefix_groups(configs)
+        else:
+            groups = [(dict(c), []) for c in configs]
+        for base, ks in groups:
+            if not fam.ensemble and PREFIX_PARAM in base:
+                ks = []
+            cfgs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
+            out.append({"family": family, "base": dict(base), "ks": list(ks), "configs": cfgs,
+                        "config_ids": [config_id(c) for c in cfgs]})
+    return out
+
+
+# ----------------------------------------------------------------------------- one resample
+
+
+def _fit_group(group, task, X, y, seed, options):
+    from ..models.families import PREFIX_PARAM, make_estimator
+
+    params = dict(group["base"])
+    if group["ks"]:
+        params[PREFIX_PARAM] = max(group["ks"])
+    est = make_estimator(group["family"], task, params, seed=seed, n_jobs=1,
+                         options=(options or {}).get(group["family"]))
+    try:
+        est.fit(X, y)
+    except np.linalg.LinAlgError:
+        return None
+    return est
+
+
+def _group_outputs(est, group, X, ks=None):
+    from ..models.prefix import predict_output, prefix_predictions
+
+    if group["ks"]:
+        return prefix_predictions(est, X, group["ks"] if ks is None else ks)
+    return np.asarray(predict_output(est, X), dtype=np.float64)[None]
+
+
+def _one_resample(b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
+                  mr_estimator, mr_loss, perms, seed, options, max_rows):
+    from ..models.metrics import evaluate
+    from .mcr import FittedGroup, group_reliance
+    from .sets import rashomon_set
+
+    models = []
+    fitted = []
+    for gi, group in enumerate(groups):
+        est = _fit_group(group, task, X[boot], y[boot], seed, options)
+        fitted.append(est)
+        outs = [None] * len(group["configs"]) if est is None else _group_outputs(est, group, X[oob])
+        for cid, out in zip(group["config_ids"], outs):
+            models.append({"bootstrap": b, "family": group["family"], "config_id": cid, "prefix_group": gi,
+                           "status": "failed" if est is None else "ok", "metric": metric,
+                           "loss": np.nan if out is None else float(evaluate(task, y[oob], out)[metric])})
+    frame = pd.DataFrame(models)
+    if not (frame["status"] == "ok").any():
+        raise ValueError(f"bootstrap resample {b}: every configuration failed to fit")
+    rs = rashomon_set(frame.assign(**{f"{metric}_mean": frame["loss"]}), metric=metric, epsilon=epsilon,
+                      mode=mode)
+    member = rs.table["in_set"].to_numpy(dtype=bool)
+    best = float(rs.reference["loss"])
+    size = int(member.sum())
+    for rec, m, gap, ref in zip(models, member, rs.table["gap"], rs.table["is_reference"]):
+        rec.update({"best_loss": best, "gap": float(gap), "threshold": float(rs.threshold), "in_set": bool(m),
+                    "is_best": bool(ref), "n_oob": int(oob.size)})
+
+    reliance = []
+    start = 0
+    for gi, group in enumerate(groups):
+        n_cfg = len(group["configs"])
+        mask = member[start:start + n_cfg]
+        start += n_cfg
+        if not mask.any():
+            continue
+        ids = [cid for cid, m in zip(group["config_ids"], mask) if m]
+        ks = [k for k, m in zip(group["ks"], mask) if m] if group["ks"] else []
+        fg = FittedGroup(family=group["family"], base_params=dict(group["base"]), n_estimators=ks,
+                         config_ids=ids, model=fitted[gi])
+        arr = group_reliance(fg, X_mr, y_mr, features={g: list(c) for g, c in fgroups.items()},
+                             estimator=mr_estimator, loss=mr_loss,
+                             permutations=perms if mr_estimator == "permutation" else None,
+                             max_rows_per_batch=max_rows)
+        diff = arr.mr_difference().mean(axis=2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = arr.mr_ratio().mean(axis=2)
+        e_sw = arr.e_switch.mean(axis=2)
+        for i, cid in enumerate(ids):
+            for g, fname in enumerate(arr.features):
+                reliance.append({"bootstrap": b, "family": group["family"], "config_id": cid, "feature": fname,
+                                 "estimator": arr.estimator, "loss": arr.loss, "e_orig": float(arr.e_orig[i]),
+                                 "e_switch": float(e_sw[i, g]), "mr_ratio": float(ratio[i, g]),
+                                 "mr_difference": float(diff[i, g]), "set_size": size, "weight": 1.0 / size})
+    sizes = {"bootstrap": b, "n_models": len(models), "n_failed": int((frame["status"] != "ok").sum()),
+             "set_size": size, "best_family": str(rs.reference["family"]),
+             "best_config_id": str(rs.reference["config_id"]), "best_loss": best, "threshold": float(rs.threshold),
+             "n_unique_rows": int(np.unique(boot).size), "n_oob": int(oob.size), "n_mr": int(X_mr.shape[0])}
+    return b, models, reliance, sizes
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+@dataclass(frozen=True)
+class RashomonBootstrap:
+    """Output of :func:`bootstrap_rashomon`.
+
+    Attributes
+    ----------
+    models : DataFrame
+        :data:`MODEL_COLUMNS`: every configuration on every resample with its
+        out-of-bag ``loss`` (``metric`` units), ``best_loss`` (the reference's),
+        ``gap`` (to the reference, in the units of ``epsilon_mode``),
+        ``threshold``, ``in_set``, ``is_best`` (the reference).
+    reliance : DataFrame
+        :data:`RELIANCE_COLUMNS`: one row per resample x member x feature;
+        ``weight = 1 / set_size`` (sums to 1 within a resample and feature).
+    sizes : DataFrame
+        :data:`SIZE_COLUMNS`: one row per resample.
+    mcr : DataFrame
+        :data:`MCR_COLUMNS` (:func:`mcr_per_resample`).
+    """
+
+    models: pd.DataFrame
+    reliance: pd.DataFrame
+    sizes: pd.DataFrame
+    mcr: pd.DataFrame
+
+
+def bootstrap_rashomon(
+    X,
+    y,
+    *,
+    task: str,
+    grids: Mapping[str, Any],
+    epsilon: float,
+    epsilon_mode: str = "relative",
+    metric: str | None = None,
+    n_bootstrap: int = 10,
+    mr_data: str = "oob",
+    X_test=None,
+    y_test=None,
+    features=None,
+    feature_names: Sequence[str] | None = None,
+    mr_estimator: str = "permutation",
+    mr_loss=None,
+    n_repeats: int = 5,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    random_state=0,
+    n_jobs: int = 1,
+    max_rows_per_batch: int = 1 << 16,
+) -> RashomonBootstrap:
+    """Bootstrap the Rashomon set of a hyperparameter grid (Donnelly et al. 2023).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        Data to resample (the pipeline's training split); a DataFrame gives
+        feature names.
+    y : array-like of shape (n,)
+        Target (0/1 labels for classification).
+    task : {"regression", "classification"}
+    grids : mapping family -> grid
+        The model class (:func:`grid_configurations`), e.g. the config's
+        ``grids.regression`` or a subset of its families.
+    epsilon : float >= 0
+        Rashomon tolerance as a fraction of the resample's best loss
+        (``relative``; 0.05 = within 5 %) or in ``metric`` units (``absolute``).
+    epsilon_mode : {"relative", "absolute"}, default "relative"
+        As :func:`xaipipe.rashomon.sets.rashomon_set`.
+    metric : str, optional
+        Membership loss, one of :data:`xaipipe.models.metrics.LOWER_IS_BETTER`
+        (default :func:`default_metric`), on the out-of-bag rows.
+    n_bootstrap : int, default 10
+        ``B``.
+    mr_data : {"oob", "test"}, default "oob"
+        Where MR is computed (module docstring); ``"test"`` needs ``X_test``,
+        ``y_test``.
+    features : mapping name -> columns, sequence or None
+        Variables of the MR (one-hot groups permuted jointly), as
+        :func:`xaipipe.explain.reliance.resolve_features`.
+    feature_names : sequence of str, optional
+    mr_estimator : {"permutation", "e_divide", "e_switch"}, default "permutation"
+    mr_loss : str or callable, optional
+        Per-sample loss of the MR; default ``squared_error`` / ``log_loss``.
+    n_repeats : int, default 5
+        Permutations per variable (``permutation`` only), shared by the members
+        of a resample.
+    options : mapping family -> mapping, optional
+        Fixed estimator options (config ``estimator_options``).
+    seed : int, default 0
+        ``random_state`` of every estimator (the pipeline's seed).
+    random_state : int, SeedSequence or None, default 0
+        Root seed of resamples and permutations (:func:`resample_seeds`).
+    n_jobs : int, default 1
+        Worker processes over resamples; results do not depend on it.
+    max_rows_per_batch : int
+        Passed to :func:`xaipipe.explain.reliance.reliance_arrays`.
+
+    Returns
+    -------
+    RashomonBootstrap
+
+    Raises
+    ------
+    ValueError, TypeError, KeyError
+        Invalid data, grid, task, metric, epsilon, ``mr_data`` or MR options;
+        a resample on which every configuration failed.
+    """
+    from joblib import Parallel, delayed
+
+    from ..explain.reliance import ESTIMATORS, _resolve_loss, random_permutations, resolve_features
+    from ..models.metrics import LOWER_IS_BETTER
+
+    metric = default_metric(task) if metric is None else metric
+    if metric not in LOWER_IS_BETTER:
+        raise ValueError(f"metric {metric!r} is not a loss; choose one of {sorted(LOWER_IS_BETTER)}")
+    if task == "regression" and metric not in ("mse", "rmse", "mae"):
+        raise ValueError(f"metric {metric!r} is not a regression loss")
+    if task == "classification" and metric in ("mse", "rmse", "mae"):
+        raise ValueError(f"metric {metric!r} is not a classification loss")
+    from .sets import EPSILON_MODES
+
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real) or not (
+        np.isfinite(epsilon) and epsilon >= 0
+    ):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    if epsilon_mode not in EPSILON_MODES:
+        raise ValueError(f"epsilon_mode must be one of {EPSILON_MODES}, got {epsilon_mode!r}")
+    if mr_data not in MR_DATA:
+        raise ValueError(f"mr_data must be one of {MR_DATA}, got {mr_data!r}")
+    if mr_estimator not in ESTIMATORS:
+        raise ValueError(f"unknown mr_estimator {mr_estimator!r}; choose one of {list(ESTIMATORS)}")
+    R = _check_int(n_repeats, "n_repeats", 1)
+    B = _check_int(n_bootstrap, "n_bootstrap", 1)
+    seed = _check_int(seed, "seed", 0)
+
+    names = None
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        names = [str(c) for c in X.columns]
+        X = X.to_numpy()
+    Xa = np.asarray(X, dtype=np.float64)
+    ya = np.asarray(y)
+    if Xa.ndim != 2 or Xa.shape[0] < 4:
+        raise ValueError(f"X must be 2-D with at least 4 rows, got shape {Xa.shape}")
+    if not np.isfinite(Xa).all():
+        raise ValueError("X contains NaN or infinite values")
+    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
+        raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
+    if task == "classification":
+        if not np.isin(ya, (0, 1)).all():
+            raise ValueError("classification needs labels 0/1")
+        ya = ya.astype(np.int64)
+    else:
+        ya = ya.astype(np.float64)
+        if not np.isfinite(ya).all():
+            raise ValueError("y contains NaN or infinite values")
+    if feature_names is not None:
+        names = [str(c) for c in feature_names]
+    fgroups = resolve_features(features, Xa.shape[1], names)
+
+    if mr_data == "test":
+        if X_test is None or y_test is None:
+            raise ValueError("mr_data='test' needs X_test and y_test")
+        Xt = np.asarray(X_test.to_numpy() if hasattr(X_test, "to_numpy") else X_test, dtype=np.float64)
+        yt = np.asarray(y_test)
+        if Xt.ndim != 2 or Xt.shape[1] != Xa.shape[1] or yt.shape != (Xt.shape[0],) or Xt.shape[0] < 2:
+            raise ValueError(f"X_test / y_test must have {Xa.shape[1]} columns and matching rows (>= 2)")
+        yt = yt.astype(ya.dtype)
+    elif X_test is not None or y_test is not None:
+        raise ValueError("X_test / y_test are only used with mr_data='test'")
+    if mr_loss is None:
+        mr_loss = "squared_error" if task == "regression" else "log_loss"
+    _resolve_loss(mr_loss)
+
+    groups = grid_configurations(grids)
+    for g in groups:
+        from ..models.families import get_family
+
+        if task not in get_family(g["family"]).tasks:
+            raise ValueError(f"family {g['family']!r} does not support task {task!r}")
+    splits = bootstrap_indices(Xa.shape[0], B, random_state)
+    seeds = resample_seeds(random_state, B)
+
+    tasks = []
+    for b, ((boot, oob), (_, s_perm)) in enumerate(zip(splits, seeds)):
+        X_mr, y_mr = (Xa[oob], ya[oob]) if mr_data == "oob" else (Xt, yt)
+        perms = (random_permutations(X_mr.shape[0], R, len(fgroups), s_perm)
+                 if mr_estimator == "permutation" else None)
+        tasks.append(delayed(_one_resample)(
+            b, boot, oob, groups, task, Xa, ya, X_mr, y_mr, fgroups, metric, float(epsilon), epsilon_mode,
+            mr_estimator, mr_loss, perms, seed, options, int(max_rows_per_batch),
+        ))
+    results = Parallel(n_jobs=int(n_jobs), backend="loky" if int(n_jobs) != 1 else "sequential")(tasks)
+    results = sorted(results, key=lambda r: r[0])
+
+    models = pd.DataFrame([m for r in results for m in r[1]], columns=MODEL_COLUMNS)
+    reliance = pd.DataFrame([m for r in results for m in r[2]], columns=RELIANCE_COLUMNS)
+    sizes = pd.DataFrame([r[3] for r in results], columns=SIZE_COLUMNS)
+    # Hyperparameter columns (union over families), as the CV tables have.
+    params = {}
+    for g in groups:
+        for cid, cfg in zip(g["config_ids"], g["configs"]):
+            params[(g["family"], cid)] = cfg
+    keys = list(dict.fromkeys(k for cfg in params.values() for k in cfg))
+    for k in keys:
+        # object dtype: integers stay integers next to the other families' None
+        models[k] = pd.Series([params[(f, c)].get(k) for f, c in zip(models["family"], models["config_id"])],
+                              index=models.index, dtype=object)
+    return RashomonBootstrap(models=models, reliance=reliance, sizes=sizes, mcr=mcr_per_resample(reliance))
+
+
+# ----------------------------------------------------------------------------- summaries
+
+
+def _check_reliance(reliance: pd.DataFrame, measure: str) -> None:
+    if not isinstance(reliance, pd.DataFrame):
+        raise TypeError("reliance must be a DataFrame")
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+    missing = [c for c in ("bootstrap", "feature", "weight", measure) if c not in reliance.columns]
+    if missing:
+        raise ValueError(f"reliance table lacks columns {missing}")
+    if reliance.empty:
+        raise ValueError("reliance table is empty")
+    if not np.isfinite(reliance[measure].to_numpy(dtype=float)).all():
+        raise ValueError(f"{measure} has non-finite values (a member with zero loss?)")
+    sums = reliance.groupby(["bootstrap", "feature"])["weight"].sum().to_numpy()
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        raise ValueError("weights must sum to 1 within each resample and feature")
+
+
+def _weighted(reliance: pd.DataFrame, measure: str, feature) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted values and their RID masses (sum 1) for one feature."""
+    part = reliance[reliance["feature"] == feature]
+    if part.empty:
+        raise ValueError(f"no rows for feature {feature!r}")
+    B = part["bootstrap"].nunique()
+    v = part[measure].to_numpy(dtype=float)
+    w = part["weight"].to_numpy(dtype=float) / B
+    order = np.argsort(v, kind="stable")
+    return v[order], w[order]
+
+
+def rid_quantile(values, weights, probs) -> np.ndarray:
+    """Quantiles of a discrete distribution: the smallest ``v`` with ``F(v) >= p``.
+
+    Parameters
+    ----------
+    values : array-like of shape (m,)
+    weights : array-like of shape (m,)
+        Non-negative masses summing to 1.
+    probs : array-like of levels in [0, 1]
+
+    Returns
+    -------
+    ndarray of shape (len(probs),)
+        The inverse of the right-continuous step CDF (``inverted_cdf``);
+        :math:`p = 0` gives the smallest value with positive mass.
+
+    Raises
+    ------
+    ValueError
+        Mismatched shapes, negative weights, weights not summing to 1, or
+        levels outside [0, 1].
+    """
+    v = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    p = np.atleast_1d(np.asarray(probs, dtype=float))
+    if v.ndim != 1 or v.shape != w.shape or v.size == 0:
+        raise ValueError("values and weights must be 1-D of the same non-zero length")
+    if (w < 0).any() or not np.isclose(w.sum(), 1.0, rtol=0, atol=1e-9):
+        raise ValueError("weights must be non-negative and sum to 1")
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("probs must lie in [0, 1]")
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    keep = w > 0
+    v, w = v[keep], w[keep]
+    cdf = np.cumsum(w)
+    cdf[-1] = 1.0
+    idx = np.searchsorted(cdf, p - 1e-12, side="left")
+    return v[np.minimum(idx, v.size - 1)]
+
+
+def rid_cdf(reliance: pd.DataFrame, *, measure: str = "mr_ratio", values=None) -> pd.DataFrame:
+    """The RID as a step CDF per feature.
+
+    Parameters
+    ----------
+    reliance : DataFrame
+        :data:`RELIANCE_COLUMNS` (:func:`bootstrap_rashomon`).
+    measure : {"mr_ratio", "mr_difference"}
+    values : array-like, optional
+        Where to evaluate :math:`\\widehat{\\mathrm{RID}}_j(k)`; default: every
+        distinct value of the feature (the jump points).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``feature``, ``value``, ``cdf``: :math:`\\frac1B \\sum_b
+        \\sum_{f \\in R^{(b)}} 1(\\phi_j(f) \\le k) / |R^{(b)}|`.
+
+    Raises
+    ------
+    ValueError
+        Invalid table (missing columns, non-finite values, weights not summing
+        to 1 per resample and feature).
+    """
+    _check_reliance(reliance, measure)
+    rows = []
+    for feature in pd.unique(reliance["feature"]):
+        v, w = _weighted(reliance, measure, feature)
+        ks = np.unique(v) if values is None else np.asarray(values, dtype=float).ravel()
+        cdf = np.cumsum(w)
+        idx = np.searchsorted(v, ks, side="right")
+        F = np.where(idx > 0, cdf[np.maximum(idx - 1, 0)], 0.0)
+        F = np.minimum(F, 1.0)
+        rows.append(pd.DataFrame({"feature": feature, "value": ks, "cdf": F}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def rid_summary(
+    reliance: pd.DataFrame, *, measure: str = "mr_ratio", probs: Sequence[float] = (0.025, 0.25, 0.5, 0.75, 0.975)
+) -> pd.DataFrame:
+    """Mean, quantiles and :math:`P(\\phi_j > \\text{no reliance})` of the RID per feature.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``feature``, ``measure``, ``mean`` (RID-weighted mean),
+        ``q<p>`` per level (:func:`rid_quantile`), ``prob_reliance``
+        (RID mass strictly above 1 for the ratio, 0 for the difference),
+        ``n_resamples``, ``n_values``; rows in order of first appearance.
+    """
+    _check_reliance(reliance, measure)
+    probs = [float(p) for p in probs]
+    rows = []
+    for feature in pd.unique(reliance["feature"]):
+        v, w = _weighted(reliance, measure, feature)
+        q = rid_quantile(v, w, probs)
+        rec = {"feature": feature, "measure": measure, "mean": float(np.sum(v * w))}
+        rec.update({f"q{p:g}": float(x) for p, x in zip(probs, q)})
+        rec["prob_reliance"] = float(np.sum(w[v > NO_RELIANCE[measure]]))
+        part = reliance[reliance["feature"] == feature]
+        rec["n_resamples"] = int(part["bootstrap"].nunique())
+        rec["n_values"] = int(len(part))
+        rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+def mcr_per_resample(reliance: pd.DataFrame) -> pd.DataFrame:
+    """MCR⁻ and MCR⁺ (min and max MR over the set) per resample, feature and measure.
+
+    Fisher, Rudin & Dominici (2019), §4 (empirical MCR over the Rashomon set).
+
+    Returns
+    -------
+    DataFrame
+        :data:`MCR_COLUMNS`, one row per resample x feature x measure.
+    """
+    if reliance.empty:
+        return pd.DataFrame(columns=MCR_COLUMNS)
+    rows = []
+    for (b, feature), part in reliance.groupby(["bootstrap", "feature"], sort=False):
+        for m in MEASURES:
+            v = part[m].to_numpy(dtype=float)
+            rows.append({"bootstrap": int(b), "feature": feature, "measure": m, "mcr_minus": float(np.min(v)),
+                         "mcr_plus": float(np.max(v)), "set_size": int(part["set_size"].iloc[0])})
+    return pd.DataFrame(rows, columns=MCR_COLUMNS)
+
+
+def mcr_summary(mcr: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Percentile intervals of the MCR endpoints across resamples.
+
+    Parameters
+    ----------
+    mcr : DataFrame
+        :data:`MCR_COLUMNS` (:func:`mcr_per_resample`).
+    confidence : float in (0, 1), default 0.95
+
+    Returns
+    -------
+    DataFrame
+        Per feature and measure: ``mcr_minus_median``, ``mcr_minus_low``,
+        ``mcr_minus_high``, ``mcr_plus_median``, ``mcr_plus_low``,
+        ``mcr_plus_high`` (percentile bootstrap: the ``(1 -/+ confidence)/2``
+        quantiles across resamples, ``numpy.quantile`` linear interpolation),
+        ``set_size_median``, ``n_resamples``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``confidence`` or missing columns.
+    """
+    c = float(confidence)
+    if not 0 < c < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    missing = [col for col in MCR_COLUMNS if col not in mcr.columns]
+    if missing:
+        raise ValueError(f"mcr table lacks columns {missing}")
+    lo, hi = (1 - c) / 2, (1 + c) / 2
+    rows = []
+    for (feature, m), part in mcr.groupby(["feature", "measure"], sort=False):
+        rec = {"feature": feature, "measure": m}
+        for end in ("mcr_minus", "mcr_plus"):
+            v = part[end].to_numpy(dtype=float)
+            rec[f"{end}_median"] = float(np.median(v))
+            rec[f"{end}_low"], rec[f"{end}_high"] = (float(x) for x in np.quantile(v, [lo, hi]))
+        rec["set_size_median"] = float(np.median(part["set_size"]))
+        rec["n_resamples"] = int(part["bootstrap"].nunique())
+        rec["confidence"] = c
+        rows.append(rec)
+    return pd.DataFrame(rows)
