@@ -8,10 +8,15 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/explain.smk"
+include: "workflow/rules/rashomon.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

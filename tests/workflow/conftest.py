@@ -42,8 +42,10 @@ def snakemake(workdir: Path, *args: str, check: bool = True, timeout: int = 1500
     return proc
 
 
-def small_args(mirror: Path, *extra: str) -> list[str]:
-    return ["--configfile", "config/config.yaml", "tests/configs/small.yaml",
+def small_args(mirror: Path, *extra: str, configfiles: tuple = ()) -> list[str]:
+    """Arguments for the small config; ``configfiles`` are merged after it (one --configfile
+    option: a second --configfile option would replace the first list, not extend it)."""
+    return ["--configfile", "config/config.yaml", "tests/configs/small.yaml", *map(str, configfiles),
             "--config", f"uci_mirror={mirror}", *extra]
 
 

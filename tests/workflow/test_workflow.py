@@ -94,7 +94,7 @@ def test_table_target_alone(workflow_copy, mirror_dir):
 def test_invalid_config_value_names_the_key(workflow_copy, mirror_dir, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("split:\n  test_size: 1.5\n")
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir), "--configfile", str(bad),
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(bad,)),
                      check=False)
     assert proc.returncode != 0
     err = proc.stdout + proc.stderr
@@ -104,7 +104,7 @@ def test_invalid_config_value_names_the_key(workflow_copy, mirror_dir, tmp_path)
 def test_unknown_dataset_is_rejected(workflow_copy, mirror_dir, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("datasets:\n  iris: {}\n")
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir), "--configfile", str(bad),
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(bad,)),
                      check=False)
     assert proc.returncode != 0
     assert "iris" in proc.stdout + proc.stderr
@@ -165,3 +165,30 @@ def test_explain_outputs(small_run):
     for name in ("model_reliance", "ice", "c_ice", "d_ice", "pd_2d", "shap_bar", "shap_beeswarm",
                  "shap_waterfall_high", "learner_pd"):
         assert (figs / f"{name}.pdf").stat().st_size > 1000 and (figs / f"{name}.png").stat().st_size > 1000
+
+
+def test_rashomon_outputs(small_run):
+    res = small_run / RESULTS
+    mcr = pd.read_csv(res / "tables" / "mcr.csv")
+    assert list(mcr.columns[:8]) == ["dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus",
+                                     "mr_reference", "n_members"]
+    assert {"airfoil", "abalone", "diabetes", "breast_cancer"} == set(mcr["dataset"])
+    assert "cross_family" in set(mcr["scope"]) and "gradient_boosting" in set(mcr["scope"])
+    ok = mcr.dropna(subset=["mr_reference"])
+    assert ((ok["mcr_minus"] <= ok["mr_reference"] + 1e-12) & (ok["mr_reference"] <= ok["mcr_plus"] + 1e-12)).all()
+    assert (mcr["n_members"] >= 1).all()
+    members = pd.read_csv(res / "rashomon" / "airfoil" / "members.csv")
+    assert {"family", "config_id", "cv_loss", "mr_ratio"} <= set(members.columns)
+    sets = pd.read_csv(res / "rashomon" / "airfoil" / "sets.csv")
+    assert {"scope", "epsilon", "size", "ratio"} <= set(sets.columns)
+    grow = sets[sets.scope == "cross_family"].sort_values("epsilon")["size"].to_numpy()
+    assert (grow[1:] >= grow[:-1]).all()
+    study = pd.read_csv(res / "rashomon" / "abalone_study" / "cv_summary.csv")
+    assert len(study) == 4 and {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_mean",
+                                "rmse_std"} <= set(study.columns)
+    assert len(pd.read_csv(res / "rashomon" / "abalone_study" / "table_4_1.csv")) == 15
+    rid = pd.read_csv(res / "rashomon" / "airfoil" / "rid_summary.csv")
+    assert {"feature", "mean", "prob_reliance"} <= set(rid.columns)
+    for name in ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope", "rid"):
+        assert (res / "figures" / "airfoil" / "rashomon" / f"{name}.png").stat().st_size > 1000
+    assert (res / "figures" / "abalone_study" / "member_reliance.pdf").stat().st_size > 1000

@@ -73,6 +73,36 @@ def per_model(pattern):
     return [pattern.format(results=RESULTS, dataset=d, family=f) for d in DATASETS for f in families_of(d)]
 
 
+RASHOMON = config["rashomon"]
+RASHOMON_FIGURES = ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
+if RASHOMON["epsilon"] not in RASHOMON["epsilons"]:
+    raise ValueError(
+        f"config key rashomon.epsilon ({RASHOMON['epsilon']}) must be one of rashomon.epsilons {RASHOMON['epsilons']}"
+    )
+
+
+def rashomon_families(dataset):
+    chosen = RASHOMON["families"] or families_of(dataset)
+    return [f for f in chosen if f in families_of(dataset)]
+
+
+def rashomon_params_of(dataset):
+    task = task_of(dataset)
+    return {
+        "task": task,
+        "metric": config["selection"][task],
+        "seed": config["seed"],
+        "options": config["estimator_options"],
+        "loss": config["explain"]["reliance"]["losses"][task][0],
+        **{k: v for k, v in RASHOMON.items() if k not in ("bootstrap", "abalone_study", "families")},
+    }
+
+
+def rashomon_params(wildcards):
+    return rashomon_params_of(wildcards.dataset)
+
+
+
 wildcard_constraints:
     dataset="|".join(DATASETS),
     family="|".join(ALL_FAMILIES),

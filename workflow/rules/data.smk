@@ -64,7 +64,13 @@ rule correlation_figure:
         correlation=rules.prepare.output.correlation,
     output:
         pdf=f"{RESULTS}/figures/{{dataset}}/correlation.pdf",
-        png=f"{RESULTS}/figures/{{dataset}}/correlation.png",
+        png=report(
+            f"{RESULTS}/figures/{{dataset}}/correlation.png",
+            caption="../report/correlation.rst",
+            category="{dataset}",
+            subcategory="data",
+            labels={"figure": "correlation"},
+        ),
     log:
         f"{LOGS}/figures/correlation/{{dataset}}.log",
     localrule: True

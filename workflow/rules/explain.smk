@@ -1,6 +1,8 @@
 # Explain: model reliance (three estimators) + split gain, PD / ICE / c-ICE / d-ICE,
 # SHAP values, learner-PD/PFI; per dataset x model, then aggregated tables.
 
+SHAP_PLOTS = ("bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base")
+
 
 rule model_reliance:
     """Model reliance (permutation, e_divide, e_switch; Fisher et al. 2019) on the test set, and split gain."""
@@ -66,9 +68,21 @@ rule reliance_figures:
         split_gain=rules.model_reliance.output.split_gain,
     output:
         mr_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/model_reliance.pdf",
-        mr_png=f"{RESULTS}/figures/{{dataset}}/{{family}}/model_reliance.png",
+        mr_png=report(
+            f"{RESULTS}/figures/{{dataset}}/{{family}}/model_reliance.png",
+            caption="../report/model_reliance.rst",
+            category="{dataset}",
+            subcategory="model reliance",
+            labels={"model": "{family}", "figure": "model reliance"},
+        ),
         gain_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/reliance_vs_split_gain.pdf",
-        gain_png=f"{RESULTS}/figures/{{dataset}}/{{family}}/reliance_vs_split_gain.png",
+        gain_png=report(
+            f"{RESULTS}/figures/{{dataset}}/{{family}}/reliance_vs_split_gain.png",
+            caption="../report/reliance_vs_split_gain.rst",
+            category="{dataset}",
+            subcategory="model reliance",
+            labels={"model": "{family}", "figure": "MR vs split gain"},
+        ),
     params:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
@@ -88,9 +102,18 @@ rule pd_figures:
         pairs=rules.pd_ice.output.pairs,
     output:
         **{
-            f"{kind}_{ext}": f"{RESULTS}/figures/{{dataset}}/{{family}}/{kind}.{ext}"
+            f"{kind}_pdf": f"{RESULTS}/figures/{{dataset}}/{{family}}/{kind}.pdf"
             for kind in ("ice", "c_ice", "d_ice", "pd_2d")
-            for ext in ("pdf", "png")
+        },
+        **{
+            f"{kind}_png": report(
+                f"{RESULTS}/figures/{{dataset}}/{{family}}/{kind}.png",
+                caption=f"../report/{kind}.rst",
+                category="{dataset}",
+                subcategory="PD / ICE",
+                labels={"model": "{family}", "figure": kind},
+            )
+            for kind in ("ice", "c_ice", "d_ice", "pd_2d")
         },
     log:
         f"{LOGS}/figures/pd/{{dataset}}/{{family}}.log",
@@ -138,9 +161,18 @@ rule shap_figures:
         result=rules.shap.output.result,
     output:
         **{
-            f"{kind}_{ext}": f"{RESULTS}/figures/{{dataset}}/{{family}}/shap_{kind}.{ext}"
-            for kind in ("bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base")
-            for ext in ("pdf", "png")
+            f"{kind}_pdf": f"{RESULTS}/figures/{{dataset}}/{{family}}/shap_{kind}.pdf"
+            for kind in SHAP_PLOTS
+        },
+        **{
+            f"{kind}_png": report(
+                f"{RESULTS}/figures/{{dataset}}/{{family}}/shap_{kind}.png",
+                caption="../report/shap.rst",
+                category="{dataset}",
+                subcategory="SHAP",
+                labels={"model": "{family}", "figure": f"SHAP {kind}"},
+            )
+            for kind in SHAP_PLOTS
         },
     params:
         top_k=config["explain"]["pd"]["top_k"],
@@ -179,7 +211,12 @@ rule ranking_agreement_table:
     input:
         tables=per_dataset("{results}/explain/{dataset}/ranking_agreement.csv"),
     output:
-        table=f"{RESULTS}/tables/ranking_agreement.csv",
+        table=report(
+            f"{RESULTS}/tables/ranking_agreement.csv",
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "ranking agreement"},
+        ),
     log:
         f"{LOGS}/tables/ranking_agreement.log",
     localrule: True
@@ -229,9 +266,21 @@ rule learner_figures:
         pfi=rules.learner.output.pfi,
     output:
         pd_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pd.pdf",
-        pd_png=f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pd.png",
+        pd_png=report(
+            f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pd.png",
+            caption="../report/learner.rst",
+            category="{dataset}",
+            subcategory="learner-PD/PFI",
+            labels={"model": "{family}", "figure": "learner-PD"},
+        ),
         pfi_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pfi.pdf",
-        pfi_png=f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pfi.png",
+        pfi_png=report(
+            f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pfi.png",
+            caption="../report/learner.rst",
+            category="{dataset}",
+            subcategory="learner-PD/PFI",
+            labels={"model": "{family}", "figure": "learner-PFI"},
+        ),
     log:
         f"{LOGS}/figures/learner/{{dataset}}/{{family}}.log",
     localrule: True
@@ -246,7 +295,12 @@ rule model_reliance_table:
     input:
         tables=lambda w: per_model("{results}/explain/{dataset}/{family}/model_reliance.csv"),
     output:
-        table=ensure(f"{RESULTS}/tables/model_reliance.csv", non_empty=True),
+        table=report(
+            ensure(f"{RESULTS}/tables/model_reliance.csv", non_empty=True),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "model reliance"},
+        ),
     log:
         f"{LOGS}/tables/model_reliance.log",
     localrule: True

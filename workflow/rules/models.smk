@@ -76,7 +76,12 @@ rule test_metrics:
     input:
         tables=per_dataset("{results}/models/{dataset}/test_metrics.csv"),
     output:
-        table=ensure(f"{RESULTS}/tables/test_metrics.csv", non_empty=True),
+        table=report(
+            ensure(f"{RESULTS}/tables/test_metrics.csv", non_empty=True),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "test metrics"},
+        ),
         best=f"{RESULTS}/tables/best_configurations.csv",
         confusion=f"{RESULTS}/tables/confusion_matrices.csv",
     log:
@@ -94,7 +99,12 @@ rule thesis_comparison:
         metrics=rules.test_metrics.output.table,
         reference=REFERENCE_FILE,
     output:
-        table=f"{RESULTS}/tables/thesis_comparison.csv",
+        table=report(
+            f"{RESULTS}/tables/thesis_comparison.csv",
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "thesis comparison"},
+        ),
     log:
         f"{LOGS}/tables/thesis_comparison.log",
     localrule: True
@@ -136,19 +146,3 @@ rule ols_table:
     script:
         "../scripts/concat_tables.py"
 
-
-rule manifest:
-    """Provenance: git commit and dirty flag, config and its hash, package versions, dataset checksums, seeds."""
-    input:
-        sidecars=per_dataset("{results}/data/{dataset}/canonical.json"),
-        splits=per_dataset("{results}/data/{dataset}/split.json"),
-        tables=rules.test_metrics.output.table,
-    output:
-        manifest=f"{RESULTS}/manifest.json",
-    log:
-        f"{LOGS}/manifest.log",
-    localrule: True
-    conda:
-        "../../envs/models.yaml"
-    script:
-        "../scripts/manifest.py"

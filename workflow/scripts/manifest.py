@@ -2,8 +2,10 @@
 import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from pathlib import Path
 
+import pandas as pd
+
 from xaipipe.io import read_json, write_json
-from xaipipe.report.provenance import build_manifest
+from xaipipe.report.provenance import build_manifest, snakemake_run_info
 from xaipipe.runner import run
 
 
@@ -11,7 +13,10 @@ def main(smk):
     sidecars = [read_json(p) for p in smk.input.sidecars]
     splits = {Path(p).parent.name: read_json(p) for p in smk.input.splits}
     repo = Path(smk.scriptdir).parents[1]
-    write_json(smk.output.manifest, build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits))
+    run_info = snakemake_run_info(".")
+    run_info["finished_at"] = pd.Timestamp.now().isoformat(timespec="seconds")
+    write_json(smk.output.manifest, build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits,
+                                                   extra={"run": run_info}))
 
 
 run(snakemake, main)  # noqa: F821

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-__all__ = ["PACKAGES", "git_state", "config_sha256", "package_versions", "build_manifest"]
+__all__ = ["PACKAGES", "git_state", "config_sha256", "package_versions", "snakemake_run_info", "build_manifest"]
 
 PACKAGES = (
     "xaipipe", "numpy", "pandas", "scipy", "scikit-learn", "xgboost", "shap", "statsmodels",
@@ -54,6 +54,49 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict:
         except md.PackageNotFoundError:
             out[name] = None
     return out
+
+
+def snakemake_run_info(workdir: str | Path = ".") -> dict:
+    """Start time, cores, command and workflow id of the Snakemake run in ``workdir``.
+
+    Read from the newest ``.snakemake/log/*.snakemake.log`` (Snakemake writes one
+    per invocation when it starts; the run that executes the manifest rule is
+    the newest). Missing fields are None.
+
+    Returns
+    -------
+    dict
+        ``started_at`` (ISO 8601, local time as logged), ``cores`` (int),
+        ``command``, ``workflow_id``, ``snakemake_version``, ``log`` (path).
+    """
+    import re
+
+    info = {"started_at": None, "cores": None, "command": None, "workflow_id": None,
+            "snakemake_version": None, "log": None}
+    logs = sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"))
+    if not logs:
+        return info
+    log = logs[-1]
+    info["log"] = str(log)
+    text = log.read_text(encoding="utf-8", errors="replace")[:20000]
+    patterns = {
+        "started_at": r"^\s*Date:\s*(.+)$",
+        "command": r"^\s*Command:\s*(.+)$",
+        "workflow_id": r"^\s*Workflow ID:\s*(.+)$",
+        "snakemake_version": r"^\s*Snakemake version:\s*(.+)$",
+        "cores": r"^Provided cores:\s*(\d+)",
+    }
+    for key, pattern in patterns.items():
+        match = re.search(pattern, text, flags=re.M)
+        if match:
+            info[key] = match.group(1).strip()
+    if info["started_at"]:
+        info["started_at"] = info["started_at"].replace(" ", "T")
+    else:  # older log layout: the file name is the start time
+        info["started_at"] = log.name.split(".snakemake.log")[0].split(".")[0]
+    if info["cores"] is not None:
+        info["cores"] = int(info["cores"])
+    return info
 
 
 def build_manifest(

@@ -1,0 +1,653 @@
+"""Fast model reliance of tree-ensemble prefixes: re-evaluate only the trees that
+split on the permuted variable.
+
+Why this is exact
+-----------------
+A scikit-learn gradient boosting model predicts, stage by stage
+(``BaseGradientBoosting._staged_raw_predict`` and the Cython
+``_predict_regression_tree_inplace_fast_dense`` in
+``sklearn/ensemble/_gradient_boosting.pyx``)::
+
+    raw = _raw_predict_init(X)                    # (n, K), the init estimator's link
+    for t in range(T): for k in range(K):
+        raw[:, k] += learning_rate * value_tk[leaf_tk(X)]
+    output = raw.ravel()                          # regressors (staged_predict)
+    output = loss.predict_proba(raw)              # classifiers (the inverse link)
+
+with ``X`` cast to float32 and the split test ``x[feature] <= threshold``. A random
+forest predicts ``(0 + p_1 + ... + p_k) / k`` with ``p_t`` the tree's ``predict`` or
+``predict_proba``, accumulated in tree order (:mod:`xaipipe.models.prefix`).
+
+A permuted (or switched) data set changes only the columns of the variable of
+interest ``G``. A tree none of whose internal nodes tests a column of ``G`` sends
+every hybrid row ``(x_G from donor i, x_rest from recipient j)`` to the same leaf
+as the original row ``j``: its term is the stored term of row ``j``. Only the
+trees that split on ``G`` are re-evaluated, on all repeats of ``G`` at once (one
+``tree_.apply`` / ``predict`` call per tree and chunk). The terms are then added
+in scikit-learn's order (same initial value, same products, same sequence of
+additions), so every member's output, hence every loss and ``e_switch``, is
+*bitwise* equal to the generic path
+``reliance_arrays(member_predictor(model, ks), ...)`` with the same
+permutations (``tests/rashomon/test_engine.py``). All prefixes ``k`` of one fit
+come out of one pass over the trees (a snapshot of the running sum after tree
+``k``).
+
+Cost. The generic path evaluates every tree on every permuted data set; the
+engine evaluates tree ``t`` only for the variables it splits on, so the tree
+work falls by the factor ``G / mean(#variables split on per tree)``. Runs of
+consecutive affected stages go through scikit-learn's own Cython loop
+(``predict_stages``) in one call. Measured (CPU seconds, :func:`time_reliance_paths`
+over the 36 prefix groups of the 324-model Abalone grid of thesis 001 Table 4.1,
+836 test rows, 8 variables, 20 permutations): engine 28.3 s, generic prefix path
+36.8 s, ``sklearn.inspection.permutation_importance`` per member 393.8 s, i.e. the
+engine is 1.3x the generic path (1.8x for ``max_depth`` 2, whose trees split on 2.5
+of 10 columns; 1.1x for ``max_depth`` 5, 7.7 of 10) and 13.9x per-member
+``permutation_importance`` (18.8x at depth 2, 11.7x at depth 5). About 85 % of the
+engine's time is the Cython traversal of the affected stages, so further gains
+need a compiled kernel (e.g. resuming the traversal at the first node that tests
+the permuted variable: only 23 % (depth 2) to 38 % (depth 5) of the rows' paths
+touch it).
+
+Scope. Random forests and gradient boosting of scikit-learn, dense finite ``X``,
+no ``Pipeline`` wrapper. XGBoost and other families use the generic path
+(:func:`xaipipe.explain.reliance.reliance_arrays` with
+:func:`xaipipe.explain.reliance.member_predictor`).
+
+References
+----------
+Fisher, Rudin & Dominici (2019), JMLR 20(177), §3 (``e_orig``, ``e_switch``,
+``e_divide``, model reliance). Friedman (2001), Ann. Statist. 29(5) (gradient
+boosting). Breiman (2001), Mach. Learn. 45 (random forests, permutation
+importance).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..explain.reliance import (
+    DEFAULT_MAX_ROWS,
+    ESTIMATORS,
+    RelianceArrays,
+    random_permutations,
+    resolve_features,
+)
+from ..models.prefix import ensemble_kind, n_members
+
+__all__ = [
+    "ENGINE_KINDS",
+    "supports_engine",
+    "tree_terms",
+    "ensemble_outputs",
+    "switch_designs",
+    "ensemble_reliance_arrays",
+    "truncated_ensemble",
+    "time_reliance_paths",
+]
+
+#: Ensemble kinds (:func:`xaipipe.models.prefix.ensemble_kind`) the engine handles.
+ENGINE_KINDS = ("random_forest", "gradient_boosting")
+
+
+def supports_engine(model) -> bool:
+    """True for a fitted scikit-learn random forest or gradient boosting model
+    (not wrapped in a ``Pipeline``)."""
+    from sklearn.pipeline import Pipeline
+
+    return not isinstance(model, Pipeline) and ensemble_kind(model) in ENGINE_KINDS
+
+
+def _require_engine(model) -> None:
+    if not supports_engine(model):
+        raise TypeError(
+            f"{type(model).__name__} is not a scikit-learn random forest or gradient "
+            "boosting model (outside a Pipeline); use reliance_arrays with member_predictor"
+        )
+
+
+# ----------------------------------------------------------------------------- per-tree terms
+
+
+class _Ensemble:
+    """The stages of a fitted ensemble and how their terms combine.
+
+    A *stage* is one boosting iteration (its ``K`` trees) or one forest tree.
+    """
+
+    def __init__(self, model, n_trees: int):
+        from sklearn.base import is_classifier
+
+        _require_engine(model)
+        self.model = model
+        self.kind = ensemble_kind(model)
+        self.classifier = bool(is_classifier(model))
+        self.n_trees = int(n_trees)
+        if self.kind == "gradient_boosting":
+            self.stages = model.estimators_[: self.n_trees]
+            self.K = self.stages.shape[1]
+            self.lr = float(model.learning_rate)
+            trees = [list(row) for row in self.stages]
+        else:
+            self.K = 1
+            trees = [[tr] for tr in model.estimators_[: self.n_trees]]
+        self.trees = trees
+        self.used = []
+        for row in trees:
+            cols = set()
+            for tr in row:
+                feature = tr.tree_.feature
+                cols.update(int(f) for f in np.unique(feature[feature >= 0]))
+            self.used.append(frozenset(cols))
+
+    def term(self, t: int, X32: np.ndarray) -> np.ndarray:
+        """Term of stage ``t`` at the float32 rows ``X32``: ``(rows, K)`` (boosting:
+        ``learning_rate * value`` of each tree's leaf, the product the Cython loop
+        adds), ``(rows,)`` or ``(rows, n_classes)`` (forest ``predict`` /
+        ``predict_proba``)."""
+        if self.kind == "gradient_boosting":
+            out = np.empty((X32.shape[0], self.K))
+            for k, tree in enumerate(self.trees[t]):
+                table = self.lr * tree.tree_.value[:, 0, 0]
+                out[:, k] = table[tree.tree_.apply(X32)]
+            return out
+        tree = self.trees[t][0]
+        if self.classifier:
+            return tree.predict_proba(X32, check_input=False)
+        return tree.predict(X32, check_input=False)
+
+    def run(self, acc: np.ndarray, a: int, b: int, X32: np.ndarray) -> None:
+        """Add stages ``a..b-1`` evaluated at ``X32`` to ``acc``, in order."""
+        if self.kind == "gradient_boosting":
+            from sklearn.ensemble._gradient_boosting import predict_stages
+
+            # scikit-learn's own loop: out[i, k] += scale * value[leaf], stage by stage.
+            predict_stages(self.stages[a:b], X32, self.lr, acc)
+            return
+        for t in range(a, b):
+            acc += self.term(t, X32)
+
+    def start(self, X32: np.ndarray) -> np.ndarray:
+        """The accumulator before the first stage."""
+        n = X32.shape[0]
+        if self.kind == "gradient_boosting":
+            return np.asarray(self.model._raw_predict_init(X32), dtype=np.float64)
+        if self.classifier:
+            return np.zeros((n, len(self.model.classes_)))
+        return np.zeros(n)
+
+    def output(self, acc: np.ndarray, b: int) -> np.ndarray:
+        """Model output after ``b`` stages from the accumulator."""
+        if self.kind == "gradient_boosting":
+            if self.classifier:
+                return self.model._loss.predict_proba(acc)
+            return acc.ravel().copy()
+        return acc / b
+
+
+def _as_float32(model, X) -> np.ndarray:
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    n_in = getattr(model, "n_features_in_", X.shape[1])
+    if X.shape[1] != n_in:
+        raise ValueError(f"X has {X.shape[1]} columns but the model was fitted on {n_in}")
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    if not np.isfinite(X32).all():
+        raise ValueError("the engine needs finite X (NaN routing is not replicated)")
+    return X32
+
+
+def tree_terms(model, X, n_trees: int | None = None) -> np.ndarray:
+    """The per-tree terms that the ensemble adds up, at every row of ``X``.
+
+    Parameters
+    ----------
+    model : fitted random forest or gradient boosting (scikit-learn)
+    X : array-like of shape (n, p)
+    n_trees : int, optional
+        First trees (stages) to evaluate; default all.
+
+    Returns
+    -------
+    ndarray
+        Gradient boosting: shape ``(T, n, K)``, ``learning_rate * value`` of the
+        leaf of tree ``(t, k)`` (``K = 1`` for regression and binary
+        classification). Random forest: ``(T, n)`` (regressor ``predict``) or
+        ``(T, n, n_classes)`` (classifier ``predict_proba``).
+
+    Raises
+    ------
+    TypeError
+        Unsupported model. ``ValueError``: bad ``X`` or ``n_trees``.
+    """
+    _require_engine(model)
+    total = n_members(model)
+    ens = _Ensemble(model, total if n_trees is None else _check_trees(n_trees, total))
+    X32 = _as_float32(model, X)
+    out = np.stack([ens.term(t, X32) for t in range(ens.n_trees)])
+    return out
+
+
+def _check_trees(n_trees, total) -> int:
+    if isinstance(n_trees, (bool, np.bool_)) or not isinstance(n_trees, (int, np.integer)):
+        raise ValueError(f"n_trees must be an int, got {n_trees!r}")
+    if not 1 <= int(n_trees) <= total:
+        raise ValueError(f"n_trees must be in [1, {total}], got {n_trees}")
+    return int(n_trees)
+
+
+def _check_ks(n_estimators, total) -> list[int]:
+    if n_estimators is None:
+        return [total]
+    ks = [int(k) for k in n_estimators]
+    if not ks:
+        raise ValueError("n_estimators list is empty")
+    if min(ks) < 1 or max(ks) > total:
+        raise ValueError(f"n_estimators values must be in [1, {total}], got {ks}")
+    return ks
+
+
+def ensemble_outputs(model, X, n_estimators: Sequence[int] | None = None) -> np.ndarray:
+    """Outputs of every prefix ``k`` from per-tree terms (the engine's forward pass).
+
+    Equal (bitwise) to :func:`xaipipe.models.prefix.prefix_predictions`.
+
+    Returns
+    -------
+    ndarray
+        ``(m, n)`` (regression) or ``(m, n, n_classes)`` (``predict_proba``).
+    """
+    _require_engine(model)
+    ks = _check_ks(n_estimators, n_members(model))
+    ens = _Ensemble(model, max(ks))
+    X32 = _as_float32(model, X)
+    out: list = [None] * len(ks)
+    wanted = _wanted(ks)
+    acc = ens.start(X32)
+    for t in range(ens.n_trees):
+        acc += ens.term(t, X32)
+        for i in wanted.get(t + 1, ()):
+            out[i] = ens.output(acc, t + 1)
+    return np.stack(out)
+
+
+def _wanted(ks: Sequence[int]) -> dict[int, list[int]]:
+    wanted: dict[int, list[int]] = {}
+    for i, k in enumerate(ks):
+        wanted.setdefault(int(k), []).append(i)
+    return wanted
+
+
+# ----------------------------------------------------------------------------- designs
+
+
+def switch_designs(
+    estimator: str,
+    n: int,
+    n_groups: int,
+    *,
+    permutations: np.ndarray | None = None,
+    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+) -> list[list[tuple[int, np.ndarray, np.ndarray]]]:
+    """The switched data sets of an MR estimator, as (repeat, recipients, donors).
+
+    Row ``q`` of a switched data set takes ``y`` and the other columns from row
+    ``recipients[q]`` and the variable's columns from row ``donors[q]``
+    (Fisher et al. 2019, §3). The definitions are those of
+    :func:`xaipipe.explain.reliance.reliance_arrays`:
+
+    * ``"permutation"``: repeat ``r`` of group ``g`` is ``(arange(n), perms[g, r])``;
+    * ``"e_divide"``: one set, ``recipients = arange(2h)``, ``donors`` the other
+      half (``h = n // 2``);
+    * ``"e_switch"``: all ordered pairs ``j != i``, in chunks of donor rows of at
+      most ``max_rows_per_batch`` rows (the same chunks as the generic path, so the
+      partial sums are added in the same order).
+
+    Returns
+    -------
+    list (one per group) of lists of ``(repeat, recipients, donors)``
+    """
+    sets: list[list[tuple[int, np.ndarray, np.ndarray]]] = []
+    everyone = np.arange(n)
+    for g in range(n_groups):
+        if estimator == "permutation":
+            sets.append([(r, everyone, permutations[g, r]) for r in range(permutations.shape[1])])
+        elif estimator == "e_divide":
+            h = n // 2
+            donors = np.concatenate([np.arange(h, 2 * h), np.arange(h)])
+            sets.append([(0, np.arange(2 * h), donors)])
+        elif estimator == "e_switch":
+            per_chunk = max(1, int(max_rows_per_batch) // (n - 1))
+            chunk = []
+            for a in range(0, n, per_chunk):
+                d = np.arange(a, min(a + per_chunk, n))
+                donors = np.repeat(d, n - 1)
+                recip = np.tile(np.arange(n - 1), d.size)
+                recip += recip >= donors
+                chunk.append((0, recip, donors))
+            sets.append(chunk)
+        else:
+            raise ValueError(f"unknown estimator {estimator!r}; choose one of {list(ESTIMATORS)}")
+    return sets
+
+
+# ----------------------------------------------------------------------------- reliance
+
+
+def _resolve_loss(loss) -> tuple[str, Callable]:
+    from ..explain.reliance import LOSSES
+
+    if callable(loss):
+        return getattr(loss, "__name__", "custom"), loss
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(LOSSES)} or pass a callable")
+    return loss, LOSSES[loss]
+
+
+def _permutations(estimator, permutations, n_repeats, n, G, random_state):
+    if estimator != "permutation":
+        if permutations is not None or n_repeats not in (None, 1):
+            raise ValueError(
+                f"n_repeats / permutations apply to estimator='permutation' only, not {estimator!r}"
+            )
+        return None, 1, {"e_divide": "half_swap", "e_switch": "all_pairs"}[estimator]
+    if permutations is None:
+        R = 10 if n_repeats is None else n_repeats
+        if isinstance(R, (bool, np.bool_)) or not isinstance(R, (int, np.integer)) or R < 1:
+            raise ValueError(f"n_repeats must be a positive int, got {n_repeats!r}")
+        return random_permutations(n, int(R), G, random_state), int(R), "random_permutations"
+    p = np.asarray(permutations)
+    if p.dtype.kind not in "iu":
+        raise ValueError(f"permutations must be integer row indices, got dtype {p.dtype}")
+    if p.ndim == 2:
+        p = np.broadcast_to(p, (G,) + p.shape)
+    if p.ndim != 3 or p.shape[0] != G or p.shape[2] != n or p.shape[1] < 1:
+        raise ValueError(
+            f"permutations must have shape (n_repeats, {n}) or ({G}, n_repeats, {n}); "
+            f"got {np.shape(permutations)}"
+        )
+    if n_repeats is not None and p.shape[1] != n_repeats:
+        raise ValueError(f"n_repeats={n_repeats} but permutations hold {p.shape[1]} repeats")
+    if not (np.sort(p, axis=-1) == np.arange(n)).all():
+        raise ValueError(f"each row of permutations must be a permutation of range({n})")
+    return p, p.shape[1], "given_permutations"
+
+
+def ensemble_reliance_arrays(
+    model,
+    X,
+    y,
+    *,
+    n_estimators: Sequence[int] | None = None,
+    features=None,
+    feature_names: Sequence[str] | None = None,
+    estimator: str = "permutation",
+    loss: Any = None,
+    n_repeats: int | None = None,
+    random_state=None,
+    permutations=None,
+    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+) -> RelianceArrays:
+    """Model reliance of every ``n_estimators`` prefix of one fitted tree ensemble.
+
+    Same estimates, arguments and result as
+    ``reliance_arrays(member_predictor(model, n_estimators), X, y, ...)``
+    (:mod:`xaipipe.explain.reliance`; Fisher, Rudin & Dominici 2019, §3: ``ê_orig``,
+    ``ê_switch`` by random permutations, ``ê_divide`` or all pairs, MR ratio and
+    difference), computed by re-evaluating only the trees that split on the
+    permuted variable (see the module docstring). Bitwise equal to the generic
+    path with the same permutations.
+
+    Parameters
+    ----------
+    model : fitted scikit-learn ``RandomForest*`` or ``GradientBoosting*``
+    X : array-like of shape (n, p)
+        Evaluation data (finite; a DataFrame gives column names).
+    y : array-like of shape (n,)
+        Responses (0/1 labels for classification losses).
+    n_estimators : sequence of int, optional
+        Prefixes evaluated as members (default: the whole model).
+    features, feature_names, estimator, n_repeats, random_state, permutations, max_rows_per_batch
+        As :func:`xaipipe.explain.reliance.model_reliance`. For ``"permutation"``
+        pass the same ``permutations`` (shape ``(G, R, n)``) to every fitted group
+        of a Rashomon set so that all members see the same permuted data
+        (common random numbers).
+    loss : str or callable, optional
+        Default ``"log_loss"`` for classifiers, ``"squared_error"`` otherwise.
+
+    Returns
+    -------
+    RelianceArrays
+        ``e_orig`` shape ``(m,)``, ``e_switch`` shape ``(m, G, R)``, members in the
+        order of ``n_estimators``.
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a supported ensemble.
+    ValueError
+        Invalid data, features, options, permutations, or ``n_estimators``
+        outside ``[1, n_trees]``.
+    """
+    from sklearn.base import is_classifier
+
+    from ..explain.reliance import _check_X, _check_y  # the generic path's validation
+
+    _require_engine(model)
+    Xv, names = _check_X(X)
+    n = Xv.shape[0]
+    yv = _check_y(y, n)
+    if feature_names is None:
+        feature_names = names
+    groups = resolve_features(features, Xv.shape[1], feature_names)
+    if loss is None:
+        loss = "log_loss" if is_classifier(model) else "squared_error"
+    loss_name, loss_fn = _resolve_loss(loss)
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"unknown estimator {estimator!r}; choose one of {list(ESTIMATORS)}")
+    if isinstance(max_rows_per_batch, (bool, np.bool_)) or not isinstance(
+        max_rows_per_batch, (int, np.integer)
+    ) or max_rows_per_batch < 1:
+        raise ValueError(f"max_rows_per_batch must be a positive int, got {max_rows_per_batch!r}")
+    cols = list(groups.values())
+    G = len(cols)
+    perms, R, algorithm = _permutations(estimator, permutations, n_repeats, n, G, random_state)
+    ks = _check_ks(n_estimators, n_members(model))
+    ens = _Ensemble(model, max(ks))
+    wanted = _wanted(ks)
+    m = len(ks)
+    X32 = _as_float32(model, Xv)
+
+    # Terms of every stage on the original rows, and e_orig.
+    terms = []
+    e_orig = np.empty(m)
+    acc = ens.start(X32)
+    for t in range(ens.n_trees):
+        terms.append(ens.term(t, X32))
+        acc += terms[t]
+        for i in wanted.get(t + 1, ()):
+            out = ens.output(acc, t + 1)
+            e_orig[i] = _loss_sums(loss_fn, loss_name, yv, out, [(0, n)])[0] / n
+
+    sums = np.zeros((m, G, R))
+    designs = switch_designs(estimator, n, G, permutations=perms, max_rows_per_batch=max_rows_per_batch)
+    for g, cg in enumerate(cols):
+        cset = frozenset(int(c) for c in cg)
+        affected = [bool(u & cset) for u in ens.used]
+        for chunk in _chunks(designs[g], int(max_rows_per_batch)):
+            recip = np.concatenate([c[1] for c in chunk])
+            donors = np.concatenate([c[2] for c in chunk])
+            Xh = X32[recip]
+            Xh[:, cg] = X32[np.ix_(donors, cg)]
+            yh = yv[recip]
+            bounds, start = [], 0
+            for _, rc, _ in chunk:
+                bounds.append((start, start + len(rc)))
+                start += len(rc)
+            tiled = _tiling(chunk, n)
+            acc = ens.start(Xh)
+            view = acc.reshape((tiled, n) + acc.shape[1:]) if tiled is not None else None
+            t = 0
+            while t < ens.n_trees:
+                if affected[t]:
+                    # a run of stages that split on the group: scikit-learn's loop
+                    b = t + 1
+                    while b < ens.n_trees and affected[b] and b not in wanted:
+                        b += 1
+                    ens.run(acc, t, b, Xh)
+                else:
+                    # same leaf as the recipient row: reuse its stored term
+                    if view is not None:  # rows are `tiled` copies of 0..n-1
+                        view += terms[t]
+                    else:
+                        acc += terms[t][recip]
+                    b = t + 1
+                for i in wanted.get(b, ()):
+                    s = _loss_sums(loss_fn, loss_name, yh, ens.output(acc, b), bounds)
+                    for (r, _, _), v in zip(chunk, s):
+                        sums[i, g, r] += v
+                t = b
+    if estimator == "permutation":
+        e_sw = sums / n
+    elif estimator == "e_divide":
+        e_sw = sums / (2 * (n // 2))
+    else:
+        e_sw = sums / (n * (n - 1))
+    return RelianceArrays(
+        features=list(groups),
+        e_orig=e_orig,
+        e_switch=e_sw,
+        estimator=estimator,
+        algorithm=algorithm,
+        loss=loss_name,
+        n_samples=n,
+    )
+
+
+def _chunks(design, max_rows):
+    """Consecutive data sets of one group stacked up to ``max_rows`` rows (a single
+    data set is never split)."""
+    batch, rows = [], 0
+    for item in design:
+        size = len(item[1])
+        if batch and rows + size > max_rows:
+            yield batch
+            batch, rows = [], 0
+        batch.append(item)
+        rows += size
+    if batch:
+        yield batch
+
+
+def _tiling(chunk, n) -> int | None:
+    """Number of copies if the chunk's recipients are ``0..n-1`` repeated, else None."""
+    everyone = np.arange(n)
+    for _, rc, _ in chunk:
+        if len(rc) != n or not np.array_equal(rc, everyone):
+            return None
+    return len(chunk)
+
+
+def _loss_sums(loss_fn, name, y, out, bounds) -> list[float]:
+    """Per-data-set loss sums of one member's output, as the generic path forms them
+    (``losses[:, a:b].sum(axis=1)`` of the loss of the stacked rows)."""
+    losses = np.asarray(loss_fn(y, out[None]), dtype=np.float64)
+    if losses.shape != (1, len(y)):
+        raise ValueError(f"loss {name!r} returned shape {losses.shape}, expected {(1, len(y))}")
+    return [float(losses[:, a:b].sum(axis=1)[0]) for a, b in bounds]
+
+
+# ----------------------------------------------------------------------------- benchmark
+
+
+def truncated_ensemble(model, k: int):
+    """A shallow copy of a fitted random forest / gradient boosting model keeping
+    its first ``k`` trees (stages).
+
+    Its predictions equal those of the model refitted with ``n_estimators = k``
+    (the prefix property of :mod:`xaipipe.models.prefix`), so it stands in for a
+    separately fitted member, e.g. in :func:`time_reliance_paths`.
+
+    Raises
+    ------
+    TypeError
+        Unsupported model. ``ValueError``: ``k`` outside ``[1, n_trees]``.
+    """
+    import copy
+
+    _require_engine(model)
+    k = _check_trees(k, n_members(model))
+    out = copy.copy(model)
+    out.estimators_ = model.estimators_[:k]
+    out.n_estimators = k
+    if ensemble_kind(model) == "gradient_boosting":
+        out.n_estimators_ = k
+        for name in ("train_score_", "oob_improvement_", "oob_scores_"):
+            if hasattr(model, name):
+                setattr(out, name, getattr(model, name)[:k])
+    return out
+
+
+def time_reliance_paths(
+    model,
+    X,
+    y,
+    n_estimators: Sequence[int],
+    *,
+    features=None,
+    feature_names: Sequence[str] | None = None,
+    n_repeats: int = 20,
+    random_state=0,
+    scoring: str = "neg_mean_squared_error",
+    baseline: bool = True,
+) -> dict:
+    """CPU seconds of three ways to get the permutation MR of every prefix member.
+
+    * ``engine_s``: :func:`ensemble_reliance_arrays`;
+    * ``generic_s``: :func:`xaipipe.explain.reliance.reliance_arrays` with the
+      predict-many :func:`~xaipipe.explain.reliance.member_predictor` (one
+      ``predict`` of all prefixes per permuted data set);
+    * ``permutation_importance_s``: ``sklearn.inspection.permutation_importance``
+      called once per member (:func:`truncated_ensemble`), ``n_repeats`` repeats,
+      every column permuted separately (it cannot permute a one-hot group
+      jointly) - what a user without this library would run.
+
+    Times are ``time.process_time`` differences (CPU of this process, robust to
+    other load on the machine). Evidence for the performance issue, not a test.
+
+    Returns
+    -------
+    dict
+        The three times, ``members``, ``equal`` (engine and generic results
+        bitwise equal).
+    """
+    import time
+
+    from ..explain.reliance import member_predictor, reliance_arrays
+
+    Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X)
+    ks = [int(k) for k in n_estimators]
+    G = len(resolve_features(features, Xv.shape[1], feature_names))
+    perms = random_permutations(Xv.shape[0], n_repeats, G, random_state)
+    kw = dict(features=features, feature_names=feature_names, permutations=perms)
+    t = time.process_time()
+    a = ensemble_reliance_arrays(model, Xv, y, n_estimators=ks, **kw)
+    engine_s = time.process_time() - t
+    t = time.process_time()
+    b = reliance_arrays(member_predictor(model, ks), Xv, y, **kw)
+    generic_s = time.process_time() - t
+    out = {"members": len(ks), "engine_s": engine_s, "generic_s": generic_s,
+           "equal": bool(np.array_equal(a.e_orig, b.e_orig) and np.array_equal(a.e_switch, b.e_switch))}
+    if baseline:
+        from sklearn.inspection import permutation_importance
+
+        t = time.process_time()
+        for k in ks:
+            permutation_importance(truncated_ensemble(model, k), Xv, y, n_repeats=n_repeats,
+                                   random_state=random_state, scoring=scoring)
+        out["permutation_importance_s"] = time.process_time() - t
+    return out

@@ -1,0 +1,147 @@
+"""Differences between the tables of two result versions.
+
+``python -m xaipipe.report.diff results/v1 results/v2 [--out diff.csv] [--rtol 1e-9]``
+compares every CSV under ``tables/`` present in both versions: rows are matched on
+their non-numeric (key) columns, numeric columns are compared value by value.
+The output lists every number that changed (beyond ``rtol``/``atol``), with both
+values and the absolute and relative change, and a per-table summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["diff_tables", "diff_versions", "main"]
+
+DIFF_COLUMNS = ["table", "key", "column", "value_a", "value_b", "abs_diff", "rel_diff", "status"]
+
+
+def _key_columns(frame: pd.DataFrame) -> list[str]:
+    return [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+
+
+def diff_tables(a: pd.DataFrame, b: pd.DataFrame, *, name: str = "", rtol: float = 1e-9,
+                atol: float = 0.0) -> pd.DataFrame:
+    """Changed numbers between two versions of one table.
+
+    Parameters
+    ----------
+    a, b : DataFrame
+        The same table in version A and version B.
+    name : str
+        Table name written in the ``table`` column.
+    rtol, atol : float
+        A value counts as changed when ``|b - a| > atol + rtol * |a|`` (or when
+        exactly one of them is NaN).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``table``, ``key`` (the key columns' values joined by ``|``),
+        ``column``, ``value_a``, ``value_b``, ``abs_diff``, ``rel_diff``
+        (``abs_diff / |value_a|``), ``status`` (``changed``, ``only_in_a``,
+        ``only_in_b``, ``column_only_in_a``, ``column_only_in_b``).
+    """
+    keys = [c for c in _key_columns(a) if c in b.columns]
+    rows = []
+    for col in a.columns.difference(b.columns):
+        rows.append({"table": name, "key": "", "column": col, "status": "column_only_in_a"})
+    for col in b.columns.difference(a.columns):
+        rows.append({"table": name, "key": "", "column": col, "status": "column_only_in_b"})
+
+    def keyed(frame):
+        frame = frame.copy()
+        frame["_key"] = frame[keys].astype(str).agg("|".join, axis=1) if keys else frame.index.astype(str)
+        frame["_n"] = frame.groupby("_key").cumcount()  # duplicates matched in order
+        return frame.set_index(["_key", "_n"])
+
+    ka, kb = keyed(a), keyed(b)
+    for key in ka.index.difference(kb.index):
+        rows.append({"table": name, "key": key[0], "column": "", "status": "only_in_a"})
+    for key in kb.index.difference(ka.index):
+        rows.append({"table": name, "key": key[0], "column": "", "status": "only_in_b"})
+    common = ka.index.intersection(kb.index)
+    numeric = [c for c in a.columns if c in b.columns and c not in keys
+               and pd.api.types.is_numeric_dtype(a[c]) and pd.api.types.is_numeric_dtype(b[c])]
+    for col in numeric:
+        va = ka.loc[common, col].to_numpy(dtype=float)
+        vb = kb.loc[common, col].to_numpy(dtype=float)
+        nan_a, nan_b = np.isnan(va), np.isnan(vb)
+        with np.errstate(invalid="ignore"):
+            changed = (nan_a != nan_b) | (~nan_a & ~nan_b & (np.abs(vb - va) > atol + rtol * np.abs(va)))
+        for i in np.flatnonzero(changed):
+            diff = vb[i] - va[i]
+            rows.append({
+                "table": name, "key": common[i][0], "column": col, "value_a": va[i], "value_b": vb[i],
+                "abs_diff": abs(diff), "rel_diff": abs(diff) / abs(va[i]) if va[i] not in (0.0,) else np.inf,
+                "status": "changed",
+            })
+    return pd.DataFrame(rows, columns=DIFF_COLUMNS)
+
+
+def diff_versions(dir_a: str | Path, dir_b: str | Path, *, rtol: float = 1e-9, atol: float = 0.0
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Compare every ``tables/*.csv`` of two ``results/<version>`` folders.
+
+    Returns
+    -------
+    (details, summary)
+        ``details`` as :func:`diff_tables`; ``summary`` one row per table:
+        ``table``, ``in_a``, ``in_b``, ``n_changed``, ``max_abs_diff``,
+        ``max_rel_diff``, ``rows_only_in_a``, ``rows_only_in_b``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a folder has no ``tables/`` subfolder.
+    """
+    ta, tb = Path(dir_a) / "tables", Path(dir_b) / "tables"
+    for t in (ta, tb):
+        if not t.is_dir():
+            raise FileNotFoundError(f"{t} does not exist: not a results/<version> folder")
+    names = sorted({p.name for p in ta.glob("*.csv")} | {p.name for p in tb.glob("*.csv")})
+    details, summary = [], []
+    for name in names:
+        pa, pb = ta / name, tb / name
+        rec = {"table": name, "in_a": pa.is_file(), "in_b": pb.is_file()}
+        if rec["in_a"] and rec["in_b"]:
+            d = diff_tables(pd.read_csv(pa), pd.read_csv(pb), name=name, rtol=rtol, atol=atol)
+            details.append(d)
+            changed = d[d["status"] == "changed"]
+            rec.update({
+                "n_changed": len(changed),
+                "max_abs_diff": changed["abs_diff"].max() if len(changed) else 0.0,
+                "max_rel_diff": changed["rel_diff"].max() if len(changed) else 0.0,
+                "rows_only_in_a": int((d["status"] == "only_in_a").sum()),
+                "rows_only_in_b": int((d["status"] == "only_in_b").sum()),
+            })
+        summary.append(rec)
+    details = pd.concat(details, ignore_index=True) if details else pd.DataFrame(columns=DIFF_COLUMNS)
+    return details, pd.DataFrame(summary)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m xaipipe.report.diff", description=__doc__.split("\n\n")[0])
+    parser.add_argument("version_a", help="results/<version> folder A (e.g. results/v1)")
+    parser.add_argument("version_b", help="results/<version> folder B")
+    parser.add_argument("--out", help="write the changed numbers to this CSV")
+    parser.add_argument("--rtol", type=float, default=1e-9)
+    parser.add_argument("--atol", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    details, summary = diff_versions(args.version_a, args.version_b, rtol=args.rtol, atol=args.atol)
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(summary.to_string(index=False))
+    if args.out:
+        from ..io import write_csv
+
+        write_csv(args.out, details)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""Model class reliance: refits share prefixes, MR uses common random numbers and
+equals per-model computation with separately fitted models, MCR intervals contain
+the reference MR, widen with ε, and equal a brute-force min/max over R(ε)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaipipe.explain.reliance import member_predictor, random_permutations, reliance_arrays
+from xaipipe.models.cv import cross_validate_grid, summarize_cv
+from xaipipe.models.families import make_estimator
+from xaipipe.models.grid import config_id, expand_grid
+from xaipipe.rashomon.mcr import (
+    fit_member_groups,
+    mcr_table,
+    member_table,
+    members_partial_dependence,
+    members_reliance,
+    params_from_config_id,
+    pd_envelope,
+    rashomon_reliance,
+    rashomon_scopes,
+    select_set,
+)
+from xaipipe.rashomon.sets import rashomon_set
+
+SEED = 5
+EPS = [0.0, 0.02, 0.1, 0.3, 2.0]
+GRIDS = {
+    "gradient_boosting": {"n_estimators": [4, 8, 12], "max_depth": [1, 2]},
+    "random_forest": {"n_estimators": [4, 8], "max_depth": [3]},
+    "xgboost": {"n_estimators": [3, 6], "max_depth": [2]},
+    "linear_regression": {},
+}
+NAMES = ["a", "b", "c1", "c2", "d"]
+GROUPS = {"c": ["c1", "c2"]}
+FEATURES = {"a": [0], "b": [1], "c": [2, 3], "d": [4]}
+
+
+@pytest.fixture(scope="module")
+def toy():
+    rng = np.random.default_rng(1)
+    n = 160
+    X = rng.normal(size=(n, 5))
+    X[:, 3] = (X[:, 2] > 0).astype(float)
+    y = 2 * X[:, 0] + X[:, 1] ** 2 + 0.5 * X[:, 3] + 0.4 * rng.normal(size=n)
+    Xtr, ytr, Xte, yte = X[:120], y[:120], X[120:], y[120:]
+    folds = [(np.flatnonzero(np.arange(120) % 3 != k), np.flatnonzero(np.arange(120) % 3 == k)) for k in range(3)]
+    parts = []
+    for fam, grid in GRIDS.items():
+        s = summarize_cv(cross_validate_grid(fam, "regression", grid, Xtr, ytr, folds, seed=SEED), "regression")
+        s.insert(0, "dataset", "toy")
+        parts.append(s)
+    summary = pd.concat(parts, ignore_index=True)
+    members, mcr, groups = rashomon_reliance(
+        summary, Xtr, ytr, Xte, yte, task="regression", metric="rmse", epsilons=EPS,
+        feature_names=NAMES, feature_groups=GROUPS, estimators=("permutation", "e_divide"),
+        n_repeats=3, seed=SEED, dataset="toy",
+    )
+    return dict(X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, summary=summary, members=members,
+                mcr=mcr, groups=groups)
+
+
+def test_params_from_config_id_round_trip():
+    grid = {"n_estimators": [100], "learning_rate": [0.1, 1e-05], "loss": ["huber"], "max_depth": [None, 3],
+            "bootstrap": [True]}
+    for cfg in expand_grid(grid):
+        assert params_from_config_id(config_id(cfg)) == cfg
+    assert params_from_config_id("default") == {}
+    for bad in ("", "max_depth", "=3", "b=2;a=1"):
+        with pytest.raises(ValueError):
+            params_from_config_id(bad)
+
+
+def test_one_fit_per_prefix_group(toy):
+    groups = toy["groups"]
+    cand = toy["members"].drop_duplicates(["family", "config_id"])
+    assert sum(g.n_members for g in groups) == len(cand)
+    for fam in GRIDS:
+        mine = cand[cand["family"] == fam]
+        fitted = [g for g in groups if g.family == fam]
+        if fam == "linear_regression":
+            assert len(fitted) == len(mine) == 1
+        else:  # one fit per distinct non-prefix configuration (max_depth here)
+            assert len(fitted) == mine["max_depth"].nunique()
+            assert sorted(c for g in fitted for c in g.config_ids) == sorted(mine["config_id"])
+    gb = [g for g in groups if g.family == "gradient_boosting"]
+    assert any(g.n_members > 1 for g in gb)  # prefixes really shared
+    for g in groups:
+        if g.n_estimators:
+            assert g.model.get_params()["n_estimators"] == max(g.n_estimators)
+            assert g.config_ids == [config_id(dict(g.base_params, n_estimators=k)) for k in g.n_estimators]
+        else:
+            assert len(g.config_ids) == 1
+    # the refit is the cross-validated configuration fitted on all training rows
+    g = gb[0]
+    ref = make_estimator("gradient_boosting", "regression", dict(g.base_params, n_estimators=max(g.n_estimators)),
+                         seed=SEED).fit(toy["X_train"], toy["y_train"])
+    np.testing.assert_array_equal(ref.predict(toy["X_test"]), g.model.predict(toy["X_test"]))
+
+
+def test_member_reliance_equals_separately_fitted_models(toy):
+    """Oracle: every member refitted alone, MR computed with the same permutations."""
+    members = toy["members"]
+    Xte, yte = toy["X_test"], toy["y_test"]
+    perms = random_permutations(len(yte), 3, len(FEATURES), SEED)
+    perm_rows = members[members["estimator"] == "permutation"]
+    for (fam, cid), rows in perm_rows.groupby(["family", "config_id"]):
+        model = make_estimator(fam, "regression", params_from_config_id(cid), seed=SEED)
+        model.fit(toy["X_train"], toy["y_train"])
+        ref = reliance_arrays(member_predictor(model), Xte, yte, features=FEATURES, permutations=perms)
+        got = rows.set_index("feature").loc[list(FEATURES)]
+        np.testing.assert_allclose(got["e_orig"], ref.e_orig[0], rtol=1e-12)
+        np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0].mean(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(got["mr_difference_se"],
+                                   ref.mr_difference()[0].std(axis=1, ddof=1) / np.sqrt(3), rtol=1e-9)
+
+
+def test_generic_path_gives_the_same_table(toy):
+    groups = [g for g in toy["groups"] if g.family in ("gradient_boosting", "random_forest")]
+    kw = dict(features=FEATURES, n_repeats=3, random_state=SEED, estimators=("permutation",))
+    a = members_reliance(groups, toy["X_test"], toy["y_test"], use_engine=True, **kw)
+    b = members_reliance(groups, toy["X_test"], toy["y_test"], use_engine=False, **kw)
+    cols = ["e_orig", "e_switch", "mr_ratio", "mr_difference", "mr_ratio_std"]
+    np.testing.assert_array_equal(a[cols].to_numpy(), b[cols].to_numpy())
+
+
+def test_e_switch_subsample_is_shared_and_seeded(toy):
+    lin = [g for g in toy["groups"] if g.family == "linear_regression"]
+    got = members_reliance(lin, toy["X_test"], toy["y_test"], features=FEATURES, estimators=("e_switch",),
+                           random_state=SEED, e_switch_max_rows=15)
+    rows = np.sort(np.random.default_rng(SEED).choice(40, 15, replace=False))
+    ref = reliance_arrays(member_predictor(lin[0].model), toy["X_test"][rows], toy["y_test"][rows],
+                          features=FEATURES, estimator="e_switch")  # all pairs, no closed form
+    np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0, :, 0], rtol=1e-10)
+    assert got["algorithm"].iloc[0] == "linear_closed_form" and (got["n_samples"] == 15).all()
+
+
+def test_mcr_contains_reference_and_widens(toy):
+    mcr = toy["mcr"]
+    assert {"dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus", "mr_reference",
+            "n_members"} <= set(mcr.columns)
+    assert (mcr["mcr_minus"] <= mcr["mr_reference"]).all()
+    assert (mcr["mr_reference"] <= mcr["mcr_plus"]).all()
+    assert set(mcr["scope"]) == set(GRIDS) | {"cross_family"}
+    for _, part in mcr.groupby(["scope", "feature", "estimator", "quantity"]):
+        part = part.sort_values("epsilon")
+        assert np.all(np.diff(part["mcr_minus"]) <= 0)
+        assert np.all(np.diff(part["mcr_plus"]) >= 0)
+        assert np.all(np.diff(part["n_members"]) >= 0)
+    # at epsilon = 0 (no ties) the set is the reference alone
+    zero = mcr[(mcr["epsilon"] == 0) & (mcr["scope"] == "cross_family")]
+    assert (zero["n_members"] == 1).all()
+    np.testing.assert_array_equal(zero["mcr_minus"], zero["mr_reference"])
+
+
+def test_mcr_equals_brute_force_min_max(toy):
+    summary, members, mcr = toy["summary"], toy["members"], toy["mcr"]
+    for scope in list(GRIDS) + ["cross_family"]:
+        part = summary if scope == "cross_family" else summary[summary["family"] == scope]
+        for eps in EPS:
+            rs = rashomon_set(part, metric="rmse", epsilon=eps)
+            keys = set(zip(rs.members["family"], rs.members["config_id"]))
+            inside = members[[k in keys for k in zip(members["family"], members["config_id"])]]
+            assert len(set(zip(inside["family"], inside["config_id"]))) == rs.size
+            for (feature, est), sub in inside.groupby(["feature", "estimator"]):
+                for q in ("mr_ratio", "mr_difference"):
+                    row = mcr[(mcr["scope"] == scope) & (mcr["epsilon"] == eps) & (mcr["feature"] == feature)
+                              & (mcr["estimator"] == est) & (mcr["quantity"] == q)]
+                    assert len(row) == 1
+                    assert row["mcr_minus"].iloc[0] == sub[q].min()
+                    assert row["mcr_plus"].iloc[0] == sub[q].max()
+                    assert row["n_members"].iloc[0] == rs.size
+                    assert row["rashomon_ratio"].iloc[0] == pytest.approx(rs.ratio)
+                    ref = sub[(sub["family"] == rs.reference["family"])
+                              & (sub["config_id"] == rs.reference["config_id"])]
+                    assert row["mr_reference"].iloc[0] == ref[q].iloc[0]
+
+
+def test_cross_family_membership_is_within_epsilon_of_global_best(toy):
+    members = toy["members"].drop_duplicates(["family", "config_id"])
+    best = toy["summary"]["rmse_mean"].min()
+    for eps in EPS:
+        inside = members["min_epsilon_cross_family"] <= eps
+        expect = (members["cv_loss"] - best) / best <= eps
+        assert inside.tolist() == expect.tolist()
+        # family sets: within eps of the family's own best
+        fam_best = members["family"].map(toy["summary"].groupby("family")["rmse_mean"].min())
+        assert ((members["min_epsilon_family"] <= eps).tolist()
+                == ((members["cv_loss"] - fam_best) / fam_best <= eps).tolist())
+
+
+def test_member_table_layout(toy):
+    members = toy["members"]
+    n_members = members[["family", "config_id"]].drop_duplicates().shape[0]
+    assert len(members) == n_members * len(FEATURES) * 2
+    assert members.groupby(["family", "config_id", "estimator"]).size().eq(len(FEATURES)).all()
+    assert members["rank_mr_ratio"].between(1, len(FEATURES)).all()
+    for col in ("cv_loss", "cv_loss_std", "gap_family", "gap_cross_family", "is_reference_cross_family",
+                "max_depth", "n_estimators", "mr_ratio_se"):
+        assert col in members
+    assert members.drop_duplicates(["family", "config_id"])["is_reference_cross_family"].sum() == 1
+    assert len(select_set(members, "cross_family", 0.0)["config_id"].unique()) == 1
+    with pytest.raises(ValueError, match="neither"):
+        select_set(members, "knn", 0.1)
+
+
+def test_sets_at_smaller_epsilon_reuse_members(toy):
+    sets = rashomon_scopes(toy["summary"], metric="rmse", epsilon=EPS[-1])
+    again = mcr_table(toy["members"], sets, epsilons=EPS[:2])
+    first = toy["mcr"][toy["mcr"]["epsilon"].isin(EPS[:2])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(again.reset_index(drop=True), first, check_dtype=False)
+    with pytest.raises(ValueError, match="quantities"):
+        mcr_table(toy["members"], sets, epsilons=EPS, quantities=("shap",))
+    with pytest.raises(ValueError, match="no reliance rows"):
+        member_table(sets, toy["members"].iloc[:0][["family", "config_id", "feature"]], epsilons=EPS)
+
+
+def test_members_partial_dependence_equals_per_model_pd(toy):
+    from xaipipe.explain.pdp import partial_dependence
+
+    Xte = toy["X_test"]
+    grid = np.linspace(-1.5, 1.5, 7)
+    groups = [g for g in toy["groups"] if g.family in ("gradient_boosting", "xgboost", "linear_regression")]
+    pdm = members_partial_dependence(groups, Xte, [0], grid, max_batch_rows=50)  # several chunks
+    for (fam, cid), rows in pdm.groupby(["family", "config_id"]):
+        model = make_estimator(fam, "regression", params_from_config_id(cid), seed=SEED)
+        model.fit(toy["X_train"], toy["y_train"])
+        ref = partial_dependence(model, Xte, [0], grid)
+        np.testing.assert_allclose(rows.sort_values("grid_index")["pd"], ref, rtol=1e-10, atol=1e-12)
+    first = pdm[["family", "config_id"]].iloc[0]
+    env = pd_envelope(pdm, (first["family"], first["config_id"]), grid=grid)
+    assert (env["pd_min"] <= env["pd_reference"]).all() and (env["pd_reference"] <= env["pd_max"]).all()
+    np.testing.assert_array_equal(env["x"], grid)
+    one = pd_envelope(pdm, tuple(first), members=pdm.iloc[:1])
+    np.testing.assert_array_equal(one["pd_min"], one["pd_max"])
+    with pytest.raises(ValueError, match="reference"):
+        pd_envelope(pdm, ("knn", "default"))
+    with pytest.raises(ValueError, match="columns"):
+        members_partial_dependence(groups, Xte, [9], grid)

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaipipe.report.diff import diff_tables, diff_versions, main
+
+
+def test_diff_tables_reports_changed_numbers_only():
+    a = pd.DataFrame({"dataset": ["x", "x", "y"], "model": ["m1", "m2", "m1"], "rmse": [1.0, 2.0, 3.0],
+                      "r2": [0.5, 0.6, np.nan]})
+    b = a.copy()
+    b.loc[1, "rmse"] = 2.5
+    b.loc[2, "r2"] = 0.1
+    d = diff_tables(a, b, name="t.csv")
+    assert set(zip(d["key"], d["column"])) == {("x|m2", "rmse"), ("y|m1", "r2")}
+    row = d[d.column == "rmse"].iloc[0]
+    assert row["abs_diff"] == pytest.approx(0.5) and row["rel_diff"] == pytest.approx(0.25)
+    assert diff_tables(a, a).empty
+
+
+def test_rows_and_columns_only_in_one_version():
+    a = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
+    b = pd.DataFrame({"k": ["a", "c"], "v": [1.0, 2.0], "w": [0.0, 0.0]})
+    d = diff_tables(a, b)
+    assert set(d["status"]) == {"only_in_a", "only_in_b", "column_only_in_b"}
+
+
+def test_diff_versions_and_cli(tmp_path, capsys):
+    for v, value in (("v1", 1.0), ("v2", 1.5)):
+        (tmp_path / v / "tables").mkdir(parents=True)
+        pd.DataFrame({"k": ["a"], "v": [value]}).to_csv(tmp_path / v / "tables" / "t.csv", index=False)
+    details, summary = diff_versions(tmp_path / "v1", tmp_path / "v2")
+    assert summary.loc[0, "n_changed"] == 1 and summary.loc[0, "max_abs_diff"] == 0.5
+    out = tmp_path / "d.csv"
+    assert main([str(tmp_path / "v1"), str(tmp_path / "v2"), "--out", str(out)]) == 0
+    assert pd.read_csv(out).loc[0, "value_b"] == 1.5
+    assert "t.csv" in capsys.readouterr().out
+    with pytest.raises(FileNotFoundError, match="tables"):
+        diff_versions(tmp_path / "v1", tmp_path / "nope")

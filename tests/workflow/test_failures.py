@@ -1,0 +1,157 @@
+"""Failure behaviour: interrupted runs, determinism, selective reruns, clear errors."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from .conftest import copy_workflow, small_args, snakemake
+
+pytestmark = pytest.mark.integration
+
+
+def tiny_args(mirror):
+    return ["--configfile", "config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml",
+            "--config", f"uci_mirror={mirror}"]
+
+
+def assert_no_partial_files(results: Path) -> None:
+    """Every file under results/ is complete: parses, or ends with its format's trailer."""
+    for path in results.rglob("*"):
+        if path.is_dir():
+            continue
+        assert ".tmp" not in path.name and not path.name.startswith("."), f"temporary file left: {path}"
+        data = path.read_bytes()
+        if path.suffix == ".csv":
+            pd.read_csv(path)
+        elif path.suffix == ".json":
+            json.loads(data)
+        elif path.suffix == ".pdf":
+            assert data.rstrip().endswith(b"%%EOF"), path
+        elif path.suffix == ".png":
+            assert data[-8:-4] == b"IEND", path
+        elif path.suffix == ".joblib":
+            import joblib
+
+            joblib.load(path)
+
+
+def _start(workdir, mirror):
+    env = dict(os.environ)
+    env.pop("XAIPIPE_TMPDIR", None)
+    return subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *tiny_args(mirror)], cwd=workdir,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+
+
+def _wait_for(path_glob: str, workdir: Path, timeout: float = 600) -> None:
+    t0 = time.time()
+    while not list(workdir.glob(path_glob)):
+        assert time.time() - t0 < timeout, f"nothing matched {path_glob} within {timeout} s"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def clean_tiny_run(tmp_path_factory, mirror_dir):
+    work = copy_workflow(tmp_path_factory.mktemp("tiny_a") / "repo")
+    snakemake(work, "--cores", "2", *tiny_args(mirror_dir))
+    return work
+
+
+def test_interrupted_runs_resume_and_match_a_clean_run(clean_tiny_run, tmp_path, mirror_dir):
+    work = copy_workflow(tmp_path / "repo")
+    results = work / "results" / "tiny"
+    # 1. Ctrl-C (SIGINT to the whole process group) while the CV jobs run
+    proc = _start(work, mirror_dir)
+    _wait_for("results/tiny/models/airfoil/cv/*.csv", work)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(timeout=120)
+    assert proc.returncode != 0
+    assert_no_partial_files(results)
+    # 2. SIGKILL of Snakemake and its jobs (power cut / OOM killer) a bit later
+    proc = _start(work, mirror_dir)
+    _wait_for("results/tiny/explain/airfoil/*/model_reliance.csv", work)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert_no_partial_files(results)
+    # 3. rerun completes (a hard kill leaves Snakemake's lock behind: --unlock first, as Snakemake says)
+    snakemake(work, "--unlock", *tiny_args(mirror_dir))
+    snakemake(work, "--cores", "2", "--rerun-incomplete", *tiny_args(mirror_dir))
+    assert_no_partial_files(results)
+    # 4. the resumed run and a clean run give byte-identical tables
+    clean = clean_tiny_run / "results" / "tiny" / "tables"
+    names = sorted(p.name for p in clean.glob("*.csv"))
+    assert names and names == sorted(p.name for p in (results / "tables").glob("*.csv"))
+    match, mismatch, errors = filecmp.cmpfiles(clean, results / "tables", names, shallow=False)
+    assert not mismatch and not errors, mismatch
+
+
+def test_changing_one_dataset_reruns_only_its_jobs(small_run, mirror_dir, tmp_path):
+    override = tmp_path / "override.yaml"
+    override.write_text("datasets:\n  abalone:\n    drop: [Length]\n")
+    proc = snakemake(small_run, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(override,)))
+    wildcards = set(re.findall(r"wildcards: dataset=(\w+)", proc.stdout))
+    assert wildcards == {"abalone"}, wildcards
+    assert "rule canonical:" not in proc.stdout  # preparation options do not re-download
+
+
+def test_no_network_and_no_mirror_names_the_option(tmp_path):
+    work = copy_workflow(tmp_path / "repo")
+    closed = "http://127.0.0.1:9"  # discard port: nothing listens, connections are refused at once
+    env_proxy = {"https_proxy": closed, "http_proxy": closed, "HTTPS_PROXY": closed, "HTTP_PROXY": closed,
+                 "no_proxy": "", "NO_PROXY": ""}
+    override = tmp_path / "o.yaml"
+    override.write_text("uci_mirror: ''\ndownload: {retries: 1, timeout_s: 5, cache_dir: ''}\n")
+    env = {**os.environ, **env_proxy}
+    env.pop("XAIPIPE_TMPDIR", None)
+    target = "results/test/data/airfoil/canonical.csv"
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", target, "--configfile",
+                           "config/config.yaml", "tests/configs/small.yaml", str(override)],
+                          cwd=work, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode != 0
+    log = (work / "logs" / "test" / "data" / "canonical" / "airfoil.log").read_text()
+    assert "DownloadError" in log and "uci_mirror" in log and "'airfoil'" in log
+    assert not (work / target).exists()
+
+
+@pytest.mark.parametrize(
+    "override,key",
+    [
+        ("grids:\n  regression:\n    random_forest:\n      n_estimators: []\n", "n_estimators"),
+        ("datasets:\n  airfoil:\n    variant: white\n", "variant"),
+        ("explain:\n  pd:\n    top_k: 0\n", "top_k"),
+        ("threads:\n  cv: many\n", "cv"),
+    ],
+)
+def test_bad_config_values_name_the_key(workflow_copy, mirror_dir, tmp_path, override, key):
+    path = tmp_path / "bad.yaml"
+    path.write_text(override)
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(path,)),
+                     check=False)
+    assert proc.returncode != 0
+    assert key in proc.stdout + proc.stderr
+
+
+def test_missing_mirror_file_names_it(tmp_path):
+    work = copy_workflow(tmp_path / "repo")
+    empty = tmp_path / "empty_mirror"
+    empty.mkdir()
+    proc = snakemake(work, "-n", "--cores", "1", "results/test/data/airfoil/canonical.csv", "--configfile",
+                     "config/config.yaml", "tests/configs/small.yaml", "--config", f"uci_mirror={empty}",
+                     check=False)
+    assert proc.returncode != 0
+    assert "airfoil_self_noise.dat" in proc.stdout + proc.stderr
+
+
+def test_slurm_profile_dry_run(workflow_copy, mirror_dir):
+    proc = snakemake(workflow_copy, "-n", "--workflow-profile", "profiles/slurm", *small_args(mirror_dir))
+    assert "rule cv:" in proc.stdout and "cpus_per_task=8" in proc.stdout
