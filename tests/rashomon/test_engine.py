@@ -71,15 +71,16 @@ def test_forward_pass_equals_prefix_predictions(name, data):
     assert terms.shape[:2] == (len(model.estimators_), N)
 
 
+@pytest.mark.parametrize("kernel", [True, False], ids=["kernel", "sklearn_loop"])
 @pytest.mark.parametrize("estimator", ["permutation", "e_divide", "e_switch"])
 @pytest.mark.parametrize("name", list(MODELS))
-def test_engine_equals_generic_path_bitwise(name, estimator, data):
+def test_engine_equals_generic_path_bitwise(name, estimator, kernel, data):
     model, X, y, loss = _fit(name, data)
     ks = _ks(model)
     kw = dict(features=FEATURES, estimator=estimator, loss=loss, max_rows_per_batch=300)
     if estimator == "permutation":
         kw["permutations"] = random_permutations(N, 3, len(FEATURES), 5)
-    fast = ensemble_reliance_arrays(model, X, y, n_estimators=ks, **kw)
+    fast = ensemble_reliance_arrays(model, X, y, n_estimators=ks, kernel=kernel, **kw)
     slow = reliance_arrays(member_predictor(model, ks), X, y, **kw)
     assert fast.features == slow.features == list(FEATURES)
     assert fast.algorithm == slow.algorithm and fast.loss == slow.loss
@@ -116,8 +117,10 @@ def test_default_permutations_match_generic_and_are_seeded(data):
 
 
 def test_engine_skips_trees_that_do_not_split_on_the_variable(data, monkeypatch):
-    """Rows passed to scikit-learn's stage loop: the engine re-evaluates only stages
-    that split on the permuted variable, the generic path all stages on all rows."""
+    """Rows passed to scikit-learn's stage loop (``kernel=False``): the engine
+    re-evaluates only stages that split on the permuted variable, the generic path
+    all stages on all rows. (The compiled kernel's skipping is tested in
+    ``test_kernels.py`` against ``decision_path``.)"""
     from sklearn.ensemble import _gradient_boosting
 
     model, X, y, _ = _fit("gb_squared", data)
@@ -132,7 +135,7 @@ def test_engine_skips_trees_that_do_not_split_on_the_variable(data, monkeypatch)
         return real(estimators, X_, scale, out)
 
     monkeypatch.setattr(_gradient_boosting, "predict_stages", counting)
-    ensemble_reliance_arrays(model, X, y, features=FEATURES, permutations=perms)
+    ensemble_reliance_arrays(model, X, y, features=FEATURES, permutations=perms, kernel=False)
     expected = sum(R * N for cols in FEATURES.values() for u in used if u & set(cols))
     assert sum(calls) == expected
     assert expected < len(used) * len(FEATURES) * R * N  # something was skipped

@@ -1,5 +1,6 @@
 # Shared definitions: config validation, paths, dataset/family lists, targets.
 import os
+import sys
 from pathlib import Path
 
 import yaml
@@ -22,6 +23,9 @@ DATASETS = [d for d, opts in config["datasets"].items() if opts.get("enabled", T
 if not DATASETS:
     raise ValueError("config key datasets: every dataset has enabled: false; enable at least one")
 ALL_FAMILIES = sorted(set(config["grids"]["regression"]) | set(config["grids"]["classification"]))
+
+
+STYLE_FILE = str(BASEDIR / config["report"]["style"])
 
 
 def task_of(dataset):
@@ -102,6 +106,28 @@ def rashomon_params(wildcards):
     return rashomon_params_of(wildcards.dataset)
 
 
+
+sys.path.insert(0, str(BASEDIR / "src"))
+from xaipipe.report.thesis import (  # noqa: E402
+    available,
+    check_mapping,
+    figure_sources,
+    table_sources,
+    thesis_pd_features,
+)
+
+check_mapping(config["thesis"])
+STUDIES = ["abalone_study"] if RASHOMON["abalone_study"]["enabled"] and "abalone" in DATASETS else []
+THESIS_FIGURES = {
+    name: entry
+    for name, entry in config["thesis"]["figures"].items()
+    if available(entry, DATASETS, families_of, STUDIES)
+}
+THESIS_TABLES = {
+    name: entry
+    for name, entry in config["thesis"]["tables"].items()
+    if available(entry, DATASETS, families_of, STUDIES)
+}
 
 wildcard_constraints:
     dataset="|".join(DATASETS),

@@ -61,6 +61,7 @@ rule split:
 rule correlation_figure:
     """Correlation heatmap (thesis Figs 5.1, 5.4, 5.7)."""
     input:
+        style=STYLE_FILE,
         correlation=rules.prepare.output.correlation,
     output:
         pdf=f"{RESULTS}/figures/{{dataset}}/correlation.pdf",

@@ -47,6 +47,7 @@ rule pd_ice:
         pd=config["explain"]["pd"],
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        extra=lambda w: thesis_pd_features(config["thesis"], w.dataset, w.family),
     threads: 1
     resources:
         mem_mb=4000,
@@ -64,6 +65,7 @@ rule pd_ice:
 rule reliance_figures:
     """MR bars with uncertainty (thesis Figs 5.2, 5.5, 5.8) and MR beside split gain."""
     input:
+        style=STYLE_FILE,
         reliance=rules.model_reliance.output.reliance,
         split_gain=rules.model_reliance.output.split_gain,
     output:
@@ -98,6 +100,7 @@ rule reliance_figures:
 rule pd_figures:
     """ICE + PD with decile rug (Figs 4.3-4.5, 5.3, 5.6, 5.9), c-ICE, d-ICE and the 2-D PD."""
     input:
+        style=STYLE_FILE,
         curves=rules.pd_ice.output.curves,
         pairs=rules.pd_ice.output.pairs,
     output:
@@ -158,6 +161,7 @@ rule shap:
 rule shap_figures:
     """SHAP bar, beeswarm, dependence (coloured by the strongest interaction) and waterfalls (000 Figs 4.3-4.8)."""
     input:
+        style=STYLE_FILE,
         result=rules.shap.output.result,
     output:
         **{
@@ -262,6 +266,7 @@ rule learner:
 rule learner_figures:
     """Learner-PD bands (corrected and naive) and learner-PFI bars with corrected intervals."""
     input:
+        style=STYLE_FILE,
         pd=rules.learner.output.pd,
         pfi=rules.learner.output.pfi,
     output:

@@ -33,6 +33,7 @@ rule rashomon:
 rule rashomon_figures:
     """Figs 4.1 (MR of every member) and 4.2 (rank heatmap), MCR intervals, eps-sensitivity, PD envelope."""
     input:
+        style=STYLE_FILE,
         members=rules.rashomon.output.members,
         mcr=rules.rashomon.output.mcr,
         envelope=rules.rashomon.output.envelope,
@@ -100,6 +101,7 @@ rule rashomon_bootstrap:
 rule rid_figures:
     """Rashomon importance distribution per variable with bootstrap intervals of the MCR endpoints."""
     input:
+        style=STYLE_FILE,
         reliance=rules.rashomon_bootstrap.output.reliance,
         mcr=rules.rashomon_bootstrap.output.mcr,
         sizes=rules.rashomon_bootstrap.output.sizes,
@@ -205,6 +207,7 @@ rule abalone_study_mcr:
 rule abalone_study_figures:
     """Figs 4.1 and 4.2 of seed 001 (and MCR intervals, eps-sensitivity) for the Table 4.1 grid."""
     input:
+        style=STYLE_FILE,
         members=rules.abalone_study_mcr.output.members,
         mcr=rules.abalone_study_mcr.output.mcr,
         envelope=rules.abalone_study_mcr.output.envelope,

@@ -38,3 +38,80 @@ rule diff_versions:
         "../../envs/report.yaml"
     script:
         "../scripts/diff_versions.py"
+
+
+rule thesis_figure:
+    """One figure of the theses (mapping in config `thesis.figures`), re-rendered from stored results."""
+    input:
+        unpack(lambda w: figure_sources(THESIS_FIGURES[w.name], RESULTS)),
+        style=STYLE_FILE,
+    output:
+        pdf=f"{RESULTS}/thesis/{{name}}.pdf",
+        png=report(
+            f"{RESULTS}/thesis/{{name}}.png",
+            caption="../report/thesis_figure.rst",
+            category="thesis",
+            subcategory="figures",
+            labels={"figure": "{name}"},
+        ),
+    params:
+        entry=lambda w: THESIS_FIGURES[w.name],
+        epsilon=RASHOMON["epsilon"],
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][
+            task_of(THESIS_FIGURES[w.name].get("dataset", "abalone"))
+        ][0],
+    wildcard_constraints:
+        name="|".join(THESIS_FIGURES) or "NO_THESIS_FIGURES",
+    log:
+        f"{LOGS}/thesis/{{name}}.log",
+    localrule: True
+    conda:
+        "../../envs/explain.yaml"
+    script:
+        "../scripts/thesis_figure.py"
+
+
+rule thesis_table:
+    """One table of the theses (mapping in config `thesis.tables`): reproduced beside published, LaTeX booktabs + CSV."""
+    input:
+        unpack(lambda w: table_sources(THESIS_TABLES[w.name], RESULTS)),
+        reference=REFERENCE_FILE,
+    output:
+        tex=f"{RESULTS}/thesis/{{name}}.tex",
+        csv=report(
+            f"{RESULTS}/thesis/{{name}}.csv",
+            caption="../report/tables.rst",
+            category="thesis",
+            subcategory="tables",
+            labels={"table": "{name}"},
+        ),
+    params:
+        entry=lambda w: THESIS_TABLES[w.name],
+    wildcard_constraints:
+        name="|".join(THESIS_TABLES) or "NO_THESIS_TABLES",
+    log:
+        f"{LOGS}/thesis/{{name}}.log",
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../scripts/thesis_table.py"
+
+
+rule figures:
+    """Every thesis figure (PDF + PNG) under results/<version>/thesis/; only rendering when the results exist."""
+    input:
+        [f"{RESULTS}/thesis/{name}.pdf" for name in THESIS_FIGURES],
+    localrule: True
+
+
+rule tables:
+    """Every thesis table (LaTeX + CSV) under results/<version>/thesis/."""
+    input:
+        [f"{RESULTS}/thesis/{name}.tex" for name in THESIS_TABLES],
+    localrule: True
+
+
+ALL_TARGETS += [f"{RESULTS}/thesis/{name}.pdf" for name in THESIS_FIGURES]
+ALL_TARGETS += [f"{RESULTS}/thesis/{name}.tex" for name in THESIS_TABLES]

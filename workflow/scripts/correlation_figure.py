@@ -9,7 +9,7 @@ from xaipipe.runner import run
 
 def main(smk):
     corr = pd.read_csv(smk.input.correlation)
-    with figure_style():
+    with figure_style(smk.input.style):
         fig = plot_correlation(corr, title=f"{smk.wildcards.dataset}: correlation of the variables")
         save_figure(fig, smk.output.pdf, smk.output.png)
 

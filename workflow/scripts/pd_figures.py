@@ -10,11 +10,12 @@ from xaipipe.runner import run
 
 def main(smk):
     curves = pd.read_csv(smk.input.curves, keep_default_na=False, na_values=[""])
-    order = curves.drop_duplicates("feature").sort_values("rank")["feature"].tolist()
+    ranked = curves[curves["rank"] > 0]  # the top-k by MR (rank 0: only for thesis figures)
+    order = ranked.drop_duplicates("feature").sort_values("rank")["feature"].tolist()
     effects = [effect_from_table(curves, name) for name in order]
     pairs = pd.read_csv(smk.input.pairs)
     out = smk.output
-    with figure_style():
+    with figure_style(smk.input.style):
         save_figure(plot_ice(effects), out.ice_pdf, out.ice_png)
         save_figure(plot_centered_ice(effects), out.c_ice_pdf, out.c_ice_png)
         save_figure(plot_dice(effects), out.d_ice_pdf, out.d_ice_png)

@@ -16,17 +16,19 @@ def main(smk):
     reliance = pd.read_csv(smk.input.reliance)
     top = top_features(reliance, cfg["top_k"], estimator=smk.params.ranking["estimator"],
                        loss=smk.params.loss, quantity=smk.params.ranking["quantity"])
-    get_logger().info("top-%d variables by MR: %s", cfg["top_k"], top)
+    extra = [f for f in smk.params.extra if f not in top]  # variables of thesis figures
+    get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", cfg["top_k"], top, extra)
     output = "predict" if data.task == "regression" else cfg["classification_output"]
     common = dict(feature_names=data.features, output=output, kind=cfg["grid"],
                   percentiles=tuple(cfg["percentiles"]), max_batch_rows=cfg["max_batch_rows"])
     effects = [
         explain_feature(model, data.X_test, name, feature_groups=data.feature_groups, resolution=cfg["resolution"],
                         anchor=cfg["anchor"], smooth=cfg["smooth"], row_ids=data.test_rows, **common)
-        for name in top
+        for name in top + extra
     ]
     curves = effects_table(effects, max_curves=cfg["max_curves"], random_state=0)
-    curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}))
+    # rank by MR (1 = largest); 0 for variables computed only for a thesis figure
+    curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
     curves.insert(0, "model", smk.wildcards.family)
     curves.insert(0, "dataset", data.dataset)
     write_csv(smk.output.curves, curves)

@@ -24,7 +24,7 @@ def main(smk):
     estimator = "permutation" if "permutation" in set(mcr["estimator"]) else mcr["estimator"].iloc[0]
     name = str(mcr["dataset"].iloc[0])
     o = smk.output
-    with figure_style():
+    with figure_style(smk.input.style):
         kw = dict(scope=scope, epsilon=eps, estimator=estimator, quantity=q)
         save_figure(plot_member_reliance(members, title=f"{name}: MR of every model in R({eps:g}), {scope}", **kw),
                     o.member_reliance_pdf, o.member_reliance_png)

@@ -13,7 +13,7 @@ def main(smk):
     part = table[(table["estimator"] == rank["estimator"]) & (table["loss"] == smk.params.loss)]
     gain = pd.read_csv(smk.input.split_gain)
     d, f = smk.wildcards.dataset, smk.wildcards.family
-    with figure_style():
+    with figure_style(smk.input.style):
         fig = plot_model_reliance(part, value=rank["quantity"], error="se",
                                   title=f"{d} / {f}: model reliance ({rank['estimator']}, {smk.params.loss})")
         save_figure(fig, smk.output.mr_pdf, smk.output.mr_png)

@@ -12,7 +12,7 @@ def main(smk):
     mcr = pd.read_csv(smk.input.mcr)
     sizes = pd.read_csv(smk.input.sizes)
     name = smk.wildcards.dataset
-    with figure_style():
+    with figure_style(smk.input.style):
         save_figure(plot_rid(reliance, mcr, confidence=smk.params.confidence,
                              title=f"{name}: Rashomon importance distribution"),
                     smk.output.rid_pdf, smk.output.rid_png)

@@ -17,7 +17,7 @@ def main(smk):
     out = smk.output
     title = f"{smk.wildcards.dataset} / {smk.wildcards.family}"
     top = global_importance(result).sort_values("rank")["feature"].head(smk.params.top_k).tolist()
-    with figure_style():
+    with figure_style(smk.input.style):
         save_figure(plot_shap_bar(result, title=f"{title}: mean |SHAP|"), out.bar_pdf, out.bar_png)
         save_figure(plot_shap_beeswarm(result, title=f"{title}: SHAP values"), out.beeswarm_pdf, out.beeswarm_png)
         save_figure(plot_shap_dependence(result, top, title=f"{title}: SHAP dependence"),

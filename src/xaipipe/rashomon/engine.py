@@ -185,6 +185,61 @@ class _Ensemble:
             return acc.ravel().copy()
         return acc / b
 
+    # -- compiled kernel ---------------------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        """Accumulator width ``D``: ``K`` (boosting), ``n_classes`` (forest
+        classifier) or 1 (forest regressor)."""
+        if self.kind == "gradient_boosting":
+            return self.K
+        return len(self.model.classes_) if self.classifier else 1
+
+    def flat(self):
+        """The first ``n_trees`` stages as :class:`~xaipipe.rashomon._kernels.FlatTrees`
+        (boosting: stage-major, tree ``(t, k)`` adds ``learning_rate * value`` to
+        column ``k``; forests: tree ``t`` adds its ``predict`` / ``predict_proba``
+        row)."""
+        from ._kernels import flatten_trees
+
+        trees, tables, columns = [], [], []
+        for row in self.trees:
+            for k, est in enumerate(row):
+                tree = est.tree_
+                trees.append(tree)
+                if self.kind == "gradient_boosting":
+                    # the product the Cython loop forms: scale * value[node]
+                    tables.append((self.lr * tree.value[:, 0, 0])[:, None])
+                    columns.append(k)
+                elif self.classifier:
+                    # DecisionTreeClassifier.predict_proba: tree_.predict(X)[:, :n_classes]
+                    tables.append(tree.value[:, 0, : len(self.model.classes_)])
+                    columns.append(0)
+                else:
+                    # DecisionTreeRegressor.predict: tree_.predict(X)[:, 0]
+                    tables.append(tree.value[:, 0, :1])
+                    columns.append(0)
+        return flatten_trees(trees, tables, columns, self.width)
+
+    def snapshots(self, ks: Sequence[int]) -> tuple[np.ndarray, dict[int, int]]:
+        """Snapshot slot after the last tree of each wanted prefix.
+
+        Returns ``snapshot`` of shape ``(n_flat_trees,)`` (``-1``: none) and
+        ``slot`` (prefix ``k`` -> slot index)."""
+        per_stage = self.K if self.kind == "gradient_boosting" else 1
+        snapshot = np.full(self.n_trees * per_stage, -1, dtype=np.int64)
+        slot: dict[int, int] = {}
+        for k in sorted(set(int(k) for k in ks)):
+            slot[k] = len(slot)
+            snapshot[k * per_stage - 1] = slot[k]
+        return snapshot, slot
+
+    def as_acc(self, block: np.ndarray) -> np.ndarray:
+        """A kernel snapshot ``(rows, D)`` in the accumulator's own shape."""
+        if self.kind == "random_forest" and not self.classifier:
+            return block[:, 0]
+        return block
+
 
 def _as_float32(model, X) -> np.ndarray:
     X = np.asarray(X)
@@ -391,6 +446,8 @@ def ensemble_reliance_arrays(
     random_state=None,
     permutations=None,
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+    n_jobs: int | None = 1,
+    kernel: bool | None = None,
 ) -> RelianceArrays:
     """Model reliance of every ``n_estimators`` prefix of one fitted tree ensemble.
 
@@ -418,6 +475,16 @@ def ensemble_reliance_arrays(
         (common random numbers).
     loss : str or callable, optional
         Default ``"log_loss"`` for classifiers, ``"squared_error"`` otherwise.
+    n_jobs : int, default 1
+        Threads of the compiled kernel (switched rows in parallel; ``-1``: all
+        of numba's threads). Every row's sum is formed sequentially, so the
+        result does not depend on it.
+    kernel : bool, optional
+        ``True``: the compiled kernel (:mod:`xaipipe.rashomon._kernels`; resumes
+        each row's walk at the first node of its original path that tests the
+        variable); ``False``: scikit-learn's Cython loop over the affected trees
+        (the pre-kernel engine, kept as a reference and a fallback); default: the
+        kernel when numba imports. Both are bitwise equal to the generic path.
 
     Returns
     -------
@@ -458,10 +525,96 @@ def ensemble_reliance_arrays(
     perms, R, algorithm = _permutations(estimator, permutations, n_repeats, n, G, random_state)
     ks = _check_ks(n_estimators, n_members(model))
     ens = _Ensemble(model, max(ks))
-    wanted = _wanted(ks)
-    m = len(ks)
     X32 = _as_float32(model, Xv)
+    from . import _kernels
 
+    if kernel is None:
+        kernel = _kernels.AVAILABLE
+    if kernel:
+        e_orig, sums = _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms,
+                                    int(max_rows_per_batch), n_jobs)
+    else:
+        e_orig, sums = _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms,
+                                     int(max_rows_per_batch))
+    if estimator == "permutation":
+        e_sw = sums / n
+    elif estimator == "e_divide":
+        e_sw = sums / (2 * (n // 2))
+    else:
+        e_sw = sums / (n * (n - 1))
+    return RelianceArrays(
+        features=list(groups),
+        e_orig=e_orig,
+        e_switch=e_sw,
+        estimator=estimator,
+        algorithm=algorithm,
+        loss=loss_name,
+        n_samples=n,
+    )
+
+
+def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, max_rows, n_jobs):
+    """e_orig ``(m,)`` and the per-data-set loss sums ``(m, G, R)`` with the compiled kernel."""
+    from ._kernels import accumulate, walk_original
+
+    n, p = X32.shape
+    m, G = len(ks), len(cols)
+    R = perms.shape[1] if estimator == "permutation" else 1
+    flat = ens.flat()
+    Tf = flat.n_trees
+    snapshot, slot = ens.snapshots(ks)
+    S = len(slot)
+    members = {k: [i for i, kk in enumerate(ks) if kk == k] for k in slot}
+    leaf, _ = walk_original(flat, X32, np.zeros(p, dtype=bool), n_jobs=n_jobs)
+    term = flat.table[leaf]  # (n, Tf, W): the stored term of every row in every tree
+    del leaf
+    everyone = np.arange(n)
+
+    def start_of(Xb):
+        return np.ascontiguousarray(np.asarray(ens.start(Xb), dtype=np.float64).reshape(Xb.shape[0], -1))
+
+    # e_orig: the original rows (no entry node anywhere: every term is the stored one)
+    none = np.full((n, Tf), -1, dtype=np.int64)
+    out = accumulate(flat, snapshot, none, term, X32, everyone, start_of(X32), S, n_jobs=n_jobs)
+    del none
+    e_orig = np.empty(m)
+    for k, s in slot.items():
+        value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)])[0] / n
+        for i in members[k]:
+            e_orig[i] = value
+
+    sums = np.zeros((m, G, R))
+    designs = switch_designs(estimator, n, G, permutations=perms, max_rows_per_batch=max_rows)
+    for g, cg in enumerate(cols):
+        in_group = np.zeros(p, dtype=bool)
+        in_group[cg] = True
+        _, entry = walk_original(flat, X32, in_group, n_jobs=n_jobs)
+        for chunk in _chunks(designs[g], max_rows):
+            recip = np.concatenate([c[1] for c in chunk])
+            donors = np.concatenate([c[2] for c in chunk])
+            Xh = X32[recip]
+            Xh[:, cg] = X32[np.ix_(donors, cg)]
+            yh = yv[recip]
+            bounds, start = [], 0
+            for _, rc, _ in chunk:
+                bounds.append((start, start + len(rc)))
+                start += len(rc)
+            out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, n_jobs=n_jobs)
+            for k, s in slot.items():
+                part = _loss_sums(loss_fn, loss_name, yh, ens.output(ens.as_acc(out[s]), k), bounds)
+                for i in members[k]:
+                    for (r, _, _), v in zip(chunk, part):
+                        sums[i, g, r] += v
+    return e_orig, sums
+
+
+def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, max_rows):
+    """e_orig and loss sums with scikit-learn's loops over the affected stages only."""
+    n = X32.shape[0]
+    m, G = len(ks), len(cols)
+    R = perms.shape[1] if estimator == "permutation" else 1
+    wanted = _wanted(ks)
+    max_rows_per_batch = max_rows
     # Terms of every stage on the original rows, and e_orig.
     terms = []
     e_orig = np.empty(m)
@@ -511,21 +664,7 @@ def ensemble_reliance_arrays(
                     for (r, _, _), v in zip(chunk, s):
                         sums[i, g, r] += v
                 t = b
-    if estimator == "permutation":
-        e_sw = sums / n
-    elif estimator == "e_divide":
-        e_sw = sums / (2 * (n // 2))
-    else:
-        e_sw = sums / (n * (n - 1))
-    return RelianceArrays(
-        features=list(groups),
-        e_orig=e_orig,
-        e_switch=e_sw,
-        estimator=estimator,
-        algorithm=algorithm,
-        loss=loss_name,
-        n_samples=n,
-    )
+    return e_orig, sums
 
 
 def _chunks(design, max_rows):

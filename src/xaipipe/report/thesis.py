@@ -1,0 +1,272 @@
+"""Thesis figures and tables regenerated from the pipeline's results.
+
+The config section ``thesis`` maps the numbering of the theses (seed 001:
+Figs 4.1–4.5, 5.1–5.9, Tables 4.1, 5.2, 5.4, 5.6; seed 000: Figs 4.3–4.8) to a
+*kind* of figure or table and its data (dataset, model, variables). This module
+validates the mapping, says which result files each entry reads
+(:func:`figure_sources`, :func:`table_sources`) and renders them
+(:func:`render_figure`, :func:`render_table`) with the project's one style. Only
+stored results are read: re-rendering never refits a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "FIGURE_KINDS",
+    "TABLE_KINDS",
+    "check_mapping",
+    "available",
+    "figure_sources",
+    "table_sources",
+    "render_figure",
+    "render_table",
+    "latex_table",
+    "thesis_pd_features",
+]
+
+#: figure kind -> keys its mapping entry needs
+FIGURE_KINDS = {
+    "correlation": ("dataset",),
+    "model_reliance": ("dataset", "model"),
+    "pd": ("dataset", "model", "features"),
+    "ice": ("dataset", "model", "features"),
+    "c_ice": ("dataset", "model", "features"),
+    "rashomon_member_reliance": ("study",),
+    "rashomon_rank_heatmap": ("study",),
+    "shap_waterfall_high": ("dataset", "model"),
+    "shap_waterfall_low": ("dataset", "model"),
+    "shap_waterfall_near_base": ("dataset", "model"),
+    "shap_bar": ("dataset", "model"),
+    "shap_beeswarm": ("dataset", "model"),
+    "shap_dependence": ("dataset", "model"),
+}
+#: table kind -> keys its mapping entry needs
+TABLE_KINDS = {"test_metrics": ("dataset",), "abalone_top15": ()}
+
+#: thesis model labels
+MODEL_LABELS = {
+    "linear_regression": "Linear Regression",
+    "decision_tree": "Decision Tree",
+    "random_forest": "Random Forest",
+    "gradient_boosting": "Gradient Boosting",
+    "xgboost": "XGBoost",
+}
+
+
+def check_mapping(mapping: Mapping[str, Any]) -> None:
+    """Validate the ``thesis`` config section.
+
+    Parameters
+    ----------
+    mapping : mapping
+        ``{"figures": {name: entry}, "tables": {name: entry}}``.
+
+    Raises
+    ------
+    ValueError
+        Unknown kind or missing key; the message names the
+        ``thesis.<figures|tables>.<name>`` key.
+    """
+    for section, kinds in (("figures", FIGURE_KINDS), ("tables", TABLE_KINDS)):
+        for name, entry in (mapping.get(section) or {}).items():
+            where = f"config key thesis.{section}.{name}"
+            kind = entry.get("kind")
+            if kind not in kinds:
+                raise ValueError(f"{where}: unknown kind {kind!r}; known: {sorted(kinds)}")
+            missing = [k for k in kinds[kind] if k not in entry]
+            if missing:
+                raise ValueError(f"{where}: kind {kind!r} needs key(s) {missing}")
+
+
+def available(entry: Mapping[str, Any], datasets, families_of, studies=()) -> bool:
+    """Whether this run produces the results a thesis entry reads (its dataset is
+    enabled, its model is run on it, its study is enabled)."""
+    if "study" in entry and entry["study"] not in studies:
+        return False
+    if entry.get("kind") == "abalone_top15" and "abalone_study" not in studies:
+        return False
+    if "dataset" in entry and entry["dataset"] not in datasets:
+        return False
+    if "model" in entry and entry["model"] not in families_of(entry["dataset"]):
+        return False
+    return True
+
+
+def thesis_pd_features(mapping: Mapping[str, Any], dataset: str, model: str) -> list[str]:
+    """Variables that thesis PD/ICE figures need for ``dataset`` / ``model`` (beyond the top-k by MR)."""
+    out: list[str] = []
+    for entry in (mapping.get("figures") or {}).values():
+        if entry.get("kind") in ("pd", "ice", "c_ice") and entry.get("dataset") == dataset \
+                and entry.get("model") == model:
+            out += [f for f in entry["features"] if f not in out]
+    return out
+
+
+def figure_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
+    """Result files (relative to the working directory) a figure entry reads."""
+    kind = entry["kind"]
+    d, m = entry.get("dataset"), entry.get("model")
+    if kind == "correlation":
+        return {"correlation": f"{results}/data/{d}/correlation.csv"}
+    if kind == "model_reliance":
+        return {"reliance": f"{results}/explain/{d}/{m}/model_reliance.csv"}
+    if kind in ("pd", "ice", "c_ice"):
+        return {"curves": f"{results}/explain/{d}/{m}/pd_ice.csv"}
+    if kind.startswith("rashomon_"):
+        return {"members": f"{results}/rashomon/{entry['study']}/members.csv"}
+    if kind.startswith("shap_"):
+        return {"shap": f"{results}/explain/{d}/{m}/shap_result.joblib"}
+    raise ValueError(f"unknown figure kind {kind!r}")
+
+
+def table_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
+    """Result files a table entry reads."""
+    if entry["kind"] == "test_metrics":
+        return {"metrics": f"{results}/tables/test_metrics.csv"}
+    if entry["kind"] == "abalone_top15":
+        return {"comparison": f"{results}/rashomon/abalone_study/table_4_1.csv"}
+    raise ValueError(f"unknown table kind {entry['kind']!r}")
+
+
+def _pd_only(effects, title):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(effects), figsize=(4.2 * len(effects), 3.4), squeeze=False)
+    for ax, eff in zip(axes[0], effects):
+        ax.plot(eff.grid, eff.pd, color="black", lw=1.8, label="PD")
+        if len(eff.deciles):
+            ymin = ax.get_ylim()[0]
+            ax.plot(eff.deciles, np.full(len(eff.deciles), ymin), "|", color="0.3", ms=10)
+        ax.set_xlabel(eff.feature)
+        ax.set_ylabel("partial dependence")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsilon: float | None = None,
+                  estimator: str = "permutation", loss: str = "squared_error", quantity: str = "mr_difference"):
+    """Render one thesis figure from stored results.
+
+    Parameters
+    ----------
+    entry : mapping
+        One ``thesis.figures`` entry (``kind``, ``dataset``, ``model``, ``features``,
+        ``study``, optional ``title``).
+    sources : mapping
+        :func:`figure_sources` paths.
+    epsilon : float, optional
+        ε of the Rashomon set (Rashomon kinds).
+    estimator, loss, quantity
+        Which model reliance to draw (``model_reliance`` kind).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    kind = entry["kind"]
+    title = entry.get("title")
+    if kind == "correlation":
+        from .figures import plot_correlation
+
+        return plot_correlation(pd.read_csv(sources["correlation"]), title=title)
+    if kind == "model_reliance":
+        from ..explain.plot_reliance import plot_model_reliance
+
+        table = pd.read_csv(sources["reliance"])
+        part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
+        return plot_model_reliance(part, value=quantity, error="se", title=title)
+    if kind in ("pd", "ice", "c_ice"):
+        from ..explain.pdp import effect_from_table
+        from ..explain.plot_pdp import plot_centered_ice, plot_ice
+
+        curves = pd.read_csv(sources["curves"], keep_default_na=False, na_values=[""])
+        missing = [f for f in entry["features"] if f not in set(curves["feature"])]
+        if missing:
+            raise ValueError(f"{sources['curves']} has no curves for {missing}")
+        effects = [effect_from_table(curves, f) for f in entry["features"]]
+        if kind == "pd":
+            return _pd_only(effects, title)
+        if kind == "ice":
+            return plot_ice(effects, title=title)
+        return plot_centered_ice(effects, title=title)
+    if kind in ("rashomon_member_reliance", "rashomon_rank_heatmap"):
+        from ..rashomon.plot_rashomon import plot_member_reliance, plot_rank_heatmap
+
+        members = pd.read_csv(sources["members"])
+        scope = entry.get("scope", "gradient_boosting")
+        plot = plot_member_reliance if kind == "rashomon_member_reliance" else plot_rank_heatmap
+        return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio",
+                    title=title)
+    if kind.startswith("shap_"):
+        from ..explain import plot_shap
+        from ..io import read_joblib
+
+        result = read_joblib(sources["shap"])
+        if kind == "shap_bar":
+            return plot_shap.plot_shap_bar(result, title=title)
+        if kind == "shap_beeswarm":
+            return plot_shap.plot_shap_beeswarm(result, title=title)
+        if kind == "shap_dependence":
+            from ..explain.shapley import global_importance
+
+            top = global_importance(result).sort_values("rank")["feature"].head(2).tolist()
+            return plot_shap.plot_shap_dependence(result, entry.get("features", top), title=title)
+        which = kind.removeprefix("shap_waterfall_")
+        return plot_shap.plot_shap_waterfall(result, plot_shap.local_rows(result)[which], title=title)
+    raise ValueError(f"unknown figure kind {kind!r}")
+
+
+def latex_table(frame: pd.DataFrame, *, caption: str, label: str, float_format: str = "{:.4f}") -> str:
+    """A booktabs LaTeX table (``\\toprule``/``\\midrule``/``\\bottomrule``) of ``frame``."""
+    floats = frame.select_dtypes("float").columns
+    styler = frame.style.hide(axis="index").format(float_format, subset=floats, na_rep="--")
+    return styler.to_latex(hrules=True, caption=caption, label=label, position="htbp",
+                           column_format="l" + "r" * (frame.shape[1] - 1))
+
+
+def render_table(entry: Mapping[str, Any], sources: Mapping[str, str], reference: Mapping[str, Any],
+                 name: str) -> tuple[pd.DataFrame, str]:
+    """One thesis table: reproduced numbers beside the published ones.
+
+    Returns
+    -------
+    (DataFrame, str)
+        The table and its booktabs LaTeX.
+    """
+    kind = entry["kind"]
+    if kind == "test_metrics":
+        d = entry["dataset"]
+        metrics = pd.read_csv(sources["metrics"])
+        metrics = metrics[metrics["dataset"] == d].set_index("model")
+        published = {r["model"]: r for r in reference["test_metrics"]["rows"] if r["dataset"] == d}
+        rows = []
+        for model in entry.get("models", list(MODEL_LABELS)):
+            if model not in metrics.index and model not in published:
+                continue
+            row = {"Model": MODEL_LABELS.get(model, model)}
+            for metric, label in (("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R$^2$")):
+                row[label] = metrics.loc[model, metric] if model in metrics.index else np.nan
+                row[f"{label} (thesis)"] = published[model][metric] if model in published else np.nan
+            rows.append(row)
+        table = pd.DataFrame(rows)
+        caption = entry.get("caption", f"Test-set metrics, {d} (reproduced and as published)")
+    elif kind == "abalone_top15":
+        comp = pd.read_csv(sources["comparison"])
+        table = pd.DataFrame({
+            "Rank": comp["rank"],
+            "RMSE": comp["our_rmse"], "Shrinkage": comp["our_learning_rate"], "Loss": comp["our_loss"],
+            "Depth": comp["our_max_depth"], "Trees": comp["our_n_estimators"],
+            "RMSE (thesis)": comp["pub_rmse"], "Loss (thesis)": comp["pub_loss"],
+            "Depth (thesis)": comp["pub_max_depth"], "Trees (thesis)": comp["pub_n_estimators"],
+        })
+        caption = entry.get("caption", "The 15 best of 324 gradient boosting models on Abalone by 5-fold CV RMSE")
+    else:
+        raise ValueError(f"unknown table kind {kind!r}")
+    return table, latex_table(table, caption=caption, label=f"tab:{name}")
