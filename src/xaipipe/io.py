@@ -32,6 +32,7 @@ __all__ = [
     "sha256_file",
     "sha256_bytes",
     "to_jsonable",
+    "with_ids",
 ]
 
 
@@ -175,3 +176,14 @@ def sha256_file(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
         for block in iter(lambda: fh.read(chunk_size), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def with_ids(frame: pd.DataFrame, **ids: Any) -> pd.DataFrame:
+    """``frame`` with constant identifier columns (e.g. ``dataset``, ``model``) first, in the given order.
+
+    Existing columns of the same names are replaced. Returns a new frame.
+    """
+    out = frame.drop(columns=[k for k in ids if k in frame.columns])
+    for pos, (name, value) in enumerate(ids.items()):
+        out.insert(pos, name, value)
+    return out

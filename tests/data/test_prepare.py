@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from xaipipe.data.prepare import check_features, correlation_matrix, prepare_table

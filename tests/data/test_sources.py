@@ -295,3 +295,10 @@ def test_non_network_error_is_not_retried():
 def test_sidecar_is_json_serialisable(canonical, tmp_path):
     write_json(tmp_path / "s.json", canonical["abalone"][1])
     assert json.loads((tmp_path / "s.json").read_text())["n_rows"] == 4177
+
+
+def test_with_ids_puts_identifiers_first():
+    from xaipipe.io import with_ids
+
+    out = with_ids(pd.DataFrame({"a": [1, 2], "model": ["x", "y"]}), dataset="d", model="m")
+    assert list(out.columns) == ["dataset", "model", "a"] and out["model"].tolist() == ["m", "m"]

@@ -24,7 +24,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures, StandardScaler
+from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
 from xaipipe.explain.shapley import (
     ShapResult,

@@ -13,7 +13,6 @@ from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.rashomon.mcr import (
-    fit_member_groups,
     mcr_table,
     member_table,
     members_partial_dependence,

@@ -6,14 +6,8 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.learner import estimator_factory, learner_pd_pfi
 from xaipipe.explain.reliance import features_from_groups
 from xaipipe.explain.summary import top_features
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_json, with_ids, write_csv
 from xaipipe.runner import get_logger, run
-
-
-def _ids(frame, data, smk):
-    frame.insert(0, "model", smk.wildcards.family)
-    frame.insert(0, "dataset", data.dataset)
-    return frame
 
 
 def main(smk):
@@ -33,10 +27,11 @@ def main(smk):
         kind=cfg["grid"], percentiles=tuple(cfg["percentiles"]), pfi_estimator=cfg["pfi_estimator"],
         n_repeats=cfg["n_repeats"], confidence=cfg["confidence"], random_state=p["seed"], n_jobs=smk.threads,
     )
-    write_csv(smk.output.pd, _ids(result.pd, data, smk))
-    write_csv(smk.output.pfi, _ids(result.pfi, data, smk))
-    write_csv(smk.output.pd_refits, _ids(result.pd_refits, data, smk))
-    write_csv(smk.output.pfi_refits, _ids(result.pfi_refits, data, smk))
+    ids = {"dataset": data.dataset, "model": smk.wildcards.family}
+    write_csv(smk.output.pd, with_ids(result.pd, **ids))
+    write_csv(smk.output.pfi, with_ids(result.pfi, **ids))
+    write_csv(smk.output.pd_refits, with_ids(result.pd_refits, **ids))
+    write_csv(smk.output.pfi_refits, with_ids(result.pfi_refits, **ids))
 
 
 run(snakemake, main)  # noqa: F821

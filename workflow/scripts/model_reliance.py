@@ -2,7 +2,7 @@
 import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.summary import reliance_report, split_gain_or_nan
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import read_joblib, with_ids, write_csv
 from xaipipe.runner import run
 
 FIRST = ["dataset", "model", "feature", "estimator", "mr_ratio", "mr_difference"]
@@ -17,13 +17,11 @@ def main(smk):
         estimators=cfg["estimators"], losses=smk.params.losses, n_repeats=cfg["n_repeats"],
         e_switch_max_rows=cfg["e_switch_max_rows"], seed=smk.params.seed,
     )
-    table.insert(0, "model", smk.wildcards.family)
-    table.insert(0, "dataset", data.dataset)
+    ids = {"dataset": data.dataset, "model": smk.wildcards.family}
+    table = with_ids(table, **ids)
     write_csv(smk.output.reliance, table[FIRST + [c for c in table.columns if c not in FIRST]])
     gain = split_gain_or_nan(model, data.features, data.feature_groups)
-    gain.insert(0, "model", smk.wildcards.family)
-    gain.insert(0, "dataset", data.dataset)
-    write_csv(smk.output.split_gain, gain)
+    write_csv(smk.output.split_gain, with_ids(gain, **ids))
 
 
 run(snakemake, main)  # noqa: F821

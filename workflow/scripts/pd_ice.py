@@ -5,7 +5,7 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.pdp import effects_table, explain_feature, explain_pair, pair_table
 from xaipipe.explain.summary import top_features
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import read_joblib, with_ids, write_csv
 from xaipipe.runner import get_logger, run
 
 
@@ -29,18 +29,15 @@ def main(smk):
     curves = effects_table(effects, max_curves=cfg["max_curves"], random_state=0)
     # rank by MR (1 = largest); 0 for variables computed only for a thesis figure
     curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
-    curves.insert(0, "model", smk.wildcards.family)
-    curves.insert(0, "dataset", data.dataset)
-    write_csv(smk.output.curves, curves)
+    ids = {"dataset": data.dataset, "model": smk.wildcards.family}
+    write_csv(smk.output.curves, with_ids(curves, **ids))
     numeric = [f for f in top if f not in data.feature_groups]
     if len(numeric) >= 2:
         pairs = pair_table(explain_pair(model, data.X_test, tuple(numeric[:2]),
                                         resolution=cfg["pair_resolution"], **common))
     else:  # fewer than two numeric top variables: no 2-D PD
         pairs = pd.DataFrame(columns=["feature_1", "feature_2", "value_1", "value_2", "pd"])
-    pairs.insert(0, "model", smk.wildcards.family)
-    pairs.insert(0, "dataset", data.dataset)
-    write_csv(smk.output.pairs, pairs)
+    write_csv(smk.output.pairs, with_ids(pairs, **ids))
 
 
 run(snakemake, main)  # noqa: F821

@@ -3,7 +3,7 @@ import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 
 from xaipipe.explain.summary import grouped_mean_abs_shap, ranking_agreement
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_json, with_ids, write_csv
 from xaipipe.runner import run
 
 MEASURES = ["model_reliance", "mean_abs_shap", "split_gain"]
@@ -24,13 +24,9 @@ def main(smk):
                         on="feature", how="left")
         for m in MEASURES:
             imp[f"{m}_rank"] = imp[m].rank(ascending=False, method="min")
-        imp.insert(0, "model", model)
-        imp.insert(0, "dataset", info["dataset"])
-        frames.append(imp)
+        frames.append(with_ids(imp, dataset=info["dataset"], model=model))
         agree = ranking_agreement(imp, MEASURES)
-        agree.insert(0, "model", model)
-        agree.insert(0, "dataset", info["dataset"])
-        agreements.append(agree)
+        agreements.append(with_ids(agree, dataset=info["dataset"], model=model))
     write_csv(smk.output.importances, pd.concat(frames, ignore_index=True))
     write_csv(smk.output.agreement, pd.concat(agreements, ignore_index=True))
 

@@ -2,14 +2,9 @@
 import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.reliance import features_from_groups
-from xaipipe.io import write_csv
+from xaipipe.io import with_ids, write_csv
 from xaipipe.rashomon.bootstrap import bootstrap_rashomon, mcr_summary, rid_summary
 from xaipipe.runner import run
-
-
-def _ids(frame, dataset):
-    frame.insert(0, "dataset", dataset)
-    return frame
 
 
 def main(smk):
@@ -23,12 +18,13 @@ def main(smk):
         mr_estimator=b["estimator"], mr_loss=p["loss"], n_repeats=b["n_repeats"], options=p["options"],
         seed=p["seed"], random_state=p["seed"], n_jobs=smk.threads,
     )
-    write_csv(smk.output.models, _ids(result.models, data.dataset))
-    write_csv(smk.output.reliance, _ids(result.reliance, data.dataset))
-    write_csv(smk.output.sizes, _ids(result.sizes, data.dataset))
-    write_csv(smk.output.mcr, _ids(result.mcr, data.dataset))
-    write_csv(smk.output.rid, _ids(rid_summary(result.reliance), data.dataset))
-    write_csv(smk.output.mcr_summary, _ids(mcr_summary(result.mcr, confidence=b["confidence"]), data.dataset))
+    d = data.dataset
+    write_csv(smk.output.models, with_ids(result.models, dataset=d))
+    write_csv(smk.output.reliance, with_ids(result.reliance, dataset=d))
+    write_csv(smk.output.sizes, with_ids(result.sizes, dataset=d))
+    write_csv(smk.output.mcr, with_ids(result.mcr, dataset=d))
+    write_csv(smk.output.rid, with_ids(rid_summary(result.reliance), dataset=d))
+    write_csv(smk.output.mcr_summary, with_ids(mcr_summary(result.mcr, confidence=b["confidence"]), dataset=d))
 
 
 run(snakemake, main)  # noqa: F821

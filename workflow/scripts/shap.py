@@ -7,15 +7,9 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import global_importance, result_metadata, row_frame, shap_values, tidy_frame
-from xaipipe.io import read_joblib, write_csv, write_joblib, write_json
+from xaipipe.io import read_joblib, with_ids, write_csv, write_joblib, write_json
 from xaipipe.models.prefix import ensemble_kind
 from xaipipe.runner import get_logger, run
-
-
-def _ids(frame, data, smk):
-    frame.insert(0, "model", smk.wildcards.family)
-    frame.insert(0, "dataset", data.dataset)
-    return frame
 
 
 def main(smk):
@@ -38,9 +32,10 @@ def main(smk):
     values.insert(1, "row_id", test_rows[values["row"].to_numpy()])
     rows = row_frame(result)
     rows.insert(1, "row_id", test_rows[rows["row"].to_numpy()])
-    write_csv(smk.output.values, _ids(values, data, smk))
-    write_csv(smk.output.rows, _ids(rows, data, smk))
-    write_csv(smk.output.importance, _ids(global_importance(result), data, smk))
+    ids = {"dataset": data.dataset, "model": smk.wildcards.family}
+    write_csv(smk.output.values, with_ids(values, **ids))
+    write_csv(smk.output.rows, with_ids(rows, **ids))
+    write_csv(smk.output.importance, with_ids(global_importance(result), **ids))
     if result.interaction_values is not None:
         iv = result.interaction_values
         n, p, _ = iv.shape
@@ -53,7 +48,7 @@ def main(smk):
         })
     else:
         inter = pd.DataFrame(columns=["row", "feature_1", "feature_2", "interaction_value"])
-    write_csv(smk.output.interactions, _ids(inter, data, smk))
+    write_csv(smk.output.interactions, with_ids(inter, **ids))
     meta = result_metadata(result)
     meta.update({"dataset": data.dataset, "model": smk.wildcards.family,
                  "test_rows_explained": test_rows[result.row_index].tolist()})

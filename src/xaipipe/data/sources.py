@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..io import sha256_bytes, sha256_file
+from ..io import sha256_bytes
 
 __all__ = [
     "DATASETS",

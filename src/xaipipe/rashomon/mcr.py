@@ -639,7 +639,6 @@ def mcr_table(
         ref_rows = part[part[f"is_reference_{label}"]]
         if ref_rows.empty:
             raise ValueError(f"scope {scope!r}: the reference model has no rows in the member table")
-        ok_status = (rs.table["status"].astype(str) == "ok")
         grid_size = rs.grid_size
         for eps in grid:
             in_set = part[part[col] <= eps]

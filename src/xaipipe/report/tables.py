@@ -7,8 +7,6 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..models.metrics import CLASSIFICATION_METRICS, REGRESSION_METRICS
-
 __all__ = ["TEST_METRIC_COLUMNS", "test_metrics_table", "thesis_comparison"]
 
 #: Column order of ``tables/test_metrics.csv`` after ``dataset``, ``task``, ``model``.

@@ -1,0 +1,503 @@
+#!/usr/bin/env python
+"""Naive scikit-learn code against the pipeline's own code path, on the same data and grids.
+
+Usage (from the repository root, virtual environment active)::
+
+    python benchmarks/run.py --quick                 # Airfoil + Abalone, a few minutes
+    python benchmarks/run.py                         # all six datasets, the seed grids (long)
+    python benchmarks/run.py --quick --json out.json # also write every number as JSON
+
+Stages (each timed twice in this one process: the naive code a user would write,
+then the project's code; same data, folds, grids, seeds and number of cores):
+
+``grid <dataset>/<family>``
+    naive: ``GridSearchCV(estimator, grid, cv=<the pipeline's folds>,
+    n_jobs=<cores>, refit=False)``; pipeline:
+    :func:`xaipipe.models.cv.cross_validate_grid` (``n_jobs=<cores>``; exact shared
+    prefixes). Asserted: every fold score of every configuration equal (regression
+    RMSE bitwise; classification log loss to ``rtol 1e-12``, accuracy bitwise), and
+    the validation predictions of the smallest ``n_estimators`` of every ensemble
+    configuration on fold 0, refitted on its own, bitwise equal to the shared-prefix
+    predictions.
+``rashomon refit abalone-324`` (full mode)
+    naive: the 324 models of thesis 001 Table 4.1 fitted one by one (joblib,
+    ``n_jobs=<cores>``); pipeline: :func:`xaipipe.rashomon.mcr.fit_member_groups`
+    (one fit per prefix group, 36 fits).
+``rashomon reliance abalone-324``
+    naive: ``sklearn.inspection.permutation_importance`` (20 repeats,
+    ``n_jobs=<cores>``) of every member; pipeline: the tree engine
+    :func:`xaipipe.rashomon.engine.ensemble_reliance_arrays` per fitted group
+    (``n_jobs=<cores>`` kernel threads) and :func:`~xaipipe.explain.reliance.reliance_table`.
+    Both see the same permutations (:func:`~xaipipe.explain.reliance.sklearn_permutations`)
+    and permute every column on its own (``permutation_importance`` cannot permute
+    a one-hot group jointly). Asserted: every importance
+    ``e_switch_r - e_orig`` equal (bitwise where it is; otherwise the largest
+    relative difference is printed and must be <= 1e-12).
+``rashomon reliance <dataset>``
+    The same on each dataset's Rashomon set (relative epsilon 0.1 over the grid
+    stage's CV results; random forest, gradient boosting and decision tree members;
+    decision trees go through the generic path).
+
+The members of the naive MR stage are the fitted models of the naive refit stage in
+full mode and :func:`~xaipipe.rashomon.engine.truncated_ensemble` copies in quick
+mode (their predictions are bitwise those of separately fitted models:
+``tests/models/test_prefix.py``, ``tests/rashomon/test_engine.py``).
+
+Output: one line per stage ``<stage>: naive_s=<x> pipeline_s=<y> ratio=<x/y>``,
+then totals, the peak resident memory (RSS summed over this process and its
+worker processes, sampled every 0.1 s) per stage and overall, and the machine.
+Timings are wall-clock seconds (``time.perf_counter``); the load average is
+printed first because timings on a loaded machine are not evidence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import yaml  # noqa: E402
+
+QUICK_DATASETS = ["airfoil", "abalone"]
+ALL_DATASETS = ["airfoil", "concrete", "wine_quality", "abalone", "diabetes", "breast_cancer"]
+FAMILIES = ["decision_tree", "random_forest", "gradient_boosting"]
+# --quick: 20 n_estimators values with a step of 10 (the seed's 100..2000 step 100 has the
+# same ratio sum(ks)/max(ks) = 10.5, so the shared-prefix saving is the same)
+QUICK_RANGE = {"start": 10, "stop": 200, "step": 10}
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+class PeakRSS:
+    """Peak RSS (MiB) of this process plus its children, sampled in a thread."""
+
+    def __init__(self, interval: float = 0.1):
+        import psutil
+
+        self._proc = psutil.Process()
+        self._interval = interval
+        self._stop = threading.Event()
+        self.peak = 0.0
+        self.overall = 0.0
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> float:
+        import psutil
+
+        total = 0
+        try:
+            total += self._proc.memory_info().rss
+            for child in self._proc.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    pass
+        except psutil.Error:
+            pass
+        return total / 2**20
+
+    def _loop(self):
+        while not self._stop.is_set():
+            v = self._sample()
+            self.peak = max(self.peak, v)
+            self.overall = max(self.overall, v)
+            time.sleep(self._interval)
+
+    def reset(self) -> None:
+        self.peak = self._sample()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class Recorder:
+    """Times the two paths of each stage and keeps the lines."""
+
+    def __init__(self, rss: PeakRSS):
+        self.rss = rss
+        self.stages: list[dict] = []
+
+    def time(self, fn, *args, **kwargs):
+        self.rss.reset()
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        return out, time.perf_counter() - t0, self.rss.peak
+
+    def add(self, stage, naive_s, pipeline_s, naive_mb, pipeline_mb, check=""):
+        rec = {"stage": stage, "naive_s": naive_s, "pipeline_s": pipeline_s, "ratio": naive_s / pipeline_s,
+               "naive_peak_rss_mb": naive_mb, "pipeline_peak_rss_mb": pipeline_mb, "check": check}
+        self.stages.append(rec)
+        print(f"{stage}: naive_s={naive_s:.2f} pipeline_s={pipeline_s:.2f} ratio={naive_s / pipeline_s:.2f}",
+              flush=True)
+        return rec
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def load_config():
+    with open(REPO / "config" / "config.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
+    """Prepared and split exactly as the pipeline's canonical/prepare/split rules."""
+    from xaipipe.data.prepare import prepare_table
+    from xaipipe.data.sources import load_canonical, load_sources
+    from xaipipe.data.split import folds_from_split, make_split
+
+    source = load_sources(REPO / "config" / "sources.yaml")[name]
+    frame, sidecar = load_canonical(source, mirror=mirror)
+    options = {k: v for k, v in cfg["datasets"][name].items() if k not in ("families", "enabled")}
+    prepared, info, _ = prepare_table(frame, sidecar, options)
+    X = prepared[info["features"]].to_numpy(dtype=np.float64)
+    y = prepared[info["target"]].to_numpy()
+    y = y.astype(np.int64) if info["task"] == "classification" else y.astype(np.float64)
+    split = make_split(y, info["task"], test_size=cfg["split"]["test_size"], n_folds=cfg["split"]["cv_folds"],
+                       seed=cfg["seed"])
+    train, test = np.asarray(split["train"]), np.asarray(split["test"])
+    return {"name": name, "task": info["task"], "X_train": X[train], "y_train": y[train], "X_test": X[test],
+            "y_test": y[test], "folds": folds_from_split(split), "features": list(info["features"]),
+            "feature_groups": dict(info.get("feature_groups") or {})}
+
+
+def family_grid(cfg: dict, task: str, family: str, quick: bool) -> dict:
+    grid = dict(cfg["grids"][task][family])
+    if quick and "n_estimators" in grid:
+        grid["n_estimators"] = dict(QUICK_RANGE)
+    return grid
+
+
+# ----------------------------------------------------------------------------- grid stage
+
+
+def naive_grid(family, task, grid, data, seed, options, cores):
+    from sklearn.model_selection import GridSearchCV
+
+    from xaipipe.models.families import make_estimator
+    from xaipipe.models.grid import expand_values
+
+    est = make_estimator(family, task, {}, seed=seed, n_jobs=1, options=options)
+    param_grid = {k: expand_values(v, name=k) for k, v in grid.items()}
+    scoring = "neg_root_mean_squared_error" if task == "regression" else {"log_loss": "neg_log_loss",
+                                                                           "accuracy": "accuracy"}
+    gs = GridSearchCV(est, param_grid, cv=data["folds"], scoring=scoring, n_jobs=cores, refit=False)
+    gs.fit(data["X_train"], data["y_train"])
+    return gs.cv_results_
+
+
+def pipeline_grid(family, task, grid, data, seed, options, cores):
+    from xaipipe.models.cv import cross_validate_grid
+
+    return cross_validate_grid(family, task, grid, data["X_train"], data["y_train"], data["folds"], seed=seed,
+                               options=options, n_jobs=cores)
+
+
+def compare_grid(task, grid, cv_results, table, folds) -> str:
+    """Assert equal fold scores; return a short description of the check."""
+    from xaipipe.models.grid import config_id
+
+    ref = {}
+    for i, params in enumerate(cv_results["params"]):
+        cid = config_id(params)
+        if task == "regression":
+            ref[cid] = [-cv_results[f"split{f}_test_score"][i] for f in range(len(folds))]
+        else:
+            ref[cid] = [(-cv_results[f"split{f}_test_log_loss"][i], cv_results[f"split{f}_test_accuracy"][i])
+                        for f in range(len(folds))]
+    ours = table.sort_values(["config_index", "fold"])
+    assert set(ours["config_id"]) == set(ref), "the two paths evaluated different configurations"
+    worst = 0.0
+    for cid, part in ours.groupby("config_id"):
+        for f, row in zip(part["fold"], part.itertuples()):
+            if task == "regression":
+                assert row.rmse == ref[cid][f], f"{cid} fold {f}: RMSE {row.rmse!r} != {ref[cid][f]!r}"
+            else:
+                ll, acc = ref[cid][f]
+                assert row.accuracy == acc, f"{cid} fold {f}: accuracy differs"
+                rel = abs(row.log_loss - ll) / abs(ll)
+                worst = max(worst, rel)
+                assert rel <= 1e-12, f"{cid} fold {f}: log loss {row.log_loss!r} vs {ll!r}"
+    n = len(ours)
+    if task == "regression":
+        return f"{n} fold RMSEs bitwise equal"
+    return f"{n} fold accuracies bitwise equal, log losses max rel diff {worst:.1e}"
+
+
+def check_prefix_predictions(family, task, grid, data, seed, options) -> str:
+    """Fold 0: the smallest n_estimators refitted alone vs the shared-prefix predictions."""
+    from xaipipe.models.families import PREFIX_PARAM, get_family, make_estimator
+    from xaipipe.models.grid import expand_grid, prefix_groups
+    from xaipipe.models.prefix import predict_output, prefix_predictions
+
+    if not get_family(family).ensemble:
+        return ""
+    tr, va = data["folds"][0]
+    X, y = data["X_train"], data["y_train"]
+    checked = 0
+    for base, ks in prefix_groups(expand_grid(grid)):
+        big = make_estimator(family, task, dict(base, **{PREFIX_PARAM: max(ks)}), seed=seed, n_jobs=1,
+                             options=options).fit(X[tr], y[tr])
+        k = min(ks)
+        alone = make_estimator(family, task, dict(base, **{PREFIX_PARAM: k}), seed=seed, n_jobs=1,
+                               options=options).fit(X[tr], y[tr])
+        np.testing.assert_array_equal(prefix_predictions(big, X[va], [k])[0], predict_output(alone, X[va]))
+        checked += 1
+    return f"; n_estimators={min(ks)} refitted alone = prefix, bitwise ({checked} configurations)"
+
+
+def grid_stage(rec, datasets, cfg, cores, quick, families):
+    naive_total = pipe_total = 0.0
+    peaks = [0.0, 0.0]
+    for data in datasets:
+        task = data["task"]
+        for family in families:
+            if family not in cfg["grids"][task]:
+                continue
+            grid = family_grid(cfg, task, family, quick)
+            options = cfg["estimator_options"].get(family, {})
+            cvr, tn, mn = rec.time(naive_grid, family, task, grid, data, cfg["seed"], options, cores)
+            table, tp, mp = rec.time(pipeline_grid, family, task, grid, data, cfg["seed"], options, cores)
+            check = compare_grid(task, grid, cvr, table, data["folds"])
+            check += check_prefix_predictions(family, task, grid, data, cfg["seed"], options)
+            rec.add(f"grid {data['name']}/{family}", tn, tp, mn, mp, check)
+            naive_total += tn
+            pipe_total += tp
+            peaks = [max(peaks[0], mn), max(peaks[1], mp)]
+            data.setdefault("cv", {})[family] = table
+    return rec.add("grid (all)", naive_total, pipe_total, *peaks, "sum of the grid stages")
+
+
+# ----------------------------------------------------------------------------- Rashomon stages
+
+
+def _naive_fit_one(cfg_params, X, y, seed):
+    from xaipipe.models.families import make_estimator
+
+    return make_estimator("gradient_boosting", "regression", cfg_params, seed=seed, n_jobs=1).fit(X, y)
+
+
+def naive_refit(configs, X, y, seed, cores):
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=cores)(delayed(_naive_fit_one)(c, X, y, seed) for c in configs)
+
+
+def _naive_importance(model, X, y, scoring, R, seed):
+    from sklearn.inspection import permutation_importance
+
+    return permutation_importance(model, X, y, scoring=scoring, n_repeats=R, random_state=seed,
+                                  n_jobs=None).importances
+
+
+def naive_reliance(models, X, y, scoring, R, seed, cores):
+    """permutation_importance of every member (columns in parallel, as its n_jobs does)."""
+    from sklearn.inspection import permutation_importance
+
+    return [permutation_importance(m, X, y, scoring=scoring, n_repeats=R, random_state=seed,
+                                   n_jobs=cores).importances for m in models]
+
+
+def pipeline_reliance(groups, X, y, loss, perms, cores):
+    """The project's MR of every member of every fitted group (one pass per group)."""
+    from xaipipe.explain.reliance import reliance_table
+    from xaipipe.rashomon.engine import ensemble_reliance_arrays, supports_engine
+    from xaipipe.rashomon.mcr import group_reliance
+
+    out = []
+    for grp in groups:
+        if supports_engine(grp.model):
+            arr = ensemble_reliance_arrays(grp.model, X, y, n_estimators=grp.n_estimators or None, loss=loss,
+                                           permutations=perms, n_jobs=cores)
+        else:  # decision trees and other non-ensembles: the generic path
+            arr = group_reliance(grp, X, y, loss=loss, permutations=perms)
+        reliance_table(arr)
+        out.append(arr)
+    return out
+
+
+def member_models(groups):
+    """(group index, member index, model) of every member; prefixes as truncated copies."""
+    from xaipipe.rashomon.engine import supports_engine, truncated_ensemble
+
+    out = []
+    for g, grp in enumerate(groups):
+        if grp.n_estimators and supports_engine(grp.model):
+            for i, k in enumerate(grp.n_estimators):
+                out.append((g, i, truncated_ensemble(grp.model, k)))
+        else:
+            out.append((g, 0, grp.model))
+    return out
+
+
+def compare_reliance(naive, arrays, members) -> str:
+    """importances[j, r] of permutation_importance vs e_switch[i, j, r] - e_orig[i]."""
+    exact = total = 0
+    worst = 0.0
+    for imp, (g, i, _) in zip(naive, members):
+        arr = arrays[g]
+        ours = arr.e_switch[i] - arr.e_orig[i]
+        assert ours.shape == imp.shape, f"shapes {ours.shape} vs {imp.shape}"
+        exact += int(np.sum(ours == imp))
+        total += ours.size
+        scale = np.maximum(np.abs(imp), np.abs(arr.e_orig[i]))
+        rel = np.max(np.abs(ours - imp) / scale)
+        worst = max(worst, float(rel))
+    assert worst <= 1e-12, f"MR differs: max relative difference {worst:.3e}"
+    return f"{total} importances, {exact} bitwise equal, max rel diff {worst:.1e}"
+
+
+def reliance_stage(rec, name, groups, models, X, y, task, cfg, cores):
+    from xaipipe.explain.reliance import sklearn_permutations
+
+    R = int(cfg["rashomon"]["n_repeats"])
+    seed = int(cfg["seed"])
+    scoring = "neg_mean_squared_error" if task == "regression" else "neg_log_loss"
+    loss = "squared_error" if task == "regression" else "log_loss"
+    perms = sklearn_permutations(X.shape[0], R, seed)
+    naive, tn, mn = rec.time(naive_reliance, [m for _, _, m in models], X, y, scoring, R, seed, cores)
+    arrays, tp, mp = rec.time(pipeline_reliance, groups, X, y, loss, perms, cores)
+    check = compare_reliance(naive, arrays, models)
+    return rec.add(f"rashomon reliance {name}", tn, tp, mn, mp, check + f"; {len(models)} members, "
+                   f"{len(groups)} fitted groups, {X.shape[0]} test rows, {X.shape[1]} columns, {R} repeats")
+
+
+def abalone_study_stages(rec, data, cfg, cores, quick):
+    from xaipipe.models.grid import config_id, expand_grid
+    from xaipipe.rashomon.mcr import fit_member_groups
+
+    seed = int(cfg["seed"])
+    grid = cfg["rashomon"]["abalone_study"]["grid"]
+    configs = expand_grid(grid)
+    members = pd.DataFrame({"family": "gradient_boosting", "config_id": [config_id(c) for c in configs]})
+    X, y = data["X_train"], data["y_train"]
+    groups, tp, mp = rec.time(fit_member_groups, members, "regression", X, y, seed=seed, n_jobs=cores)
+    if quick:
+        print(f"rashomon refit abalone-{len(configs)}: pipeline_s={tp:.2f} (naive refit skipped in --quick; "
+              "members are truncated copies)", flush=True)
+        models = member_models(groups)
+    else:
+        fitted, tn, mn = rec.time(naive_refit, configs, X, y, seed, cores)
+        ids = [config_id(c) for c in configs]
+        by_id = dict(zip(ids, fitted))
+        models = [(g, i, by_id[cid]) for g, grp in enumerate(groups) for i, cid in enumerate(grp.config_ids)]
+        # the refitted models predict exactly as the prefixes the engine evaluates
+        for (g, i, model), (_, _, short) in zip(models, member_models(groups)):
+            np.testing.assert_array_equal(model.predict(data["X_test"]), short.predict(data["X_test"]))
+        rec.add(f"rashomon refit abalone-{len(configs)}", tn, tp, mn, mp,
+                f"{len(configs)} fits vs {len(groups)}; test predictions bitwise equal")
+    return reliance_stage(rec, f"abalone-{len(configs)}", groups, models, data["X_test"], data["y_test"],
+                          "regression", cfg, cores)
+
+
+def dataset_rashomon_stage(rec, data, cfg, cores):
+    from xaipipe.models.cv import summarize_cv
+    from xaipipe.rashomon.mcr import fit_member_groups, rashomon_scopes
+
+    task = data["task"]
+    metric = cfg["selection"][task]
+    frames = []
+    for family, table in data.get("cv", {}).items():
+        s = summarize_cv(table, task)
+        frames.append(s)
+    summary = pd.concat(frames, ignore_index=True)
+    sets = rashomon_scopes(summary, metric=metric, epsilon=max(cfg["rashomon"]["epsilons"]),
+                           mode=cfg["rashomon"]["epsilon_mode"], scopes=cfg["rashomon"]["scopes"])
+    candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
+    groups = fit_member_groups(candidates, task, data["X_train"], data["y_train"], seed=int(cfg["seed"]),
+                               options=cfg["estimator_options"], n_jobs=cores)
+    models = member_models(groups)
+    return reliance_stage(rec, data["name"], groups, models, data["X_test"], data["y_test"], task, cfg, cores)
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def warm_up(cores):
+    """Start the loky workers and load (or compile) the numba kernels before timing."""
+    from joblib import Parallel, delayed
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    from xaipipe.rashomon.engine import ensemble_reliance_arrays
+
+    Parallel(n_jobs=cores)(delayed(abs)(-i) for i in range(4 * cores))
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(50, 3)), rng.normal(size=50)
+    t0 = time.perf_counter()
+    model = GradientBoostingRegressor(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
+    ensemble_reliance_arrays(model, X, y, n_repeats=2, random_state=0, n_jobs=cores)
+    ensemble_reliance_arrays(model, X, y, n_repeats=2, random_state=0, n_jobs=1)
+    return time.perf_counter() - t0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="Airfoil + Abalone, n_estimators 10..200 step 10")
+    parser.add_argument("--cores", type=int, default=os.cpu_count(), help="n_jobs of both paths (default: all)")
+    parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "data" / "uci"),
+                        help="offline UCI mirror (default ../shared/data/uci)")
+    parser.add_argument("--datasets", nargs="+", help="override the datasets of the mode")
+    parser.add_argument("--families", nargs="+", default=FAMILIES, help=f"grid families (default {FAMILIES})")
+    parser.add_argument("--json", help="also write the stage records here")
+    args = parser.parse_args(argv)
+
+    cfg = load_config()
+    names = args.datasets or (QUICK_DATASETS if args.quick else ALL_DATASETS)
+    cores = int(args.cores)
+    print(f"mode={'quick' if args.quick else 'full'} cores={cores} datasets={names} "
+          f"load_average={os.getloadavg()[0]:.2f} cpu_count={os.cpu_count()}", flush=True)
+    if os.getloadavg()[0] > 0.5:
+        print("warning: the machine is not idle; these timings are not evidence", flush=True)
+    rss = PeakRSS()
+    rec = Recorder(rss)
+    t_start = time.perf_counter()
+    print(f"warm-up (loky workers, numba kernels load/compile): {warm_up(cores):.2f} s", flush=True)
+    datasets = [load_dataset(n, cfg, args.mirror) for n in names]
+    grid_stage(rec, datasets, cfg, cores, args.quick, args.families)
+    by_name = {d["name"]: d for d in datasets}
+    rashomon = []
+    if "abalone" in by_name:
+        rashomon.append(abalone_study_stages(rec, by_name["abalone"], cfg, cores, args.quick))
+    for data in datasets:
+        rashomon.append(dataset_rashomon_stage(rec, data, cfg, cores))
+    rel = [r for r in rashomon if r["stage"].startswith("rashomon reliance")]
+    rec.add("rashomon reliance (all)", sum(r["naive_s"] for r in rel), sum(r["pipeline_s"] for r in rel),
+            max(r["naive_peak_rss_mb"] for r in rel), max(r["pipeline_peak_rss_mb"] for r in rel),
+            "sum of the rashomon reliance stages")
+    elapsed = time.perf_counter() - t_start
+    rss.close()
+    print("\nchecks:")
+    for r in rec.stages:
+        if r["check"]:
+            print(f"  {r['stage']}: {r['check']}")
+    print("\npeak RSS (MiB, this process + workers):")
+    for r in rec.stages:
+        print(f"  {r['stage']}: naive={r['naive_peak_rss_mb']:.0f} pipeline={r['pipeline_peak_rss_mb']:.0f}")
+    print(f"peak RSS overall: {rss.overall:.0f} MiB")
+    import numba
+    import sklearn
+
+    print(f"\nelapsed {elapsed:.1f} s; python {platform.python_version()}, scikit-learn {sklearn.__version__}, "
+          f"numpy {np.__version__}, numba {numba.__version__}; {platform.processor() or platform.machine()}; "
+          f"load_average_end={os.getloadavg()[0]:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"mode": "quick" if args.quick else "full", "cores": cores,
+                                               "datasets": names, "stages": rec.stages,
+                                               "peak_rss_mb": rss.overall, "elapsed_s": elapsed}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
