@@ -19,7 +19,7 @@ from sklearn.ensemble import (
 
 from xaipipe.models.prefix import prefix_predictions
 from xaipipe.rashomon import _kernels
-from xaipipe.rashomon._kernels import accumulate, flatten_trees, thread_count, walk_original
+from xaipipe.rashomon._kernels import accumulate, flatten_trees, signatures, thread_count, walk_original
 from xaipipe.rashomon.engine import _Ensemble
 
 pytestmark = pytest.mark.skipif(not _kernels.AVAILABLE, reason="numba not installed")
@@ -63,15 +63,17 @@ def _sk_trees(model):
     return list(model.estimators_)
 
 
+GROUPS = [[1, 4], [0], [1], [2, 3]]  # column 1 in two variables
+
+
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_walk_original_matches_apply_and_decision_path(name, models, data):
     model = models[name]
     X32 = data[0].astype(np.float32)
     ens = _Ensemble(model, len(model.estimators_))
     flat = ens.flat()
-    group = np.array([False, True, False, False, True])
-    leaf, entry = walk_original(flat, X32, group)
-    assert leaf.shape == entry.shape == (N, flat.n_trees)
+    leaf, entry = walk_original(flat, X32, GROUPS)
+    assert leaf.shape == (N, flat.n_trees) and entry.shape == (len(GROUPS), N, flat.n_trees)
     for t, est in enumerate(_sk_trees(model)):
         off = flat.roots[t]
         np.testing.assert_array_equal(leaf[:, t] - off, est.tree_.apply(X32))
@@ -79,11 +81,13 @@ def test_walk_original_matches_apply_and_decision_path(name, models, data):
         feat = est.tree_.feature
         for i in range(N):
             nodes = np.sort(path.indices[path.indptr[i]:path.indptr[i + 1]])  # root first
-            hits = [v for v in nodes if feat[v] >= 0 and group[feat[v]]]
-            assert entry[i, t] == (hits[0] + off if hits else -1)
-    _, none = walk_original(flat, X32, np.zeros(P, dtype=bool))
-    assert (none == -1).all()
-    leaf2, entry2 = walk_original(flat, X32, group, n_jobs=2)
+            for g, cols in enumerate(GROUPS):
+                hits = [v for v in nodes if feat[v] >= 0 and feat[v] in cols]
+                assert entry[g, i, t] == (hits[0] + off if hits else -1)
+    leaf0, none = walk_original(flat, X32)
+    assert none.shape == (0, N, flat.n_trees)
+    np.testing.assert_array_equal(leaf0, leaf)
+    leaf2, entry2 = walk_original(flat, X32, GROUPS, n_jobs=2)
     np.testing.assert_array_equal(leaf2, leaf)
     np.testing.assert_array_equal(entry2, entry)
 
@@ -104,7 +108,7 @@ def test_float32_split_test_is_scikit_learns():
     X32 = Xp.astype(np.float32)
     ens = _Ensemble(model, 3)
     flat = ens.flat()
-    leaf, _ = walk_original(flat, X32, np.array([False]))
+    leaf, _ = walk_original(flat, X32)
     for t, est in enumerate(model.estimators_[:, 0]):
         np.testing.assert_array_equal(leaf[:, t] - flat.roots[t], est.tree_.apply(X32))
     # and the running sums equal staged_predict on the float64 input
@@ -126,7 +130,7 @@ def test_running_sums_equal_scikit_learn(name, models, data):
     ens = _Ensemble(model, T)
     flat = ens.flat()
     snap, slot = ens.snapshots(ks)
-    leaf, _ = walk_original(flat, X32, np.zeros(P, dtype=bool))
+    leaf, _ = walk_original(flat, X32)
     term = flat.table[leaf]
     start = np.asarray(ens.start(X32), dtype=np.float64).reshape(N, -1)
     out = accumulate(flat, snap, np.full(leaf.shape, -1), term, X32, np.arange(N), start, len(slot))
@@ -140,28 +144,38 @@ def test_running_sums_equal_scikit_learn(name, models, data):
             np.testing.assert_array_equal(ens.output(ens.as_acc(out[slot[k]]), k), ref[k - 1])
 
 
+@pytest.mark.parametrize("path", ["lockstep", "row_by_row", "signatures_1col", "signatures_2col"])
 @pytest.mark.parametrize("name", MODEL_NAMES)
-def test_switched_rows_equal_brute_force(name, models, data):
-    """Resuming at the entry node = walking the whole switched row from the root."""
+def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
+    """Resuming at the entry node (lock step or row by row) or reading the leaf from
+    a per-signature table = walking the whole switched row from the root."""
     model = models[name]
     X32 = data[0].astype(np.float32)
     rng = np.random.default_rng(1)
-    cols = [1, 4]
-    group = np.zeros(P, dtype=bool)
-    group[cols] = True
-    recip = np.tile(np.arange(N), 2)
-    donors = np.concatenate([rng.permutation(N), rng.permutation(N)])
+    cols = [1] if path == "signatures_1col" else [1, 4]
+    R = 40  # switched rows per recipient: more than the signatures of many trees
+    recip = np.tile(np.arange(N), R)
+    donors = np.concatenate([rng.permutation(N) for _ in range(R)])
     Xh = X32[recip]
     Xh[:, cols] = X32[np.ix_(donors, cols)]
     ens = _Ensemble(model, len(model.estimators_))
     flat = ens.flat()
-    leaf, entry = walk_original(flat, X32, group)
+    leaf, entries = walk_original(flat, X32, [cols])
+    entry = entries[0]
     term = flat.table[leaf]
     ks = [1, 3, len(model.estimators_)]
     snap, slot = ens.snapshots(ks)
     start = np.asarray(ens.start(Xh), dtype=np.float64).reshape(len(recip), -1)
-    out = accumulate(flat, snap, entry, term, Xh, recip, start, len(slot))
-    out2 = accumulate(flat, snap, entry, term, Xh, recip, start, len(slot), n_jobs=2)
+    kw = {}
+    if path.startswith("signatures"):
+        variable = signatures(flat, X32, cols)
+        used = (variable.nsig > 0) & (variable.nsig < R)
+        assert used.any()  # the table path is exercised
+        kw = dict(donors=donors, X32=X32, variable=variable)
+    if path == "row_by_row":
+        monkeypatch.setattr(_kernels, "MAX_LOCKSTEP", 0)
+    out = accumulate(flat, snap, entry, term, Xh, recip, start, len(slot), **kw)
+    out2 = accumulate(flat, snap, entry, term, Xh, recip, start, len(slot), n_jobs=2, **kw)
     np.testing.assert_array_equal(out, out2)
     # brute force: every tree on every switched row, added in order
     acc = start.copy()
@@ -172,6 +186,34 @@ def test_switched_rows_equal_brute_force(name, models, data):
         acc[:, c:c + flat.table.shape[1]] += flat.table[leaves]
         if (t + 1) % per_stage == 0 and (t + 1) // per_stage in slot:
             np.testing.assert_array_equal(out[slot[(t + 1) // per_stage]], acc)
+
+
+@pytest.mark.parametrize("cols", [[0], [1, 4], [4, 1, 2]])
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_signatures_reproduce_every_threshold_test(name, cols, models, data):
+    """At every node testing the variable: (x <= threshold) == (bin < rank), with
+    the comparison done by numpy on the float32 values promoted to float64."""
+    model = models[name]
+    X32 = data[0].astype(np.float32)
+    flat = _Ensemble(model, len(model.estimators_)).flat()
+    var = signatures(flat, X32, cols, limit=10 ** 6)
+    capped = signatures(flat, X32, cols, limit=3)
+    assert ((capped.nsig == 0) | (capped.nsig <= 3)).all()
+    for t in range(flat.n_trees):
+        nodes = np.arange(flat.roots[t], flat.ends[t])
+        tested = nodes[(flat.left[nodes] >= 0) & np.isin(flat.feature[nodes], cols)]
+        expected = 1
+        for c in cols:
+            expected *= len(np.unique(flat.threshold[tested][flat.feature[tested] == c])) + 1
+        assert var.nsig[t] == expected
+        assert (capped.nsig[t] == expected) == (expected <= 3)
+        for v in tested:
+            f = flat.feature[v]
+            goes_left = X32[:, f].astype(np.float64) <= flat.threshold[v]
+            bins = (var.sig[t] // var.radix[v]) % var.base[v]
+            np.testing.assert_array_equal(bins < var.rank[v], goes_left)
+    with pytest.raises(ValueError, match="distinct"):
+        signatures(flat, X32, [1, 1])
 
 
 def test_kernel_validation(models, data):
@@ -185,11 +227,25 @@ def test_kernel_validation(models, data):
         flatten_trees([est.tree_], [np.zeros((est.tree_.node_count, 1))], [1], 1)
     flat = _Ensemble(model, 2).flat()
     X32 = data[0].astype(np.float32)
-    with pytest.raises(ValueError, match="in_group"):
-        walk_original(flat, X32, np.zeros(P + 1, dtype=bool))
-    leaf, entry = walk_original(flat, X32, np.zeros(P, dtype=bool))
+    with pytest.raises(ValueError, match="outside"):
+        walk_original(flat, X32, [[P]])
+    leaf, _ = walk_original(flat, X32)
+    entry = np.full(leaf.shape, -1, dtype=np.int32)
+    term = flat.table[leaf]
+    snap = np.full(leaf.shape[1], -1, dtype=np.int64)
     with pytest.raises(ValueError, match="snapshot"):
-        accumulate(flat, np.zeros(1, dtype=np.int64), entry, flat.table[leaf], X32, np.arange(N),
-                   np.zeros((N, 1)), 1)
+        accumulate(flat, snap[:1], entry, term, X32, np.arange(N), np.zeros((N, 1)), 1)
+    with pytest.raises(ValueError, match="term"):
+        accumulate(flat, snap, entry, term[:, :1], X32, np.arange(N), np.zeros((N, 1)), 1)
+    with pytest.raises(ValueError, match="recipients"):
+        accumulate(flat, snap, entry, term, X32, np.arange(N) + 1, np.zeros((N, 1)), 1)
+    with pytest.raises(ValueError, match="shapes"):
+        accumulate(flat, snap, entry, term, X32, np.arange(N), np.zeros((N, 2)), 1)
+    with pytest.raises(ValueError, match="together"):
+        accumulate(flat, snap, entry, term, X32, np.arange(N), np.zeros((N, 1)), 1, donors=np.arange(N))
+    var = signatures(flat, X32, [0])
+    with pytest.raises(ValueError, match="donors"):
+        accumulate(flat, snap, entry, term, X32, np.arange(N), np.zeros((N, 1)), 1, donors=np.arange(N) + 1,
+                   X32=X32, variable=var)
     assert thread_count(None) == 1 and thread_count(1) == 1
     assert 1 <= thread_count(-1) == thread_count(10 ** 6)

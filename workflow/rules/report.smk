@@ -115,3 +115,26 @@ rule tables:
 
 ALL_TARGETS += [f"{RESULTS}/thesis/{name}.pdf" for name in THESIS_FIGURES]
 ALL_TARGETS += [f"{RESULTS}/thesis/{name}.tex" for name in THESIS_TABLES]
+
+
+rule profile:
+    """The slowest jobs and per-rule totals of this version, from the `benchmark:` files of its
+    heavy rules (request results/<version>/profile/slowest_rules.csv after a run)."""
+    input:
+        # after the whole study (the manifest waits for every target), re-profiled when anything reruns
+        manifest=rules.manifest.output.manifest,
+    output:
+        jobs=f"{RESULTS}/profile/slowest_rules.csv",
+        rules=f"{RESULTS}/profile/rule_totals.csv",
+        markdown=f"{RESULTS}/profile/slowest_rules.md",
+    params:
+        benchmarks=BENCH,
+        patterns=lambda w: {r.name: str(r.benchmark) for r in workflow.rules if r.benchmark},
+        top=25,
+    log:
+        f"{LOGS}/profile.log",
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../scripts/profile_table.py"

@@ -50,10 +50,35 @@ try:  # numba ships with shap (a hard dependency); keep a clear error otherwise
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
-__all__ = ["AVAILABLE", "FlatTrees", "flatten_trees", "walk_original", "accumulate", "thread_count"]
+__all__ = ["AVAILABLE", "MAX_LOCKSTEP", "MAX_SIGNATURES", "FlatTrees", "Signatures", "flatten_trees", "walk_original",
+           "signatures", "accumulate", "thread_count"]
+
+#: Subtrees up to this height are walked branch-free, all switched rows of one
+#: recipient in lock step (every row takes exactly ``height`` steps); deeper ones
+#: (fully grown forest trees) row by row with early exit at the leaf.
+MAX_LOCKSTEP = 12
+
+#: Trees whose thresholds on the variable's columns define at most this many
+#: signatures (mixed-radix bins) get a leaf table per recipient (one walk per
+#: signature instead of one per switched row).
+MAX_SIGNATURES = 64
 
 #: True when numba imports (the engine falls back to scikit-learn's loops otherwise).
 AVAILABLE = numba is not None
+
+
+def _heights_impl(left, right):
+    N = left.shape[0]
+    height = np.zeros(N, dtype=np.int64)
+    for v in range(N - 1, -1, -1):  # children have larger indices than their parent
+        if left[v] >= 0:
+            height[v] = 1 + max(height[left[v]], height[right[v]])
+    return height
+
+
+def _heights(left, right, roots) -> np.ndarray:
+    """Height of every node of flat trees (longest path down to a leaf)."""
+    return (_heights_jit if AVAILABLE else _heights_impl)(left, right)
 
 
 class FlatTrees:
@@ -63,6 +88,8 @@ class FlatTrees:
     ----------
     left, right : ndarray of int64, shape (N,)
         Global index of the children; ``-1`` at leaves.
+    child : ndarray of int64, shape (N, 2)
+        ``[left, right]`` side by side.
     feature : ndarray of int64, shape (N,)
         Column tested at each internal node (``-2`` at leaves, as scikit-learn).
     threshold : ndarray of float64, shape (N,)
@@ -75,10 +102,28 @@ class FlatTrees:
         ``acc[column : column + W]``).
     width : int
         ``D``, the accumulator width.
+    step : ndarray of int64, shape (2 N,)
+        ``step[2 v + b]``: the child of node ``v`` for ``b = (x > threshold)``;
+        a leaf's two entries are the leaf itself.
+    step_feature : ndarray of int64, shape (N,)
+        ``feature`` with 0 at leaves.
+    height : ndarray of int64, shape (N,)
+        Longest path (edges) from a node down to a leaf of its subtree.
     """
 
     def __init__(self, left, right, feature, threshold, table, roots, column, width):
         self.left, self.right, self.feature = left, right, feature
+        self.child = np.ascontiguousarray(np.stack([left, right], axis=1))
+        # Branch-free walking: leaves loop to themselves (both children = the leaf,
+        # feature 0), so a walk of exactly `height[node]` steps from any node ends in
+        # the leaf that scikit-learn's walk reaches.
+        leaf = left < 0
+        idx = np.arange(left.shape[0], dtype=np.int64)
+        self.step = np.ascontiguousarray(np.stack([np.where(leaf, idx, left), np.where(leaf, idx, right)],
+                                                  axis=1).ravel())
+        self.step_feature = np.ascontiguousarray(np.where(leaf, 0, feature))
+        self.height = _heights(left, right, roots)
+        self.ends = np.ascontiguousarray(np.append(roots[1:], left.shape[0]).astype(np.int64))
         self.threshold, self.table, self.roots, self.column = threshold, table, roots, column
         self.width = int(width)
 
@@ -115,27 +160,26 @@ def flatten_trees(trees, tables, columns, width: int) -> FlatTrees:
     sizes = np.array([t.node_count for t in trees], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     W = np.asarray(tables[0]).shape[1]
-    left, right, feat, thr, tab = [], [], [], [], []
-    for tree, table, off in zip(trees, tables, offsets):
-        tb = np.asarray(table, dtype=np.float64)
-        if tb.shape != (tree.node_count, W):
-            raise ValueError(f"table of shape {tb.shape}, expected {(tree.node_count, W)}")
-        cl = np.asarray(tree.children_left, dtype=np.int64)
-        cr = np.asarray(tree.children_right, dtype=np.int64)
-        left.append(np.where(cl < 0, -1, cl + off))
-        right.append(np.where(cr < 0, -1, cr + off))
-        feat.append(np.asarray(tree.feature, dtype=np.int64))
-        thr.append(np.asarray(tree.threshold, dtype=np.float64))
-        tab.append(tb)
+    for tree, table in zip(trees, tables):
+        if np.shape(table) != (tree.node_count, W):
+            raise ValueError(f"table of shape {np.shape(table)}, expected {(tree.node_count, W)}")
+    shift = np.repeat(offsets, sizes)
+    cl = np.concatenate([t.children_left for t in trees]).astype(np.int64)
+    cr = np.concatenate([t.children_right for t in trees]).astype(np.int64)
+    left = np.where(cl < 0, -1, cl + shift)
+    right = np.where(cr < 0, -1, cr + shift)
+    feature = np.concatenate([t.feature for t in trees]).astype(np.int64)
+    threshold = np.concatenate([t.threshold for t in trees]).astype(np.float64)
+    table = np.concatenate([np.asarray(tb, dtype=np.float64) for tb in tables])
     cols = np.asarray(columns, dtype=np.int64)
     if cols.min() < 0 or cols.max() + W > width:
         raise ValueError(f"columns {cols.min()}..{cols.max()} with table width {W} exceed width {width}")
     return FlatTrees(
-        np.ascontiguousarray(np.concatenate(left)),
-        np.ascontiguousarray(np.concatenate(right)),
-        np.ascontiguousarray(np.concatenate(feat)),
-        np.ascontiguousarray(np.concatenate(thr)),
-        np.ascontiguousarray(np.concatenate(tab)),
+        np.ascontiguousarray(left),
+        np.ascontiguousarray(right),
+        np.ascontiguousarray(feature),
+        np.ascontiguousarray(threshold),
+        np.ascontiguousarray(table),
         offsets,
         cols,
         width,
@@ -154,59 +198,241 @@ def thread_count(n_jobs: int | None) -> int:
 
 if AVAILABLE:
 
-    def _walk_original_impl(left, right, feature, threshold, roots, in_group, X):
+    def _walk_original_impl(left, right, feature, threshold, roots, group_ptr, group_ids, X, leaf, entry):
+        # entry arrives filled with -1; only the first hit per variable is written
         n = X.shape[0]
         T = roots.shape[0]
-        leaf = np.empty((n, T), dtype=np.int64)
-        entry = np.empty((n, T), dtype=np.int64)
+        G = entry.shape[0]
         for i in prange(n):
+            seen = np.zeros(max(G, 1), dtype=np.bool_)
             for t in range(T):
+                for g in range(G):
+                    seen[g] = False
                 node = roots[t]
-                first = -1
                 while left[node] >= 0:
                     f = feature[node]
-                    if first < 0 and in_group[f]:
-                        first = node
+                    for a in range(group_ptr[f], group_ptr[f + 1]):
+                        g = group_ids[a]
+                        if not seen[g]:
+                            seen[g] = True
+                            entry[g, i, t] = node
                     if X[i, f] <= threshold[node]:
                         node = left[node]
                     else:
                         node = right[node]
                 leaf[i, t] = node
-                entry[i, t] = first
-        return leaf, entry
 
-    def _accumulate_impl(left, right, feature, threshold, table, column, snapshot,
-                         entry, term, Xh, recipients, start, out):
-        rows = Xh.shape[0]
+    def _signatures_impl(left, feature, threshold, roots, ends, cols, X, limit):
+        # Per tree: the sorted distinct thresholds tau_c of every column c of the
+        # variable; a row's bin in c is #{tau_c < x} (x float32 -> float64, the
+        # comparison of the tree walk), its signature the mixed-radix number of its
+        # bins. Two rows with the same signature take the same branch at every node
+        # of the tree that tests the variable. Trees with more than `limit`
+        # signatures get nsig = 0 (their rows are walked directly).
+        T = roots.shape[0]
+        n = X.shape[0]
+        N = left.shape[0]
+        C = cols.shape[0]
+        sig = np.zeros((T, n), dtype=np.int32)
+        nsig = np.zeros(T, dtype=np.int64)
+        rank = np.zeros(N, dtype=np.int64)
+        radix = np.ones(N, dtype=np.int64)
+        base = np.zeros(N, dtype=np.int64)
+        for t in prange(T):
+            r0 = roots[t]
+            r1 = ends[t]
+            total = 1
+            for c in range(C):
+                k = 0
+                for v in range(r0, r1):
+                    if left[v] >= 0 and feature[v] == cols[c]:
+                        k += 1
+                if k > 0:
+                    thr = np.empty(k, dtype=np.float64)
+                    k = 0
+                    for v in range(r0, r1):
+                        if left[v] >= 0 and feature[v] == cols[c]:
+                            thr[k] = threshold[v]
+                            k += 1
+                    total *= np.unique(thr).shape[0] + 1
+                if total > limit:
+                    break
+            if total > limit:
+                continue
+            nsig[t] = total
+            mult = 1
+            for c in range(C):
+                f = cols[c]
+                k = 0
+                for v in range(r0, r1):
+                    if left[v] >= 0 and feature[v] == f:
+                        k += 1
+                if k == 0:
+                    continue
+                thr = np.empty(k, dtype=np.float64)
+                k = 0
+                for v in range(r0, r1):
+                    if left[v] >= 0 and feature[v] == f:
+                        thr[k] = threshold[v]
+                        k += 1
+                tau = np.unique(thr)
+                B = tau.shape[0]
+                for v in range(r0, r1):
+                    if left[v] >= 0 and feature[v] == f:
+                        rank[v] = np.searchsorted(tau, threshold[v]) + 1
+                        radix[v] = mult
+                        base[v] = B + 1
+                for i in range(n):
+                    x = np.float64(X[i, f])
+                    lo = 0
+                    hi = B
+                    while lo < hi:  # number of tau strictly below x
+                        mid = (lo + hi) // 2
+                        if tau[mid] < x:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    sig[t, i] += lo * mult
+                mult *= B + 1
+        return sig, nsig, rank, radix, base
+
+    def _accumulate_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table, column,
+                         snapshot, entry, term, Xs, order, ptr, start, X, donors, sig, nsig, rank, radix, base,
+                         single, hmax, out):
+        # Rows are processed per recipient j (ptr[j]:ptr[j+1] of the sorted order), all
+        # its switched rows side by side: a tree whose entry node is -1 for j adds the
+        # same stored term to every one of them (one vectorised loop); otherwise the
+        # rows' leaves come from a walk per distinct signature of the variable in that
+        # tree (few thresholds: at most nsig < m walks, in bin space), or each row
+        # resumes its own walk at the entry node. Every row's sum is formed tree by
+        # tree in the ensemble's order.
+        n = ptr.shape[0] - 1
         T = entry.shape[1]
         W = table.shape[1]
         D = start.shape[1]
-        for q in prange(rows):
-            j = recipients[q]
-            acc = np.empty(D, dtype=np.float64)
-            for d in range(D):
-                acc[d] = start[q, d]
+        smax = 1
+        for t in range(T):
+            smax = max(smax, nsig[t])
+        for j in prange(n):
+            a = ptr[j]
+            m = ptr[j + 1] - a
+            if m == 0:
+                continue
+            acc = np.empty((D, m), dtype=np.float64)
+            nodes = np.empty(m, dtype=np.int64)
+            tab = np.empty(smax, dtype=np.int64)
+            tabv = np.empty(smax, dtype=np.float64)
+            stack_v = np.empty(hmax + 2, dtype=np.int64)
+            stack_lo = np.empty(hmax + 2, dtype=np.int64)
+            stack_hi = np.empty(hmax + 2, dtype=np.int64)
+            for i in range(m):
+                for d in range(D):
+                    acc[d, i] = start[a + i, d]
             for t in range(T):
-                node = entry[j, t]
+                e = entry[j, t]
                 c = column[t]
-                if node < 0:
+                ns = nsig[t]
+                if e < 0:
                     for w in range(W):
-                        acc[c + w] += term[j, t, w]
+                        v = term[j, t, w]
+                        row = acc[c + w]
+                        for i in range(m):
+                            row[i] += v
+                elif ns > 0 and ns < m:
+                    # leaf of each signature: walk from the entry node; nodes that
+                    # test the variable compare the signature's bin with the rank of
+                    # their threshold (x <= tau_r  <=>  bin < r), the others the
+                    # recipient's own value
+                    if single:
+                        # one column: the bins reaching a node form an interval
+                        # [lo, hi); a node testing the column splits it at its
+                        # rank, the others send it the recipient's way
+                        stack_v[0] = e
+                        stack_lo[0] = 0
+                        stack_hi[0] = ns
+                        sp = 1
+                        while sp > 0:
+                            sp -= 1
+                            v = stack_v[sp]
+                            lo = stack_lo[sp]
+                            hi = stack_hi[sp]
+                            while feature[v] >= 0:
+                                if base[v] > 0:
+                                    r = rank[v]
+                                    if hi <= r:
+                                        v = child[v, 0]
+                                    elif lo >= r:
+                                        v = child[v, 1]
+                                    else:
+                                        stack_v[sp] = child[v, 1]
+                                        stack_lo[sp] = r
+                                        stack_hi[sp] = hi
+                                        sp += 1
+                                        v = child[v, 0]
+                                        hi = r
+                                elif X[j, feature[v]] <= threshold[v]:
+                                    v = child[v, 0]
+                                else:
+                                    v = child[v, 1]
+                            for s_ in range(lo, hi):
+                                tab[s_] = v
+                    else:
+                        for s_ in range(ns):
+                            v = e
+                            while feature[v] >= 0:
+                                bv = base[v]
+                                if bv > 0:
+                                    if (s_ // radix[v]) % bv < rank[v]:
+                                        v = child[v, 0]
+                                    else:
+                                        v = child[v, 1]
+                                elif X[j, feature[v]] <= threshold[v]:
+                                    v = child[v, 0]
+                                else:
+                                    v = child[v, 1]
+                            tab[s_] = v
+                    sg = sig[t]
+                    dons = donors[a:a + m]
+                    for w in range(W):
+                        for s_ in range(ns):
+                            tabv[s_] = table[tab[s_], w]
+                        row = acc[c + w]
+                        for i in range(m):
+                            row[i] += tabv[sg[dons[i]]]
+                elif height[e] <= max_lockstep:
+                    # shallow subtree: all rows step down together, branch-free
+                    # (index = x > threshold, i.e. not x <= threshold for finite x)
+                    for i in range(m):
+                        nodes[i] = e
+                    for _ in range(height[e]):
+                        for i in range(m):
+                            v = nodes[i]
+                            nodes[i] = step[2 * v + (Xs[a + i, step_feature[v]] > threshold[v])]
+                    for i in range(m):
+                        for w in range(W):
+                            acc[c + w, i] += table[nodes[i], w]
                 else:
-                    while left[node] >= 0:
-                        if Xh[q, feature[node]] <= threshold[node]:
-                            node = left[node]
-                        else:
-                            node = right[node]
-                    for w in range(W):
-                        acc[c + w] += table[node, w]
+                    for i in range(m):
+                        node = e
+                        while feature[node] >= 0:
+                            if Xs[a + i, feature[node]] <= threshold[node]:
+                                node = child[node, 0]
+                            else:
+                                node = child[node, 1]
+                        for w in range(W):
+                            acc[c + w, i] += table[node, w]
                 s = snapshot[t]
                 if s >= 0:
-                    for d in range(D):
-                        out[s, q, d] = acc[d]
+                    for i in range(m):
+                        q = order[a + i]
+                        for d in range(D):
+                            out[s, q, d] = acc[d, i]
 
+    _heights_jit = njit(cache=True, nogil=True)(_heights_impl)
     _walk_serial = njit(cache=True, nogil=True)(_walk_original_impl)
     _walk_parallel = njit(cache=True, nogil=True, parallel=True)(_walk_original_impl)
+    _sig_serial = njit(cache=True, nogil=True)(_signatures_impl)
+    _sig_parallel = njit(cache=True, nogil=True, parallel=True)(_signatures_impl)
     _acc_serial = njit(cache=True, nogil=True)(_accumulate_impl)
     _acc_parallel = njit(cache=True, nogil=True, parallel=True)(_accumulate_impl)
 
@@ -228,16 +454,30 @@ def _require():
         raise ImportError("numba is required for the compiled kernels")
 
 
-def walk_original(flat: FlatTrees, X32: np.ndarray, in_group: np.ndarray, n_trees: int | None = None,
+def _group_index(groups, p):
+    """CSR lists column -> groups testing it (a column may belong to several groups)."""
+    members = [[] for _ in range(p)]
+    for g, cols in enumerate(groups):
+        for c in np.asarray(cols, dtype=np.int64).ravel():
+            if not 0 <= c < p:
+                raise ValueError(f"group {g} has column {c} outside [0, {p})")
+            members[int(c)].append(g)
+    ptr = np.zeros(p + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(m) for m in members])
+    ids = np.array([g for m in members for g in m], dtype=np.int64)
+    return ptr, ids
+
+
+def walk_original(flat: FlatTrees, X32: np.ndarray, groups=(), n_trees: int | None = None,
                   n_jobs: int | None = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Original leaf and entry node of every (row, tree).
+    """Original leaf of every (row, tree) and the entry node of every variable.
 
     Parameters
     ----------
     flat : FlatTrees
-    X32 : ndarray of float32, shape (n, p), C-contiguous, finite
-    in_group : ndarray of bool, shape (p,)
-        Columns of the variable ``G`` (all False: entries are all ``-1``).
+    X32 : ndarray of float32, shape (n, p), finite
+    groups : sequence of sequences of int
+        The variables' columns (``G`` variables; empty: leaves only).
     n_trees : int, optional
         Walk only the first trees (default all).
     n_jobs : int, optional
@@ -247,22 +487,95 @@ def walk_original(flat: FlatTrees, X32: np.ndarray, in_group: np.ndarray, n_tree
     -------
     leaf : ndarray of int64, shape (n, T)
         Global index of the leaf of row ``i`` in tree ``t``.
-    entry : ndarray of int64, shape (n, T)
-        First node on that path testing a column of ``G``; ``-1`` if none.
+    entry : ndarray of int32, shape (G, n, T)
+        First node on that path testing a column of variable ``g``; ``-1`` if none.
+
+    Raises
+    ------
+    ValueError
+        A column index outside ``[0, p)``.
     """
     _require()
     T = flat.n_trees if n_trees is None else int(n_trees)
     X = np.ascontiguousarray(X32, dtype=np.float32)
-    mask = np.ascontiguousarray(in_group, dtype=np.bool_)
-    if mask.shape != (X.shape[1],):
-        raise ValueError(f"in_group must have shape ({X.shape[1]},), got {mask.shape}")
-    return _call(_walk_serial, _walk_parallel, n_jobs, flat.left, flat.right, flat.feature,
-                 flat.threshold, flat.roots[:T], mask, X)
+    ptr, ids = _group_index(groups, X.shape[1])
+    leaf = np.empty((X.shape[0], T), dtype=np.int64)
+    entry = np.full((len(groups), X.shape[0], T), -1, dtype=np.int32)
+    _call(_walk_serial, _walk_parallel, n_jobs, flat.left, flat.right, flat.feature, flat.threshold,
+          flat.roots[:T], ptr, ids, X, leaf, entry)
+    return leaf, entry
+
+
+class Signatures:
+    """The bins of one variable in every tree (:func:`signatures`).
+
+    Attributes
+    ----------
+    sig : ndarray of int32, shape (T, n)
+        Signature of every original row (as a donor) in every tree.
+    nsig : ndarray of int64, shape (T,)
+        Number of signatures of each tree; 0 when above the limit (rows are then
+        walked directly).
+    rank, radix, base : ndarray of int64, shape (N,)
+        At nodes testing a column of the variable: the 1-based rank of the
+        threshold among the tree's distinct thresholds on that column, and the
+        column's place value and base in the signature (``base = 0`` elsewhere).
+    """
+
+    def __init__(self, sig, nsig, rank, radix, base, single=False):
+        self.sig, self.nsig, self.rank, self.radix, self.base = sig, nsig, rank, radix, base
+        #: one column: the signature is the bin itself (no mixed-radix division)
+        self.single = bool(single)
+
+
+def signatures(flat: FlatTrees, X32: np.ndarray, columns, n_trees: int | None = None,
+               limit: int = MAX_SIGNATURES, n_jobs: int | None = 1) -> Signatures:
+    """Per tree, the signature of every row in the variable's columns.
+
+    For each tree and each column ``c`` of the variable, let ``tau_c`` be the
+    sorted distinct thresholds of the tree's nodes testing ``c``. A row's bin in
+    ``c`` is ``#{tau_c < x_c}`` (``x_c`` the float32 value promoted to float64, as
+    in the tree walk), so ``x_c <= tau_c[r - 1]`` iff ``bin < r``; its signature is
+    the mixed-radix number of its bins. Rows with equal signatures take the same
+    branch at every node of the tree that tests the variable.
+
+    Parameters
+    ----------
+    flat : FlatTrees
+    X32 : ndarray of float32, shape (n, p), finite
+    columns : sequence of int
+        The variable's columns.
+    n_trees : int, optional
+        First trees only (default all).
+    limit : int
+        Trees with more signatures than this get ``nsig = 0``.
+    n_jobs : int, optional
+        Threads (trees in parallel).
+
+    Returns
+    -------
+    Signatures
+
+    Raises
+    ------
+    ValueError
+        A column outside ``[0, p)`` or listed twice.
+    """
+    _require()
+    X = np.ascontiguousarray(X32, dtype=np.float32)
+    cols = np.asarray(columns, dtype=np.int64).ravel()
+    if cols.size == 0 or cols.min() < 0 or cols.max() >= X.shape[1] or len(set(cols.tolist())) != cols.size:
+        raise ValueError(f"columns must be distinct indices in [0, {X.shape[1]}), got {columns!r}")
+    T = flat.n_trees if n_trees is None else int(n_trees)
+    out = _call(_sig_serial, _sig_parallel, n_jobs, flat.left, flat.feature, flat.threshold, flat.roots[:T],
+                flat.ends[:T], cols, X, int(limit))
+    return Signatures(*out, single=cols.size == 1)
 
 
 def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: np.ndarray,
-               Xh: np.ndarray, recipients: np.ndarray, start: np.ndarray, n_snapshots: int,
-               n_jobs: int | None = 1) -> np.ndarray:
+               Xh: np.ndarray, recipients: np.ndarray, start: np.ndarray, n_snapshots: int, *,
+               donors: np.ndarray | None = None, X32: np.ndarray | None = None,
+               variable: Signatures | None = None, n_jobs: int | None = 1) -> np.ndarray:
     """Running ensemble sums of switched rows, snapshotted after chosen trees.
 
     Parameters
@@ -270,37 +583,76 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
     flat : FlatTrees
     snapshot : ndarray of int64, shape (T,)
         Snapshot slot written after tree ``t`` (``-1``: none); ``T`` trees are added.
-    entry : ndarray of int64, shape (n, T)
-        :func:`walk_original` entries of the recipients' original rows.
+    entry : ndarray of int, shape (n, T)
+        :func:`walk_original` entries (of one variable) of the original rows.
     term : ndarray of float64, shape (n, T, W)
         Stored term of each original row in each tree (``table[leaf]``).
     Xh : ndarray of float32, shape (rows, p)
         Switched rows (the variable's columns from the donor, the rest from the
         recipient), finite.
-    recipients : ndarray of int64, shape (rows,)
+    recipients : ndarray of int, shape (rows,)
         Original row of each switched row (index into ``entry`` / ``term``).
     start : ndarray of float64, shape (rows, D)
         Accumulator before the first tree (boosting: the init estimator's raw
         prediction; forests: zeros).
     n_snapshots : int
         ``S``.
+    donors, X32, variable : optional, all three or none
+        Donor row of each switched row (shape ``(rows,)``), the original rows
+        (float32, shape ``(n, p)``) and the variable's :func:`signatures`: trees
+        with fewer signatures than a recipient has switched rows then take the
+        leaves from one walk per signature.
     n_jobs : int, optional
-        Threads (rows in parallel; every row's sum is sequential, so the result
-        does not depend on it).
+        Threads (recipients in parallel; every row's sum is sequential, so the
+        result does not depend on it).
 
     Returns
     -------
     ndarray of float64, shape (S, rows, D)
+
+    Raises
+    ------
+    ValueError
+        Inconsistent shapes or a recipient / donor outside ``[0, n)``.
     """
     _require()
-    T = entry.shape[1]
+    n, T = entry.shape
     if snapshot.shape != (T,):
         raise ValueError(f"snapshot must have shape ({T},), got {snapshot.shape}")
+    if term.shape[:2] != (n, T) or term.shape[2] != flat.table.shape[1]:
+        raise ValueError(f"term must have shape ({n}, {T}, {flat.table.shape[1]}), got {term.shape}")
+    recipients = np.asarray(recipients, dtype=np.int64)
     rows = Xh.shape[0]
+    if recipients.shape != (rows,) or start.shape != (rows, flat.width):
+        raise ValueError(f"recipients / start must have shapes ({rows},) / ({rows}, {flat.width})")
+    if rows and (recipients.min() < 0 or recipients.max() >= n):
+        raise ValueError(f"recipients must lie in [0, {n})")
+    given = [donors is not None, X32 is not None, variable is not None]
+    if any(given) and not all(given):
+        raise ValueError("give donors, X32 and variable together")
+    if variable is None:
+        donors = np.zeros(rows, dtype=np.int64)
+        X32 = np.zeros((n, Xh.shape[1]), dtype=np.float32)
+        N = flat.left.shape[0]
+        zero = np.zeros(N, dtype=np.int64)
+        variable = Signatures(np.zeros((T, n), dtype=np.int32), np.zeros(T, dtype=np.int64), zero, zero + 1, zero)
+    else:
+        donors = np.asarray(donors, dtype=np.int64)
+        if donors.shape != (rows,) or (rows and (donors.min() < 0 or donors.max() >= n)):
+            raise ValueError(f"donors must have shape ({rows},) with values in [0, {n})")
+        if X32.shape != (n, Xh.shape[1]) or variable.sig.shape != (T, n):
+            raise ValueError("X32 / signatures do not match entry")
+    order = np.argsort(recipients, kind="stable")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.bincount(recipients, minlength=n))
+    Xs = np.ascontiguousarray(np.asarray(Xh, dtype=np.float32)[order])
     out = np.empty((int(n_snapshots), rows, flat.width), dtype=np.float64)
-    _call(_acc_serial, _acc_parallel, n_jobs, flat.left, flat.right, flat.feature, flat.threshold,
-          flat.table, flat.column[:T], np.ascontiguousarray(snapshot, dtype=np.int64),
-          np.ascontiguousarray(entry, dtype=np.int64), np.ascontiguousarray(term, dtype=np.float64),
-          np.ascontiguousarray(Xh, dtype=np.float32), np.ascontiguousarray(recipients, dtype=np.int64),
-          np.ascontiguousarray(start, dtype=np.float64), out)
+    _call(_acc_serial, _acc_parallel, n_jobs, flat.child, flat.feature, flat.threshold, flat.step,
+          flat.step_feature, flat.height, MAX_LOCKSTEP, flat.table, flat.column[:T],
+          np.ascontiguousarray(snapshot, dtype=np.int64), np.ascontiguousarray(entry, dtype=np.int32),
+          np.ascontiguousarray(term, dtype=np.float64), Xs, order, ptr,
+          np.ascontiguousarray(np.asarray(start, dtype=np.float64)[order]),
+          np.ascontiguousarray(X32, dtype=np.float32), np.ascontiguousarray(donors[order]),
+          np.ascontiguousarray(variable.sig[:T]), np.ascontiguousarray(variable.nsig[:T]), variable.rank,
+          variable.radix, variable.base, bool(variable.single), int(flat.height.max()), out)
     return out

@@ -133,13 +133,20 @@ class _Ensemble:
             self.K = 1
             trees = [[tr] for tr in model.estimators_[: self.n_trees]]
         self.trees = trees
-        self.used = []
-        for row in trees:
-            cols = set()
-            for tr in row:
-                feature = tr.tree_.feature
-                cols.update(int(f) for f in np.unique(feature[feature >= 0]))
-            self.used.append(frozenset(cols))
+        self._used = None
+
+    @property
+    def used(self) -> list:
+        """Per stage, the set of columns its trees split on (computed on first use)."""
+        if self._used is None:
+            self._used = []
+            for row in self.trees:
+                cols = set()
+                for tr in row:
+                    feature = tr.tree_.feature
+                    cols.update(int(f) for f in np.unique(feature[feature >= 0]))
+                self._used.append(frozenset(cols))
+        return self._used
 
     def term(self, t: int, X32: np.ndarray) -> np.ndarray:
         """Term of stage ``t`` at the float32 rows ``X32``: ``(rows, K)`` (boosting:
@@ -555,7 +562,7 @@ def ensemble_reliance_arrays(
 
 def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, max_rows, n_jobs):
     """e_orig ``(m,)`` and the per-data-set loss sums ``(m, G, R)`` with the compiled kernel."""
-    from ._kernels import accumulate, walk_original
+    from ._kernels import accumulate, signatures, walk_original
 
     n, p = X32.shape
     m, G = len(ks), len(cols)
@@ -565,7 +572,9 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
     snapshot, slot = ens.snapshots(ks)
     S = len(slot)
     members = {k: [i for i, kk in enumerate(ks) if kk == k] for k in slot}
-    leaf, _ = walk_original(flat, X32, np.zeros(p, dtype=bool), n_jobs=n_jobs)
+    # one walk of every original row: its leaves and, per variable, the first node of
+    # its path that tests the variable (where a switched row's walk can diverge)
+    leaf, entries = walk_original(flat, X32, cols, n_jobs=n_jobs)
     term = flat.table[leaf]  # (n, Tf, W): the stored term of every row in every tree
     del leaf
     everyone = np.arange(n)
@@ -574,7 +583,7 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
         return np.ascontiguousarray(np.asarray(ens.start(Xb), dtype=np.float64).reshape(Xb.shape[0], -1))
 
     # e_orig: the original rows (no entry node anywhere: every term is the stored one)
-    none = np.full((n, Tf), -1, dtype=np.int64)
+    none = np.full((n, Tf), -1, dtype=np.int32)
     out = accumulate(flat, snapshot, none, term, X32, everyone, start_of(X32), S, n_jobs=n_jobs)
     del none
     e_orig = np.empty(m)
@@ -586,9 +595,8 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
     sums = np.zeros((m, G, R))
     designs = switch_designs(estimator, n, G, permutations=perms, max_rows_per_batch=max_rows)
     for g, cg in enumerate(cols):
-        in_group = np.zeros(p, dtype=bool)
-        in_group[cg] = True
-        _, entry = walk_original(flat, X32, in_group, n_jobs=n_jobs)
+        entry = entries[g]
+        variable = signatures(flat, X32, cg, n_jobs=n_jobs)
         for chunk in _chunks(designs[g], max_rows):
             recip = np.concatenate([c[1] for c in chunk])
             donors = np.concatenate([c[2] for c in chunk])
@@ -599,7 +607,8 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
             for _, rc, _ in chunk:
                 bounds.append((start, start + len(rc)))
                 start += len(rc)
-            out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, n_jobs=n_jobs)
+            out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, donors=donors, X32=X32,
+                             variable=variable, n_jobs=n_jobs)
             for k, s in slot.items():
                 part = _loss_sums(loss_fn, loss_name, yh, ens.output(ens.as_acc(out[s]), k), bounds)
                 for i in members[k]:

@@ -1,0 +1,169 @@
+#!/usr/bin/env python
+"""How the cost of the pipeline's two heavy kernels grows: rows, features, grid size, Rashomon-set size.
+
+Usage (repository root, virtual environment active; about 10 minutes on 2 cores)::
+
+    python benchmarks/scaling.py [--cores 1] [--json scaling.json]
+
+Measured on Abalone (thesis 001's Table 4.1 data; the pipeline's split and folds):
+
+* ``grid_cv`` -- :func:`xaipipe.models.cv.cross_validate_grid` of a gradient boosting
+  grid (5-fold CV), varying the training rows ``n``, the columns ``p``, the largest
+  ``n_estimators`` ``K`` (20 values ``K/20 .. K``: the shared-prefix cost grows with
+  ``K``, the naive cost with the sum of the values, ``10.5 K``) and the number of
+  configurations (learning rates);
+* ``mr`` -- the model reliance of the members of a Rashomon set with the tree engine
+  (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`, permutation estimator,
+  20 repeats), varying the evaluation rows ``n``, the columns ``p`` (one variable
+  each), and the number of members ``m`` (prefix groups of the 324-model grid of
+  thesis 001 Table 4.1, 9 members each).
+
+Each point is the minimum wall time (``time.perf_counter``) of ``--repeats`` runs
+(default 2). The exponent ``b`` of ``cost = a * size**b`` is the least-squares
+slope of ``log cost`` on ``log size``. Rows and columns are subsets of the real
+data (rows without replacement, seeded; columns in the data's order), so larger
+sizes are the full data set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+SEED = 20250223
+
+
+def best_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def exponent(sizes, costs) -> float:
+    x, y = np.log(np.asarray(sizes, float)), np.log(np.asarray(costs, float))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def subsample_folds(n, n_folds, seed):
+    from sklearn.model_selection import KFold
+
+    return list(KFold(n_folds, shuffle=True, random_state=seed).split(np.zeros(n)))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cores", type=int, default=1, help="n_jobs of the measured code (default 1)")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "data" / "uci"))
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    from run import load_config, load_dataset  # benchmarks/run.py
+
+    from xaipipe.explain.reliance import sklearn_permutations
+    from xaipipe.models.cv import cross_validate_grid
+    from xaipipe.models.grid import config_id, expand_grid
+    from xaipipe.rashomon.abalone import THESIS_GRID
+    from xaipipe.rashomon.engine import ensemble_reliance_arrays
+    from xaipipe.rashomon.mcr import fit_member_groups
+
+    print(f"load_average={os.getloadavg()[0]:.2f} cores={args.cores} repeats={args.repeats}", flush=True)
+    cfg = load_config()
+    data = load_dataset("abalone", cfg, args.mirror)
+    Xtr, ytr, Xte, yte = data["X_train"], data["y_train"], data["X_test"], data["y_test"]
+    rng = np.random.default_rng(SEED)
+    rows = []
+
+    def record(kernel, factor, size, seconds, **fixed):
+        rows.append({"kernel": kernel, "factor": factor, "size": size, "seconds": seconds, **fixed})
+        print(f"{kernel:8s} {factor:9s} size={size:>5} {seconds:8.3f} s  {fixed}", flush=True)
+
+    # ---------------------------------------------------------------- grid CV
+    base_grid = {"n_estimators": {"start": 25, "stop": 500, "step": 25}, "learning_rate": [0.1]}
+
+    def cv(X, y, grid, folds):
+        return cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, seed=SEED,
+                                   n_jobs=args.cores)
+
+    for n in (800, 1600, 3200):
+        idx = np.sort(rng.choice(len(ytr), n, replace=False))
+        folds = subsample_folds(n, 5, SEED)
+        record("grid_cv", "rows", n, best_time(lambda: cv(Xtr[idx], ytr[idx], base_grid, folds), args.repeats),
+               p=Xtr.shape[1], K=500, configs=20)
+    folds = data["folds"]
+    for p in (3, 5, 10):
+        record("grid_cv", "features", p, best_time(lambda: cv(Xtr[:, :p], ytr, base_grid, folds), args.repeats),
+               n=len(ytr), K=500, configs=20)
+    for K in (250, 500, 1000):
+        grid = {"n_estimators": {"start": K // 20, "stop": K, "step": K // 20}, "learning_rate": [0.1]}
+        record("grid_cv", "K", K, best_time(lambda: cv(Xtr, ytr, grid, folds), args.repeats),
+               n=len(ytr), p=Xtr.shape[1], configs=20, naive_trees_per_fold=sum(range(K // 20, K + 1, K // 20)))
+    for n_lr in (1, 2, 4):
+        grid = dict(base_grid, learning_rate=[0.05, 0.1, 0.2, 0.3][:n_lr])
+        record("grid_cv", "configs", 20 * n_lr, best_time(lambda: cv(Xtr, ytr, grid, folds), args.repeats),
+               n=len(ytr), p=Xtr.shape[1], K=500)
+
+    # ---------------------------------------------------------------- MR of Rashomon members
+    configs = expand_grid(THESIS_GRID)
+    members = pd.DataFrame({"family": "gradient_boosting", "config_id": [config_id(c) for c in configs]})
+    t0 = time.perf_counter()
+    groups = fit_member_groups(members, "regression", Xtr, ytr, seed=SEED, n_jobs=max(1, args.cores))
+    print(f"(fitted {len(groups)} prefix groups in {time.perf_counter() - t0:.1f} s)", flush=True)
+    R = 20
+
+    def mr(gs, X, y, cols=None):
+        perms = sklearn_permutations(X.shape[0], R, SEED)
+        for g in gs:
+            ensemble_reliance_arrays(g.model, X, y, n_estimators=g.n_estimators, permutations=perms,
+                                     features=cols, n_jobs=args.cores)
+
+    # the 12 groups of learning rate 0.1 (the sizes below keep this mix of depths and losses)
+    lr01 = [g for g in groups if g.base_params["learning_rate"] == 0.1]
+    mr(lr01[:1], Xte[:50], yte[:50])  # load the compiled kernels
+    for n in (209, 418, 836):
+        idx = np.sort(rng.choice(len(yte), n, replace=False)) if n < len(yte) else np.arange(len(yte))
+        record("mr", "rows", n, best_time(lambda: mr(lr01, Xte[idx], yte[idx]), args.repeats),
+               members=9 * len(lr01), p=Xte.shape[1])
+    for p in (2, 5, 10):
+        record("mr", "features", p, best_time(lambda: mr(lr01, Xte, yte, list(range(p))), args.repeats),
+               members=9 * len(lr01), n=len(yte))
+    # members: 4 groups (one per depth; lr 0.1, squared error), 12 (lr 0.1, every depth and
+    # loss), 36 (the whole grid): every size has the same share of each depth
+    sizes = {
+        4: [g for g in lr01 if g.base_params["loss"] == "squared_error"],
+        12: lr01,
+        36: groups,
+    }
+    for n_groups, chosen in sizes.items():
+        assert len(chosen) == n_groups
+        record("mr", "members", 9 * n_groups, best_time(lambda: mr(chosen, Xte, yte), args.repeats),
+               n=len(yte), p=Xte.shape[1], groups=n_groups)
+
+    frame = pd.DataFrame(rows)
+    print("\n| kernel | factor | sizes | seconds | exponent b |")
+    print("|---|---|---|---|---|")
+    fits = []
+    for (kernel, factor), part in frame.groupby(["kernel", "factor"], sort=False):
+        b = exponent(part["size"], part["seconds"])
+        fits.append({"kernel": kernel, "factor": factor, "exponent": b})
+        print(f"| {kernel} | {factor} | {', '.join(str(s) for s in part['size'])} | "
+              f"{', '.join(f'{s:.2f}' for s in part['seconds'])} | {b:.2f} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"points": rows, "exponents": fits}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
