@@ -85,6 +85,8 @@ rule rashomon_bootstrap:
             if f in families_of(w.dataset)
         },
     threads: config["threads"]["rashomon"]
+    # long and needing only the split: start early (the critical path of a full run)
+    priority: 20
     resources:
         mem_mb=6000,
         runtime=240,
@@ -162,6 +164,8 @@ rule abalone_study:
         study=RASHOMON["abalone_study"],
         seed=config["seed"],
     threads: config["threads"]["cv"]
+    # the longest job of a full run, needing only the split: start it first
+    priority: 50
     resources:
         mem_mb=4000,
         runtime=240,
