@@ -33,20 +33,19 @@ come out of one pass over the trees (a snapshot of the running sum after tree
 ``k``).
 
 Cost. The generic path evaluates every tree on every permuted data set; the
-engine evaluates tree ``t`` only for the variables it splits on, so the tree
-work falls by the factor ``G / mean(#variables split on per tree)``. Runs of
-consecutive affected stages go through scikit-learn's own Cython loop
-(``predict_stages``) in one call. Measured (CPU seconds, :func:`time_reliance_paths`
-over the 36 prefix groups of the 324-model Abalone grid of thesis 001 Table 4.1,
-836 test rows, 8 variables, 20 permutations): engine 28.3 s, generic prefix path
-36.8 s, ``sklearn.inspection.permutation_importance`` per member 393.8 s, i.e. the
-engine is 1.3x the generic path (1.8x for ``max_depth`` 2, whose trees split on 2.5
-of 10 columns; 1.1x for ``max_depth`` 5, 7.7 of 10) and 13.9x per-member
-``permutation_importance`` (18.8x at depth 2, 11.7x at depth 5). About 85 % of the
-engine's time is the Cython traversal of the affected stages, so further gains
-need a compiled kernel (e.g. resuming the traversal at the first node that tests
-the permuted variable: only 23 % (depth 2) to 38 % (depth 5) of the rows' paths
-touch it).
+engine evaluates tree ``t`` only for the variables it splits on, and with the
+compiled kernel (:mod:`xaipipe.rashomon._kernels`, numba) only from the first
+node of the recipient row's original path that tests the variable (its *entry
+node*; 23 % (depth 2) to 38 % (depth 5) of the paths touch it), so the tree work
+falls by far more than ``G / mean(#variables split on per tree)``. One walk of the
+original rows records the leaves and the entry node of every variable. Without
+numba the engine runs the consecutive affected stages through scikit-learn's own
+Cython loop (``predict_stages``). Measured with ``python benchmarks/run.py --quick
+--cores 2`` (the 324-model grid of thesis 001 Table 4.1 with ``n_estimators``
+10..90, 836 test rows, 10 columns, 20 permutations; every one of the 64 800
+importances bitwise equal): ``permutation_importance`` per member 61.5 s, engine
+2.9 s (21x); Rashomon sets of Airfoil / Abalone 27x / 25x. Before the kernel the
+engine was 13.9x (Cython stages, 85 % of its time in the traversal).
 
 Scope. Random forests and gradient boosting of scikit-learn, dense finite ``X``,
 no ``Pipeline`` wrapper. XGBoost and other families use the generic path
