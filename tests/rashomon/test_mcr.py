@@ -126,6 +126,15 @@ def test_generic_path_gives_the_same_table(toy):
     np.testing.assert_array_equal(a[cols].to_numpy(), b[cols].to_numpy())
 
 
+def test_engine_threads_do_not_change_the_table(toy):
+    groups = [g for g in toy["groups"] if g.family in ("gradient_boosting", "random_forest")]
+    kw = dict(features=FEATURES, n_repeats=3, random_state=SEED, estimators=("permutation", "e_divide"))
+    a = members_reliance(groups, toy["X_test"], toy["y_test"], n_jobs=1, **kw)
+    b = members_reliance(groups, toy["X_test"], toy["y_test"], n_jobs=2, **kw)
+    cols = ["e_orig", "e_switch", "mr_ratio", "mr_difference", "mr_ratio_std"]
+    np.testing.assert_array_equal(a[cols].to_numpy(), b[cols].to_numpy())
+
+
 def test_e_switch_subsample_is_shared_and_seeded(toy):
     lin = [g for g in toy["groups"] if g.family == "linear_regression"]
     got = members_reliance(lin, toy["X_test"], toy["y_test"], features=FEATURES, estimators=("e_switch",),

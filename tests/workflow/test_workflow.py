@@ -98,11 +98,17 @@ def test_one_dataset_target_runs_only_its_jobs(workflow_copy, mirror_dir):
     assert "manifest" not in _planned_jobs(out)
 
 
-def test_table_target_alone(workflow_copy, mirror_dir):
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", f"{RESULTS}/tables/test_metrics.csv",
+@pytest.mark.parametrize("table,rule,absent", [
+    ("test_metrics", "test_metrics", ("thesis_comparison", "model_reliance", "rashomon")),
+    ("model_reliance", "model_reliance_table", ("shap", "rashomon", "thesis_figure")),
+    ("mcr", "mcr_table", ("shap", "pd_ice", "rashomon_bootstrap", "thesis_figure")),
+])
+def test_table_target_alone(workflow_copy, mirror_dir, table, rule, absent):
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", f"{RESULTS}/tables/{table}.csv",
                      *small_args(mirror_dir))
     jobs = _planned_jobs(proc.stdout)
-    assert "test_metrics" in jobs and "manifest" not in jobs and "thesis_comparison" not in jobs
+    assert rule in jobs and "manifest" not in jobs
+    assert not set(absent) & set(jobs), set(absent) & set(jobs)
 
 
 def test_invalid_config_value_names_the_key(workflow_copy, mirror_dir, tmp_path):

@@ -279,6 +279,7 @@ def group_reliance(
     permutations=None,
     use_engine: bool = True,
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+    n_jobs: int | None = 1,
 ) -> RelianceArrays:
     """MR of every member of one fitted group in one pass.
 
@@ -299,6 +300,9 @@ def group_reliance(
         ``permutations`` (shape ``(G, R, n)``) to every group.
     use_engine : bool, default True
         False forces the generic path (used to check the engine).
+    n_jobs : int or None, default 1
+        Threads of the tree engine's compiled kernel (the result does not
+        depend on it); the generic path ignores it.
 
     Returns
     -------
@@ -309,7 +313,7 @@ def group_reliance(
     kw = dict(features=features, feature_names=feature_names, estimator=estimator, loss=loss,
               permutations=permutations, max_rows_per_batch=max_rows_per_batch)
     if use_engine and supports_engine(group.model):
-        return ensemble_reliance_arrays(group.model, X, y, n_estimators=ks, **kw)
+        return ensemble_reliance_arrays(group.model, X, y, n_estimators=ks, n_jobs=n_jobs, **kw)
     linear = None
     if ks is None and estimator == "e_switch" and loss == "squared_error":
         try:
@@ -333,6 +337,7 @@ def members_reliance(
     e_switch_max_rows: int | None = 400,
     use_engine: bool = True,
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+    n_jobs: int | None = 1,
 ) -> pd.DataFrame:
     """Model reliance of every member of every group, with common random numbers.
 
@@ -359,6 +364,8 @@ def members_reliance(
         :func:`xaipipe.explain.summary.reliance_report`); None: all rows.
     use_engine : bool, default True
     max_rows_per_batch : int
+    n_jobs : int or None, default 1
+        Threads of the tree engine (:func:`group_reliance`); results do not depend on it.
 
     Returns
     -------
@@ -398,6 +405,7 @@ def members_reliance(
             arr = group_reliance(
                 grp, Xe, ye, features=features, feature_names=feature_names, estimator=est_name,
                 loss=loss, permutations=perms, use_engine=use_engine, max_rows_per_batch=max_rows_per_batch,
+                n_jobs=n_jobs,
             )
             elapsed = time.perf_counter() - t0
             tab = reliance_table(arr)
@@ -761,7 +769,7 @@ def rashomon_reliance(
     rel = members_reliance(
         groups, X_test, y_test, features=features, feature_names=feature_names, estimators=estimators,
         loss=loss, n_repeats=n_repeats, random_state=seed, e_switch_max_rows=e_switch_max_rows,
-        use_engine=use_engine,
+        use_engine=use_engine, n_jobs=n_jobs,
     )
     members = member_table(sets, rel, epsilons=grid, dataset=dataset)
     return members, mcr_table(members, sets, epsilons=grid), groups
