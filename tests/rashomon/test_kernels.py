@@ -249,3 +249,17 @@ def test_kernel_validation(models, data):
                    X32=X32, variable=var)
     assert thread_count(None) == 1 and thread_count(1) == 1
     assert 1 <= thread_count(-1) == thread_count(10 ** 6)
+
+
+def test_serial_and_parallel_kernels_have_their_own_cache_entries():
+    # numba names a function's on-disk cache after its qualified name: a shared name made the
+    # parallel dispatcher load the serial machine code (n_jobs had no effect) and vice versa
+    from xaipipe.rashomon import _kernels as K
+
+    if not K.AVAILABLE:
+        pytest.skip("numba not installed")
+    for serial, parallel in ((K._walk_serial, K._walk_parallel), (K._sig_serial, K._sig_parallel),
+                             (K._acc_serial, K._acc_parallel)):
+        assert serial.py_func.__qualname__ != parallel.py_func.__qualname__
+        assert serial.py_func.__code__ is parallel.py_func.__code__  # the same kernel source
+        assert parallel.targetoptions.get("parallel") and not serial.targetoptions.get("parallel")

@@ -42,6 +42,8 @@ at leaves). Shapes use ``T`` trees, ``N`` nodes in all, ``n`` original rows,
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 try:  # numba ships with shap (a hard dependency); keep a clear error otherwise
@@ -428,13 +430,25 @@ if AVAILABLE:
                         for d in range(D):
                             out[s, q, d] = acc[d, i]
 
+    def _variant(fn, suffix):
+        """A copy of ``fn`` under its own ``__qualname__``: numba names the on-disk cache
+        of a function after its qualified name and line, not after the compile options,
+        so a serial and a ``parallel=True`` dispatcher of the *same* function share one
+        cache entry and load each other's machine code (measured: ``n_jobs=2`` ran on
+        one thread, ``n_jobs=1`` on two, whichever variant compiled first)."""
+        out = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + suffix, fn.__defaults__,
+                                 fn.__closure__)
+        out.__qualname__ = fn.__qualname__ + suffix
+        out.__doc__ = fn.__doc__
+        return out
+
     _heights_jit = njit(cache=True, nogil=True)(_heights_impl)
-    _walk_serial = njit(cache=True, nogil=True)(_walk_original_impl)
-    _walk_parallel = njit(cache=True, nogil=True, parallel=True)(_walk_original_impl)
-    _sig_serial = njit(cache=True, nogil=True)(_signatures_impl)
-    _sig_parallel = njit(cache=True, nogil=True, parallel=True)(_signatures_impl)
-    _acc_serial = njit(cache=True, nogil=True)(_accumulate_impl)
-    _acc_parallel = njit(cache=True, nogil=True, parallel=True)(_accumulate_impl)
+    _walk_serial = njit(cache=True, nogil=True)(_variant(_walk_original_impl, "_serial"))
+    _walk_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_walk_original_impl, "_parallel"))
+    _sig_serial = njit(cache=True, nogil=True)(_variant(_signatures_impl, "_serial"))
+    _sig_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_signatures_impl, "_parallel"))
+    _acc_serial = njit(cache=True, nogil=True)(_variant(_accumulate_impl, "_serial"))
+    _acc_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_accumulate_impl, "_parallel"))
 
 
 def _call(serial, parallel, n_jobs, *args):
