@@ -43,8 +43,8 @@ numba the engine runs the consecutive affected stages through scikit-learn's own
 Cython loop (``predict_stages``). Measured with ``python benchmarks/run.py --quick
 --cores 2`` (the 324-model grid of thesis 001 Table 4.1 with ``n_estimators``
 10..90, 836 test rows, 10 columns, 20 permutations; every one of the 64 800
-importances bitwise equal): ``permutation_importance`` per member 61.5 s, engine
-2.9 s (21x); Rashomon sets of Airfoil / Abalone 27x / 25x. Before the kernel the
+importances bitwise equal): ``permutation_importance`` per member 66.3 s, engine
+1.95 s (34x); Rashomon sets of Airfoil / Abalone 36x / 34x. Before the kernel the
 engine was 13.9x (Cython stages, 85 % of its time in the traversal).
 
 Scope. Random forests and gradient boosting of scikit-learn, dense finite ``X``,
