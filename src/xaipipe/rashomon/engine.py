@@ -68,6 +68,7 @@ import numpy as np
 
 from ..explain.reliance import (
     DEFAULT_MAX_ROWS,
+    _check_permutations,
     ESTIMATORS,
     RelianceArrays,
     random_permutations,
@@ -421,20 +422,7 @@ def _permutations(estimator, permutations, n_repeats, n, G, random_state):
         if isinstance(R, (bool, np.bool_)) or not isinstance(R, (int, np.integer)) or R < 1:
             raise ValueError(f"n_repeats must be a positive int, got {n_repeats!r}")
         return random_permutations(n, int(R), G, random_state), int(R), "random_permutations"
-    p = np.asarray(permutations)
-    if p.dtype.kind not in "iu":
-        raise ValueError(f"permutations must be integer row indices, got dtype {p.dtype}")
-    if p.ndim == 2:
-        p = np.broadcast_to(p, (G,) + p.shape)
-    if p.ndim != 3 or p.shape[0] != G or p.shape[2] != n or p.shape[1] < 1:
-        raise ValueError(
-            f"permutations must have shape (n_repeats, {n}) or ({G}, n_repeats, {n}); "
-            f"got {np.shape(permutations)}"
-        )
-    if n_repeats is not None and p.shape[1] != n_repeats:
-        raise ValueError(f"n_repeats={n_repeats} but permutations hold {p.shape[1]} repeats")
-    if not (np.sort(p, axis=-1) == np.arange(n)).all():
-        raise ValueError(f"each row of permutations must be a permutation of range({n})")
+    p = _check_permutations(permutations, G, n, n_repeats)
     return p, p.shape[1], "given_permutations"
 
 
@@ -559,6 +547,21 @@ def ensemble_reliance_arrays(
     )
 
 
+def _switched_rows(chunk, X32, yv, cg):
+    """The switched data sets of one chunk of designs, stacked: recipients ``(rows,)``,
+    donors ``(rows,)``, rows ``Xh`` (recipient's columns, donor's columns ``cg``),
+    their responses ``yh`` and each design's ``(start, stop)`` in the stack."""
+    recip = np.concatenate([c[1] for c in chunk])
+    donors = np.concatenate([c[2] for c in chunk])
+    Xh = X32[recip]
+    Xh[:, cg] = X32[np.ix_(donors, cg)]
+    bounds, start = [], 0
+    for _, rc, _ in chunk:
+        bounds.append((start, start + len(rc)))
+        start += len(rc)
+    return recip, donors, Xh, yv[recip], bounds
+
+
 def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, max_rows, n_jobs):
     """e_orig ``(m,)`` and the per-data-set loss sums ``(m, G, R)`` with the compiled kernel."""
     from ._kernels import accumulate, signatures, walk_original
@@ -597,15 +600,7 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
         entry = entries[g]
         variable = signatures(flat, X32, cg, n_jobs=n_jobs)
         for chunk in _chunks(designs[g], max_rows):
-            recip = np.concatenate([c[1] for c in chunk])
-            donors = np.concatenate([c[2] for c in chunk])
-            Xh = X32[recip]
-            Xh[:, cg] = X32[np.ix_(donors, cg)]
-            yh = yv[recip]
-            bounds, start = [], 0
-            for _, rc, _ in chunk:
-                bounds.append((start, start + len(rc)))
-                start += len(rc)
+            recip, donors, Xh, yh, bounds = _switched_rows(chunk, X32, yv, cg)
             out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, donors=donors, X32=X32,
                              variable=variable, n_jobs=n_jobs)
             for k, s in slot.items():
@@ -640,15 +635,7 @@ def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, 
         cset = frozenset(int(c) for c in cg)
         affected = [bool(u & cset) for u in ens.used]
         for chunk in _chunks(designs[g], int(max_rows_per_batch)):
-            recip = np.concatenate([c[1] for c in chunk])
-            donors = np.concatenate([c[2] for c in chunk])
-            Xh = X32[recip]
-            Xh[:, cg] = X32[np.ix_(donors, cg)]
-            yh = yv[recip]
-            bounds, start = [], 0
-            for _, rc, _ in chunk:
-                bounds.append((start, start + len(rc)))
-                start += len(rc)
+            recip, donors, Xh, yh, bounds = _switched_rows(chunk, X32, yv, cg)
             tiled = _tiling(chunk, n)
             acc = ens.start(Xh)
             view = acc.reshape((tiled, n) + acc.shape[1:]) if tiled is not None else None
