@@ -310,16 +310,13 @@ def naive_reliance(models, X, y, scoring, R, seed, cores):
 def pipeline_reliance(groups, X, y, loss, perms, cores):
     """The project's MR of every member of every fitted group (one pass per group)."""
     from xaipipe.explain.reliance import reliance_table
-    from xaipipe.rashomon.engine import ensemble_reliance_arrays, supports_engine
     from xaipipe.rashomon.mcr import group_reliance
 
     out = []
     for grp in groups:
-        if supports_engine(grp.model):
-            arr = ensemble_reliance_arrays(grp.model, X, y, n_estimators=grp.n_estimators or None, loss=loss,
-                                           permutations=perms, n_jobs=cores)
-        else:  # decision trees and other non-ensembles: the generic path
-            arr = group_reliance(grp, X, y, loss=loss, permutations=perms)
+        # as the rashomon rule: the tree engine where engine_preferred (gradient
+        # boosting), shared-prefix predictions otherwise (forests, XGBoost, ...)
+        arr = group_reliance(grp, X, y, loss=loss, permutations=perms, n_jobs=cores)
         reliance_table(arr)
         out.append(arr)
     return out

@@ -57,6 +57,9 @@ def run(smk: Any, main: Callable[[Any], None]) -> None:
         force=True,
     )
     logging.captureWarnings(True)
+    # matplotlib's PDF backend subsets fonts through fontTools, which logs every
+    # glyph table at INFO (hundreds of lines per figure)
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
     log = get_logger()
     threads = int(getattr(smk, "threads", 1) or 1)
     log.info("rule %s, wildcards %s, threads %d", smk.rule, dict(smk.wildcards), threads)

@@ -397,3 +397,41 @@ def test_validation_errors(reg):
         features_from_groups(["a", "b", "c"], {"g": ["a", "b"], "h": ["b", "c"]})
     with pytest.raises(ValueError, match="not a column"):
         features_from_groups(["a", "b"], {"g": ["a", "z"]})
+
+
+@pytest.mark.parametrize("kind", ["rf_reg", "gb_reg", "rf_clf", "gb_clf"])
+@pytest.mark.parametrize("estimator", ["permutation", "e_divide", "e_switch"])
+def test_fitted_model_reliance_engine_equals_generic_path(kind, estimator, reg, clf):
+    # fitted_model_reliance sends forests / boosting through the tree engine (with
+    # threads); the table must be bitwise the generic predict path's.
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    X, y = reg if kind.endswith("reg") else clf
+    model = {
+        "rf_reg": RandomForestRegressor(n_estimators=15, max_depth=4, random_state=0),
+        "gb_reg": GradientBoostingRegressor(n_estimators=15, max_depth=3, random_state=0),
+        "rf_clf": RandomForestClassifier(n_estimators=15, max_depth=4, random_state=0),
+        "gb_clf": GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0),
+    }[kind].fit(X, y)
+    losses = ["squared_error"] if kind.endswith("reg") else ["log_loss", "zero_one"]
+    kw = {"n_repeats": 4, "random_state": 1} if estimator == "permutation" else {}
+    for loss in losses:
+        fast = fitted_model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, n_jobs=2, **kw)
+        slow = fitted_model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss,
+                                     use_engine=False, **kw)
+        pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+
+
+@pytest.mark.parametrize("family", ["random_forest", "gradient_boosting", "xgboost"])
+def test_member_predictor_row_blocks_are_bitwise_equal(family):
+    # n_jobs splits the rows over threads; every row's output must not change.
+    from xaipipe.models.families import make_estimator
+
+    X, y = load_diabetes(return_X_y=True)
+    model = make_estimator(family, "regression", {"n_estimators": 40}, seed=0, n_jobs=1).fit(X, y)
+    Z = np.tile(X, (4, 1))  # 1 768 rows: three blocks of >= 512 rows
+    ks = [1, 7, 40]
+    serial = member_predictor(model, ks)(Z)
+    for n_jobs in (2, 3):
+        assert np.array_equal(member_predictor(model, ks, n_jobs=n_jobs)(Z), serial)
+    assert np.array_equal(member_predictor(model, None, n_jobs=2)(Z), member_predictor(model)(Z))

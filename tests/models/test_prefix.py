@@ -74,3 +74,17 @@ def test_order_and_duplicates_of_ks(regression_data):
     a = prefix_predictions(gb, X_new, [12, 4, 4, 8])
     b = prefix_predictions(gb, X_new, [4, 8, 12])
     assert np.array_equal(a[0], b[2]) and np.array_equal(a[1], b[0]) and np.array_equal(a[2], a[1])
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_xgboost_chained_margins_equal_iteration_range(task, regression_data, classification_data):
+    # The prefixes come from one pass (each segment starts at the previous margin):
+    # every one must be bitwise the model's own predict with iteration_range=(0, k).
+    X, y, X_new = regression_data if task == "regression" else classification_data
+    est = make_estimator("xgboost", task, {"n_estimators": 150, "learning_rate": 0.1, "max_depth": 4},
+                         seed=3).fit(X, y)
+    ks = [150, 1, 2, 37, 37, 99, 100]
+    out = prefix_predictions(est, X_new, ks)
+    method = est.predict_proba if task == "classification" else est.predict
+    for k, pred in zip(ks, out):
+        assert np.array_equal(pred, method(X_new, iteration_range=(0, k))), k

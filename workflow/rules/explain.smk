@@ -18,7 +18,7 @@ rule model_reliance:
         reliance=config["explain"]["reliance"],
         losses=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)],
         seed=config["seed"],
-    threads: 1
+    threads: config["threads"]["model_reliance"]
     resources:
         mem_mb=4000,
         runtime=30,

@@ -163,7 +163,7 @@ rule abalone_study:
     params:
         study=RASHOMON["abalone_study"],
         seed=config["seed"],
-    threads: config["threads"]["cv"]
+    threads: config["threads"]["rashomon"]
     # the longest job of a full run, needing only the split: start it first
     priority: 50
     resources:

@@ -15,7 +15,7 @@ def main(smk):
     table = reliance_report(
         model, data.X_test, data.y_test, feature_names=data.features, feature_groups=data.feature_groups,
         estimators=cfg["estimators"], losses=smk.params.losses, n_repeats=cfg["n_repeats"],
-        e_switch_max_rows=cfg["e_switch_max_rows"], seed=smk.params.seed,
+        e_switch_max_rows=cfg["e_switch_max_rows"], seed=smk.params.seed, n_jobs=smk.threads,
     )
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     table = with_ids(table, **ids)

@@ -105,6 +105,8 @@ Breiman, L. (2001). Random forests. Machine Learning 45(1), 5-32.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -1023,7 +1025,7 @@ def model_reliance(
 
 
 def member_predictor(
-    model, n_estimators: Sequence[int] | None = None
+    model, n_estimators: Sequence[int] | None = None, n_jobs: int | None = 1
 ) -> Callable[[np.ndarray], np.ndarray]:
     """Predict-many callable of a fitted model.
 
@@ -1034,6 +1036,13 @@ def member_predictor(
         Ensemble prefixes to evaluate as members
         (:func:`xaipipe.models.prefix.prefix_predictions`); default: the model
         itself as the only member.
+    n_jobs : int or None, default 1
+        For tree ensembles (random forest, gradient boosting, XGBoost): threads,
+        each predicting one contiguous block of the rows (scikit-learn's tree
+        traversal and XGBoost's predictor release the GIL). Every row's output is
+        formed by the same sequence of operations whatever the block, so the
+        result is bitwise independent of ``n_jobs``. ``None`` or ``-1``: all
+        CPUs. Ignored for other models.
 
     Returns
     -------
@@ -1041,12 +1050,36 @@ def member_predictor(
         ``X -> (m, n)`` (``predict``) or ``(m, n, n_classes)``
         (``predict_proba``), float64.
     """
-    from ..models.prefix import predict_output, prefix_predictions
+    from ..models.prefix import ensemble_kind, predict_output, prefix_predictions
 
     if n_estimators is None:
-        return lambda Z: np.asarray(predict_output(model, Z), dtype=np.float64)[None]
-    ks = [int(k) for k in n_estimators]
-    return lambda Z: prefix_predictions(model, Z, ks)
+        def one(Z):
+            return np.asarray(predict_output(model, Z), dtype=np.float64)[None]
+    else:
+        ks = [int(k) for k in n_estimators]
+
+        def one(Z):
+            return prefix_predictions(model, Z, ks)
+
+    threads = (os.cpu_count() or 1) if n_jobs in (None, -1) else int(n_jobs)
+    if threads <= 1 or ensemble_kind(model) is None:
+        return one
+
+    def blocks(Z):
+        n = len(Z)
+        if n < 2 * _MIN_BLOCK_ROWS:
+            return one(Z)
+        k = min(threads, n // _MIN_BLOCK_ROWS)
+        edges = np.linspace(0, n, k + 1).astype(int)
+        with ThreadPoolExecutor(k) as pool:
+            parts = list(pool.map(lambda ab: one(Z[ab[0]:ab[1]]), zip(edges[:-1], edges[1:])))
+        return np.concatenate(parts, axis=1)
+
+    return blocks
+
+
+#: Smallest row block :func:`member_predictor` gives a thread.
+_MIN_BLOCK_ROWS = 512
 
 
 def fitted_model_reliance(
@@ -1064,10 +1097,19 @@ def fitted_model_reliance(
     permutations=None,
     closed_form: bool | None = None,
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+    n_jobs: int | None = 1,
+    use_engine: bool = True,
 ) -> pd.DataFrame:
     """Model reliance of a fitted model (or of its ensemble prefixes).
 
-    Wraps :func:`model_reliance` with :func:`member_predictor`. ``loss`` defaults
+    Wraps :func:`model_reliance` with :func:`member_predictor`. Where it is the
+    faster path (:func:`xaipipe.rashomon.engine.engine_preferred`: gradient
+    boosting, and ``e_switch`` of random forests) the tree engine
+    (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`: re-evaluates only
+    the trees that split on the permuted variable; bitwise equal to the generic
+    path, ``tests/explain/test_reliance.py``) is used unless ``use_engine=False``;
+    ``n_jobs`` are its kernel threads (the result does not depend on them; the
+    generic path ignores them). ``loss`` defaults
     to ``"log_loss"`` for classifiers and ``"squared_error"`` for regressors.
     ``closed_form``: for ``estimator="e_switch"`` with squared loss, ``None``
     uses the linear closed form when :func:`linear_coefficients` applies and the
@@ -1103,8 +1145,21 @@ def fitted_model_reliance(
         raise TypeError(
             "closed_form=True needs estimator='e_switch', loss='squared_error' and no n_estimators"
         )
+    from ..rashomon.engine import engine_preferred, ensemble_reliance_arrays
+
+    if use_engine and linear is None and engine_preferred(model, estimator):
+        arrays = ensemble_reliance_arrays(
+            model, X, y, n_estimators=n_estimators, features=features, feature_names=feature_names,
+            estimator=estimator, loss=loss, n_repeats=n_repeats, random_state=random_state,
+            permutations=permutations, max_rows_per_batch=max_rows_per_batch, n_jobs=n_jobs,
+        )
+        table = reliance_table(arrays)
+        if n_estimators is not None:
+            ks = np.asarray([int(k) for k in n_estimators])
+            table.insert(1, "n_estimators", ks[table["member"].to_numpy()])
+        return table
     table = model_reliance(
-        member_predictor(model, n_estimators),
+        member_predictor(model, n_estimators, n_jobs=n_jobs),
         X,
         y,
         features=features,

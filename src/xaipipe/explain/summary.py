@@ -47,6 +47,7 @@ def reliance_report(
     n_repeats: int = 20,
     e_switch_max_rows: int | None = 400,
     seed: int = 0,
+    n_jobs: int | None = 1,
 ) -> pd.DataFrame:
     """Model reliance of one fitted model on held-out data, for every estimator × loss.
 
@@ -71,6 +72,10 @@ def reliance_report(
         ``n_samples``. None: always all rows.
     seed : int
         Seed of the permutations and of the ``e_switch`` subsample.
+    n_jobs : int or None, default 1
+        Threads of the tree engine for random forests and gradient boosting
+        (:func:`xaipipe.explain.reliance.fitted_model_reliance`); the result does
+        not depend on them.
 
     Returns
     -------
@@ -96,7 +101,7 @@ def reliance_report(
                     Xe, ye = X[rows], y[rows]
             table = fitted_model_reliance(
                 model, Xe, ye, features=features, feature_names=list(feature_names),
-                estimator=estimator, loss=loss, **kwargs,
+                estimator=estimator, loss=loss, n_jobs=n_jobs, **kwargs,
             )
             out.append(table.drop(columns=["member"]))
     return pd.concat(out, ignore_index=True)

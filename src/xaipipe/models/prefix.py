@@ -183,15 +183,24 @@ def _boosting_prefix(est, X, ks, classifier):
 
 
 def _xgboost_prefix(est, X, ks, classifier):
-    method = est.predict_proba if classifier else est.predict
-    first = method(X, iteration_range=(0, ks[0]))
-    out = np.empty((len(ks),) + first.shape, dtype=np.float64)
-    out[0] = first
-    cache = {ks[0]: 0}
-    for i, k in enumerate(ks[1:], start=1):
-        if k in cache:
-            out[i] = out[cache[k]]
-        else:
-            out[i] = method(X, iteration_range=(0, k))
-            cache[k] = i
+    # One pass over the trees: the margin after k1 trees is the base_margin of the
+    # next segment (k1, k2]. XGBoost's CPU predictor starts every row at its
+    # base_margin and adds the leaf values of the trees in the range one by one in
+    # float32, so the chained margin is bitwise the margin of iteration_range=(0, k2)
+    # (tests/models/test_prefix.py); classifiers apply the link to each chained margin
+    # through predict_proba itself.
+    order = sorted(set(ks))
+    margin = None
+    prev = 0
+    by_k = {}
+    for k in order:
+        nxt = est.predict(X, output_margin=True, base_margin=margin, iteration_range=(prev, k))
+        by_k[k] = (
+            est.predict_proba(X, base_margin=margin, iteration_range=(prev, k)) if classifier else nxt
+        )
+        margin, prev = nxt, k
+    first = by_k[order[0]]
+    out = np.empty((len(ks),) + np.shape(first), dtype=np.float64)
+    for i, k in enumerate(ks):
+        out[i] = by_k[k]
     return out
