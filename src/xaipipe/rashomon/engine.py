@@ -48,9 +48,14 @@ importances bitwise equal): ``permutation_importance`` per member 66.3 s, engine
 engine was 13.9x (Cython stages, 85 % of its time in the traversal).
 
 Scope. Random forests and gradient boosting of scikit-learn, dense finite ``X``,
-no ``Pipeline`` wrapper. XGBoost and other families use the generic path
-(:func:`xaipipe.explain.reliance.reliance_arrays` with
-:func:`xaipipe.explain.reliance.member_predictor`).
+no ``Pipeline`` wrapper. The pipeline uses it where it is the faster exact path
+(:func:`engine_preferred`): gradient boosting, and ``e_switch`` of forests. The
+deep trees of a random forest (every variable split on, entry nodes near the
+root) make scikit-learn's ``tree.predict`` over the stacked permuted data sets
+faster for ``permutation`` / ``e_divide``. XGBoost and other families use the
+generic path (:func:`xaipipe.explain.reliance.reliance_arrays` with
+:func:`xaipipe.explain.reliance.member_predictor`: all XGBoost prefixes from one
+pass of chained margins, :func:`xaipipe.models.prefix.prefix_predictions`).
 
 References
 ----------

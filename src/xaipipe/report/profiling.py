@@ -8,7 +8,10 @@ dir>/<wildcards>.tsv``). Snakemake's columns (``snakemake/benchmark.py``):
 few seconds; ``NA`` when the job ended before the first sample), ``io_in``,
 ``io_out`` (MB), ``mean_load`` (mean CPU percent, 100 = one core busy) and
 ``cpu_time`` (CPU seconds, user + system, of the process tree). A file holds one
-row per ``repeat``.
+row per ``repeat``. ``cpu_time`` and the memory maxima are sampled at intervals,
+so they miss the end of a job: CPU is undercounted, badly for short jobs (a 40 s
+``cv`` job run alone reported 15 s; ``/usr/bin/time`` measured 42 s). Rank by
+``wall_s``; take a run's total CPU from ``/usr/bin/time -v snakemake ...``.
 
 :func:`read_benchmarks` turns a folder of such files into one row per job,
 naming the rule and its wildcards from the rules' benchmark patterns (the
