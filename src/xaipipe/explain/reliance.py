@@ -1107,9 +1107,10 @@ def fitted_model_reliance(
     boosting, and ``e_switch`` of random forests) the tree engine
     (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`: re-evaluates only
     the trees that split on the permuted variable; bitwise equal to the generic
-    path, ``tests/explain/test_reliance.py``) is used unless ``use_engine=False``;
-    ``n_jobs`` are its kernel threads (the result does not depend on them; the
-    generic path ignores them). ``loss`` defaults
+    path, ``tests/explain/test_reliance.py``) is used unless ``use_engine=False``.
+    ``n_jobs``: threads of the engine's kernel, or of the row blocks of the
+    generic path's ensemble predictions (:func:`member_predictor`); the result
+    does not depend on them. ``loss`` defaults
     to ``"log_loss"`` for classifiers and ``"squared_error"`` for regressors.
     ``closed_form``: for ``estimator="e_switch"`` with squared loss, ``None``
     uses the linear closed form when :func:`linear_coefficients` applies and the
@@ -1148,30 +1149,26 @@ def fitted_model_reliance(
     from ..rashomon.engine import engine_preferred, ensemble_reliance_arrays
 
     if use_engine and linear is None and engine_preferred(model, estimator):
-        arrays = ensemble_reliance_arrays(
+        table = reliance_table(ensemble_reliance_arrays(
             model, X, y, n_estimators=n_estimators, features=features, feature_names=feature_names,
             estimator=estimator, loss=loss, n_repeats=n_repeats, random_state=random_state,
             permutations=permutations, max_rows_per_batch=max_rows_per_batch, n_jobs=n_jobs,
+        ))
+    else:
+        table = model_reliance(
+            member_predictor(model, n_estimators, n_jobs=n_jobs),
+            X,
+            y,
+            features=features,
+            feature_names=feature_names,
+            estimator=estimator,
+            loss=loss,
+            n_repeats=n_repeats,
+            random_state=random_state,
+            permutations=permutations,
+            linear=linear,
+            max_rows_per_batch=max_rows_per_batch,
         )
-        table = reliance_table(arrays)
-        if n_estimators is not None:
-            ks = np.asarray([int(k) for k in n_estimators])
-            table.insert(1, "n_estimators", ks[table["member"].to_numpy()])
-        return table
-    table = model_reliance(
-        member_predictor(model, n_estimators, n_jobs=n_jobs),
-        X,
-        y,
-        features=features,
-        feature_names=feature_names,
-        estimator=estimator,
-        loss=loss,
-        n_repeats=n_repeats,
-        random_state=random_state,
-        permutations=permutations,
-        linear=linear,
-        max_rows_per_batch=max_rows_per_batch,
-    )
     if n_estimators is not None:
         ks = np.asarray([int(k) for k in n_estimators])
         table.insert(1, "n_estimators", ks[table["member"].to_numpy()])

@@ -73,7 +73,7 @@ def reliance_report(
     seed : int
         Seed of the permutations and of the ``e_switch`` subsample.
     n_jobs : int or None, default 1
-        Threads of the tree engine for random forests and gradient boosting
+        Threads of the tree engine or of the row blocks of ensemble predictions
         (:func:`xaipipe.explain.reliance.fitted_model_reliance`); the result does
         not depend on them.
 

@@ -385,7 +385,8 @@ def members_reliance(
     use_engine : bool, default True
     max_rows_per_batch : int
     n_jobs : int or None, default 1
-        Threads of the tree engine (:func:`group_reliance`); results do not depend on it.
+        Threads of the tree engine or of the generic path's row blocks
+        (:func:`group_reliance`); results do not depend on it.
 
     Returns
     -------
