@@ -98,3 +98,32 @@ def test_select_best_errors():
         select_best(summary, "rmse")
     with pytest.raises(ValueError, match="not a loss"):
         select_best(summary, "r2")
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_decision_tree_depth_sharing_is_exact_and_skips_fits(task, monkeypatch):
+    """Every (config, fold) score equals a tree fitted alone; fits are shared where the check allows."""
+    import xaipipe.models.cv as cv
+    from xaipipe.models.metrics import evaluate
+    from xaipipe.models.prefix import predict_output
+
+    if task == "regression":
+        X, y = load_diabetes(return_X_y=True)
+    else:
+        X, y = load_breast_cancer(return_X_y=True)
+    folds = _folds(X, y, task == "classification")
+    grid = {"max_depth": [2, 6, 12, 40], "min_samples_split": [2, 5, 10], "min_samples_leaf": [1, 4]}
+    calls = []
+    real = cv.make_estimator
+    monkeypatch.setattr(cv, "make_estimator", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    table = cross_validate_grid("decision_tree", task, grid, X, y, folds, seed=3, n_jobs=1)
+    configs = expand_grid(grid)
+    assert len(table) == len(configs) * len(folds)
+    assert len(calls) < len(configs) * len(folds)  # some fits were shared
+    metric = "rmse" if task == "regression" else "log_loss"
+    for i, cfg in enumerate(configs):
+        for f, (tr, va) in enumerate(folds):
+            alone = make_estimator("decision_tree", task, dict(cfg), seed=3).fit(X[tr], y[tr])
+            expected = evaluate(task, y[va], predict_output(alone, X[va]))[metric]
+            got = table[(table["config_index"] == i) & (table["fold"] == f)][metric].item()
+            assert got == expected, (cfg, f)

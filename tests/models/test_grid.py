@@ -36,3 +36,26 @@ def test_prefix_groups_share_n_estimators():
 
 def test_config_id_is_order_independent():
     assert config_id({"b": 1, "a": "x"}) == config_id({"a": "x", "b": 1}) == "a=x;b=1"
+
+
+def test_depth_chains_merge_equivalent_min_samples_split_and_sort_depths():
+    from xaipipe.models.grid import depth_chains
+
+    configs = expand_grid({"max_depth": [10, None, 30], "min_samples_split": [2, 5, 10], "min_samples_leaf": [1, 4]})
+    chains = depth_chains(configs)
+    # (mss, msl) effective: (2,1) (5,1) (10,1) (8,4) (8,4) (10,4) -> 5 chains; (10,1) and (10,4) differ in msl
+    assert len(chains) == 5
+    assert sum(len(cfgs) for chain in chains for _, cfgs in chain) == len(configs)
+    for chain in chains:
+        depths = [d for d, _ in chain]
+        assert depths == [float("inf"), 30.0, 10.0]
+    merged = [cfgs for chain in chains for _, cfgs in chain if len(cfgs) > 1]
+    assert len(merged) == 3  # msl=4 with mss 2 and 5, at each depth
+    assert all({c["min_samples_split"] for c in cfgs} == {2, 5} for cfgs in merged)
+
+
+def test_depth_chains_leave_fractional_parameters_alone():
+    from xaipipe.models.grid import depth_chains
+
+    chains = depth_chains(expand_grid({"min_samples_split": [0.1, 2], "min_samples_leaf": [1]}))
+    assert len(chains) == 2

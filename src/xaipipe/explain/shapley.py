@@ -105,11 +105,12 @@ import copy
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, is_classifier
+if TYPE_CHECKING:  # scikit-learn is imported where used: the figure rules load this module without it
+    from sklearn.base import BaseEstimator
 
 from ..models.families import final_estimator
 
@@ -237,6 +238,12 @@ def _as_matrix(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def _is_classifier(estimator) -> bool:
+    from sklearn.base import is_classifier
+
+    return is_classifier(estimator)
 
 
 def _feature_names(X: Any, estimator: BaseEstimator, p: int, feature_names) -> tuple:
@@ -482,7 +489,7 @@ def _explain_sklearn_trees(estimator, Xe, interactions: bool, chunk_size: int | 
     est = final_estimator(estimator)
     Xe = _tree_input(estimator, Xe)
     kind = _sklearn_tree_kind(est)
-    classifier = is_classifier(est)
+    classifier = _is_classifier(est)
     if classifier:
         _check_binary(est)
     if kind == "gradient_boosting":
@@ -556,7 +563,7 @@ def _explain_linear(estimator, Xe, background) -> dict:
 
     _check_scaler_pipeline(estimator)
     est = final_estimator(estimator)
-    classifier = is_classifier(est)
+    classifier = _is_classifier(est)
     if classifier:
         _check_binary(est)
     coef = np.asarray(est.coef_, dtype=np.float64)
@@ -658,7 +665,7 @@ def _explain_agnostic(estimator, Xe, rows, n_rows_in_X, background, algorithm, l
                       n_permutations, n_coalitions, n_jobs, random_state, feature_names) -> dict:
     p = Xe.shape[1]
     details: dict[str, Any] = {}
-    if is_classifier(estimator):
+    if _is_classifier(estimator):
         _check_binary(estimator)
         link = "logit" if link == "auto" else link
         if link == "logit":
@@ -814,6 +821,7 @@ def shap_values(
         tolerance relative to the magnitude of the terms: 1e-5 for XGBoost's
         float32, 1e-8 or tighter otherwise) - a sign of an unsupported model.
     """
+    from sklearn.base import BaseEstimator
     from sklearn.utils.validation import check_is_fitted
 
     if not isinstance(estimator, BaseEstimator) and not _is_xgboost(estimator):
@@ -853,7 +861,7 @@ def shap_values(
     if interactions and algorithm not in ("xgboost_pred_contribs", "tree_explainer"):
         raise ValueError(f"interaction values are available for tree models only, not for algorithm {algorithm!r}")
     if algorithm not in ("permutation", "kernel") and link != "auto":
-        natural = "logit" if (is_classifier(est) and not (algorithm == "tree_explainer"
+        natural = "logit" if (_is_classifier(est) and not (algorithm == "tree_explainer"
                               and _sklearn_tree_kind(est) != "gradient_boosting")) else "identity"
         if link != natural:
             raise ValueError(

@@ -3,7 +3,10 @@
 One task = one *prefix group* (configurations differing only in ``n_estimators``)
 on one fold: a single fit with the largest ``n_estimators`` of the group gives the
 validation predictions of every ``n_estimators`` value
-(:func:`xaipipe.models.prefix.prefix_predictions`). Tasks run in parallel with
+(:func:`xaipipe.models.prefix.prefix_predictions`). Decision trees share fits
+the same exact way along ``max_depth`` (:func:`xaipipe.models.grid.depth_chains`:
+one task = one depth chain on one fold; a shallower limit reuses the deeper fit
+when that tree never reached it). Tasks run in parallel with
 joblib processes (``n_jobs``), each single-threaded, so the table does not depend
 on ``n_jobs``.
 
@@ -20,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .families import PREFIX_PARAM, get_family, make_estimator
-from .grid import config_id, expand_grid, prefix_groups
+from .grid import config_id, depth_chains, expand_grid, prefix_groups
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
 from .prefix import predict_output, prefix_predictions
 
@@ -81,6 +84,45 @@ def _fit_group_fold(
     return rows
 
 
+def _fit_chain_fold(
+    family: str,
+    task: str,
+    chain: list[tuple[float, list[dict]]],
+    X: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    valid: np.ndarray,
+    seed: int,
+    options: Mapping[str, Any] | None,
+) -> list[dict]:
+    """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
+
+    The deepest configuration is fitted; a shallower one reuses that fit's
+    predictions when the fitted tree's actual depth is below its ``max_depth``
+    (then the two trees are identical) and is refitted otherwise.
+    """
+    rows: list[dict] = []
+    fitted_depth = None  # actual depth of the last fit
+    metrics = fit_time = predict_time = None
+    for depth, cfgs in chain:
+        if fitted_depth is None or not fitted_depth < depth:
+            est = make_estimator(family, task, dict(cfgs[0]), seed=seed, n_jobs=1, options=options)
+            t0 = time.perf_counter()
+            est.fit(X[train], y[train])
+            fit_time = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            outputs = predict_output(est, X[valid])
+            predict_time = time.perf_counter() - t0
+            metrics = evaluate(task, y[valid], outputs)  # once per fit: shared fits have equal outputs
+            fitted_depth = est.get_depth()
+        rows.extend(
+            {"params": cfg, "status": "ok", "message": "", "fit_time_s": fit_time,
+             "predict_time_s": predict_time, "metrics": dict(metrics)}
+            for cfg in cfgs
+        )
+    return rows
+
+
 def cross_validate_grid(
     family: str,
     task: str,
@@ -122,7 +164,8 @@ def cross_validate_grid(
         hyperparameter, ``fold``, ``n_train``, ``n_valid``, ``status``
         (``ok``/``failed``), ``message``, the metric columns of
         :func:`metric_names`, ``fit_time_s`` (seconds of the shared fit of the
-        prefix group) and ``predict_time_s``.
+        prefix group, or of the decision tree the configuration reuses) and
+        ``predict_time_s``.
 
     Notes
     -----
@@ -139,25 +182,27 @@ def cross_validate_grid(
     groups = prefix_groups(configs)
     if not get_family(family).ensemble:
         groups = [(dict(c), []) for c in configs]
-    tasks = [
-        (g, base, ks, f, tr, va)
-        for g, (base, ks) in enumerate(groups)
-        for f, (tr, va) in enumerate(folds)
-    ]
+    group_of = {config_id(dict(base, **({} if k is None else {PREFIX_PARAM: k}))): g
+                for g, (base, ks) in enumerate(groups) for k in (ks or [None])}
+    if family == "decision_tree":
+        # exact fit sharing between max_depth values and equivalent min_samples_split
+        jobs = [(_fit_chain_fold, (chain,), f, tr, va) for chain in depth_chains(configs)
+                for f, (tr, va) in enumerate(folds)]
+    else:
+        jobs = [(_fit_group_fold, (base, ks), f, tr, va) for base, ks in groups for f, (tr, va) in enumerate(folds)]
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(_fit_group_fold)(family, task, base, ks, X, y, tr, va, seed, options)
-        for (g, base, ks, f, tr, va) in tasks
+        delayed(fn)(family, task, *unit, X, y, tr, va, seed, options) for fn, unit, f, tr, va in jobs
     )
     param_names = list(configs[0]) if configs else []
     records = []
-    for (g, base, ks, f, tr, va), rows in zip(tasks, results):
+    for (fn, unit, f, tr, va), rows in zip(jobs, results):
         for row in rows:
             cid = config_id(row["params"])
             rec = {
                 "family": family,
                 "config_id": cid,
                 "config_index": order[cid],
-                "prefix_group": g,
+                "prefix_group": group_of[cid],
             }
             rec.update({name: row["params"].get(name) for name in param_names})
             rec.update(

@@ -22,9 +22,10 @@ which is only meaningful on a common scale.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from sklearn.base import BaseEstimator
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = [
     "Family",

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from .families import PREFIX_PARAM
 
-__all__ = ["expand_values", "expand_grid", "config_id", "prefix_groups"]
+__all__ = ["expand_values", "expand_grid", "config_id", "prefix_groups", "depth_chains"]
 
 
 def expand_values(spec: Any, *, name: str = "value") -> list:
@@ -99,3 +99,61 @@ def prefix_groups(
         if prefix_param in cfg:
             groups[key][1].append(int(cfg[prefix_param]))
     return [(base, sorted(set(ks))) for base, ks in groups.values()]
+
+
+def _effective_tree_params(cfg: Mapping[str, Any]) -> dict:
+    """``cfg`` with an integer ``min_samples_split`` raised to ``2 * min_samples_leaf``.
+
+    scikit-learn's ``BaseDecisionTree._fit`` uses
+    ``max(min_samples_split, 2 * min_samples_leaf)`` as the split threshold, so two
+    configurations with the same effective value build the same tree. Fractional
+    values depend on the number of rows and are left as given.
+    """
+    out = dict(cfg)
+    mss, msl = out.get("min_samples_split", 2), out.get("min_samples_leaf", 1)
+    if isinstance(mss, int) and isinstance(msl, int) and not isinstance(mss, bool):
+        out["min_samples_split"] = max(mss, 2 * msl)
+    return out
+
+
+def depth_chains(configs: Sequence[Mapping[str, Any]]) -> list[list[tuple[float, list[dict]]]]:
+    """Group single-tree configurations whose fits can be shared exactly.
+
+    Two rules, both exact for scikit-learn's depth-first tree builder
+    (``DecisionTreeRegressor`` / ``DecisionTreeClassifier``, ``splitter="best"``):
+
+    1. configurations with the same *effective* parameters
+       (``min_samples_split`` replaced by ``max(min_samples_split,
+       2 * min_samples_leaf)`` for integers, as in ``BaseDecisionTree._fit``)
+       are the same estimator and need one fit;
+    2. configurations that differ only in ``max_depth`` form a *chain*, deepest
+       first. A node becomes a leaf because of ``max_depth`` only when its depth
+       is ``>= max_depth``, and the splitter (and its random number stream) is
+       never called for such a node. So if the tree fitted with the larger depth
+       limit has actual depth (``get_depth()``) *strictly below* a smaller limit
+       ``d``, every node was built with the same test outcomes and the same
+       random draws as under ``max_depth=d``: the two trees are identical. The
+       caller fits the deepest configuration and refits only where this check
+       fails (:func:`xaipipe.models.cv.cross_validate_grid`).
+
+    Parameters
+    ----------
+    configs : sequence of mapping
+        Configurations of one decision-tree grid (:func:`expand_grid`).
+
+    Returns
+    -------
+    list of chains
+        A chain is a list of ``(max_depth, configs)`` steps sorted by
+        ``max_depth`` descending (``None``, i.e. unlimited, is ``inf`` and comes
+        first); ``configs`` are the original configurations (copies) with that
+        effective estimator. Chains keep the order of their first appearance.
+    """
+    chains: dict[str, dict[float, list[dict]]] = {}
+    for cfg in configs:
+        eff = _effective_tree_params(cfg)
+        depth = eff.pop("max_depth", None)
+        depth = float("inf") if depth is None else float(depth)
+        steps = chains.setdefault(config_id(eff), {})
+        steps.setdefault(depth, []).append(dict(cfg))
+    return [sorted(steps.items(), key=lambda kv: -kv[0]) for steps in chains.values()]

@@ -77,7 +77,7 @@ from ..explain.reliance import (
 from ..models.families import PREFIX_PARAM, get_family, make_estimator
 from ..models.grid import config_id, prefix_groups
 from .engine import engine_preferred, ensemble_reliance_arrays
-from .sets import CROSS_FAMILY, check_epsilons, epsilon_min, rashomon_set
+from .sets import CROSS_FAMILY, QUANTITIES, check_epsilons, epsilon_min, rashomon_set, select_set
 
 __all__ = [
     "QUANTITIES",
@@ -97,8 +97,6 @@ __all__ = [
     "select_set",
 ]
 
-#: MR quantities summarised by MCR (Fisher et al.'s ratio first).
-QUANTITIES = ("mr_ratio", "mr_difference")
 #: Scope kinds: each family's own set, and the set over all families together.
 SCOPES = ("family", CROSS_FAMILY)
 
@@ -579,42 +577,6 @@ def member_table(
         .astype(int)
     )
     return merged.reset_index(drop=True)
-
-
-def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFrame:
-    """Rows of a :func:`member_table` in the Rashomon set of ``scope`` at ``epsilon``.
-
-    Parameters
-    ----------
-    members : DataFrame
-        :func:`member_table` output.
-    scope : str
-        A family name or ``"cross_family"``.
-    epsilon : float
-        Must not exceed the largest ε of the grid the table was built for (larger
-        sets were not refitted).
-
-    Returns
-    -------
-    DataFrame
-        The member rows with ``min_epsilon_<scope kind> <= epsilon`` (for a family
-        scope, only that family's rows).
-
-    Raises
-    ------
-    ValueError
-        Unknown scope or an empty selection.
-    """
-    if scope == CROSS_FAMILY:
-        part, col = members, f"min_epsilon_{CROSS_FAMILY}"
-    else:
-        if scope not in set(members["family"].astype(str)):
-            raise ValueError(f"scope {scope!r} is neither 'cross_family' nor a family of the table")
-        part, col = members[members["family"].astype(str) == scope], "min_epsilon_family"
-    out = part[part[col] <= float(epsilon)]
-    if out.empty:
-        raise ValueError(f"no members of scope {scope!r} at epsilon={epsilon}")
-    return out
 
 
 def mcr_table(

@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .mcr import QUANTITIES, select_set
+from .sets import QUANTITIES, select_set
 
 __all__ = [
     "plot_member_reliance",

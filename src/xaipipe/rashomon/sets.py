@@ -76,12 +76,17 @@ __all__ = [
     "check_epsilons",
     "scope_name",
     "CROSS_FAMILY",
+    "QUANTITIES",
+    "select_set",
 ]
 
 #: Allowed values of ``mode``.
 EPSILON_MODES = ("relative", "absolute")
 #: Scope label of a set built from several families.
 CROSS_FAMILY = "cross_family"
+
+#: MR quantities summarised by MCR (Fisher et al.'s ratio first).
+QUANTITIES = ("mr_ratio", "mr_difference")
 
 _KEY = ["family", "config_id"]
 
@@ -463,3 +468,39 @@ def rashomon_path(
     for e, rs in zip(grid, sets):
         memb[repr(e)] = rs.table.loc[memb.index, "in_set"].to_numpy()
     return pd.DataFrame(rows), memb.reset_index(drop=True)
+
+
+def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFrame:
+    """Rows of a :func:`~xaipipe.rashomon.mcr.member_table` in the Rashomon set of ``scope`` at ``epsilon``.
+
+    Parameters
+    ----------
+    members : DataFrame
+        :func:`~xaipipe.rashomon.mcr.member_table` output.
+    scope : str
+        A family name or ``"cross_family"``.
+    epsilon : float
+        Must not exceed the largest ε of the grid the table was built for (larger
+        sets were not refitted).
+
+    Returns
+    -------
+    DataFrame
+        The member rows with ``min_epsilon_<scope kind> <= epsilon`` (for a family
+        scope, only that family's rows).
+
+    Raises
+    ------
+    ValueError
+        Unknown scope or an empty selection.
+    """
+    if scope == CROSS_FAMILY:
+        part, col = members, f"min_epsilon_{CROSS_FAMILY}"
+    else:
+        if scope not in set(members["family"].astype(str)):
+            raise ValueError(f"scope {scope!r} is neither 'cross_family' nor a family of the table")
+        part, col = members[members["family"].astype(str) == scope], "min_epsilon_family"
+    out = part[part[col] <= float(epsilon)]
+    if out.empty:
+        raise ValueError(f"no members of scope {scope!r} at epsilon={epsilon}")
+    return out
