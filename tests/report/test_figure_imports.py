@@ -1,0 +1,30 @@
+"""The figure rules' modules load without scikit-learn, numba or shap (each figure job is a fresh process)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+FIGURE_MODULES = [
+    "xaipipe.explain.plot_shap",
+    "xaipipe.explain.plot_pdp",
+    "xaipipe.explain.plot_reliance",
+    "xaipipe.explain.plot_learner",
+    "xaipipe.rashomon.plot_rashomon",
+    "xaipipe.rashomon.plot_bootstrap",
+    "xaipipe.report.figures",
+    "xaipipe.report.thesis",
+]
+
+
+@pytest.mark.parametrize("module", FIGURE_MODULES)
+def test_figure_module_does_not_import_the_analysis_stack(module):
+    code = (
+        f"import sys, {module}\n"
+        "heavy = sorted(m for m in ('sklearn', 'numba', 'shap', 'xgboost') if m in sys.modules)\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
