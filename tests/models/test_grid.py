@@ -59,3 +59,5 @@ def test_depth_chains_leave_fractional_parameters_alone():
 
     chains = depth_chains(expand_grid({"min_samples_split": [0.1, 2], "min_samples_leaf": [1]}))
     assert len(chains) == 2
+    # min_samples_split=1 is invalid in scikit-learn: never merged into a valid configuration
+    assert len(depth_chains(expand_grid({"min_samples_split": [1, 2], "min_samples_leaf": [1]}))) == 2

@@ -107,11 +107,12 @@ def _effective_tree_params(cfg: Mapping[str, Any]) -> dict:
     scikit-learn's ``BaseDecisionTree._fit`` uses
     ``max(min_samples_split, 2 * min_samples_leaf)`` as the split threshold, so two
     configurations with the same effective value build the same tree. Fractional
-    values depend on the number of rows and are left as given.
+    values depend on the number of rows and, like invalid ones, are left as given.
     """
     out = dict(cfg)
     mss, msl = out.get("min_samples_split", 2), out.get("min_samples_leaf", 1)
-    if isinstance(mss, int) and isinstance(msl, int) and not isinstance(mss, bool):
+    valid = isinstance(mss, int) and isinstance(msl, int) and not isinstance(mss, bool) and mss >= 2 and msl >= 1
+    if valid:  # an invalid value keeps its own configuration, whose fit raises as it would alone
         out["min_samples_split"] = max(mss, 2 * msl)
     return out
 
