@@ -120,6 +120,7 @@ __all__ = [
     "RelianceArrays",
     "features_from_groups",
     "fitted_model_reliance",
+    "fitted_reliance_arrays",
     "linear_coefficients",
     "log_loss",
     "member_predictor",
@@ -1082,6 +1083,62 @@ def member_predictor(
 _MIN_BLOCK_ROWS = 512
 
 
+def fitted_reliance_arrays(
+    model,
+    X,
+    y,
+    *,
+    n_estimators: Sequence[int] | None = None,
+    linear: tuple[np.ndarray, float] | None = None,
+    n_jobs: int | None = 1,
+    use_engine: bool = True,
+    **kwargs,
+) -> RelianceArrays:
+    """MR arrays of a fitted model (or of its ensemble prefixes) by the faster exact path.
+
+    The tree engine (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`:
+    re-evaluates only the trees that split on the permuted variable) where
+    :func:`xaipipe.rashomon.engine.engine_preferred` says it is faster (gradient
+    boosting, and ``e_switch`` of random forests) and ``use_engine`` is true;
+    otherwise :func:`reliance_arrays` with :func:`member_predictor`. Both paths
+    give bitwise-equal results (``tests/explain/test_reliance.py``), so the
+    choice, like ``n_jobs`` (threads of the engine's kernel or of the row blocks
+    of :func:`member_predictor`), changes only the speed.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_estimators : sequence of int, optional
+        Ensemble prefixes evaluated as members (one member per value).
+    linear : (coef, intercept), optional
+        Closed form of ``e_switch`` with squared loss for a linear model
+        (:func:`linear_coefficients`); given, the generic path uses it.
+    n_jobs : int or None, default 1
+    use_engine : bool, default True
+        False forces the generic path.
+    **kwargs
+        ``features``, ``feature_names``, ``estimator``, ``loss``, ``n_repeats``,
+        ``random_state``, ``permutations``, ``max_rows_per_batch`` as in
+        :func:`model_reliance`.
+
+    Returns
+    -------
+    RelianceArrays
+
+    Raises
+    ------
+    ValueError
+        As :func:`model_reliance`.
+    """
+    from ..rashomon.engine import engine_preferred, ensemble_reliance_arrays
+
+    if use_engine and linear is None and engine_preferred(model, kwargs.get("estimator", "permutation")):
+        return ensemble_reliance_arrays(model, X, y, n_estimators=n_estimators, n_jobs=n_jobs, **kwargs)
+    return reliance_arrays(member_predictor(model, n_estimators, n_jobs=n_jobs), X, y, linear=linear, **kwargs)
+
+
 def fitted_model_reliance(
     model,
     X,
@@ -1146,29 +1203,12 @@ def fitted_model_reliance(
         raise TypeError(
             "closed_form=True needs estimator='e_switch', loss='squared_error' and no n_estimators"
         )
-    from ..rashomon.engine import engine_preferred, ensemble_reliance_arrays
-
-    if use_engine and linear is None and engine_preferred(model, estimator):
-        table = reliance_table(ensemble_reliance_arrays(
-            model, X, y, n_estimators=n_estimators, features=features, feature_names=feature_names,
-            estimator=estimator, loss=loss, n_repeats=n_repeats, random_state=random_state,
-            permutations=permutations, max_rows_per_batch=max_rows_per_batch, n_jobs=n_jobs,
-        ))
-    else:
-        table = model_reliance(
-            member_predictor(model, n_estimators, n_jobs=n_jobs),
-            X,
-            y,
-            features=features,
-            feature_names=feature_names,
-            estimator=estimator,
-            loss=loss,
-            n_repeats=n_repeats,
-            random_state=random_state,
-            permutations=permutations,
-            linear=linear,
-            max_rows_per_batch=max_rows_per_batch,
-        )
+    table = reliance_table(fitted_reliance_arrays(
+        model, X, y, n_estimators=n_estimators, features=features, feature_names=feature_names,
+        estimator=estimator, loss=loss, n_repeats=n_repeats, random_state=random_state,
+        permutations=permutations, linear=linear, max_rows_per_batch=max_rows_per_batch, n_jobs=n_jobs,
+        use_engine=use_engine,
+    ))
     if n_estimators is not None:
         ks = np.asarray([int(k) for k in n_estimators])
         table.insert(1, "n_estimators", ks[table["member"].to_numpy()])

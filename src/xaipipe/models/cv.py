@@ -35,6 +35,23 @@ def metric_names(task: str) -> tuple[str, ...]:
     return REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS
 
 
+def _fit(family, task, params, X, y, train, seed, options):
+    """Fit one configuration on the training rows: ``(estimator or None, seconds, failure message or "")``."""
+    est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
+    t0 = time.perf_counter()
+    try:
+        est.fit(X[train], y[train])
+    except np.linalg.LinAlgError as exc:  # e.g. QDA with a rank-deficient class covariance
+        return None, time.perf_counter() - t0, f"LinAlgError: {exc}"
+    return est, time.perf_counter() - t0, ""
+
+
+def _row(cfg: dict, fit_time: float, predict_time: float, metrics: dict, message: str = "") -> dict:
+    """One configuration's result on one fold (``message``: the failure, empty when the fit succeeded)."""
+    return {"params": cfg, "status": "failed" if message else "ok", "message": message, "fit_time_s": fit_time,
+            "predict_time_s": predict_time, "metrics": metrics}
+
+
 def _fit_group_fold(
     family: str,
     task: str,
@@ -50,38 +67,17 @@ def _fit_group_fold(
     params = dict(base)
     if ks:
         params[PREFIX_PARAM] = max(ks)
-    est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-    t0 = time.perf_counter()
-    try:
-        est.fit(X[train], y[train])
-    except np.linalg.LinAlgError as exc:  # e.g. QDA with a rank-deficient class covariance
-        fit_time = time.perf_counter() - t0
-        return [
-            {"params": cfg, "status": "failed", "message": f"LinAlgError: {exc}", "fit_time_s": fit_time,
-             "predict_time_s": np.nan, "metrics": {}}
-            for cfg in configs
-        ]
-    fit_time = time.perf_counter() - t0
+    est, fit_time, error = _fit(family, task, params, X, y, train, seed, options)
+    if error:
+        return [_row(cfg, fit_time, np.nan, {}, error) for cfg in configs]
     t0 = time.perf_counter()
     if ks and get_family(family).ensemble:
         outputs = prefix_predictions(est, X[valid], ks)
     else:
         outputs = [predict_output(est, X[valid])]
     predict_time = time.perf_counter() - t0
-    rows = []
-    for cfg, out in zip(configs, outputs):
-        rows.append(
-            {
-                "params": cfg,
-                "status": "ok",
-                "message": "",
-                "fit_time_s": fit_time,
-                "predict_time_s": predict_time,
-                "metrics": evaluate(task, y[valid], out),
-            }
-        )
-    return rows
+    return [_row(cfg, fit_time, predict_time, evaluate(task, y[valid], out)) for cfg, out in zip(configs, outputs)]
 
 
 def _fit_chain_fold(
@@ -102,24 +98,20 @@ def _fit_chain_fold(
     (then the two trees are identical) and is refitted otherwise.
     """
     rows: list[dict] = []
-    fitted_depth = None  # actual depth of the last fit
-    metrics = fit_time = predict_time = None
+    fitted_depth = None  # actual depth of the last successful fit
     for depth, cfgs in chain:
         if fitted_depth is None or not fitted_depth < depth:
-            est = make_estimator(family, task, dict(cfgs[0]), seed=seed, n_jobs=1, options=options)
-            t0 = time.perf_counter()
-            est.fit(X[train], y[train])
-            fit_time = time.perf_counter() - t0
+            est, fit_time, error = _fit(family, task, dict(cfgs[0]), X, y, train, seed, options)
+            if error:
+                fitted_depth = None
+                rows.extend(_row(cfg, fit_time, np.nan, {}, error) for cfg in cfgs)
+                continue
             t0 = time.perf_counter()
             outputs = predict_output(est, X[valid])
             predict_time = time.perf_counter() - t0
             metrics = evaluate(task, y[valid], outputs)  # once per fit: shared fits have equal outputs
             fitted_depth = est.get_depth()
-        rows.extend(
-            {"params": cfg, "status": "ok", "message": "", "fit_time_s": fit_time,
-             "predict_time_s": predict_time, "metrics": dict(metrics)}
-            for cfg in cfgs
-        )
+        rows.extend(_row(cfg, fit_time, predict_time, dict(metrics)) for cfg in cfgs)
     return rows
 
 

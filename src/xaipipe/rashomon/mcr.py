@@ -67,16 +67,15 @@ from ..explain.reliance import (
     ESTIMATORS,
     RelianceArrays,
     features_from_groups,
+    fitted_reliance_arrays,
     linear_coefficients,
     member_predictor,
     random_permutations,
-    reliance_arrays,
     reliance_table,
     resolve_features,
 )
 from ..models.families import PREFIX_PARAM, get_family, make_estimator
 from ..models.grid import config_id, prefix_groups
-from .engine import engine_preferred, ensemble_reliance_arrays
 from .sets import CROSS_FAMILY, QUANTITIES, check_epsilons, epsilon_min, rashomon_set, select_set
 
 __all__ = [
@@ -327,18 +326,17 @@ def group_reliance(
     RelianceArrays
         Members in the order of ``group.config_ids``.
     """
-    ks = group.n_estimators or None
-    kw = dict(features=features, feature_names=feature_names, estimator=estimator, loss=loss,
-              permutations=permutations, max_rows_per_batch=max_rows_per_batch)
-    if use_engine and engine_preferred(group.model, estimator):
-        return ensemble_reliance_arrays(group.model, X, y, n_estimators=ks, n_jobs=n_jobs, **kw)
     linear = None
-    if ks is None and estimator == "e_switch" and loss == "squared_error":
+    if not group.n_estimators and estimator == "e_switch" and loss == "squared_error":
         try:
             linear = linear_coefficients(group.model)
         except TypeError:
             linear = None
-    return reliance_arrays(member_predictor(group.model, ks, n_jobs=n_jobs), X, y, linear=linear, **kw)
+    return fitted_reliance_arrays(
+        group.model, X, y, n_estimators=group.n_estimators or None, linear=linear, n_jobs=n_jobs,
+        use_engine=use_engine, features=features, feature_names=feature_names, estimator=estimator, loss=loss,
+        permutations=permutations, max_rows_per_batch=max_rows_per_batch,
+    )
 
 
 def members_reliance(
