@@ -314,8 +314,8 @@ def pipeline_reliance(groups, X, y, loss, perms, cores):
 
     out = []
     for grp in groups:
-        # as the rashomon rule: the tree engine where engine_preferred (gradient
-        # boosting), shared-prefix predictions otherwise (forests, XGBoost, ...)
+        # as the rashomon rule: the tree engine where engine_preferred (forests and
+        # boosting, not e_divide), shared-prefix predictions otherwise (XGBoost, ...)
         arr = group_reliance(grp, X, y, loss=loss, permutations=perms, n_jobs=cores)
         reliance_table(arr)
         out.append(arr)

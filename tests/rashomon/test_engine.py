@@ -209,3 +209,52 @@ def test_time_reliance_paths_reports_three_timings(data):
     out = time_reliance_paths(model, X, y, [4, 12], features=FEATURES, n_repeats=2)
     assert out["equal"] and out["members"] == 2
     assert all(out[k] >= 0 for k in ("engine_s", "generic_s", "permutation_importance_s"))
+
+
+@pytest.mark.parametrize("estimator", ["permutation", "e_switch"])
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_interval_path_of_deep_forests_equals_generic_path(kind, estimator, monkeypatch):
+    """Fully grown forests with no signature table (limit 0): every affected tree of a
+    one-column variable takes the interval path (rows sorted by donor value, one
+    search below the entry node); equal to the generic path bitwise, in tree blocks
+    of one tree or of all trees."""
+    from xaipipe.rashomon import _kernels
+
+    rng = np.random.default_rng(5)
+    n = 90
+    X = rng.normal(size=(n, 4))
+    X[:, 3] = np.round(X[:, 3], 1)  # ties among donor values
+    y = X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n)
+    if kind == "classifier":
+        model = RandomForestClassifier(n_estimators=9, random_state=0).fit(X, (y > 0).astype(int))
+        target, loss = (y > 0).astype(int), "log_loss"
+    else:
+        model = RandomForestRegressor(n_estimators=9, random_state=0).fit(X, y)
+        target, loss = y, "squared_error"
+    assert model.estimators_[0].get_depth() > 5
+    original = _kernels.signatures
+    monkeypatch.setattr(_kernels, "signatures", lambda *a, **k: original(*a, **{**k, "limit": 0}))
+    kw = dict(estimator=estimator, loss=loss, features={"a": [0], "b": [1], "c": [2], "d": [3]})
+    if estimator == "permutation":
+        kw["permutations"] = random_permutations(n, 12, 4, 0)  # 12 rows per recipient >= PIECE_ROWS
+    ks = [2, 9, 5]
+    ref = reliance_arrays(member_predictor(model, ks), X, target, **kw)
+    for block_nodes in (1, 1 << 30):
+        monkeypatch.setattr(_kernels, "BLOCK_NODES", block_nodes)
+        got = ensemble_reliance_arrays(model, X, target, n_estimators=ks, n_jobs=2, **kw)
+        np.testing.assert_array_equal(got.e_orig, ref.e_orig)
+        np.testing.assert_array_equal(got.e_switch, ref.e_switch)
+
+
+def test_engine_preferred():
+    from sklearn.tree import DecisionTreeRegressor
+
+    X = np.arange(20.0).reshape(10, 2)
+    y = X[:, 0]
+    rf = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    gb = GradientBoostingRegressor(n_estimators=2).fit(X, y)
+    for model in (rf, gb):
+        assert engine.engine_preferred(model, "permutation")
+        assert engine.engine_preferred(model, "e_switch")
+        assert not engine.engine_preferred(model, "e_divide")
+    assert not engine.engine_preferred(DecisionTreeRegressor().fit(X, y), "permutation")

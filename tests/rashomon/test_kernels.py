@@ -144,7 +144,7 @@ def test_running_sums_equal_scikit_learn(name, models, data):
             np.testing.assert_array_equal(ens.output(ens.as_acc(out[slot[k]]), k), ref[k - 1])
 
 
-@pytest.mark.parametrize("path", ["lockstep", "row_by_row", "signatures_1col", "signatures_2col"])
+@pytest.mark.parametrize("path", ["lockstep", "row_by_row", "signatures_1col", "signatures_2col", "intervals_1col"])
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
     """Resuming at the entry node (lock step or row by row) or reading the leaf from
@@ -152,7 +152,7 @@ def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
     model = models[name]
     X32 = data[0].astype(np.float32)
     rng = np.random.default_rng(1)
-    cols = [1] if path == "signatures_1col" else [1, 4]
+    cols = [1] if path.endswith("_1col") else [1, 4]
     R = 40  # switched rows per recipient: more than the signatures of many trees
     recip = np.tile(np.arange(N), R)
     donors = np.concatenate([rng.permutation(N) for _ in range(R)])
@@ -171,6 +171,13 @@ def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
         variable = signatures(flat, X32, cols)
         used = (variable.nsig > 0) & (variable.nsig < R)
         assert used.any()  # the table path is exercised
+        kw = dict(donors=donors, X32=X32, variable=variable)
+    if path == "intervals_1col":
+        # no signature table anywhere (limit 0): every affected tree takes the
+        # interval path (one column, R >= PIECE_ROWS rows per recipient)
+        variable = signatures(flat, X32, cols, limit=0)
+        assert (variable.nsig == 0).all() and variable.single and R >= _kernels.PIECE_ROWS
+        assert (entry >= 0).any()
         kw = dict(donors=donors, X32=X32, variable=variable)
     if path == "row_by_row":
         monkeypatch.setattr(_kernels, "MAX_LOCKSTEP", 0)

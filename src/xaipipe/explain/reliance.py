@@ -1099,7 +1099,7 @@ def fitted_reliance_arrays(
     The tree engine (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`:
     re-evaluates only the trees that split on the permuted variable) where
     :func:`xaipipe.rashomon.engine.engine_preferred` says it is faster (gradient
-    boosting, and ``e_switch`` of random forests) and ``use_engine`` is true;
+    boosting and random forests, except for ``e_divide``) and ``use_engine`` is true;
     otherwise :func:`reliance_arrays` with :func:`member_predictor`. Both paths
     give bitwise-equal results (``tests/explain/test_reliance.py``), so the
     choice, like ``n_jobs`` (threads of the engine's kernel or of the row blocks
@@ -1161,7 +1161,7 @@ def fitted_model_reliance(
 
     Wraps :func:`model_reliance` with :func:`member_predictor`. Where it is the
     faster path (:func:`xaipipe.rashomon.engine.engine_preferred`: gradient
-    boosting, and ``e_switch`` of random forests) the tree engine
+    boosting and random forests, except for ``e_divide``) the tree engine
     (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`: re-evaluates only
     the trees that split on the permuted variable; bitwise equal to the generic
     path, ``tests/explain/test_reliance.py``) is used unless ``use_engine=False``.

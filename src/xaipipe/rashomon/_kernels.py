@@ -18,6 +18,23 @@ ensemble's order, either the stored term or the term of the leaf reached by
 resuming the walk at the entry node, and snapshots the running sum after the
 requested prefixes.
 
+3. All switched rows of one recipient share every column but the variable's. For
+   a one-column variable, the leaves that the walk from the entry node can reach
+   as that column's value ``x`` varies are met on consecutive intervals
+   ``(lo, hi]`` of ``x`` (a node testing the column splits the interval at its
+   threshold, ``x <= threshold`` going left; any other node sends it the
+   recipient's way). One left-first search below the entry node lists them in
+   increasing ``x`` (3.6 on average in the Wine forest's fully grown trees), and
+   the recipient's rows, sorted by donor value, take them as contiguous ranges:
+   the *interval path*, used where a tree has too many thresholds on the column
+   for a signature table (:func:`signatures`) and the recipient has at least
+   :data:`PIECE_ROWS` rows.
+
+Trees are visited in blocks of at most :data:`BLOCK_NODES` nodes, every recipient
+going through a block before the next, so that the nodes are read from cache (a
+1 800-tree forest is ~360 MB of nodes). Neither the interval path nor the blocks
+change the order of any row's additions.
+
 Exactness (what scikit-learn does, reproduced operation by operation)
 ---------------------------------------------------------------------
 * Split test: ``X[i, feature] <= threshold`` with ``X`` cast to float32 and a
@@ -52,7 +69,7 @@ try:  # numba ships with shap (a hard dependency); keep a clear error otherwise
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
-__all__ = ["AVAILABLE", "MAX_LOCKSTEP", "MAX_SIGNATURES", "FlatTrees", "Signatures", "flatten_trees", "walk_original",
+__all__ = ["AVAILABLE", "MAX_LOCKSTEP", "MAX_SIGNATURES", "PIECE_ROWS", "BLOCK_NODES", "FlatTrees", "Signatures", "flatten_trees", "walk_original",
            "signatures", "accumulate", "thread_count"]
 
 #: Subtrees up to this height are walked branch-free, all switched rows of one
@@ -64,6 +81,19 @@ MAX_LOCKSTEP = 12
 #: signatures (mixed-radix bins) get a leaf table per recipient (one walk per
 #: signature instead of one per switched row).
 MAX_SIGNATURES = 64
+
+#: A recipient with at least this many switched rows of a one-column variable, in a
+#: tree with too many thresholds for a signature table, gets its leaves from the
+#: intervals of the column's value that reach each leaf (one search of the subtree
+#: below the entry node; its rows, sorted by donor value, fall into contiguous
+#: ranges) instead of one walk per row: ``e_switch`` of deep forests.
+PIECE_ROWS = 8
+
+#: Trees are taken in blocks of at most this many nodes (a few MB of node arrays),
+#: every recipient's rows going through one block before the next, so that a
+#: block's nodes are read from cache rather than memory (deep forests: ~5 000 nodes
+#: per tree, hundreds of MB in all).
+BLOCK_NODES = 1 << 15
 
 #: True when numba imports (the engine falls back to scikit-learn's loops otherwise).
 AVAILABLE = numba is not None
@@ -300,135 +330,229 @@ if AVAILABLE:
 
     def _accumulate_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table, column,
                          snapshot, entry, term, Xs, order, ptr, start, X, donors, sig, nsig, rank, radix, base,
-                         single, hmax, out):
+                         single, hmax, vcol, lmax, piece_rows, blocks, dv_all, out):
         # Rows are processed per recipient j (ptr[j]:ptr[j+1] of the sorted order), all
         # its switched rows side by side: a tree whose entry node is -1 for j adds the
         # same stored term to every one of them (one vectorised loop); otherwise the
         # rows' leaves come from a walk per distinct signature of the variable in that
-        # tree (few thresholds: at most nsig < m walks, in bin space), or each row
-        # resumes its own walk at the entry node. Every row's sum is formed tree by
-        # tree in the ensemble's order.
+        # tree (few thresholds: at most nsig < m walks, in bin space), from the
+        # intervals of a single column's value (rows sorted by donor value), or each
+        # row resumes its own walk at the entry node. Trees are taken in blocks
+        # (blocks[b]:blocks[b + 1], a few MB of nodes) and every recipient goes through
+        # a block before the next, so the block's nodes stay in cache. Every row's sum
+        # is formed tree by tree in the ensemble's order.
         n = ptr.shape[0] - 1
         T = entry.shape[1]
         W = table.shape[1]
         D = start.shape[1]
+        rows = Xs.shape[0]
         smax = 1
         for t in range(T):
             smax = max(smax, nsig[t])
-        for j in prange(n):
-            a = ptr[j]
-            m = ptr[j + 1] - a
-            if m == 0:
-                continue
-            acc = np.empty((D, m), dtype=np.float64)
-            nodes = np.empty(m, dtype=np.int64)
-            tab = np.empty(smax, dtype=np.int64)
-            tabv = np.empty(smax, dtype=np.float64)
-            stack_v = np.empty(hmax + 2, dtype=np.int64)
-            stack_lo = np.empty(hmax + 2, dtype=np.int64)
-            stack_hi = np.empty(hmax + 2, dtype=np.int64)
+        # recipient j's running sums: acc[D * a : D * (a + m)] as a (D, m) block
+        acc = np.empty(D * rows, dtype=np.float64)
+        for b in range(blocks.shape[0] - 1):
+            t0 = blocks[b]
+            t1 = blocks[b + 1]
+            for j in prange(n):
+                a = ptr[j]
+                m = ptr[j + 1] - a
+                if m == 0:
+                    continue
+                _accumulate_block(child, feature, threshold, step, step_feature, height, max_lockstep, table,
+                                  column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
+                                  radix, base, single, hmax, vcol, lmax, piece_rows, out, acc, dv_all, j, a, m,
+                                  t0, t1, smax)
+
+    def _accumulate_block_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table,
+                               column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
+                               radix, base, single, hmax, vcol, lmax, piece_rows, out, acc_all, dv_all, j, a, m,
+                               t0, t1, smax):
+        # trees t0..t1-1 for the m switched rows a..a+m-1 of recipient j, whose running
+        # sums are the contiguous (D, m) block acc_all[D * a : D * (a + m)]
+        W = table.shape[1]
+        D = start.shape[1]
+        acc = acc_all[D * a:D * (a + m)].reshape((D, m))
+        if t0 == 0:
             for i in range(m):
                 for d in range(D):
                     acc[d, i] = start[a + i, d]
-            for t in range(T):
-                e = entry[j, t]
-                c = column[t]
-                ns = nsig[t]
-                if e < 0:
-                    for w in range(W):
-                        v = term[j, t, w]
-                        row = acc[c + w]
-                        for i in range(m):
-                            row[i] += v
-                elif ns > 0 and ns < m:
-                    # leaf of each signature: walk from the entry node; nodes that
-                    # test the variable compare the signature's bin with the rank of
-                    # their threshold (x <= tau_r  <=>  bin < r), the others the
-                    # recipient's own value
-                    if single:
-                        # one column: the bins reaching a node form an interval
-                        # [lo, hi); a node testing the column splits it at its
-                        # rank, the others send it the recipient's way
-                        stack_v[0] = e
-                        stack_lo[0] = 0
-                        stack_hi[0] = ns
-                        sp = 1
-                        while sp > 0:
-                            sp -= 1
-                            v = stack_v[sp]
-                            lo = stack_lo[sp]
-                            hi = stack_hi[sp]
-                            while feature[v] >= 0:
-                                if base[v] > 0:
-                                    r = rank[v]
-                                    if hi <= r:
-                                        v = child[v, 0]
-                                    elif lo >= r:
-                                        v = child[v, 1]
-                                    else:
-                                        stack_v[sp] = child[v, 1]
-                                        stack_lo[sp] = r
-                                        stack_hi[sp] = hi
-                                        sp += 1
-                                        v = child[v, 0]
-                                        hi = r
-                                elif X[j, feature[v]] <= threshold[v]:
+        nodes = np.empty(m, dtype=np.int64)
+        tab = np.empty(smax, dtype=np.int64)
+        tabv = np.empty(smax, dtype=np.float64)
+        stack_v = np.empty(hmax + 2, dtype=np.int64)
+        stack_lo = np.empty(hmax + 2, dtype=np.int64)
+        stack_hi = np.empty(hmax + 2, dtype=np.int64)
+        # interval path: the pieces' leaves and upper bounds, and the recipient's
+        # rows' donor values (the caller sorted each recipient's rows by them)
+        pieces = single and m >= piece_rows
+        pleaf = np.empty(lmax if pieces else 1, dtype=np.int64)
+        pub = np.empty(lmax if pieces else 1, dtype=np.float64)
+        stack_x = np.empty(hmax + 2, dtype=np.float64)
+        stack_y = np.empty(hmax + 2, dtype=np.float64)
+        dv = dv_all[a:a + m]
+        for t in range(t0, t1):
+            e = entry[j, t]
+            c = column[t]
+            ns = nsig[t]
+            if e < 0:
+                for w in range(W):
+                    v = term[j, t, w]
+                    row = acc[c + w]
+                    for i in range(m):
+                        row[i] += v
+            elif ns > 0 and ns < m:
+                # leaf of each signature: walk from the entry node; nodes that
+                # test the variable compare the signature's bin with the rank of
+                # their threshold (x <= tau_r  <=>  bin < r), the others the
+                # recipient's own value
+                if single:
+                    # one column: the bins reaching a node form an interval
+                    # [lo, hi); a node testing the column splits it at its
+                    # rank, the others send it the recipient's way
+                    stack_v[0] = e
+                    stack_lo[0] = 0
+                    stack_hi[0] = ns
+                    sp = 1
+                    while sp > 0:
+                        sp -= 1
+                        v = stack_v[sp]
+                        lo = stack_lo[sp]
+                        hi = stack_hi[sp]
+                        while feature[v] >= 0:
+                            if base[v] > 0:
+                                r = rank[v]
+                                if hi <= r:
                                     v = child[v, 0]
-                                else:
+                                elif lo >= r:
                                     v = child[v, 1]
-                            for s_ in range(lo, hi):
-                                tab[s_] = v
-                    else:
-                        for s_ in range(ns):
-                            v = e
-                            while feature[v] >= 0:
-                                bv = base[v]
-                                if bv > 0:
-                                    if (s_ // radix[v]) % bv < rank[v]:
-                                        v = child[v, 0]
-                                    else:
-                                        v = child[v, 1]
-                                elif X[j, feature[v]] <= threshold[v]:
+                                else:
+                                    stack_v[sp] = child[v, 1]
+                                    stack_lo[sp] = r
+                                    stack_hi[sp] = hi
+                                    sp += 1
                                     v = child[v, 0]
-                                else:
-                                    v = child[v, 1]
-                            tab[s_] = v
-                    sg = sig[t]
-                    dons = donors[a:a + m]
-                    for w in range(W):
-                        for s_ in range(ns):
-                            tabv[s_] = table[tab[s_], w]
-                        row = acc[c + w]
-                        for i in range(m):
-                            row[i] += tabv[sg[dons[i]]]
-                elif height[e] <= max_lockstep:
-                    # shallow subtree: all rows step down together, branch-free
-                    # (index = x > threshold, i.e. not x <= threshold for finite x)
-                    for i in range(m):
-                        nodes[i] = e
-                    for _ in range(height[e]):
-                        for i in range(m):
-                            v = nodes[i]
-                            nodes[i] = step[2 * v + (Xs[a + i, step_feature[v]] > threshold[v])]
-                    for i in range(m):
-                        for w in range(W):
-                            acc[c + w, i] += table[nodes[i], w]
-                else:
-                    for i in range(m):
-                        node = e
-                        while feature[node] >= 0:
-                            if Xs[a + i, feature[node]] <= threshold[node]:
-                                node = child[node, 0]
+                                    hi = r
+                            elif X[j, feature[v]] <= threshold[v]:
+                                v = child[v, 0]
                             else:
-                                node = child[node, 1]
-                        for w in range(W):
-                            acc[c + w, i] += table[node, w]
-                s = snapshot[t]
-                if s >= 0:
+                                v = child[v, 1]
+                        for s_ in range(lo, hi):
+                            tab[s_] = v
+                else:
+                    for s_ in range(ns):
+                        v = e
+                        while feature[v] >= 0:
+                            bv = base[v]
+                            if bv > 0:
+                                if (s_ // radix[v]) % bv < rank[v]:
+                                    v = child[v, 0]
+                                else:
+                                    v = child[v, 1]
+                            elif X[j, feature[v]] <= threshold[v]:
+                                v = child[v, 0]
+                            else:
+                                v = child[v, 1]
+                        tab[s_] = v
+                sg = sig[t]
+                dons = donors[a:a + m]
+                for w in range(W):
+                    for s_ in range(ns):
+                        tabv[s_] = table[tab[s_], w]
+                    row = acc[c + w]
                     for i in range(m):
-                        q = order[a + i]
-                        for d in range(D):
-                            out[s, q, d] = acc[d, i]
+                        row[i] += tabv[sg[dons[i]]]
+            elif pieces:
+                # one column with too many thresholds for a signature table (deep
+                # trees): as the column's value x varies with the other columns
+                # fixed at the recipient's, the walk from the entry node reaches
+                # a sequence of leaves on consecutive intervals (lo, hi] of x
+                # (left-first search: increasing x). Each switched row takes the
+                # leaf of the interval holding its donor's value.
+                P = 0
+                stack_v[0] = e
+                stack_x[0] = -np.inf
+                stack_y[0] = np.inf
+                sp = 1
+                while sp > 0:
+                    sp -= 1
+                    v = stack_v[sp]
+                    xlo = stack_x[sp]
+                    xhi = stack_y[sp]
+                    while feature[v] >= 0:
+                        f = feature[v]
+                        if f == vcol:
+                            th = threshold[v]
+                            if xhi <= th:  # every x in (lo, hi] has x <= th
+                                v = child[v, 0]
+                            elif xlo >= th:  # every x in (lo, hi] has x > th
+                                v = child[v, 1]
+                            else:
+                                stack_v[sp] = child[v, 1]
+                                stack_x[sp] = th
+                                stack_y[sp] = xhi
+                                sp += 1
+                                v = child[v, 0]
+                                xhi = th
+                        elif X[j, f] <= threshold[v]:
+                            v = child[v, 0]
+                        else:
+                            v = child[v, 1]
+                    pleaf[P] = v
+                    pub[P] = xhi
+                    P += 1
+                # the rows are sorted by donor value: piece r takes the rows with
+                # ub_{r-1} < x <= ub_r, a contiguous range
+                lo = 0
+                for r in range(P):
+                    if r == P - 1:
+                        hi = m
+                    else:
+                        ub = pub[r]
+                        hi = lo
+                        top = m
+                        while hi < top:  # first row with x > ub
+                            mid = (hi + top) // 2
+                            if dv[mid] <= ub:
+                                hi = mid + 1
+                            else:
+                                top = mid
+                    if hi > lo:
+                        leafv = pleaf[r]
+                        for w in range(W):
+                            v = table[leafv, w]
+                            row = acc[c + w]
+                            for i in range(lo, hi):
+                                row[i] += v
+                    lo = hi
+            elif height[e] <= max_lockstep:
+                # shallow subtree: all rows step down together, branch-free
+                # (index = x > threshold, i.e. not x <= threshold for finite x)
+                for i in range(m):
+                    nodes[i] = e
+                for _ in range(height[e]):
+                    for i in range(m):
+                        v = nodes[i]
+                        nodes[i] = step[2 * v + (Xs[a + i, step_feature[v]] > threshold[v])]
+                for i in range(m):
+                    for w in range(W):
+                        acc[c + w, i] += table[nodes[i], w]
+            else:
+                for i in range(m):
+                    node = e
+                    while feature[node] >= 0:
+                        if Xs[a + i, feature[node]] <= threshold[node]:
+                            node = child[node, 0]
+                        else:
+                            node = child[node, 1]
+                    for w in range(W):
+                        acc[c + w, i] += table[node, w]
+            s = snapshot[t]
+            if s >= 0:
+                for i in range(m):
+                    q = order[a + i]
+                    for d in range(D):
+                        out[s, q, d] = acc[d, i]
 
     def _variant(fn, suffix):
         """A copy of ``fn`` under its own ``__qualname__``: numba names the on-disk cache
@@ -447,6 +571,7 @@ if AVAILABLE:
     _walk_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_walk_original_impl, "_parallel"))
     _sig_serial = njit(cache=True, nogil=True)(_variant(_signatures_impl, "_serial"))
     _sig_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_signatures_impl, "_parallel"))
+    _accumulate_block = njit(cache=True, nogil=True)(_accumulate_block_impl)
     _acc_serial = njit(cache=True, nogil=True)(_variant(_accumulate_impl, "_serial"))
     _acc_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_accumulate_impl, "_parallel"))
 
@@ -461,6 +586,33 @@ def _call(serial, parallel, n_jobs, *args):
         return parallel(*args)
     finally:
         numba.set_num_threads(previous)
+
+
+def _tree_blocks(flat: FlatTrees, T: int, max_nodes: int) -> np.ndarray:
+    """Consecutive trees grouped into blocks of at most ``max_nodes`` nodes (a tree
+    larger than that is a block of its own): boundaries ``(B + 1,)``, 0 to ``T``."""
+    key = ("blocks", int(T), int(max_nodes))
+    cache = flat.__dict__.setdefault("_cache", {})
+    if key in cache:
+        return cache[key]
+    sizes = (flat.ends - flat.roots)[:T]
+    bounds, nodes = [0], 0
+    for t in range(T):
+        if nodes and nodes + sizes[t] > max_nodes:
+            bounds.append(t)
+            nodes = 0
+        nodes += int(sizes[t])
+    bounds.append(T)
+    cache[key] = np.asarray(bounds, dtype=np.int64)
+    return cache[key]
+
+
+def _max_leaves(flat: FlatTrees) -> int:
+    """Most leaves of any one tree (bound on the intervals of the interval path)."""
+    cache = flat.__dict__.setdefault("_cache", {})
+    if "max_leaves" not in cache:
+        cache["max_leaves"] = int(np.add.reduceat((flat.left < 0).astype(np.int64), flat.roots).max())
+    return cache["max_leaves"]
 
 
 def _require():
@@ -536,10 +688,12 @@ class Signatures:
         column's place value and base in the signature (``base = 0`` elsewhere).
     """
 
-    def __init__(self, sig, nsig, rank, radix, base, single=False):
+    def __init__(self, sig, nsig, rank, radix, base, single=False, column=-1):
         self.sig, self.nsig, self.rank, self.radix, self.base = sig, nsig, rank, radix, base
         #: one column: the signature is the bin itself (no mixed-radix division)
         self.single = bool(single)
+        #: the column of a one-column variable (-1 otherwise)
+        self.column = int(column)
 
 
 def signatures(flat: FlatTrees, X32: np.ndarray, columns, n_trees: int | None = None,
@@ -583,7 +737,9 @@ def signatures(flat: FlatTrees, X32: np.ndarray, columns, n_trees: int | None = 
     T = flat.n_trees if n_trees is None else int(n_trees)
     out = _call(_sig_serial, _sig_parallel, n_jobs, flat.left, flat.feature, flat.threshold, flat.roots[:T],
                 flat.ends[:T], cols, X, int(limit))
-    return Signatures(*out, single=cols.size == 1)
+    if cols.size == 1:
+        return Signatures(*out, single=True, column=int(cols[0]))
+    return Signatures(*out)
 
 
 def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: np.ndarray,
@@ -615,7 +771,8 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
         Donor row of each switched row (shape ``(rows,)``), the original rows
         (float32, shape ``(n, p)``) and the variable's :func:`signatures`: trees
         with fewer signatures than a recipient has switched rows then take the
-        leaves from one walk per signature.
+        leaves from one walk per signature; for a one-column variable the other
+        trees take them from the interval path (see the module docstring).
     n_jobs : int, optional
         Threads (recipients in parallel; every row's sum is sequential, so the
         result does not depend on it).
@@ -656,7 +813,14 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
             raise ValueError(f"donors must have shape ({rows},) with values in [0, {n})")
         if X32.shape != (n, Xh.shape[1]) or variable.sig.shape != (T, n):
             raise ValueError("X32 / signatures do not match entry")
-    order = np.argsort(recipients, kind="stable")
+    if variable.single:
+        # each recipient's rows in increasing donor value (the interval path cuts them
+        # into contiguous ranges); ties keep their order
+        order = np.lexsort((X32[donors, variable.column], recipients))
+        dv = np.ascontiguousarray(X32[donors[order], variable.column], dtype=np.float64)
+    else:
+        order = np.argsort(recipients, kind="stable")
+        dv = np.zeros(rows, dtype=np.float64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     ptr[1:] = np.cumsum(np.bincount(recipients, minlength=n))
     Xs = np.ascontiguousarray(np.asarray(Xh, dtype=np.float32)[order])
@@ -668,5 +832,6 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
           np.ascontiguousarray(np.asarray(start, dtype=np.float64)[order]),
           np.ascontiguousarray(X32, dtype=np.float32), np.ascontiguousarray(donors[order]),
           np.ascontiguousarray(variable.sig[:T]), np.ascontiguousarray(variable.nsig[:T]), variable.rank,
-          variable.radix, variable.base, bool(variable.single), int(flat.height.max()), out)
+          variable.radix, variable.base, bool(variable.single), int(flat.height.max()), int(variable.column),
+          _max_leaves(flat), int(PIECE_ROWS), _tree_blocks(flat, T, BLOCK_NODES), dv, out)
     return out

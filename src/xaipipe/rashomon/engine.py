@@ -49,10 +49,9 @@ engine was 13.9x (Cython stages, 85 % of its time in the traversal).
 
 Scope. Random forests and gradient boosting of scikit-learn, dense finite ``X``,
 no ``Pipeline`` wrapper. The pipeline uses it where it is the faster exact path
-(:func:`engine_preferred`): gradient boosting, and ``e_switch`` of forests. The
-deep trees of a random forest (every variable split on, entry nodes near the
-root) make scikit-learn's ``tree.predict`` over the stacked permuted data sets
-faster for ``permutation`` / ``e_divide``. XGBoost and other families use the
+(:func:`engine_preferred`): ``permutation`` and ``e_switch``. For ``e_divide``
+(one switched row per recipient) scikit-learn's ``tree.predict`` over the stacked
+data set is faster. XGBoost and other families use the
 generic path (:func:`xaipipe.explain.reliance.reliance_arrays` with
 :func:`xaipipe.explain.reliance.member_predictor`: all XGBoost prefixes from one
 pass of chained margins, :func:`xaipipe.models.prefix.prefix_predictions`).
@@ -93,6 +92,12 @@ __all__ = [
     "time_reliance_paths",
 ]
 
+#: Memory (bytes) of the switched rows the compiled kernel takes in one call: the
+#: ``max_rows_per_batch`` chunks of one variable are passed together up to this size
+#: (their loss sums are still formed chunk by chunk), so that a recipient's rows of
+#: all chunks share its per-tree work (``e_switch``: all ``n - 1`` donors at once).
+KERNEL_BATCH_BYTES = 64 << 20
+
 #: Ensemble kinds (:func:`xaipipe.models.prefix.ensemble_kind`) the engine handles.
 ENGINE_KINDS = ("random_forest", "gradient_boosting")
 
@@ -108,20 +113,20 @@ def supports_engine(model) -> bool:
 def engine_preferred(model, estimator: str) -> bool:
     """Whether the engine is the faster exact path for ``model`` and ``estimator``.
 
-    True for gradient boosting (shallow trees: most switched rows leave the
-    original path late or never) and for ``estimator="e_switch"`` (n(n-1) switched
-    rows); False for random-forest ``permutation`` / ``e_divide``, whose deep
-    trees (thousands of leaves, every variable split on) make scikit-learn's own
-    ``tree.predict`` over the stacked data sets faster. Measured on the Wine
-    random forest of the full run (1 800 trees, 980 test rows, 11 variables, one
-    thread): permutation (20 repeats) engine 49 s / generic 22 s, e_divide 16 s /
-    1.8 s, e_switch (400 rows) 74 s / 100 s; Wine gradient boosting (500 trees):
-    e_switch 0.5 s / 3.4 s, prefix groups 34x (``benchmarks/run.py``). Both paths
-    give bitwise-equal results, so this only chooses speed.
+    True for ``"permutation"`` and ``"e_switch"`` of random forests and gradient
+    boosting (many switched rows per recipient: rows that never meet the variable
+    reuse the stored term, and a one-column variable's rows get their leaves from
+    one interval search below the entry node, :mod:`xaipipe.rashomon._kernels`);
+    False for ``"e_divide"`` (one switched row per recipient, where the engine's
+    per-variable set-up costs more than scikit-learn's own ``tree.predict`` over
+    the stacked data set). Measured on the fitted models of the full run, one
+    thread (``python benchmarks/reliance_paths.py results/full``): Wine random
+    forest (1 800 trees, 980 test rows, 10 variables) permutation (20 repeats)
+    engine 13.8 s / generic 25.7 s, e_divide 10.8 s / 2.0 s, e_switch (400 rows)
+    10 s / 100 s; gradient boosting e_divide 0.19 s / 0.06 s (10 prefixes). Both
+    paths give bitwise-equal results, so this only chooses speed.
     """
-    return supports_engine(model) and (
-        ensemble_kind(model) == "gradient_boosting" or estimator == "e_switch"
-    )
+    return supports_engine(model) and estimator != "e_divide"
 
 
 def _require_engine(model) -> None:
@@ -624,16 +629,33 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
     for g, cg in enumerate(cols):
         entry = entries[g]
         variable = signatures(flat, X32, cg, n_jobs=n_jobs)
-        for chunk in _chunks(designs[g], max_rows):
-            recip, donors, Xh, yh, bounds = _switched_rows(chunk, X32, yv, cg)
+        # One kernel call per batch of chunks (the loss sums are still formed chunk by
+        # chunk, as the generic path forms them): a recipient's switched rows of all
+        # chunks side by side, so its per-tree work (the interval search) is done once.
+        row_bytes = 4 * p + 8 * S * ens.width + 64
+        for chunks in _batches(_chunks(designs[g], max_rows), max(max_rows, KERNEL_BATCH_BYTES // row_bytes)):
+            recip, donors, Xh, yh, _ = _switched_rows([d for c in chunks for d in c], X32, yv, cg)
             out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, donors=donors, X32=X32,
                              variable=variable, n_jobs=n_jobs)
-            for k, s in slot.items():
-                part = _loss_sums(loss_fn, loss_name, yh, ens.output(ens.as_acc(out[s]), k), bounds)
-                for i in members[k]:
-                    for (r, _, _), v in zip(chunk, part):
-                        sums[i, g, r] += v
+            offset = 0
+            for chunk in chunks:
+                rows = _chunk_rows(chunk)
+                bounds, a = [], 0
+                for _, rc, _ in chunk:
+                    bounds.append((a, a + len(rc)))
+                    a += len(rc)
+                for k, s in slot.items():
+                    part = _loss_sums(loss_fn, loss_name, yh[offset:offset + rows],
+                                      ens.output(ens.as_acc(out[s, offset:offset + rows]), k), bounds)
+                    for i in members[k]:
+                        for (r, _, _), v in zip(chunk, part):
+                            sums[i, g, r] += v
+                offset += rows
     return e_orig, sums
+
+
+def _chunk_rows(chunk) -> int:
+    return sum(len(rc) for _, rc, _ in chunk)
 
 
 def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, max_rows):
@@ -697,6 +719,21 @@ def _chunks(design, max_rows):
             yield batch
             batch, rows = [], 0
         batch.append(item)
+        rows += size
+    if batch:
+        yield batch
+
+
+def _batches(chunks, max_rows):
+    """Consecutive chunks (of :func:`_chunks`) grouped up to ``max_rows`` rows (a
+    single chunk is never split)."""
+    batch, rows = [], 0
+    for chunk in chunks:
+        size = _chunk_rows(chunk)
+        if batch and rows + size > max_rows:
+            yield batch
+            batch, rows = [], 0
+        batch.append(chunk)
         rows += size
     if batch:
         yield batch

@@ -298,7 +298,7 @@ def group_reliance(
 ) -> RelianceArrays:
     """MR of every member of one fitted group in one pass.
 
-    Gradient boosting (and random forests for ``e_switch``:
+    Gradient boosting and random forests (except for ``e_divide``:
     :func:`xaipipe.rashomon.engine.engine_preferred`) go through the tree engine
     (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`, bitwise equal to
     the generic path); other models through
