@@ -214,8 +214,8 @@ def test_time_reliance_paths_reports_three_timings(data):
 @pytest.mark.parametrize("estimator", ["permutation", "e_switch"])
 @pytest.mark.parametrize("kind", ["regressor", "classifier"])
 def test_interval_path_of_deep_forests_equals_generic_path(kind, estimator, monkeypatch):
-    """Fully grown forests with no signature table (limit 0): every affected tree of a
-    one-column variable takes the interval path (rows sorted by donor value, one
+    """Fully grown forests with no signature table (limit 0) and no minimum height: every
+    affected tree of a one-column variable takes the interval path (rows sorted by donor value, one
     search below the entry node); equal to the generic path bitwise, in tree blocks
     of one tree or of all trees."""
     from xaipipe.rashomon import _kernels
@@ -234,6 +234,7 @@ def test_interval_path_of_deep_forests_equals_generic_path(kind, estimator, monk
     assert model.estimators_[0].get_depth() > 5
     original = _kernels.signatures
     monkeypatch.setattr(_kernels, "signatures", lambda *a, **k: original(*a, **{**k, "limit": 0}))
+    monkeypatch.setattr(_kernels, "PIECE_HEIGHT", 0)  # below every entry node
     kw = dict(estimator=estimator, loss=loss, features={"a": [0], "b": [1], "c": [2], "d": [3]})
     if estimator == "permutation":
         kw["permutations"] = random_permutations(n, 12, 4, 0)  # 12 rows per recipient >= PIECE_ROWS

@@ -173,8 +173,10 @@ def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
         assert used.any()  # the table path is exercised
         kw = dict(donors=donors, X32=X32, variable=variable)
     if path == "intervals_1col":
-        # no signature table anywhere (limit 0): every affected tree takes the
-        # interval path (one column, R >= PIECE_ROWS rows per recipient)
+        # no signature table anywhere (limit 0), no minimum height (PIECE_HEIGHT 0): every
+        # affected tree takes the interval path (one column, R >= PIECE_ROWS rows per
+        # recipient)
+        monkeypatch.setattr(_kernels, "PIECE_HEIGHT", 0)
         variable = signatures(flat, X32, cols, limit=0)
         assert (variable.nsig == 0).all() and variable.single and R >= _kernels.PIECE_ROWS
         assert (entry >= 0).any()

@@ -27,7 +27,8 @@ requested prefixes.
    increasing ``x`` (3.6 on average in the Wine forest's fully grown trees), and
    the recipient's rows, sorted by donor value, take them as contiguous ranges:
    the *interval path*, used where a tree has too many thresholds on the column
-   for a signature table (:func:`signatures`) and the recipient has at least
+   for a signature table (:func:`signatures`), the subtree below the entry node is
+   at least :data:`PIECE_HEIGHT` high and the recipient has at least
    :data:`PIECE_ROWS` rows.
 
 Trees are visited in blocks of at most :data:`BLOCK_NODES` nodes, every recipient
@@ -69,7 +70,8 @@ try:  # numba ships with shap (a hard dependency); keep a clear error otherwise
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
-__all__ = ["AVAILABLE", "MAX_LOCKSTEP", "MAX_SIGNATURES", "PIECE_ROWS", "BLOCK_NODES", "FlatTrees", "Signatures", "flatten_trees", "walk_original",
+__all__ = ["AVAILABLE", "MAX_LOCKSTEP", "MAX_SIGNATURES", "PIECE_ROWS", "PIECE_HEIGHT", "BLOCK_NODES", "FlatTrees",
+           "Signatures", "flatten_trees", "walk_original",
            "signatures", "accumulate", "thread_count"]
 
 #: Subtrees up to this height are walked branch-free, all switched rows of one
@@ -88,6 +90,11 @@ MAX_SIGNATURES = 64
 #: below the entry node; its rows, sorted by donor value, fall into contiguous
 #: ranges) instead of one walk per row: ``e_switch`` of deep forests.
 PIECE_ROWS = 8
+
+#: ... and only below entry nodes whose subtree is at least this high (shallower
+#: subtrees, e.g. all of a depth-5 gradient boosting model, are walked in lock step,
+#: which is faster there).
+PIECE_HEIGHT = 6
 
 #: Trees are taken in blocks of at most this many nodes (a few MB of node arrays),
 #: every recipient's rows going through one block before the next, so that a
@@ -330,7 +337,7 @@ if AVAILABLE:
 
     def _accumulate_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table, column,
                          snapshot, entry, term, Xs, order, ptr, start, X, donors, sig, nsig, rank, radix, base,
-                         single, hmax, vcol, lmax, piece_rows, blocks, dv_all, out):
+                         single, hmax, vcol, lmax, piece_rows, piece_height, blocks, out):
         # Rows are processed per recipient j (ptr[j]:ptr[j+1] of the sorted order), all
         # its switched rows side by side: a tree whose entry node is -1 for j adds the
         # same stored term to every one of them (one vectorised loop); otherwise the
@@ -351,6 +358,37 @@ if AVAILABLE:
             smax = max(smax, nsig[t])
         # recipient j's running sums: acc[D * a : D * (a + m)] as a (D, m) block
         acc = np.empty(D * rows, dtype=np.float64)
+        # interval path: each recipient's rows sorted by donor value (positions in
+        # perm_all, values in dv_all); ties in any order (each row gets one term per tree)
+        dv_all = np.empty(rows if single else 0, dtype=np.float64)
+        perm_all = np.empty(rows if single else 0, dtype=np.int64)
+        # scratch of every recipient (views taken per recipient, no allocation per block)
+        many = 0
+        if single:
+            for j in range(n):
+                if ptr[j + 1] - ptr[j] >= piece_rows:
+                    many += 1
+        np_ = n if many > 0 else 1
+        nodes_all = np.empty(rows, dtype=np.int64)
+        tab_all = np.empty((n, smax), dtype=np.int64)
+        tabv_all = np.empty((n, smax), dtype=np.float64)
+        stk_i = np.empty((n, 3, hmax + 2), dtype=np.int64)
+        stk_f = np.empty((np_, 2, hmax + 2), dtype=np.float64)
+        pleaf_all = np.empty((np_, lmax if many > 0 else 1), dtype=np.int64)
+        pub_all = np.empty((np_, lmax if many > 0 else 1), dtype=np.float64)
+        if many > 0:
+            for j in prange(n):
+                a = ptr[j]
+                m = ptr[j + 1] - a
+                if m < piece_rows:
+                    continue
+                vals = np.empty(m, dtype=np.float64)
+                for i in range(m):
+                    vals[i] = np.float64(X[donors[a + i], vcol])
+                srt = np.argsort(vals)
+                for i in range(m):
+                    perm_all[a + i] = srt[i]
+                    dv_all[a + i] = vals[srt[i]]
         for b in range(blocks.shape[0] - 1):
             t0 = blocks[b]
             t1 = blocks[b + 1]
@@ -361,13 +399,15 @@ if AVAILABLE:
                     continue
                 _accumulate_block(child, feature, threshold, step, step_feature, height, max_lockstep, table,
                                   column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
-                                  radix, base, single, hmax, vcol, lmax, piece_rows, out, acc, dv_all, j, a, m,
-                                  t0, t1, smax)
+                                  radix, base, single, hmax, vcol, lmax, piece_rows, piece_height, out, acc,
+                                  dv_all, perm_all, nodes_all, tab_all, tabv_all, stk_i, stk_f, pleaf_all, pub_all,
+                                  j, a, m, t0, t1)
 
     def _accumulate_block_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table,
                                column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
-                               radix, base, single, hmax, vcol, lmax, piece_rows, out, acc_all, dv_all, j, a, m,
-                               t0, t1, smax):
+                               radix, base, single, hmax, vcol, lmax, piece_rows, piece_height, out, acc_all,
+                               dv_all, perm_all, nodes_all, tab_all, tabv_all, stk_i, stk_f, pleaf_all, pub_all,
+                               j, a, m, t0, t1):
         # trees t0..t1-1 for the m switched rows a..a+m-1 of recipient j, whose running
         # sums are the contiguous (D, m) block acc_all[D * a : D * (a + m)]
         W = table.shape[1]
@@ -377,20 +417,22 @@ if AVAILABLE:
             for i in range(m):
                 for d in range(D):
                     acc[d, i] = start[a + i, d]
-        nodes = np.empty(m, dtype=np.int64)
-        tab = np.empty(smax, dtype=np.int64)
-        tabv = np.empty(smax, dtype=np.float64)
-        stack_v = np.empty(hmax + 2, dtype=np.int64)
-        stack_lo = np.empty(hmax + 2, dtype=np.int64)
-        stack_hi = np.empty(hmax + 2, dtype=np.int64)
+        # scratch: views of per-recipient rows allocated once per call
+        nodes = nodes_all[a:a + m]
+        tab = tab_all[j]
+        tabv = tabv_all[j]
+        stack_v = stk_i[j, 0]
+        stack_lo = stk_i[j, 1]
+        stack_hi = stk_i[j, 2]
         # interval path: the pieces' leaves and upper bounds, and the recipient's
-        # rows' donor values (the caller sorted each recipient's rows by them)
+        # rows sorted by donor value (values dv, positions srt)
         pieces = single and m >= piece_rows
-        pleaf = np.empty(lmax if pieces else 1, dtype=np.int64)
-        pub = np.empty(lmax if pieces else 1, dtype=np.float64)
-        stack_x = np.empty(hmax + 2, dtype=np.float64)
-        stack_y = np.empty(hmax + 2, dtype=np.float64)
-        dv = dv_all[a:a + m]
+        pleaf = pleaf_all[j] if pieces else pleaf_all[0, :0]
+        pub = pub_all[j] if pieces else pub_all[0, :0]
+        stack_x = stk_f[j, 0] if pieces else stk_f[0, 0, :0]
+        stack_y = stk_f[j, 1] if pieces else stk_f[0, 1, :0]
+        dv = dv_all[a:a + m] if pieces else dv_all[:0]
+        srt = perm_all[a:a + m] if pieces else perm_all[:0]
         for t in range(t0, t1):
             e = entry[j, t]
             c = column[t]
@@ -462,7 +504,7 @@ if AVAILABLE:
                     row = acc[c + w]
                     for i in range(m):
                         row[i] += tabv[sg[dons[i]]]
-            elif pieces:
+            elif pieces and height[e] >= piece_height:
                 # one column with too many thresholds for a signature table (deep
                 # trees): as the column's value x varies with the other columns
                 # fixed at the recipient's, the walk from the entry node reaches
@@ -501,8 +543,8 @@ if AVAILABLE:
                     pleaf[P] = v
                     pub[P] = xhi
                     P += 1
-                # the rows are sorted by donor value: piece r takes the rows with
-                # ub_{r-1} < x <= ub_r, a contiguous range
+                # in the recipient's rows sorted by donor value (dv, with positions
+                # srt), piece r takes a contiguous range: ub_{r-1} < x <= ub_r
                 lo = 0
                 for r in range(P):
                     if r == P - 1:
@@ -523,7 +565,7 @@ if AVAILABLE:
                             v = table[leafv, w]
                             row = acc[c + w]
                             for i in range(lo, hi):
-                                row[i] += v
+                                row[srt[i]] += v
                     lo = hi
             elif height[e] <= max_lockstep:
                 # shallow subtree: all rows step down together, branch-free
@@ -813,16 +855,10 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
             raise ValueError(f"donors must have shape ({rows},) with values in [0, {n})")
         if X32.shape != (n, Xh.shape[1]) or variable.sig.shape != (T, n):
             raise ValueError("X32 / signatures do not match entry")
-    if variable.single:
-        # each recipient's rows in increasing donor value (the interval path cuts them
-        # into contiguous ranges); ties keep their order
-        order = np.lexsort((X32[donors, variable.column], recipients))
-        dv = np.ascontiguousarray(X32[donors[order], variable.column], dtype=np.float64)
-    else:
-        order = np.argsort(recipients, kind="stable")
-        dv = np.zeros(rows, dtype=np.float64)
+    counts = np.bincount(recipients, minlength=n)
+    order = np.argsort(recipients, kind="stable")
     ptr = np.zeros(n + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum(np.bincount(recipients, minlength=n))
+    ptr[1:] = np.cumsum(counts)
     Xs = np.ascontiguousarray(np.asarray(Xh, dtype=np.float32)[order])
     out = np.empty((int(n_snapshots), rows, flat.width), dtype=np.float64)
     _call(_acc_serial, _acc_parallel, n_jobs, flat.child, flat.feature, flat.threshold, flat.step,
@@ -833,5 +869,5 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
           np.ascontiguousarray(X32, dtype=np.float32), np.ascontiguousarray(donors[order]),
           np.ascontiguousarray(variable.sig[:T]), np.ascontiguousarray(variable.nsig[:T]), variable.rank,
           variable.radix, variable.base, bool(variable.single), int(flat.height.max()), int(variable.column),
-          _max_leaves(flat), int(PIECE_ROWS), _tree_blocks(flat, T, BLOCK_NODES), dv, out)
+          _max_leaves(flat), int(PIECE_ROWS), int(PIECE_HEIGHT), _tree_blocks(flat, T, BLOCK_NODES), out)
     return out

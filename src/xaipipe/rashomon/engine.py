@@ -122,9 +122,11 @@ def engine_preferred(model, estimator: str) -> bool:
     the stacked data set). Measured on the fitted models of the full run, one
     thread (``python benchmarks/reliance_paths.py results/full``): Wine random
     forest (1 800 trees, 980 test rows, 10 variables) permutation (20 repeats)
-    engine 13.8 s / generic 25.7 s, e_divide 10.8 s / 2.0 s, e_switch (400 rows)
-    10 s / 100 s; gradient boosting e_divide 0.19 s / 0.06 s (10 prefixes). Both
-    paths give bitwise-equal results, so this only chooses speed.
+    engine 13.9 s / generic 26.6 s, e_divide 10.6 s / 2.0 s, e_switch (400 rows)
+    10.5 s / 137 s; Wine gradient boosting e_divide 0.17 s / 0.05 s; every
+    dataset's forest and boosting model the same way round
+    (``docs/performance.md``). Both paths give bitwise-equal results, so this only
+    chooses speed.
     """
     return supports_engine(model) and estimator != "e_divide"
 
