@@ -635,24 +635,23 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, m
         # chunk, as the generic path forms them): a recipient's switched rows of all
         # chunks side by side, so its per-tree work (the interval search) is done once.
         row_bytes = 4 * p + 8 * S * ens.width + 64
-        for chunks in _batches(_chunks(designs[g], max_rows), max(max_rows, KERNEL_BATCH_BYTES // row_bytes)):
-            recip, donors, Xh, yh, _ = _switched_rows([d for c in chunks for d in c], X32, yv, cg)
+        for chunks in _chunks(_chunks(designs[g], max_rows), max(max_rows, KERNEL_BATCH_BYTES // row_bytes),
+                              size=_chunk_rows):
+            recip, donors, Xh, yh, bounds = _switched_rows([d for c in chunks for d in c], X32, yv, cg)
             out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, donors=donors, X32=X32,
                              variable=variable, n_jobs=n_jobs)
-            offset = 0
+            first = 0
             for chunk in chunks:
-                rows = _chunk_rows(chunk)
-                bounds, a = [], 0
-                for _, rc, _ in chunk:
-                    bounds.append((a, a + len(rc)))
-                    a += len(rc)
+                # the chunk's rows of the batch and its data sets' bounds within them
+                own = bounds[first:first + len(chunk)]
+                a, b = own[0][0], own[-1][1]
+                local = [(lo - a, hi - a) for lo, hi in own]
                 for k, s in slot.items():
-                    part = _loss_sums(loss_fn, loss_name, yh[offset:offset + rows],
-                                      ens.output(ens.as_acc(out[s, offset:offset + rows]), k), bounds)
+                    part = _loss_sums(loss_fn, loss_name, yh[a:b], ens.output(ens.as_acc(out[s, a:b]), k), local)
                     for i in members[k]:
                         for (r, _, _), v in zip(chunk, part):
                             sums[i, g, r] += v
-                offset += rows
+                first += len(chunk)
     return e_orig, sums
 
 
@@ -711,32 +710,19 @@ def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, 
     return e_orig, sums
 
 
-def _chunks(design, max_rows):
-    """Consecutive data sets of one group stacked up to ``max_rows`` rows (a single
-    data set is never split)."""
+def _chunks(items, max_rows, size=None):
+    """Consecutive items stacked up to ``max_rows`` rows (a single item is never
+    split). Items are data sets ``(repeat, recipients, donors)`` of one group
+    (``size`` default: their rows) or chunks of them (``size=_chunk_rows``)."""
+    size = size or (lambda item: len(item[1]))
     batch, rows = [], 0
-    for item in design:
-        size = len(item[1])
-        if batch and rows + size > max_rows:
+    for item in items:
+        n = size(item)
+        if batch and rows + n > max_rows:
             yield batch
             batch, rows = [], 0
         batch.append(item)
-        rows += size
-    if batch:
-        yield batch
-
-
-def _batches(chunks, max_rows):
-    """Consecutive chunks (of :func:`_chunks`) grouped up to ``max_rows`` rows (a
-    single chunk is never split)."""
-    batch, rows = [], 0
-    for chunk in chunks:
-        size = _chunk_rows(chunk)
-        if batch and rows + size > max_rows:
-            yield batch
-            batch, rows = [], 0
-        batch.append(chunk)
-        rows += size
+        rows += n
     if batch:
         yield batch
 
