@@ -363,6 +363,10 @@ if AVAILABLE:
         dv_all = np.empty(rows if single else 0, dtype=np.float64)
         perm_all = np.empty(rows if single else 0, dtype=np.int64)
         # scratch of every recipient (views taken per recipient, no allocation per block)
+        if hmax < piece_height:
+            # no subtree is high enough for the interval path (shallow boosting
+            # trees): no recipient sorts its rows
+            piece_rows = rows + 1
         many = 0
         if single:
             for j in range(n):
