@@ -78,6 +78,9 @@ def test_profile_of_the_run(small_run, mirror_dir):
     assert ran == ["profile"]  # the study itself is up to date
     jobs = pd.read_csv(small_run / target)
     assert {"cv", "fit", "rashomon", "model_reliance", "shap"} <= set(jobs["rule"])
+    # every job of the study is profiled, figures and tables included
+    assert {"prepare", "shap_figures", "pd_figures", "reliance_figures", "thesis_figure", "thesis_table",
+            "manifest"} <= set(jobs["rule"])
     assert (jobs["wall_s"].diff().dropna() <= 0).all() and (jobs["wall_s"] > 0).all()
     assert jobs.loc[jobs.rule == "cv", "wildcards"].str.contains("dataset=airfoil").any()
     totals = pd.read_csv(small_run / "results/test/profile/rule_totals.csv")

@@ -13,6 +13,8 @@ rule canonical:
         mirror=config["uci_mirror"],
     log:
         f"{LOGS}/data/canonical/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/canonical/{{dataset}}.tsv"
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -33,6 +35,8 @@ rule prepare:
         options=lambda w: prep_options(w.dataset),
     log:
         f"{LOGS}/data/prepare/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/prepare/{{dataset}}.tsv"
     conda:
         "../../envs/data.yaml"
     script:
@@ -52,6 +56,8 @@ rule split:
         cv_folds=config["split"]["cv_folds"],
     log:
         f"{LOGS}/data/split/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/split/{{dataset}}.tsv"
     conda:
         "../../envs/data.yaml"
     script:
@@ -74,6 +80,8 @@ rule correlation_figure:
         ),
     log:
         f"{LOGS}/figures/correlation/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/correlation_figure/{{dataset}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"

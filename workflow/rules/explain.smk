@@ -90,6 +90,8 @@ rule reliance_figures:
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
     log:
         f"{LOGS}/figures/reliance/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/reliance_figures/{{dataset}}/{{family}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -120,6 +122,8 @@ rule pd_figures:
         },
     log:
         f"{LOGS}/figures/pd/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/pd_figures/{{dataset}}/{{family}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -182,6 +186,8 @@ rule shap_figures:
         top_k=config["explain"]["pd"]["top_k"],
     log:
         f"{LOGS}/figures/shap/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/shap_figures/{{dataset}}/{{family}}.tsv"
     localrule: True
     conda:
         "../../envs/explain.yaml"
@@ -204,6 +210,8 @@ rule ranking_agreement:
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
     log:
         f"{LOGS}/explain/ranking_agreement/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/ranking_agreement/{{dataset}}.tsv"
     localrule: True
     conda:
         "../../envs/explain.yaml"
@@ -223,6 +231,8 @@ rule ranking_agreement_table:
         ),
     log:
         f"{LOGS}/tables/ranking_agreement.log",
+    benchmark:
+        f"{BENCH}/ranking_agreement_table.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"
@@ -288,6 +298,8 @@ rule learner_figures:
         ),
     log:
         f"{LOGS}/figures/learner/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/learner_figures/{{dataset}}/{{family}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -308,6 +320,8 @@ rule model_reliance_table:
         ),
     log:
         f"{LOGS}/tables/model_reliance.log",
+    benchmark:
+        f"{BENCH}/model_reliance_table.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"

@@ -64,6 +64,8 @@ rule dataset_test_metrics:
         table=f"{RESULTS}/models/{{dataset}}/test_metrics.csv",
     log:
         f"{LOGS}/models/test_metrics/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/dataset_test_metrics/{{dataset}}.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"
@@ -86,6 +88,8 @@ rule test_metrics:
         confusion=f"{RESULTS}/tables/confusion_matrices.csv",
     log:
         f"{LOGS}/tables/test_metrics.log",
+    benchmark:
+        f"{BENCH}/test_metrics.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"
@@ -107,6 +111,8 @@ rule thesis_comparison:
         ),
     log:
         f"{LOGS}/tables/thesis_comparison.log",
+    benchmark:
+        f"{BENCH}/thesis_comparison.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"
@@ -124,6 +130,8 @@ rule ols:
         table=f"{RESULTS}/models/{{dataset}}/ols_inference.csv",
     log:
         f"{LOGS}/models/ols/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/ols/{{dataset}}.tsv"
     conda:
         "../../envs/models.yaml"
     script:
@@ -140,6 +148,8 @@ rule ols_table:
         table=f"{RESULTS}/tables/ols_inference.csv",
     log:
         f"{LOGS}/tables/ols_inference.log",
+    benchmark:
+        f"{BENCH}/ols_table.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"

@@ -56,6 +56,8 @@ rule rashomon_figures:
         quantity="mr_ratio",
     log:
         f"{LOGS}/figures/rashomon/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/rashomon_figures/{{dataset}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -122,6 +124,8 @@ rule rid_figures:
         confidence=RASHOMON["bootstrap"]["confidence"],
     log:
         f"{LOGS}/figures/rid/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/rid_figures/{{dataset}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -142,6 +146,8 @@ rule mcr_table:
         ),
     log:
         f"{LOGS}/tables/mcr.log",
+    benchmark:
+        f"{BENCH}/mcr_table.tsv"
     localrule: True
     conda:
         "../../envs/models.yaml"
@@ -234,6 +240,8 @@ rule abalone_study_figures:
         quantity="mr_ratio",
     log:
         f"{LOGS}/figures/abalone_study.log",
+    benchmark:
+        f"{BENCH}/abalone_study_figures.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"

@@ -11,6 +11,8 @@ rule manifest:
         manifest=f"{RESULTS}/manifest.json",
     log:
         f"{LOGS}/manifest.log",
+    benchmark:
+        f"{BENCH}/manifest.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -33,6 +35,8 @@ rule diff_versions:
         other="[A-Za-z0-9][A-Za-z0-9._-]*",
     log:
         f"{LOGS}/diff/{{other}}.log",
+    benchmark:
+        f"{BENCH}/diff_versions/{{other}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
@@ -65,6 +69,8 @@ rule thesis_figure:
         name="|".join(THESIS_FIGURES) or "NO_THESIS_FIGURES",
     log:
         f"{LOGS}/thesis/{{name}}.log",
+    benchmark:
+        f"{BENCH}/thesis_figure/{{name}}.tsv"
     localrule: True
     conda:
         "../../envs/explain.yaml"
@@ -92,6 +98,8 @@ rule thesis_table:
         name="|".join(THESIS_TABLES) or "NO_THESIS_TABLES",
     log:
         f"{LOGS}/thesis/{{name}}.log",
+    benchmark:
+        f"{BENCH}/thesis_table/{{name}}.tsv"
     localrule: True
     conda:
         "../../envs/report.yaml"
