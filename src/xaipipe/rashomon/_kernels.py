@@ -29,7 +29,8 @@ requested prefixes.
    the *interval path*, used where a tree has too many thresholds on the column
    for a signature table (:func:`signatures`), the subtree below the entry node is
    at least :data:`PIECE_HEIGHT` high and the recipient has at least
-   :data:`PIECE_ROWS` rows.
+   :data:`PIECE_ROWS` rows. The same search, over the bins of the column's
+   thresholds instead of its values, fills a one-column signature table.
 
 Trees are visited in blocks of at most :data:`BLOCK_NODES` nodes, every recipient
 going through a block before the next, so that the nodes are read from cache (a
@@ -335,6 +336,51 @@ if AVAILABLE:
                 mult *= B + 1
         return sig, nsig, rank, radix, base
 
+    def _intervals_impl(child, feature, threshold, key, vcol, X, j, e, lo0, hi0, stack_v, stack_lo, stack_hi,
+                        leaves, ubs):
+        # The leaves reached from node e as the value x of column vcol varies over
+        # (lo0, hi0] with every other column fixed at row j's: a node testing vcol
+        # sends x <= key[v] left, so it splits an interval (lo, hi] at key[v]; any
+        # other node sends the whole interval row j's way. Left-first search: the
+        # leaves come in increasing x, leaf r on (ubs[r - 1], ubs[r]] (ubs[-1] = lo0),
+        # every interval non-empty. Returns their number P. Value space: key =
+        # threshold, (-inf, inf]. Bin space of a signature table: key = rank, and
+        # bin b is the value b + 1 (x <= tau_{r-1}  <=>  b < r  <=>  b + 1 <= r), so
+        # (0, nsig] gives leaf r on the bins ubs[r - 1] .. ubs[r] - 1.
+        P = 0
+        stack_v[0] = e
+        stack_lo[0] = lo0
+        stack_hi[0] = hi0
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            v = stack_v[sp]
+            lo = stack_lo[sp]
+            hi = stack_hi[sp]
+            while feature[v] >= 0:
+                f = feature[v]
+                if f == vcol:
+                    k = key[v]
+                    if hi <= k:  # every x in (lo, hi] goes left
+                        v = child[v, 0]
+                    elif lo >= k:  # every x in (lo, hi] goes right
+                        v = child[v, 1]
+                    else:
+                        stack_v[sp] = child[v, 1]
+                        stack_lo[sp] = k
+                        stack_hi[sp] = hi
+                        sp += 1
+                        v = child[v, 0]
+                        hi = k
+                elif X[j, f] <= threshold[v]:
+                    v = child[v, 0]
+                else:
+                    v = child[v, 1]
+            leaves[P] = v
+            ubs[P] = hi
+            P += 1
+        return P
+
     def _accumulate_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table, column,
                          snapshot, entry, term, Xs, order, ptr, start, X, donors, sig, nsig, rank, radix, base,
                          single, hmax, vcol, lmax, piece_rows, piece_height, blocks, out):
@@ -376,6 +422,7 @@ if AVAILABLE:
         nodes_all = np.empty(rows, dtype=np.int64)
         tab_all = np.empty((n, smax), dtype=np.int64)
         tabv_all = np.empty((n, smax), dtype=np.float64)
+        bins_all = np.empty((n, 2, smax), dtype=np.int64)  # one column: leaves and upper bins
         stk_i = np.empty((n, 3, hmax + 2), dtype=np.int64)
         stk_f = np.empty((np_, 2, hmax + 2), dtype=np.float64)
         pleaf_all = np.empty((np_, lmax if many > 0 else 1), dtype=np.int64)
@@ -404,14 +451,14 @@ if AVAILABLE:
                 _accumulate_block(child, feature, threshold, step, step_feature, height, max_lockstep, table,
                                   column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
                                   radix, base, single, hmax, vcol, lmax, piece_rows, piece_height, out, acc,
-                                  dv_all, perm_all, nodes_all, tab_all, tabv_all, stk_i, stk_f, pleaf_all, pub_all,
-                                  j, a, m, t0, t1)
+                                  dv_all, perm_all, nodes_all, tab_all, tabv_all, bins_all, stk_i, stk_f, pleaf_all,
+                                  pub_all, j, a, m, t0, t1)
 
     def _accumulate_block_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table,
                                column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
                                radix, base, single, hmax, vcol, lmax, piece_rows, piece_height, out, acc_all,
-                               dv_all, perm_all, nodes_all, tab_all, tabv_all, stk_i, stk_f, pleaf_all, pub_all,
-                               j, a, m, t0, t1):
+                               dv_all, perm_all, nodes_all, tab_all, tabv_all, bins_all, stk_i, stk_f, pleaf_all,
+                               pub_all, j, a, m, t0, t1):
         # trees t0..t1-1 for the m switched rows a..a+m-1 of recipient j, whose running
         # sums are the contiguous (D, m) block acc_all[D * a : D * (a + m)]
         W = table.shape[1]
@@ -425,6 +472,8 @@ if AVAILABLE:
         nodes = nodes_all[a:a + m]
         tab = tab_all[j]
         tabv = tabv_all[j]
+        bleaf = bins_all[j, 0]
+        bub = bins_all[j, 1]
         stack_v = stk_i[j, 0]
         stack_lo = stk_i[j, 1]
         stack_hi = stk_i[j, 2]
@@ -453,38 +502,14 @@ if AVAILABLE:
                 # their threshold (x <= tau_r  <=>  bin < r), the others the
                 # recipient's own value
                 if single:
-                    # one column: the bins reaching a node form an interval
-                    # [lo, hi); a node testing the column splits it at its
-                    # rank, the others send it the recipient's way
-                    stack_v[0] = e
-                    stack_lo[0] = 0
-                    stack_hi[0] = ns
-                    sp = 1
-                    while sp > 0:
-                        sp -= 1
-                        v = stack_v[sp]
-                        lo = stack_lo[sp]
-                        hi = stack_hi[sp]
-                        while feature[v] >= 0:
-                            if base[v] > 0:
-                                r = rank[v]
-                                if hi <= r:
-                                    v = child[v, 0]
-                                elif lo >= r:
-                                    v = child[v, 1]
-                                else:
-                                    stack_v[sp] = child[v, 1]
-                                    stack_lo[sp] = r
-                                    stack_hi[sp] = hi
-                                    sp += 1
-                                    v = child[v, 0]
-                                    hi = r
-                            elif X[j, feature[v]] <= threshold[v]:
-                                v = child[v, 0]
-                            else:
-                                v = child[v, 1]
-                        for s_ in range(lo, hi):
-                            tab[s_] = v
+                    # one column: the leaves on consecutive runs of bins
+                    P = _intervals(child, feature, threshold, rank, vcol, X, j, e, 0, ns, stack_v, stack_lo,
+                                   stack_hi, bleaf, bub)
+                    lo = 0
+                    for r in range(P):
+                        for s_ in range(lo, bub[r]):
+                            tab[s_] = bleaf[r]
+                        lo = bub[r]
                 else:
                     for s_ in range(ns):
                         v = e
@@ -515,38 +540,8 @@ if AVAILABLE:
                 # a sequence of leaves on consecutive intervals (lo, hi] of x
                 # (left-first search: increasing x). Each switched row takes the
                 # leaf of the interval holding its donor's value.
-                P = 0
-                stack_v[0] = e
-                stack_x[0] = -np.inf
-                stack_y[0] = np.inf
-                sp = 1
-                while sp > 0:
-                    sp -= 1
-                    v = stack_v[sp]
-                    xlo = stack_x[sp]
-                    xhi = stack_y[sp]
-                    while feature[v] >= 0:
-                        f = feature[v]
-                        if f == vcol:
-                            th = threshold[v]
-                            if xhi <= th:  # every x in (lo, hi] has x <= th
-                                v = child[v, 0]
-                            elif xlo >= th:  # every x in (lo, hi] has x > th
-                                v = child[v, 1]
-                            else:
-                                stack_v[sp] = child[v, 1]
-                                stack_x[sp] = th
-                                stack_y[sp] = xhi
-                                sp += 1
-                                v = child[v, 0]
-                                xhi = th
-                        elif X[j, f] <= threshold[v]:
-                            v = child[v, 0]
-                        else:
-                            v = child[v, 1]
-                    pleaf[P] = v
-                    pub[P] = xhi
-                    P += 1
+                P = _intervals(child, feature, threshold, threshold, vcol, X, j, e, -np.inf, np.inf, stack_v,
+                               stack_x, stack_y, pleaf, pub)
                 # in the recipient's rows sorted by donor value (dv, with positions
                 # srt), piece r takes a contiguous range: ub_{r-1} < x <= ub_r
                 lo = 0
@@ -617,6 +612,7 @@ if AVAILABLE:
     _walk_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_walk_original_impl, "_parallel"))
     _sig_serial = njit(cache=True, nogil=True)(_variant(_signatures_impl, "_serial"))
     _sig_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_signatures_impl, "_parallel"))
+    _intervals = njit(cache=True, nogil=True)(_intervals_impl)
     _accumulate_block = njit(cache=True, nogil=True)(_accumulate_block_impl)
     _acc_serial = njit(cache=True, nogil=True)(_variant(_accumulate_impl, "_serial"))
     _acc_parallel = njit(cache=True, nogil=True, parallel=True)(_variant(_accumulate_impl, "_parallel"))
