@@ -126,8 +126,8 @@ ALL_TARGETS += [f"{RESULTS}/thesis/{name}.tex" for name in THESIS_TABLES]
 
 
 rule profile:
-    """The slowest jobs and per-rule totals of this version, from the `benchmark:` files of its
-    heavy rules (request results/<version>/profile/slowest_rules.csv after a run)."""
+    """The slowest jobs and per-rule totals of this version, from the `benchmark:` files of all
+    its rules but this one (request results/<version>/profile/slowest_rules.csv after a run)."""
     input:
         # after the whole study (the manifest waits for every target), re-profiled when anything reruns
         manifest=rules.manifest.output.manifest,

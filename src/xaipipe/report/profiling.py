@@ -1,6 +1,6 @@
 """Profile a pipeline run from its Snakemake ``benchmark:`` files.
 
-Every heavy rule writes a ``benchmark:`` TSV (``logs/<version>/benchmarks/<rule
+Every rule but ``profile`` writes a ``benchmark:`` TSV (``logs/<version>/benchmarks/<rule
 dir>/<wildcards>.tsv``). Snakemake's columns (``snakemake/benchmark.py``):
 
 ``s`` (wall-clock seconds), ``h:m:s``, ``max_rss``, ``max_vms``, ``max_uss``,
