@@ -27,3 +27,55 @@ def test_classification_metrics_by_hand():
 def test_evaluate_rejects_unknown_task():
     with pytest.raises(ValueError, match="unknown task"):
         evaluate("ranking", [1], [1])
+
+
+def test_regression_metrics_bitwise_equal_to_sklearn():
+    """rmse = sqrt(mse) and the skipped parameter validation give sklearn's numbers bitwise."""
+    from sklearn import metrics as skm
+
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(2, 3000))
+        y = rng.normal(size=n) * rng.uniform(0.01, 1000)
+        pred = y + rng.normal(size=n) * rng.uniform(1e-4, 100)
+        m = regression_metrics(y, pred)
+        assert m["mse"] == skm.mean_squared_error(y, pred)
+        assert m["rmse"] == skm.root_mean_squared_error(y, pred)
+        assert m["mae"] == skm.mean_absolute_error(y, pred)
+        assert m["r2"] == skm.r2_score(y, pred)
+
+
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")
+@pytest.mark.parametrize("case", ["random", "one_class_true", "no_positive_predicted", "perfect"])
+def test_classification_metrics_equal_to_sklearn_one_call_per_metric(case):
+    """One precision_recall_fscore_support call gives what precision/recall/f1_score give."""
+    from sklearn import metrics as skm
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n = int(rng.integers(5, 400))
+        y = (rng.random(n) < 0.4).astype(int)
+        p1 = rng.random(n)
+        if case == "one_class_true":
+            y[:] = 0
+        elif case == "no_positive_predicted":
+            p1 = p1 * 0.5
+        elif case == "perfect":
+            p1 = np.where(y == 1, 0.9, 0.1)
+        y_hat = (np.column_stack([1 - p1, p1]).argmax(axis=1))
+        m = classification_metrics(y, np.column_stack([1 - p1, p1]))
+        assert m["precision"] == skm.precision_score(y, y_hat, zero_division=0)
+        assert m["recall"] == skm.recall_score(y, y_hat, zero_division=0)
+        assert m["f1"] == skm.f1_score(y, y_hat, zero_division=0)
+        assert m["balanced_accuracy"] == skm.balanced_accuracy_score(y, y_hat)
+        assert m["log_loss"] == skm.log_loss(y, np.column_stack([1 - p1, p1]), labels=[0, 1])
+
+
+def test_metrics_still_reject_bad_input():
+    """Skipping parameter validation keeps scikit-learn's checks of the arrays."""
+    with pytest.raises(ValueError):
+        regression_metrics([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        regression_metrics([1.0, 2.0, np.nan], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError):
+        classification_metrics(np.array([0, 1, 1]), np.array([[0.5, 0.5], [0.2, 0.8]]))

@@ -8,11 +8,22 @@ Classification (binary, positive class coded 1): ``log_loss``, ``error_rate``
 (0-1 loss), ``brier``, ``accuracy``, ``balanced_accuracy``, ``precision``,
 ``recall``, ``f1``, ``roc_auc``; confusion matrix entries ``tn``, ``fp``,
 ``fn``, ``tp``.
+
+These functions run once per configuration × fold of every grid (thousands of
+calls per run), so they make as few scikit-learn calls as give the same numbers:
+``rmse`` is ``sqrt(mse)`` (bitwise what ``root_mean_squared_error`` returns for
+one output), precision, recall and F1 come from one
+``precision_recall_fscore_support`` call, and the calls run under
+``sklearn.config_context(skip_parameter_validation=True)`` (the arrays are
+checked here; scikit-learn still checks shapes and values).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import sklearn
 from sklearn import metrics as skm
 
 __all__ = [
@@ -47,12 +58,14 @@ def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, floa
     """
     y_true = np.asarray(y_true, dtype=float)
     y_pred = np.asarray(y_pred, dtype=float)
-    return {
-        "mse": float(skm.mean_squared_error(y_true, y_pred)),
-        "rmse": float(skm.root_mean_squared_error(y_true, y_pred)),
-        "mae": float(skm.mean_absolute_error(y_true, y_pred)),
-        "r2": float(skm.r2_score(y_true, y_pred)),
-    }
+    with sklearn.config_context(skip_parameter_validation=True):
+        mse = float(skm.mean_squared_error(y_true, y_pred))
+        return {
+            "mse": mse,
+            "rmse": math.sqrt(mse),
+            "mae": float(skm.mean_absolute_error(y_true, y_pred)),
+            "r2": float(skm.r2_score(y_true, y_pred)),
+        }
 
 
 def classification_metrics(
@@ -85,20 +98,24 @@ def classification_metrics(
     else:
         p1 = proba
         y_hat = (p1 > 0.5).astype(int)
-    out = {
-        "log_loss": float(skm.log_loss(y_true, np.column_stack([1 - p1, p1]), labels=[0, 1])),
-        "error_rate": float(np.mean(y_hat != y_true)),
-        "brier": float(skm.brier_score_loss(y_true, p1, pos_label=1)),
-        "accuracy": float(skm.accuracy_score(y_true, y_hat)),
-        "balanced_accuracy": float(skm.balanced_accuracy_score(y_true, y_hat)),
-        "precision": float(skm.precision_score(y_true, y_hat, zero_division=0)),
-        "recall": float(skm.recall_score(y_true, y_hat, zero_division=0)),
-        "f1": float(skm.f1_score(y_true, y_hat, zero_division=0)),
-        "roc_auc": float(skm.roc_auc_score(y_true, p1)) if len(np.unique(y_true)) == 2 else float("nan"),
-    }
-    if confusion:
-        tn, fp, fn, tp = skm.confusion_matrix(y_true, y_hat, labels=[0, 1]).ravel()
-        out.update({"tn": int(tn), "fp": int(fp), "fn": int(fn), "tp": int(tp)})
+    with sklearn.config_context(skip_parameter_validation=True):
+        precision, recall, f1, _ = skm.precision_recall_fscore_support(
+            y_true, y_hat, average="binary", zero_division=0
+        )
+        out = {
+            "log_loss": float(skm.log_loss(y_true, np.column_stack([1 - p1, p1]), labels=[0, 1])),
+            "error_rate": float(np.mean(y_hat != y_true)),
+            "brier": float(skm.brier_score_loss(y_true, p1, pos_label=1)),
+            "accuracy": float(skm.accuracy_score(y_true, y_hat)),
+            "balanced_accuracy": float(skm.balanced_accuracy_score(y_true, y_hat)),
+            "precision": float(precision),
+            "recall": float(recall),
+            "f1": float(f1),
+            "roc_auc": float(skm.roc_auc_score(y_true, p1)) if len(np.unique(y_true)) == 2 else float("nan"),
+        }
+        if confusion:
+            tn, fp, fn, tp = skm.confusion_matrix(y_true, y_hat, labels=[0, 1]).ravel()
+            out.update({"tn": int(tn), "fp": int(fp), "fn": int(fn), "tp": int(tp)})
     return out
 
 
