@@ -14,8 +14,9 @@ calls per run), so they make as few scikit-learn calls as give the same numbers:
 ``rmse`` is ``sqrt(mse)`` (bitwise what ``root_mean_squared_error`` returns for
 one output), precision, recall and F1 come from one
 ``precision_recall_fscore_support`` call, and the calls run under
-``sklearn.config_context(skip_parameter_validation=True)`` (the arrays are
-checked here; scikit-learn still checks shapes and values).
+``sklearn.config_context(skip_parameter_validation=True)`` (only the type
+checks of the fixed arguments are skipped; scikit-learn still checks the arrays'
+shapes and values).
 """
 
 from __future__ import annotations
@@ -55,6 +56,12 @@ def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, floa
     """MSE, RMSE, MAE and R² of ``y_pred`` (shape ``(n,)``) against ``y_true``.
 
     Units: those of the target (squared for ``mse``); ``r2`` is unitless.
+
+    Raises
+    ------
+    ValueError
+        If the two arrays differ in length or hold NaN or infinity (scikit-learn's
+        checks).
     """
     y_true = np.asarray(y_true, dtype=float)
     y_pred = np.asarray(y_pred, dtype=float)
@@ -81,6 +88,12 @@ def classification_metrics(
         ``predict_proba`` output, or the probability of class 1.
     confusion : bool, default=False
         Also return the confusion-matrix counts ``tn, fp, fn, tp``.
+
+    Raises
+    ------
+    ValueError
+        If ``proba`` has other than 2 columns, or ``y_true`` and ``proba`` differ
+        in length (scikit-learn's checks).
 
     Notes
     -----
