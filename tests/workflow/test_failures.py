@@ -49,8 +49,17 @@ def assert_no_partial_files(results: Path) -> None:
 def _start(workdir, mirror):
     env = dict(os.environ)
     env.pop("XAIPIPE_TMPDIR", None)
-    return subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *tiny_args(mirror)], cwd=workdir,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    # Ctrl-C must reach Snakemake even when pytest itself runs with SIGINT ignored (a
+    # non-interactive shell's background job inherits SIG_IGN, and exec keeps an ignored
+    # signal ignored; a handled one is reset to the default, which Python turns into
+    # KeyboardInterrupt).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *tiny_args(mirror)],
+                                cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _interrupt(proc: subprocess.Popen, workdir: Path, timeout: float = 120) -> None:
@@ -61,7 +70,8 @@ def _interrupt(proc: subprocess.Popen, workdir: Path, timeout: float = 120) -> N
     SystemExit): pass``); a SIGINT sent just as a job finishes can land there, and
     the run then goes on. A user presses Ctrl-C again; so does this helper, until
     Snakemake's log says "Terminating processes on user request" (a second Ctrl-C
-    after that would interrupt its clean-up).
+    after that would interrupt its clean-up). A Snakemake that ignores SIGINT
+    altogether runs to the end, exits 0 and fails the caller's assertion.
     """
     t0 = time.time()
     while True:
