@@ -6,6 +6,7 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import read_json, write_csv, write_json, write_joblib
+from xaipipe.models.boosting import fit_estimator
 from xaipipe.models.families import make_estimator
 from xaipipe.models.metrics import evaluate
 from xaipipe.models.prefix import predict_output
@@ -19,7 +20,7 @@ def main(smk):
     est = make_estimator(smk.wildcards.family, p["task"], best["params"], seed=p["seed"],
                          n_jobs=smk.threads, options=p["options"])
     t0 = time.perf_counter()
-    est.fit(data.X_train, data.y_train)
+    fit_estimator(est, data.X_train, data.y_train)  # bitwise est.fit, faster leaf updates
     fit_time = time.perf_counter() - t0
     if hasattr(est, "n_jobs"):
         est.set_params(n_jobs=1)  # predictions of the saved model are then bitwise reproducible

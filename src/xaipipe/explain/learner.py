@@ -421,11 +421,11 @@ def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resol
 
 def _one_refit(k, estimator, reseed, seed, perm_seed, X, y, train, X_ev, y_ev, specs, groups,
                pd_output, pfi_estimator, loss, n_repeats, max_rows):
+    from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
     from .reliance import member_predictor, reliance_arrays
 
-    model = _build(estimator, seed, reseed)
-    model.fit(X[train], y[train])
+    model = fit_estimator(_build(estimator, seed, reseed), X[train], y[train])
     pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output) for s in specs]
     arrays = None
     if groups:

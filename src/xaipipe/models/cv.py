@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .boosting import fit_estimator
 from .families import PREFIX_PARAM, get_family, make_estimator
 from .grid import config_id, depth_chains, expand_grid, prefix_groups
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
@@ -40,7 +41,7 @@ def _fit(family, task, params, X, y, train, seed, options):
     est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
     t0 = time.perf_counter()
     try:
-        est.fit(X[train], y[train])
+        fit_estimator(est, X[train], y[train])
     except np.linalg.LinAlgError as exc:  # e.g. QDA with a rank-deficient class covariance
         return None, time.perf_counter() - t0, f"LinAlgError: {exc}"
     return est, time.perf_counter() - t0, ""

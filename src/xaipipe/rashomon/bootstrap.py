@@ -282,6 +282,7 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
 
 
 def _fit_group(group, task, X, y, seed, options):
+    from ..models.boosting import fit_estimator
     from ..models.families import PREFIX_PARAM, make_estimator
 
     params = dict(group["base"])
@@ -290,7 +291,7 @@ def _fit_group(group, task, X, y, seed, options):
     est = make_estimator(group["family"], task, params, seed=seed, n_jobs=1,
                          options=(options or {}).get(group["family"]))
     try:
-        est.fit(X, y)
+        fit_estimator(est, X, y)
     except np.linalg.LinAlgError:
         return None
     return est

@@ -74,6 +74,7 @@ from ..explain.reliance import (
     reliance_table,
     resolve_features,
 )
+from ..models.boosting import fit_estimator
 from ..models.families import PREFIX_PARAM, get_family, make_estimator
 from ..models.grid import config_id, prefix_groups
 from .sets import CROSS_FAMILY, QUANTITIES, check_epsilons, epsilon_min, rashomon_set, select_set
@@ -189,7 +190,7 @@ def _fit_one(family, task, base, ks, X, y, seed, options):
         params[PREFIX_PARAM] = max(ks)
     est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
     t0 = time.perf_counter()
-    est.fit(X, y)
+    fit_estimator(est, X, y)
     return est, time.perf_counter() - t0
 
 
