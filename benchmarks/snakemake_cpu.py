@@ -6,7 +6,7 @@ process (Snakemake's scheduler loop, not its jobs) and the CPU of the whole proc
 
 The command's own CPU is read from ``/proc/<pid>/stat`` (utime, stime) every 0.2 s until it
 exits (Linux only); the tree's from ``getrusage(RUSAGE_CHILDREN)`` after it exits. The
-command's stderr goes to ``--log`` (default ``snakemake_cpu.log``). See docs/performance.md,
+command's stderr goes to ``--log`` (default ``logs/snakemake_cpu.log``, git-ignored). See docs/performance.md,
 "Snakemake's own scheduler loop".
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--log", default="snakemake_cpu.log", help="file for the command's stderr")
+    parser.add_argument("--log", default="logs/snakemake_cpu.log", help="file for the command's stderr")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run")
     args = parser.parse_args(argv)
     if not args.command:
@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isdir("/proc"):
         parser.error("needs /proc (Linux)")
     tick = os.sysconf("SC_CLK_TCK")
+    os.makedirs(os.path.dirname(args.log) or ".", exist_ok=True)
     t0 = time.perf_counter()
     with open(args.log, "w") as log:
         proc = subprocess.Popen(args.command, stdout=subprocess.DEVNULL, stderr=log)
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
                 with open(f"/proc/{proc.pid}/stat") as fh:
                     fields = fh.read().rsplit(")", 1)[1].split()
                 own = (int(fields[11]) / tick, int(fields[12]) / tick)
-            except (FileNotFoundError, ProcessLookupError):
+            except FileNotFoundError:  # the process has been reaped
                 pass
             time.sleep(0.2)
     wall = time.perf_counter() - t0
