@@ -123,6 +123,40 @@ def test_dependence_plot_coloured_by_partner(xgb_result, tmp_path):
     _save(fig2, tmp_path, "dependence_plain")
 
 
+def _dot_offsets(fig):
+    return [np.asarray(c.get_offsets()).copy() for ax in fig.axes for c in ax.collections if len(c.get_offsets())]
+
+
+@pytest.mark.parametrize("kind", ["beeswarm", "dependence"])
+def test_shap_dot_plots_are_reproducible(xgb_result, tmp_path, kind):
+    # shap.plots.beeswarm / scatter shuffle (and jitter) the dots with NumPy's global random
+    # state; unseeded, two drawings of one result differed and every rerun rewrote the figure
+    _, r = xgb_result
+
+    def draw(**kw):
+        if kind == "beeswarm":
+            return plot_shap_beeswarm(r, max_display=4, **kw)
+        return plot_shap_dependence(r, ["gamma", "alpha"], **kw)
+
+    np.random.seed(123)
+    before = np.random.get_state()
+    first, second, other = draw(), draw(), draw(random_state=1)
+    after = np.random.get_state()
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and before[2:] == after[2:]
+    a, b, c = _dot_offsets(first), _dot_offsets(second), _dot_offsets(other)
+    assert a and len(a) == len(b) == len(c)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not all(np.array_equal(x, z) for x, z in zip(a, c))  # the seed is what orders the dots
+    paths = []
+    for name, fig in [("first", first), ("second", second)]:
+        path = tmp_path / f"{kind}_{name}.pdf"
+        with figure_style():
+            save_figure(fig, path)
+        paths.append(path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    plt.close("all")
+
+
 def test_waterfall_and_local_plots(xgb_result, tmp_path):
     _, r = xgb_result
     figs = plot_shap_local(r, max_display=5)

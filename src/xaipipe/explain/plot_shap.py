@@ -26,11 +26,20 @@ interacts most with the plotted one: by mean |SHAP interaction value| when the
 result has interaction values (Lundberg et al. 2020, Nat. Mach. Intell. 2:56-67),
 otherwise by shap's heuristic :func:`shap.utils.approximate_interactions`, as
 the shap library does for 000 Fig. 4.8.
+
+``shap.plots.beeswarm`` and ``shap.plots.scatter`` (shap 0.51) shuffle the
+drawing order of the dots, and ``beeswarm`` jitters their stacking, with NumPy's
+*global* random state and take no seed.  Unseeded, every rerun of a figure rule
+wrote different PDF and PNG bytes for the same SHAP values.  Both functions here
+therefore seed that global state with ``random_state`` for the duration of the
+shap call and restore it afterwards (:func:`_global_numpy_seed`), so the same
+result always gives the same figure and the caller's random stream is untouched.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -50,6 +59,25 @@ __all__ = [
 
 #: Labels of the rows chosen by :func:`local_rows`, in 000's order (Figs 4.3-4.5).
 LOCAL_ROW_KINDS = ("high", "low", "near_base")
+
+
+@contextmanager
+def _global_numpy_seed(random_state: int) -> Iterator[None]:
+    """Seed NumPy's global (legacy) random state inside the block, restore it after.
+
+    For plotting functions of shap that draw from ``np.random`` and take no seed.
+
+    Raises
+    ------
+    ValueError
+        ``random_state`` is not an integer in [0, 2**32 - 1] (NumPy's own check).
+    """
+    saved = np.random.get_state()
+    np.random.seed(random_state)
+    try:
+        yield
+    finally:
+        np.random.set_state(saved)
 
 
 def _check_result(result) -> None:
@@ -175,12 +203,25 @@ def plot_shap_bar(result: ShapResult, *, max_display: int = 15, title: str | Non
     return fig
 
 
-def plot_shap_beeswarm(result: ShapResult, *, max_display: int = 15, title: str | None = None):
+def plot_shap_beeswarm(
+    result: ShapResult, *, max_display: int = 15, title: str | None = None, random_state: int = 0,
+):
     """Summary (beeswarm) plot of the SHAP values (000 Fig. 4.7), ``shap.plots.beeswarm``.
 
     One row per feature (largest mean |SHAP| on top), one dot per explained
     row at its SHAP value, coloured by the feature's value (low to high, the
     project's sequential colour map).
+
+    Parameters
+    ----------
+    result : ShapResult
+    max_display : int, default=15
+        Features shown; the rest are summed into one row.
+    title : str, optional
+    random_state : int, default=0
+        Seed of the dots' drawing order and stacking jitter (shap draws them from
+        NumPy's global random state, which is restored afterwards): the same
+        result and seed give the same figure.
 
     Returns
     -------
@@ -193,10 +234,11 @@ def plot_shap_beeswarm(result: ShapResult, *, max_display: int = 15, title: str 
     k = min(_max_display(max_display), result.n_features)
     with figure_style():
         fig, ax = plt.subplots(figsize=(6.3, 0.3 * k + 1.3))
-        shap.plots.beeswarm(
-            to_explanation(result), max_display=k, ax=ax, show=False, plot_size=None,
-            color=plt.get_cmap(SEQUENTIAL_CMAP), s=10,
-        )
+        with _global_numpy_seed(random_state):
+            shap.plots.beeswarm(
+                to_explanation(result), max_display=k, ax=ax, show=False, plot_size=None,
+                color=plt.get_cmap(SEQUENTIAL_CMAP), s=10,
+            )
         ax.set_xlabel(f"SHAP value ({result.output_label})")
         _restyle(fig)
         _set_title(fig, ax, title)
@@ -209,6 +251,7 @@ def plot_shap_dependence(
     *,
     interaction_feature: str | int | None = "auto",
     title: str | None = None,
+    random_state: int = 0,
 ):
     """SHAP dependence plots (000 Fig. 4.8) with ``shap.plots.scatter``.
 
@@ -222,6 +265,10 @@ def plot_shap_dependence(
         plotted feature; a feature name / index = that feature; None = no colour.
     title : str, optional
         Figure title.
+    random_state : int, default=0
+        Seed of the dots' drawing order (shap shuffles it with NumPy's global
+        random state, which is restored afterwards): the same result and seed
+        give the same figure.
 
     Returns
     -------
@@ -256,7 +303,8 @@ def plot_shap_dependence(
             else:
                 k = fixed
             kwargs = {"color": expl[:, k], "cmap": plt.get_cmap(SEQUENTIAL_CMAP)} if k is not None else {}
-            shap.plots.scatter(expl[:, j], ax=ax, show=False, dot_size=10, hist=True, **kwargs)
+            with _global_numpy_seed(random_state):
+                shap.plots.scatter(expl[:, j], ax=ax, show=False, dot_size=10, hist=True, **kwargs)
             ax.set_ylabel(f"SHAP value of {result.feature_names[j]}")
         _restyle(fig)
         if title:
