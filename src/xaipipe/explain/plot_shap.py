@@ -32,19 +32,18 @@ drawing order of the dots, and ``beeswarm`` jitters their stacking, with NumPy's
 *global* random state and take no seed.  Unseeded, every rerun of a figure rule
 wrote different PDF and PNG bytes for the same SHAP values.  Both functions here
 therefore seed that global state with ``random_state`` for the duration of the
-shap call and restore it afterwards (:func:`_global_numpy_seed`), so the same
+shap call and restore it afterwards (``shapley._global_numpy_seed``), so the same
 result always gives the same figure and the caller's random stream is untouched.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..report.style import SEQUENTIAL_CMAP, figure_style
-from .shapley import ShapResult
+from .shapley import ShapResult, _global_numpy_seed
 
 __all__ = [
     "to_explanation",
@@ -59,25 +58,6 @@ __all__ = [
 
 #: Labels of the rows chosen by :func:`local_rows`, in 000's order (Figs 4.3-4.5).
 LOCAL_ROW_KINDS = ("high", "low", "near_base")
-
-
-@contextmanager
-def _global_numpy_seed(random_state: int) -> Iterator[None]:
-    """Seed NumPy's global (legacy) random state inside the block, restore it after.
-
-    For plotting functions of shap that draw from ``np.random`` and take no seed.
-
-    Raises
-    ------
-    ValueError
-        ``random_state`` is not an integer in [0, 2**32 - 1] (NumPy's own check).
-    """
-    saved = np.random.get_state()
-    np.random.seed(random_state)
-    try:
-        yield
-    finally:
-        np.random.set_state(saved)
 
 
 def _check_result(result) -> None:

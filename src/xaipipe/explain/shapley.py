@@ -104,8 +104,9 @@ from __future__ import annotations
 import copy
 import json
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -598,16 +599,38 @@ def _explain_linear(estimator, Xe, background) -> dict:
     )
 
 
+@contextmanager
+def _global_numpy_seed(random_state: int) -> Iterator[None]:
+    """Seed NumPy's global (legacy) random state inside the block, restore it after.
+
+    For the parts of shap that draw from ``np.random`` and take no seed (the
+    model-agnostic explainers here, the beeswarm and scatter plots in
+    :mod:`xaipipe.explain.plot_shap`): their results are reproducible and the
+    caller's random stream is untouched.
+
+    Raises
+    ------
+    ValueError
+        ``random_state`` is not an integer in [0, 2**32 - 1] (NumPy's own check).
+    """
+    saved = np.random.get_state()
+    np.random.seed(random_state)
+    try:
+        yield
+    finally:
+        np.random.set_state(saved)
+
+
 def _agnostic_block(algorithm: str, f: Callable, background: np.ndarray, X: np.ndarray,
                     seeds: Sequence[int], budget: int, feature_names: Sequence[str]):
     """Explain rows ``X`` one by one, reseeding before each row with ``seeds[i]``
     (so a row's values do not depend on the other rows); returns (values, base)."""
     import shap
 
-    state = np.random.get_state()  # both explainers draw from numpy's global RNG
     values = np.empty(X.shape, dtype=np.float64)
     base = np.empty(X.shape[0], dtype=np.float64)
-    try:
+    # both explainers draw from numpy's global RNG (PermutationExplainer also seeds it when built)
+    with _global_numpy_seed(int(seeds[0])):
         if algorithm == "permutation":
             masker = shap.maskers.Independent(background, max_samples=background.shape[0])
             explainer = shap.PermutationExplainer(
@@ -626,9 +649,7 @@ def _agnostic_block(algorithm: str, f: Callable, background: np.ndarray, X: np.n
                 v = explainer.shap_values(X[i:i + 1], nsamples=budget, l1_reg=False, silent=True)
                 values[i] = np.asarray(v, dtype=np.float64).reshape(-1)
                 base[i] = float(np.asarray(explainer.expected_value).reshape(-1)[0])
-        return values, base
-    finally:
-        np.random.set_state(state)
+    return values, base
 
 
 def _second_order(estimator: BaseEstimator, output: str) -> bool:
