@@ -14,14 +14,19 @@ Record a run (20 samples per second and process, without pausing the processes):
         snakemake --cores 2 --config uci_mirror=../shared/data/uci version=full
     python benchmarks/cpu_profile.py run.spy [--rate 20] [--top 12]
 
-py-spy records only threads that are running (not idle), so ``samples / rate`` is CPU
-seconds, up to sampling error and the CPU of C threads that no Python thread owns
-(OpenMP / numba worker threads: their time is seen as the Python frame that waits for
-them, once). A stack that passes through an import, a numba compilation or a
-``savefig`` belongs to that (:data:`ENCLOSING`); any other to the activity of
-:data:`ACTIVITIES` that matches its innermost frame, searched outwards, so a tree fit
-inside a bootstrap resample counts as ``tree fit``. The script a job runs is taken from its command line (Snakemake writes it
-as ``.snakemake/scripts/tmpXXXX.<script>.py``); joblib workers (``loky``) are named
+``samples / rate`` approximates CPU seconds, but not exactly: py-spy samples a thread
+while it is *runnable*, so on a loaded machine (2 cores, 3 runnable processes) the
+seconds exceed the CPU seconds, and with ``--nonblocking`` it cannot always tell that a
+thread is waiting. Stacks whose innermost frame is a known wait (:data:`IDLE_FRAMES`) are
+therefore left out, and the tables are best read as shares. Time in C threads that no
+Python thread owns (OpenMP / numba workers) is seen once, as the Python frame waiting
+for them.
+
+A stack that passes through an import, a numba compilation or a ``savefig`` belongs to
+that (:data:`ENCLOSING`); any other to the activity of :data:`ACTIVITIES` that matches
+its innermost frame, searched outwards, so a tree fit inside a bootstrap resample counts
+as ``tree fit``. The script a job runs is taken from its command line (Snakemake writes
+it as ``.snakemake/scripts/tmpXXXX.<script>.py``); joblib workers (``loky``) are named
 after the ``xaipipe`` module their stack runs, if any.
 """
 
@@ -60,13 +65,15 @@ ACTIVITIES = [
     ("joblib workers: transfer", ("joblib/externals/loky/", "joblib/parallel.py")),
     ("snakemake", ("snakemake/",)),
 ]
-# Innermost frames of threads that wait rather than compute. py-spy's --nonblocking mode
-# cannot always tell such a thread is idle and samples it; these samples are not CPU.
+# Innermost frames of threads that wait rather than compute, as "function (file": py-spy
+# writes a method as "Class.function (file:line)", and the class is left out before matching
+# (``Popen._try_wait``, ``EpollSelector.select``). py-spy's --nonblocking mode cannot always
+# tell such a thread is idle and samples it; these samples are not CPU.
 IDLE = "idle (waiting)"
-IDLE_FRAMES = ("Condition.wait (threading.py", "Event.wait (threading.py", "_try_wait (subprocess.py",
-               "Thread.join (threading.py", "_wait_for_tstate_lock (threading.py", "select (selectors.py",
-               "Queue.get (queue.py", "time.sleep", "poll (multiprocessing/connection.py",
-               "_recv (multiprocessing/connection.py", "wait (multiprocessing/connection.py")
+IDLE_FRAMES = ("wait (threading.py", "join (threading.py", "_wait_for_tstate_lock (threading.py",
+               "_try_wait (subprocess.py", "select (selectors.py", "get (queue.py",
+               "_poll (multiprocessing/connection.py", "_recv (multiprocessing/connection.py",
+               "wait (multiprocessing/connection.py")
 OTHER = "other"
 _PROCESS = re.compile(r'process (\d+):"(.*?)";', re.S)
 _SCRIPT = re.compile(r"tmp[\w-]*\.(\w+)\.py")
@@ -76,8 +83,10 @@ _XAIPIPE = re.compile(r"xaipipe/(\w+)/(\w+)\.py")
 
 def classify(frames):
     """Activity of one stack (list of frame strings, outermost first)."""
-    if frames and any(frames[-1].startswith(p) for p in IDLE_FRAMES):
-        return IDLE
+    if frames:
+        name, _, where = frames[-1].partition(" (")
+        if f"{name.rsplit('.', 1)[-1]} ({where}".startswith(IDLE_FRAMES):
+            return IDLE
     for name, patterns in ENCLOSING:
         if any(p in frame for frame in frames for p in patterns):
             return name

@@ -25,6 +25,9 @@ RAW = "\n".join([
     "<module> (matplotlib/pyplot.py:60) 7",
     f"{ROOT};run (snakemake/cli.py:10);Condition.wait (threading.py:331) 400",
     f"{ROOT};schedule (snakemake/scheduling/job_scheduler.py:300) 5",
+    # methods are written with their class: still waits
+    f"{ROOT};{BASH};run (snakemake/shell.py:9);Popen._try_wait (subprocess.py:2004) 3",
+    f"{ROOT};{BASH};{CV};{LOKY};loop (x.py:1);EpollSelector.select (selectors.py:468) 4",
     # a `python -c` command line with newlines, as py-spy writes it
     'process 20:"/venv/bin/python -c \nimport x\nx.run()\n";<module> (<string>:2);savefig (matplotlib/figure.py:3400);'
     "draw (matplotlib/backends/backend_agg.py:380) 2",
@@ -45,8 +48,8 @@ def test_activities_and_owners():
     # so does savefig, even where the innermost frame is drawing
     assert by_activity["figure: save (PDF/PNG)"] == 2
     assert by_owner[("snakemake (scheduler)", "snakemake")] == 5
-    assert by_activity[cpu_profile.IDLE] == 400
-    assert sum(by_activity.values()) == 30 + 50 + 7 + 400 + 5 + 2
+    assert by_activity[cpu_profile.IDLE] == 400 + 3 + 4
+    assert sum(by_activity.values()) == 30 + 50 + 7 + 400 + 5 + 2 + 3 + 4
 
 
 def test_innermost_frame_decides():
@@ -61,7 +64,7 @@ def test_main_prints_shares_without_idle(tmp_path, capsys):
     raw.write_text(RAW)
     cpu_profile.main([str(raw), "--rate", "1"])
     out = capsys.readouterr().out
-    assert out.startswith("94 samples = 94 CPU-s at 1 Hz (and 400 samples of waiting threads")
+    assert out.startswith("94 samples = 94 CPU-s at 1 Hz (and 407 samples of waiting threads")
     assert "| tree fit (scikit-learn) | 80 | 85.1 % | worker: rashomon.mcr 50, cv 30 |" in out
     assert cpu_profile.IDLE not in out
 
