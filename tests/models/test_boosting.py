@@ -39,7 +39,7 @@ def _assert_bitwise(a, b, X):
     assert np.array_equal(out_a.view(np.int64), out_b.view(np.int64))
 
 
-@pytest.mark.parametrize("loss", ["absolute_error", "huber"])
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "huber"])
 @pytest.mark.parametrize("max_depth", [1, 3, 5])
 def test_regression_leaf_values_are_bitwise_scikit_learn(loss, max_depth):
     X, y = _regression_data()
@@ -153,6 +153,42 @@ def test_concurrent_fits_in_threads_are_bitwise_and_restore():
     assert not errors and len(results) == 4
     assert all(np.array_equal(r, expected) for r in results)
     assert _gb._update_terminal_regions is ORIGINAL
+
+
+def test_fit_estimator_validates_parameters_once_and_restores_the_config():
+    import sklearn
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeRegressor
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = _regression_data(n=80)
+    # the estimator's own parameters and those of a Pipeline step are still checked,
+    # before anything is fitted
+    with pytest.raises(InvalidParameterError, match="learning_rate"):
+        fit_estimator(GradientBoostingRegressor(learning_rate=-1.0), X, y)
+    bad = make_pipeline(StandardScaler(), GradientBoostingRegressor(max_depth=0))
+    with pytest.raises(InvalidParameterError, match="max_depth"):
+        fit_estimator(bad, X, y)
+    assert not hasattr(bad[0], "mean_")
+    assert sklearn.get_config()["skip_parameter_validation"] is False
+
+    # the stage trees are not re-validated: count DecisionTreeRegressor validations
+    calls = []
+    original = DecisionTreeRegressor._validate_params
+
+    def counting(self):
+        calls.append(1)
+        return original(self)
+
+    DecisionTreeRegressor._validate_params = counting
+    try:
+        fit_estimator(GradientBoostingRegressor(n_estimators=7, random_state=0), X, y)
+        assert calls == []
+        GradientBoostingRegressor(n_estimators=7, random_state=0).fit(X, y)
+        assert len(calls) == 7
+    finally:
+        DecisionTreeRegressor._validate_params = original
 
 
 def test_fit_estimator_returns_the_fitted_estimator_for_any_model():
