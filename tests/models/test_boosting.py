@@ -193,10 +193,20 @@ def test_fit_estimator_validates_parameters_once_and_restores_the_config():
 
 def test_fit_estimator_returns_the_fitted_estimator_for_any_model():
     from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from xgboost import XGBClassifier, XGBRegressor
 
     X, y = _regression_data(n=50)
     model = LinearRegression()
     assert fit_estimator(model, X, y) is model and hasattr(model, "coef_")
+    # XGBoost's wrappers have scikit-learn's _validate_params but no constraints
+    xgb = XGBRegressor(n_estimators=3, max_depth=2, nthread=1)
+    assert fit_estimator(xgb, X, y) is xgb
+    assert np.array_equal(xgb.predict(X), XGBRegressor(n_estimators=3, max_depth=2, nthread=1).fit(X, y).predict(X))
+    Xc, yc = _classification_data(n=60)
+    pipe = make_pipeline(StandardScaler(), XGBClassifier(n_estimators=3, max_depth=2, nthread=1))
+    assert fit_estimator(pipe, Xc, yc) is pipe and pipe.predict_proba(Xc).shape == (60, 2)
 
 
 def test_an_unverified_scikit_learn_release_patches_nothing(monkeypatch):

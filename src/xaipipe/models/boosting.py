@@ -130,7 +130,8 @@ def validate_parameters(estimator) -> None:
     Runs scikit-learn's own parameter validation (what ``fit`` does first) on
     ``estimator`` and on each estimator among its ``get_params(deep=True)`` values
     (a ``Pipeline``'s steps, a boosting ``init``). Objects without scikit-learn's
-    validation (XGBoost, NumPy arrays, strings) are skipped.
+    validation (XGBoost, which has no ``_parameter_constraints``, NumPy arrays,
+    strings) are skipped.
 
     Raises
     ------
@@ -140,9 +141,12 @@ def validate_parameters(estimator) -> None:
     """
     nested = estimator.get_params(deep=True).values() if hasattr(estimator, "get_params") else ()
     for obj in (estimator, *nested):
-        validate = None if isinstance(obj, type) else getattr(obj, "_validate_params", None)
-        if callable(validate):
-            validate()
+        # XGBoost's wrappers inherit _validate_params from scikit-learn's BaseEstimator
+        # but declare no _parameter_constraints: only estimators that declare them
+        # are checked (as their fit would)
+        if isinstance(obj, type) or not isinstance(getattr(obj, "_parameter_constraints", None), dict):
+            continue
+        obj._validate_params()
 
 
 def fit_estimator(estimator, X, y):
