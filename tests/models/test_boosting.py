@@ -155,7 +155,7 @@ def test_concurrent_fits_in_threads_are_bitwise_and_restore():
     assert _gb._update_terminal_regions is ORIGINAL
 
 
-def test_fit_estimator_validates_parameters_once_and_restores_the_config():
+def test_fit_estimator_validates_parameters_once_and_restores_the_config(monkeypatch):
     import sklearn
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -181,14 +181,11 @@ def test_fit_estimator_validates_parameters_once_and_restores_the_config():
         calls.append(1)
         return original(self)
 
-    DecisionTreeRegressor._validate_params = counting
-    try:
-        fit_estimator(GradientBoostingRegressor(n_estimators=7, random_state=0), X, y)
-        assert calls == []
-        GradientBoostingRegressor(n_estimators=7, random_state=0).fit(X, y)
-        assert len(calls) == 7
-    finally:
-        DecisionTreeRegressor._validate_params = original
+    monkeypatch.setattr(DecisionTreeRegressor, "_validate_params", counting)
+    fit_estimator(GradientBoostingRegressor(n_estimators=7, random_state=0), X, y)
+    assert calls == []
+    GradientBoostingRegressor(n_estimators=7, random_state=0).fit(X, y)
+    assert len(calls) == 7
 
 
 def test_fit_estimator_returns_the_fitted_estimator_for_any_model():
