@@ -76,7 +76,7 @@ def main(argv=None):
     from xaipipe.explain.reliance import sklearn_permutations
     from xaipipe.models.cv import cross_validate_grid
     from xaipipe.models.grid import config_id, expand_grid
-    from xaipipe.rashomon.abalone import THESIS_GRID
+    from xaipipe.studies.abalone import THESIS_GRID
     from xaipipe.rashomon.engine import ensemble_reliance_arrays
     from xaipipe.rashomon.mcr import fit_member_groups
 

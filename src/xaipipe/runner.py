@@ -10,7 +10,8 @@ Each script in ``workflow/scripts/`` is a few lines::
     run(snakemake, main)
 
 :func:`run` sends logging, warnings and tracebacks to the rule's ``log:`` file,
-limits BLAS/OpenMP threads to the rule's ``threads:`` and re-raises errors so
+limits BLAS/OpenMP threads to the rule's ``threads:``, registers the model
+families declared in the ``families`` config section, and re-raises errors so
 that Snakemake marks the job failed (and removes its outputs).
 """
 
@@ -61,6 +62,11 @@ def run(smk: Any, main: Callable[[Any], None]) -> None:
     # glyph table at INFO (hundreds of lines per figure)
     logging.getLogger("fontTools").setLevel(logging.WARNING)
     log = get_logger()
+    config = getattr(smk, "config", None) or {}
+    if config.get("families"):
+        from .models.families import register_config_families
+
+        register_config_families(config["families"])  # families declared in config, in this job's process
     threads = int(getattr(smk, "threads", 1) or 1)
     log.info("rule %s, wildcards %s, threads %d", smk.rule, dict(smk.wildcards), threads)
     t0 = time.perf_counter()

@@ -8,13 +8,13 @@ import sys
 import pytest
 
 FIGURE_MODULES = [
-    "xaipipe.explain.plot_shap",
-    "xaipipe.explain.plot_pdp",
-    "xaipipe.explain.plot_reliance",
-    "xaipipe.explain.plot_learner",
-    "xaipipe.rashomon.plot_rashomon",
-    "xaipipe.rashomon.plot_bootstrap",
-    "xaipipe.report.figures",
+    "xaipipe.plots.shap",
+    "xaipipe.plots.pdp",
+    "xaipipe.plots.reliance",
+    "xaipipe.plots.learner",
+    "xaipipe.plots.rashomon",
+    "xaipipe.plots.bootstrap",
+    "xaipipe.plots.data",
     "xaipipe.report.thesis",
 ]
 

@@ -1,12 +1,18 @@
-# Shared definitions: config validation, paths, dataset/family lists, targets.
+# Shared definitions: config validation, paths, dataset/family lists.
+# The package `xaipipe` must be installed (README: pip install -r requirements.txt -e .;
+# envs/*.yaml install it for --sdm conda).
 import os
-import sys
 from pathlib import Path
 
 import yaml
 from snakemake.utils import validate
 
+from xaipipe.models.families import FAMILIES, get_family, register_config_families
+from xaipipe.paths import result_path
+from xaipipe.report.thesis import available, check_mapping, figure_sources, table_sources, thesis_pd_features
+
 validate(config, "../schemas/config.schema.yaml")
+register_config_families(config.get("families"))
 
 BASEDIR = Path(workflow.basedir)
 SOURCES_FILE = str(BASEDIR / "config" / "sources.yaml")
@@ -23,6 +29,34 @@ DATASETS = [d for d, opts in config["datasets"].items() if opts.get("enabled", T
 if not DATASETS:
     raise ValueError("config key datasets: every dataset has enabled: false; enable at least one")
 ALL_FAMILIES = sorted(set(config["grids"]["regression"]) | set(config["grids"]["classification"]))
+
+
+def P(name, **wildcards):
+    """Path of result `name` (catalog: src/xaipipe/paths.py) under results/<version>."""
+    return result_path(name, RESULTS, **wildcards)
+
+
+def check_family(key, family, task=None):
+    """A config key naming a model family: registered (and supporting `task`), else a clear error."""
+    if family not in FAMILIES:
+        raise ValueError(
+            f"config key {key}: unknown model family {family!r}; registered families: {sorted(FAMILIES)} "
+            "(add one in src/xaipipe/models/families.py or in the config section `families`)"
+        )
+    if task is not None and task not in get_family(family).tasks:
+        raise ValueError(
+            f"config key {key}: model family {family!r} does not support {task} "
+            f"(it supports {sorted(get_family(family).tasks)})"
+        )
+
+
+for _task, _grids in config["grids"].items():
+    for _family in _grids:
+        check_family(f"grids.{_task}.{_family}", _family, _task)
+for _family in config["estimator_options"]:
+    check_family(f"estimator_options.{_family}", _family)
+for _family in config["rashomon"]["bootstrap"]["families"] + config["explain"]["learner"]["families"]:
+    check_family("rashomon.bootstrap.families / explain.learner.families", _family)
 
 
 STYLE_FILE = str(BASEDIR / config["report"]["style"])
@@ -69,16 +103,25 @@ def mirror_files(wildcards):
     return [os.path.join(mirror, f["path"]) for f in SOURCES[wildcards.dataset]["files"]]
 
 
-def per_dataset(pattern, datasets=None):
-    return [pattern.format(results=RESULTS, dataset=d) for d in (datasets or DATASETS)]
+def per_dataset(name, datasets=None):
+    """Result `name` of every run dataset (or of `datasets`)."""
+    return [P(name, dataset=d) for d in (DATASETS if datasets is None else datasets)]
 
 
-def per_model(pattern):
-    return [pattern.format(results=RESULTS, dataset=d, family=f) for d in DATASETS for f in families_of(d)]
+def per_family(name, dataset):
+    """Result `name` of every family run on `dataset`."""
+    return [P(name, dataset=dataset, family=f) for f in families_of(dataset)]
+
+
+def per_model(name):
+    """Result `name` of every dataset x family."""
+    return [p for d in DATASETS for p in per_family(name, d)]
 
 
 RASHOMON = config["rashomon"]
+STUDY = RASHOMON["abalone_study"]
 RASHOMON_FIGURES = ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
+OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
 if RASHOMON["epsilon"] not in RASHOMON["epsilons"]:
     raise ValueError(
         f"config key rashomon.epsilon ({RASHOMON['epsilon']}) must be one of rashomon.epsilons {RASHOMON['epsilons']}"
@@ -98,7 +141,7 @@ def rashomon_params_of(dataset):
         "seed": config["seed"],
         "options": config["estimator_options"],
         "loss": config["explain"]["reliance"]["losses"][task][0],
-        **{k: v for k, v in RASHOMON.items() if k not in ("bootstrap", "abalone_study", "families")},
+        **{k: v for k, v in RASHOMON.items() if k not in ("bootstrap", "abalone_study", "families", "figure_quantity")},
     }
 
 
@@ -107,17 +150,8 @@ def rashomon_params(wildcards):
 
 
 
-sys.path.insert(0, str(BASEDIR / "src"))
-from xaipipe.report.thesis import (  # noqa: E402
-    available,
-    check_mapping,
-    figure_sources,
-    table_sources,
-    thesis_pd_features,
-)
-
 check_mapping(config["thesis"])
-STUDIES = ["abalone_study"] if RASHOMON["abalone_study"]["enabled"] and "abalone" in DATASETS else []
+STUDIES = ["abalone_study"] if STUDY["enabled"] and STUDY["dataset"] in DATASETS else []
 THESIS_FIGURES = {
     name: entry
     for name, entry in config["thesis"]["figures"].items()
@@ -132,13 +166,3 @@ THESIS_TABLES = {
 wildcard_constraints:
     dataset="|".join(DATASETS),
     family="|".join(ALL_FAMILIES),
-
-
-ALL_TARGETS = [
-    f"{RESULTS}/tables/test_metrics.csv",
-    f"{RESULTS}/tables/thesis_comparison.csv",
-    f"{RESULTS}/manifest.json",
-    *per_dataset("{results}/figures/{dataset}/correlation.pdf"),
-]
-if [d for d in config["ols_inference"] if d in DATASETS]:
-    ALL_TARGETS.append(f"{RESULTS}/tables/ols_inference.csv")

@@ -12,8 +12,8 @@ rule model_reliance:
         split=rules.split.output.split,
         model=rules.fit.output.model,
     output:
-        reliance=f"{RESULTS}/explain/{{dataset}}/{{family}}/model_reliance.csv",
-        split_gain=f"{RESULTS}/explain/{{dataset}}/{{family}}/split_gain.csv",
+        reliance=P("model_reliance"),
+        split_gain=P("split_gain"),
     params:
         reliance=config["explain"]["reliance"],
         losses=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)],
@@ -41,8 +41,8 @@ rule pd_ice:
         model=rules.fit.output.model,
         reliance=rules.model_reliance.output.reliance,
     output:
-        curves=f"{RESULTS}/explain/{{dataset}}/{{family}}/pd_ice.csv",
-        pairs=f"{RESULTS}/explain/{{dataset}}/{{family}}/pd_2d.csv",
+        curves=P("pd_ice"),
+        pairs=P("pd_2d"),
     params:
         pd=config["explain"]["pd"],
         ranking=config["explain"]["reliance"]["ranking"],
@@ -69,17 +69,17 @@ rule reliance_figures:
         reliance=rules.model_reliance.output.reliance,
         split_gain=rules.model_reliance.output.split_gain,
     output:
-        mr_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/model_reliance.pdf",
+        mr_pdf=P("model_figure", kind="model_reliance", ext="pdf"),
         mr_png=report(
-            f"{RESULTS}/figures/{{dataset}}/{{family}}/model_reliance.png",
+            P("model_figure", kind="model_reliance", ext="png"),
             caption="../report/model_reliance.rst",
             category="{dataset}",
             subcategory="model reliance",
             labels={"model": "{family}", "figure": "model reliance"},
         ),
-        gain_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/reliance_vs_split_gain.pdf",
+        gain_pdf=P("model_figure", kind="reliance_vs_split_gain", ext="pdf"),
         gain_png=report(
-            f"{RESULTS}/figures/{{dataset}}/{{family}}/reliance_vs_split_gain.png",
+            P("model_figure", kind="reliance_vs_split_gain", ext="png"),
             caption="../report/reliance_vs_split_gain.rst",
             category="{dataset}",
             subcategory="model reliance",
@@ -107,12 +107,12 @@ rule pd_figures:
         pairs=rules.pd_ice.output.pairs,
     output:
         **{
-            f"{kind}_pdf": f"{RESULTS}/figures/{{dataset}}/{{family}}/{kind}.pdf"
+            f"{kind}_pdf": P("model_figure", kind=kind, ext="pdf")
             for kind in ("ice", "c_ice", "d_ice", "pd_2d")
         },
         **{
             f"{kind}_png": report(
-                f"{RESULTS}/figures/{{dataset}}/{{family}}/{kind}.png",
+                P("model_figure", kind=kind, ext="png"),
                 caption=f"../report/{kind}.rst",
                 category="{dataset}",
                 subcategory="PD / ICE",
@@ -139,12 +139,12 @@ rule shap:
         split=rules.split.output.split,
         model=rules.fit.output.model,
     output:
-        values=f"{RESULTS}/explain/{{dataset}}/{{family}}/shap_values.csv",
-        rows=f"{RESULTS}/explain/{{dataset}}/{{family}}/shap_rows.csv",
-        importance=f"{RESULTS}/explain/{{dataset}}/{{family}}/shap_importance.csv",
-        interactions=f"{RESULTS}/explain/{{dataset}}/{{family}}/shap_interactions.csv",
-        meta=f"{RESULTS}/explain/{{dataset}}/{{family}}/shap_meta.json",
-        result=f"{RESULTS}/explain/{{dataset}}/{{family}}/shap_result.joblib",
+        values=P("shap_values"),
+        rows=P("shap_rows"),
+        importance=P("shap_importance"),
+        interactions=P("shap_interactions"),
+        meta=P("shap_meta"),
+        result=P("shap_result"),
     params:
         shap=config["explain"]["shap"],
         seed=config["seed"],
@@ -159,7 +159,7 @@ rule shap:
     conda:
         "../../envs/explain.yaml"
     script:
-        "../scripts/shap.py"
+        "../scripts/shap_values.py"
 
 
 rule shap_figures:
@@ -169,12 +169,12 @@ rule shap_figures:
         result=rules.shap.output.result,
     output:
         **{
-            f"{kind}_pdf": f"{RESULTS}/figures/{{dataset}}/{{family}}/shap_{kind}.pdf"
+            f"{kind}_pdf": P("model_figure", kind=f"shap_{kind}", ext="pdf")
             for kind in SHAP_PLOTS
         },
         **{
             f"{kind}_png": report(
-                f"{RESULTS}/figures/{{dataset}}/{{family}}/shap_{kind}.png",
+                P("model_figure", kind=f"shap_{kind}", ext="png"),
                 caption="../report/shap.rst",
                 category="{dataset}",
                 subcategory="SHAP",
@@ -198,13 +198,13 @@ rule shap_figures:
 rule ranking_agreement:
     """Variable rankings per model: MR vs mean |SHAP| vs split gain, with Spearman correlations."""
     input:
-        reliance=lambda w: [f"{RESULTS}/explain/{w.dataset}/{f}/model_reliance.csv" for f in families_of(w.dataset)],
-        split_gain=lambda w: [f"{RESULTS}/explain/{w.dataset}/{f}/split_gain.csv" for f in families_of(w.dataset)],
-        shap=lambda w: [f"{RESULTS}/explain/{w.dataset}/{f}/shap_values.csv" for f in families_of(w.dataset)],
+        reliance=lambda w: per_family("model_reliance", w.dataset),
+        split_gain=lambda w: per_family("split_gain", w.dataset),
+        shap=lambda w: per_family("shap_values", w.dataset),
         info=rules.prepare.output.info,
     output:
-        importances=f"{RESULTS}/explain/{{dataset}}/importance_rankings.csv",
-        agreement=f"{RESULTS}/explain/{{dataset}}/ranking_agreement.csv",
+        importances=P("importance_rankings"),
+        agreement=P("ranking_agreement"),
     params:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
@@ -221,10 +221,10 @@ rule ranking_agreement:
 
 rule ranking_agreement_table:
     input:
-        tables=per_dataset("{results}/explain/{dataset}/ranking_agreement.csv"),
+        tables=per_dataset("ranking_agreement"),
     output:
         table=report(
-            f"{RESULTS}/tables/ranking_agreement.csv",
+            P("table", name="ranking_agreement"),
             caption="../report/tables.rst",
             category="tables",
             labels={"table": "ranking agreement"},
@@ -249,10 +249,10 @@ rule learner:
         best=rules.cv.output.best,
         reliance=rules.model_reliance.output.reliance,
     output:
-        pd=f"{RESULTS}/explain/{{dataset}}/{{family}}/learner_pd.csv",
-        pfi=f"{RESULTS}/explain/{{dataset}}/{{family}}/learner_pfi.csv",
-        pd_refits=f"{RESULTS}/explain/{{dataset}}/{{family}}/learner_pd_refits.csv",
-        pfi_refits=f"{RESULTS}/explain/{{dataset}}/{{family}}/learner_pfi_refits.csv",
+        pd=P("learner_pd"),
+        pfi=P("learner_pfi"),
+        pd_refits=P("learner_pd_refits"),
+        pfi_refits=P("learner_pfi_refits"),
     params:
         learner=config["explain"]["learner"],
         cv=cv_params,
@@ -280,17 +280,17 @@ rule learner_figures:
         pd=rules.learner.output.pd,
         pfi=rules.learner.output.pfi,
     output:
-        pd_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pd.pdf",
+        pd_pdf=P("model_figure", kind="learner_pd", ext="pdf"),
         pd_png=report(
-            f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pd.png",
+            P("model_figure", kind="learner_pd", ext="png"),
             caption="../report/learner.rst",
             category="{dataset}",
             subcategory="learner-PD/PFI",
             labels={"model": "{family}", "figure": "learner-PD"},
         ),
-        pfi_pdf=f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pfi.pdf",
+        pfi_pdf=P("model_figure", kind="learner_pfi", ext="pdf"),
         pfi_png=report(
-            f"{RESULTS}/figures/{{dataset}}/{{family}}/learner_pfi.png",
+            P("model_figure", kind="learner_pfi", ext="png"),
             caption="../report/learner.rst",
             category="{dataset}",
             subcategory="learner-PD/PFI",
@@ -310,10 +310,10 @@ rule learner_figures:
 rule model_reliance_table:
     """All datasets' and models' model reliance in one table."""
     input:
-        tables=lambda w: per_model("{results}/explain/{dataset}/{family}/model_reliance.csv"),
+        tables=per_model("model_reliance"),
     output:
         table=report(
-            ensure(f"{RESULTS}/tables/model_reliance.csv", non_empty=True),
+            ensure(P("table", name="model_reliance"), non_empty=True),
             caption="../report/tables.rst",
             category="tables",
             labels={"table": "model reliance"},
@@ -327,20 +327,3 @@ rule model_reliance_table:
         "../../envs/models.yaml"
     script:
         "../scripts/concat_tables.py"
-
-
-ALL_TARGETS += [
-    f"{RESULTS}/tables/model_reliance.csv",
-    *per_model("{results}/figures/{dataset}/{family}/model_reliance.pdf"),
-    *per_model("{results}/figures/{dataset}/{family}/reliance_vs_split_gain.pdf"),
-    *per_model("{results}/figures/{dataset}/{family}/ice.pdf"),
-    *per_model("{results}/figures/{dataset}/{family}/pd_2d.pdf"),
-    *per_model("{results}/figures/{dataset}/{family}/shap_bar.pdf"),
-    f"{RESULTS}/tables/ranking_agreement.csv",
-    *[
-        f"{RESULTS}/figures/{d}/{f}/learner_pd.pdf"
-        for d in DATASETS
-        for f in families_of(d)
-        if f in config["explain"]["learner"]["families"]
-    ],
-]

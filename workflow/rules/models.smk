@@ -9,9 +9,9 @@ rule cv:
         info=rules.prepare.output.info,
         split=rules.split.output.split,
     output:
-        cv=f"{RESULTS}/models/{{dataset}}/cv/{{family}}.csv",
-        summary=f"{RESULTS}/models/{{dataset}}/cv/{{family}}_summary.csv",
-        best=f"{RESULTS}/models/{{dataset}}/best/{{family}}.json",
+        cv=P("cv"),
+        summary=P("cv_summary"),
+        best=P("best"),
     params:
         cv=cv_params,
     threads: config["threads"]["cv"]
@@ -36,9 +36,9 @@ rule fit:
         split=rules.split.output.split,
         best=rules.cv.output.best,
     output:
-        model=f"{RESULTS}/models/{{dataset}}/fitted/{{family}}.joblib",
-        metrics=f"{RESULTS}/models/{{dataset}}/test/{{family}}.json",
-        predictions=f"{RESULTS}/models/{{dataset}}/test/{{family}}_predictions.csv",
+        model=P("model"),
+        metrics=P("test"),
+        predictions=P("predictions"),
     params:
         cv=cv_params,
     threads: config["threads"]["fit"]
@@ -58,10 +58,10 @@ rule fit:
 rule dataset_test_metrics:
     """Test metrics of every family of one dataset (requesting it runs only that dataset's jobs)."""
     input:
-        metrics=lambda w: [f"{RESULTS}/models/{w.dataset}/test/{f}.json" for f in families_of(w.dataset)],
-        best=lambda w: [f"{RESULTS}/models/{w.dataset}/best/{f}.json" for f in families_of(w.dataset)],
+        metrics=lambda w: [P("test", dataset=w.dataset, family=f) for f in families_of(w.dataset)],
+        best=lambda w: [P("best", dataset=w.dataset, family=f) for f in families_of(w.dataset)],
     output:
-        table=f"{RESULTS}/models/{{dataset}}/test_metrics.csv",
+        table=P("dataset_test_metrics"),
     log:
         f"{LOGS}/models/test_metrics/{{dataset}}.log",
     benchmark:
@@ -76,16 +76,16 @@ rule dataset_test_metrics:
 rule test_metrics:
     """All datasets' test metrics, best configurations and confusion matrices."""
     input:
-        tables=per_dataset("{results}/models/{dataset}/test_metrics.csv"),
+        tables=per_dataset("dataset_test_metrics"),
     output:
         table=report(
-            ensure(f"{RESULTS}/tables/test_metrics.csv", non_empty=True),
+            ensure(P("table", name="test_metrics"), non_empty=True),
             caption="../report/tables.rst",
             category="tables",
             labels={"table": "test metrics"},
         ),
-        best=f"{RESULTS}/tables/best_configurations.csv",
-        confusion=f"{RESULTS}/tables/confusion_matrices.csv",
+        best=P("table", name="best_configurations"),
+        confusion=P("table", name="confusion_matrices"),
     log:
         f"{LOGS}/tables/test_metrics.log",
     benchmark:
@@ -104,7 +104,7 @@ rule thesis_comparison:
         reference=REFERENCE_FILE,
     output:
         table=report(
-            f"{RESULTS}/tables/thesis_comparison.csv",
+            P("table", name="thesis_comparison"),
             caption="../report/tables.rst",
             category="tables",
             labels={"table": "thesis comparison"},
@@ -127,7 +127,7 @@ rule ols:
         info=rules.prepare.output.info,
         split=rules.split.output.split,
     output:
-        table=f"{RESULTS}/models/{{dataset}}/ols_inference.csv",
+        table=P("ols"),
     log:
         f"{LOGS}/models/ols/{{dataset}}.log",
     benchmark:
@@ -139,13 +139,11 @@ rule ols:
 
 
 rule ols_table:
+    """All datasets' OLS inference tables in one."""
     input:
-        tables=lambda w: per_dataset(
-            "{results}/models/{dataset}/ols_inference.csv",
-            [d for d in config["ols_inference"] if d in DATASETS],
-        ),
+        tables=per_dataset("ols", OLS_DATASETS),
     output:
-        table=f"{RESULTS}/tables/ols_inference.csv",
+        table=P("table", name="ols_inference"),
     log:
         f"{LOGS}/tables/ols_inference.log",
     benchmark:

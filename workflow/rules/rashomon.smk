@@ -4,16 +4,16 @@
 rule rashomon:
     """Rashomon sets per family and across families, member refits (one per prefix group), MR of every member, MCR."""
     input:
-        summaries=lambda w: [f"{RESULTS}/models/{w.dataset}/cv/{f}_summary.csv" for f in rashomon_families(w.dataset)],
+        summaries=lambda w: [P("cv_summary", dataset=w.dataset, family=f) for f in rashomon_families(w.dataset)],
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
     output:
-        sets=f"{RESULTS}/rashomon/{{dataset}}/sets.csv",
-        members=f"{RESULTS}/rashomon/{{dataset}}/members.csv",
-        mcr=f"{RESULTS}/rashomon/{{dataset}}/mcr.csv",
-        envelope=f"{RESULTS}/rashomon/{{dataset}}/pd_envelope.csv",
-        curves=f"{RESULTS}/rashomon/{{dataset}}/pd_curves.csv",
+        sets=P("rashomon_sets"),
+        members=P("rashomon_members"),
+        mcr=P("mcr"),
+        envelope=P("pd_envelope"),
+        curves=P("pd_curves"),
     params:
         rashomon=rashomon_params,
     threads: config["threads"]["rashomon"]
@@ -39,10 +39,10 @@ rule rashomon_figures:
         envelope=rules.rashomon.output.envelope,
         curves=rules.rashomon.output.curves,
     output:
-        **{f"{kind}_pdf": f"{RESULTS}/figures/{{dataset}}/rashomon/{kind}.pdf" for kind in RASHOMON_FIGURES},
+        **{f"{kind}_pdf": P("rashomon_figure", kind=kind, ext="pdf") for kind in RASHOMON_FIGURES},
         **{
             f"{kind}_png": report(
-                f"{RESULTS}/figures/{{dataset}}/rashomon/{kind}.png",
+                P("rashomon_figure", kind=kind, ext="png"),
                 caption="../report/rashomon.rst",
                 category="{dataset}",
                 subcategory="Rashomon set / MCR",
@@ -53,7 +53,7 @@ rule rashomon_figures:
     params:
         scope=RASHOMON["figure_scope"],
         epsilon=RASHOMON["epsilon"],
-        quantity="mr_ratio",
+        quantity=RASHOMON["figure_quantity"],
     log:
         f"{LOGS}/figures/rashomon/{{dataset}}.log",
     benchmark:
@@ -72,12 +72,12 @@ rule rashomon_bootstrap:
         info=rules.prepare.output.info,
         split=rules.split.output.split,
     output:
-        models=f"{RESULTS}/rashomon/{{dataset}}/bootstrap_models.csv",
-        reliance=f"{RESULTS}/rashomon/{{dataset}}/bootstrap_reliance.csv",
-        sizes=f"{RESULTS}/rashomon/{{dataset}}/bootstrap_sizes.csv",
-        mcr=f"{RESULTS}/rashomon/{{dataset}}/bootstrap_mcr.csv",
-        rid=f"{RESULTS}/rashomon/{{dataset}}/rid_summary.csv",
-        mcr_summary=f"{RESULTS}/rashomon/{{dataset}}/bootstrap_mcr_summary.csv",
+        models=P("bootstrap_models"),
+        reliance=P("bootstrap_reliance"),
+        sizes=P("bootstrap_sizes"),
+        mcr=P("bootstrap_mcr"),
+        rid=P("rid_summary"),
+        mcr_summary=P("bootstrap_mcr_summary"),
     params:
         rashomon=rashomon_params,
         bootstrap=RASHOMON["bootstrap"],
@@ -110,16 +110,16 @@ rule rid_figures:
         mcr=rules.rashomon_bootstrap.output.mcr,
         sizes=rules.rashomon_bootstrap.output.sizes,
     output:
-        rid_pdf=f"{RESULTS}/figures/{{dataset}}/rashomon/rid.pdf",
+        rid_pdf=P("rashomon_figure", kind="rid", ext="pdf"),
         rid_png=report(
-            f"{RESULTS}/figures/{{dataset}}/rashomon/rid.png",
+            P("rashomon_figure", kind="rid", ext="png"),
             caption="../report/rid.rst",
             category="{dataset}",
             subcategory="Rashomon set / MCR",
             labels={"figure": "Rashomon importance distribution"},
         ),
-        sizes_pdf=f"{RESULTS}/figures/{{dataset}}/rashomon/bootstrap_set_sizes.pdf",
-        sizes_png=f"{RESULTS}/figures/{{dataset}}/rashomon/bootstrap_set_sizes.png",
+        sizes_pdf=P("rashomon_figure", kind="bootstrap_set_sizes", ext="pdf"),
+        sizes_png=P("rashomon_figure", kind="bootstrap_set_sizes", ext="png"),
     params:
         confidence=RASHOMON["bootstrap"]["confidence"],
     log:
@@ -136,10 +136,10 @@ rule rid_figures:
 rule mcr_table:
     """All datasets' MCR intervals in one table (dataset, scope, epsilon, feature, mcr_minus, mcr_plus, ...)."""
     input:
-        tables=per_dataset("{results}/rashomon/{dataset}/mcr.csv"),
+        tables=per_dataset("mcr"),
     output:
         table=report(
-            ensure(f"{RESULTS}/tables/mcr.csv", non_empty=True),
+            ensure(P("table", name="mcr"), non_empty=True),
             caption="../report/tables.rst",
             category="tables",
             labels={"table": "MCR"},
@@ -158,16 +158,16 @@ rule mcr_table:
 rule abalone_study:
     """Seed 001 Table 4.1: 5-fold CV RMSE of the 324 GradientBoostingRegressor models on Abalone."""
     input:
-        table=f"{RESULTS}/data/abalone/prepared.csv",
-        info=f"{RESULTS}/data/abalone/prepared.json",
-        split=f"{RESULTS}/data/abalone/split.json",
+        table=P("prepared", dataset=STUDY["dataset"]),
+        info=P("prepared_info", dataset=STUDY["dataset"]),
+        split=P("split", dataset=STUDY["dataset"]),
         reference=REFERENCE_FILE,
     output:
-        summary=f"{RESULTS}/rashomon/abalone_study/cv_summary.csv",
-        comparison=f"{RESULTS}/rashomon/abalone_study/table_4_1.csv",
-        pattern=f"{RESULTS}/rashomon/abalone_study/ranking_pattern.csv",
+        summary=P("study_cv_summary", dataset="abalone_study"),
+        comparison=P("study_comparison", dataset="abalone_study"),
+        pattern=P("study_pattern", dataset="abalone_study"),
     params:
-        study=RASHOMON["abalone_study"],
+        study=STUDY,
         seed=config["seed"],
     threads: config["threads"]["rashomon"]
     # the longest job of a full run, needing only the split: start it first
@@ -189,17 +189,17 @@ rule abalone_study_mcr:
     """Rashomon set, member MR and MCR over the Table 4.1 grid (Figs 4.1 and 4.2 of seed 001)."""
     input:
         summaries=[rules.abalone_study.output.summary],
-        table=f"{RESULTS}/data/abalone/prepared.csv",
-        info=f"{RESULTS}/data/abalone/prepared.json",
-        split=f"{RESULTS}/data/abalone/split.json",
+        table=P("prepared", dataset=STUDY["dataset"]),
+        info=P("prepared_info", dataset=STUDY["dataset"]),
+        split=P("split", dataset=STUDY["dataset"]),
     output:
-        sets=f"{RESULTS}/rashomon/abalone_study/sets.csv",
-        members=f"{RESULTS}/rashomon/abalone_study/members.csv",
-        mcr=f"{RESULTS}/rashomon/abalone_study/mcr.csv",
-        envelope=f"{RESULTS}/rashomon/abalone_study/pd_envelope.csv",
-        curves=f"{RESULTS}/rashomon/abalone_study/pd_curves.csv",
+        sets=P("rashomon_sets", dataset="abalone_study"),
+        members=P("rashomon_members", dataset="abalone_study"),
+        mcr=P("mcr", dataset="abalone_study"),
+        envelope=P("pd_envelope", dataset="abalone_study"),
+        curves=P("pd_curves", dataset="abalone_study"),
     params:
-        rashomon=rashomon_params_of("abalone") | {"scopes": ["family"]},
+        rashomon=rashomon_params_of(STUDY["dataset"]) | {"scopes": ["family"]},
     threads: config["threads"]["rashomon"]
     resources:
         mem_mb=6000,
@@ -223,10 +223,13 @@ rule abalone_study_figures:
         envelope=rules.abalone_study_mcr.output.envelope,
         curves=rules.abalone_study_mcr.output.curves,
     output:
-        **{f"{kind}_pdf": f"{RESULTS}/figures/abalone_study/{kind}.pdf" for kind in RASHOMON_FIGURES},
+        **{
+            f"{kind}_pdf": P("study_figure", dataset="abalone_study", kind=kind, ext="pdf")
+            for kind in RASHOMON_FIGURES
+        },
         **{
             f"{kind}_png": report(
-                f"{RESULTS}/figures/abalone_study/{kind}.png",
+                P("study_figure", dataset="abalone_study", kind=kind, ext="png"),
                 caption="../report/abalone_study.rst",
                 category="abalone",
                 subcategory="Table 4.1 study",
@@ -235,9 +238,9 @@ rule abalone_study_figures:
             for kind in RASHOMON_FIGURES
         },
     params:
-        scope="gradient_boosting",
+        scope=STUDY["family"],
         epsilon=RASHOMON["epsilon"],
-        quantity="mr_ratio",
+        quantity=RASHOMON["figure_quantity"],
     log:
         f"{LOGS}/figures/abalone_study.log",
     benchmark:
@@ -247,20 +250,3 @@ rule abalone_study_figures:
         "../../envs/report.yaml"
     script:
         "../scripts/rashomon_figures.py"
-
-
-ALL_TARGETS += [
-    f"{RESULTS}/tables/mcr.csv",
-    *per_dataset("{results}/figures/{dataset}/rashomon/member_reliance.pdf"),
-]
-if RASHOMON["bootstrap"]["enabled"]:
-    ALL_TARGETS += [
-        f"{RESULTS}/figures/{d}/rashomon/rid.pdf"
-        for d in DATASETS
-        if any(f in families_of(d) for f in RASHOMON["bootstrap"]["families"])
-    ]
-if RASHOMON["abalone_study"]["enabled"] and "abalone" in DATASETS:
-    ALL_TARGETS += [
-        f"{RESULTS}/rashomon/abalone_study/table_4_1.csv",
-        f"{RESULTS}/figures/abalone_study/member_reliance.pdf",
-    ]

@@ -4,11 +4,11 @@
 rule manifest:
     """Provenance: git commit and dirty flag, config and its hash, package versions, dataset checksums, seeds."""
     input:
-        sidecars=per_dataset("{results}/data/{dataset}/canonical.json"),
-        splits=per_dataset("{results}/data/{dataset}/split.json"),
-        results=lambda w: [t for t in ALL_TARGETS if not t.endswith("manifest.json")],
+        sidecars=per_dataset("canonical_sidecar"),
+        splits=per_dataset("split"),
+        results=lambda w: [t for t in ALL_TARGETS if t != P("manifest")],
     output:
-        manifest=f"{RESULTS}/manifest.json",
+        manifest=P("manifest"),
     log:
         f"{LOGS}/manifest.log",
     benchmark:
@@ -27,8 +27,8 @@ rule diff_versions:
         other=ancient("results/{other}/tables/test_metrics.csv"),
         this=rules.test_metrics.output.table,
     output:
-        details=f"{RESULTS}/diff/{{other}}.csv",
-        summary=f"{RESULTS}/diff/{{other}}_summary.csv",
+        details=P("diff", name="{other}"),
+        summary=P("diff", name="{other}_summary"),
     params:
         rtol=1e-9,
     wildcard_constraints:
@@ -50,9 +50,9 @@ rule thesis_figure:
         unpack(lambda w: figure_sources(THESIS_FIGURES[w.name], RESULTS)),
         style=STYLE_FILE,
     output:
-        pdf=f"{RESULTS}/thesis/{{name}}.pdf",
+        pdf=P("thesis_figure", ext="pdf"),
         png=report(
-            f"{RESULTS}/thesis/{{name}}.png",
+            P("thesis_figure", ext="png"),
             caption="../report/thesis_figure.rst",
             category="thesis",
             subcategory="figures",
@@ -84,9 +84,9 @@ rule thesis_table:
         unpack(lambda w: table_sources(THESIS_TABLES[w.name], RESULTS)),
         reference=REFERENCE_FILE,
     output:
-        tex=f"{RESULTS}/thesis/{{name}}.tex",
+        tex=P("thesis_table", ext="tex"),
         csv=report(
-            f"{RESULTS}/thesis/{{name}}.csv",
+            P("thesis_table", ext="csv"),
             caption="../report/tables.rst",
             category="thesis",
             subcategory="tables",
@@ -110,19 +110,15 @@ rule thesis_table:
 rule figures:
     """Every thesis figure (PDF + PNG) under results/<version>/thesis/; only rendering when the results exist."""
     input:
-        [f"{RESULTS}/thesis/{name}.pdf" for name in THESIS_FIGURES],
+        [P("thesis_figure", name=name, ext="pdf") for name in THESIS_FIGURES],
     localrule: True
 
 
 rule tables:
     """Every thesis table (LaTeX + CSV) under results/<version>/thesis/."""
     input:
-        [f"{RESULTS}/thesis/{name}.tex" for name in THESIS_TABLES],
+        [P("thesis_table", name=name, ext="tex") for name in THESIS_TABLES],
     localrule: True
-
-
-ALL_TARGETS += [f"{RESULTS}/thesis/{name}.pdf" for name in THESIS_FIGURES]
-ALL_TARGETS += [f"{RESULTS}/thesis/{name}.tex" for name in THESIS_TABLES]
 
 
 rule profile:
@@ -132,9 +128,9 @@ rule profile:
         # after the whole study (the manifest waits for every target), re-profiled when anything reruns
         manifest=rules.manifest.output.manifest,
     output:
-        jobs=f"{RESULTS}/profile/slowest_rules.csv",
-        rules=f"{RESULTS}/profile/rule_totals.csv",
-        markdown=f"{RESULTS}/profile/slowest_rules.md",
+        jobs=P("profile", name="slowest_rules", ext="csv"),
+        rules=P("profile", name="rule_totals", ext="csv"),
+        markdown=P("profile", name="slowest_rules", ext="md"),
     params:
         benchmarks=BENCH,
         patterns=lambda w: {r.name: str(r.benchmark) for r in workflow.rules if r.benchmark},

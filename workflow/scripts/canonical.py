@@ -1,5 +1,4 @@
 """Rule canonical: one dataset's canonical table and JSON sidecar."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.data.sources import load_canonical, load_sources
 from xaipipe.io import atomic_path, write_json
 from xaipipe.runner import get_logger, run

@@ -1,5 +1,4 @@
 """Concatenate per-dataset CSV tables into one."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 
 from xaipipe.io import write_csv

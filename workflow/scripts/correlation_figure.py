@@ -1,9 +1,8 @@
 """Rule correlation_figure: correlation heatmap of one dataset."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 
-from xaipipe.report.figures import plot_correlation
-from xaipipe.report.style import figure_style, save_figure
+from xaipipe.plots.data import plot_correlation
+from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.runner import run
 
 

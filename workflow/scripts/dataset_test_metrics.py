@@ -1,5 +1,4 @@
 """Rule dataset_test_metrics: one dataset's test metrics table."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.io import read_json, write_csv
 from xaipipe.report.tables import test_metrics_table
 from xaipipe.runner import run

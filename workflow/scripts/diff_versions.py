@@ -1,5 +1,4 @@
 """Rule diff_versions: which numbers of the result tables changed between two versions."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from pathlib import Path
 
 from xaipipe.io import write_csv

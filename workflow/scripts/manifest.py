@@ -1,5 +1,4 @@
 """Rule manifest: provenance of results/<version>/."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from pathlib import Path
 
 import pandas as pd

@@ -1,5 +1,4 @@
 """Rule ols: classical OLS inference table on the training split."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv
 from xaipipe.models.ols import ols_inference

@@ -1,5 +1,4 @@
 """Rule prepare: thesis preparation choices and the correlation matrix."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 from xaipipe.data.prepare import correlation_matrix, prepare_table
 from xaipipe.data.sources import read_canonical
 from xaipipe.io import read_json, write_csv, write_json

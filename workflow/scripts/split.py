@@ -1,5 +1,4 @@
 """Rule split: train/test rows and CV folds."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 
 from xaipipe.data.split import make_split

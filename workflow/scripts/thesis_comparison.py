@@ -1,5 +1,4 @@
 """Rule thesis_comparison: reproduced Tables 5.2 / 5.4 / 5.6 beside the published ones."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import pandas as pd
 import yaml
 

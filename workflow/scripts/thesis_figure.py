@@ -1,6 +1,5 @@
 """Rule thesis_figure: one thesis figure from stored results."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
-from xaipipe.report.style import figure_style, save_figure
+from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.report.thesis import render_figure
 from xaipipe.runner import run
 

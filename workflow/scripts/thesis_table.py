@@ -1,5 +1,4 @@
 """Rule thesis_table: one thesis table (reproduced beside published) as LaTeX booktabs and CSV."""
-import _src  # noqa: F401  (puts the package in src/ on sys.path)
 import yaml
 
 from xaipipe.io import atomic_path, write_csv

@@ -72,28 +72,6 @@ from .reliance import resolve_features
 __all__ = ["split_gain_columns", "split_gain_importance"]
 
 
-def _sklearn_tree_types() -> tuple[type, ...]:
-    from sklearn.ensemble import (
-        ExtraTreesClassifier,
-        ExtraTreesRegressor,
-        GradientBoostingClassifier,
-        GradientBoostingRegressor,
-        RandomForestClassifier,
-        RandomForestRegressor,
-    )
-    from sklearn.tree import BaseDecisionTree
-
-    return (
-        BaseDecisionTree,
-        RandomForestRegressor,
-        RandomForestClassifier,
-        ExtraTreesRegressor,
-        ExtraTreesClassifier,
-        GradientBoostingRegressor,
-        GradientBoostingClassifier,
-    )
-
-
 def _xgboost_booster(model):
     try:
         import xgboost as xgb
@@ -118,9 +96,11 @@ def split_gain_columns(model) -> tuple[np.ndarray, str]:
     Parameters
     ----------
     model : fitted tree model
-        scikit-learn decision tree, random forest, extra trees or gradient
-        boosting model, an XGBoost model or ``Booster`` (tree boosters), or a
-        ``Pipeline`` ending in one whose earlier steps keep the columns.
+        A model of a family whose registry entry declares ``split_gain``
+        (:mod:`xaipipe.models.families`: scikit-learn decision tree, random
+        forest, extra trees and gradient boosting -> ``"mdi"``; XGBoost ->
+        ``"total_gain"``), an XGBoost ``Booster``, or a ``Pipeline`` ending in one
+        whose earlier steps keep the columns.
 
     Returns
     -------
@@ -147,7 +127,11 @@ def split_gain_columns(model) -> tuple[np.ndarray, str]:
                 f"pipeline changes the number of columns ({n_in} -> {n_final}); "
                 "split gains cannot be mapped back to the input columns"
             )
-    booster = _xgboost_booster(est)
+    from ..models.families import family_of
+
+    fam = family_of(est)
+    kind = fam.split_gain if fam is not None else None
+    booster = _xgboost_booster(est) if kind in (None, "total_gain") else None
     if booster is not None:
         scores = booster.get_score(importance_type="total_gain")
         n = booster.num_features()
@@ -159,7 +143,7 @@ def split_gain_columns(model) -> tuple[np.ndarray, str]:
                 raise ValueError(f"XGBoost reports gain for unknown feature {name!r}")
             gains[position[name]] = value
         return _normalise(gains), "total_gain"
-    if isinstance(est, _sklearn_tree_types()):
+    if kind == "mdi":
         check_is_fitted(est)
         return _normalise(est.feature_importances_), "mdi"
     raise TypeError(

@@ -91,12 +91,13 @@ Departures from the seed (001 §4.3)
 from __future__ import annotations
 
 import functools
-import numbers
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from ..validation import check_confidence, check_fraction, check_int
 
 __all__ = [
     "DEFAULT_FRACTION",
@@ -110,6 +111,7 @@ __all__ = [
     "learner_pd_pfi",
     "learner_pd_table",
     "learner_pfi_table",
+    "learner_tables",
     "learner_refits",
     "refit_seeds",
     "subsample_splits",
@@ -137,31 +139,6 @@ LEARNER_PFI_COLUMNS = (
 
 
 # ----------------------------------------------------------------------------- validation
-
-
-def _check_positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _check_confidence(confidence) -> float:
-    c = float(confidence)
-    if not 0.0 < c < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    return c
-
-
-def _check_fraction(fraction) -> float:
-    try:
-        f = float(fraction)
-    except (TypeError, ValueError):
-        raise TypeError(f"fraction must be a number, got {fraction!r}") from None
-    if not 0.0 < f <= 1.0:
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
-    return f
 
 
 def _check_Xy(X, y, name: str = "X") -> tuple[np.ndarray, np.ndarray, list[str] | None]:
@@ -206,7 +183,7 @@ def refit_seeds(random_state, n_refits: int) -> list[tuple[np.random.SeedSequenc
         spawned into three; the estimator seed is an int in ``[0, 2**31)``.
         Refit ``k``'s streams do not depend on ``n_refits``.
     """
-    n_refits = _check_positive_int(n_refits, "n_refits")
+    n_refits = check_int(n_refits, "n_refits", minimum=1)
     root = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
     out = []
     for child in root.spawn(n_refits):
@@ -243,8 +220,8 @@ def subsample_splits(
     ValueError
         ``n_1 < 2``.
     """
-    n = _check_positive_int(n_samples, "n_samples", 2)
-    f = _check_fraction(fraction)
+    n = check_int(n_samples, "n_samples", minimum=2)
+    f = check_fraction(fraction, "fraction")
     n1 = int(round(f * n))
     if n1 < 2:
         raise ValueError(f"fraction={f} of {n} rows leaves {n1} training rows; need at least 2")
@@ -308,7 +285,7 @@ def corrected_t_interval(values, test_train_ratio: float, *, confidence: float =
     ratio = float(test_train_ratio)
     if not np.isfinite(ratio) or ratio < 0:
         raise ValueError(f"test_train_ratio must be finite and >= 0, got {test_train_ratio!r}")
-    c = _check_confidence(confidence)
+    c = check_confidence(confidence)
     K = v.shape[0]
     d = v - v[0]
     mean = v[0] + d.mean(axis=0)
@@ -327,16 +304,16 @@ def corrected_t_interval(values, test_train_ratio: float, *, confidence: float =
 # ----------------------------------------------------------------------------- estimators
 
 
-def _from_family(family, task, params, options, *, seed):
+def _from_family(family, task, params, options, *, random_state):
     from ..models.families import make_estimator
 
-    return make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
+    return make_estimator(family, task, params, random_state=random_state, n_jobs=1, options=options)
 
 
 def estimator_factory(
     family: str, task: str, params: Mapping[str, Any] | None = None, *, options: Mapping[str, Any] | None = None
 ) -> Callable[..., Any]:
-    """Picklable ``factory(seed=int) -> unfitted estimator`` for one configuration.
+    """Picklable ``factory(random_state=int) -> unfitted estimator`` for one configuration.
 
     Wraps :func:`xaipipe.models.families.make_estimator` (single-threaded,
     ``n_jobs=1``) so that :func:`learner_refits` can build refit ``k`` with its
@@ -366,12 +343,12 @@ def _build(estimator, seed: int, reseed: bool):
                 est.set_params(**{k: seed for k in keys})
         return est
     if callable(estimator):
-        est = estimator(seed=seed)
+        est = estimator(random_state=seed)
         if not hasattr(est, "fit"):
             raise TypeError(f"the estimator factory returned {type(est).__name__}, which has no fit()")
         return est
     raise TypeError(
-        f"estimator must be an unfitted scikit-learn estimator or a factory(seed=) callable, got {type(estimator).__name__}"
+        f"estimator must be an unfitted scikit-learn estimator or a factory(random_state=) callable, got {type(estimator).__name__}"
     )
 
 
@@ -423,15 +400,15 @@ def _one_refit(k, estimator, reseed, seed, perm_seed, X, y, train, X_ev, y_ev, s
                pd_output, pfi_estimator, loss, n_repeats, max_rows):
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
-    from .reliance import member_predictor, reliance_arrays
+    from .reliance import model_reliance
 
     model = fit_estimator(_build(estimator, seed, reseed), X[train], y[train])
     pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output) for s in specs]
     arrays = None
     if groups:
         kwargs = dict(n_repeats=n_repeats, random_state=perm_seed) if pfi_estimator == "permutation" else {}
-        arrays = reliance_arrays(
-            member_predictor(model), X_ev, y_ev, features={g: list(c) for g, c in groups.items()},
+        arrays = model_reliance(
+            model, X_ev, y_ev, features={g: list(c) for g, c in groups.items()},
             estimator=pfi_estimator, loss=loss, max_rows_per_batch=max_rows, **kwargs,
         )
     return k, pds, arrays
@@ -494,7 +471,7 @@ def learner_refits(
     estimator : unfitted estimator or callable
         A scikit-learn estimator (``sklearn.base.clone``-d per refit; with
         ``reseed`` every ``random_state`` / ``*__random_state`` parameter is set
-        to the refit's seed), or ``factory(seed=int) -> estimator`` such as
+        to the refit's seed), or ``factory(random_state=int) -> estimator`` such as
         :func:`estimator_factory`. Regressors are evaluated with ``predict``,
         classifiers (binary, 0/1) with ``predict_proba``.
     X : array-like of shape (n, p)
@@ -526,7 +503,7 @@ def learner_refits(
     pfi_features : mapping, sequence or None
         Variables that get a PFI (default: all of ``features``; ``[]`` for none).
     pfi_estimator : {"permutation", "e_divide", "e_switch"}
-        :func:`xaipipe.explain.reliance.reliance_arrays`.
+        :func:`xaipipe.explain.reliance.model_reliance`.
     loss : str or callable, optional
         Per-sample loss of the PFI; default ``"squared_error"`` (regressors) or
         ``"log_loss"`` (classifiers).
@@ -540,7 +517,7 @@ def learner_refits(
     n_jobs : int, default 1
         Worker processes (joblib/loky) over refits; results do not depend on it.
     max_rows_per_batch : int
-        Passed to :func:`~xaipipe.explain.reliance.reliance_arrays`.
+        Passed to :func:`~xaipipe.explain.reliance.model_reliance`.
 
     Returns
     -------
@@ -561,7 +538,8 @@ def learner_refits(
     """
     from joblib import Parallel, delayed
 
-    from .reliance import ESTIMATORS, _resolve_loss, resolve_features
+    from .reliance import ESTIMATORS, resolve_features
+    from .reliance._base import resolve_loss
 
     Xa, ya, names = _check_Xy(X, y)
     n, p = Xa.shape
@@ -571,11 +549,11 @@ def learner_refits(
         names = [f"x{j}" for j in range(p)]
     if len(names) != p:
         raise ValueError(f"{len(names)} feature names for {p} columns")
-    K = _check_positive_int(n_refits, "n_refits", 2)
-    f = _check_fraction(fraction)
+    K = check_int(n_refits, "n_refits", minimum=2)
+    f = check_fraction(fraction, "fraction")
     n_jobs = int(n_jobs)
-    n_repeats = _check_positive_int(n_repeats, "n_repeats")
-    resolution = _check_positive_int(resolution, "resolution", 2)
+    n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
+    resolution = check_int(resolution, "resolution", minimum=2)
     if pfi_estimator not in ESTIMATORS:
         raise ValueError(f"unknown pfi_estimator {pfi_estimator!r}; choose one of {list(ESTIMATORS)}")
     fixed_eval = X_eval is not None or y_eval is not None
@@ -607,7 +585,7 @@ def learner_refits(
     classifier = bool(is_classifier(first))
     if loss is None:
         loss = "log_loss" if classifier else "squared_error"
-    loss_name = _resolve_loss(loss)[0]
+    loss_name = resolve_loss(loss)[0]
     if pd_output == "auto":
         out_label = "proba" if classifier else "predict"
     else:
@@ -687,7 +665,7 @@ def learner_pd_table(pd_refits: pd.DataFrame, *, confidence: float = 0.95) -> pd
         or several ``n_train``/``n_test`` values.
     """
     _check_refits(pd_refits, PD_REFIT_COLUMNS, "pd_refits")
-    c = _check_confidence(confidence)
+    c = check_confidence(confidence)
     n1, n2, ratio = _ratio_from(pd_refits)
     refits = np.sort(pd_refits["refit"].unique())
     K = refits.size
@@ -730,7 +708,7 @@ def learner_pfi_table(pfi_refits: pd.DataFrame, *, confidence: float = 0.95) -> 
         As :func:`learner_pd_table`; non-finite ratios (a refit with zero loss).
     """
     _check_refits(pfi_refits, PFI_REFIT_COLUMNS, "pfi_refits")
-    c = _check_confidence(confidence)
+    c = check_confidence(confidence)
     n1, n2, ratio = _ratio_from(pfi_refits)
     K = pfi_refits["refit"].nunique()
     out = []
@@ -784,8 +762,57 @@ def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> Le
     >>> res.pd[["feature", "grid_index"]].shape, list(res.pfi["feature"])
     ((6, 2), ['x0', 'x1'])
     """
-    c = _check_confidence(confidence)
+    c = check_confidence(confidence)
     pd_refits, pfi_refits = learner_refits(estimator, X, y, **kwargs)
     pd_tab = learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
     pfi_tab = learner_pfi_table(pfi_refits, confidence=c) if not pfi_refits.empty else pd.DataFrame(columns=LEARNER_PFI_COLUMNS)
     return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
+
+
+def learner_tables(
+    family: str,
+    task: str,
+    params: Mapping[str, Any],
+    X,
+    y,
+    *,
+    dataset: str,
+    pd_features: Sequence[str],
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    options: Mapping[str, Any] | None = None,
+    n_refits: int = 10,
+    fraction: float = DEFAULT_FRACTION,
+    resolution: int = 20,
+    kind: str = "uniform",
+    percentiles: tuple[float, float] = (0.0, 1.0),
+    pfi_estimator: str = "permutation",
+    n_repeats: int = 5,
+    confidence: float = 0.95,
+    random_state: int = 0,
+    n_jobs: int = 1,
+) -> dict:
+    """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
+
+    :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, task, params)``
+    on the training rows ``X, y``, the variables being one-hot groups
+    (:func:`xaipipe.explain.reliance.features_from_groups`).
+
+    Returns
+    -------
+    dict
+        ``pd``, ``pfi``, ``pd_refits``, ``pfi_refits`` (:class:`LearnerResult`),
+        each with ``dataset`` and ``model`` (the family) first.
+    """
+    from ..io import with_ids
+    from .reliance import features_from_groups
+
+    result = learner_pd_pfi(
+        estimator_factory(family, task, params, options=options), X, y,
+        feature_names=list(feature_names), features=features_from_groups(list(feature_names), feature_groups),
+        pd_features=list(pd_features), n_refits=n_refits, fraction=fraction, resolution=resolution, kind=kind,
+        percentiles=tuple(percentiles), pfi_estimator=pfi_estimator, n_repeats=n_repeats, confidence=confidence,
+        random_state=random_state, n_jobs=n_jobs,
+    )
+    ids = {"dataset": dataset, "model": family}
+    return {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}

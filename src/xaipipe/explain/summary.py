@@ -12,10 +12,14 @@ import pandas as pd
 from scipy import stats
 
 from .importance import split_gain_importance
-from .reliance import features_from_groups, fitted_model_reliance, linear_coefficients
+from .reliance import features_from_groups, linear_coefficients, model_reliance
 
 __all__ = [
     "DEFAULT_LOSSES",
+    "RELIANCE_FIRST",
+    "RANKING_MEASURES",
+    "ranking_tables",
+    "reliance_tables",
     "reliance_report",
     "top_features",
     "split_gain_or_nan",
@@ -46,7 +50,7 @@ def reliance_report(
     losses: Sequence[str] = ("squared_error",),
     n_repeats: int = 20,
     e_switch_max_rows: int | None = 400,
-    seed: int = 0,
+    random_state: int = 0,
     n_jobs: int | None = 1,
 ) -> pd.DataFrame:
     """Model reliance of one fitted model on held-out data, for every estimator × loss.
@@ -70,12 +74,12 @@ def reliance_report(
         this many rows (without replacement; the all-pairs U-statistic of a
         random subsample is unbiased for the same quantity), recorded in
         ``n_samples``. None: always all rows.
-    seed : int
+    random_state : int
         Seed of the permutations and of the ``e_switch`` subsample.
     n_jobs : int or None, default 1
         Threads of the tree engine or of the row blocks of ensemble predictions
-        (:func:`xaipipe.explain.reliance.fitted_model_reliance`); the result does
-        not depend on them.
+        (:func:`xaipipe.explain.reliance.model_reliance`); the result does not
+        depend on them.
 
     Returns
     -------
@@ -92,18 +96,17 @@ def reliance_report(
             kwargs = {}
             if estimator == "permutation":
                 kwargs["n_repeats"] = n_repeats
-                kwargs["random_state"] = seed
+                kwargs["random_state"] = random_state
             if estimator == "e_switch":
-                closed = linear and loss == "squared_error"
-                kwargs["closed_form"] = closed
+                closed = linear and loss == "squared_error"  # method="auto" takes the closed form
                 if not closed and e_switch_max_rows is not None and len(y) > e_switch_max_rows:
-                    rows = np.sort(np.random.default_rng(seed).choice(len(y), e_switch_max_rows, replace=False))
+                    rows = np.sort(np.random.default_rng(random_state).choice(len(y), e_switch_max_rows, replace=False))
                     Xe, ye = X[rows], y[rows]
-            table = fitted_model_reliance(
+            result = model_reliance(
                 model, Xe, ye, features=features, feature_names=list(feature_names),
                 estimator=estimator, loss=loss, n_jobs=n_jobs, **kwargs,
             )
-            out.append(table.drop(columns=["member"]))
+            out.append(result.to_frame().drop(columns=["member"]))
     return pd.concat(out, ignore_index=True)
 
 
@@ -177,3 +180,92 @@ def ranking_agreement(importances: pd.DataFrame, measures: Sequence[str]) -> pd.
                 rho, p = np.nan, np.nan
             rows.append({"measure_1": a, "measure_2": b, "spearman": rho, "p_value": p, "n_features": len(both)})
     return pd.DataFrame(rows)
+
+
+#: Leading columns of ``model_reliance.csv``.
+RELIANCE_FIRST = ["dataset", "model", "feature", "estimator", "mr_ratio", "mr_difference"]
+#: Importance measures compared by :func:`ranking_tables`.
+RANKING_MEASURES = ["model_reliance", "mean_abs_shap", "split_gain"]
+
+
+def reliance_tables(
+    model,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    dataset: str,
+    family: str,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    estimators: Sequence[str] = ("permutation", "e_divide", "e_switch"),
+    losses: Sequence[str] = ("squared_error",),
+    n_repeats: int = 20,
+    e_switch_max_rows: int | None = 400,
+    random_state: int = 0,
+    n_jobs: int | None = 1,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``model_reliance`` rule: the MR report and the split gain of one fitted model.
+
+    Returns
+    -------
+    (reliance, split_gain)
+        :func:`reliance_report` with ``dataset`` and ``model`` (the family) first,
+        then :data:`RELIANCE_FIRST`; :func:`split_gain_or_nan` with the same ids.
+    """
+    from ..io import with_ids
+
+    table = reliance_report(
+        model, X, y, feature_names=feature_names, feature_groups=feature_groups, estimators=estimators,
+        losses=losses, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows, random_state=random_state,
+        n_jobs=n_jobs,
+    )
+    ids = {"dataset": dataset, "model": family}
+    table = with_ids(table, **ids)
+    table = table[RELIANCE_FIRST + [c for c in table.columns if c not in RELIANCE_FIRST]]
+    gain = with_ids(split_gain_or_nan(model, feature_names, feature_groups), **ids)
+    return table, gain
+
+
+def ranking_tables(
+    reliance: Sequence[pd.DataFrame],
+    split_gain: Sequence[pd.DataFrame],
+    shap: Sequence[pd.DataFrame],
+    *,
+    dataset: str,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    estimator: str = "permutation",
+    loss: str = "squared_error",
+    quantity: str = "mr_difference",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``ranking_agreement`` rule: variable rankings per model and their agreement.
+
+    Parameters
+    ----------
+    reliance, split_gain, shap : sequences of DataFrames, one per family (same order)
+        ``model_reliance.csv``, ``split_gain.csv`` and ``shap_values.csv`` of each model.
+    dataset : str
+    feature_groups : mapping, optional
+        One-hot groups: a group's per-row SHAP value is the sum of its columns'.
+    estimator, loss, quantity : which MR ranks the variables.
+
+    Returns
+    -------
+    (importances, agreement)
+        Per model and variable: ``model_reliance``, ``split_gain``, ``mean_abs_shap``
+        and their ranks (1 = largest; ties share the minimum); per model and pair
+        of measures: :func:`ranking_agreement`.
+    """
+    from ..io import with_ids
+
+    frames, agreements = [], []
+    for rel, gain, shap_long in zip(reliance, split_gain, shap):
+        rel = rel[(rel["estimator"] == estimator) & (rel["loss"] == loss)]
+        model = rel["model"].iloc[0]
+        imp = rel[["feature", quantity]].rename(columns={quantity: "model_reliance"})
+        imp = imp.merge(gain[["feature", "split_gain"]], on="feature", how="left")
+        imp = imp.merge(grouped_mean_abs_shap(shap_long, feature_groups), on="feature", how="left")
+        for m in RANKING_MEASURES:
+            imp[f"{m}_rank"] = imp[m].rank(ascending=False, method="min")
+        frames.append(with_ids(imp, dataset=dataset, model=model))
+        agreements.append(with_ids(ranking_agreement(imp, RANKING_MEASURES), dataset=dataset, model=model))
+    return pd.concat(frames, ignore_index=True), pd.concat(agreements, ignore_index=True)

@@ -9,7 +9,7 @@ does this with a Python loop over the leaves that calls ``np.nonzero``,
 ``_weighted_percentile`` and ``np.average`` once per leaf. For ``absolute_error`` and
 ``huber`` that loop costs as much as growing the tree (Abalone, depth 5: 300 stages
 2.2 s with ``squared_error``, 3.6 s ``absolute_error``, 4.8 s ``huber``), which makes it
-the largest single cost of the Table 4.1 study (:mod:`xaipipe.rashomon.abalone`).
+the largest single cost of the Table 4.1 study (:mod:`xaipipe.studies.abalone`).
 
 :func:`update_terminal_regions` computes the same numbers with one stable sort of
 the rows by leaf and per-leaf work on contiguous slices:

@@ -22,29 +22,19 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .boosting import fit_estimator
-from .families import PREFIX_PARAM, get_family, make_estimator
+from .families import PREFIX_PARAM, get_family
+from .fitting import fit_group
 from .grid import config_id, depth_chains, expand_grid, prefix_groups
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
-from .prefix import predict_output, prefix_predictions
+from .output import model_output
+from .prefix import prefix_predictions
 
-__all__ = ["cross_validate_grid", "summarize_cv", "select_best", "metric_names"]
+__all__ = ["cross_validate_grid", "summarize_cv", "select_best", "metric_names", "cv_tables"]
 
 
 def metric_names(task: str) -> tuple[str, ...]:
     """Metric columns of the CV table for ``task``."""
     return REGRESSION_METRICS if task == "regression" else CLASSIFICATION_METRICS
-
-
-def _fit(family, task, params, X, y, train, seed, options):
-    """Fit one configuration on the training rows: ``(estimator or None, seconds, failure message or "")``."""
-    est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
-    t0 = time.perf_counter()
-    try:
-        fit_estimator(est, X[train], y[train])
-    except np.linalg.LinAlgError as exc:  # e.g. QDA with a rank-deficient class covariance
-        return None, time.perf_counter() - t0, f"LinAlgError: {exc}"
-    return est, time.perf_counter() - t0, ""
 
 
 def _row(cfg: dict, fit_time: float, predict_time: float, metrics: dict, message: str = "") -> dict:
@@ -62,21 +52,19 @@ def _fit_group_fold(
     y: np.ndarray,
     train: np.ndarray,
     valid: np.ndarray,
-    seed: int,
+    random_state: int,
     options: Mapping[str, Any] | None,
 ) -> list[dict]:
-    params = dict(base)
-    if ks:
-        params[PREFIX_PARAM] = max(ks)
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-    est, fit_time, error = _fit(family, task, params, X, y, train, seed, options)
-    if error:
-        return [_row(cfg, fit_time, np.nan, {}, error) for cfg in configs]
+    fit = fit_group(family, task, base, X[train], y[train], n_estimators=ks, random_state=random_state, options=options)
+    est, fit_time = fit.estimator, fit.fit_time_s
+    if not fit.ok:
+        return [_row(cfg, fit_time, np.nan, {}, fit.message) for cfg in configs]
     t0 = time.perf_counter()
     if ks and get_family(family).ensemble:
         outputs = prefix_predictions(est, X[valid], ks)
     else:
-        outputs = [predict_output(est, X[valid])]
+        outputs = [model_output(est)(X[valid])]
     predict_time = time.perf_counter() - t0
     return [_row(cfg, fit_time, predict_time, evaluate(task, y[valid], out)) for cfg, out in zip(configs, outputs)]
 
@@ -89,7 +77,7 @@ def _fit_chain_fold(
     y: np.ndarray,
     train: np.ndarray,
     valid: np.ndarray,
-    seed: int,
+    random_state: int,
     options: Mapping[str, Any] | None,
 ) -> list[dict]:
     """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
@@ -102,13 +90,14 @@ def _fit_chain_fold(
     fitted_depth = None  # actual depth of the last successful fit
     for depth, cfgs in chain:
         if fitted_depth is None or not fitted_depth < depth:
-            est, fit_time, error = _fit(family, task, dict(cfgs[0]), X, y, train, seed, options)
-            if error:
+            fit = fit_group(family, task, dict(cfgs[0]), X[train], y[train], random_state=random_state, options=options)
+            est, fit_time = fit.estimator, fit.fit_time_s
+            if not fit.ok:
                 fitted_depth = None
-                rows.extend(_row(cfg, fit_time, np.nan, {}, error) for cfg in cfgs)
+                rows.extend(_row(cfg, fit_time, np.nan, {}, fit.message) for cfg in cfgs)
                 continue
             t0 = time.perf_counter()
-            outputs = predict_output(est, X[valid])
+            outputs = model_output(est)(X[valid])
             predict_time = time.perf_counter() - t0
             metrics = evaluate(task, y[valid], outputs)  # once per fit: shared fits have equal outputs
             fitted_depth = est.get_depth()
@@ -124,7 +113,7 @@ def cross_validate_grid(
     y: np.ndarray,
     folds: Sequence[tuple[np.ndarray, np.ndarray]],
     *,
-    seed: int,
+    random_state: int,
     options: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
 ) -> pd.DataFrame:
@@ -142,7 +131,7 @@ def cross_validate_grid(
     y : ndarray of shape (n_samples,)
     folds : sequence of (train_idx, valid_idx)
         Row positions into ``X``.
-    seed : int
+    random_state : int
         ``random_state`` of the estimators.
     options : mapping, optional
         Fixed estimator options (``estimator_options`` config section).
@@ -169,22 +158,22 @@ def cross_validate_grid(
     """
     from joblib import Parallel, delayed
 
-    get_family(family)  # validates the name
+    fam = get_family(family)  # validates the name
     configs = expand_grid(grid)
     order = {config_id(c): i for i, c in enumerate(configs)}
     groups = prefix_groups(configs)
-    if not get_family(family).ensemble:
+    if not fam.ensemble:
         groups = [(dict(c), []) for c in configs]
     group_of = {config_id(dict(base, **({} if k is None else {PREFIX_PARAM: k}))): g
                 for g, (base, ks) in enumerate(groups) for k in (ks or [None])}
-    if family == "decision_tree":
+    if fam.depth_chains:
         # exact fit sharing between max_depth values and equivalent min_samples_split
         jobs = [(_fit_chain_fold, (chain,), f, tr, va) for chain in depth_chains(configs)
                 for f, (tr, va) in enumerate(folds)]
     else:
         jobs = [(_fit_group_fold, (base, ks), f, tr, va) for base, ks in groups for f, (tr, va) in enumerate(folds)]
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(family, task, *unit, X, y, tr, va, seed, options) for fn, unit, f, tr, va in jobs
+        delayed(fn)(family, task, *unit, X, y, tr, va, random_state, options) for fn, unit, f, tr, va in jobs
     )
     param_names = list(configs[0]) if configs else []
     records = []
@@ -266,3 +255,68 @@ def select_best(summary: pd.DataFrame, metric: str) -> pd.Series:
         raise ValueError("every configuration of the grid failed; see the 'message' column of the CV table")
     values = ok[f"{metric}_mean"].to_numpy(dtype=float)
     return ok.iloc[int(np.argmin(values))]
+
+
+def cv_tables(
+    family: str,
+    task: str,
+    grid: Mapping[str, Any] | None,
+    X: np.ndarray,
+    y: np.ndarray,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    *,
+    selection: str,
+    random_state: int,
+    options: Mapping[str, Any] | None = None,
+    dataset: str = "",
+    n_jobs: int = 1,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
+
+    Parameters
+    ----------
+    family, task, grid, X, y, folds, random_state, options, n_jobs
+        As :func:`cross_validate_grid`.
+    selection : str
+        The loss that picks the best configuration (:func:`select_best`).
+    dataset : str
+        Written in the ``dataset`` column and the record.
+
+    Returns
+    -------
+    (table, summary, best)
+        :func:`cross_validate_grid` and :func:`summarize_cv` with a leading
+        ``dataset`` column, and the record of ``best/<family>.json``: ``dataset``,
+        ``task``, ``family``, ``params`` (original types), ``config_id``,
+        ``selection_metric``, ``cv_mean``, ``cv_std``, ``n_configs``, ``n_failed``,
+        ``failed_configs``, ``seed``, ``options``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`select_best` (every configuration failed, a metric that is not a loss).
+    """
+    table = cross_validate_grid(family, task, grid, X, y, folds, random_state=random_state, options=options,
+                                n_jobs=n_jobs)
+    table.insert(0, "dataset", dataset)
+    summary = summarize_cv(table.drop(columns="dataset"), task)
+    summary.insert(0, "dataset", dataset)
+    best = select_best(summary, selection)
+    params = expand_grid(grid)[int(best["config_index"])]  # original types
+    failed = summary.loc[summary["status"] == "failed", "config_id"].tolist()
+    record = {
+        "dataset": dataset,
+        "task": task,
+        "family": family,
+        "params": params,
+        "config_id": best["config_id"],
+        "selection_metric": selection,
+        "cv_mean": best[f"{selection}_mean"],
+        "cv_std": best[f"{selection}_std"],
+        "n_configs": int(len(summary)),
+        "n_failed": len(failed),
+        "failed_configs": failed,
+        "seed": random_state,
+        "options": dict(options or {}),
+    }
+    return table, summary, record

@@ -1,17 +1,43 @@
-"""Model families: the identifiers used in every table and how to build them.
+"""Model families: a registry of what each family is and what the pipeline can do with it.
 
-A *family* is a scikit-learn or XGBoost estimator class plus the fixed choices
-the pipeline makes around it (random seed, scaling for scale-sensitive
-classifiers, thread count). Hyperparameter values come from the ``grids`` config
-section, fixed constructor options from ``estimator_options``; nothing here is a
-grid.
+A *family* is an estimator class (one per task) plus the fixed choices the pipeline
+makes around it (random seed, scaling for scale-sensitive models, thread count)
+and the *capabilities* that decide every later step. The registry, not
+``isinstance`` chains, answers those questions:
 
-Family identifiers
-------------------
-Regression: ``linear_regression``, ``decision_tree``, ``random_forest``,
-``gradient_boosting``, ``xgboost``.
-Classification: ``logistic_regression``, ``decision_tree``, ``random_forest``,
-``gradient_boosting``, ``xgboost``, ``gaussian_nb``, ``qda``, ``knn``.
+=====================  ===============================================================
+attribute              decides
+=====================  ===============================================================
+``estimators``         the class built for each task (``"module:Class"``; the tasks a
+                       family supports are its keys)
+``label``              the name printed in thesis tables and figures
+``prefix``             exact shared-prefix evaluation of ``n_estimators``
+                       (:mod:`xaipipe.models.prefix`): ``"forest"``, ``"boosting"``,
+                       ``"xgboost"`` or None
+``depth_chains``       exact fit sharing along ``max_depth`` (single decision trees,
+                       :func:`xaipipe.models.grid.depth_chains`)
+``shap_algorithm``     the SHAP algorithm chosen by ``algorithm="auto"``
+                       (:mod:`xaipipe.explain.shapley`)
+``engine``             model reliance by the tree engine (re-evaluates only the trees
+                       that split on the permuted variable, :mod:`xaipipe.explain.reliance`)
+``split_gain``         split-gain importance (``"mdi"``: scikit-learn trees;
+                       ``"total_gain"``: XGBoost) or None
+``linear``             a linear model (closed-form ``e_switch``, Linear SHAP)
+``log_odds``           where exact class-1 log-odds come from (``"decision_function"``,
+                       ``"joint_log_likelihood"``) or None (logit of the probability)
+``output_degree``      degree of the explained output (prediction, or log-odds of a
+                       classifier) as a polynomial of the features, when known: 1
+                       (linear), 2 (naive Bayes, QDA); one antithetic permutation
+                       pair then gives exact SHAP values
+``fit_cost``           relative fit cost (per tree of an ensemble, else per fit), only
+                       to start the longest refits first
+=====================  ===============================================================
+
+Hyperparameter values come from the ``grids`` config section, fixed constructor
+options from ``estimator_options``; nothing here is a grid. Adding a family is
+one :class:`Family` entry (in :data:`FAMILIES`, or at run time with
+:func:`register_family`, or as a ``families.<name>`` config entry read by
+:func:`register_config_families`) plus its grid in config.
 
 Scaling: ``logistic_regression``, ``qda`` and ``knn`` are
 ``Pipeline([("scale", StandardScaler()), ("model", estimator)])``. For QDA this
@@ -21,8 +47,9 @@ which is only meaningful on a common scale.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+import importlib
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -30,145 +57,224 @@ if TYPE_CHECKING:
 __all__ = [
     "Family",
     "FAMILIES",
-    "ENSEMBLE_FAMILIES",
+    "PREFIX_KINDS",
     "PREFIX_PARAM",
+    "SHAP_ALGORITHMS",
     "families_for_task",
+    "family_of",
+    "final_estimator",
     "get_family",
     "make_estimator",
-    "final_estimator",
+    "register_config_families",
+    "register_family",
 ]
 
 #: The hyperparameter whose values are evaluated from one fit (shared prefix).
 PREFIX_PARAM = "n_estimators"
+#: Kinds of exact shared-prefix evaluation (:mod:`xaipipe.models.prefix`).
+PREFIX_KINDS = ("forest", "boosting", "xgboost")
+#: SHAP algorithms a family may name (:data:`xaipipe.explain.shapley.ALGORITHMS`).
+SHAP_ALGORITHMS = ("xgboost_pred_contribs", "tree_explainer", "linear_explainer", "permutation", "kernel")
+TASKS = ("regression", "classification")
 
 
 @dataclass(frozen=True)
 class Family:
-    """Description of one model family.
+    """One model family of the registry (see the module docstring for what each field decides).
 
     Attributes
     ----------
     name : str
         Identifier used in configs, file names and tables.
-    tasks : frozenset of {"regression", "classification"}
-        Tasks the family supports.
-    ensemble : bool
-        True when ``n_estimators`` is evaluated by exact shared-prefix evaluation
-        (:mod:`xaipipe.models.prefix`).
-    tree_based : bool
-        True for trees and tree ensembles (split-gain importance, TreeSHAP).
+    label : str
+        Human-readable name (thesis tables and figures).
+    estimators : mapping task -> "module:Class"
+        Estimator class per supported task.
+    defaults : mapping
+        Constructor arguments set unless the configuration gives them.
+    seeded, threaded : bool
+        Pass the pipeline's seed as ``random_state`` / the job's threads as ``n_jobs``.
     scaled : bool
-        True when the estimator is wrapped in a ``StandardScaler`` pipeline.
+        Wrap the estimator in ``Pipeline([("scale", StandardScaler()), ("model", ...)])``.
+    prefix : {"forest", "boosting", "xgboost"} or None
+    depth_chains : bool
+    shap_algorithm : str
+    engine : bool
+    split_gain : {"mdi", "total_gain"} or None
+    linear : bool
+    log_odds : {"decision_function", "joint_log_likelihood"} or None
+    output_degree : int or None
+    fit_cost : float
     """
 
     name: str
-    tasks: frozenset
-    ensemble: bool
-    tree_based: bool
-    scaled: bool
-    _build: Callable[[str, dict, int, int], BaseEstimator]
+    label: str
+    estimators: Mapping[str, str]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    seeded: bool = False
+    threaded: bool = False
+    scaled: bool = False
+    prefix: str | None = None
+    depth_chains: bool = False
+    shap_algorithm: str = "permutation"
+    engine: bool = False
+    split_gain: str | None = None
+    linear: bool = False
+    log_odds: str | None = None
+    output_degree: int | None = None
+    fit_cost: float = 0.01
 
-    def build(self, task: str, params: Mapping[str, Any], seed: int, n_jobs: int) -> BaseEstimator:
-        if task not in self.tasks:
+    def __post_init__(self):
+        if not self.name or not isinstance(self.name, str):
+            raise ValueError(f"family name must be a non-empty string, got {self.name!r}")
+        unknown = [t for t in self.estimators if t not in TASKS]
+        if unknown or not self.estimators:
+            raise ValueError(f"family {self.name!r}: estimators must map tasks {TASKS} to classes, got {dict(self.estimators)}")
+        if self.prefix not in (None, *PREFIX_KINDS):
+            raise ValueError(f"family {self.name!r}: prefix must be one of {PREFIX_KINDS} or None, got {self.prefix!r}")
+        if self.shap_algorithm not in SHAP_ALGORITHMS:
+            raise ValueError(f"family {self.name!r}: shap_algorithm must be one of {SHAP_ALGORITHMS}, "
+                             f"got {self.shap_algorithm!r}")
+        if self.split_gain not in (None, "mdi", "total_gain"):
+            raise ValueError(f"family {self.name!r}: split_gain must be 'mdi', 'total_gain' or None")
+        if self.log_odds not in (None, "decision_function", "joint_log_likelihood"):
+            raise ValueError(f"family {self.name!r}: log_odds must be 'decision_function', "
+                             "'joint_log_likelihood' or None")
+
+    @property
+    def tasks(self) -> frozenset:
+        """Tasks the family supports."""
+        return frozenset(self.estimators)
+
+    @property
+    def ensemble(self) -> bool:
+        """True when ``n_estimators`` values come from one fit (``prefix`` is set)."""
+        return self.prefix is not None
+
+    def estimator_class(self, task: str) -> type:
+        """The estimator class for ``task`` (imported on first use)."""
+        try:
+            path = self.estimators[task]
+        except KeyError:
             raise ValueError(
-                f"model family {self.name!r} does not support task {task!r} "
-                f"(supported: {sorted(self.tasks)})"
-            )
-        return self._build(task, dict(params), seed, n_jobs)
+                f"model family {self.name!r} does not support task {task!r} (supported: {sorted(self.tasks)})"
+            ) from None
+        module, _, name = path.partition(":")
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"family {self.name!r}: cannot import {path!r} ({exc})") from None
 
+    def classes(self) -> tuple[type, ...]:
+        """The estimator classes of every task."""
+        return tuple(self.estimator_class(t) for t in self.estimators)
 
-def _scaled(model: BaseEstimator) -> BaseEstimator:
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
+    def build(self, task: str, params: Mapping[str, Any], random_state: int, n_jobs: int) -> BaseEstimator:
+        """An unfitted estimator for ``task`` with ``params`` (see :func:`make_estimator`)."""
+        cls = self.estimator_class(task)
+        p = dict(params)
+        for key, value in self.defaults.items():
+            p.setdefault(key, value)
+        if self.seeded:
+            p.setdefault("random_state", random_state)
+        if self.threaded:
+            p.setdefault("n_jobs", n_jobs)
+        est = cls(**p)
+        if self.scaled:
+            from sklearn.pipeline import Pipeline
+            from sklearn.preprocessing import StandardScaler
 
-    return Pipeline([("scale", StandardScaler()), ("model", model)])
-
-
-def _linear_regression(task, p, seed, n_jobs):
-    from sklearn.linear_model import LinearRegression
-
-    return LinearRegression(**p)
-
-
-def _logistic_regression(task, p, seed, n_jobs):
-    from sklearn.linear_model import LogisticRegression
-
-    p.setdefault("max_iter", 5000)
-    p.setdefault("random_state", seed)
-    return _scaled(LogisticRegression(**p))
-
-
-def _decision_tree(task, p, seed, n_jobs):
-    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-    p.setdefault("random_state", seed)
-    cls = DecisionTreeRegressor if task == "regression" else DecisionTreeClassifier
-    return cls(**p)
-
-
-def _random_forest(task, p, seed, n_jobs):
-    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-
-    p.setdefault("random_state", seed)
-    p.setdefault("n_jobs", n_jobs)
-    cls = RandomForestRegressor if task == "regression" else RandomForestClassifier
-    return cls(**p)
-
-
-def _gradient_boosting(task, p, seed, n_jobs):
-    from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
-
-    p.setdefault("random_state", seed)
-    cls = GradientBoostingRegressor if task == "regression" else GradientBoostingClassifier
-    return cls(**p)
-
-
-def _xgboost(task, p, seed, n_jobs):
-    import xgboost as xgb
-
-    p.setdefault("random_state", seed)
-    p.setdefault("n_jobs", n_jobs)
-    p.setdefault("tree_method", "hist")
-    cls = xgb.XGBRegressor if task == "regression" else xgb.XGBClassifier
-    return cls(**p)
-
-
-def _gaussian_nb(task, p, seed, n_jobs):
-    from sklearn.naive_bayes import GaussianNB
-
-    return GaussianNB(**p)
-
-
-def _qda(task, p, seed, n_jobs):
-    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
-
-    return _scaled(QuadraticDiscriminantAnalysis(**p))
-
-
-def _knn(task, p, seed, n_jobs):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    p.setdefault("n_jobs", n_jobs)
-    return _scaled(KNeighborsClassifier(**p))
+            est = Pipeline([("scale", StandardScaler()), ("model", est)])
+        return est
 
 
 _R, _C = "regression", "classification"
-FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in [
-        Family("linear_regression", frozenset({_R}), False, False, False, _linear_regression),
-        Family("logistic_regression", frozenset({_C}), False, False, True, _logistic_regression),
-        Family("decision_tree", frozenset({_R, _C}), False, True, False, _decision_tree),
-        Family("random_forest", frozenset({_R, _C}), True, True, False, _random_forest),
-        Family("gradient_boosting", frozenset({_R, _C}), True, True, False, _gradient_boosting),
-        Family("xgboost", frozenset({_R, _C}), True, True, False, _xgboost),
-        Family("gaussian_nb", frozenset({_C}), False, False, False, _gaussian_nb),
-        Family("qda", frozenset({_C}), False, False, True, _qda),
-        Family("knn", frozenset({_C}), False, False, True, _knn),
-    ]
-}
+FAMILIES: dict[str, Family] = {}
 
-ENSEMBLE_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.ensemble)
+
+def register_family(family: Family, *, replace: bool = False) -> Family:
+    """Add a :class:`Family` to the registry.
+
+    Raises
+    ------
+    ValueError
+        A family of that name exists and ``replace`` is false.
+    """
+    if not isinstance(family, Family):
+        raise TypeError(f"expected a Family, got {type(family).__name__}")
+    if family.name in FAMILIES and not replace and FAMILIES[family.name] != family:
+        raise ValueError(f"model family {family.name!r} is already registered")
+    FAMILIES[family.name] = family
+    return family
+
+
+for _f in [
+    Family("linear_regression", "Linear Regression", {_R: "sklearn.linear_model:LinearRegression"},
+           shap_algorithm="linear_explainer", linear=True, output_degree=1),
+    Family("logistic_regression", "Logistic Regression", {_C: "sklearn.linear_model:LogisticRegression"},
+           defaults={"max_iter": 5000}, seeded=True, scaled=True, shap_algorithm="linear_explainer",
+           linear=True, log_odds="decision_function", output_degree=1),
+    Family("decision_tree", "Decision Tree",
+           {_R: "sklearn.tree:DecisionTreeRegressor", _C: "sklearn.tree:DecisionTreeClassifier"},
+           seeded=True, depth_chains=True, shap_algorithm="tree_explainer", split_gain="mdi"),
+    Family("random_forest", "Random Forest",
+           {_R: "sklearn.ensemble:RandomForestRegressor", _C: "sklearn.ensemble:RandomForestClassifier"},
+           seeded=True, threaded=True, prefix="forest", shap_algorithm="tree_explainer", engine=True,
+           split_gain="mdi", fit_cost=3.0),
+    Family("extra_trees", "Extra Trees",
+           {_R: "sklearn.ensemble:ExtraTreesRegressor", _C: "sklearn.ensemble:ExtraTreesClassifier"},
+           seeded=True, threaded=True, prefix="forest", shap_algorithm="tree_explainer", engine=True,
+           split_gain="mdi", fit_cost=1.5),
+    Family("gradient_boosting", "Gradient Boosting",
+           {_R: "sklearn.ensemble:GradientBoostingRegressor", _C: "sklearn.ensemble:GradientBoostingClassifier"},
+           seeded=True, prefix="boosting", shap_algorithm="tree_explainer", engine=True, split_gain="mdi",
+           fit_cost=1.0),
+    Family("xgboost", "XGBoost", {_R: "xgboost:XGBRegressor", _C: "xgboost:XGBClassifier"},
+           defaults={"tree_method": "hist"}, seeded=True, threaded=True, prefix="xgboost",
+           shap_algorithm="xgboost_pred_contribs", split_gain="total_gain", fit_cost=0.1),
+    Family("gaussian_nb", "Gaussian Naive Bayes", {_C: "sklearn.naive_bayes:GaussianNB"},
+           log_odds="joint_log_likelihood", output_degree=2),
+    Family("qda", "QDA", {_C: "sklearn.discriminant_analysis:QuadraticDiscriminantAnalysis"},
+           scaled=True, log_odds="decision_function", output_degree=2),
+    Family("knn", "k-Nearest Neighbours", {_C: "sklearn.neighbors:KNeighborsClassifier"},
+           threaded=True, scaled=True),
+]:
+    register_family(_f)
+del _f
+
+
+def register_config_families(entries: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
+    """Register the families declared in the ``families`` config section.
+
+    Each entry gives the :class:`Family` fields by name (``estimators`` maps a task
+    to ``"module:Class"``; ``label`` defaults to the name). An entry for a built-in
+    family replaces it.
+
+    Returns
+    -------
+    list of str
+        The names registered.
+
+    Raises
+    ------
+    ValueError
+        An unknown field or an invalid value (the message names ``families.<name>``).
+    """
+    names = []
+    known = {f.name for f in fields(Family)}
+    for name, entry in (entries or {}).items():
+        entry = dict(entry or {})
+        unknown = sorted(set(entry) - known)
+        if unknown:
+            raise ValueError(f"config key families.{name}: unknown field(s) {unknown}; known: {sorted(known - {'name'})}")
+        entry.setdefault("label", name)
+        entry["name"] = name
+        try:
+            register_family(Family(**entry), replace=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"config key families.{name}: {exc}") from None
+        names.append(name)
+    return names
 
 
 def get_family(name: str) -> Family:
@@ -181,50 +287,13 @@ def get_family(name: str) -> Family:
     """
     try:
         return FAMILIES[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise KeyError(f"unknown model family {name!r}; known families: {sorted(FAMILIES)}") from None
 
 
 def families_for_task(task: str) -> list[str]:
     """Family identifiers supporting ``task``, in registry order."""
     return [name for name, f in FAMILIES.items() if task in f.tasks]
-
-
-def make_estimator(
-    family: str,
-    task: str,
-    params: Mapping[str, Any],
-    *,
-    seed: int,
-    n_jobs: int = 1,
-    options: Mapping[str, Any] | None = None,
-) -> BaseEstimator:
-    """Build an unfitted estimator of ``family`` for ``task``.
-
-    Parameters
-    ----------
-    family : str
-        Family identifier (see module docstring).
-    task : {"regression", "classification"}
-    params : mapping
-        Hyperparameter values of one grid configuration.
-    seed : int
-        ``random_state`` of stochastic estimators.
-    n_jobs : int, default=1
-        Threads for estimators that take ``n_jobs`` (random forest, XGBoost,
-        kNN). Predictions of the project's own code are made tree by tree, so the
-        result does not depend on this value.
-    options : mapping, optional
-        Fixed constructor arguments from the ``estimator_options`` config
-        section; grid values win over options.
-
-    Returns
-    -------
-    sklearn.base.BaseEstimator
-    """
-    merged = dict(options or {})
-    merged.update(params)
-    return get_family(family).build(task, merged, seed, n_jobs)
 
 
 def final_estimator(estimator: BaseEstimator) -> BaseEstimator:
@@ -234,3 +303,67 @@ def final_estimator(estimator: BaseEstimator) -> BaseEstimator:
     if isinstance(estimator, Pipeline):
         return estimator.steps[-1][1]
     return estimator
+
+
+def family_of(estimator) -> Family | None:
+    """The registered family whose estimator class ``estimator`` (or its final
+    ``Pipeline`` step) is an instance of; None for anything else.
+
+    The class is matched exactly first (so that a subclass registered as a family
+    of its own wins), then by ``isinstance`` in registry order.
+    """
+    est = final_estimator(estimator)
+    kind = type(est)
+    fallback = None
+    for fam in FAMILIES.values():
+        try:
+            classes = fam.classes()
+        except ValueError:  # an optional dependency is missing
+            continue
+        if kind in classes:
+            return fam
+        if fallback is None and isinstance(est, classes):
+            fallback = fam
+    return fallback
+
+
+def make_estimator(
+    family: str,
+    task: str,
+    params: Mapping[str, Any],
+    *,
+    random_state: int,
+    n_jobs: int = 1,
+    options: Mapping[str, Any] | None = None,
+) -> BaseEstimator:
+    """Build an unfitted estimator of ``family`` for ``task``.
+
+    Parameters
+    ----------
+    family : str
+        Family identifier (:data:`FAMILIES`).
+    task : {"regression", "classification"}
+    params : mapping
+        Hyperparameter values of one grid configuration.
+    random_state : int
+        ``random_state`` of seeded families (the pipeline's seed).
+    n_jobs : int, default=1
+        Threads of families that take ``n_jobs`` (random forest, extra trees,
+        XGBoost, kNN). Predictions of the project's own code are made tree by tree,
+        so the result does not depend on this value.
+    options : mapping, optional
+        Fixed constructor arguments from the ``estimator_options`` config
+        section; grid values win over options.
+
+    Returns
+    -------
+    sklearn.base.BaseEstimator
+
+    Raises
+    ------
+    KeyError
+        Unknown family. ``ValueError``: a task the family does not support.
+    """
+    merged = dict(options or {})
+    merged.update(params)
+    return get_family(family).build(task, merged, random_state, n_jobs)

@@ -30,63 +30,47 @@ fold. ``tests/models/test_prefix.py`` proves the bitwise equality per family.
 
 from __future__ import annotations
 
-from typing import Sequence
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
 
-from .families import final_estimator
+from .families import family_of, final_estimator
+from .output import model_output
 
-__all__ = ["ensemble_kind", "n_members", "prefix_predictions", "predict_output"]
+__all__ = ["ensemble_kind", "n_members", "prefix_predictions", "member_predictor"]
 
 
 def ensemble_kind(estimator: BaseEstimator) -> str | None:
-    """Return ``"random_forest"``, ``"gradient_boosting"``, ``"xgboost"`` or ``None``.
+    """The prefix kind of a fitted model's family: ``"forest"``, ``"boosting"``,
+    ``"xgboost"`` or ``None`` (:attr:`xaipipe.models.families.Family.prefix`).
 
     ``None`` means the estimator has no ``n_estimators`` prefix structure (or is
-    an ensemble type whose prefix equality is not established, e.g. extra trees).
+    not a registered family).
     """
-    from sklearn.ensemble import (
-        GradientBoostingClassifier,
-        GradientBoostingRegressor,
-        RandomForestClassifier,
-        RandomForestRegressor,
-    )
-
-    est = final_estimator(estimator)
-    if isinstance(est, (RandomForestRegressor, RandomForestClassifier)):
-        return "random_forest"
-    if isinstance(est, (GradientBoostingRegressor, GradientBoostingClassifier)):
-        return "gradient_boosting"
-    try:
-        import xgboost as xgb
-
-        if isinstance(est, (xgb.XGBRegressor, xgb.XGBClassifier)):
-            return "xgboost"
-    except ImportError:  # pragma: no cover - xgboost is a hard dependency
-        pass
-    return None
+    fam = family_of(estimator)
+    return None if fam is None else fam.prefix
 
 
 def n_members(estimator: BaseEstimator) -> int:
-    """Number of fitted members (trees / boosting rounds) of an ensemble."""
+    """Number of fitted members (trees / boosting rounds) of an ensemble.
+
+    Raises
+    ------
+    TypeError
+        The estimator is not an ensemble with a prefix kind.
+    """
     kind = ensemble_kind(estimator)
     est = final_estimator(estimator)
-    if kind == "random_forest":
+    if kind == "forest":
         return len(est.estimators_)
-    if kind == "gradient_boosting":
+    if kind == "boosting":
         return int(est.n_estimators_)
     if kind == "xgboost":
         return int(est.get_booster().num_boosted_rounds())
     raise TypeError(f"{type(est).__name__} is not a supported tree ensemble")
-
-
-def predict_output(estimator: BaseEstimator, X: np.ndarray) -> np.ndarray:
-    """The model output the pipeline evaluates: ``predict`` for regressors,
-    ``predict_proba`` (shape ``(n_samples, n_classes)``) for classifiers."""
-    if is_classifier(estimator):
-        return estimator.predict_proba(X)
-    return estimator.predict(X)
 
 
 def _check_ks(ks: Sequence[int], available: int) -> list[int]:
@@ -144,9 +128,9 @@ def prefix_predictions(
     ks = _check_ks(n_estimators, n_members(estimator))
     est = final_estimator(estimator)
     classifier = is_classifier(est)
-    if kind == "random_forest":
+    if kind == "forest":
         return _forest_prefix(est, X, ks, classifier)
-    if kind == "gradient_boosting":
+    if kind == "boosting":
         return _boosting_prefix(est, X, ks, classifier)
     return _xgboost_prefix(est, X, ks, classifier)
 
@@ -210,3 +194,59 @@ def _xgboost_prefix(est, X, ks, classifier):
     for i, k in enumerate(ks):
         out[i] = by_k[k]
     return out
+
+
+#: Smallest row block :func:`member_predictor` gives a thread.
+_MIN_BLOCK_ROWS = 512
+
+
+def member_predictor(
+    model, n_estimators: Sequence[int] | None = None, n_jobs: int | None = 1
+) -> Callable[[np.ndarray], np.ndarray]:
+    """Predict-many callable of a fitted model: the outputs of several members at once.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    n_estimators : sequence of int, optional
+        Ensemble prefixes to evaluate as members (:func:`prefix_predictions`);
+        default: the model itself as the only member.
+    n_jobs : int or None, default 1
+        For tree ensembles: threads, each predicting one contiguous block of the
+        rows (scikit-learn's tree traversal and XGBoost's predictor release the
+        GIL). Every row's output is formed by the same sequence of operations
+        whatever the block, so the result is bitwise independent of ``n_jobs``.
+        ``None`` or ``-1``: all CPUs. Ignored for other models.
+
+    Returns
+    -------
+    callable
+        ``X -> (m, n)`` (``predict``) or ``(m, n, n_classes)`` (``predict_proba``),
+        float64, members in the order of ``n_estimators``.
+    """
+    if n_estimators is None:
+        output = model_output(model)
+
+        def one(Z):
+            return np.asarray(output(Z), dtype=np.float64)[None]
+    else:
+        ks = [int(k) for k in n_estimators]
+
+        def one(Z):
+            return prefix_predictions(model, Z, ks)
+
+    threads = (os.cpu_count() or 1) if n_jobs in (None, -1) else int(n_jobs)
+    if threads <= 1 or ensemble_kind(model) is None:
+        return one
+
+    def blocks(Z):
+        n = len(Z)
+        if n < 2 * _MIN_BLOCK_ROWS:
+            return one(Z)
+        k = min(threads, n // _MIN_BLOCK_ROWS)
+        edges = np.linspace(0, n, k + 1).astype(int)
+        with ThreadPoolExecutor(k) as pool:
+            parts = list(pool.map(lambda ab: one(Z[ab[0]:ab[1]]), zip(edges[:-1], edges[1:])))
+        return np.concatenate(parts, axis=1)
+
+    return blocks

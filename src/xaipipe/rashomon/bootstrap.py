@@ -38,7 +38,7 @@ Implementation
 --------------
 * **Model class**: the configurations of hyperparameter grids of one or several
   families (:func:`xaipipe.models.grid.expand_grid`), each a fixed learner
-  (:func:`xaipipe.models.families.make_estimator` with one ``seed``). On a
+  (:func:`xaipipe.models.families.make_estimator` with one seed). On a
   resample every configuration is refitted; configurations differing only in
   ``n_estimators`` come from *one* fit with the largest value
   (:func:`xaipipe.models.prefix.prefix_predictions`, bitwise equal to separate
@@ -76,9 +76,9 @@ Implementation
     MCR, which are computed on the test split; the RID then reflects training
     data and Rashomon variability only.
 
-  Computed by :func:`xaipipe.rashomon.mcr.group_reliance` (one pass per
-  fitted group; the tree engine of :mod:`xaipipe.rashomon.engine` for random forests and gradient
-  boosting, :func:`~xaipipe.explain.reliance.reliance_arrays` otherwise).
+  Computed by :func:`xaipipe.rashomon.refit.group_reliance` (one pass per
+  fitted group; :func:`xaipipe.explain.reliance.model_reliance`: the tree engine for random forests
+  and gradient boosting, the generic path otherwise).
   With ``permutation``, all members of one resample share the same
   permutations (common random numbers: members differ in MR because they
   differ as models, not by permutation noise); resamples use independent
@@ -106,7 +106,7 @@ Departures from Donnelly et al. (2023)
 
 Only the resampling, the per-resample refits and the RID / MCR summaries are
 new here: the set is :func:`xaipipe.rashomon.sets.rashomon_set` and the MR of a
-fitted group :func:`xaipipe.rashomon.mcr.group_reliance`.
+fitted group :func:`xaipipe.rashomon.refit.group_reliance`.
 """
 
 from __future__ import annotations
@@ -118,6 +118,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..validation import check_int
+
 __all__ = [
     "MEASURES",
     "MR_DATA",
@@ -128,6 +130,7 @@ __all__ = [
     "RashomonBootstrap",
     "bootstrap_indices",
     "bootstrap_rashomon",
+    "bootstrap_tables",
     "default_metric",
     "grid_configurations",
     "mcr_per_resample",
@@ -156,14 +159,6 @@ MCR_COLUMNS = ["bootstrap", "feature", "measure", "mcr_minus", "mcr_plus", "set_
 # ----------------------------------------------------------------------------- small pieces
 
 
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
 def default_metric(task: str) -> str:
     """Membership loss by task: ``"rmse"`` (regression), ``"log_loss"`` (classification),
     the pipeline's model-selection metrics."""
@@ -180,7 +175,7 @@ def resample_seeds(random_state, n_bootstrap: int) -> list[tuple[np.random.SeedS
     Child ``b`` of ``SeedSequence(random_state).spawn(n_bootstrap)``, spawned
     into two; resample ``b`` does not depend on ``n_bootstrap``.
     """
-    B = _check_int(n_bootstrap, "n_bootstrap", 1)
+    B = check_int(n_bootstrap, "n_bootstrap", minimum=1)
     root = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
     return [tuple(child.spawn(2)) for child in root.spawn(B)]
 
@@ -209,7 +204,7 @@ def bootstrap_indices(n_samples: int, n_bootstrap: int, random_state=None) -> li
     ValueError
         ``n < 2`` or a resample with fewer than 2 out-of-bag rows.
     """
-    n = _check_int(n_samples, "n_samples", 2)
+    n = check_int(n_samples, "n_samples", minimum=2)
     out = []
     for b, (s_boot, _) in enumerate(resample_seeds(random_state, n_bootstrap)):
         rng = np.random.default_rng(s_boot)
@@ -282,33 +277,23 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
 
 
 def _fit_group(group, task, X, y, seed, options):
-    from ..models.boosting import fit_estimator
-    from ..models.families import PREFIX_PARAM, make_estimator
+    from ..models.fitting import fit_group
 
-    params = dict(group["base"])
-    if group["ks"]:
-        params[PREFIX_PARAM] = max(group["ks"])
-    est = make_estimator(group["family"], task, params, seed=seed, n_jobs=1,
-                         options=(options or {}).get(group["family"]))
-    try:
-        fit_estimator(est, X, y)
-    except np.linalg.LinAlgError:
-        return None
-    return est
+    fit = fit_group(group["family"], task, group["base"], X, y, n_estimators=group["ks"], random_state=seed,
+                    options=(options or {}).get(group["family"]))
+    return fit.estimator
 
 
 def _group_outputs(est, group, X, ks=None):
-    from ..models.prefix import predict_output, prefix_predictions
+    from ..models.prefix import member_predictor
 
-    if group["ks"]:
-        return prefix_predictions(est, X, group["ks"] if ks is None else ks)
-    return np.asarray(predict_output(est, X), dtype=np.float64)[None]
+    return member_predictor(est, (group["ks"] if ks is None else ks) or None)(X)
 
 
 def _one_resample(b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
                   mr_estimator, mr_loss, perms, seed, options, max_rows):
     from ..models.metrics import evaluate
-    from .mcr import FittedGroup, group_reliance
+    from .refit import FittedGroup, group_reliance
     from .sets import rashomon_set
 
     models = []
@@ -414,8 +399,7 @@ def bootstrap_rashomon(
     mr_loss=None,
     n_repeats: int = 5,
     options: Mapping[str, Mapping[str, Any]] | None = None,
-    seed: int = 0,
-    random_state=0,
+    random_state: int = 0,
     n_jobs: int = 1,
     max_rows_per_batch: int = 1 << 16,
 ) -> RashomonBootstrap:
@@ -457,14 +441,13 @@ def bootstrap_rashomon(
         of a resample.
     options : mapping family -> mapping, optional
         Fixed estimator options (config ``estimator_options``).
-    seed : int, default 0
-        ``random_state`` of every estimator (the pipeline's seed).
-    random_state : int, SeedSequence or None, default 0
-        Root seed of resamples and permutations (:func:`resample_seeds`).
+    random_state : int, default 0
+        The pipeline's seed: ``random_state`` of every estimator and root seed of
+        the resamples and permutations (:func:`resample_seeds`).
     n_jobs : int, default 1
         Worker processes over resamples; results do not depend on it.
     max_rows_per_batch : int
-        Passed to :func:`xaipipe.explain.reliance.reliance_arrays`.
+        Passed to :func:`xaipipe.explain.reliance.model_reliance`.
 
     Returns
     -------
@@ -478,7 +461,8 @@ def bootstrap_rashomon(
     """
     from joblib import Parallel, delayed
 
-    from ..explain.reliance import ESTIMATORS, _resolve_loss, random_permutations, resolve_features
+    from ..explain.reliance import ESTIMATORS, random_permutations, resolve_features
+    from ..explain.reliance._base import resolve_loss
     from ..models.metrics import LOWER_IS_BETTER
 
     metric = default_metric(task) if metric is None else metric
@@ -500,9 +484,9 @@ def bootstrap_rashomon(
         raise ValueError(f"mr_data must be one of {MR_DATA}, got {mr_data!r}")
     if mr_estimator not in ESTIMATORS:
         raise ValueError(f"unknown mr_estimator {mr_estimator!r}; choose one of {list(ESTIMATORS)}")
-    R = _check_int(n_repeats, "n_repeats", 1)
-    B = _check_int(n_bootstrap, "n_bootstrap", 1)
-    seed = _check_int(seed, "seed", 0)
+    R = check_int(n_repeats, "n_repeats", minimum=1)
+    B = check_int(n_bootstrap, "n_bootstrap", minimum=1)
+    seed = check_int(random_state, "random_state", minimum=0)
 
     names = None
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
@@ -540,7 +524,7 @@ def bootstrap_rashomon(
         raise ValueError("X_test / y_test are only used with mr_data='test'")
     if mr_loss is None:
         mr_loss = "squared_error" if task == "regression" else "log_loss"
-    _resolve_loss(mr_loss)
+    resolve_loss(mr_loss)
 
     groups = grid_configurations(grids)
     for g in groups:
@@ -721,21 +705,28 @@ def rid_summary(
 def mcr_per_resample(reliance: pd.DataFrame) -> pd.DataFrame:
     """MCR⁻ and MCR⁺ (min and max MR over the set) per resample, feature and measure.
 
-    Fisher, Rudin & Dominici (2019), §4 (empirical MCR over the Rashomon set).
+    Fisher, Rudin & Dominici (2019), §4 (empirical MCR over the Rashomon set),
+    with the pipeline's one min/max (:func:`xaipipe.rashomon.mcr.mcr_interval`:
+    undefined MR values are left out; NaN when none is defined).
 
     Returns
     -------
     DataFrame
         :data:`MCR_COLUMNS`, one row per resample x feature x measure.
     """
+    from .mcr import mcr_interval
+
     if reliance.empty:
         return pd.DataFrame(columns=MCR_COLUMNS)
     rows = []
     for (b, feature), part in reliance.groupby(["bootstrap", "feature"], sort=False):
         for m in MEASURES:
             v = part[m].to_numpy(dtype=float)
-            rows.append({"bootstrap": int(b), "feature": feature, "measure": m, "mcr_minus": float(np.min(v)),
-                         "mcr_plus": float(np.max(v)), "set_size": int(part["set_size"].iloc[0])})
+            lo, hi, _ = mcr_interval(v)
+            rows.append({"bootstrap": int(b), "feature": feature, "measure": m,
+                         "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
+                         "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
+                         "set_size": int(part["set_size"].iloc[0])})
     return pd.DataFrame(rows, columns=MCR_COLUMNS)
 
 
@@ -781,3 +772,55 @@ def mcr_summary(mcr: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
         rec["confidence"] = c
         rows.append(rec)
     return pd.DataFrame(rows)
+
+
+def bootstrap_tables(
+    X,
+    y,
+    *,
+    dataset: str,
+    task: str,
+    grids: Mapping[str, Any],
+    epsilon: float,
+    epsilon_mode: str = "relative",
+    metric: str | None = None,
+    n_bootstrap: int = 10,
+    mr_data: str = "oob",
+    X_test=None,
+    y_test=None,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    mr_estimator: str = "permutation",
+    mr_loss=None,
+    n_repeats: int = 5,
+    confidence: float = 0.95,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    random_state: int = 0,
+    n_jobs: int = 1,
+) -> dict:
+    """The ``rashomon_bootstrap`` rule: :func:`bootstrap_rashomon` and its summaries.
+
+    The variables are one-hot groups (:func:`xaipipe.explain.reliance.features_from_groups`);
+    ``X_test`` / ``y_test`` are used only with ``mr_data="test"``.
+
+    Returns
+    -------
+    dict
+        ``models``, ``reliance``, ``sizes``, ``mcr`` (:class:`RashomonBootstrap`),
+        ``rid`` (:func:`rid_summary`) and ``mcr_summary`` (:func:`mcr_summary` at
+        ``confidence``), each with ``dataset`` first.
+    """
+    from ..explain.reliance import features_from_groups
+    from ..io import with_ids
+
+    result = bootstrap_rashomon(
+        X, y, task=task, grids=grids, epsilon=epsilon, epsilon_mode=epsilon_mode, metric=metric,
+        n_bootstrap=n_bootstrap, mr_data=mr_data,
+        **({"X_test": X_test, "y_test": y_test} if mr_data == "test" else {}),
+        features=features_from_groups(list(feature_names), feature_groups), feature_names=list(feature_names),
+        mr_estimator=mr_estimator, mr_loss=mr_loss, n_repeats=n_repeats, options=options,
+        random_state=random_state, n_jobs=n_jobs,
+    )
+    tables = {"models": result.models, "reliance": result.reliance, "sizes": result.sizes, "mcr": result.mcr,
+              "rid": rid_summary(result.reliance), "mcr_summary": mcr_summary(result.mcr, confidence=confidence)}
+    return {name: with_ids(frame, dataset=dataset) for name, frame in tables.items()}

@@ -31,13 +31,14 @@ Computation and cost
 --------------------
 * Members of :math:`\\hat{\\mathcal R}(\\epsilon_{max})` (the union over the
   requested scopes: each family alone and the cross-family set) are refitted once
-  per *prefix group*: configurations that differ only in ``n_estimators`` come
-  from one fit with the group's largest ``n_estimators``
-  (:func:`xaipipe.models.grid.prefix_groups`, :mod:`xaipipe.models.prefix`).
-* MR of all members of a fitted group comes from one pass: the tree engine
-  (:mod:`xaipipe.rashomon.engine`) for random forests and gradient boosting,
-  otherwise :func:`xaipipe.explain.reliance.reliance_arrays` with a predict-many
-  callable (one ``predict`` per permuted data set for all prefixes).
+  per *prefix group* (:mod:`xaipipe.rashomon.refit`): configurations that differ
+  only in ``n_estimators`` come from one fit with the group's largest
+  ``n_estimators`` (:func:`xaipipe.models.grid.prefix_groups`,
+  :mod:`xaipipe.models.prefix`).
+* MR of all members of a fitted group comes from one pass of
+  :func:`xaipipe.explain.reliance.model_reliance` (the tree engine for random
+  forests and gradient boosting, one ``predict`` per permuted data set for all
+  prefixes otherwise).
 * **Common random numbers**: every member is evaluated on the *same* permuted
   data sets (one array of permutations of shape ``(G, R, n)`` drawn once), and
   the same ``e_switch`` subsample, so differences of MR between members are not
@@ -54,9 +55,7 @@ existence of simpler machine learning models. FAccT '22 (Rashomon ratio).
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -65,82 +64,31 @@ import pandas as pd
 from ..explain.reliance import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
-    RelianceArrays,
     features_from_groups,
-    fitted_reliance_arrays,
-    linear_coefficients,
-    member_predictor,
     random_permutations,
-    reliance_table,
     resolve_features,
 )
-from ..models.boosting import fit_estimator
-from ..models.families import PREFIX_PARAM, get_family, make_estimator
-from ..models.grid import config_id, prefix_groups
-from .sets import CROSS_FAMILY, QUANTITIES, check_epsilons, epsilon_min, rashomon_set, select_set
+from .refit import FittedGroup, fit_member_groups, group_reliance
+from .sets import CROSS_FAMILY, QUANTITIES, SCOPES, check_epsilons, epsilon_min, rashomon_scopes, select_set
 
 __all__ = [
     "QUANTITIES",
     "SCOPES",
-    "FittedGroup",
-    "params_from_config_id",
-    "fit_member_groups",
-    "group_reliance",
+    "mcr_interval",
     "members_reliance",
-    "rashomon_scopes",
     "member_table",
     "mcr_table",
     "rashomon_reliance",
-    "members_partial_dependence",
-    "pd_envelope",
-    "pd_envelope_table",
+    "mcr_study",
+    "MCR_FIRST",
     "select_set",
 ]
-
-#: Scope kinds: each family's own set, and the set over all families together.
-SCOPES = ("family", CROSS_FAMILY)
 
 #: Columns of a CV summary that are not hyperparameters.
 _SUMMARY_FIXED = {
     "dataset", "family", "config_id", "config_index", "prefix_group", "n_folds", "status",
     "message", "fit_time_s", "predict_time_s", "loss", "gap", "in_set", "is_reference",
 }
-
-
-# ----------------------------------------------------------------------------- configurations
-
-
-def params_from_config_id(cid: str) -> dict:
-    """Hyperparameters of a configuration from its :func:`config_id`.
-
-    Values are parsed as JSON (``2`` -> int, ``0.1`` -> float, ``null`` -> None,
-    ``true`` -> True) and kept as text otherwise (``huber``). The result is checked
-    to give back the same identifier.
-
-    Raises
-    ------
-    ValueError
-        A malformed identifier, or one that does not round-trip.
-    """
-    if not isinstance(cid, str) or not cid:
-        raise ValueError(f"config_id must be a non-empty string, got {cid!r}")
-    if cid == "default":
-        return {}
-    params = {}
-    for part in cid.split(";"):
-        key, sep, text = part.partition("=")
-        if not sep or not key:
-            raise ValueError(f"malformed config_id {cid!r} (part {part!r})")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        if isinstance(value, (list, dict)):
-            value = text
-        params[key] = value
-    if config_id(params) != cid:
-        raise ValueError(f"config_id {cid!r} does not round-trip (parsed {params})")
-    return params
 
 
 def _hyperparameter_columns(frame: pd.DataFrame) -> list[str]:
@@ -154,190 +102,7 @@ def _hyperparameter_columns(frame: pd.DataFrame) -> list[str]:
     return out
 
 
-@dataclass
-class FittedGroup:
-    """One fitted model providing one or several Rashomon-set members.
-
-    Attributes
-    ----------
-    family : str
-    base_params : dict
-        Hyperparameters without ``n_estimators``.
-    n_estimators : list of int
-        Prefix sizes of the members (empty for a non-ensemble configuration).
-    config_ids : list of str
-        The members' ``config_id`` in the order of ``n_estimators``.
-    model : fitted estimator
-        Fitted with ``max(n_estimators)``.
-    fit_time_s : float
-    """
-
-    family: str
-    base_params: dict
-    n_estimators: list
-    config_ids: list
-    model: Any = field(repr=False)
-    fit_time_s: float = 0.0
-
-    @property
-    def n_members(self) -> int:
-        return len(self.config_ids)
-
-
-def _fit_one(family, task, base, ks, X, y, seed, options):
-    params = dict(base)
-    if ks:
-        params[PREFIX_PARAM] = max(ks)
-    est = make_estimator(family, task, params, seed=seed, n_jobs=1, options=options)
-    t0 = time.perf_counter()
-    fit_estimator(est, X, y)
-    return est, time.perf_counter() - t0
-
-
-#: Relative fit cost per tree by family (Wine, full run: a 2 000-tree forest 34 s,
-#: a 2 000-stage gradient boosting 13 s, a 2 000-round XGBoost 0.6-2.3 s); only
-#: orders the refits.
-_FIT_COST_PER_TREE = {"random_forest": 3.0, "gradient_boosting": 1.0, "xgboost": 0.1}
-
-
-def _fit_cost(family, ks) -> float:
-    return _FIT_COST_PER_TREE.get(family, 0.01) * (max(ks) if ks else 1)
-
-
-def fit_member_groups(
-    members: pd.DataFrame,
-    task: str,
-    X,
-    y,
-    *,
-    seed: int,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    n_jobs: int = 1,
-) -> list[FittedGroup]:
-    """Refit Rashomon-set members, one fit per prefix group.
-
-    Parameters
-    ----------
-    members : DataFrame
-        Columns ``family`` and ``config_id`` (e.g. ``RashomonSet.members``);
-        duplicates are ignored.
-    task : {"regression", "classification"}
-    X, y : arrays of shape (n, p), (n,)
-        Training data (the pipeline's 80 %).
-    seed : int
-        ``random_state`` of every estimator (the CV's seed, so that each member is
-        the configuration that was cross-validated).
-    options : mapping family -> mapping, optional
-        Fixed constructor options per family (``estimator_options`` config).
-    n_jobs : int, default 1
-        Worker processes (joblib/loky); each fit is single-threaded.
-
-    Returns
-    -------
-    list of FittedGroup
-        In order of first appearance; members of an ensemble family that differ
-        only in ``n_estimators`` share one group fitted with their largest value
-        (:func:`xaipipe.models.grid.prefix_groups`).
-
-    Raises
-    ------
-    ValueError
-        Missing columns or an unparsable ``config_id``; ``KeyError`` for an
-        unknown family.
-    """
-    from joblib import Parallel, delayed
-
-    if not {"family", "config_id"} <= set(members.columns):
-        raise ValueError("members needs columns 'family' and 'config_id'")
-    keys = members[["family", "config_id"]].astype(str).drop_duplicates()
-    jobs = []
-    for fam in pd.unique(keys["family"]):
-        get_family(fam)
-        cids = keys.loc[keys["family"] == fam, "config_id"].tolist()
-        configs = [params_from_config_id(c) for c in cids]
-        if get_family(fam).ensemble and all(PREFIX_PARAM in c for c in configs):
-            for base, ks in prefix_groups(configs):
-                ids = [config_id(dict(base, **{PREFIX_PARAM: k})) for k in ks]
-                jobs.append((fam, base, ks, ids))
-        else:
-            for c, cid in zip(configs, cids):
-                jobs.append((fam, dict(c), [], [cid]))
-    opts = dict(options or {})
-    # Longest fits first (a 2 000-tree forest alone can take as long as all the
-    # other groups), so that the workers finish together; the order of the
-    # returned groups does not change.
-    order = sorted(range(len(jobs)), key=lambda i: -_fit_cost(jobs[i][0], jobs[i][2]))
-    done = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(_fit_one)(jobs[i][0], task, jobs[i][1], jobs[i][2], X, y, seed, opts.get(jobs[i][0]))
-        for i in order
-    )
-    fitted = [None] * len(jobs)
-    for i, res in zip(order, done):
-        fitted[i] = res
-    return [
-        FittedGroup(fam, base, list(ks), ids, est, t)
-        for (fam, base, ks, ids), (est, t) in zip(jobs, fitted)
-    ]
-
-
 # ----------------------------------------------------------------------------- reliance
-
-
-def group_reliance(
-    group: FittedGroup,
-    X,
-    y,
-    *,
-    features=None,
-    feature_names: Sequence[str] | None = None,
-    estimator: str = "permutation",
-    loss: str = "squared_error",
-    permutations=None,
-    use_engine: bool = True,
-    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
-    n_jobs: int | None = 1,
-) -> RelianceArrays:
-    """MR of every member of one fitted group in one pass.
-
-    Gradient boosting and random forests (except for ``e_divide``:
-    :func:`xaipipe.rashomon.engine.engine_preferred`) go through the tree engine
-    (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`, bitwise equal to
-    the generic path); other models through
-    :func:`xaipipe.explain.reliance.reliance_arrays` with
-    :func:`~xaipipe.explain.reliance.member_predictor` (all prefixes of XGBoost
-    from one call per permuted data set; a linear regressor with
-    ``estimator="e_switch"`` and squared loss uses the exact closed form).
-
-    Parameters
-    ----------
-    group : FittedGroup
-    X, y : test data
-    features, feature_names, estimator, loss, permutations, max_rows_per_batch
-        As :func:`xaipipe.explain.reliance.model_reliance`; give the same
-        ``permutations`` (shape ``(G, R, n)``) to every group.
-    use_engine : bool, default True
-        False forces the generic path (used to check the engine).
-    n_jobs : int or None, default 1
-        Threads of the tree engine's compiled kernel, or of the row blocks of
-        the generic path's ensemble predictions (:func:`member_predictor`); the
-        result does not depend on it.
-
-    Returns
-    -------
-    RelianceArrays
-        Members in the order of ``group.config_ids``.
-    """
-    linear = None
-    if not group.n_estimators and estimator == "e_switch" and loss == "squared_error":
-        try:
-            linear = linear_coefficients(group.model)
-        except TypeError:
-            linear = None
-    return fitted_reliance_arrays(
-        group.model, X, y, n_estimators=group.n_estimators or None, linear=linear, n_jobs=n_jobs,
-        use_engine=use_engine, features=features, feature_names=feature_names, estimator=estimator, loss=loss,
-        permutations=permutations, max_rows_per_batch=max_rows_per_batch,
-    )
 
 
 def members_reliance(
@@ -352,7 +117,7 @@ def members_reliance(
     n_repeats: int = 20,
     random_state=None,
     e_switch_max_rows: int | None = 400,
-    use_engine: bool = True,
+    method: str = "auto",
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
     n_jobs: int | None = 1,
 ) -> pd.DataFrame:
@@ -379,7 +144,9 @@ def members_reliance(
         ``e_switch`` uses all ``n(n-1)`` pairs of at most this many test rows, a
         seeded subsample shared by all members (as
         :func:`xaipipe.explain.summary.reliance_report`); None: all rows.
-    use_engine : bool, default True
+    method : {"auto", "engine", "generic", "linear"}, default "auto"
+        :func:`xaipipe.explain.reliance.model_reliance`'s path (``"generic"``
+        checks the engine).
     max_rows_per_batch : int
     n_jobs : int or None, default 1
         Threads of the tree engine or of the generic path's row blocks
@@ -422,12 +189,14 @@ def members_reliance(
             t0 = time.perf_counter()
             arr = group_reliance(
                 grp, Xe, ye, features=features, feature_names=feature_names, estimator=est_name,
-                loss=loss, permutations=perms, use_engine=use_engine, max_rows_per_batch=max_rows_per_batch,
+                loss=loss, permutations=perms, method=method, max_rows_per_batch=max_rows_per_batch,
                 n_jobs=n_jobs,
             )
             elapsed = time.perf_counter() - t0
-            tab = reliance_table(arr)
+            tab = arr.to_frame()
             member = tab.pop("member").to_numpy()
+            if "n_estimators" in tab:
+                tab = tab.drop(columns="n_estimators")
             tab.insert(0, "n_estimators", [grp.n_estimators[i] if grp.n_estimators else np.nan for i in member])
             tab.insert(0, "config_id", [grp.config_ids[i] for i in member])
             tab.insert(0, "family", grp.family)
@@ -436,50 +205,7 @@ def members_reliance(
     return pd.concat(frames, ignore_index=True)
 
 
-# ----------------------------------------------------------------------------- sets and tables
-
-
-def rashomon_scopes(
-    summary: pd.DataFrame,
-    *,
-    metric: str,
-    epsilon: float,
-    mode: str = "relative",
-    scopes: Sequence[str] = SCOPES,
-    references: Mapping[str, Any] | None = None,
-) -> dict:
-    """Rashomon sets of every scope at one ε.
-
-    Parameters
-    ----------
-    summary : DataFrame
-        CV summaries of one dataset, one or several families concatenated.
-    scopes : sequence of {"family", "cross_family"}
-        ``"family"``: one set per family (its own reference); ``"cross_family"``:
-        one set over all rows (skipped when there is only one family).
-    references : mapping scope -> reference, optional
-        Reference per scope name (a family name or ``"cross_family"``), as
-        :func:`~xaipipe.rashomon.sets.rashomon_set`'s ``reference``.
-
-    Returns
-    -------
-    dict scope name -> RashomonSet
-    """
-    bad = [s for s in scopes if s not in SCOPES]
-    if bad or not scopes:
-        raise ValueError(f"scopes must be a non-empty subset of {list(SCOPES)}, got {list(scopes)}")
-    references = dict(references or {})
-    out = {}
-    fams = list(pd.unique(summary["family"].astype(str)))
-    if "family" in scopes:
-        for fam in fams:
-            part = summary[summary["family"].astype(str) == fam]
-            out[fam] = rashomon_set(part, metric=metric, epsilon=epsilon, mode=mode, reference=references.get(fam))
-    if CROSS_FAMILY in scopes and (len(fams) > 1 or "family" not in scopes):
-        out[CROSS_FAMILY] = rashomon_set(
-            summary, metric=metric, epsilon=epsilon, mode=mode, reference=references.get(CROSS_FAMILY)
-        )
-    return out
+# ----------------------------------------------------------------------------- tables
 
 
 def member_table(
@@ -578,6 +304,34 @@ def member_table(
     return merged.reset_index(drop=True)
 
 
+def mcr_interval(values) -> tuple[int, int, int]:
+    """Positions of :math:`MCR_-` and :math:`MCR_+` among the members' MR values.
+
+    The one min/max of the pipeline (Fisher, Rudin & Dominici 2019, §4: the
+    empirical MCR is the minimum / maximum of MR over the Rashomon set), used by
+    :func:`mcr_table` and the bootstrap (:mod:`xaipipe.rashomon.bootstrap`).
+    Members whose MR is undefined (NaN or infinite: a member with zero loss) are
+    left out and counted; ties resolve to the first member in table order.
+
+    Parameters
+    ----------
+    values : array-like of shape (m,)
+        MR of every member (ratio or difference).
+
+    Returns
+    -------
+    (argmin, argmax, n_undefined)
+        Positions into ``values`` (``-1, -1`` when no value is finite) and the
+        number of non-finite values.
+    """
+    v = np.asarray(values, dtype=float)
+    fin = np.isfinite(v)
+    if not fin.any():
+        return -1, -1, int(v.size)
+    idx = np.flatnonzero(fin)
+    return int(idx[np.argmin(v[fin])]), int(idx[np.argmax(v[fin])]), int((~fin).sum())
+
+
 def mcr_table(
     members: pd.DataFrame,
     sets: Mapping[str, Any],
@@ -637,9 +391,8 @@ def mcr_table(
                 ref = ref_rows[(ref_rows["feature"] == feature) & (ref_rows["estimator"] == est)]
                 for q in quantities:
                     v = sub[q].to_numpy(dtype=float)
-                    fin = np.isfinite(v)
-                    if fin.any():
-                        lo, hi = int(np.flatnonzero(fin)[np.argmin(v[fin])]), int(np.flatnonzero(fin)[np.argmax(v[fin])])
+                    lo, hi, n_undefined = mcr_interval(v)
+                    if lo >= 0:
                         mn, mx = float(v[lo]), float(v[hi])
                         amin = f"{sub['family'].iloc[lo]}:{sub['config_id'].iloc[lo]}"
                         amax = f"{sub['family'].iloc[hi]}:{sub['config_id'].iloc[hi]}"
@@ -662,7 +415,7 @@ def mcr_table(
                         "mcr_plus": mx,
                         "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
                         "n_members": n_members,
-                        "n_undefined": int((~fin).sum()),
+                        "n_undefined": n_undefined,
                         "argmin_config": amin,
                         "argmax_config": amax,
                         "rashomon_ratio": n_members / grid_size,
@@ -691,11 +444,11 @@ def rashomon_reliance(
     loss: str | None = None,
     n_repeats: int = 20,
     e_switch_max_rows: int | None = 400,
-    seed: int = 0,
+    random_state: int = 0,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     dataset: str | None = None,
     n_jobs: int = 1,
-    use_engine: bool = True,
+    method: str = "auto",
 ) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """The whole MCR step of one dataset: sets, refits, MR, member and MCR tables.
 
@@ -721,14 +474,15 @@ def rashomon_reliance(
         See :func:`members_reliance`.
     loss : str, optional
         MR loss; default ``squared_error`` (regression) / ``log_loss``.
-    seed : int
+    random_state : int
         Estimators' ``random_state`` (as in the CV) and the permutation seed.
     options : mapping family -> mapping
         ``estimator_options``.
     dataset : str, optional
     n_jobs : int
         Processes for the refits.
-    use_engine : bool
+    method : str
+        :func:`xaipipe.explain.reliance.model_reliance`'s path.
 
     Returns
     -------
@@ -743,229 +497,82 @@ def rashomon_reliance(
     sets = rashomon_scopes(summary, metric=metric, epsilon=grid[-1], mode=epsilon_mode,
                            scopes=scopes, references=references)
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
-    groups = fit_member_groups(candidates, task, X_train, y_train, seed=seed, options=options, n_jobs=n_jobs)
+    groups = fit_member_groups(candidates, task, X_train, y_train, random_state=random_state, options=options,
+                               n_jobs=n_jobs)
     if features is None and feature_names is not None:
         features = features_from_groups(feature_names, feature_groups)
     if loss is None:
         loss = "squared_error" if task == "regression" else "log_loss"
     rel = members_reliance(
         groups, X_test, y_test, features=features, feature_names=feature_names, estimators=estimators,
-        loss=loss, n_repeats=n_repeats, random_state=seed, e_switch_max_rows=e_switch_max_rows,
-        use_engine=use_engine, n_jobs=n_jobs,
+        loss=loss, n_repeats=n_repeats, random_state=random_state, e_switch_max_rows=e_switch_max_rows,
+        method=method, n_jobs=n_jobs,
     )
     members = member_table(sets, rel, epsilons=grid, dataset=dataset)
     return members, mcr_table(members, sets, epsilons=grid), groups
 
 
-# ----------------------------------------------------------------------------- PD envelope
+#: Leading columns of ``mcr.csv``.
+MCR_FIRST = ["dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus", "mr_reference", "n_members"]
 
 
-def members_partial_dependence(
-    groups: Sequence[FittedGroup],
-    X,
-    columns: Sequence[int],
-    grid,
+def mcr_study(
+    summary: pd.DataFrame,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
     *,
-    class_index: int = 1,
-    max_batch_rows: int = 100_000,
-) -> pd.DataFrame:
-    """Partial dependence of every member, one batched pass per fitted group.
-
-    PD (Friedman 2001, §8.2): :math:`\\bar f_S(z_k) = \\frac1N \\sum_i f(z_k,
-    x_C^{(i)})`. The ``N × K`` stacked rows (every observation at every grid
-    point, grid-point major as :func:`xaipipe.explain.pdp.ice_curves`) are passed
-    in chunks to the group's predict-many callable
-    (:func:`xaipipe.explain.reliance.member_predictor`), which returns all
-    ``n_estimators`` prefixes at once, so the cost is one pass per fitted group,
-    not per member.
-
-    Parameters
-    ----------
-    groups : sequence of FittedGroup
-    X : array-like of shape (N, p)
-    columns : sequence of int
-        Column(s) set jointly to each grid point (one feature or a one-hot group).
-    grid : array-like of shape (K,) or (K, len(columns))
-    class_index : int, default 1
-        Probability column for classifiers.
-    max_batch_rows : int
-
-    Returns
-    -------
-    DataFrame
-        One row per member × grid point: ``family``, ``config_id``,
-        ``grid_index``, ``pd`` (model output units: target units or probability).
-
-    Raises
-    ------
-    ValueError
-        Invalid columns or grid.
-    """
-    Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
-    cols = [int(c) for c in columns]
-    if not cols or min(cols) < 0 or max(cols) >= Xv.shape[1] or len(set(cols)) != len(cols):
-        raise ValueError(f"columns must be distinct indices in [0, {Xv.shape[1]}), got {columns!r}")
-    Gm = np.asarray(grid, dtype=np.float64)
-    if Gm.ndim == 1:
-        Gm = Gm[:, None]
-    if Gm.ndim != 2 or Gm.shape[1] != len(cols) or Gm.shape[0] == 0 or not np.isfinite(Gm).all():
-        raise ValueError(f"grid must be finite with shape (K,) or (K, {len(cols)})")
-    n, K = Xv.shape[0], Gm.shape[0]
-    total = n * K
-    frames = []
-    for grp in groups:
-        predict = member_predictor(grp.model, grp.n_estimators or None)
-        sums = None
-        for start in range(0, total, int(max_batch_rows)):
-            stop = min(start + int(max_batch_rows), total)
-            k, i = np.divmod(np.arange(start, stop), n)
-            chunk = Xv[i]
-            chunk[:, cols] = Gm[k]
-            out = np.asarray(predict(chunk), dtype=np.float64)
-            if out.ndim == 3:
-                out = out[..., class_index]
-            if sums is None:
-                sums = np.zeros((out.shape[0], K))
-            # rows are grid-point major: contiguous runs of one grid point
-            starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-            sums[:, k[starts]] += np.add.reduceat(out, starts, axis=1)
-        pdv = sums / n
-        m = pdv.shape[0]
-        frames.append(pd.DataFrame({
-            "family": grp.family,
-            "config_id": np.repeat(np.asarray(grp.config_ids, dtype=object), K),
-            "grid_index": np.tile(np.arange(K), m),
-            "pd": pdv.ravel(),
-        }))
-    return pd.concat(frames, ignore_index=True)
-
-
-def pd_envelope(
-    pd_members: pd.DataFrame,
-    reference: tuple[str, str],
-    members: pd.DataFrame | None = None,
-    grid=None,
-) -> pd.DataFrame:
-    """Pointwise envelope of PD curves across a Rashomon set.
-
-    Parameters
-    ----------
-    pd_members : DataFrame
-        :func:`members_partial_dependence` output.
-    reference : (family, config_id)
-        The reference model.
-    members : DataFrame with ``family``, ``config_id``, optional
-        Restrict to these members (e.g. :func:`select_set` at one ε); default all.
-    grid : array-like of shape (K,) or sequence of labels, optional
-        Grid values (or level labels of a one-hot group) added as column ``x``.
-
-    Returns
-    -------
-    DataFrame
-        One row per grid point: ``grid_index``, ``x`` (if ``grid``), ``pd_min``,
-        ``pd_max`` (pointwise min / max over the members), ``pd_reference``,
-        ``n_members``.
-
-    Raises
-    ------
-    ValueError
-        The reference is not among the curves, or ``grid`` has the wrong length.
-    """
-    frame = pd_members
-    if members is not None:
-        keys = set(zip(members["family"].astype(str), members["config_id"].astype(str)))
-        mask = [(f, c) in keys for f, c in zip(frame["family"].astype(str), frame["config_id"].astype(str))]
-        frame = frame[np.asarray(mask, dtype=bool)]
-    ref = frame[(frame["family"].astype(str) == str(reference[0]))
-                & (frame["config_id"].astype(str) == str(reference[1]))]
-    if ref.empty:
-        raise ValueError(f"reference {reference!r} has no PD curve among the members")
-    agg = frame.groupby("grid_index")["pd"].agg(["min", "max"]).rename(columns={"min": "pd_min", "max": "pd_max"})
-    agg["pd_reference"] = ref.set_index("grid_index")["pd"]
-    agg["n_members"] = frame[["family", "config_id"]].drop_duplicates().shape[0]
-    agg = agg.reset_index()
-    if grid is not None:
-        values = list(np.asarray(grid).tolist()) if np.ndim(grid) == 1 else list(grid)
-        if len(values) != len(agg):
-            raise ValueError(f"grid has {len(values)} values for {len(agg)} grid points")
-        agg.insert(1, "x", [values[i] for i in agg["grid_index"]])
-    return agg
-
-
-def pd_envelope_table(
-    groups: Sequence[FittedGroup],
-    members: pd.DataFrame,
-    X,
-    *,
-    scope: str,
+    task: str,
+    metric: str,
+    epsilons: Sequence[float],
     epsilon: float,
+    epsilon_mode: str = "relative",
+    scopes: Sequence[str] = SCOPES,
+    figure_scope: str = CROSS_FAMILY,
     feature_names: Sequence[str],
     feature_groups: Mapping[str, Sequence[str]] | None = None,
-    top_k: int = 2,
-    estimator: str = "permutation",
-    quantity: str = "mr_ratio",
-    resolution: int = 30,
-    percentiles: tuple[float, float] = (0.05, 0.95),
-    max_batch_rows: int = 100_000,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """PD envelopes of the ``top_k`` variables of a Rashomon set, ready to save.
+    estimators: Sequence[str] = ("permutation",),
+    loss: str | None = None,
+    n_repeats: int = 20,
+    e_switch_max_rows: int | None = 400,
+    pd_top_k: int = 2,
+    pd_resolution: int = 30,
+    random_state: int = 0,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    dataset: str | None = None,
+    n_jobs: int = 1,
+) -> dict:
+    """The ``rashomon`` rule: sets, member MR, MCR and the PD envelope of one model class.
 
-    The variables are the reference model's ``top_k`` by ``quantity``
-    (``estimator``); grids come from :func:`xaipipe.explain.pdp.feature_grid`
-    (numeric variables) or :func:`xaipipe.explain.pdp.onehot_grid` (one-hot
-    groups, labelled by level). Only the members of ``R(ε)`` of ``scope`` are
-    evaluated, one batched pass per fitted group.
+    :func:`rashomon_reliance` (sets at the largest ε, refits, MR of every member,
+    :func:`member_table`, :func:`mcr_table`), :func:`xaipipe.rashomon.sets.set_sizes`
+    (ε-sensitivity of the set sizes) and
+    :func:`xaipipe.rashomon.envelope.pd_envelope_table` (the PD envelope of the
+    ``figure_scope`` set at ``epsilon``; the first scope when that one does not exist).
 
     Returns
     -------
-    envelope : DataFrame
-        ``feature`` + the :func:`pd_envelope` columns (``x`` = grid value or
-        level label) + ``scope``, ``epsilon``.
-    curves : DataFrame
-        ``feature`` + the :func:`members_partial_dependence` rows of the members.
-
-    Raises
-    ------
-    ValueError
-        ``top_k < 1`` or an empty selection.
+    dict
+        ``sets``, ``members``, ``mcr`` (columns :data:`MCR_FIRST` first),
+        ``envelope``, ``curves`` (DataFrames), ``n_groups`` (fitted groups).
     """
-    from ..explain.pdp import feature_grid, onehot_grid
+    from .envelope import pd_envelope_table
+    from .sets import set_sizes
 
-    if top_k < 1:
-        raise ValueError(f"top_k must be >= 1, got {top_k!r}")
-    sel = select_set(members, scope, epsilon)
-    kind = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
-    ref_rows = sel[sel[f"is_reference_{kind}"].astype(bool) & (sel["estimator"] == estimator)]
-    if ref_rows.empty:
-        raise ValueError(f"no reference rows for estimator {estimator!r}")
-    ref_key = (str(ref_rows["family"].iloc[0]), str(ref_rows["config_id"].iloc[0]))
-    top = ref_rows.sort_values(quantity, ascending=False)["feature"].head(top_k).tolist()
-    spec = features_from_groups(feature_names, feature_groups)
-    keys = set(zip(sel["family"].astype(str), sel["config_id"].astype(str)))
-    chosen = []
-    for g in groups:
-        idx = [i for i, c in enumerate(g.config_ids) if (g.family, c) in keys]
-        if idx:
-            chosen.append(FittedGroup(g.family, g.base_params, [g.n_estimators[i] for i in idx] if g.n_estimators
-                                      else [], [g.config_ids[i] for i in idx], g.model, g.fit_time_s))
-    Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
-    envs, curves = [], []
-    for feature in top:
-        cols = spec[feature]
-        if len(cols) > 1:
-            grid = onehot_grid(Xv[:, cols])
-            names = [feature_names[c] for c in cols]
-            labels = [names[int(np.argmax(v))] if v.any() else "(none)" for v in grid]
-        else:
-            grid = feature_grid(Xv[:, cols[0]], resolution, percentiles=percentiles)
-            labels = grid
-        pdm = members_partial_dependence(chosen, Xv, cols, grid, max_batch_rows=max_batch_rows)
-        env = pd_envelope(pdm, ref_key, grid=labels)
-        env.insert(0, "feature", feature)
-        pdm.insert(0, "feature", feature)
-        envs.append(env)
-        curves.append(pdm)
-    envelope = pd.concat(envs, ignore_index=True)
-    envelope["scope"] = scope
-    envelope["epsilon"] = float(epsilon)
-    return envelope, pd.concat(curves, ignore_index=True)
+    members, mcr, groups = rashomon_reliance(
+        summary, X_train, y_train, X_test, y_test, task=task, metric=metric, epsilons=epsilons,
+        epsilon_mode=epsilon_mode, scopes=scopes, feature_names=feature_names, feature_groups=feature_groups,
+        estimators=estimators, loss=loss, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows,
+        random_state=random_state, options=options, dataset=dataset, n_jobs=n_jobs,
+    )
+    sets = set_sizes(summary, metric=metric, epsilons=epsilons, mode=epsilon_mode, scopes=scopes)
+    sets.insert(0, "dataset", dataset)
+    scope = figure_scope if figure_scope in set(mcr["scope"]) else mcr["scope"].iloc[0]
+    envelope, curves = pd_envelope_table(
+        groups, members, X_test, scope=scope, epsilon=epsilon, feature_names=feature_names,
+        feature_groups=feature_groups, top_k=pd_top_k, estimator=estimators[0], resolution=pd_resolution,
+        percentiles=(0.0, 1.0),
+    )
+    return {"sets": sets, "members": members, "mcr": mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]],
+            "envelope": envelope, "curves": curves, "n_groups": len(groups)}

@@ -72,11 +72,14 @@ __all__ = [
     "RashomonSet",
     "rashomon_set",
     "rashomon_path",
+    "rashomon_scopes",
+    "set_sizes",
     "epsilon_min",
     "check_epsilons",
     "scope_name",
     "CROSS_FAMILY",
     "QUANTITIES",
+    "SCOPES",
     "select_set",
 ]
 
@@ -84,6 +87,9 @@ __all__ = [
 EPSILON_MODES = ("relative", "absolute")
 #: Scope label of a set built from several families.
 CROSS_FAMILY = "cross_family"
+
+#: Scope kinds: each family's own set, and the set over all families together.
+SCOPES = ("family", CROSS_FAMILY)
 
 #: MR quantities summarised by MCR (Fisher et al.'s ratio first).
 QUANTITIES = ("mr_ratio", "mr_difference")
@@ -504,3 +510,82 @@ def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFram
     if out.empty:
         raise ValueError(f"no members of scope {scope!r} at epsilon={epsilon}")
     return out
+
+
+def rashomon_scopes(
+    summary: pd.DataFrame,
+    *,
+    metric: str,
+    epsilon: float,
+    mode: str = "relative",
+    scopes: Sequence[str] = SCOPES,
+    references: Mapping[str, Any] | None = None,
+) -> dict:
+    """Rashomon sets of every scope at one ε.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        CV summaries of one dataset, one or several families concatenated.
+    scopes : sequence of {"family", "cross_family"}
+        ``"family"``: one set per family (its own reference); ``"cross_family"``:
+        one set over all rows (skipped when there is only one family).
+    references : mapping scope -> reference, optional
+        Reference per scope name (a family name or ``"cross_family"``), as
+        :func:`~xaipipe.rashomon.sets.rashomon_set`'s ``reference``.
+
+    Returns
+    -------
+    dict scope name -> RashomonSet
+    """
+    bad = [s for s in scopes if s not in SCOPES]
+    if bad or not scopes:
+        raise ValueError(f"scopes must be a non-empty subset of {list(SCOPES)}, got {list(scopes)}")
+    references = dict(references or {})
+    out = {}
+    fams = list(pd.unique(summary["family"].astype(str)))
+    if "family" in scopes:
+        for fam in fams:
+            part = summary[summary["family"].astype(str) == fam]
+            out[fam] = rashomon_set(part, metric=metric, epsilon=epsilon, mode=mode, reference=references.get(fam))
+    if CROSS_FAMILY in scopes and (len(fams) > 1 or "family" not in scopes):
+        out[CROSS_FAMILY] = rashomon_set(
+            summary, metric=metric, epsilon=epsilon, mode=mode, reference=references.get(CROSS_FAMILY)
+        )
+    return out
+
+
+def set_sizes(
+    summary: pd.DataFrame,
+    *,
+    metric: str,
+    epsilons: Sequence[float],
+    mode: str = "relative",
+    scopes: Sequence[str] = SCOPES,
+) -> pd.DataFrame:
+    """ε-sensitivity of the set sizes of every scope (the ``sets.csv`` table).
+
+    The scopes are those of :func:`rashomon_scopes` (the same rule decides which
+    exist: a cross-family set needs several families unless it is the only scope
+    asked for), family scopes in alphabetical order, then ``cross_family``.
+
+    Returns
+    -------
+    DataFrame
+        :func:`rashomon_path`'s ``sizes`` table of every scope, stacked, with its
+        ``scope`` column.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rashomon_scopes` / :func:`rashomon_path`.
+    """
+    names = list(rashomon_scopes(summary, metric=metric, epsilon=check_epsilons(epsilons)[-1], mode=mode,
+                                 scopes=scopes))
+    order = sorted(n for n in names if n != CROSS_FAMILY) + [n for n in names if n == CROSS_FAMILY]
+    tables = []
+    for name in order:
+        part = summary if name == CROSS_FAMILY else summary[summary["family"].astype(str) == name]
+        table, _ = rashomon_path(part, metric=metric, epsilons=epsilons, mode=mode)
+        tables.append(table.assign(scope=name))
+    return pd.concat(tables, ignore_index=True)

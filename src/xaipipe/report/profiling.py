@@ -17,7 +17,12 @@ so they miss the end of a job: CPU is undercounted, badly for short jobs (a 40 s
 naming the rule and its wildcards from the rules' benchmark patterns (the
 ``params`` the Snakemake rule passes) or, without them, from the path;
 :func:`slowest_jobs` and :func:`rule_totals` rank them; :func:`markdown_table`
-renders a table for ``docs/performance.md``.
+renders a table for ``docs/performance.md``; :func:`profile_tables` is the
+``profile`` rule. From the command line (no Snakemake needed)::
+
+    python -m xaipipe.report.profiling logs/v1/benchmarks results/v1/profile [--top 25]
+
+writes ``slowest_rules.csv``, ``rule_totals.csv`` and ``slowest_rules.md`` there.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ __all__ = [
     "slowest_jobs",
     "rule_totals",
     "markdown_table",
+    "profile_tables",
+    "main",
 ]
 
 #: Columns of a Snakemake benchmark TSV that the profile needs.
@@ -279,3 +286,47 @@ def markdown_table(frame: pd.DataFrame, columns: Sequence[str] | None = None, *,
                 cells.append(str(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+JOB_VIEW = ["rule", "wildcards", "wall_s", "cpu_s", "max_rss_mb", "share"]
+RULE_VIEW = ["rule", "jobs", "wall_s", "cpu_s", "max_wall_s", "max_rss_mb", "share"]
+
+
+def profile_tables(benchmarks, patterns: Mapping[str, str] | None = None, top: int = 25):
+    """The ``profile`` rule: (every job, per-rule totals, Markdown text) of one benchmark folder."""
+    jobs = read_benchmarks(benchmarks, patterns)
+    totals = rule_totals(jobs)
+    text = (
+        f"Slowest {min(top, len(jobs))} of {len(jobs)} jobs (sum of job wall times "
+        f"{jobs['wall_s'].sum():.0f} s, CPU {jobs['cpu_s'].sum():.0f} s):\n\n"
+        + markdown_table(slowest_jobs(jobs, top), JOB_VIEW)
+        + "\nPer rule:\n\n"
+        + markdown_table(totals, RULE_VIEW)
+    )
+    return jobs, totals, text
+
+
+def main(argv=None) -> int:
+    """``python -m xaipipe.report.profiling <benchmarks> <outdir> [--top N]``."""
+    import argparse
+
+    from ..io import write_csv
+
+    parser = argparse.ArgumentParser(prog="python -m xaipipe.report.profiling",
+                                     description="The slowest jobs and per-rule totals of a run's benchmark files.")
+    parser.add_argument("benchmarks", help="benchmark folder, e.g. logs/v1/benchmarks")
+    parser.add_argument("outdir", help="output folder, e.g. results/v1/profile")
+    parser.add_argument("--top", type=int, default=25, help="jobs in the Markdown table (default 25)")
+    args = parser.parse_args(argv)
+    jobs, totals, text = profile_tables(args.benchmarks, None, args.top)
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "slowest_rules.csv", jobs)
+    write_csv(out / "rule_totals.csv", totals)
+    (out / "slowest_rules.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["TEST_METRIC_COLUMNS", "test_metrics_table", "thesis_comparison"]
+__all__ = ["TEST_METRIC_COLUMNS", "test_metric_tables", "test_metrics_table", "thesis_comparison"]
 
 #: Column order of ``tables/test_metrics.csv`` after ``dataset``, ``task``, ``model``.
 TEST_METRIC_COLUMNS = (
@@ -83,3 +83,34 @@ def thesis_comparison(metrics: pd.DataFrame, reference: Mapping[str, Any], toler
                 "source": source,
             })
     return pd.DataFrame.from_records(rows)
+
+
+def test_metric_tables(tables) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The ``test_metrics`` rule: every dataset's test metrics, best configurations and confusion matrices.
+
+    Parameters
+    ----------
+    tables : sequence of DataFrame
+        The per-dataset ``test_metrics.csv`` tables (:func:`test_metrics_table`).
+
+    Returns
+    -------
+    (metrics, best, confusion)
+        The concatenated table; its best-configuration columns (``dataset``,
+        ``task``, ``model``, ``selection_metric``, ``cv_mean``, ``cv_std``,
+        ``config_id``, ``n_train``, ``n_test``); the confusion matrices of the
+        classifiers in long form (``dataset``, ``model``, ``true_class``,
+        ``predicted_class``, ``count``).
+    """
+    table = pd.concat(list(tables), ignore_index=True)
+    best = table[["dataset", "task", "model", "selection_metric", "cv_mean", "cv_std", "config_id", "n_train",
+                  "n_test"]]
+    clf = table[table["task"] == "classification"]
+    long = clf.melt(id_vars=["dataset", "model"], value_vars=["tn", "fp", "fn", "tp"],
+                    var_name="cell", value_name="count")
+    long["true_class"] = long["cell"].map({"tn": 0, "fp": 0, "fn": 1, "tp": 1})
+    long["predicted_class"] = long["cell"].map({"tn": 0, "fp": 1, "fn": 0, "tp": 1})
+    long["count"] = long["count"].astype(int)
+    confusion = long[["dataset", "model", "true_class", "predicted_class", "count"]].sort_values(
+        ["dataset", "model", "true_class", "predicted_class"])
+    return table, best, confusion

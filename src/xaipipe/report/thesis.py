@@ -16,6 +16,9 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..models.families import FAMILIES, families_for_task, get_family
+from ..paths import result_path
+
 __all__ = [
     "FIGURE_KINDS",
     "TABLE_KINDS",
@@ -48,14 +51,6 @@ FIGURE_KINDS = {
 #: table kind -> keys its mapping entry needs
 TABLE_KINDS = {"test_metrics": ("dataset",), "abalone_top15": ()}
 
-#: thesis model labels
-MODEL_LABELS = {
-    "linear_regression": "Linear Regression",
-    "decision_tree": "Decision Tree",
-    "random_forest": "Random Forest",
-    "gradient_boosting": "Gradient Boosting",
-    "xgboost": "XGBoost",
-}
 
 
 def check_mapping(mapping: Mapping[str, Any]) -> None:
@@ -108,28 +103,28 @@ def thesis_pd_features(mapping: Mapping[str, Any], dataset: str, model: str) -> 
 
 
 def figure_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
-    """Result files (relative to the working directory) a figure entry reads."""
+    """Result files (relative to the working directory) a figure entry reads (catalog :mod:`xaipipe.paths`)."""
     kind = entry["kind"]
     d, m = entry.get("dataset"), entry.get("model")
     if kind == "correlation":
-        return {"correlation": f"{results}/data/{d}/correlation.csv"}
+        return {"correlation": result_path("correlation", results, dataset=d)}
     if kind == "model_reliance":
-        return {"reliance": f"{results}/explain/{d}/{m}/model_reliance.csv"}
+        return {"reliance": result_path("model_reliance", results, dataset=d, family=m)}
     if kind in ("pd", "ice", "c_ice"):
-        return {"curves": f"{results}/explain/{d}/{m}/pd_ice.csv"}
+        return {"curves": result_path("pd_ice", results, dataset=d, family=m)}
     if kind.startswith("rashomon_"):
-        return {"members": f"{results}/rashomon/{entry['study']}/members.csv"}
+        return {"members": result_path("rashomon_members", results, dataset=entry["study"])}
     if kind.startswith("shap_"):
-        return {"shap": f"{results}/explain/{d}/{m}/shap_result.joblib"}
+        return {"shap": result_path("shap_result", results, dataset=d, family=m)}
     raise ValueError(f"unknown figure kind {kind!r}")
 
 
 def table_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
-    """Result files a table entry reads."""
+    """Result files a table entry reads (catalog :mod:`xaipipe.paths`)."""
     if entry["kind"] == "test_metrics":
-        return {"metrics": f"{results}/tables/test_metrics.csv"}
+        return {"metrics": result_path("table", results, name="test_metrics")}
     if entry["kind"] == "abalone_top15":
-        return {"comparison": f"{results}/rashomon/abalone_study/table_4_1.csv"}
+        return {"comparison": result_path("study_comparison", results, dataset="abalone_study")}
     raise ValueError(f"unknown table kind {entry['kind']!r}")
 
 
@@ -173,18 +168,18 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
     kind = entry["kind"]
     title = entry.get("title")
     if kind == "correlation":
-        from .figures import plot_correlation
+        from ..plots.data import plot_correlation
 
         return plot_correlation(pd.read_csv(sources["correlation"]), title=title)
     if kind == "model_reliance":
-        from ..explain.plot_reliance import plot_model_reliance
+        from ..plots.reliance import plot_model_reliance
 
         table = pd.read_csv(sources["reliance"])
         part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
         return plot_model_reliance(part, value=quantity, error="se", title=title)
     if kind in ("pd", "ice", "c_ice"):
         from ..explain.pdp import effect_from_table
-        from ..explain.plot_pdp import plot_centered_ice, plot_ice
+        from ..plots.pdp import plot_centered_ice, plot_ice
 
         curves = pd.read_csv(sources["curves"], keep_default_na=False, na_values=[""])
         missing = [f for f in entry["features"] if f not in set(curves["feature"])]
@@ -197,7 +192,7 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
             return plot_ice(effects, title=title)
         return plot_centered_ice(effects, title=title)
     if kind in ("rashomon_member_reliance", "rashomon_rank_heatmap"):
-        from ..rashomon.plot_rashomon import plot_member_reliance, plot_rank_heatmap
+        from ..plots.rashomon import plot_member_reliance, plot_rank_heatmap
 
         members = pd.read_csv(sources["members"])
         scope = entry.get("scope", "gradient_boosting")
@@ -205,7 +200,7 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
         return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio",
                     title=title)
     if kind.startswith("shap_"):
-        from ..explain import plot_shap
+        from ..plots import shap as plot_shap
         from ..io import read_joblib
 
         result = read_joblib(sources["shap"])
@@ -247,10 +242,10 @@ def render_table(entry: Mapping[str, Any], sources: Mapping[str, str], reference
         metrics = metrics[metrics["dataset"] == d].set_index("model")
         published = {r["model"]: r for r in reference["test_metrics"]["rows"] if r["dataset"] == d}
         rows = []
-        for model in entry.get("models", list(MODEL_LABELS)):
+        for model in entry.get("models", families_for_task("regression")):
             if model not in metrics.index and model not in published:
                 continue
-            row = {"Model": MODEL_LABELS.get(model, model)}
+            row = {"Model": get_family(model).label if model in FAMILIES else model}
             for metric, label in (("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R$^2$")):
                 row[label] = metrics.loc[model, metric] if model in metrics.index else np.nan
                 row[f"{label} (thesis)"] = published[model][metric] if model in published else np.nan

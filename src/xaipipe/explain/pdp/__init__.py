@@ -1,0 +1,160 @@
+"""Partial dependence (PD), ICE, centered ICE and derivative ICE curves.
+
+Layers: grids and input checks (:mod:`._grid`), the curves of a model
+(:mod:`._curves`), the effects of one variable or pair (:mod:`._effects`) and
+their long tables / CSV round-trips (:mod:`._tables`).
+
+Methods
+-------
+Notation: a fitted model :math:`\\hat f`, the feature (or one-hot group) of
+interest :math:`x_S`, the other features :math:`x_C`, observations
+:math:`i = 1..N` and a grid :math:`z_1 < \\dots < z_K` of values of :math:`x_S`.
+
+* **Partial dependence** (Friedman 2001, Ann. Statist. 29(5), §8.2; thesis 001
+  eq. 4.2): :math:`\\bar f_S(x_S) = E_{x_C}[\\hat f(x_S, x_C)]
+  = \\int \\hat f(x_S, x_C)\\, p_C(x_C)\\, dx_C`, the expectation over the
+  *marginal* distribution of :math:`x_C`, estimated by
+  :math:`\\bar f_S(z_k) \\approx \\frac1N \\sum_i \\hat f(z_k, x_C^{(i)})`
+  (Goldstein et al. 2015, eqs. 1-2). :func:`partial_dependence`,
+  :func:`partial_dependence_2d` (a pair of features on a 2-D grid).
+* **ICE** (Goldstein, Kapelner, Bleich & Pitkin 2015, JCGS 24(1), section
+  "The ICE toolbox"): one curve per observation,
+  :math:`\\hat f_S^{(i)}(z_k) = \\hat f(z_k, x_C^{(i)})`; the PD is their
+  pointwise mean. :func:`ice_curves`.
+* **Centered ICE** (Goldstein et al. 2015, c-ICE, eq. 4):
+  :math:`\\hat f^{(i)}_{\\mathrm{cent}} = \\hat f^{(i)} - \\mathbf 1\\,
+  \\hat f(x^*, x_C^{(i)})`, with :math:`\\mathbf 1` a vector of ones of the grid's
+  length and :math:`x^*` the anchor (grid minimum by default, or maximum, or a
+  quantile); every curve is 0 at :math:`x^*`. The centered PD is the mean of the
+  c-ICE curves. :func:`centered_ice`, :func:`anchor_index`.
+* **Derivative ICE** (Goldstein et al. 2015, section "Derivative ICE plot",
+  and ICEbox's ``dice``): each ICE curve is smoothed and differentiated
+  numerically with respect to :math:`x_S` on the grid; if :math:`\\hat f(x) = g(x_S) + h(x_C)` (no
+  interaction of :math:`x_S` in the *model*) all derivative curves equal
+  :math:`g'(x_S)`, so the standard deviation of the derivatives across curves
+  at each grid point is the interaction indicator. :func:`ice_derivatives`,
+  :func:`derivative_sd`.
+
+  *Smoother.* ICEbox smoothed with ``supsmu`` then took difference quotients
+  (``sfsmisc::D1tr``); later versions use a Savitzky-Golay filter. Here the
+  derivative at :math:`z_k` is the slope of a least-squares polynomial of
+  degree ``polyorder`` (default 2) fitted to the ``2 * smooth + 1`` grid points
+  nearest :math:`z_k` (window shifted inwards at the ends of the grid), i.e. a
+  Savitzky & Golay (1964, Anal. Chem. 36(8)) filter generalised to a
+  non-uniform grid; the window is counted in grid points, so it adapts to
+  quantile grids. ``smooth = 0`` gives raw finite differences
+  (``numpy.gradient``: second-order central differences inside the grid,
+  one-sided first-order differences at its ends). The filter is linear and the
+  same for every curve, so the derivative of the PD equals the mean of the
+  d-ICE curves (``d_pd``), as ICEbox's ``dpdp``, and curves that differ only by
+  a constant (an additive model) have identical derivatives: their standard
+  deviation is 0 up to rounding for any ``smooth``.
+* **Decile rug**: the deciles of the observed feature values, drawn as ticks on
+  the x axis (as scikit-learn's ``PartialDependenceDisplay``, thesis Figs 5.3,
+  5.6, 5.9). :func:`deciles`.
+
+Grids (:func:`feature_grid`): ``kind="uniform"`` is scikit-learn's grid
+(``resolution`` equally spaced points between the ``percentiles`` of the
+feature); ``kind="quantile"`` places the points at equally spaced quantile
+levels between the same percentiles (duplicates removed). Either way a feature
+with fewer than ``resolution`` distinct values uses those values. All quantiles
+are ``scipy.stats.mstats.mquantiles`` with its defaults (as scikit-learn), so
+the default grid is exactly ``sklearn.inspection.partial_dependence``'s. A
+one-hot *group* (e.g. Abalone's ``Sex_F``, ``Sex_I``, ``Sex_M``) has as grid
+the set of its level vectors (:func:`onehot_grid`): each ICE point sets the
+whole group to one level, so no impossible "two levels at once" rows are made.
+
+Computation: the stacked data set (every observation at every grid point) is
+built and predicted in chunks of at most ``max_batch_rows`` rows, one call of
+the model per chunk, so the number of calls is
+``ceil(n_rows * n_grid / max_batch_rows)`` (:func:`ice_curves`).
+
+Departures from the seed (thesis 001 §4.2) and why
+--------------------------------------------------
+* The seed defines ICE as :math:`f_i(x_z) = E[Y \\mid X_z = x_z, X_{-z} =
+  x^i_{-z}]`, a conditional expectation of the *data*. Goldstein et al. define
+  the ICE curve as the *fitted model* evaluated along :math:`x_S` with
+  :math:`x_C^{(i)}` fixed, :math:`\\hat f(x_S, x_C^{(i)})`; that is what is
+  computed here (it equals the seed's expression only if :math:`\\hat f` were
+  the true regression function). Likewise the seed's statement that the PD uses
+  the marginal distribution and ICE the *conditional* distribution is not right:
+  neither conditions on :math:`x_S`; ICE uses no distribution at all (one
+  :math:`x_C^{(i)}` per curve) and PD averages them over the marginal of
+  :math:`x_C` (the conditional version would be the M-plot of Apley & Zhu).
+* The seed says the PD "assumes" that :math:`x_S` is independent of the other
+  features, and that PD and ICE "should be similar when the variables are
+  independent". The PD estimator assumes nothing: it is the average of the
+  ICE curves whatever the dependence. Dependence matters for *interpretation*
+  (the grid combines :math:`x_S` with :math:`x_C^{(i)}` values that may be
+  unrealistic, so :math:`\\hat f` is extrapolated). ICE curves are parallel to
+  the PD when :math:`x_S` does not *interact* with :math:`x_C` in :math:`\\hat f`
+  (additivity), not when the features are independent. The same correction
+  applies to the seed's d-ICE paragraph, which derives
+  :math:`\\hat f = g(x_S) + h(x_C)` from "independence"; Goldstein et al. assume
+  *no interaction*, which is what the derivative plot tests.
+* c-ICE notation: the seed writes the anchor as "(x^*, x_{ci})"; it is the model
+  evaluated at :math:`(x^*, x_C^{(i)})`, subtracted from every point of curve
+  :math:`i` (the :math:`\\mathbf 1` is a vector of ones). Here :math:`x^*` is
+  snapped to the nearest grid point so that every c-ICE curve is exactly 0 there.
+* The seed's eq. 4.2 calls :math:`p(x_l)` "the joint distribution of all the
+  other variables"; it is their joint *marginal* density
+  :math:`p_C(x_C) = \\int p(x)\\, dx_S` (not the conditional
+  :math:`p(x_C \\mid x_S)`), and mixes :math:`\\hat f` and :math:`\\hat F`
+  for the same fitted model.
+"""
+
+
+from ._curves import (
+    anchor_index,
+    centered_ice,
+    derivative_sd,
+    ice_curves,
+    ice_derivatives,
+    model_output,
+    partial_dependence,
+    partial_dependence_2d,
+)
+from ._effects import FeatureEffect, PairEffect, explain_feature, explain_pair
+from ._grid import (
+    DEFAULT_MAX_BATCH_ROWS,
+    LOGIT_EPS,
+    NO_LEVEL,
+    TABLE_KINDS,
+    deciles,
+    feature_grid,
+    onehot_grid,
+)
+from ._tables import (
+    effect_from_table,
+    effects_table,
+    pair_from_table,
+    pair_table,
+    pd_ice_tables,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BATCH_ROWS",
+    "LOGIT_EPS",
+    "NO_LEVEL",
+    "TABLE_KINDS",
+    "FeatureEffect",
+    "PairEffect",
+    "feature_grid",
+    "onehot_grid",
+    "deciles",
+    "model_output",
+    "ice_curves",
+    "partial_dependence",
+    "partial_dependence_2d",
+    "anchor_index",
+    "centered_ice",
+    "ice_derivatives",
+    "derivative_sd",
+    "explain_feature",
+    "explain_pair",
+    "effects_table",
+    "pair_table",
+    "effect_from_table",
+    "pair_from_table",
+    "pd_ice_tables",
+]

@@ -1,0 +1,317 @@
+"""Per-feature and per-pair effects: the PD / ICE / c-ICE / d-ICE of one variable (private)."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ._curves import (
+    _is_classifier,
+    anchor_index,
+    centered_ice,
+    derivative_sd,
+    ice_curves,
+    ice_derivatives,
+    partial_dependence_2d,
+)
+from ._grid import (
+    DEFAULT_MAX_BATCH_ROWS,
+    NO_LEVEL,
+    _check_1d,
+    _check_columns,
+    _check_grid_axis,
+    _check_X,
+    deciles,
+    feature_grid,
+    onehot_grid,
+)
+
+
+@dataclass(frozen=True)
+class FeatureEffect:
+    """PD, ICE, c-ICE and d-ICE of one feature (or one-hot group).
+
+    Attributes
+    ----------
+    feature : str
+        Feature or group name.
+    grid : ndarray of shape (n_grid,)
+        Grid values (feature units); for a one-hot group the level index
+        ``0..n_levels-1``.
+    levels : tuple of str or None
+        Level names of a one-hot group (``"(none)"`` for the all-zero level),
+        None for a numeric feature.
+    rows : ndarray of shape (n_rows,)
+        Observation identifiers of the ICE curves.
+    ice, c_ice : ndarray of shape (n_rows, n_grid)
+    pd, pd_centered : ndarray of shape (n_grid,)
+        PD over all observations and the PD centred at the anchor.
+    anchor : int
+        Grid index of the c-ICE anchor.
+    d_ice : ndarray of shape (n_rows, n_grid) or None
+    d_pd, d_ice_sd : ndarray of shape (n_grid,) or None
+        Derivative of the PD and the standard deviation of the d-ICE curves;
+        None for a one-hot group.
+    deciles : ndarray of shape (9,) or (0,)
+        Deciles of the observed feature values (empty for a group).
+    output : str
+        Model output (``"predict"``, ``"proba"``, ``"logit"`` or ``"callable"``).
+    """
+
+    feature: str
+    grid: np.ndarray
+    levels: tuple | None
+    rows: np.ndarray
+    ice: np.ndarray
+    pd: np.ndarray
+    c_ice: np.ndarray
+    pd_centered: np.ndarray
+    anchor: int
+    d_ice: np.ndarray | None
+    d_pd: np.ndarray | None
+    d_ice_sd: np.ndarray | None
+    deciles: np.ndarray = field(default_factory=lambda: np.empty(0))
+    output: str = "predict"
+
+    @property
+    def categorical(self) -> bool:
+        return self.levels is not None
+
+
+@dataclass(frozen=True)
+class PairEffect:
+    """Two-way PD of a pair of numeric features.
+
+    Attributes
+    ----------
+    feature_1, feature_2 : str
+    values_1 : ndarray of shape (n_1,)
+    values_2 : ndarray of shape (n_2,)
+    pd : ndarray of shape (n_1, n_2)
+    deciles_1, deciles_2 : ndarray of shape (9,)
+    output : str
+    """
+
+    feature_1: str
+    feature_2: str
+    values_1: np.ndarray
+    values_2: np.ndarray
+    pd: np.ndarray
+    deciles_1: np.ndarray = field(default_factory=lambda: np.empty(0))
+    deciles_2: np.ndarray = field(default_factory=lambda: np.empty(0))
+    output: str = "predict"
+
+
+def _output_label(model, output: str) -> str:
+    if not hasattr(model, "predict"):
+        return "callable"
+    if output == "auto":
+        return "proba" if _is_classifier(model) else "predict"
+    return output
+
+
+def _resolve_feature(
+    feature, n_features: int, names: list[str] | None, groups: Mapping[str, Sequence] | None
+) -> tuple[str, list[int], bool]:
+    """(name, column indices, is_group)."""
+
+    def index_of(item) -> int:
+        if isinstance(item, str):
+            if names is None or item not in names:
+                raise ValueError(
+                    f"unknown feature {item!r}" + ("" if names else " (pass feature_names to use names)")
+                )
+            return names.index(item)
+        return _check_columns(item, n_features)[0]
+
+    def name_of(j: int) -> str:
+        return names[j] if names else f"x{j}"
+
+    if isinstance(feature, str) and groups and feature in groups:
+        cols = [index_of(c) for c in groups[feature]]
+        if len(cols) < 1:
+            raise ValueError(f"feature group {feature!r} is empty")
+        return feature, _check_columns(cols, n_features), True
+    if isinstance(feature, (str, numbers.Integral)):
+        j = index_of(feature)
+        return name_of(j), [j], False
+    cols = _check_columns([index_of(c) for c in feature], n_features)
+    return "+".join(name_of(j) for j in cols), cols, True
+
+
+def explain_feature(
+    model,
+    X,
+    feature,
+    *,
+    feature_names: Sequence[str] | None = None,
+    feature_groups: Mapping[str, Sequence] | None = None,
+    output: str = "auto",
+    class_index: int = 1,
+    grid=None,
+    resolution: int = 100,
+    kind: str = "uniform",
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    anchor: str | float = "min",
+    smooth: int = 2,
+    polyorder: int = 2,
+    row_ids=None,
+    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+) -> FeatureEffect:
+    """ICE, PD, c-ICE, d-ICE and decile rug of one feature or one-hot group.
+
+    Parameters
+    ----------
+    model : callable or fitted estimator
+        See :func:`model_output`.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Data whose rows give the ICE curves (the pipeline uses the test split).
+    feature : int, str or sequence
+        Column index, column name, name of a group in ``feature_groups``, or a
+        sequence of columns forming a one-hot group.
+    feature_names : sequence of str, optional
+        Column names (taken from ``X.columns`` for a DataFrame).
+    feature_groups : mapping of str to sequence, optional
+        One-hot groups, name -> member columns (names or indices), as
+        ``PreparedData.feature_groups``.
+    output, class_index
+        See :func:`model_output`.
+    grid : array-like of shape (n_grid,), optional
+        Explicit grid for a numeric feature (strictly increasing); otherwise
+        :func:`feature_grid` with ``resolution``, ``kind``, ``percentiles``.
+        Groups always use :func:`onehot_grid`.
+    anchor : {"min", "max"} or float, default "min"
+        c-ICE anchor (:func:`anchor_index`; a quantile of the observed feature).
+        For a group: "min" / "max" = first / last level.
+    smooth, polyorder : int
+        d-ICE smoother (:func:`ice_derivatives`).
+    row_ids : array-like of int, shape (n_samples,), optional
+        Identifiers of the rows of ``X`` (default ``0..n-1``; e.g. the row
+        numbers of the test split in the prepared table).
+    max_batch_rows : int
+        See :func:`ice_curves`.
+
+    Returns
+    -------
+    FeatureEffect
+
+    Raises
+    ------
+    ValueError, TypeError
+        Invalid inputs (see the functions above); a quantile anchor for a group.
+    """
+    Xv, _, x_names = _check_X(X)
+    names = list(feature_names) if feature_names is not None else x_names
+    if names is not None and len(names) != Xv.shape[1]:
+        raise ValueError(f"feature_names has {len(names)} names for {Xv.shape[1]} columns")
+    name, cols, is_group = _resolve_feature(feature, Xv.shape[1], names, feature_groups)
+    n = Xv.shape[0]
+    rows = np.arange(n) if row_ids is None else np.asarray(row_ids)
+    if rows.shape != (n,) or not np.issubdtype(rows.dtype, np.integer):
+        raise ValueError(f"row_ids must be integers of shape ({n},), got {rows.dtype} {rows.shape}")
+    kwargs = dict(output=output, class_index=class_index, max_batch_rows=max_batch_rows)
+    label = _output_label(model, output)
+
+    if is_group:
+        G = onehot_grid(Xv[:, cols])
+        level_names = [names[j] if names else f"x{j}" for j in cols]
+        levels = tuple(
+            NO_LEVEL if not row.any() else level_names[int(np.argmax(row))] for row in G
+        )
+        ice = ice_curves(model, X, cols, G, **kwargs)
+        if anchor == "min":
+            a = 0
+        elif anchor == "max":
+            a = G.shape[0] - 1
+        else:
+            raise ValueError(f"a one-hot group's anchor must be 'min' or 'max', got {anchor!r}")
+        c_ice = centered_ice(ice, a)
+        pd_ = ice.mean(axis=0)
+        return FeatureEffect(
+            feature=name, grid=np.arange(G.shape[0], dtype=np.float64), levels=levels, rows=rows,
+            ice=ice, pd=pd_, c_ice=c_ice, pd_centered=pd_ - pd_[a], anchor=a,
+            d_ice=None, d_pd=None, d_ice_sd=None, deciles=np.empty(0), output=label,
+        )
+
+    x = Xv[:, cols[0]]
+    g = (
+        feature_grid(x, resolution=resolution, kind=kind, percentiles=percentiles)
+        if grid is None
+        else _check_grid_axis(grid)
+    )
+    ice = ice_curves(model, X, cols, g, **kwargs)
+    a = anchor_index(g, anchor, x)
+    pd_ = ice.mean(axis=0)
+    d_ice = ice_derivatives(ice, g, smooth=smooth, polyorder=polyorder)
+    return FeatureEffect(
+        feature=name, grid=g, levels=None, rows=rows, ice=ice, pd=pd_,
+        c_ice=centered_ice(ice, a), pd_centered=pd_ - pd_[a], anchor=a,
+        d_ice=d_ice, d_pd=d_ice.mean(axis=0),
+        d_ice_sd=derivative_sd(d_ice) if n > 1 else np.zeros(g.size),
+        deciles=deciles(x), output=label,
+    )
+
+
+def explain_pair(
+    model,
+    X,
+    pair,
+    *,
+    feature_names: Sequence[str] | None = None,
+    output: str = "auto",
+    class_index: int = 1,
+    grids=None,
+    resolution: int = 20,
+    kind: str = "uniform",
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+) -> PairEffect:
+    """Two-way PD of a pair of numeric features on a 2-D grid.
+
+    Parameters
+    ----------
+    model, X, feature_names, output, class_index, max_batch_rows
+        As :func:`explain_feature`.
+    pair : (int or str, int or str)
+        The two features (distinct).
+    grids : (array-like, array-like), optional
+        Explicit grids; otherwise :func:`feature_grid` of each feature with
+        ``resolution`` (default 20 per axis), ``kind`` and ``percentiles``.
+
+    Returns
+    -------
+    PairEffect
+
+    Raises
+    ------
+    ValueError
+        ``pair`` not two distinct features, a one-hot group in ``pair``, or
+        invalid grids.
+    """
+    Xv, _, x_names = _check_X(X)
+    names = list(feature_names) if feature_names is not None else x_names
+    if isinstance(pair, (str, numbers.Integral)) or len(list(pair)) != 2:
+        raise ValueError(f"pair must be two features, got {pair!r}")
+    resolved = [_resolve_feature(p, Xv.shape[1], names, None) for p in pair]
+    if any(len(cols) != 1 for _, cols, _ in resolved):
+        raise ValueError("explain_pair supports numeric features only (no one-hot groups)")
+    (n1, c1, _), (n2, c2, _) = resolved
+    if c1[0] == c2[0]:
+        raise ValueError(f"pair names the same feature twice: {pair!r}")
+    x1, x2 = Xv[:, c1[0]], Xv[:, c2[0]]
+    if grids is None:
+        g1 = feature_grid(x1, resolution=resolution, kind=kind, percentiles=percentiles)
+        g2 = feature_grid(x2, resolution=resolution, kind=kind, percentiles=percentiles)
+    else:
+        g1, g2 = (_check_1d(g, "grid") for g in grids)
+    pd2 = partial_dependence_2d(
+        model, X, (c1[0], c2[0]), g1, g2,
+        output=output, class_index=class_index, max_batch_rows=max_batch_rows,
+    )
+    return PairEffect(
+        feature_1=n1, feature_2=n2, values_1=g1, values_2=g2, pd=pd2,
+        deciles_1=deciles(x1), deciles_2=deciles(x2), output=_output_label(model, output),
+    )

@@ -1,0 +1,278 @@
+"""PD / ICE tables: long CSV round-trips of the effects (private; see :mod:`xaipipe.explain.pdp`)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._effects import FeatureEffect, PairEffect
+from ._grid import _check_int
+
+_TABLE_COLUMNS = ["feature", "grid_value", "level", "kind", "row", "value"]
+_PAIR_COLUMNS = ["feature_1", "feature_2", "value_1", "value_2", "pd"]
+
+
+def _curve_subset(n: int, max_curves: int | None, random_state) -> np.ndarray:
+    if max_curves is not None:
+        max_curves = _check_int(max_curves, "max_curves", 1)
+    if max_curves is None or n <= max_curves:
+        return np.arange(n)
+    rng = np.random.default_rng(random_state)
+    return np.sort(rng.choice(n, size=max_curves, replace=False))
+
+
+def effects_table(
+    effects: FeatureEffect | Sequence[FeatureEffect],
+    *,
+    max_curves: int | None = 1000,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """Long table of PD / ICE / c-ICE / d-ICE curves for the pipeline.
+
+    Parameters
+    ----------
+    effects : FeatureEffect or sequence of FeatureEffect
+    max_curves : int or None, default 1000
+        Keep at most this many ICE / c-ICE / d-ICE curves per feature (a random
+        subset of rows drawn with ``random_state``, the same rows for the three
+        kinds; all rows when ``n_rows <= max_curves`` or None). PD, centred PD,
+        d-PD and d-ICE s.d. always use every row.
+    random_state : int, default 0
+
+    Returns
+    -------
+    DataFrame
+        Columns ``feature`` (str), ``grid_value`` (float; level index for a
+        one-hot group), ``level`` (level name for a group, "" otherwise),
+        ``kind`` (one of :data:`TABLE_KINDS`), ``row`` (observation identifier
+        for ice / c_ice / d_ice, -1 otherwise), ``value`` (float; for
+        ``kind == "decile"`` the quantile level, with ``grid_value`` the decile).
+
+    Raises
+    ------
+    TypeError
+        An element is not a FeatureEffect.
+    """
+    if isinstance(effects, FeatureEffect):
+        effects = [effects]
+    parts = []
+    for eff in effects:
+        if not isinstance(eff, FeatureEffect):
+            raise TypeError(f"expected FeatureEffect, got {type(eff).__name__}")
+        k = eff.grid.size
+        level = np.array(eff.levels, dtype=object) if eff.levels is not None else np.full(k, "", dtype=object)
+        keep = _curve_subset(eff.ice.shape[0], max_curves, random_state)
+
+        def curves(kind, mat):
+            m = mat[keep]
+            return pd.DataFrame({
+                "grid_value": np.tile(eff.grid, m.shape[0]),
+                "level": np.tile(level, m.shape[0]),
+                "kind": kind,
+                "row": np.repeat(np.asarray(eff.rows)[keep], k).astype(np.int64),
+                "value": m.ravel(),
+            })
+
+        def line(kind, vec):
+            return pd.DataFrame({
+                "grid_value": eff.grid, "level": level, "kind": kind,
+                "row": np.full(k, -1, dtype=np.int64), "value": np.asarray(vec, dtype=np.float64),
+            })
+
+        blocks = [line("pd", eff.pd), curves("ice", eff.ice), curves("c_ice", eff.c_ice),
+                  line("pd_centered", eff.pd_centered)]
+        if eff.d_ice is not None:
+            blocks += [curves("d_ice", eff.d_ice), line("d_pd", eff.d_pd), line("d_ice_sd", eff.d_ice_sd)]
+        if eff.deciles.size:
+            blocks.append(pd.DataFrame({
+                "grid_value": eff.deciles, "level": "", "kind": "decile",
+                "row": np.full(eff.deciles.size, -1, dtype=np.int64),
+                "value": np.arange(1, eff.deciles.size + 1) / (eff.deciles.size + 1),
+            }))
+        block = pd.concat(blocks, ignore_index=True)
+        block.insert(0, "feature", eff.feature)
+        parts.append(block)
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(
+            _TABLE_COLUMNS, [object, float, object, object, np.int64, float])})
+    return pd.concat(parts, ignore_index=True)[_TABLE_COLUMNS]
+
+
+def pair_table(pairs: PairEffect | Sequence[PairEffect]) -> pd.DataFrame:
+    """Long table of two-way PDs.
+
+    Parameters
+    ----------
+    pairs : PairEffect or sequence of PairEffect
+
+    Returns
+    -------
+    DataFrame
+        Columns ``feature_1``, ``feature_2``, ``value_1``, ``value_2``, ``pd``;
+        one row per grid cell, ``value_2`` varying fastest.
+    """
+    if isinstance(pairs, PairEffect):
+        pairs = [pairs]
+    parts = []
+    for p in pairs:
+        if not isinstance(p, PairEffect):
+            raise TypeError(f"expected PairEffect, got {type(p).__name__}")
+        n1, n2 = p.values_1.size, p.values_2.size
+        parts.append(pd.DataFrame({
+            "feature_1": p.feature_1, "feature_2": p.feature_2,
+            "value_1": np.repeat(p.values_1, n2), "value_2": np.tile(p.values_2, n1),
+            "pd": np.asarray(p.pd, dtype=np.float64).ravel(),
+        }))
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(
+            _PAIR_COLUMNS, [object, object, float, float, float])})
+    return pd.concat(parts, ignore_index=True)[_PAIR_COLUMNS]
+
+
+def effect_from_table(table: pd.DataFrame, feature: str) -> FeatureEffect:
+    """Rebuild a :class:`FeatureEffect` (for plotting) from :func:`effects_table` output.
+
+    The ICE curves are those kept in the table (possibly a subset); ``output``
+    is not stored in the table and is set to ``""``.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, unknown ``feature`` or an incomplete table.
+    """
+    missing = [c for c in _TABLE_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks columns {missing}")
+    t = table[table["feature"] == feature]
+    if t.empty:
+        raise ValueError(f"feature {feature!r} not in table (has {sorted(table['feature'].unique())})")
+
+    def line(kind):
+        s = t[t["kind"] == kind]
+        return None if s.empty else s
+
+    pd_rows = line("pd")
+    if pd_rows is None:
+        raise ValueError(f"table has no 'pd' rows for {feature!r}")
+    grid = pd_rows["grid_value"].to_numpy(dtype=np.float64)
+    levels_col = ["" if pd.isna(v) else str(v) for v in pd_rows["level"]]
+    levels = tuple(levels_col) if any(levels_col) else None
+
+    def matrix(kind):
+        s = line(kind)
+        if s is None:
+            return None, None
+        rows = pd.unique(s["row"].to_numpy())
+        return s["value"].to_numpy(dtype=np.float64).reshape(rows.size, grid.size), rows
+
+    def vector(kind):
+        s = line(kind)
+        return None if s is None else s["value"].to_numpy(dtype=np.float64)
+
+    ice, rows = matrix("ice")
+    c_ice, _ = matrix("c_ice")
+    d_ice, _ = matrix("d_ice")
+    if ice is None or c_ice is None:
+        raise ValueError(f"table has no ICE curves for {feature!r}")
+    pdc = vector("pd_centered")
+    zero = np.flatnonzero((pdc == 0) & np.all(c_ice == 0, axis=0))
+    dec = line("decile")
+    return FeatureEffect(
+        feature=feature, grid=grid, levels=levels, rows=rows, ice=ice,
+        pd=pd_rows["value"].to_numpy(dtype=np.float64), c_ice=c_ice, pd_centered=pdc,
+        anchor=int(zero[0]) if zero.size else 0, d_ice=d_ice, d_pd=vector("d_pd"),
+        d_ice_sd=vector("d_ice_sd"),
+        deciles=np.empty(0) if dec is None else dec["grid_value"].to_numpy(dtype=np.float64),
+        output="",
+    )
+
+
+def pair_from_table(table: pd.DataFrame, feature_1: str, feature_2: str) -> PairEffect:
+    """Rebuild a :class:`PairEffect` from :func:`pair_table` output (no deciles).
+
+    Raises
+    ------
+    ValueError
+        Missing columns, unknown pair, or a table that is not a full grid.
+    """
+    missing = [c for c in _PAIR_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks columns {missing}")
+    t = table[(table["feature_1"] == feature_1) & (table["feature_2"] == feature_2)]
+    if t.empty:
+        raise ValueError(f"pair ({feature_1!r}, {feature_2!r}) not in table")
+    v1 = pd.unique(t["value_1"].to_numpy(dtype=np.float64))
+    v2 = pd.unique(t["value_2"].to_numpy(dtype=np.float64))
+    if len(t) != v1.size * v2.size:
+        raise ValueError(f"pair ({feature_1!r}, {feature_2!r}) is not a full {v1.size} x {v2.size} grid")
+    return PairEffect(
+        feature_1=feature_1, feature_2=feature_2, values_1=v1, values_2=v2,
+        pd=t["pd"].to_numpy(dtype=np.float64).reshape(v1.size, v2.size), output="",
+    )
+
+
+def pd_ice_tables(
+    model,
+    X,
+    *,
+    top: Sequence[str],
+    extra: Sequence[str] = (),
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    row_ids=None,
+    output: str = "auto",
+    resolution: int = 50,
+    kind: str = "uniform",
+    percentiles: tuple[float, float] = (0.0, 1.0),
+    anchor: str | float = "min",
+    smooth: int = 0,
+    max_curves: int | None = 1000,
+    pair_resolution: int = 20,
+    max_batch_rows: int = 100_000,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``pd_ice`` rule: effects of the top variables (and extra ones) and the 2-D PD of the top pair.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    X : array-like of shape (n, p)
+        The rows whose ICE curves are drawn (the test rows).
+    top : sequence of str
+        Variables ranked by MR (rank 1 first).
+    extra : sequence of str
+        Further variables (e.g. those of thesis figures), rank 0 in the table.
+    feature_names, feature_groups, row_ids, output, resolution, kind, percentiles, anchor, smooth,
+    pair_resolution, max_batch_rows
+        As :func:`explain_feature` / :func:`explain_pair`.
+    max_curves : int or None
+        ICE curves kept in the table (:func:`effects_table`, seed 0).
+
+    Returns
+    -------
+    (curves, pairs)
+        :func:`effects_table` with a leading ``rank`` column (1 = largest MR, 0
+        for ``extra``), and :func:`pair_table` of the two first numeric top
+        variables (empty, with its columns, when there are fewer than two).
+    """
+    from ._effects import explain_feature, explain_pair
+
+    top = list(top)
+    extra = [f for f in extra if f not in top]
+    groups = dict(feature_groups or {})
+    common = dict(feature_names=list(feature_names), output=output, kind=kind, percentiles=tuple(percentiles),
+                  max_batch_rows=max_batch_rows)
+    effects = [
+        explain_feature(model, X, name, feature_groups=groups, resolution=resolution, anchor=anchor,
+                        smooth=smooth, row_ids=row_ids, **common)
+        for name in top + extra
+    ]
+    curves = effects_table(effects, max_curves=max_curves, random_state=0)
+    curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
+    numeric = [f for f in top if f not in groups]
+    if len(numeric) >= 2:
+        pairs = pair_table(explain_pair(model, X, tuple(numeric[:2]), resolution=pair_resolution, **common))
+    else:
+        pairs = pd.DataFrame(columns=_PAIR_COLUMNS)
+    return curves, pairs

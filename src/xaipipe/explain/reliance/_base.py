@@ -1,0 +1,618 @@
+"""Shared pieces of model reliance: losses, input checks, variables, switch designs, the result.
+
+Private to :mod:`xaipipe.explain.reliance`; the definitions are in that package's
+docstring (Fisher, Rudin & Dominici 2019, §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ...validation import check_int
+
+#: Estimator options of :func:`~xaipipe.explain.reliance.model_reliance`.
+ESTIMATORS = ("permutation", "e_divide", "e_switch")
+
+#: Columns of the tidy result, in order (``n_estimators`` follows ``member`` when
+#: the members are ensemble prefixes).
+RELIANCE_COLUMNS = [
+    "member",
+    "feature",
+    "estimator",
+    "algorithm",
+    "loss",
+    "e_orig",
+    "e_switch",
+    "mr_ratio",
+    "mr_difference",
+    "mr_ratio_std",
+    "mr_difference_std",
+    "mr_ratio_se",
+    "mr_difference_se",
+    "n_repeats",
+    "n_samples",
+]
+
+#: Default upper bound on the rows passed to one ``predict`` call.
+DEFAULT_MAX_ROWS = 1 << 16
+
+# ----------------------------------------------------------------------------- losses
+
+
+def _as_member_output(output: Any, n: int, name: str) -> np.ndarray:
+    out = np.asarray(output)
+    if out.ndim not in (2, 3) or out.shape[1] != n:
+        raise ValueError(
+            f"{name}: model output must have shape (n_members, {n}) or "
+            f"(n_members, {n}, n_classes); got {out.shape}"
+        )
+    if not np.issubdtype(out.dtype, np.number) or np.issubdtype(out.dtype, np.complexfloating):
+        raise ValueError(f"{name}: model output must be real numbers, got dtype {out.dtype}")
+    return out
+
+
+def _binary_labels(y: np.ndarray, name: str) -> np.ndarray:
+    yy = np.asarray(y)
+    if yy.ndim != 1:
+        raise ValueError(f"{name}: y must be 1-D, got shape {yy.shape}")
+    ok = np.isin(yy, (0, 1))
+    if not ok.all():
+        bad = np.unique(yy[~ok])[:5]
+        raise ValueError(f"{name}: binary classification needs labels 0/1; found {bad.tolist()}")
+    return yy.astype(bool)
+
+
+def _class1_probability(out: np.ndarray, name: str) -> np.ndarray:
+    """Probability of class 1 from (m, n) or (m, n, 2) output, as a float array."""
+    if out.ndim == 3:
+        if out.shape[2] != 2:
+            raise ValueError(
+                f"{name}: only binary classification is supported; output has "
+                f"{out.shape[2]} classes"
+            )
+        p = out[..., 1]
+    else:
+        p = out
+    if not np.issubdtype(p.dtype, np.floating):
+        p = p.astype(np.float64)
+    if p.size and (np.nanmax(p) > 1 or np.nanmin(p) < 0):
+        raise ValueError(f"{name}: probabilities must lie in [0, 1]; got range "
+                         f"[{np.nanmin(p)}, {np.nanmax(p)}]")
+    return p
+
+
+def squared_error(y: np.ndarray, output: np.ndarray) -> np.ndarray:
+    """Per-sample squared error ``(y_i - f(x_i))²`` for ``m`` models at once.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Responses (target units).
+    output : ndarray of shape (m, n)
+        Predictions of ``m`` regression models.
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+        Squared errors (target units squared); the mean over samples equals
+        ``sklearn.metrics.mean_squared_error``.
+
+    Raises
+    ------
+    ValueError
+        If ``output`` is not ``(m, n)``.
+    """
+    y = np.asarray(y)
+    out = _as_member_output(output, y.shape[0], "squared_error")
+    if out.ndim != 2:
+        raise ValueError(f"squared_error: output must have shape (n_members, n), got {out.shape}")
+    return (y - out) ** 2
+
+
+def log_loss(y: np.ndarray, output: np.ndarray) -> np.ndarray:
+    """Per-sample binary log loss (natural log) for ``m`` models at once.
+
+    ``-log(clip(p_i))`` if ``y_i = 1`` and ``-log(clip(1 - p_i))`` if ``y_i = 0``, with
+    ``p_i`` the probability of class 1 and ``clip`` to ``[eps, 1 - eps]``, ``eps`` the
+    machine epsilon of the probabilities' dtype (as ``sklearn.metrics.log_loss``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {0, 1}.
+    output : ndarray of shape (m, n) or (m, n, 2)
+        Probability of class 1, or ``predict_proba`` output (column 1 is used).
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+        Losses in nats.
+
+    Raises
+    ------
+    ValueError
+        If labels are not 0/1, the output has more than two classes, or a
+        probability lies outside ``[0, 1]``.
+    """
+    yb = _binary_labels(y, "log_loss")
+    p = _class1_probability(_as_member_output(output, yb.shape[0], "log_loss"), "log_loss")
+    eps = np.finfo(p.dtype).eps
+    q = np.where(yb, p, 1 - p)
+    return -np.log(np.clip(q, eps, 1 - eps))
+
+
+def zero_one(y: np.ndarray, output: np.ndarray) -> np.ndarray:
+    """Per-sample zero-one loss of the hard label for ``m`` models at once.
+
+    The hard label is the ``argmax`` of the two class probabilities, class 0 on
+    ties (for ``(m, n)`` input: 1 iff ``p > 1 - p``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {0, 1}.
+    output : ndarray of shape (m, n) or (m, n, 2)
+        Probability of class 1, or ``predict_proba`` output.
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+        1.0 where the hard label differs from ``y``, else 0.0.
+
+    Raises
+    ------
+    ValueError
+        As :func:`log_loss`.
+    """
+    yb = _binary_labels(y, "zero_one")
+    out = _as_member_output(output, yb.shape[0], "zero_one")
+    if out.ndim == 3:
+        _class1_probability(out, "zero_one")  # validates 2 classes and range
+        label = out[..., 1] > out[..., 0]
+    else:
+        p = _class1_probability(out, "zero_one")
+        label = p > 1 - p
+    return (label != yb).astype(np.float64)
+
+
+#: Loss name -> per-sample loss function ``loss(y, output) -> (m, n)``.
+LOSSES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "squared_error": squared_error,
+    "log_loss": log_loss,
+    "zero_one": zero_one,
+}
+
+
+def resolve_loss(loss) -> tuple[str, Callable]:
+    if callable(loss):
+        return getattr(loss, "__name__", "custom"), loss
+    try:
+        return loss, LOSSES[loss]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown loss {loss!r}; choose one of {sorted(LOSSES)} or pass a callable"
+        ) from None
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def check_X(X) -> tuple[np.ndarray, list[str] | None]:
+    names = None
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        names = [str(c) for c in X.columns]
+        X = X.to_numpy()
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    if X.shape[0] < 2:
+        raise ValueError(f"model reliance needs at least 2 samples, got {X.shape[0]}")
+    if X.shape[1] < 1:
+        raise ValueError("X has no columns")
+    return X, names
+
+
+def check_y(y, n: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}")
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"y must be numeric (encode classes as 0/1), got dtype {y.dtype}")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinite values")
+    return y
+
+
+def resolve_features(
+    features: Mapping[str, Sequence[int | str]] | Sequence[int | str] | None,
+    n_features: int,
+    feature_names: Sequence[str] | None = None,
+) -> dict[str, np.ndarray]:
+    """Normalise a feature specification to ``{name: column indices}``.
+
+    Parameters
+    ----------
+    features : mapping, sequence or None
+        ``None``: one group per column, named by ``feature_names`` (or
+        ``"x0", "x1", ...``). A sequence of column indices / names: one group per
+        entry. A mapping ``name -> columns``: each value lists the columns
+        (indices, or names from ``feature_names``) permuted jointly, e.g.
+        ``{"Sex": ["Sex_F", "Sex_I", "Sex_M"]}``.
+    n_features : int
+        Number of columns of ``X``.
+    feature_names : sequence of str, optional
+        Column names of ``X``.
+
+    Returns
+    -------
+    dict of str -> ndarray of int
+        In the given order.
+
+    Raises
+    ------
+    ValueError
+        On an empty specification or group, an index out of range, an unknown or
+        duplicated column name, or a column listed twice in one group.
+    """
+    if feature_names is not None:
+        feature_names = [str(c) for c in feature_names]
+        if len(feature_names) != n_features:
+            raise ValueError(f"{len(feature_names)} feature names for {n_features} columns")
+        if len(set(feature_names)) != n_features:
+            raise ValueError("feature names are not unique")
+    lookup = {name: j for j, name in enumerate(feature_names or [])}
+
+    def index(c) -> int:
+        if isinstance(c, (str, np.str_)):
+            if c not in lookup:
+                raise ValueError(f"unknown feature name {c!r}; known: {list(lookup)}")
+            return lookup[c]
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
+            raise ValueError(f"feature columns must be int indices or names, got {c!r}")
+        if not 0 <= int(c) < n_features:
+            raise ValueError(f"column index {c} out of range for {n_features} columns")
+        return int(c)
+
+    def label(j: int) -> str:
+        return feature_names[j] if feature_names is not None else f"x{j}"
+
+    if features is None:
+        return {label(j): np.array([j]) for j in range(n_features)}
+    if isinstance(features, Mapping):
+        items = list(features.items())
+    else:
+        if isinstance(features, (str, bytes)):
+            raise ValueError("features must be a mapping or a sequence, not a string")
+        items = []
+        for c in features:
+            j = index(c)
+            items.append((label(j), [j]))
+    if not items:
+        raise ValueError("no features given")
+    out: dict[str, np.ndarray] = {}
+    for name, cols in items:
+        if isinstance(cols, (str, int, np.integer)):
+            cols = [cols]
+        idx = [index(c) for c in cols]
+        if not idx:
+            raise ValueError(f"feature group {name!r} has no columns")
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"feature group {name!r} lists a column twice: {list(cols)}")
+        if str(name) in out:
+            raise ValueError(f"duplicate feature name {name!r}")
+        out[str(name)] = np.asarray(idx, dtype=np.intp)
+    return out
+
+
+def features_from_groups(
+    columns: Sequence[str], groups: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, list[int]]:
+    """Feature specification from column names and one-hot groups.
+
+    Each column not in a group is its own feature; a group (e.g. ``"Sex"`` ->
+    ``["Sex_F", "Sex_I", "Sex_M"]``, as recorded in ``prepared.json``) becomes one
+    feature at the position of its first member.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        Column names of ``X`` in order.
+    groups : mapping of str -> sequence of str, optional
+
+    Returns
+    -------
+    dict of str -> list of int
+
+    Raises
+    ------
+    ValueError
+        If a group member is not a column, a column is in two groups, or a group
+        name collides with an ungrouped column.
+    """
+    columns = [str(c) for c in columns]
+    pos = {c: j for j, c in enumerate(columns)}
+    owner: dict[str, str] = {}
+    for gname, members in (groups or {}).items():
+        if not members:
+            raise ValueError(f"group {gname!r} is empty")
+        for c in members:
+            if c not in pos:
+                raise ValueError(f"group {gname!r} member {c!r} is not a column of X")
+            if c in owner:
+                raise ValueError(f"column {c!r} is in groups {owner[c]!r} and {gname!r}")
+            owner[c] = gname
+    out: dict[str, list[int]] = {}
+    for c in columns:
+        g = owner.get(c)
+        if g is None:
+            if c in out:
+                raise ValueError(f"feature name {c!r} is used twice")
+            out[c] = [pos[c]]
+        elif g not in out:
+            if g in pos and owner.get(g) is None:
+                raise ValueError(f"group name {g!r} collides with a column name")
+            out[g] = [pos[m] for m in groups[g]]
+    return out
+
+
+# ----------------------------------------------------------------------------- permutations
+
+
+def random_permutations(
+    n_samples: int, n_repeats: int, n_groups: int = 1, random_state=None
+) -> np.ndarray:
+    """Independent uniform row permutations, as drawn by the default estimator.
+
+    ``rng = np.random.default_rng(random_state)`` then
+    ``rng.permuted(np.tile(np.arange(n_samples), (n_groups * n_repeats, 1)), axis=1)``
+    reshaped group-major.
+
+    Returns
+    -------
+    ndarray of int, shape (n_groups, n_repeats, n_samples)
+    """
+    n_samples, n_repeats, n_groups = int(n_samples), int(n_repeats), int(n_groups)
+    if n_samples < 1 or n_repeats < 1 or n_groups < 1:
+        raise ValueError("n_samples, n_repeats and n_groups must be >= 1")
+    rng = np.random.default_rng(random_state)
+    base = np.tile(np.arange(n_samples), (n_groups * n_repeats, 1))
+    return rng.permuted(base, axis=1).reshape(n_groups, n_repeats, n_samples)
+
+
+def sklearn_permutations(n_samples: int, n_repeats: int, random_state=None) -> np.ndarray:
+    """The row permutations ``sklearn.inspection.permutation_importance`` applies.
+
+    scikit-learn draws ``seed = check_random_state(random_state).randint(2**31)``
+    once; for *every* feature it creates ``RandomState(seed)`` and, per repeat,
+    shuffles an index array *in place* and re-permutes the already permuted
+    column (``X[:, j] = X[idx, j]``). Repeat ``r`` therefore shows rows
+    ``p_r = p_{r-1}[idx_r]`` (``p_0`` the identity); the same ``p_r`` are used for
+    all features. Passing the result as ``permutations=`` reproduces its
+    ``importances`` (with ``max_samples=1.0``) up to float rounding.
+
+    Returns
+    -------
+    ndarray of int, shape (n_repeats, n_samples)
+    """
+    from sklearn.utils import check_random_state
+
+    rs = check_random_state(random_state)
+    seed = rs.randint(np.iinfo(np.int32).max + 1)
+    local = np.random.RandomState(seed)
+    idx = np.arange(n_samples)
+    current = np.arange(n_samples)
+    out = np.empty((int(n_repeats), int(n_samples)), dtype=np.intp)
+    for r in range(int(n_repeats)):
+        local.shuffle(idx)
+        current = current[idx]
+        out[r] = current
+    return out
+
+
+def check_permutations(perms, n_groups: int, n: int, n_repeats: int | None) -> np.ndarray:
+    p = np.asarray(perms)
+    if p.dtype.kind not in "iu":
+        raise ValueError(f"permutations must be integer row indices, got dtype {p.dtype}")
+    if p.ndim == 2:
+        p = np.broadcast_to(p, (n_groups,) + p.shape)
+    if p.ndim != 3 or p.shape[0] != n_groups or p.shape[2] != n or p.shape[1] < 1:
+        raise ValueError(
+            f"permutations must have shape (n_repeats, {n}) or ({n_groups}, n_repeats, {n}); "
+            f"got {np.shape(perms)}"
+        )
+    if n_repeats is not None and p.shape[1] != n_repeats:
+        raise ValueError(f"n_repeats={n_repeats} but permutations hold {p.shape[1]} repeats")
+    if not (np.sort(p, axis=-1) == np.arange(n)).all():
+        raise ValueError(f"each row of permutations must be a permutation of range({n})")
+    return p
+
+
+
+def resolve_permutations(estimator: str, permutations, n_repeats, n: int, n_groups: int, random_state):
+    """The permutations of an MR estimator: ``(perms of shape (G, R, n) or None, R, algorithm)``.
+
+    ``"permutation"``: the given ``permutations`` (checked) or ``R`` fresh ones
+    (:func:`random_permutations`, ``R = n_repeats``, default 10); the other
+    estimators take neither.
+
+    Raises
+    ------
+    ValueError
+        ``n_repeats`` / ``permutations`` given for a deterministic estimator,
+        invalid permutations. ``TypeError``: a non-integer ``n_repeats``.
+    """
+    if estimator != "permutation":
+        if permutations is not None or n_repeats not in (None, 1):
+            raise ValueError(
+                f"n_repeats / permutations apply to estimator='permutation' only, not {estimator!r}"
+            )
+        return None, 1, {"e_divide": "half_swap", "e_switch": "all_pairs"}[estimator]
+    if permutations is None:
+        R = 10 if n_repeats is None else check_int(n_repeats, "n_repeats", minimum=1)
+        return random_permutations(n, R, n_groups, random_state), R, "random_permutations"
+    if n_repeats is not None:
+        check_int(n_repeats, "n_repeats", minimum=1)
+    p = check_permutations(permutations, n_groups, n, n_repeats)
+    return p, p.shape[1], "given_permutations"
+
+
+def switch_designs(
+    estimator: str,
+    n: int,
+    n_groups: int,
+    *,
+    permutations: np.ndarray | None = None,
+    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+) -> list[list[tuple[int, np.ndarray, np.ndarray]]]:
+    """The switched data sets of an MR estimator, as ``(repeat, recipients, donors)``.
+
+    Row ``q`` of a switched data set takes ``y`` and the other columns from row
+    ``recipients[q]`` and the variable's columns from row ``donors[q]``
+    (Fisher et al. 2019, §3):
+
+    * ``"permutation"``: repeat ``r`` of group ``g`` is ``(arange(n), perms[g, r])``;
+    * ``"e_divide"``: one set, ``recipients = arange(2h)``, ``donors`` the other
+      half (``h = n // 2``);
+    * ``"e_switch"``: all ordered pairs ``j != i``, in chunks of donor rows of at
+      most ``max_rows_per_batch`` rows (both the generic path and the tree engine
+      add the chunks' partial sums in this order).
+
+    Returns
+    -------
+    list (one per group) of lists of ``(repeat, recipients, donors)``
+    """
+    sets: list[list[tuple[int, np.ndarray, np.ndarray]]] = []
+    everyone = np.arange(n)
+    for g in range(n_groups):
+        if estimator == "permutation":
+            sets.append([(r, everyone, permutations[g, r]) for r in range(permutations.shape[1])])
+        elif estimator == "e_divide":
+            h = n // 2
+            donors = np.concatenate([np.arange(h, 2 * h), np.arange(h)])
+            sets.append([(0, np.arange(2 * h), donors)])
+        elif estimator == "e_switch":
+            per_chunk = max(1, int(max_rows_per_batch) // (n - 1))
+            chunk = []
+            for a in range(0, n, per_chunk):
+                d = np.arange(a, min(a + per_chunk, n))
+                donors = np.repeat(d, n - 1)
+                recip = np.tile(np.arange(n - 1), d.size)
+                recip += recip >= donors
+                chunk.append((0, recip, donors))
+            sets.append(chunk)
+        else:
+            raise ValueError(f"unknown estimator {estimator!r}; choose one of {list(ESTIMATORS)}")
+    return sets
+
+
+def divisor(estimator: str, n: int) -> int:
+    """Rows behind one switched loss sum: ``n``, ``2 (n // 2)`` or ``n (n - 1)``."""
+    return {"permutation": n, "e_divide": 2 * (n // 2), "e_switch": n * (n - 1)}[estimator]
+
+
+
+@dataclass(frozen=True)
+class RelianceResult:
+    """Model-reliance estimates for ``m`` members and ``G`` variables (feature groups).
+
+    Returned by :func:`~xaipipe.explain.reliance.model_reliance`.
+
+    Attributes
+    ----------
+    features : list of str
+        Variable names, length ``G``.
+    e_orig : ndarray of shape (m,)
+        ``ê_orig`` per member (mean loss on the unchanged data; loss units).
+    e_switch : ndarray of shape (m, G, R)
+        Estimate of the switched loss per member, variable and repeat (``R = 1``
+        for the deterministic estimators ``e_divide`` and ``e_switch``).
+    estimator : str
+        ``"permutation"``, ``"e_divide"`` or ``"e_switch"``.
+    algorithm : str
+        ``"random_permutations"``, ``"given_permutations"``, ``"half_swap"``,
+        ``"all_pairs"`` or ``"linear_closed_form"``.
+    loss : str
+    n_samples : int
+    n_estimators : list of int or None
+        The ensemble prefix of each member, when members are prefixes.
+    method : str
+        The path that computed it: ``"generic"``, ``"engine"`` or ``"linear"``.
+    """
+
+    features: list
+    e_orig: np.ndarray
+    e_switch: np.ndarray
+    estimator: str
+    algorithm: str
+    loss: str
+    n_samples: int
+    n_estimators: list | None = None
+    method: str = "generic"
+
+    @property
+    def deterministic(self) -> bool:
+        return self.estimator != "permutation"
+
+    def mr_ratio(self) -> np.ndarray:
+        """Per-repeat ``e_switch / e_orig``, shape (m, G, R); inf/NaN where ``e_orig = 0``."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.e_switch / self.e_orig[:, None, None]
+
+    def mr_difference(self) -> np.ndarray:
+        """Per-repeat ``e_switch - e_orig``, shape (m, G, R)."""
+        return self.e_switch - self.e_orig[:, None, None]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table: one row per member x variable (member-major).
+
+        Columns are :data:`RELIANCE_COLUMNS` (plus ``n_estimators`` after
+        ``member`` when the members are prefixes). ``e_switch`` is the mean
+        switched loss over repeats, ``mr_ratio = e_switch / e_orig`` (Fisher et
+        al.'s ``M̂R``; inf/NaN when ``e_orig = 0``) and ``mr_difference =
+        e_switch - e_orig`` (loss units); ``*_std`` (across repeats, ``ddof=1``)
+        and ``*_se`` (``std / sqrt(R)``) are NaN for deterministic estimators and
+        for ``R = 1``.
+        """
+        ratio, diff = self.mr_ratio(), self.mr_difference()
+        m, G, R = self.e_switch.shape
+        nan = np.full((m, G), np.nan)
+
+        def spread(v):
+            if self.deterministic or R < 2:
+                return nan, nan
+            sd = v.std(axis=2, ddof=1)
+            return sd, sd / np.sqrt(R)
+
+        rs, rse = spread(ratio)
+        ds, dse = spread(diff)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_ratio = ratio.mean(axis=2)
+        frame = pd.DataFrame(
+            {
+                "member": np.repeat(np.arange(m), G),
+                "feature": np.tile(np.asarray(self.features, dtype=object), m),
+                "estimator": self.estimator,
+                "algorithm": self.algorithm,
+                "loss": self.loss,
+                "e_orig": np.repeat(self.e_orig, G),
+                "e_switch": self.e_switch.mean(axis=2).ravel(),
+                "mr_ratio": mean_ratio.ravel(),
+                "mr_difference": diff.mean(axis=2).ravel(),
+                "mr_ratio_std": rs.ravel(),
+                "mr_difference_std": ds.ravel(),
+                "mr_ratio_se": rse.ravel(),
+                "mr_difference_se": dse.ravel(),
+                "n_repeats": R,
+                "n_samples": self.n_samples,
+            }
+        )[RELIANCE_COLUMNS]
+        if self.n_estimators is not None:
+            ks = np.asarray([int(k) for k in self.n_estimators])
+            frame.insert(1, "n_estimators", ks[frame["member"].to_numpy()])
+        return frame

@@ -1,0 +1,446 @@
+"""SHAP values of fitted models: one entry point, honest output spaces.
+
+:func:`shap_values` explains a fitted model of any family of
+:mod:`xaipipe.models.families` on rows ``X`` (the test rows) and returns a
+:class:`ShapResult`: one SHAP value per row and feature plus the base value, such
+that, for every explained row ``i`` (*local accuracy*, Lundberg & Lee 2017,
+NeurIPS, Property 1 / eq. 5; *eficiencia* in 000 §3.2)::
+
+    base_values[i] + values[i].sum() == model_output[i]
+
+``model_output`` is computed directly from the model (not from the SHAP values)
+and every call checks the identity above, raising :class:`RuntimeError` when it
+fails; the largest error is kept in ``details["max_abs_additivity_error"]``.
+
+Algorithms (``algorithm="auto"`` takes the family's ``shap_algorithm``, :mod:`xaipipe.models.families`)
+------------------------------------------------------
+``"xgboost_pred_contribs"`` (XGBoost)
+    Exact path-dependent TreeSHAP computed by XGBoost itself,
+    ``Booster.predict(DMatrix, pred_contribs=True)`` (last column = bias = base
+    value), in float32; interaction values with ``pred_interactions=True``
+    (Lundberg et al. 2020, Nat. Mach. Intell. 2:56-67, "Tree SHAP" and "SHAP
+    interaction values").  Output: the margin, i.e. the prediction for
+    identity-link regression objectives and the log-odds for
+    ``binary:logistic``.
+``"tree_explainer"`` (scikit-learn decision tree, random forest, gradient boosting)
+    ``shap.TreeExplainer(model, feature_perturbation="tree_path_dependent")``:
+    exact path-dependent TreeSHAP, no background data (the expectation uses the
+    training cover stored in the trees).  Output spaces:
+
+    * regressors: the prediction;
+    * ``GradientBoostingClassifier``: the raw score, which is the log-odds of
+      class 1 (binary deviance loss);
+    * ``DecisionTreeClassifier`` / ``RandomForestClassifier``: the class-1
+      probability. A forest's probability is the *average of the trees'
+      probabilities*; its log-odds ``logit(mean_b p_b(x))`` is not a sum over
+      trees, so no exact tree-wise algorithm gives log-odds SHAP values for it
+      (path-dependent TreeSHAP is exact only for outputs that are sums of
+      per-tree leaf values). For a single tree ``logit(p_leaf)`` would be a
+      leaf value, but grown trees have pure leaves (``p`` = 0 or 1, infinite
+      log-odds). We therefore report these values with
+      ``output="probability"`` rather than approximate a log-odds version;
+      ``algorithm="permutation"`` gives (clipped) log-odds SHAP values of
+      either model when they are needed.
+
+    Random forests are explained in chunks of trees (``chunk_size``), in
+    parallel processes (``n_jobs``): the forest output is the mean of its trees,
+    so by the additivity axiom (000 §3.2, *aditividad*) its SHAP values are
+    ``sum_c (n_c / n_trees) * phi(sub-forest c)``, exactly.  This bounds memory
+    (shap densifies all trees of a model at once) and spreads the cost over
+    cores.
+``"linear_explainer"`` (linear and logistic regression)
+    ``shap.LinearExplainer`` with an explicit background (masker) and
+    interventional expectations: ``phi_j = w_j (x_j - mean_background_j)``
+    (Lundberg & Lee 2017, Corollary 1, "Linear SHAP"; 000 §3.2).  For the
+    ``StandardScaler -> LogisticRegression`` pipeline the scaled model is
+    explained; since ``z_j = (x_j - mu_j) / s_j`` is affine per feature,
+    ``w_j (z_j - mean z_j) = (w_j / s_j)(x_j - mean x_j)``: the values equal
+    those of the equivalent unscaled linear form (verified in the tests).
+    Logistic models are explained in log-odds.
+``"permutation"`` (default for any other model: naive Bayes, QDA, kNN)
+    ``shap.PermutationExplainer`` (antithetic permutation sampling; Strumbelj &
+    Kononenko 2014, Knowl. Inf. Syst. 41:647-665) with an independent masker on
+    an explicit background sample drawn with a seed from ``X_background``.
+    Local accuracy holds exactly (each permutation telescopes from the base
+    value to ``f(x)``). The values are exact when the explained output has no
+    interactions of order > 2 - naive Bayes log-odds (additive), QDA log-odds
+    (quadratic) - with a single antithetic pair, which is then the default
+    (``n_permutations=None``), and for ``p <= 2``; otherwise (kNN) they are a
+    Monte Carlo estimate from ``n_permutations`` pairs.
+``"kernel"``
+    ``shap.KernelExplainer`` (Kernel SHAP, Lundberg & Lee 2017, Theorem 2; 000
+    §3.3.4, Teorema 3.14) on the same background, without L1 feature
+    selection; exact when ``n_coalitions >= 2**p - 2``.
+
+The game of the model-agnostic explainers
+-----------------------------------------
+Both ``"permutation"`` and ``"kernel"`` explain the interventional game
+``v(S) = mean_b f(x_S, b_notS)`` over the background rows ``b`` (000 §3.2,
+"Función característica": the prediction integrated over the features not in
+``S``), where ``f`` is the model output in the reported space.  For
+classifiers ``f`` defaults to the log-odds of class 1 (``link="logit"``), so
+the base value is the background mean of the log-odds, ``E_b[logit p(b)]`` -
+the same convention as TreeSHAP on a margin and Linear SHAP on a logistic
+model (a logistic model explained by ``"permutation"`` gives exactly its
+Linear SHAP values).  This differs from ``shap``'s own ``link=shap.links.logit``,
+which explains ``logit(E_b[p])`` (and, by default, a linearised version of it).
+The log-odds are exact where the model provides them (logistic regression,
+LDA/QDA decision function, naive Bayes joint log-likelihoods); otherwise (kNN,
+whose probabilities are fractions of neighbours and hit 0 and 1) they are
+``logit(clip(p, eps, 1 - eps))`` with ``eps = proba_clip`` (recorded in
+``details["log_odds_source"]``); ``link="identity"`` explains the probability
+instead.
+
+Departures from the seed (000, ch. 3)
+-------------------------------------
+000 §3.3.3 defines SHAP values with conditional expectations ``E[f(z) | z_S]``;
+all explainers here use either the interventional (marginal) expectation of 000
+§3.2 (linear, permutation, kernel) or the tree-path-dependent approximation of
+the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
+"""
+
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:  # scikit-learn is imported where used: the figure rules load this package without it
+    from sklearn.base import BaseEstimator
+
+from ...models.families import family_of, final_estimator
+from ...models.output import _is_classifier
+from ...validation import check_int
+from ._algorithms import (
+    ALGORITHMS,
+    DEFAULT_BACKGROUND_SIZE,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_N_PERMUTATIONS,
+    _as_matrix,
+    _explain_agnostic,
+    _explain_linear,
+    _explain_sklearn_trees,
+    _explain_xgboost,
+    _feature_names,
+    _global_numpy_seed,  # noqa: F401  (used by xaipipe.plots.shap)
+    _prefix_kind,
+    _rng,
+    _subsample,
+    auto_algorithm,
+    forest_chunks,
+)
+from ._result import ShapResult, global_importance, interaction_frame, result_metadata, row_frame, tidy_frame
+
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_BACKGROUND_SIZE",
+    "DEFAULT_CHUNK_SIZE",
+    "DEFAULT_N_PERMUTATIONS",
+    "ShapResult",
+    "auto_algorithm",
+    "forest_chunks",
+    "global_importance",
+    "interaction_frame",
+    "result_metadata",
+    "row_frame",
+    "shap_tables",
+    "shap_values",
+    "tidy_frame",
+]
+
+
+def _positive_int(value, name: str) -> int | None:
+    try:
+        return check_int(value, name, minimum=1, allow_none=True)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def shap_values(
+    estimator: BaseEstimator,
+    X: Any,
+    *,
+    X_background: Any | None = None,
+    feature_names: Sequence[str] | None = None,
+    algorithm: str = "auto",
+    background_size: int | None = None,
+    max_rows: int | None = None,
+    interactions: bool = False,
+    link: str = "auto",
+    proba_clip: float = 1e-6,
+    n_permutations: int | None = None,
+    n_coalitions: int | None = None,
+    chunk_size: int | None = None,
+    n_jobs: int | None = 1,
+    random_state: int = 0,
+) -> ShapResult:
+    """SHAP values of a fitted model on rows ``X`` (module docstring: algorithms).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A model of :mod:`xaipipe.models.families` (possibly a ``Pipeline``);
+        classifiers must be binary with classes ``[0, 1]``.
+    X : array-like of shape (n, p)
+        Rows to explain (the test rows), in the units the model was fitted on.
+    X_background : array-like of shape (m, p), optional
+        Rows the background sample is drawn from (the training rows). Required
+        by ``"linear_explainer"``, ``"permutation"`` and ``"kernel"``; ignored
+        (and not recorded) by path-dependent TreeSHAP.
+    feature_names : sequence of str, optional
+        Defaults to ``X``'s columns, the estimator's ``feature_names_in_`` or
+        ``x0..x{p-1}``.
+    algorithm : {"auto", "xgboost_pred_contribs", "tree_explainer",
+        "linear_explainer", "permutation", "kernel"}, default="auto"
+        ``"auto"``: XGBoost -> ``xgboost_pred_contribs``; scikit-learn trees and
+        tree ensembles -> ``tree_explainer``; linear / logistic regression ->
+        ``linear_explainer``; anything else -> ``permutation``.
+    background_size : int, optional
+        Background rows drawn without replacement (seeded) from
+        ``X_background``. None: all rows for ``linear_explainer`` (only their
+        mean matters), :data:`DEFAULT_BACKGROUND_SIZE` for the model-agnostic
+        explainers.
+    max_rows : int, optional
+        Explain a seeded subsample of at most ``max_rows`` rows of ``X`` (kept in
+        ascending order; positions in ``ShapResult.row_index``), for callers
+        needing a time bound.
+    interactions : bool, default=False
+        Also compute SHAP interaction values, shape (n, p, p) (tree models only;
+        Lundberg et al. 2020, "SHAP interaction values").
+    link : {"auto", "logit", "identity"}, default="auto"
+        Output space of classifiers for the model-agnostic explainers:
+        ``"logit"`` (default) = log-odds of class 1, ``"identity"`` = class-1
+        probability. The other algorithms have a fixed output space and accept
+        ``"auto"`` or that space's link only.
+    proba_clip : float, default=1e-6
+        ``eps`` of ``logit(clip(p, eps, 1 - eps))`` for classifiers without
+        exact log-odds (kNN); in (0, 0.5).
+    n_permutations : int, optional
+        Antithetic permutation pairs per row for ``"permutation"`` (``max_evals
+        = n_permutations * (2p + 1)``). None: 1 when the explained output is of
+        degree <= 2 in the features (naive Bayes, QDA, LDA and logistic
+        log-odds, linear regression), for which one pair is exact, else
+        :data:`DEFAULT_N_PERMUTATIONS`.
+    n_coalitions : int, optional
+        Coalitions per row for ``"kernel"`` (default ``2p + 2048``, shap's).
+    chunk_size : int, optional
+        Trees per chunk for random forests (default
+        :data:`DEFAULT_CHUNK_SIZE`); the result does not depend on it beyond
+        floating-point rounding.
+    n_jobs : int, default=1
+        Parallel workers (joblib) for random-forest chunks (joblib's default
+        backend, loky processes, unless set with ``joblib.parallel_config``) and
+        for blocks of rows of the model-agnostic explainers (always processes:
+        shap samples from numpy's global RNG). The result does not depend on it.
+    random_state : int, default=0
+        Seeds the row subsample, the background sample and the permutation /
+        kernel sampling (independent streams; one sampling seed per row of
+        ``X``, so a row's values do not depend on ``max_rows``, on the other
+        rows or on ``n_jobs``). numpy's global RNG is left as it was.
+
+    Returns
+    -------
+    ShapResult
+
+    Raises
+    ------
+    ValueError
+        Malformed ``X`` / ``X_background`` (not 2-D, wrong number of features,
+        NaN), unknown ``algorithm`` or one that does not fit the model, missing
+        ``X_background``, invalid sizes, ``link`` or ``proba_clip``, non-binary
+        classifiers, ``interactions=True`` for a non-tree algorithm.
+    sklearn.exceptions.NotFittedError
+        If ``estimator`` is not fitted.
+    RuntimeError
+        If local accuracy fails (``|base + sum(values) - model_output|`` above a
+        tolerance relative to the magnitude of the terms: 1e-5 for XGBoost's
+        float32, 1e-8 or tighter otherwise) - a sign of an unsupported model.
+    """
+    from sklearn.base import BaseEstimator
+    from sklearn.utils.validation import check_is_fitted
+
+    fam = family_of(estimator)
+    if not isinstance(estimator, BaseEstimator) and fam is None:
+        raise ValueError(f"estimator must be a fitted scikit-learn compatible model, got {type(estimator).__name__}")
+    check_is_fitted(estimator)
+    est = final_estimator(estimator)
+    n_in = getattr(estimator, "n_features_in_", getattr(est, "n_features_in_", None))
+    Xa = _as_matrix(X, "X", n_in)
+    p = Xa.shape[1]
+    names = _feature_names(X, estimator, p, feature_names)
+    max_rows = _positive_int(max_rows, "max_rows")
+    background_size = _positive_int(background_size, "background_size")
+    chunk_size = _positive_int(chunk_size, "chunk_size")
+    n_permutations = _positive_int(n_permutations, "n_permutations")
+    n_coalitions = _positive_int(n_coalitions, "n_coalitions")
+    n_jobs = 1 if n_jobs is None else n_jobs
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs}")
+    if not (isinstance(proba_clip, (float, int)) and 0.0 < proba_clip < 0.5):
+        raise ValueError(f"proba_clip must lie in (0, 0.5), got {proba_clip!r}")
+    if link not in ("auto", "logit", "identity"):
+        raise ValueError(f"link must be 'auto', 'logit' or 'identity', got {link!r}")
+
+    if algorithm == "auto":
+        algorithm = auto_algorithm(est)
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; expected 'auto' or one of {list(ALGORITHMS)}")
+    native = auto_algorithm(est)  # the family's own algorithm (registry)
+    if algorithm == "xgboost_pred_contribs" and native != algorithm:
+        raise ValueError(f"algorithm 'xgboost_pred_contribs' needs an XGBoost model, got {type(est).__name__}")
+    if algorithm == "tree_explainer" and native != algorithm:
+        raise ValueError(
+            f"algorithm 'tree_explainer' supports the tree families of the registry (scikit-learn decision "
+            f"trees, forests and gradient boosting), got {type(est).__name__}"
+        )
+    if algorithm == "linear_explainer" and not (fam is not None and fam.linear):
+        raise ValueError(f"algorithm 'linear_explainer' needs a linear family (linear or logistic regression), "
+                         f"got {type(est).__name__}")
+    if interactions and algorithm not in ("xgboost_pred_contribs", "tree_explainer"):
+        raise ValueError(f"interaction values are available for tree models only, not for algorithm {algorithm!r}")
+    if algorithm not in ("permutation", "kernel") and link != "auto":
+        natural = "logit" if (_is_classifier(est) and not (algorithm == "tree_explainer"
+                              and _prefix_kind(est) != "boosting")) else "identity"
+        if link != natural:
+            raise ValueError(
+                f"algorithm {algorithm!r} explains this model in its {natural!r} space only; got link={link!r}"
+            )
+
+    rows = _subsample(Xa.shape[0], max_rows, _rng(random_state, 1))
+    Xe = Xa[rows]
+
+    background, background_index = None, None
+    if algorithm in ("linear_explainer", "permutation", "kernel"):
+        if X_background is None:
+            raise ValueError(f"algorithm {algorithm!r} needs X_background (the training rows)")
+        Ba = _as_matrix(X_background, "X_background", p)
+        size = background_size
+        if size is None and algorithm != "linear_explainer":
+            size = DEFAULT_BACKGROUND_SIZE
+        idx = _subsample(Ba.shape[0], size, _rng(random_state, 2))
+        background = Ba[idx]
+        if idx.size < Ba.shape[0]:
+            background_index = [int(i) for i in idx]
+
+    if algorithm == "xgboost_pred_contribs":
+        fields = _explain_xgboost(estimator, Xe, interactions)
+    elif algorithm == "tree_explainer":
+        fields = _explain_sklearn_trees(estimator, Xe, interactions, chunk_size, n_jobs)
+    elif algorithm == "linear_explainer":
+        fields = _explain_linear(estimator, Xe, background)
+    else:
+        fields = _explain_agnostic(estimator, Xe, rows, Xa.shape[0], background, algorithm, link, float(proba_clip),
+                                   n_permutations, n_coalitions, n_jobs, random_state, names)
+
+    rtol = fields.pop("_rtol")
+    values, base, out = fields["values"], fields["base_values"], fields["model_output"]
+    error = np.abs(base + values.sum(axis=1) - out)
+    scale = np.abs(base) + np.abs(values).sum(axis=1) + np.abs(out)
+    max_error = float(error.max())
+    if np.any(error > rtol * np.maximum(scale, 1.0)):
+        i = int(np.argmax(error / np.maximum(scale, 1.0)))
+        raise RuntimeError(
+            f"local accuracy failed for {type(est).__name__} with {algorithm}: row {int(rows[i])} has "
+            f"base + sum(SHAP) = {base[i] + values[i].sum():.10g} but model output {out[i]:.10g}"
+        )
+    details = dict(fields.pop("details"))
+    details.update(max_abs_additivity_error=max_error, random_state=int(random_state),
+                   max_rows=max_rows, n_rows_in_X=int(Xa.shape[0]))
+    if background is not None:
+        # positions of the background rows in X_background (None: all rows)
+        details["background_index"] = background_index
+    return ShapResult(
+        data=Xe,
+        feature_names=names,
+        row_index=rows.astype(np.int64),
+        algorithm=algorithm,
+        estimator=type(est).__name__,
+        details=details,
+        **fields,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# tidy outputs
+
+
+def shap_tables(
+    model,
+    X_test,
+    X_train,
+    *,
+    test_rows,
+    feature_names: Sequence[str],
+    dataset: str,
+    family: str,
+    max_rows: int | None = None,
+    max_rows_forest: int | None = None,
+    background_size: int | None = None,
+    interactions: bool = True,
+    algorithm: str = "auto",
+    n_jobs: int = 1,
+    random_state: int = 0,
+) -> dict:
+    """The ``shap`` rule: SHAP values of the test rows and their tables.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    X_test, X_train : arrays
+        Rows to explain, and the background rows (the training split).
+    test_rows : ndarray of int
+        Row positions of the test rows in ``prepared.csv`` (the ``row_id`` column).
+    feature_names : sequence of str
+    dataset, family : str
+        Identifier columns (``model`` holds the family).
+    max_rows : int or None
+        Explain at most this many test rows (seeded subsample).
+    max_rows_forest : int or None
+        Row cap for families with the ``"forest"`` prefix kind (random forests,
+        extra trees: exact TreeSHAP costs ~0.3-0.5 ms per deep tree per row).
+    background_size, algorithm, n_jobs, random_state
+        As :func:`shap_values`.
+    interactions : bool
+        SHAP interaction values for families whose algorithm is
+        ``xgboost_pred_contribs`` (other tree models: not computed).
+
+    Returns
+    -------
+    dict
+        ``values`` (:func:`tidy_frame` with ``row_id``), ``rows`` (:func:`row_frame`
+        with ``row_id``), ``importance`` (:func:`global_importance`),
+        ``interactions`` (:func:`interaction_frame`), ``meta`` (JSON record),
+        ``result`` (the :class:`ShapResult` without its estimator name), each
+        table with ``dataset`` and ``model`` first.
+    """
+    import dataclasses
+
+    from ...io import with_ids
+
+    if max_rows_forest and _prefix_kind(model) == "forest":
+        max_rows = min(max_rows or len(X_test), max_rows_forest)
+    native = auto_algorithm(model) if algorithm == "auto" else algorithm
+    result = shap_values(
+        model, X_test, X_background=X_train, feature_names=feature_names, algorithm=algorithm,
+        background_size=background_size, max_rows=max_rows,
+        interactions=bool(interactions) and native == "xgboost_pred_contribs",
+        n_jobs=n_jobs, random_state=random_state,
+    )
+    test_rows = np.asarray(test_rows)
+    values = tidy_frame(result)  # row = position in the test set; row_id = row of prepared.csv
+    values.insert(1, "row_id", test_rows[values["row"].to_numpy()])
+    rows = row_frame(result)
+    rows.insert(1, "row_id", test_rows[rows["row"].to_numpy()])
+    ids = {"dataset": dataset, "model": family}
+    meta = result_metadata(result)
+    meta.update({"dataset": dataset, "model": family,
+                 "test_rows_explained": test_rows[result.row_index].tolist()})
+    return {
+        "values": with_ids(values, **ids),
+        "rows": with_ids(rows, **ids),
+        "importance": with_ids(global_importance(result), **ids),
+        "interactions": with_ids(interaction_frame(result), **ids),
+        "meta": meta,
+        "result": dataclasses.replace(result, estimator=None),
+    }

@@ -1,0 +1,165 @@
+"""Fitting one configuration, or one prefix group, of a model family.
+
+A *prefix group* is the set of configurations of an ensemble family that differ
+only in ``n_estimators``: one fit with the largest value gives every member
+exactly (:mod:`xaipipe.models.prefix`). :func:`fit_group` is the one fitter used by
+cross-validation (:mod:`xaipipe.models.cv`), the Rashomon-set refits
+(:mod:`xaipipe.rashomon.refit`) and the bootstrap of the Rashomon set
+(:mod:`xaipipe.rashomon.bootstrap`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .boosting import fit_estimator
+from .families import PREFIX_PARAM, make_estimator
+
+__all__ = ["GroupFit", "fit_group", "fit_best"]
+
+
+@dataclass
+class GroupFit:
+    """Result of :func:`fit_group`.
+
+    Attributes
+    ----------
+    estimator : fitted estimator or None
+        None when the fit failed.
+    fit_time_s : float
+        Wall seconds of the fit (``time.perf_counter``).
+    message : str
+        ``"LinAlgError: ..."`` for a failed fit, else ``""``.
+    """
+
+    estimator: Any
+    fit_time_s: float
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.message
+
+
+def fit_group(
+    family: str,
+    task: str,
+    params: Mapping[str, Any],
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    n_estimators: Sequence[int] = (),
+    random_state: int,
+    options: Mapping[str, Any] | None = None,
+    n_jobs: int = 1,
+) -> GroupFit:
+    """Fit one configuration (or one prefix group) of ``family`` on ``X, y``.
+
+    Parameters
+    ----------
+    family : str
+        Family identifier (:data:`xaipipe.models.families.FAMILIES`).
+    task : {"regression", "classification"}
+    params : mapping
+        Hyperparameters (without ``n_estimators`` when ``n_estimators`` is given).
+    X : ndarray of shape (n, p)
+    y : ndarray of shape (n,)
+    n_estimators : sequence of int, optional
+        The group's ``n_estimators`` values: the model is fitted with the largest.
+    random_state : int
+        ``random_state`` of seeded families (the pipeline's seed, so that a refit is
+        the configuration that was cross-validated).
+    options : mapping, optional
+        Fixed constructor options (``estimator_options`` config, this family's).
+    n_jobs : int, default 1
+        Threads of families that take ``n_jobs``.
+
+    Returns
+    -------
+    GroupFit
+        A fit that raises :class:`numpy.linalg.LinAlgError` (QDA with a
+        rank-deficient class covariance: scikit-learn >= 1.9 raises) is returned
+        with ``estimator=None`` and the message; any other exception propagates.
+    """
+    p = dict(params)
+    if n_estimators:
+        p[PREFIX_PARAM] = max(int(k) for k in n_estimators)
+    est = make_estimator(family, task, p, random_state=random_state, n_jobs=n_jobs, options=options)
+    t0 = time.perf_counter()
+    try:
+        fit_estimator(est, X, y)
+    except np.linalg.LinAlgError as exc:
+        return GroupFit(None, time.perf_counter() - t0, f"LinAlgError: {exc}")
+    return GroupFit(est, time.perf_counter() - t0)
+
+
+def fit_best(
+    family: str,
+    task: str,
+    params: Mapping[str, Any],
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    *,
+    test_rows: np.ndarray,
+    random_state: int,
+    options: Mapping[str, Any] | None = None,
+    dataset: str = "",
+    n_jobs: int = 1,
+):
+    """The ``fit`` rule: refit a family's best configuration on the training rows, evaluate on the test rows.
+
+    Parameters
+    ----------
+    family, task, params, random_state, options, n_jobs
+        As :func:`fit_group` (``n_jobs``: threads of the fit; the saved model is
+        set to ``n_jobs=1`` so that its predictions are bitwise reproducible).
+    X_train, y_train, X_test, y_test : arrays
+    test_rows : ndarray of int
+        Row positions of the test rows in ``prepared.csv`` (the ``row`` column).
+    dataset : str
+
+    Returns
+    -------
+    (estimator, record, predictions)
+        The fitted model; the record of ``test/<family>.json`` (``dataset``,
+        ``task``, ``model`` (the family), ``params``, ``n_train``, ``n_test``,
+        ``fit_time_s``, ``metrics`` with the confusion matrix for classifiers);
+        the test predictions (``row``, ``y_true``, ``y_pred``; classifiers also
+        ``proba_1``).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        The fit failed (e.g. QDA with a rank-deficient class covariance).
+    """
+    import pandas as pd
+
+    from .metrics import evaluate
+    from .output import model_output
+
+    est = make_estimator(family, task, params, random_state=random_state, n_jobs=n_jobs, options=options)
+    t0 = time.perf_counter()
+    fit_estimator(est, X_train, y_train)  # bitwise est.fit, faster leaf updates
+    fit_time = time.perf_counter() - t0
+    if hasattr(est, "n_jobs"):
+        est.set_params(n_jobs=1)  # predictions of the saved model are then bitwise reproducible
+    output = model_output(est)(X_test)
+    metrics = evaluate(task, y_test, output, confusion=True)
+    record = {
+        "dataset": dataset, "task": task, "model": family,
+        "params": params, "n_train": len(y_train), "n_test": len(y_test),
+        "fit_time_s": fit_time, "metrics": metrics,
+    }
+    predictions = pd.DataFrame({"row": test_rows, "y_true": y_test})
+    if task == "regression":
+        predictions["y_pred"] = output
+    else:
+        predictions["proba_1"] = output[:, 1]
+        predictions["y_pred"] = output.argmax(axis=1)
+    return est, record, predictions

@@ -1,0 +1,103 @@
+"""Where every result of a version lives: one catalog for the Snakemake rules and the report.
+
+Templates are relative to ``results/<version>/`` and use the workflow's wildcard
+names (``{dataset}``, ``{family}``, ``{name}``, ``{kind}``, ``{ext}``; a study such
+as ``abalone_study`` takes the ``{dataset}`` slot of the Rashomon paths).
+:func:`result_path` fills the wildcards it is given and leaves the others for
+Snakemake; ``workflow/rules/common.smk`` builds every rule's paths with it and
+:mod:`xaipipe.report.thesis` finds the files a thesis figure reads with it, so a
+path is typed once. ``results/README.md`` describes the layout.
+"""
+
+from __future__ import annotations
+
+import string
+
+__all__ = ["PATHS", "result_path"]
+
+PATHS: dict[str, str] = {
+    # data: canonical table -> prepared table + correlation -> split
+    "canonical": "data/{dataset}/canonical.csv",
+    "canonical_sidecar": "data/{dataset}/canonical.json",
+    "prepared": "data/{dataset}/prepared.csv",
+    "prepared_info": "data/{dataset}/prepared.json",
+    "correlation": "data/{dataset}/correlation.csv",
+    "split": "data/{dataset}/split.json",
+    # models: CV of every family's grid -> best configuration -> refit -> test metrics
+    "cv": "models/{dataset}/cv/{family}.csv",
+    "cv_summary": "models/{dataset}/cv/{family}_summary.csv",
+    "best": "models/{dataset}/best/{family}.json",
+    "model": "models/{dataset}/fitted/{family}.joblib",
+    "test": "models/{dataset}/test/{family}.json",
+    "predictions": "models/{dataset}/test/{family}_predictions.csv",
+    "dataset_test_metrics": "models/{dataset}/test_metrics.csv",
+    "ols": "models/{dataset}/ols_inference.csv",
+    # explain: model reliance, PD/ICE, SHAP, learner-PD/PFI of every fitted model
+    "model_reliance": "explain/{dataset}/{family}/model_reliance.csv",
+    "split_gain": "explain/{dataset}/{family}/split_gain.csv",
+    "pd_ice": "explain/{dataset}/{family}/pd_ice.csv",
+    "pd_2d": "explain/{dataset}/{family}/pd_2d.csv",
+    "shap_values": "explain/{dataset}/{family}/shap_values.csv",
+    "shap_rows": "explain/{dataset}/{family}/shap_rows.csv",
+    "shap_importance": "explain/{dataset}/{family}/shap_importance.csv",
+    "shap_interactions": "explain/{dataset}/{family}/shap_interactions.csv",
+    "shap_meta": "explain/{dataset}/{family}/shap_meta.json",
+    "shap_result": "explain/{dataset}/{family}/shap_result.joblib",
+    "learner_pd": "explain/{dataset}/{family}/learner_pd.csv",
+    "learner_pfi": "explain/{dataset}/{family}/learner_pfi.csv",
+    "learner_pd_refits": "explain/{dataset}/{family}/learner_pd_refits.csv",
+    "learner_pfi_refits": "explain/{dataset}/{family}/learner_pfi_refits.csv",
+    "importance_rankings": "explain/{dataset}/importance_rankings.csv",
+    "ranking_agreement": "explain/{dataset}/ranking_agreement.csv",
+    # rashomon: sets, member MR, MCR, PD envelope; bootstrap (RID); the Table 4.1 study
+    "rashomon_sets": "rashomon/{dataset}/sets.csv",
+    "rashomon_members": "rashomon/{dataset}/members.csv",
+    "mcr": "rashomon/{dataset}/mcr.csv",
+    "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
+    "pd_curves": "rashomon/{dataset}/pd_curves.csv",
+    "bootstrap_models": "rashomon/{dataset}/bootstrap_models.csv",
+    "bootstrap_reliance": "rashomon/{dataset}/bootstrap_reliance.csv",
+    "bootstrap_sizes": "rashomon/{dataset}/bootstrap_sizes.csv",
+    "bootstrap_mcr": "rashomon/{dataset}/bootstrap_mcr.csv",
+    "rid_summary": "rashomon/{dataset}/rid_summary.csv",
+    "bootstrap_mcr_summary": "rashomon/{dataset}/bootstrap_mcr_summary.csv",
+    "study_cv_summary": "rashomon/{dataset}/cv_summary.csv",
+    "study_comparison": "rashomon/{dataset}/table_4_1.csv",
+    "study_pattern": "rashomon/{dataset}/ranking_pattern.csv",
+    # tables of all datasets
+    "table": "tables/{name}.csv",
+    # figures: per dataset, per model, per Rashomon model class, per study; the theses' numbering
+    "dataset_figure": "figures/{dataset}/{kind}.{ext}",
+    "model_figure": "figures/{dataset}/{family}/{kind}.{ext}",
+    "rashomon_figure": "figures/{dataset}/rashomon/{kind}.{ext}",
+    "study_figure": "figures/{dataset}/{kind}.{ext}",
+    "thesis_figure": "thesis/{name}.{ext}",
+    "thesis_table": "thesis/{name}.{ext}",
+    # provenance, version diffs, profile
+    "manifest": "manifest.json",
+    "diff": "diff/{name}.csv",
+    "profile": "profile/{name}.{ext}",
+}
+
+
+def result_path(name: str, results: str, **wildcards) -> str:
+    """The path of result ``name`` under ``results`` (``results/<version>``).
+
+    Wildcards given as keywords are filled in; the others stay as ``{wildcard}``
+    for Snakemake.
+
+    Raises
+    ------
+    KeyError
+        Unknown ``name``, or a keyword that is not a wildcard of its template.
+    """
+    try:
+        template = PATHS[name]
+    except KeyError:
+        raise KeyError(f"unknown result {name!r}; known: {sorted(PATHS)}") from None
+    fields = {f for _, f, _, _ in string.Formatter().parse(template) if f}
+    extra = set(wildcards) - fields
+    if extra:
+        raise KeyError(f"result {name!r} ({template}) has no wildcard(s) {sorted(extra)}")
+    values = {f: wildcards.get(f, "{" + f + "}") for f in fields}
+    return f"{results}/{template.format(**values)}"

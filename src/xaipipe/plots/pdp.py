@@ -1,0 +1,360 @@
+"""Figures of PD / ICE / c-ICE / d-ICE and two-way PD (thesis Figs 4.3-4.5, 5.3, 5.6, 5.9).
+
+Conventions (thesis 001 §5, as scikit-learn's ``PartialDependenceDisplay``):
+ICE curves thin, light and translucent; the PD dashed and dark; the deciles of
+the observed feature values as a rug of ticks on the x axis. The centered PD of
+a c-ICE plot is highlighted in vermillion (the thesis' "curva de PDP centrada"
+in red, Fig 4.5). d-ICE plots follow ICEbox's ``plot.dice``: the derivative
+curves on top, the standard deviation of the derivatives (interaction
+indicator) below, on a shared x axis (Goldstein et al. 2015, "Derivative ICE plot").
+
+Every function accepts :class:`~xaipipe.explain.pdp.FeatureEffect` /
+:class:`~xaipipe.explain.pdp.PairEffect` objects or the tidy tables of
+:func:`~xaipipe.explain.pdp.effects_table` / :func:`~xaipipe.explain.pdp.pair_table`,
+and returns a matplotlib Figure; callers apply
+:func:`xaipipe.plots.style.figure_style` and save with
+:func:`xaipipe.plots.style.save_figure`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .style import SEQUENTIAL_CMAP
+from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
+
+__all__ = ["plot_ice", "plot_centered_ice", "plot_dice", "plot_pd_2d", "pd_ice_figures", "OUTPUT_LABELS"]
+
+#: Okabe-Ito colours of the thesis style.
+ICE_COLOUR = "#56B4E9"  # sky blue ("celeste claro")
+PD_COLOUR = "#000000"
+CENTRED_PD_COLOUR = "#D55E00"  # vermillion
+SD_COLOUR = "#0072B2"
+
+#: y-axis label per model output.
+OUTPUT_LABELS = {
+    "predict": "prediction",
+    "proba": "predicted probability of class 1",
+    "logit": "predicted log-odds of class 1",
+    "callable": "model output",
+    "": "model output",
+}
+
+
+def _as_effects(effects, features: Sequence[str] | None) -> list[FeatureEffect]:
+    if isinstance(effects, pd.DataFrame):
+        names = list(features) if features is not None else list(pd.unique(effects["feature"]))
+        return [effect_from_table(effects, f) for f in names]
+    if isinstance(effects, FeatureEffect):
+        effects = [effects]
+    out = list(effects)
+    if not out:
+        raise ValueError("no effects to plot")
+    for e in out:
+        if not isinstance(e, FeatureEffect):
+            raise TypeError(f"expected FeatureEffect or an effects table, got {type(e).__name__}")
+    if features is not None:
+        by_name = {e.feature: e for e in out}
+        missing = [f for f in features if f not in by_name]
+        if missing:
+            raise ValueError(f"features {missing} not among {sorted(by_name)}")
+        out = [by_name[f] for f in features]
+    return out
+
+
+def _subset(n: int, max_curves: int | None, random_state: int) -> np.ndarray:
+    if max_curves is None or n <= max_curves:
+        return np.arange(n)
+    if max_curves < 1:
+        raise ValueError(f"max_curves must be >= 1 or None, got {max_curves}")
+    return np.sort(np.random.default_rng(random_state).choice(n, size=max_curves, replace=False))
+
+
+def _rug(ax, values) -> None:
+    values = np.asarray(values, dtype=float)
+    if values.size:
+        ax.vlines(values, 0.0, 0.05, transform=ax.get_xaxis_transform(), color="0.2", linewidth=0.9)
+
+
+def _ylabel(effect: FeatureEffect, ylabel: str | None, centered: bool) -> str:
+    base = ylabel or OUTPUT_LABELS.get(effect.output, "model output")
+    return f"centered {base}" if centered else base
+
+
+def _draw_curves(ax, effect: FeatureEffect, curves, line, line_label, line_colour, keep, alpha,
+                 curve_label: str = "ICE") -> None:
+    """ICE-like curves + one summary line on ``ax`` (numeric or one-hot feature)."""
+    curves = np.asarray(curves)[keep]
+    if effect.categorical:
+        k = effect.grid.size
+        rng = np.random.default_rng(0)
+        jitter = rng.uniform(-0.18, 0.18, size=curves.shape)
+        ax.scatter((np.arange(k)[None, :] + jitter).ravel(), curves.ravel(), s=3,
+                   color=ICE_COLOUR, alpha=alpha, linewidths=0, label=curve_label)
+        for j in range(k):
+            ax.hlines(line[j], j - 0.3, j + 0.3, colors=line_colour, linestyles="--", linewidth=2.0,
+                      label=line_label if j == 0 else None)
+        ax.set_xticks(np.arange(k), effect.levels, rotation=30 if k > 3 else 0)
+        ax.set_xlim(-0.6, k - 0.4)
+    else:
+        segs = [np.column_stack([effect.grid, c]) for c in curves]
+        from matplotlib.collections import LineCollection
+
+        ax.add_collection(LineCollection(segs, colors=ICE_COLOUR, linewidths=0.5, alpha=alpha,
+                                     label=curve_label))
+        ax.plot(effect.grid, line, color=line_colour, linestyle="--", linewidth=2.0, label=line_label)
+        ax.autoscale_view()
+        _rug(ax, effect.deciles)
+
+
+def plot_ice(
+    effects,
+    *,
+    features: Sequence[str] | None = None,
+    centered: bool | str = False,
+    max_curves: int | None = 500,
+    random_state: int = 0,
+    alpha: float = 0.25,
+    ylabel: str | None = None,
+    title: str | None = None,
+):
+    """ICE curves with the PD (Figs 4.3-4.4, 5.3, 5.6, 5.9), one panel per feature.
+
+    Parameters
+    ----------
+    effects : FeatureEffect, sequence of FeatureEffect, or DataFrame
+        Results of :func:`~xaipipe.explain.pdp.explain_feature`, or an
+        :func:`~xaipipe.explain.pdp.effects_table`.
+    features : sequence of str, optional
+        Features to draw and their order (default: all, in input order).
+    centered : bool or "both", default False
+        False: ICE + PD. True: c-ICE + centered PD (:func:`plot_centered_ice`).
+        ``"both"``: ICE on a first row, c-ICE on a second.
+    max_curves : int or None, default 500
+        Draw at most this many curves per panel (seeded random subset).
+    random_state : int, default 0
+    alpha : float, default 0.25
+        Opacity of the curves.
+    ylabel, title : str, optional
+        Default y label from the model output (e.g. "prediction").
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        Unknown ``centered`` value, unknown features or an empty input.
+    """
+    import matplotlib.pyplot as plt
+
+    if centered not in (False, True, "both"):
+        raise ValueError(f"centered must be False, True or 'both', got {centered!r}")
+    effs = _as_effects(effects, features)
+    modes = [False, True] if centered == "both" else [bool(centered)]
+    ncol, nrow = len(effs), len(modes)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol + 0.6, 2.9 * nrow + 0.4), squeeze=False)
+    for c, eff in enumerate(effs):
+        keep = _subset(eff.ice.shape[0], max_curves, random_state)
+        for r, mode in enumerate(modes):
+            ax = axes[r, c]
+            if mode:
+                _draw_curves(ax, eff, eff.c_ice, eff.pd_centered, "centered PD", CENTRED_PD_COLOUR, keep, alpha,
+                             curve_label="c-ICE")
+                ax.axhline(0.0, color="0.5", linewidth=0.6, linestyle=":")
+            else:
+                _draw_curves(ax, eff, eff.ice, eff.pd, "PD", PD_COLOUR, keep, alpha)
+            ax.set_xlabel(eff.feature)
+            if c == 0:
+                ax.set_ylabel(_ylabel(eff, ylabel, mode))
+    for r in range(nrow):
+        handles, labels = axes[r, 0].get_legend_handles_labels()
+        if handles:
+            axes[r, -1].legend(handles[:2], labels[:2], loc="best")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_centered_ice(effects, **kwargs):
+    """Centered ICE curves with the centered PD highlighted (Fig 4.5).
+
+    Same parameters as :func:`plot_ice` (with ``centered=True``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    kwargs["centered"] = True
+    return plot_ice(effects, **kwargs)
+
+
+def plot_dice(
+    effects,
+    *,
+    features: Sequence[str] | None = None,
+    max_curves: int | None = 500,
+    random_state: int = 0,
+    alpha: float = 0.25,
+    ylabel: str | None = None,
+    title: str | None = None,
+):
+    """d-ICE curves and, below, the standard deviation of the derivatives.
+
+    Goldstein et al. (2015), "Derivative ICE plot" / ICEbox ``plot.dice``: top panel the
+    derivative curves (light) and the derivative of the PD (dashed); bottom
+    panel the standard deviation of the derivatives across curves at each grid
+    point (0 where :math:`x_S` does not interact with the other features in the
+    model). One column per numeric feature.
+
+    Parameters
+    ----------
+    effects : FeatureEffect, sequence of FeatureEffect, or DataFrame
+        With d-ICE results (numeric features; one-hot groups are rejected).
+    features, max_curves, random_state, alpha, ylabel, title
+        As :func:`plot_ice`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        An effect without d-ICE curves (a one-hot group).
+    """
+    import matplotlib.pyplot as plt
+
+    effs = _as_effects(effects, features)
+    bad = [e.feature for e in effs if e.d_ice is None or e.d_ice_sd is None]
+    if bad:
+        raise ValueError(f"no d-ICE results for {bad} (one-hot groups have no derivative)")
+    ncol = len(effs)
+    fig, axes = plt.subplots(
+        2, ncol, figsize=(3.2 * ncol + 0.6, 4.4), squeeze=False, sharex="col",
+        gridspec_kw={"height_ratios": [3, 1.3]},
+    )
+    for c, eff in enumerate(effs):
+        keep = _subset(eff.d_ice.shape[0], max_curves, random_state)
+        top, bottom = axes[0, c], axes[1, c]
+        d_pd = eff.d_pd if eff.d_pd is not None else eff.d_ice.mean(axis=0)
+        _draw_curves(top, eff, eff.d_ice, d_pd, "d-PD", PD_COLOUR, keep, alpha, curve_label="d-ICE")
+        top.axhline(0.0, color="0.5", linewidth=0.6, linestyle=":")
+        bottom.plot(eff.grid, eff.d_ice_sd, color=SD_COLOUR, linewidth=1.4)
+        bottom.set_ylim(bottom=0.0, top=max(float(np.max(eff.d_ice_sd)) * 1.1, 1e-12))
+        _rug(bottom, eff.deciles)
+        bottom.set_xlabel(eff.feature)
+        if c == 0:
+            base = ylabel or OUTPUT_LABELS.get(eff.output, "model output")
+            top.set_ylabel(f"d({base}) / d(feature)")
+            bottom.set_ylabel("s.d. of derivatives")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    if handles:
+        axes[0, -1].legend(handles[:2], labels[:2], loc="best")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_pd_2d(
+    pair,
+    *,
+    feature_1: str | None = None,
+    feature_2: str | None = None,
+    levels: int = 12,
+    zlabel: str | None = None,
+    title: str | None = None,
+):
+    """Two-way PD as a filled contour map with contour lines and decile rugs.
+
+    Parameters
+    ----------
+    pair : PairEffect or DataFrame
+        Result of :func:`~xaipipe.explain.pdp.explain_pair`, or a
+        :func:`~xaipipe.explain.pdp.pair_table` (then ``feature_1`` and
+        ``feature_2`` are required when it holds several pairs).
+    feature_1, feature_2 : str, optional
+    levels : int, default 12
+        Number of contour levels.
+    zlabel, title : str, optional
+        Colour-bar label (default from the model output) and title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        A table with several pairs and no ``feature_1`` / ``feature_2``, or a grid
+        smaller than 2 x 2.
+    """
+    import matplotlib.pyplot as plt
+
+    if isinstance(pair, pd.DataFrame):
+        if feature_1 is None or feature_2 is None:
+            pairs = pair[["feature_1", "feature_2"]].drop_duplicates()
+            if len(pairs) != 1:
+                raise ValueError("the table holds several pairs: pass feature_1 and feature_2")
+            feature_1, feature_2 = pairs.iloc[0]
+        pair = pair_from_table(pair, feature_1, feature_2)
+    if not isinstance(pair, PairEffect):
+        raise TypeError(f"expected PairEffect or a pair table, got {type(pair).__name__}")
+    if pair.values_1.size < 2 or pair.values_2.size < 2:
+        raise ValueError("a two-way PD plot needs at least 2 grid values per feature")
+    fig, ax = plt.subplots(figsize=(4.6, 3.8))
+    # pd[a, b] is at (values_1[a], values_2[b]): feature_1 on x, feature_2 on y.
+    Z = np.asarray(pair.pd).T
+    cs = ax.contourf(pair.values_1, pair.values_2, Z, levels=levels, cmap=SEQUENTIAL_CMAP)
+    lines = ax.contour(pair.values_1, pair.values_2, Z, levels=cs.levels, colors="k", linewidths=0.4)
+    ax.clabel(lines, inline=True, fontsize=6, fmt="%.3g")
+    _rug(ax, pair.deciles_1)
+    if pair.deciles_2.size:
+        ax.hlines(pair.deciles_2, 0.0, 0.05, transform=ax.get_yaxis_transform(), color="0.2", linewidth=0.9)
+    ax.set_xlabel(pair.feature_1)
+    ax.set_ylabel(pair.feature_2)
+    fig.colorbar(cs, ax=ax, label=zlabel or f"PD ({OUTPUT_LABELS.get(pair.output, 'model output')})")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
+    """The ``pd_figures`` rule: ICE + PD, c-ICE, d-ICE of the top variables and the 2-D PD.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        ``pd_ice.csv`` (:func:`xaipipe.explain.pdp.pd_ice_tables`): variables with
+        ``rank > 0`` are drawn in rank order (rank 0: only for thesis figures).
+    pairs : DataFrame
+        ``pd_2d.csv``; empty when fewer than two numeric top variables exist (a
+        figure saying so is drawn).
+
+    Returns
+    -------
+    dict
+        ``ice``, ``c_ice``, ``d_ice``, ``pd_2d`` -> Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..explain.pdp import effect_from_table
+
+    ranked = curves[curves["rank"] > 0]
+    order = ranked.drop_duplicates("feature").sort_values("rank")["feature"].tolist()
+    effects = [effect_from_table(curves, name) for name in order]
+    if pairs.empty:
+        fig2d, ax = plt.subplots()
+        ax.text(0.5, 0.5, "no 2-D PD: fewer than two numeric variables among the top-k", ha="center")
+        ax.set_axis_off()
+    else:
+        fig2d = plot_pd_2d(pairs)
+    return {"ice": plot_ice(effects), "c_ice": plot_centered_ice(effects), "d_ice": plot_dice(effects),
+            "pd_2d": fig2d}

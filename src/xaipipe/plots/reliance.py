@@ -1,0 +1,223 @@
+"""Figures of model reliance and split-gain importance (thesis Figs 5.2, 5.5, 5.8).
+
+Both functions take the tidy tables of :func:`xaipipe.explain.reliance.model_reliance`
+(or the pipeline's ``model_reliance.csv`` filtered to one dataset and model) and of
+:func:`xaipipe.explain.importance.split_gain_importance`, draw with the current
+matplotlib style (wrap calls in :func:`xaipipe.plots.style.figure_style`) and
+return the Figure; callers save it with :func:`xaipipe.plots.style.save_figure`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plot_model_reliance", "plot_reliance_vs_split_gain", "reliance_figures"]
+
+_VALUES = {
+    "mr_ratio": ("Model reliance  $e_{switch}/e_{orig}$", 1.0, "no reliance (MR = 1)"),
+    "mr_difference": ("Model reliance  $e_{switch}-e_{orig}$ (loss units)", 0.0, "no reliance"),
+}
+_ERRORS = {"se": "Monte-Carlo s.e.", "std": "s.d. across permutations"}
+
+
+def _one_model(table: pd.DataFrame, member) -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame) or "feature" not in table:
+        raise ValueError("expected a model-reliance table with a 'feature' column")
+    frame = table
+    if member is not None:
+        if "member" not in frame:
+            raise ValueError("member given but the table has no 'member' column")
+        frame = frame[frame["member"] == member]
+        if frame.empty:
+            raise ValueError(f"no rows for member {member!r}")
+    for col in ("member", "dataset", "model", "estimator", "loss"):
+        if col in frame and frame[col].nunique(dropna=False) > 1:
+            values = sorted(map(str, frame[col].unique()))[:5]
+            raise ValueError(
+                f"the table holds several values of {col!r} ({values}); "
+                "filter it to one model first (or pass member=)"
+            )
+    if frame["feature"].duplicated().any():
+        raise ValueError("a feature appears twice in the table")
+    return frame
+
+
+def _values(frame: pd.DataFrame, value: str, error: str | None):
+    if value not in _VALUES:
+        raise ValueError(f"value must be one of {list(_VALUES)}, got {value!r}")
+    if error not in (None, *_ERRORS):
+        raise ValueError(f"error must be one of {list(_ERRORS)} or None, got {error!r}")
+    if value not in frame:
+        raise ValueError(f"the table has no {value!r} column")
+    v = frame[value].to_numpy(dtype=float)
+    err = None
+    if error is not None:
+        col = f"{value}_{error}"
+        if col in frame:
+            e = frame[col].to_numpy(dtype=float)
+            if np.isfinite(e).any():
+                err = np.where(np.isfinite(e), e, 0.0)
+    return v, err
+
+
+def _bars(ax, names, v, err, xlabel, ref, color):
+    """Bars from the reference value (1 for the ratio, 0 otherwise) to ``v``."""
+    base = 0.0 if ref is None else ref
+    y = np.arange(len(names))
+    ax.barh(y, v - base, left=base, xerr=err, color=color, ecolor="black", capsize=2,
+            height=0.7, error_kw={"elinewidth": 0.8})
+    ax.set_yticks(y, names)
+    ax.set_ylim(len(names) - 0.5, -0.5)  # most important on top (idempotent for shared axes)
+    if ref is not None:
+        ax.axvline(ref, color="0.3", linestyle="--", linewidth=0.8)
+    ax.set_xlabel(xlabel)
+
+
+def _note(value, err, error):
+    parts = [f"dashed: {_VALUES[value][2]}"]
+    if err is not None:
+        parts.append(f"error bars: ± {_ERRORS[error]}")
+    return "\n(" + "; ".join(parts) + ")"
+
+
+def plot_model_reliance(
+    table: pd.DataFrame,
+    *,
+    value: str = "mr_ratio",
+    error: str | None = "se",
+    member=None,
+    title: str | None = None,
+):
+    """Horizontal bars of model reliance per variable, most important on top.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Model-reliance rows of one model (columns ``feature``, ``value`` and
+        optionally ``{value}_se`` / ``{value}_std``).
+    value : {"mr_ratio", "mr_difference"}, default="mr_ratio"
+    error : {"se", "std"} or None, default="se"
+        Error bars from ``{value}_{error}``; omitted when the column is missing
+        or all NaN (deterministic estimators).
+    member : optional
+        Select ``table["member"] == member`` first.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If the table holds several models/estimators or the options are invalid.
+    """
+    import matplotlib.pyplot as plt
+
+    frame = _one_model(table, member)
+    v, err = _values(frame, value, error)
+    order = np.argsort(-v, kind="stable")
+    names = frame["feature"].astype(str).to_numpy()[order]
+    xlabel, ref, _ = _VALUES[value]
+    fig, ax = plt.subplots(figsize=(5.5, max(2.0, 0.3 * len(names) + 1.2)))
+    _bars(ax, names, v[order], None if err is None else err[order],
+          xlabel + _note(value, err, error), ref, "C0")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_reliance_vs_split_gain(
+    table: pd.DataFrame,
+    split_gain: pd.DataFrame,
+    *,
+    value: str = "mr_ratio",
+    error: str | None = "se",
+    member=None,
+    title: str | None = None,
+):
+    """Model reliance and split-gain importance side by side, variables in MR order.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Model-reliance rows of one model (see :func:`plot_model_reliance`).
+    split_gain : DataFrame
+        :func:`xaipipe.explain.importance.split_gain_importance` output for the
+        same model (columns ``feature``, ``split_gain``, optional ``kind``).
+    value, error, member, title
+        As :func:`plot_model_reliance`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If the two tables do not list the same variables, or as
+        :func:`plot_model_reliance`.
+    """
+    import matplotlib.pyplot as plt
+
+    frame = _one_model(table, member)
+    if not {"feature", "split_gain"} <= set(split_gain.columns):
+        raise ValueError("split_gain must have columns 'feature' and 'split_gain'")
+    if split_gain["feature"].duplicated().any():
+        raise ValueError("a feature appears twice in split_gain")
+    mr_features = set(frame["feature"].astype(str))
+    sg_features = set(split_gain["feature"].astype(str))
+    if mr_features != sg_features:
+        raise ValueError(
+            f"variables differ: only in reliance {sorted(mr_features - sg_features)}, "
+            f"only in split gain {sorted(sg_features - mr_features)}"
+        )
+    v, err = _values(frame, value, error)
+    order = np.argsort(-v, kind="stable")
+    names = frame["feature"].astype(str).to_numpy()[order]
+    gain = split_gain.set_index(split_gain["feature"].astype(str))["split_gain"].reindex(names)
+    kind = str(split_gain["kind"].iloc[0]) if "kind" in split_gain else "split gain"
+    xlabel, ref, _ = _VALUES[value]
+    fig, (left, right) = plt.subplots(
+        1, 2, sharey=True, figsize=(7.5, max(2.0, 0.3 * len(names) + 1.2))
+    )
+    _bars(left, names, v[order], None if err is None else err[order],
+          xlabel + _note(value, err, error), ref, "C0")
+    left.set_title("Model reliance")
+    _bars(right, names, gain.to_numpy(dtype=float), None,
+          f"Split-gain share ({kind})\n(sums to 1; training data)", None, "C1")
+    right.set_title("Split-gain importance")
+    right.tick_params(axis="y", left=False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def reliance_figures(table: pd.DataFrame, split_gain: pd.DataFrame, *, estimator: str, loss: str, quantity: str,
+                     title: str = "") -> dict:
+    """The ``reliance_figures`` rule: MR bars with uncertainty and MR beside split gain.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``model_reliance.csv`` of one model; the rows of ``estimator`` and ``loss``
+        are drawn, ``quantity`` (``mr_difference`` / ``mr_ratio``) with its
+        Monte-Carlo standard error.
+    split_gain : DataFrame
+        ``split_gain.csv``.
+
+    Returns
+    -------
+    dict
+        ``model_reliance``, ``reliance_vs_split_gain`` -> Figure.
+    """
+    part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
+    return {
+        "model_reliance": plot_model_reliance(part, value=quantity, error="se",
+                                              title=f"{title}: model reliance ({estimator}, {loss})"),
+        "reliance_vs_split_gain": plot_reliance_vs_split_gain(part, split_gain, value=quantity, error="se",
+                                                              title=f"{title}: model reliance vs split gain"),
+    }

@@ -1,0 +1,232 @@
+"""PD envelopes over a Rashomon set: the partial dependence of every member, and its pointwise range.
+
+Partial dependence (Friedman 2001, §8.2) of each member of :math:`\\hat{\\mathcal R}(\\epsilon)`
+from one batched pass per fitted group (:mod:`xaipipe.rashomon.refit`), and the
+envelope ``[min, max]`` of the curves at every grid point beside the reference
+model's curve.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..explain.reliance import features_from_groups
+from ..models.prefix import member_predictor
+from .refit import FittedGroup
+from .sets import CROSS_FAMILY, select_set
+
+__all__ = ["members_partial_dependence", "pd_envelope", "pd_envelope_table"]
+
+
+def members_partial_dependence(
+    groups: Sequence[FittedGroup],
+    X,
+    columns: Sequence[int],
+    grid,
+    *,
+    class_index: int = 1,
+    max_batch_rows: int = 100_000,
+) -> pd.DataFrame:
+    """Partial dependence of every member, one batched pass per fitted group.
+
+    PD (Friedman 2001, §8.2): :math:`\\bar f_S(z_k) = \\frac1N \\sum_i f(z_k,
+    x_C^{(i)})`. The ``N × K`` stacked rows (every observation at every grid
+    point, grid-point major as :func:`xaipipe.explain.pdp.ice_curves`) are passed
+    in chunks to the group's predict-many callable
+    (:func:`xaipipe.models.prefix.member_predictor`), which returns all
+    ``n_estimators`` prefixes at once, so the cost is one pass per fitted group,
+    not per member.
+
+    Parameters
+    ----------
+    groups : sequence of FittedGroup
+    X : array-like of shape (N, p)
+    columns : sequence of int
+        Column(s) set jointly to each grid point (one feature or a one-hot group).
+    grid : array-like of shape (K,) or (K, len(columns))
+    class_index : int, default 1
+        Probability column for classifiers.
+    max_batch_rows : int
+
+    Returns
+    -------
+    DataFrame
+        One row per member × grid point: ``family``, ``config_id``,
+        ``grid_index``, ``pd`` (model output units: target units or probability).
+
+    Raises
+    ------
+    ValueError
+        Invalid columns or grid.
+    """
+    Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
+    cols = [int(c) for c in columns]
+    if not cols or min(cols) < 0 or max(cols) >= Xv.shape[1] or len(set(cols)) != len(cols):
+        raise ValueError(f"columns must be distinct indices in [0, {Xv.shape[1]}), got {columns!r}")
+    Gm = np.asarray(grid, dtype=np.float64)
+    if Gm.ndim == 1:
+        Gm = Gm[:, None]
+    if Gm.ndim != 2 or Gm.shape[1] != len(cols) or Gm.shape[0] == 0 or not np.isfinite(Gm).all():
+        raise ValueError(f"grid must be finite with shape (K,) or (K, {len(cols)})")
+    n, K = Xv.shape[0], Gm.shape[0]
+    total = n * K
+    frames = []
+    for grp in groups:
+        predict = member_predictor(grp.model, grp.n_estimators or None)
+        sums = None
+        for start in range(0, total, int(max_batch_rows)):
+            stop = min(start + int(max_batch_rows), total)
+            k, i = np.divmod(np.arange(start, stop), n)
+            chunk = Xv[i]
+            chunk[:, cols] = Gm[k]
+            out = np.asarray(predict(chunk), dtype=np.float64)
+            if out.ndim == 3:
+                out = out[..., class_index]
+            if sums is None:
+                sums = np.zeros((out.shape[0], K))
+            # rows are grid-point major: contiguous runs of one grid point
+            starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+            sums[:, k[starts]] += np.add.reduceat(out, starts, axis=1)
+        pdv = sums / n
+        m = pdv.shape[0]
+        frames.append(pd.DataFrame({
+            "family": grp.family,
+            "config_id": np.repeat(np.asarray(grp.config_ids, dtype=object), K),
+            "grid_index": np.tile(np.arange(K), m),
+            "pd": pdv.ravel(),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def pd_envelope(
+    pd_members: pd.DataFrame,
+    reference: tuple[str, str],
+    members: pd.DataFrame | None = None,
+    grid=None,
+) -> pd.DataFrame:
+    """Pointwise envelope of PD curves across a Rashomon set.
+
+    Parameters
+    ----------
+    pd_members : DataFrame
+        :func:`members_partial_dependence` output.
+    reference : (family, config_id)
+        The reference model.
+    members : DataFrame with ``family``, ``config_id``, optional
+        Restrict to these members (e.g. :func:`select_set` at one ε); default all.
+    grid : array-like of shape (K,) or sequence of labels, optional
+        Grid values (or level labels of a one-hot group) added as column ``x``.
+
+    Returns
+    -------
+    DataFrame
+        One row per grid point: ``grid_index``, ``x`` (if ``grid``), ``pd_min``,
+        ``pd_max`` (pointwise min / max over the members), ``pd_reference``,
+        ``n_members``.
+
+    Raises
+    ------
+    ValueError
+        The reference is not among the curves, or ``grid`` has the wrong length.
+    """
+    frame = pd_members
+    if members is not None:
+        keys = set(zip(members["family"].astype(str), members["config_id"].astype(str)))
+        mask = [(f, c) in keys for f, c in zip(frame["family"].astype(str), frame["config_id"].astype(str))]
+        frame = frame[np.asarray(mask, dtype=bool)]
+    ref = frame[(frame["family"].astype(str) == str(reference[0]))
+                & (frame["config_id"].astype(str) == str(reference[1]))]
+    if ref.empty:
+        raise ValueError(f"reference {reference!r} has no PD curve among the members")
+    agg = frame.groupby("grid_index")["pd"].agg(["min", "max"]).rename(columns={"min": "pd_min", "max": "pd_max"})
+    agg["pd_reference"] = ref.set_index("grid_index")["pd"]
+    agg["n_members"] = frame[["family", "config_id"]].drop_duplicates().shape[0]
+    agg = agg.reset_index()
+    if grid is not None:
+        values = list(np.asarray(grid).tolist()) if np.ndim(grid) == 1 else list(grid)
+        if len(values) != len(agg):
+            raise ValueError(f"grid has {len(values)} values for {len(agg)} grid points")
+        agg.insert(1, "x", [values[i] for i in agg["grid_index"]])
+    return agg
+
+
+def pd_envelope_table(
+    groups: Sequence[FittedGroup],
+    members: pd.DataFrame,
+    X,
+    *,
+    scope: str,
+    epsilon: float,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    top_k: int = 2,
+    estimator: str = "permutation",
+    quantity: str = "mr_ratio",
+    resolution: int = 30,
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    max_batch_rows: int = 100_000,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """PD envelopes of the ``top_k`` variables of a Rashomon set, ready to save.
+
+    The variables are the reference model's ``top_k`` by ``quantity``
+    (``estimator``); grids come from :func:`xaipipe.explain.pdp.feature_grid`
+    (numeric variables) or :func:`xaipipe.explain.pdp.onehot_grid` (one-hot
+    groups, labelled by level). Only the members of ``R(ε)`` of ``scope`` are
+    evaluated, one batched pass per fitted group.
+
+    Returns
+    -------
+    envelope : DataFrame
+        ``feature`` + the :func:`pd_envelope` columns (``x`` = grid value or
+        level label) + ``scope``, ``epsilon``.
+    curves : DataFrame
+        ``feature`` + the :func:`members_partial_dependence` rows of the members.
+
+    Raises
+    ------
+    ValueError
+        ``top_k < 1`` or an empty selection.
+    """
+    from ..explain.pdp import feature_grid, onehot_grid
+
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k!r}")
+    sel = select_set(members, scope, epsilon)
+    kind = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
+    ref_rows = sel[sel[f"is_reference_{kind}"].astype(bool) & (sel["estimator"] == estimator)]
+    if ref_rows.empty:
+        raise ValueError(f"no reference rows for estimator {estimator!r}")
+    ref_key = (str(ref_rows["family"].iloc[0]), str(ref_rows["config_id"].iloc[0]))
+    top = ref_rows.sort_values(quantity, ascending=False)["feature"].head(top_k).tolist()
+    spec = features_from_groups(feature_names, feature_groups)
+    keys = set(zip(sel["family"].astype(str), sel["config_id"].astype(str)))
+    chosen = []
+    for g in groups:
+        idx = [i for i, c in enumerate(g.config_ids) if (g.family, c) in keys]
+        if idx:
+            chosen.append(FittedGroup(g.family, g.base_params, [g.n_estimators[i] for i in idx] if g.n_estimators
+                                      else [], [g.config_ids[i] for i in idx], g.model, g.fit_time_s))
+    Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
+    envs, curves = [], []
+    for feature in top:
+        cols = spec[feature]
+        if len(cols) > 1:
+            grid = onehot_grid(Xv[:, cols])
+            names = [feature_names[c] for c in cols]
+            labels = [names[int(np.argmax(v))] if v.any() else "(none)" for v in grid]
+        else:
+            grid = feature_grid(Xv[:, cols[0]], resolution, percentiles=percentiles)
+            labels = grid
+        pdm = members_partial_dependence(chosen, Xv, cols, grid, max_batch_rows=max_batch_rows)
+        env = pd_envelope(pdm, ref_key, grid=labels)
+        env.insert(0, "feature", feature)
+        pdm.insert(0, "feature", feature)
+        envs.append(env)
+        curves.append(pdm)
+    envelope = pd.concat(envs, ignore_index=True)
+    envelope["scope"] = scope
+    envelope["epsilon"] = float(epsilon)
+    return envelope, pd.concat(curves, ignore_index=True)

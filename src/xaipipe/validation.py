@@ -1,0 +1,65 @@
+"""Input checks shared by every subpackage, on top of scikit-learn's.
+
+scikit-learn's ``check_scalar`` / ``check_random_state`` / ``check_array`` do the
+work; these wrappers add what the pipeline needs everywhere: booleans are not
+integers, ``None`` may be allowed, and messages name the argument.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_int", "check_fraction", "check_confidence", "check_random_state"]
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = None, allow_none: bool = False) -> int | None:
+    """An integer argument, optionally bounded below.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not an integer (booleans are not), or None when not allowed.
+    ValueError
+        ``value < minimum``.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_fraction(value: Any, name: str, *, low_open: bool = True, high_open: bool = False) -> float:
+    """A number in ``(0, 1]`` (bounds open or closed as asked).
+
+    Raises
+    ------
+    TypeError
+        Not a real number. ``ValueError``: outside the interval.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    v = float(value)
+    low_ok = v > 0 if low_open else v >= 0
+    high_ok = v < 1 if high_open else v <= 1
+    if not (np.isfinite(v) and low_ok and high_ok):
+        lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"{name} must lie in {lo}0, 1{hi}, got {value!r}")
+    return v
+
+
+def check_confidence(value: Any, name: str = "confidence") -> float:
+    """A confidence level in ``(0, 1)``."""
+    return check_fraction(value, name, high_open=True)
+
+
+def check_random_state(random_state):
+    """``numpy.random.RandomState`` from a seed (scikit-learn's ``check_random_state``)."""
+    from sklearn.utils import check_random_state as _check
+
+    return _check(random_state)

@@ -1,0 +1,168 @@
+"""The Table 4.1 study: target transformations, the affine-equivariance claim
+(z-scoring rescales RMSE without refitting), the ranked table and the comparison
+with the published top 15."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.metrics import root_mean_squared_error
+
+from xaipipe.studies.abalone import (
+    AFFINE_TRANSFORMS,
+    THESIS_GRID,
+    TRANSFORMS,
+    affine_rmse,
+    compare_with_published,
+    load_abalone,
+    load_published,
+    ranking_pattern,
+    thesis_study,
+    transform_target,
+)
+
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "thesis_abalone_rashomon_top15.csv"
+
+
+def _rings(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = np.clip(np.round(10 + 2.5 * X[:, 0] + X[:, 1] ** 2 + 1.5 * rng.normal(size=n)), 1, 29)
+    return X, y
+
+
+def test_grid_has_324_models():
+    from xaipipe.models.grid import expand_grid, prefix_groups
+
+    configs = expand_grid(THESIS_GRID)
+    assert len(configs) == 324
+    assert len(prefix_groups(configs)) == 36  # 36 fits per fold thanks to shared prefixes
+
+
+@pytest.mark.parametrize("name", TRANSFORMS)
+def test_transformations_against_numpy(name):
+    _, y = _rings()
+    train = y[:150]
+    out, params = transform_target(y, name, reference=train, divisor=4.0)
+    expected = {
+        "none": y,
+        "zscore": (y - train.mean()) / train.std(),
+        "minmax": (y - train.min()) / (train.max() - train.min()),
+        "divide": y / 4.0,
+        "log": np.log(y),
+        "log1p": np.log1p(y),
+        "sqrt": np.sqrt(y),
+        "boxcox": stats.boxcox(y, lmbda=stats.boxcox(train)[1]),
+        "log_zscore": (np.log(y) - np.log(train).mean()) / np.log(train).std(),
+        "boxcox_zscore": None,
+    }[name]
+    if expected is not None:
+        np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
+    assert params["affine"] == (name in AFFINE_TRANSFORMS)
+    if params["affine"]:
+        np.testing.assert_allclose(out, params["scale"] * y + params["shift"], rtol=1e-12, atol=1e-12)
+    if name == "boxcox_zscore":
+        assert abs(out[:150].mean()) < 1e-10 and out[:150].std() == pytest.approx(1.0)
+
+
+def test_transformation_errors():
+    with pytest.raises(ValueError, match="unknown"):
+        transform_target([1.0, 2.0], "exp")
+    with pytest.raises(ValueError, match="positive"):
+        transform_target([0.0, 2.0], "log")
+    with pytest.raises(ValueError, match="divisor"):
+        transform_target([1.0, 2.0], "divide")
+    with pytest.raises(ValueError, match="constant"):
+        transform_target([3.0, 3.0], "zscore")
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "huber"])
+def test_affine_target_rescales_gbm_predictions(loss):
+    """The claim behind 'z-scoring needs no refit': with y' = a y + b every
+    prediction is a f(x) + b, so the RMSE is a times the raw RMSE (exact up to
+    floating-point tie-breaks of the split search, none in this case)."""
+    X, y = _rings()
+    yz, p = transform_target(y, "zscore")
+    raw = GradientBoostingRegressor(n_estimators=40, max_depth=3, loss=loss, random_state=0).fit(X[:150], y[:150])
+    std = GradientBoostingRegressor(n_estimators=40, max_depth=3, loss=loss, random_state=0).fit(X[:150], yz[:150])
+    pred_raw, pred_std = raw.predict(X[150:]), std.predict(X[150:])
+    np.testing.assert_allclose(pred_std, p["scale"] * pred_raw + p["shift"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(root_mean_squared_error(yz[150:], pred_std),
+                               p["scale"] * root_mean_squared_error(y[150:], pred_raw), rtol=1e-9)
+    # whereas log is not affine: the prediction is not a function of the raw one
+    lg = GradientBoostingRegressor(n_estimators=40, max_depth=3, loss=loss, random_state=0).fit(X[:150], np.log(y[:150]))
+    assert not np.allclose(np.exp(lg.predict(X[150:])), pred_raw, rtol=1e-3)
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    X, y = _rings(120, seed=3)
+    # continuous responses: with integer rings the split search meets exact ties
+    # whose floating-point tie-break can differ after rescaling (see the module doc)
+    y = y + np.random.default_rng(4).uniform(-0.5, 0.5, y.size)
+    folds = [(np.flatnonzero(np.arange(120) % 3 != k), np.flatnonzero(np.arange(120) % 3 == k)) for k in range(3)]
+    grid = {"n_estimators": [5, 10], "learning_rate": [0.1], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
+    raw = thesis_study(X, y, folds, grid, seed=0)
+    z = thesis_study(X, y, folds, grid, transform="zscore", seed=0)
+    return X, y, folds, grid, raw, z
+
+
+def test_study_table_is_ranked_cv(small_study):
+    from xaipipe.models.cv import cross_validate_grid, summarize_cv
+
+    X, y, folds, grid, raw, _ = small_study
+    assert len(raw) == 8 and raw["rank"].tolist() == list(range(1, 9))
+    assert np.all(np.diff(raw["rmse_mean"]) >= 0)
+    ref = summarize_cv(cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, seed=0),
+                       "regression").set_index("config_id")
+    np.testing.assert_array_equal(raw["rmse_mean"], ref.loc[raw["config_id"], "rmse_mean"])
+    assert {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_std", "transform"} <= set(raw.columns)
+
+
+def test_zscore_study_equals_rescaled_raw_study(small_study):
+    _, y, _, _, raw, z = small_study
+    scale = transform_target(y, "zscore")[1]["scale"]
+    scaled = affine_rmse(raw, scale, "zscore").set_index("config_id")
+    z = z.set_index("config_id")
+    np.testing.assert_allclose(z["rmse_mean"], scaled.loc[z.index, "rmse_mean"], rtol=1e-9)
+    np.testing.assert_allclose(z["rmse_std"], scaled.loc[z.index, "rmse_std"], rtol=1e-7, atol=1e-12)
+    assert z.index.tolist() == raw["config_id"].tolist()  # same ranking
+    with pytest.raises(ValueError):
+        affine_rmse(raw, -1.0, "x")
+
+
+def test_compare_with_published(small_study):
+    raw = small_study[4]
+    pub = raw.iloc[[1, 0, 3]].rename(columns={"rmse_mean": "cv_rmse"}).copy()
+    pub["rank"] = [1, 2, 3]
+    pub["cv_rmse"] = [0.5, 0.6, 0.7]
+    cmp = compare_with_published(raw, pub, top=4)
+    assert cmp["rank"].tolist() == [1, 2, 3, 4]
+    assert cmp["pub_config_our_rank"].tolist()[:3] == [2, 1, 4]
+    assert cmp["same_config"].tolist() == [False, False, False, False]
+    np.testing.assert_array_equal(cmp["pub_config_our_rmse"][:3], raw["rmse_mean"].iloc[[1, 0, 3]])
+    pat = ranking_pattern(raw, top=4)
+    assert np.allclose(pat.groupby("hyperparameter")["share"].sum(), 1.0)
+
+
+def test_published_table_is_gradient_boosting_depth_two():
+    if not REFERENCE.is_file():
+        pytest.skip(f"{REFERENCE} not found")
+    pub = load_published(REFERENCE)
+    assert len(pub) == 15 and (pub["max_depth"] == 2).all()
+    assert pub["cv_rmse"].is_monotonic_increasing
+    pat = ranking_pattern(pub.rename(columns={"cv_rmse": "rmse_mean"}), top=15)
+    share = pat.set_index(["hyperparameter", "value"])["share"]
+    assert share[("learning_rate", 0.1)] == pytest.approx(13 / 15)
+
+
+def test_load_abalone_split(mirror, repo):
+    d = load_abalone(repo / "config" / "sources.yaml", mirror)
+    assert d["X_train"].shape == (3341, 10) and d["X_test"].shape == (836, 10)
+    assert d["feature_groups"] == {"Sex": ["Sex_F", "Sex_I", "Sex_M"]}
+    assert len(d["folds"]) == 5 and sum(len(v) for _, v in d["folds"]) == 3341
+    assert d["y_train"].min() >= 1 and d["y_train"].max() <= 29

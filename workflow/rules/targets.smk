@@ -1,0 +1,50 @@
+# Every output of the default target (`snakemake` / `rule all`), assembled in one place.
+# The manifest rule waits for all of them.
+
+ALL_TARGETS = [
+    P("table", name="test_metrics"),
+    P("table", name="thesis_comparison"),
+    P("manifest"),
+    *[P("dataset_figure", dataset=d, kind="correlation", ext="pdf") for d in DATASETS],
+]
+if OLS_DATASETS:
+    ALL_TARGETS.append(P("table", name="ols_inference"))
+
+# explain: every fitted model
+ALL_TARGETS += [
+    P("table", name="model_reliance"),
+    *[
+        P("model_figure", dataset=d, family=f, kind=kind, ext="pdf")
+        for kind in ("model_reliance", "reliance_vs_split_gain", "ice", "pd_2d", "shap_bar")
+        for d in DATASETS
+        for f in families_of(d)
+    ],
+    P("table", name="ranking_agreement"),
+    *[
+        P("model_figure", dataset=d, family=f, kind="learner_pd", ext="pdf")
+        for d in DATASETS
+        for f in families_of(d)
+        if f in config["explain"]["learner"]["families"]
+    ],
+]
+
+# rashomon: sets and MCR of every dataset, bootstrap, the Table 4.1 study
+ALL_TARGETS += [
+    P("table", name="mcr"),
+    *[P("rashomon_figure", dataset=d, kind="member_reliance", ext="pdf") for d in DATASETS],
+]
+if RASHOMON["bootstrap"]["enabled"]:
+    ALL_TARGETS += [
+        P("rashomon_figure", dataset=d, kind="rid", ext="pdf")
+        for d in DATASETS
+        if any(f in families_of(d) for f in RASHOMON["bootstrap"]["families"])
+    ]
+if STUDIES:
+    ALL_TARGETS += [
+        P("study_comparison", dataset="abalone_study"),
+        P("study_figure", dataset="abalone_study", kind="member_reliance", ext="pdf"),
+    ]
+
+# the theses' numbered figures and tables
+ALL_TARGETS += [P("thesis_figure", name=name, ext="pdf") for name in THESIS_FIGURES]
+ALL_TARGETS += [P("thesis_table", name=name, ext="tex") for name in THESIS_TABLES]
