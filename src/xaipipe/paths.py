@@ -80,8 +80,8 @@ PATHS: dict[str, str] = {
 }
 
 
-def result_path(name: str, results: str, **wildcards) -> str:
-    """The path of result ``name`` under ``results`` (``results/<version>``).
+def result_path(key: str, results: str, /, **wildcards) -> str:
+    """The path of result ``key`` under ``results`` (``results/<version>``).
 
     Wildcards given as keywords are filled in; the others stay as ``{wildcard}``
     for Snakemake.
@@ -89,15 +89,15 @@ def result_path(name: str, results: str, **wildcards) -> str:
     Raises
     ------
     KeyError
-        Unknown ``name``, or a keyword that is not a wildcard of its template.
+        Unknown ``key``, or a keyword that is not a wildcard of its template.
     """
     try:
-        template = PATHS[name]
+        template = PATHS[key]
     except KeyError:
-        raise KeyError(f"unknown result {name!r}; known: {sorted(PATHS)}") from None
+        raise KeyError(f"unknown result {key!r}; known: {sorted(PATHS)}") from None
     fields = {f for _, f, _, _ in string.Formatter().parse(template) if f}
     extra = set(wildcards) - fields
     if extra:
-        raise KeyError(f"result {name!r} ({template}) has no wildcard(s) {sorted(extra)}")
+        raise KeyError(f"result {key!r} ({template}) has no wildcard(s) {sorted(extra)}")
     values = {f: wildcards.get(f, "{" + f + "}") for f in fields}
     return f"{results}/{template.format(**values)}"

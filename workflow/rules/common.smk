@@ -14,6 +14,14 @@ from xaipipe.report.thesis import available, check_mapping, figure_sources, tabl
 validate(config, "../schemas/config.schema.yaml")
 register_config_families(config.get("families"))
 
+import xaipipe  # noqa: E402
+
+if Path(xaipipe.__file__).resolve().parent != (Path(workflow.basedir) / "src" / "xaipipe").resolve():
+    logger.warning(
+        f"xaipipe is imported from {Path(xaipipe.__file__).parent}, not from this checkout's src/: the jobs "
+        f"run that code (pip install -e {workflow.basedir} to use this checkout's)"
+    )
+
 BASEDIR = Path(workflow.basedir)
 SOURCES_FILE = str(BASEDIR / "config" / "sources.yaml")
 REFERENCE_FILE = str(BASEDIR / "config" / "reference.yaml")
@@ -31,9 +39,9 @@ if not DATASETS:
 ALL_FAMILIES = sorted(set(config["grids"]["regression"]) | set(config["grids"]["classification"]))
 
 
-def P(name, **wildcards):
-    """Path of result `name` (catalog: src/xaipipe/paths.py) under results/<version>."""
-    return result_path(name, RESULTS, **wildcards)
+def P(key, /, **wildcards):
+    """Path of result `key` (catalog: src/xaipipe/paths.py) under results/<version>."""
+    return result_path(key, RESULTS, **wildcards)
 
 
 def check_family(key, family, task=None):

@@ -5,6 +5,13 @@ compares every CSV under ``tables/`` present in both versions: rows are matched 
 their non-numeric (key) columns, numeric columns are compared value by value.
 The output lists every number that changed (beyond ``rtol``/``atol``), with both
 values and the absolute and relative change, and a per-table summary.
+
+``--all`` checks that two versions are *identical apart from measured times and
+provenance* (the test of a refactor): every file under the two folders, CSVs
+exactly (``rtol = atol = 0``; the columns :data:`TIME_COLUMNS` are ignored), JSON
+files key by key (the keys :data:`PROVENANCE_KEYS` and time keys ignored, at any
+depth), every other file (figures, fitted models) by SHA-256. It prints one line
+per differing file and exits with status 1 when any differs (:func:`compare_trees`).
 """
 
 from __future__ import annotations
@@ -16,7 +23,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["diff_tables", "diff_versions", "main"]
+__all__ = ["TIME_COLUMNS", "PROVENANCE_KEYS", "diff_tables", "diff_versions", "compare_trees", "main"]
+
+#: Measured times: they differ between any two runs.
+TIME_COLUMNS = frozenset({"fit_time_s", "predict_time_s", "compute_time_s"})
+#: Provenance fields of the JSON sidecars and the manifest: when and where a run happened.
+PROVENANCE_KEYS = frozenset({
+    "retrieved_at", "mirror", "path", "git", "run", "started_at", "finished_at", "created_at", "log",
+    "host", "python", "platform", "packages", "config_sha256", "config", "command", "cores", "workdir", "xaipipe",
+})
 
 DIFF_COLUMNS = ["table", "key", "column", "value_a", "value_b", "abs_diff", "rel_diff", "status"]
 
@@ -125,6 +140,78 @@ def diff_versions(dir_a: str | Path, dir_b: str | Path, *, rtol: float = 1e-9, a
     return details, pd.DataFrame(summary)
 
 
+def _json_without(obj, drop):
+    if isinstance(obj, dict):
+        return {k: _json_without(v, drop) for k, v in obj.items() if k not in drop}
+    if isinstance(obj, list):
+        return [_json_without(v, drop) for v in obj]
+    return obj
+
+
+def _csv_identical(pa: Path, pb: Path) -> str:
+    a = pd.read_csv(pa, keep_default_na=False, na_values=[""])
+    b = pd.read_csv(pb, keep_default_na=False, na_values=[""])
+    a = a.drop(columns=[c for c in a.columns if c in TIME_COLUMNS])
+    b = b.drop(columns=[c for c in b.columns if c in TIME_COLUMNS])
+    if list(a.columns) != list(b.columns):
+        return f"columns differ: {list(a.columns)} vs {list(b.columns)}"
+    if a.shape != b.shape:
+        return f"shape {a.shape} vs {b.shape}"
+    for col in a.columns:
+        va, vb = a[col], b[col]
+        if pd.api.types.is_numeric_dtype(va) and pd.api.types.is_numeric_dtype(vb):
+            x, y = va.to_numpy(dtype=float), vb.to_numpy(dtype=float)
+            same = (x == y) | (np.isnan(x) & np.isnan(y))
+        else:
+            same = (va.astype(str).to_numpy() == vb.astype(str).to_numpy())
+        if not same.all():
+            i = int(np.flatnonzero(~same)[0])
+            return f"column {col!r} differs in {int((~same).sum())} row(s), first row {i}: {va.iloc[i]!r} vs {vb.iloc[i]!r}"
+    return ""
+
+
+def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
+    """Every file of two ``results/<version>`` folders, identical apart from times and provenance?
+
+    Returns
+    -------
+    DataFrame
+        One row per file present in either folder that differs: ``file``
+        (relative path), ``status`` (``only_in_a``, ``only_in_b``, ``differs``) and
+        ``detail``. Empty when the versions agree.
+    """
+    import hashlib
+    import json
+
+    ra, rb = Path(dir_a), Path(dir_b)
+    files_a = {p.relative_to(ra).as_posix() for p in ra.rglob("*") if p.is_file()}
+    files_b = {p.relative_to(rb).as_posix() for p in rb.rglob("*") if p.is_file()}
+    rows = []
+    for rel in sorted(files_a | files_b):
+        if rel not in files_b:
+            rows.append({"file": rel, "status": "only_in_a", "detail": ""})
+            continue
+        if rel not in files_a:
+            rows.append({"file": rel, "status": "only_in_b", "detail": ""})
+            continue
+        pa, pb = ra / rel, rb / rel
+        if pa.read_bytes() == pb.read_bytes():
+            continue
+        if rel.endswith(".csv"):
+            detail = _csv_identical(pa, pb)
+        elif rel.endswith(".json"):
+            drop = PROVENANCE_KEYS | TIME_COLUMNS
+            ja = _json_without(json.loads(pa.read_text()), drop)
+            jb = _json_without(json.loads(pb.read_text()), drop)
+            detail = "" if ja == jb else "JSON content differs"
+        else:
+            ha, hb = (hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in (pa, pb))
+            detail = f"SHA-256 {ha} vs {hb}"
+        if detail:
+            rows.append({"file": rel, "status": "differs", "detail": detail})
+    return pd.DataFrame(rows, columns=["file", "status", "detail"])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m xaipipe.report.diff", description=__doc__.split("\n\n")[0])
     parser.add_argument("version_a", help="results/<version> folder A (e.g. results/v1)")
@@ -132,7 +219,20 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="write the changed numbers to this CSV")
     parser.add_argument("--rtol", type=float, default=1e-9)
     parser.add_argument("--atol", type=float, default=0.0)
+    parser.add_argument("--all", action="store_true",
+                        help="every file, identical apart from measured times and provenance (exit 1 otherwise)")
     args = parser.parse_args(argv)
+    if args.all:
+        diffs = compare_trees(args.version_a, args.version_b)
+        for rec in diffs.itertuples(index=False):
+            print(f"{rec.status}: {rec.file} {rec.detail}")
+        n = sum(1 for p in Path(args.version_a).rglob("*") if p.is_file())
+        print(f"{len(diffs)} of {n} files differ (apart from measured times and provenance)")
+        if args.out:
+            from ..io import write_csv
+
+            write_csv(args.out, diffs)
+        return 1 if len(diffs) else 0
     details, summary = diff_versions(args.version_a, args.version_b, rtol=args.rtol, atol=args.atol)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(summary.to_string(index=False))

@@ -110,7 +110,8 @@ def build_manifest(
     """Assemble ``manifest.json``.
 
     Keys: ``version``, ``git`` (commit, dirty), ``config``, ``config_sha256``,
-    ``packages``, ``platform``, ``datasets`` (source, raw SHA-256s, canonical
+    ``packages``, ``xaipipe`` (the imported package's folder and whether it is
+    the checkout's ``src/xaipipe``), ``platform``, ``datasets`` (source, raw SHA-256s, canonical
     SHA-256, rows, retrieval time), ``seeds`` (global seed and each split's),
     plus ``extra``.
     """
@@ -131,6 +132,8 @@ def build_manifest(
         "config": dict(config),
         "config_sha256": config_sha256(config),
         "packages": package_versions(),
+        "xaipipe": {"path": str(Path(__file__).resolve().parents[1]),
+                    "from_checkout": Path(__file__).resolve().parents[1] == (Path(repo) / "src" / "xaipipe").resolve()},
         "platform": {"system": platform.system(), "machine": platform.machine(), "python": platform.python_version()},
         "datasets": datasets,
         "seeds": {
