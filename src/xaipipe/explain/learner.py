@@ -406,7 +406,8 @@ def _one_refit(k, estimator, reseed, seed, perm_seed, X, y, train, X_ev, y_ev, s
     pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output) for s in specs]
     arrays = None
     if groups:
-        kwargs = dict(n_repeats=n_repeats, random_state=perm_seed) if pfi_estimator == "permutation" else {}
+        randomised = pfi_estimator in ("permutation", "e_divide")  # permutations / halvings
+        kwargs = dict(n_repeats=n_repeats, random_state=perm_seed) if randomised else {}
         arrays = model_reliance(
             model, X_ev, y_ev, features={g: list(c) for g, c in groups.items()},
             estimator=pfi_estimator, loss=loss, max_rows_per_batch=max_rows, **kwargs,

@@ -67,7 +67,8 @@ def reliance_report(
     estimators : sequence of {"permutation", "e_divide", "e_switch"}
     losses : sequence of loss names (:data:`xaipipe.explain.reliance.LOSSES`)
     n_repeats : int
-        Permutations of the ``permutation`` estimator.
+        Random permutations of the ``permutation`` estimator and random halvings
+        of ``e_divide``.
     e_switch_max_rows : int or None
         ``e_switch`` averages over all n(n-1) ordered pairs. For models without
         the linear closed form it is computed on a seeded subsample of at most
@@ -75,7 +76,7 @@ def reliance_report(
         random subsample is unbiased for the same quantity), recorded in
         ``n_samples``. None: always all rows.
     random_state : int
-        Seed of the permutations and of the ``e_switch`` subsample.
+        Seed of the permutations, the halvings and the ``e_switch`` subsample.
     n_jobs : int or None, default 1
         Threads of the tree engine or of the row blocks of ensemble predictions
         (:func:`xaipipe.explain.reliance.model_reliance`); the result does not
@@ -94,7 +95,7 @@ def reliance_report(
         for estimator in estimators:
             Xe, ye = X, y
             kwargs = {}
-            if estimator == "permutation":
+            if estimator in ("permutation", "e_divide"):  # random permutations / halvings
                 kwargs["n_repeats"] = n_repeats
                 kwargs["random_state"] = random_state
             if estimator == "e_switch":

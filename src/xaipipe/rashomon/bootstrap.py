@@ -332,7 +332,7 @@ def _one_resample(b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric,
                          config_ids=ids, model=fitted[gi])
         arr = group_reliance(fg, X_mr, y_mr, features={g: list(c) for g, c in fgroups.items()},
                              estimator=mr_estimator, loss=mr_loss,
-                             permutations=perms if mr_estimator == "permutation" else None,
+                             permutations=perms,
                              max_rows_per_batch=max_rows)
         diff = arr.mr_difference().mean(axis=2)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -437,8 +437,8 @@ def bootstrap_rashomon(
     mr_loss : str or callable, optional
         Per-sample loss of the MR; default ``squared_error`` / ``log_loss``.
     n_repeats : int, default 5
-        Permutations per variable (``permutation`` only), shared by the members
-        of a resample.
+        Random permutations (``permutation``) or halvings (``e_divide``) per
+        variable, shared by the members of a resample.
     options : mapping family -> mapping, optional
         Fixed estimator options (config ``estimator_options``).
     random_state : int, default 0
@@ -462,7 +462,7 @@ def bootstrap_rashomon(
     from joblib import Parallel, delayed
 
     from ..explain.reliance import ESTIMATORS, random_permutations, resolve_features
-    from ..explain.reliance._base import resolve_loss
+    from ..explain.reliance._base import estimator_stream, resolve_loss
     from ..models.metrics import LOWER_IS_BETTER
 
     metric = default_metric(task) if metric is None else metric
@@ -538,8 +538,8 @@ def bootstrap_rashomon(
     tasks = []
     for b, ((boot, oob), (_, s_perm)) in enumerate(zip(splits, seeds)):
         X_mr, y_mr = (Xa[oob], ya[oob]) if mr_data == "oob" else (Xt, yt)
-        perms = (random_permutations(X_mr.shape[0], R, len(fgroups), s_perm)
-                 if mr_estimator == "permutation" else None)
+        perms = (random_permutations(X_mr.shape[0], R, len(fgroups), estimator_stream(mr_estimator, s_perm))
+                 if mr_estimator in ("permutation", "e_divide") else None)
         tasks.append(delayed(_one_resample)(
             b, boot, oob, groups, task, Xa, ya, X_mr, y_mr, fgroups, metric, float(epsilon), epsilon_mode,
             mr_estimator, mr_loss, perms, seed, options, int(max_rows_per_batch),

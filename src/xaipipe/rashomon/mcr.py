@@ -68,6 +68,7 @@ from ..explain.reliance import (
     random_permutations,
     resolve_features,
 )
+from ..explain.reliance._base import estimator_stream
 from .refit import FittedGroup, fit_member_groups, group_reliance
 from .sets import CROSS_FAMILY, QUANTITIES, SCOPES, check_epsilons, epsilon_min, rashomon_scopes, select_set
 
@@ -136,7 +137,8 @@ def members_reliance(
     loss : str
         ``squared_error`` (regression), ``log_loss`` or ``zero_one``.
     n_repeats : int, default 20
-        Permutations per variable (``"permutation"``).
+        Random permutations (``"permutation"``) or halvings (``"e_divide"``) per
+        variable.
     random_state : int or None
         Seed of the permutations (drawn once, shared by all members) and of the
         ``e_switch`` subsample.
@@ -180,8 +182,8 @@ def members_reliance(
     frames = []
     for est_name in estimators:
         Xe, ye, perms = Xv, yv, None
-        if est_name == "permutation":
-            perms = random_permutations(n, int(n_repeats), G, random_state)
+        if est_name in ("permutation", "e_divide"):  # random permutations / halvings, shared by all members
+            perms = random_permutations(n, int(n_repeats), G, estimator_stream(est_name, random_state))
         elif est_name == "e_switch" and e_switch_max_rows is not None and n > e_switch_max_rows:
             rows = np.sort(np.random.default_rng(random_state).choice(n, int(e_switch_max_rows), replace=False))
             Xe, ye = Xv[rows], yv[rows]

@@ -434,32 +434,51 @@ def check_permutations(perms, n_groups: int, n: int, n_repeats: int | None) -> n
 
 
 
-def resolve_permutations(estimator: str, permutations, n_repeats, n: int, n_groups: int, random_state):
-    """The permutations of an MR estimator: ``(perms of shape (G, R, n) or None, R, algorithm)``.
+#: Algorithm labels of the randomised estimators: (drawn here, given by the caller).
+_ALGORITHMS = {"permutation": ("random_permutations", "given_permutations"),
+               "e_divide": ("random_halvings", "given_halvings")}
 
-    ``"permutation"``: the given ``permutations`` (checked) or ``R`` fresh ones
-    (:func:`random_permutations`, ``R = n_repeats``, default 10); the other
-    estimators take neither.
+
+def estimator_stream(estimator: str, random_state):
+    """The seed of an estimator's random draws: ``random_state`` itself for
+    ``"permutation"``; an independent stream of it for ``"e_divide"`` (so that the
+    two estimators computed with one seed do not share their permutations)."""
+    if estimator != "e_divide" or random_state is None or isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.SeedSequence):
+        return np.random.SeedSequence(random_state.entropy, spawn_key=(*random_state.spawn_key, 0xD1))
+    return np.random.SeedSequence([int(random_state), 0xD1])
+
+
+def resolve_permutations(estimator: str, permutations, n_repeats, n: int, n_groups: int, random_state):
+    """The row permutations of an MR estimator: ``(perms of shape (G, R, n) or None, R, algorithm)``.
+
+    ``"permutation"``: repeat ``r`` of variable ``g`` shows rows ``perms[g, r]``;
+    ``"e_divide"``: halving ``r`` swaps ``perms[g, r][:h]`` with
+    ``perms[g, r][h:2h]``. Either the given ``permutations`` (checked) or ``R``
+    fresh uniform ones (:func:`random_permutations` of :func:`estimator_stream`,
+    ``R = n_repeats``, default 10). ``"e_switch"`` takes neither.
 
     Raises
     ------
     ValueError
-        ``n_repeats`` / ``permutations`` given for a deterministic estimator,
-        invalid permutations. ``TypeError``: a non-integer ``n_repeats``.
+        ``n_repeats`` / ``permutations`` given for ``e_switch``, invalid
+        permutations. ``TypeError``: a non-integer ``n_repeats``.
     """
-    if estimator != "permutation":
+    if estimator not in _ALGORITHMS:
         if permutations is not None or n_repeats not in (None, 1):
             raise ValueError(
-                f"n_repeats / permutations apply to estimator='permutation' only, not {estimator!r}"
+                f"n_repeats / permutations apply to estimator='permutation' or 'e_divide', not {estimator!r}"
             )
-        return None, 1, {"e_divide": "half_swap", "e_switch": "all_pairs"}[estimator]
+        return None, 1, "all_pairs"
+    drawn, given = _ALGORITHMS[estimator]
     if permutations is None:
         R = 10 if n_repeats is None else check_int(n_repeats, "n_repeats", minimum=1)
-        return random_permutations(n, R, n_groups, random_state), R, "random_permutations"
+        return random_permutations(n, R, n_groups, estimator_stream(estimator, random_state)), R, drawn
     if n_repeats is not None:
         check_int(n_repeats, "n_repeats", minimum=1)
     p = check_permutations(permutations, n_groups, n, n_repeats)
-    return p, p.shape[1], "given_permutations"
+    return p, p.shape[1], given
 
 
 def switch_designs(
@@ -477,8 +496,9 @@ def switch_designs(
     (Fisher et al. 2019, §3):
 
     * ``"permutation"``: repeat ``r`` of group ``g`` is ``(arange(n), perms[g, r])``;
-    * ``"e_divide"``: one set, ``recipients = arange(2h)``, ``donors`` the other
-      half (``h = n // 2``);
+    * ``"e_divide"``: halving ``r`` of group ``g``: with ``p = perms[g, r]`` and
+      ``h = n // 2``, ``recipients = p[:2h]`` and ``donors`` the other half,
+      ``concatenate([p[h:2h], p[:h]])``;
     * ``"e_switch"``: all ordered pairs ``j != i``, in chunks of donor rows of at
       most ``max_rows_per_batch`` rows (both the generic path and the tree engine
       add the chunks' partial sums in this order).
@@ -494,8 +514,11 @@ def switch_designs(
             sets.append([(r, everyone, permutations[g, r]) for r in range(permutations.shape[1])])
         elif estimator == "e_divide":
             h = n // 2
-            donors = np.concatenate([np.arange(h, 2 * h), np.arange(h)])
-            sets.append([(0, np.arange(2 * h), donors)])
+            halvings = []
+            for r in range(permutations.shape[1]):
+                p = permutations[g, r]
+                halvings.append((r, p[: 2 * h], np.concatenate([p[h: 2 * h], p[:h]])))
+            sets.append(halvings)
         elif estimator == "e_switch":
             per_chunk = max(1, int(max_rows_per_batch) // (n - 1))
             chunk = []
@@ -530,13 +553,13 @@ class RelianceResult:
     e_orig : ndarray of shape (m,)
         ``ê_orig`` per member (mean loss on the unchanged data; loss units).
     e_switch : ndarray of shape (m, G, R)
-        Estimate of the switched loss per member, variable and repeat (``R = 1``
-        for the deterministic estimators ``e_divide`` and ``e_switch``).
+        Estimate of the switched loss per member, variable and repeat (random
+        permutation or halving; ``R = 1`` for the deterministic ``e_switch``).
     estimator : str
         ``"permutation"``, ``"e_divide"`` or ``"e_switch"``.
     algorithm : str
-        ``"random_permutations"``, ``"given_permutations"``, ``"half_swap"``,
-        ``"all_pairs"`` or ``"linear_closed_form"``.
+        ``"random_permutations"``, ``"given_permutations"``, ``"random_halvings"``,
+        ``"given_halvings"``, ``"all_pairs"`` or ``"linear_closed_form"``.
     loss : str
     n_samples : int
     n_estimators : list of int or None
@@ -557,7 +580,8 @@ class RelianceResult:
 
     @property
     def deterministic(self) -> bool:
-        return self.estimator != "permutation"
+        """True for ``e_switch`` (all pairs): no Monte-Carlo error."""
+        return self.estimator == "e_switch"
 
     def mr_ratio(self) -> np.ndarray:
         """Per-repeat ``e_switch / e_orig``, shape (m, G, R); inf/NaN where ``e_orig = 0``."""
@@ -576,8 +600,8 @@ class RelianceResult:
         switched loss over repeats, ``mr_ratio = e_switch / e_orig`` (Fisher et
         al.'s ``M̂R``; inf/NaN when ``e_orig = 0``) and ``mr_difference =
         e_switch - e_orig`` (loss units); ``*_std`` (across repeats, ``ddof=1``)
-        and ``*_se`` (``std / sqrt(R)``) are NaN for deterministic estimators and
-        for ``R = 1``.
+        and ``*_se`` (``std / sqrt(R)``, the Monte-Carlo standard error of the
+        mean) are NaN for ``e_switch`` and for ``R = 1``.
         """
         ratio, diff = self.mr_ratio(), self.mr_difference()
         m, G, R = self.e_switch.shape

@@ -99,16 +99,17 @@ def supports_engine(model) -> bool:
     return not isinstance(model, Pipeline) and fam is not None and fam.engine and fam.prefix in ("forest", "boosting")
 
 
-def engine_preferred(model, estimator: str) -> bool:
+def engine_preferred(model, estimator: str, n_repeats: int = 1) -> bool:
     """Whether the engine is the faster exact path for ``model`` and ``estimator``.
 
-    True for ``"permutation"`` and ``"e_switch"`` of random forests, extra trees and
-    gradient boosting (many switched rows per recipient: rows that never meet the variable
-    reuse the stored term, and a one-column variable's rows get their leaves from
-    one interval search below the entry node, :mod:`xaipipe.explain.reliance._kernels`);
-    False for ``"e_divide"`` (one switched row per recipient, where the engine's
-    per-variable set-up costs more than scikit-learn's own ``tree.predict`` over
-    the stacked data set). Measured on the fitted models of the full run, one
+    True for ``"permutation"``, ``"e_switch"`` and ``"e_divide"`` with several
+    halvings of random forests, extra trees and gradient boosting (many switched
+    rows per recipient: rows that never meet the variable reuse the stored term,
+    and a one-column variable's rows get their leaves from one interval search
+    below the entry node, :mod:`xaipipe.explain.reliance._kernels`); False for
+    ``"e_divide"`` with one halving (one switched row per recipient, where the
+    engine's per-variable set-up costs more than scikit-learn's own
+    ``tree.predict`` over the stacked data set). Measured on the fitted models of the full run, one
     thread (``python benchmarks/reliance_paths.py results/full``): Wine random
     forest (1 800 trees, 980 test rows, 10 variables) permutation (20 repeats)
     engine 13.9 s / generic 26.6 s, e_divide 10.6 s / 2.0 s, e_switch (400 rows)
@@ -117,7 +118,7 @@ def engine_preferred(model, estimator: str) -> bool:
     (``docs/performance.md``). Both paths give bitwise-equal results, so this only
     chooses speed.
     """
-    return supports_engine(model) and estimator != "e_divide"
+    return supports_engine(model) and (estimator != "e_divide" or n_repeats > 1)
 
 
 def _require_engine(model) -> None:

@@ -86,15 +86,18 @@ def model_reliance(
     feature_names : sequence of str, optional
         Column names (default: DataFrame columns, else ``x0, x1, ...``).
     n_repeats : int, optional
-        Permutations per variable for ``"permutation"`` (default 10, or the number
-        in ``permutations``).
+        Random permutations (``"permutation"``) or random halvings (``"e_divide"``)
+        per variable (default 10, or the number in ``permutations``).
     random_state : int, numpy Generator, SeedSequence or None
-        Seed of ``np.random.default_rng`` for the default permutations
-        (:func:`random_permutations`, independent per variable).
+        Seed of ``np.random.default_rng`` for the default permutations / halvings
+        (:func:`random_permutations`, independent per variable; ``e_divide`` draws
+        from an independent stream of the same seed).
     permutations : int array of shape (R, n) or (G, R, n), optional
         Precomputed row permutations, shared by all variables or one set per
         variable (common random numbers across models; :func:`sklearn_permutations`
-        reproduces ``sklearn.inspection.permutation_importance``).
+        reproduces ``sklearn.inspection.permutation_importance``). For
+        ``"e_divide"``, permutation ``p`` defines the halves ``p[:h]`` and
+        ``p[h:2h]`` (the identity gives the file-order halves).
     n_estimators : sequence of int, optional
         Ensemble prefixes of ``model`` evaluated as members (one member per value;
         :mod:`xaipipe.models.prefix`); the table gets an ``n_estimators`` column.
@@ -109,8 +112,8 @@ def model_reliance(
         * ``"linear"``: the exact O(n) closed form of ``e_switch`` for a linear
           regressor with squared loss (:mod:`._linear`);
         * ``"auto"``: ``"linear"`` where it applies, else ``"engine"`` where it is
-          faster (``permutation`` and ``e_switch`` of forests and gradient
-          boosting), else ``"generic"``.
+          faster (``permutation``, ``e_switch`` and ``e_divide`` with several
+          halvings, of forests and gradient boosting), else ``"generic"``.
     max_rows_per_batch : int, default 65536
         Maximum rows per ``predict`` call (``e_switch`` chunks of donor rows;
         permuted data sets are stacked up to this size). A data set of ``n`` rows
@@ -190,7 +193,7 @@ def model_reliance(
     if linear is None and method == "engine" and not supports_engine(model):
         raise TypeError(f"{type(model).__name__} has no tree-engine support; use method='generic'")
     use_engine = linear is None and not is_callable and (
-        method == "engine" or (method == "auto" and engine_preferred(model, estimator)))
+        method == "engine" or (method == "auto" and engine_preferred(model, estimator, R)))
 
     designs = [] if linear is not None else switch_designs(
         estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows)
