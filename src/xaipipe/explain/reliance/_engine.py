@@ -446,7 +446,7 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
 
     n, p = X32.shape
     m, G = len(ks), len(cols)
-    R = perms.shape[1] if estimator == "permutation" else 1
+    R = 1 + max((r for dg in designs for r, _, _ in dg), default=0)
     flat = ens.flat()
     Tf = flat.n_trees
     snapshot, slot = ens.snapshots(ks)
@@ -508,7 +508,7 @@ def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, 
     """e_orig and loss sums with scikit-learn's loops over the affected stages only."""
     n = X32.shape[0]
     m, G = len(ks), len(cols)
-    R = perms.shape[1] if estimator == "permutation" else 1
+    R = 1 + max((r for dg in designs for r, _, _ in dg), default=0)
     wanted = _wanted(ks)
     max_rows_per_batch = max_rows
     # Terms of every stage on the original rows, and e_orig.
