@@ -64,8 +64,9 @@ Algorithm
 2. *Difference* ``e_switch - e_orig``: ``min`` / ``max`` of ``D`` over the ball is
    a trust-region subproblem (a quadratic program with one quadratic
    constraint), solved globally: eigendecomposition, secular equation for the
-   multiplier (Brent's method on ``1/ρ - 1/‖x(λ)‖``), "hard case" handled
-   explicitly (Moré & Sorensen 1983).
+   multiplier (Brent's method on ``1/ρ - 1/‖x(λ)‖`` in the shifted variable
+   ``δ = λ + λ_min``, which keeps near-singular curvatures accurate), "hard
+   case" handled explicitly (Moré & Sorensen 1983).
 3. *Ratio* ``MR = 1 + D/e_orig``: a search over the MR level ``t`` (the multiplier
    of the paper's §6 binary search: for MCR- the subproblem
    ``min_{R(ε)} e_switch - t·e_orig`` is the paper's ``h_{-,γ}`` with ``γ = -t``;
