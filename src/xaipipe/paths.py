@@ -53,6 +53,8 @@ PATHS: dict[str, str] = {
     "rashomon_sets": "rashomon/{dataset}/sets.csv",
     "rashomon_members": "rashomon/{dataset}/members.csv",
     "mcr": "rashomon/{dataset}/mcr.csv",
+    "mcr_path": "rashomon/{dataset}/mcr_path.csv",
+    "linear_exact": "rashomon/{dataset}/linear_exact.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",
     "bootstrap_models": "rashomon/{dataset}/bootstrap_models.csv",

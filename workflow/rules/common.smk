@@ -36,7 +36,12 @@ BENCH = f"{LOGS}/benchmarks"
 DATASETS = [d for d, opts in config["datasets"].items() if opts.get("enabled", True)]
 if not DATASETS:
     raise ValueError("config key datasets: every dataset has enabled: false; enable at least one")
-ALL_FAMILIES = sorted(set(config["grids"]["regression"]) | set(config["grids"]["classification"]))
+SAMPLE = config["rashomon"]["sample"]
+SAMPLED = SAMPLE["families"] if SAMPLE["enabled"] else {}
+ALL_FAMILIES = sorted(
+    {f for task in ("regression", "classification") for f in config["grids"][task]}
+    | {f for task in SAMPLED for f in SAMPLED[task]}
+)
 
 
 def P(key, /, **wildcards):
@@ -61,6 +66,9 @@ def check_family(key, family, task=None):
 for _task, _grids in config["grids"].items():
     for _family in _grids:
         check_family(f"grids.{_task}.{_family}", _family, _task)
+for _task, _specs in config["rashomon"]["sample"]["families"].items():
+    for _family in _specs:
+        check_family(f"rashomon.sample.families.{_task}.{_family}", _family, _task)
 for _family in config["estimator_options"]:
     check_family(f"estimator_options.{_family}", _family)
 for _family in config["rashomon"]["bootstrap"]["families"] + config["explain"]["learner"]["families"]:
@@ -93,10 +101,12 @@ def prep_options(dataset):
 
 
 def cv_params(wildcards):
+    """The grid of a family (None when it is only sampled) and its random search (None when off)."""
     task = task_of(wildcards.dataset)
     return {
         "task": task,
-        "grid": config["grids"][task][wildcards.family],
+        "grid": config["grids"][task].get(wildcards.family),
+        "sample": SAMPLED.get(task, {}).get(wildcards.family),
         "options": config["estimator_options"].get(wildcards.family, {}),
         "selection": config["selection"][task],
         "seed": config["seed"],
@@ -136,9 +146,22 @@ if RASHOMON["epsilon"] not in RASHOMON["epsilons"]:
     )
 
 
+def sampled_families(dataset):
+    """Families of the dataset's task that are only sampled (no grid): members of its Rashomon sets only."""
+    task = task_of(dataset)
+    return [f for f in SAMPLED.get(task, {}) if f not in config["grids"][task]]
+
+
 def rashomon_families(dataset):
-    chosen = RASHOMON["families"] or families_of(dataset)
-    return [f for f in chosen if f in families_of(dataset)]
+    """The model class of the dataset's Rashomon sets: rashomon.families, or every family run on it
+    plus the families only sampled for its task."""
+    if RASHOMON["families"]:
+        return [f for f in RASHOMON["families"] if f in families_of(dataset) + sampled_families(dataset)]
+    return families_of(dataset) + sampled_families(dataset)
+
+
+def bootstrap_families(dataset):
+    return [f for f in RASHOMON["bootstrap"]["families"] if f in families_of(dataset)]
 
 
 def rashomon_params_of(dataset):
@@ -149,7 +172,11 @@ def rashomon_params_of(dataset):
         "seed": config["seed"],
         "options": config["estimator_options"],
         "loss": config["explain"]["reliance"]["losses"][task][0],
-        **{k: v for k, v in RASHOMON.items() if k not in ("bootstrap", "abalone_study", "families", "figure_quantity")},
+        **{
+            k: v
+            for k, v in RASHOMON.items()
+            if k not in ("bootstrap", "abalone_study", "families", "figure_quantity", "sample")
+        },
     }
 
 

@@ -12,8 +12,10 @@ rule rashomon:
         sets=P("rashomon_sets"),
         members=P("rashomon_members"),
         mcr=P("mcr"),
+        path=P("mcr_path"),
         envelope=P("pd_envelope"),
         curves=P("pd_curves"),
+        linear_exact=P("linear_exact"),
     params:
         rashomon=rashomon_params,
     threads: config["threads"]["rashomon"]
@@ -36,6 +38,7 @@ rule rashomon_figures:
         style=STYLE_FILE,
         members=rules.rashomon.output.members,
         mcr=rules.rashomon.output.mcr,
+        path=rules.rashomon.output.path,
         envelope=rules.rashomon.output.envelope,
         curves=rules.rashomon.output.curves,
     output:
@@ -71,6 +74,8 @@ rule rashomon_bootstrap:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
+        # the CV summaries of the bootstrapped model class: the "se" epsilon made absolute
+        summaries=lambda w: [P("cv_summary", dataset=w.dataset, family=f) for f in bootstrap_families(w.dataset)],
     output:
         models=P("bootstrap_models"),
         reliance=P("bootstrap_reliance"),
@@ -81,11 +86,7 @@ rule rashomon_bootstrap:
     params:
         rashomon=rashomon_params,
         bootstrap=RASHOMON["bootstrap"],
-        grids=lambda w: {
-            f: config["grids"][task_of(w.dataset)][f]
-            for f in RASHOMON["bootstrap"]["families"]
-            if f in families_of(w.dataset)
-        },
+        grids=lambda w: {f: config["grids"][task_of(w.dataset)][f] for f in bootstrap_families(w.dataset)},
     threads: config["threads"]["rashomon"]
     # long and needing only the split: start early (the critical path of a full run)
     priority: 20
@@ -196,6 +197,7 @@ rule abalone_study_mcr:
         sets=P("rashomon_sets", dataset="abalone_study"),
         members=P("rashomon_members", dataset="abalone_study"),
         mcr=P("mcr", dataset="abalone_study"),
+        path=P("mcr_path", dataset="abalone_study"),
         envelope=P("pd_envelope", dataset="abalone_study"),
         curves=P("pd_curves", dataset="abalone_study"),
     params:
@@ -220,6 +222,7 @@ rule abalone_study_figures:
         style=STYLE_FILE,
         members=rules.abalone_study_mcr.output.members,
         mcr=rules.abalone_study_mcr.output.mcr,
+        path=rules.abalone_study_mcr.output.path,
         envelope=rules.abalone_study_mcr.output.envelope,
         curves=rules.abalone_study_mcr.output.curves,
     output:

@@ -31,6 +31,7 @@ ALL_TARGETS += [
 # rashomon: sets and MCR of every dataset, bootstrap, the Table 4.1 study
 ALL_TARGETS += [
     P("table", name="mcr"),
+    *[P("mcr_path", dataset=d) for d in DATASETS],
     *[P("rashomon_figure", dataset=d, kind="member_reliance", ext="pdf") for d in DATASETS],
 ]
 if RASHOMON["bootstrap"]["enabled"]:

@@ -10,7 +10,8 @@ def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     table, summary, best = cv_tables(
         smk.wildcards.family, p["task"], p["grid"], data.X_train, data.y_train, data.folds,
-        selection=p["selection"], random_state=p["seed"], options=p["options"], dataset=data.dataset,
+        selection=p["selection"], random_state=p["seed"], options=p["options"], sample=p["sample"],
+        dataset=data.dataset,
         n_jobs=smk.threads,
     )
     if best["failed_configs"]:

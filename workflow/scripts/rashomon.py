@@ -20,8 +20,9 @@ def main(smk):
         random_state=p["seed"], options=p["options"], dataset=data.dataset, n_jobs=smk.threads,
     )
     get_logger().info("%d member rows from %d fitted groups", len(out["members"]), out["n_groups"])
-    for name in ("sets", "members", "mcr", "envelope", "curves"):
-        write_csv(smk.output[name], out[name])
+    for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):
+        if name in smk.output.keys():
+            write_csv(smk.output[name], out[name])
 
 
 run(snakemake, main)  # noqa: F821

@@ -1,4 +1,6 @@
 """Rule rashomon_bootstrap: Rashomon importance distribution and MCR endpoint intervals (Donnelly et al. 2023)."""
+import pandas as pd
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv
 from xaipipe.rashomon.bootstrap import bootstrap_tables
@@ -13,7 +15,9 @@ def main(smk):
         epsilon=p["epsilon"], epsilon_mode=p["epsilon_mode"], metric=p["metric"], n_bootstrap=b["n_bootstrap"],
         mr_data=b["mr_data"], X_test=data.X_test, y_test=data.y_test, feature_names=data.features,
         feature_groups=data.feature_groups, mr_estimator=b["estimator"], mr_loss=p["loss"],
-        n_repeats=b["n_repeats"], confidence=b["confidence"], options=p["options"], random_state=p["seed"],
+        n_repeats=b["n_repeats"], confidence=b["confidence"],
+        cv_summary=pd.concat([pd.read_csv(f) for f in smk.input.summaries], ignore_index=True),
+        options=p["options"], random_state=p["seed"],
         n_jobs=smk.threads,
     )
     for name, frame in tables.items():

@@ -12,8 +12,8 @@ def main(smk):
               for name in ("envelope", "curves")}
     with figure_style(smk.input.style):
         figs = rashomon_figures(pd.read_csv(smk.input.members), pd.read_csv(smk.input.mcr), tables["envelope"],
-                                tables["curves"], scope=smk.params.scope, epsilon=smk.params.epsilon,
-                                quantity=smk.params.quantity)
+                                tables["curves"], path=pd.read_csv(smk.input.path), scope=smk.params.scope,
+                                epsilon=smk.params.epsilon, quantity=smk.params.quantity)
         for kind, fig in figs.items():
             save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
 

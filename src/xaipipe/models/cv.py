@@ -24,7 +24,7 @@ import pandas as pd
 
 from .families import PREFIX_PARAM, get_family
 from .fitting import fit_group
-from .grid import config_id, depth_chains, expand_grid, prefix_groups
+from .grid import config_id, depth_chains, expand_grid, params_from_config_id, prefix_groups
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
 from .output import model_output
 from .prefix import prefix_predictions
@@ -115,9 +115,10 @@ def cross_validate_grid(
     *,
     random_state: int,
     options: Mapping[str, Any] | None = None,
+    sample: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
 ) -> pd.DataFrame:
-    """Cross-validate every configuration of ``grid`` for one model family.
+    """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
     Parameters
     ----------
@@ -135,6 +136,11 @@ def cross_validate_grid(
         ``random_state`` of the estimators.
     options : mapping, optional
         Fixed estimator options (``estimator_options`` config section).
+    sample : mapping, optional
+        A random search of the family (:func:`xaipipe.models.sampling.sample_configurations`
+        spec, seeded with ``random_state``): its configurations follow the grid's,
+        cross-validated on the same folds with the same fit sharing. ``grid`` may be
+        None (a family that is only sampled).
     n_jobs : int, default=1
         Worker processes (joblib/loky); each fit is single-threaded.
 
@@ -142,8 +148,10 @@ def cross_validate_grid(
     -------
     pandas.DataFrame
         One row per configuration × fold with columns ``family``, ``config_id``,
-        ``config_index`` (grid order), ``prefix_group``, one column per
-        hyperparameter, ``fold``, ``n_train``, ``n_valid``, ``status``
+        ``config_index`` (grid order, then sample order), ``prefix_group``,
+        ``origin`` (``grid`` or ``sample``), one column per hyperparameter
+        (the union over configurations; empty where a configuration does not set
+        it), ``fold``, ``n_train``, ``n_valid``, ``status``
         (``ok``/``failed``), ``message``, the metric columns of
         :func:`metric_names`, ``fit_time_s`` (seconds of the shared fit of the
         prefix group, or of the decision tree the configuration reuses) and
@@ -158,8 +166,17 @@ def cross_validate_grid(
     """
     from joblib import Parallel, delayed
 
+    from .sampling import sample_configurations
+
     fam = get_family(family)  # validates the name
-    configs = expand_grid(grid)
+    configs = expand_grid(grid) if grid is not None or not sample else []
+    origin = {config_id(c): "grid" for c in configs}
+    if sample:
+        drawn = sample_configurations(sample, random_state=random_state, exclude=configs)
+        origin.update({config_id(c): "sample" for c in drawn})
+        configs = configs + drawn
+    if not configs:
+        raise ValueError(f"family {family!r}: neither a grid nor sampled configurations")
     order = {config_id(c): i for i, c in enumerate(configs)}
     groups = prefix_groups(configs)
     if not fam.ensemble:
@@ -175,7 +192,7 @@ def cross_validate_grid(
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
         delayed(fn)(family, task, *unit, X, y, tr, va, random_state, options) for fn, unit, f, tr, va in jobs
     )
-    param_names = list(configs[0]) if configs else []
+    param_names = list(dict.fromkeys(k for c in configs for k in c))
     records = []
     for (fn, unit, f, tr, va), rows in zip(jobs, results):
         for row in rows:
@@ -185,6 +202,7 @@ def cross_validate_grid(
                 "config_id": cid,
                 "config_index": order[cid],
                 "prefix_group": group_of[cid],
+                "origin": origin[cid],
             }
             rec.update({name: row["params"].get(name) for name in param_names})
             rec.update(
@@ -214,12 +232,13 @@ def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per configuration in grid order, columns ``family``,
-        ``config_id``, ``config_index``, ``prefix_group``, the hyperparameters,
+        ``config_id``, ``config_index``, ``prefix_group``, ``origin`` (when the
+        table has it), the hyperparameters,
         ``n_folds``, ``status``, ``<metric>_mean``, ``<metric>_std`` and
         ``fit_time_s`` (sum over folds of the shared fit times).
     """
     metrics = list(metric_names(task))
-    fixed = {"family", "config_id", "config_index", "prefix_group", "fold", "n_train", "n_valid",
+    fixed = {"family", "config_id", "config_index", "prefix_group", "origin", "fold", "n_train", "n_valid",
              "status", "message", "fit_time_s", "predict_time_s", *metrics}
     params = [c for c in table.columns if c not in fixed]
     out = []
@@ -227,6 +246,8 @@ def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:
         first = part.iloc[0]
         rec = {"family": first["family"], "config_id": first["config_id"], "config_index": int(cid),
                "prefix_group": int(first["prefix_group"])}
+        if "origin" in part:
+            rec["origin"] = first["origin"]
         rec.update({p: first[p] for p in params})
         ok = bool((part["status"] == "ok").all())
         rec["n_folds"] = len(part)
@@ -243,6 +264,10 @@ def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:
 def select_best(summary: pd.DataFrame, metric: str) -> pd.Series:
     """The configuration with the lowest mean ``metric`` (first in grid order on ties).
 
+    Only the grid's configurations compete (``origin == "grid"`` when the summary
+    has sampled ones too: the thesis' best configurations stay those of the seed's
+    grids); a family without a grid (only sampled) takes its best sampled one.
+
     Raises
     ------
     ValueError
@@ -250,6 +275,8 @@ def select_best(summary: pd.DataFrame, metric: str) -> pd.Series:
     """
     if metric not in LOWER_IS_BETTER:
         raise ValueError(f"selection metric {metric!r} is not a loss; choose one of {sorted(LOWER_IS_BETTER)}")
+    if "origin" in summary and (summary["origin"] == "grid").any():
+        summary = summary[summary["origin"] == "grid"]
     ok = summary[summary["status"] == "ok"]
     if ok.empty:
         raise ValueError("every configuration of the grid failed; see the 'message' column of the CV table")
@@ -268,6 +295,7 @@ def cv_tables(
     selection: str,
     random_state: int,
     options: Mapping[str, Any] | None = None,
+    sample: Mapping[str, Any] | None = None,
     dataset: str = "",
     n_jobs: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -275,7 +303,7 @@ def cv_tables(
 
     Parameters
     ----------
-    family, task, grid, X, y, folds, random_state, options, n_jobs
+    family, task, grid, X, y, folds, random_state, options, sample, n_jobs
         As :func:`cross_validate_grid`.
     selection : str
         The loss that picks the best configuration (:func:`select_best`).
@@ -297,12 +325,12 @@ def cv_tables(
         As :func:`select_best` (every configuration failed, a metric that is not a loss).
     """
     table = cross_validate_grid(family, task, grid, X, y, folds, random_state=random_state, options=options,
-                                n_jobs=n_jobs)
+                                sample=sample, n_jobs=n_jobs)
     table.insert(0, "dataset", dataset)
     summary = summarize_cv(table.drop(columns="dataset"), task)
     summary.insert(0, "dataset", dataset)
     best = select_best(summary, selection)
-    params = expand_grid(grid)[int(best["config_index"])]  # original types
+    params = params_from_config_id(best["config_id"]) if grid is None else expand_grid(grid)[int(best["config_index"])]
     failed = summary.loc[summary["status"] == "failed", "config_id"].tolist()
     record = {
         "dataset": dataset,

@@ -211,6 +211,12 @@ def register_family(family: Family, *, replace: bool = False) -> Family:
 for _f in [
     Family("linear_regression", "Linear Regression", {_R: "sklearn.linear_model:LinearRegression"},
            shap_algorithm="linear_explainer", linear=True, output_degree=1),
+    Family("ridge", "Ridge Regression", {_R: "sklearn.linear_model:Ridge"}, scaled=True,
+           shap_algorithm="linear_explainer", linear=True, output_degree=1),
+    Family("lasso", "Lasso", {_R: "sklearn.linear_model:Lasso"}, defaults={"max_iter": 10000}, scaled=True,
+           shap_algorithm="linear_explainer", linear=True, output_degree=1),
+    Family("elastic_net", "Elastic Net", {_R: "sklearn.linear_model:ElasticNet"}, defaults={"max_iter": 10000},
+           scaled=True, shap_algorithm="linear_explainer", linear=True, output_degree=1),
     Family("logistic_regression", "Logistic Regression", {_C: "sklearn.linear_model:LogisticRegression"},
            defaults={"max_iter": 5000}, seeded=True, scaled=True, shap_algorithm="linear_explainer",
            linear=True, log_odds="decision_function", output_degree=1),

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from .families import PREFIX_PARAM
 
-__all__ = ["expand_values", "expand_grid", "config_id", "prefix_groups", "depth_chains"]
+__all__ = ["expand_values", "expand_grid", "config_id", "params_from_config_id", "prefix_groups", "depth_chains"]
 
 
 def expand_values(spec: Any, *, name: str = "value") -> list:
@@ -76,6 +76,39 @@ def config_id(params: Mapping[str, Any]) -> str:
     if not params:
         return "default"
     return ";".join(f"{k}={json.dumps(params[k])}".replace('"', "") for k in sorted(params))
+
+
+def params_from_config_id(cid: str) -> dict:
+    """Hyperparameters of a configuration from its :func:`config_id`.
+
+    Values are parsed as JSON (``2`` -> int, ``0.1`` -> float, ``null`` -> None,
+    ``true`` -> True) and kept as text otherwise (``huber``). The result is checked
+    to give back the same identifier.
+
+    Raises
+    ------
+    ValueError
+        A malformed identifier, or one that does not round-trip.
+    """
+    if not isinstance(cid, str) or not cid:
+        raise ValueError(f"config_id must be a non-empty string, got {cid!r}")
+    if cid == "default":
+        return {}
+    params = {}
+    for part in cid.split(";"):
+        key, sep, text = part.partition("=")
+        if not sep or not key:
+            raise ValueError(f"malformed config_id {cid!r} (part {part!r})")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        if isinstance(value, (list, dict)):
+            value = text
+        params[key] = value
+    if config_id(params) != cid:
+        raise ValueError(f"config_id {cid!r} does not round-trip (parsed {params})")
+    return params
 
 
 def prefix_groups(

@@ -11,9 +11,11 @@ it with :func:`xaipipe.plots.style.save_figure`.
 ``1 / (B |R_b|)``, so matplotlib's unweighted ``boxplot`` cannot be used; the
 box spans the RID quartiles, the whiskers its ``(1 -/+ confidence)/2``
 quantiles (:func:`xaipipe.rashomon.bootstrap.rid_quantile`), the dot is the
-RID mean. Below and above each box, the percentile intervals of MCR⁻ and MCR⁺
-across resamples (:func:`xaipipe.rashomon.bootstrap.mcr_summary`) with their
-medians. :func:`plot_rid_cdf` draws the RID CDFs themselves.
+RID mean (the RID's quantiles describe the distribution; they are not a
+confidence interval). Below and above each box, the bootstrap intervals of MCR⁻
+and MCR⁺ across resamples (:func:`xaipipe.rashomon.bootstrap.mcr_summary`) with
+their medians, labelled by what they are: a percentile interval when ``B`` is
+large enough for the level, otherwise the range over the ``B`` resamples. :func:`plot_rid_cdf` draws the RID CDFs themselves.
 """
 
 from __future__ import annotations
@@ -108,11 +110,13 @@ def plot_rid(
         ax.plot([row["mean"]], [i], "o", color="black", markersize=3, label="RID mean" if i == 0 else None)
         if ms is not None and row["feature"] in ms.index:
             r = ms.loc[row["feature"]]
+            what = (f"{100 * c:g} % percentile interval" if r["interval"] == "percentile"
+                    else f"range over B = {int(r['n_resamples'])} resamples")
             ax.plot([r["mcr_minus_low"], r["mcr_minus_high"]], [i + 0.3] * 2, color=MINUS_COLOUR, linewidth=2.0,
-                    label=f"MCR$^-$ {100 * c:g} % interval" if i == 0 else None)
+                    label=f"MCR$^-$ {what}" if i == 0 else None)
             ax.plot([r["mcr_minus_median"]], [i + 0.3], marker="<", color=MINUS_COLOUR, linestyle="none")
             ax.plot([r["mcr_plus_low"], r["mcr_plus_high"]], [i - 0.3] * 2, color=PLUS_COLOUR, linewidth=2.0,
-                    label=f"MCR$^+$ {100 * c:g} % interval" if i == 0 else None)
+                    label=f"MCR$^+$ {what}" if i == 0 else None)
             ax.plot([r["mcr_plus_median"]], [i - 0.3], marker=">", color=PLUS_COLOUR, linestyle="none")
     ax.axvline(NO_RELIANCE[measure], color="0.3", linestyle="--", linewidth=0.8)
     ax.set_yticks(np.arange(n), summ["feature"].astype(str).tolist())

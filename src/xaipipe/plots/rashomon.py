@@ -275,6 +275,7 @@ def plot_epsilon_sensitivity(
     quantity: str = "mr_ratio",
     features: Sequence[str] | None = None,
     ncols: int = 4,
+    epsilon_max: float | None = None,
     title: str | None = None,
 ):
     """MCR- and MCR+ against ε, one panel per variable (nested sets widen the band).
@@ -282,7 +283,11 @@ def plot_epsilon_sensitivity(
     Parameters
     ----------
     mcr : DataFrame
-        :func:`xaipipe.rashomon.mcr.mcr_table` output.
+        The exact ε-path (:func:`xaipipe.rashomon.mcr.mcr_path`: a step at each
+        member's entry ε) or :func:`xaipipe.rashomon.mcr.mcr_table` (a grid of ε);
+        drawn as right-continuous steps.
+    epsilon_max : float, optional
+        Extend the last step to this ε (the path's largest configured ε).
     scope, estimator, quantity
         Row selection.
     features : sequence of str, optional
@@ -320,7 +325,9 @@ def plot_epsilon_sensitivity(
     label, base = _LABELS[quantity]
     for i, f in enumerate(features):
         ax = axes[i // nc, i % nc]
-        r = rows[rows["feature"] == f].sort_values("epsilon")
+        r = rows[rows["feature"] == f].sort_values("epsilon", kind="stable")
+        if epsilon_max is not None and len(r) and float(r["epsilon"].iloc[-1]) < epsilon_max:
+            r = pd.concat([r, r.iloc[[-1]].assign(epsilon=float(epsilon_max))], ignore_index=True)
         eps = r["epsilon"].to_numpy(dtype=float)
         ax.fill_between(eps, r["mcr_minus"], r["mcr_plus"], step="post", color=MEMBER_COLOUR, alpha=0.25,
                         linewidth=0)
@@ -420,9 +427,10 @@ RASHOMON_FIGURES = ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon
 
 
 def rashomon_figures(members: pd.DataFrame, mcr: pd.DataFrame, envelope: pd.DataFrame, curves: pd.DataFrame, *,
-                     scope: str, epsilon: float, quantity: str = "mr_ratio") -> dict:
+                     scope: str, epsilon: float, quantity: str = "mr_ratio", path: pd.DataFrame | None = None) -> dict:
     """The ``rashomon_figures`` rule: Figs 4.1 (MR of every member) and 4.2 (rank heatmap) of seed 001,
-    the MCR intervals, the ε-sensitivity and the PD envelope of one model class.
+    the MCR intervals, the ε-sensitivity (from the exact ε-path ``path`` when given,
+    else from the ε grid of ``mcr``) and the PD envelope of one model class.
 
     ``scope`` falls back to the first scope of ``mcr`` when the model class has no
     such scope (e.g. ``cross_family`` on a dataset with one family); the estimator
@@ -445,8 +453,9 @@ def rashomon_figures(members: pd.DataFrame, mcr: pd.DataFrame, envelope: pd.Data
                                                 **kw),
         "rank_heatmap": plot_rank_heatmap(members, title=f"{name}: MR ranks in R({eps:g}), {scope}", **kw),
         "mcr_intervals": plot_mcr_intervals(mcr, title=f"{name}: MCR, {scope}, eps = {eps:g}", **kw),
-        "epsilon_sensitivity": plot_epsilon_sensitivity(mcr, scope=scope, estimator=estimator, quantity=q,
-                                                        title=f"{name}: MCR as a function of eps, {scope}"),
+        "epsilon_sensitivity": plot_epsilon_sensitivity(
+            mcr if path is None else path, scope=scope, estimator=estimator, quantity=q,
+            epsilon_max=float(mcr["epsilon"].max()), title=f"{name}: MCR as a function of eps (exact path), {scope}"),
         "pd_envelope": plot_pd_envelope(envelopes, curves=member_curves,
                                         title=f"{name}: PD of the Rashomon set R({eps:g}), {scope}"),
     }

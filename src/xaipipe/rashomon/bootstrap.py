@@ -111,6 +111,7 @@ fitted group :func:`xaipipe.rashomon.refit.group_reliance`.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -135,6 +136,7 @@ __all__ = [
     "grid_configurations",
     "mcr_per_resample",
     "mcr_summary",
+    "min_resamples",
     "resample_seeds",
     "rid_cdf",
     "rid_quantile",
@@ -730,8 +732,28 @@ def mcr_per_resample(reliance: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=MCR_COLUMNS)
 
 
+def min_resamples(confidence: float) -> int:
+    """Fewest resamples ``B`` for which a two-sided percentile interval at ``confidence``
+    is not simply the range: the ``(1 - c)/2`` quantile must lie at least one order
+    statistic inside, ``(B - 1)(1 - c)/2 >= 1``, i.e. ``B >= 1 + 2 / (1 - c)``
+    (41 at 95 %)."""
+    c = float(confidence)
+    return int(math.ceil(1.0 + 2.0 / (1.0 - c) - 1e-9))
+
+
 def mcr_summary(mcr: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
-    """Percentile intervals of the MCR endpoints across resamples.
+    """Bootstrap intervals of the MCR endpoints across resamples, labelled by what they are.
+
+    With ``B >= min_resamples(confidence)`` resamples the interval is the
+    percentile bootstrap interval (Efron & Tibshirani 1993, §13.3): the
+    ``(1 -/+ confidence)/2`` quantiles across resamples, ``interval =
+    "percentile"``. With fewer (the default ``B = 10``) those quantiles are the
+    smallest and largest values up to interpolation, and calling them a
+    ``confidence`` interval would claim a coverage they do not have: the interval
+    is then the *range over the B resamples* (min and max), ``interval = "range"``,
+    and ``confidence`` is NaN. The range of ``B`` draws covers a quantile ``q`` of
+    the bootstrap distribution with probability ``1 - q^B - (1 - q)^B`` only, and
+    says nothing more; increase ``B`` for a real interval.
 
     Parameters
     ----------
@@ -744,9 +766,8 @@ def mcr_summary(mcr: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
     DataFrame
         Per feature and measure: ``mcr_minus_median``, ``mcr_minus_low``,
         ``mcr_minus_high``, ``mcr_plus_median``, ``mcr_plus_low``,
-        ``mcr_plus_high`` (percentile bootstrap: the ``(1 -/+ confidence)/2``
-        quantiles across resamples, ``numpy.quantile`` linear interpolation),
-        ``set_size_median``, ``n_resamples``.
+        ``mcr_plus_high``, ``set_size_median``, ``n_resamples``, ``confidence``
+        (NaN for a range), ``interval`` (``percentile`` or ``range``).
 
     Raises
     ------
@@ -759,17 +780,20 @@ def mcr_summary(mcr: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
     missing = [col for col in MCR_COLUMNS if col not in mcr.columns]
     if missing:
         raise ValueError(f"mcr table lacks columns {missing}")
-    lo, hi = (1 - c) / 2, (1 + c) / 2
     rows = []
     for (feature, m), part in mcr.groupby(["feature", "measure"], sort=False):
         rec = {"feature": feature, "measure": m}
+        B = int(part["bootstrap"].nunique())
+        percentile = B >= min_resamples(c)
+        lo, hi = ((1 - c) / 2, (1 + c) / 2) if percentile else (0.0, 1.0)
         for end in ("mcr_minus", "mcr_plus"):
             v = part[end].to_numpy(dtype=float)
             rec[f"{end}_median"] = float(np.median(v))
             rec[f"{end}_low"], rec[f"{end}_high"] = (float(x) for x in np.quantile(v, [lo, hi]))
         rec["set_size_median"] = float(np.median(part["set_size"]))
-        rec["n_resamples"] = int(part["bootstrap"].nunique())
-        rec["confidence"] = c
+        rec["n_resamples"] = B
+        rec["confidence"] = c if percentile else np.nan
+        rec["interval"] = "percentile" if percentile else "range"
         rows.append(rec)
     return pd.DataFrame(rows)
 
@@ -794,6 +818,7 @@ def bootstrap_tables(
     mr_loss=None,
     n_repeats: int = 5,
     confidence: float = 0.95,
+    cv_summary: pd.DataFrame | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     random_state: int = 0,
     n_jobs: int = 1,
@@ -801,7 +826,12 @@ def bootstrap_tables(
     """The ``rashomon_bootstrap`` rule: :func:`bootstrap_rashomon` and its summaries.
 
     The variables are one-hot groups (:func:`xaipipe.explain.reliance.features_from_groups`);
-    ``X_test`` / ``y_test`` are used only with ``mr_data="test"``.
+    ``X_test`` / ``y_test`` are used only with ``mr_data="test"``. With
+    ``epsilon_mode="se"`` the tolerance is made absolute once, from the CV summary
+    of the same model class (``cv_summary``: ``epsilon`` standard errors of its best
+    configuration's CV loss, :func:`xaipipe.rashomon.sets.rashomon_set`), and
+    every resample uses that absolute bound above its own best out-of-bag loss
+    (the ``epsilon_abs`` column of ``sizes``).
 
     Returns
     -------
@@ -812,7 +842,13 @@ def bootstrap_tables(
     """
     from ..explain.reliance import features_from_groups
     from ..io import with_ids
+    from .sets import rashomon_set
 
+    if epsilon_mode == "se":
+        if cv_summary is None:
+            raise ValueError("epsilon_mode='se' needs cv_summary (the model class's CV summaries)")
+        rs = rashomon_set(cv_summary, metric=metric or default_metric(task), epsilon=epsilon, mode="se")
+        epsilon, epsilon_mode = rs.loss_bound - float(rs.reference["loss"]), "absolute"
     result = bootstrap_rashomon(
         X, y, task=task, grids=grids, epsilon=epsilon, epsilon_mode=epsilon_mode, metric=metric,
         n_bootstrap=n_bootstrap, mr_data=mr_data,
@@ -821,6 +857,7 @@ def bootstrap_tables(
         mr_estimator=mr_estimator, mr_loss=mr_loss, n_repeats=n_repeats, options=options,
         random_state=random_state, n_jobs=n_jobs,
     )
-    tables = {"models": result.models, "reliance": result.reliance, "sizes": result.sizes, "mcr": result.mcr,
+    sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
+    tables = {"models": result.models, "reliance": result.reliance, "sizes": sizes, "mcr": result.mcr,
               "rid": rid_summary(result.reliance), "mcr_summary": mcr_summary(result.mcr, confidence=confidence)}
     return {name: with_ids(frame, dataset=dataset) for name, frame in tables.items()}

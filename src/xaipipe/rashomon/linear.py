@@ -120,7 +120,8 @@ from scipy import linalg, optimize
 
 from ..explain.reliance import features_from_groups, resolve_features
 
-__all__ = ["QUANTITIES", "LinearLossForms", "linear_loss_forms", "linear_mcr"]
+__all__ = ["QUANTITIES", "LINEAR_EXACT", "LinearLossForms", "linear_loss_forms", "linear_mcr", "linear_loss_bound",
+           "linear_exact_scope"]
 
 #: Reliance quantities (as in :mod:`xaipipe.rashomon.sets`).
 QUANTITIES = ("mr_ratio", "mr_difference")
@@ -674,3 +675,105 @@ def linear_mcr(
                 "coef_argmax": json.dumps([float(v) for v in beta_hi]),
             })
     return pd.DataFrame(rows)
+
+
+#: Scope label of the exact MCR of the class of linear models.
+LINEAR_EXACT = "linear_exact"
+
+
+def linear_loss_bound(X, y, coef, intercept: float, epsilon: float, mode: str) -> tuple[float, float]:
+    """``(e_orig(f_ref), loss bound)`` of the ``linear_exact`` scope on the sample ``(X, y)``.
+
+    The ε of the grid-based sets is carried over to this sample's loss (the MSE):
+
+    * ``"se"``: ``e_orig(f_ref) + ε · SE``, with ``SE = sd(r²) / √n`` the standard
+      error of the reference's mean squared error on the sample (``ddof=1``) — the
+      same one-standard-error logic as the CV-based sets, on the sample that
+      defines this set;
+    * ``"relative"``: ``(1 + ε)² e_orig(f_ref)`` — the same relative slack in RMSE;
+    * ``"absolute"``: ``(√e_orig(f_ref) + ε)²`` — the same slack in RMSE units.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``mode`` or ``epsilon < 0``.
+    """
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    r = np.asarray(y, dtype=float) - (np.asarray(X, dtype=float) @ np.asarray(coef, dtype=float) + float(intercept))
+    e = float(np.mean(r * r))
+    if mode == "se":
+        return e, e + float(epsilon) * float(np.std(r * r, ddof=1) / np.sqrt(len(r)))
+    if mode == "relative":
+        return e, e * (1.0 + float(epsilon)) ** 2
+    if mode == "absolute":
+        return e, (np.sqrt(e) + float(epsilon)) ** 2
+    raise ValueError(f"unknown epsilon mode {mode!r}")
+
+
+def linear_exact_scope(
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    epsilons: Sequence[float],
+    epsilon_mode: str = "se",
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    path_points: int = 21,
+    dataset: str = "",
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The ``linear_exact`` scope of a regression dataset: exact MCR of all linear models.
+
+    Reference model: OLS fitted on the training split; the empirical Rashomon set,
+    MR (exact ``e_switch``, all pairs) and the loss bound are computed on the test
+    split (the paper's empirical MCR with a pre-specified reference,
+    :func:`linear_mcr`); ε as for the grid-based sets (:func:`linear_loss_bound`).
+
+    Returns
+    -------
+    (mcr, path, detail)
+        ``mcr``: rows in the layout of :func:`xaipipe.rashomon.mcr.mcr_table`
+        (``scope = "linear_exact"``, one per ε of ``epsilons`` × variable ×
+        quantity; ``estimator = "e_switch"``, ``n_members`` / ``grid_size`` NaN: the
+        class is infinite). ``path``: the same at ``path_points`` values of ε from 0
+        to ``max(epsilons)`` (a continuous path), in the layout of
+        :func:`xaipipe.rashomon.mcr.mcr_path`. ``detail``: :func:`linear_mcr`'s full
+        output at every ε of ``epsilons`` (extreme models' coefficients,
+        certificates).
+    """
+    from sklearn.linear_model import LinearRegression
+
+    Xtr, Xte = np.asarray(X_train, dtype=float), np.asarray(X_test, dtype=float)
+    ols = LinearRegression().fit(Xtr, np.asarray(y_train, dtype=float))
+    grid = sorted(set(float(e) for e in epsilons))
+    path_eps = np.unique(np.concatenate([np.linspace(0.0, grid[-1], max(int(path_points), 2)), grid]))
+    names = list(feature_names)
+    frames = {}
+    for eps in path_eps:
+        e_ref, bound = linear_loss_bound(Xte, y_test, ols.coef_, ols.intercept_, eps, epsilon_mode)
+        out = linear_mcr(Xte, y_test, reference_coef=ols.coef_, reference_intercept=float(ols.intercept_),
+                         epsilon=bound - e_ref, feature_names=names, feature_groups=feature_groups)
+        out.insert(0, "epsilon_grid", float(eps))
+        frames[float(eps)] = out
+    rows, path = [], []
+    for eps, out in frames.items():
+        for rec in out.itertuples(index=False):
+            common = {
+                "dataset": dataset, "scope": LINEAR_EXACT, "epsilon": eps, "epsilon_mode": epsilon_mode,
+                "loss_bound": float(rec.loss_bound), "epsilon_abs": float(rec.loss_bound - rec.e_orig_reference),
+                "feature": rec.feature, "estimator": "e_switch", "loss": "squared_error", "quantity": rec.quantity,
+                "mcr_minus": float(rec.mcr_minus), "mcr_plus": float(rec.mcr_plus),
+                "mr_reference": float(rec.mr_reference),
+            }
+            path.append({**common, "n_members": np.nan, "n_configurations": np.nan,
+                         "argmin_config": "", "argmax_config": ""})
+            if eps in grid:
+                rows.append({**common, "cv_metric": "mse (test split)", "reference_family": "linear_regression",
+                             "reference_config_id": "ols", "n_members": np.nan, "n_undefined": 0,
+                             "argmin_config": "", "argmax_config": "", "rashomon_ratio": np.nan,
+                             "grid_size": np.nan, "n_configurations": np.nan, "n_families": 1})
+    detail = pd.concat([frames[e] for e in grid], ignore_index=True)
+    detail.insert(0, "dataset", dataset)
+    return pd.DataFrame(rows), pd.DataFrame(path), detail

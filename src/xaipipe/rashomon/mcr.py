@@ -70,7 +70,16 @@ from ..explain.reliance import (
 )
 from ..explain.reliance._base import estimator_stream
 from .refit import FittedGroup, fit_member_groups, group_reliance
-from .sets import CROSS_FAMILY, QUANTITIES, SCOPES, check_epsilons, epsilon_min, rashomon_scopes, select_set
+from .sets import (
+    CROSS_FAMILY,
+    QUANTITIES,
+    SCOPES,
+    check_epsilons,
+    configuration_key,
+    epsilon_min,
+    rashomon_scopes,
+    select_set,
+)
 
 __all__ = [
     "QUANTITIES",
@@ -79,6 +88,7 @@ __all__ = [
     "members_reliance",
     "member_table",
     "mcr_table",
+    "mcr_path",
     "rashomon_reliance",
     "mcr_study",
     "MCR_FIRST",
@@ -358,14 +368,17 @@ def mcr_table(
     -------
     DataFrame
         One row per scope × ε × variable × estimator × quantity: ``dataset``,
-        ``scope``, ``epsilon``, ``epsilon_mode``, ``cv_metric``,
+        ``scope``, ``epsilon``, ``epsilon_mode``, ``loss_bound`` (the absolute CV-loss
+        bound of ``R(ε)`` actually used), ``epsilon_abs`` (``loss_bound`` minus the
+        reference's CV loss), ``cv_metric``,
         ``reference_family``, ``reference_config_id``, ``feature``, ``estimator``,
         ``loss``, ``quantity``, ``mcr_minus`` (min over ``R(ε)``), ``mcr_plus``
         (max), ``mr_reference`` (the reference model's value), ``n_members``
         (``|R(ε)|``), ``n_undefined`` (members with a NaN/inf value, left out of
         min/max), ``argmin_config`` / ``argmax_config`` (``family:config_id`` of
         the extreme members), ``rashomon_ratio`` (``|R(ε)| / |F|`` of the scope's
-        grid), ``grid_size``.
+        grid), ``grid_size``, ``n_configurations`` (distinct configurations:
+        prefixes of one ensemble configuration count once), ``n_families``.
 
     Raises
     ------
@@ -388,7 +401,11 @@ def mcr_table(
         grid_size = rs.grid_size
         for eps in grid:
             in_set = part[part[col] <= eps]
-            n_members = in_set[["family", "config_id"]].drop_duplicates().shape[0]
+            keys = in_set[["family", "config_id"]].drop_duplicates()
+            n_members = keys.shape[0]
+            n_configurations = len({configuration_key(f, c) for f, c in keys.itertuples(index=False)})
+            n_families = keys["family"].nunique()
+            loss_bound = rs.threshold_at(eps)
             for (feature, est), sub in in_set.groupby(["feature", "estimator"], sort=False):
                 ref = ref_rows[(ref_rows["feature"] == feature) & (ref_rows["estimator"] == est)]
                 for q in quantities:
@@ -406,6 +423,8 @@ def mcr_table(
                         "scope": scope,
                         "epsilon": eps,
                         "epsilon_mode": rs.mode,
+                        "loss_bound": loss_bound,
+                        "epsilon_abs": loss_bound - float(rs.reference["loss"]),
                         "cv_metric": rs.metric,
                         "reference_family": str(rs.reference["family"]),
                         "reference_config_id": str(rs.reference["config_id"]),
@@ -422,6 +441,94 @@ def mcr_table(
                         "argmax_config": amax,
                         "rashomon_ratio": n_members / grid_size,
                         "grid_size": grid_size,
+                        "n_configurations": n_configurations,
+                        "n_families": n_families,
+                    })
+    return pd.DataFrame(rows)
+
+
+def mcr_path(
+    members: pd.DataFrame,
+    sets: Mapping[str, Any],
+    *,
+    epsilon_max: float,
+    quantities: Sequence[str] = QUANTITIES,
+) -> pd.DataFrame:
+    """The exact ε-path of MCR: :math:`MCR_-(\\epsilon)` and :math:`MCR_+(\\epsilon)` as step functions.
+
+    Over a finite model class the Rashomon set grows only when ε passes a
+    member's gap (its *entry ε*, ``gap_<scope>`` of :func:`member_table`), so
+    :math:`MCR_\\pm(\\epsilon)` (Fisher, Rudin & Dominici 2019, §4) are step
+    functions, constant between consecutive entry values and right-continuous.
+    One row per step: from ε = 0 (the reference and any tie) to ``epsilon_max``.
+
+    Parameters
+    ----------
+    members : DataFrame
+        :func:`member_table` output (members of the sets at ``epsilon_max`` or more).
+    sets : mapping scope -> RashomonSet
+        The sets used for ``members`` (reference and loss bound per scope).
+    epsilon_max : float
+        The largest ε of the path (the largest configured ε).
+    quantities : sequence of {"mr_ratio", "mr_difference"}
+
+    Returns
+    -------
+    DataFrame
+        Per scope, variable, estimator and quantity, one row per distinct entry ε
+        ``<= epsilon_max``: ``dataset``, ``scope``, ``epsilon`` (the entry ε, in the
+        units of ``epsilon_mode``), ``epsilon_mode``, ``loss_bound`` (absolute CV
+        loss at that ε), ``feature``, ``estimator``, ``loss``, ``quantity``,
+        ``mcr_minus``, ``mcr_plus`` (over the members with gap <= ε; undefined MR
+        values left out as in :func:`mcr_interval`), ``mr_reference``,
+        ``n_members``, ``n_configurations``, ``argmin_config``, ``argmax_config``.
+
+    Raises
+    ------
+    ValueError
+        Unknown quantity, or a scope without its reference in ``members``.
+    """
+    bad = [q for q in quantities if q not in QUANTITIES]
+    if bad or not quantities:
+        raise ValueError(f"quantities must be a non-empty subset of {list(QUANTITIES)}")
+    eps_max = float(epsilon_max)
+    dataset = members["dataset"].iloc[0] if "dataset" in members and len(members) else ""
+    rows = []
+    for scope, rs in sets.items():
+        label = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
+        part = members if scope == CROSS_FAMILY else members[members["family"] == scope]
+        gap = f"gap_{label}"
+        part = part[np.nan_to_num(part[gap].to_numpy(dtype=float), nan=np.inf) <= eps_max + 1e-12]
+        ref_rows = part[part[f"is_reference_{label}"]]
+        if ref_rows.empty:
+            raise ValueError(f"scope {scope!r}: the reference model has no rows in the member table")
+        keys = part[["family", "config_id", gap]].drop_duplicates(["family", "config_id"])
+        keys = keys.sort_values(gap, kind="stable")
+        steps = np.unique(np.maximum(keys[gap].to_numpy(dtype=float), 0.0))
+        entry = np.maximum(keys[gap].to_numpy(dtype=float), 0.0)
+        config_keys = [configuration_key(f, c) for f, c in zip(keys["family"], keys["config_id"])]
+        n_members = np.searchsorted(entry, steps, side="right")
+        n_configs = [len(set(config_keys[:k])) for k in n_members]
+        for (feature, est), sub in part.groupby(["feature", "estimator"], sort=False):
+            sub = sub.assign(_entry=np.maximum(sub[gap].to_numpy(dtype=float), 0.0)).sort_values(
+                "_entry", kind="stable")
+            ref = ref_rows[(ref_rows["feature"] == feature) & (ref_rows["estimator"] == est)]
+            e = sub["_entry"].to_numpy()
+            labels = (sub["family"].astype(str) + ":" + sub["config_id"].astype(str)).to_numpy()
+            for q in quantities:
+                v = sub[q].to_numpy(dtype=float)
+                for step, n_m, n_c in zip(steps, n_members, n_configs):
+                    k = int(np.searchsorted(e, step, side="right"))
+                    lo, hi, _ = mcr_interval(v[:k])
+                    rows.append({
+                        "dataset": dataset, "scope": scope, "epsilon": float(step), "epsilon_mode": rs.mode,
+                        "loss_bound": rs.threshold_at(step), "feature": feature, "estimator": est,
+                        "loss": sub["loss"].iloc[0], "quantity": q,
+                        "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
+                        "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
+                        "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
+                        "n_members": int(n_m), "n_configurations": int(n_c),
+                        "argmin_config": labels[lo] if lo >= 0 else "", "argmax_config": labels[hi] if hi >= 0 else "",
                     })
     return pd.DataFrame(rows)
 
@@ -551,30 +658,48 @@ def mcr_study(
     :func:`member_table`, :func:`mcr_table`), :func:`xaipipe.rashomon.sets.set_sizes`
     (ε-sensitivity of the set sizes) and
     :func:`xaipipe.rashomon.envelope.pd_envelope_table` (the PD envelope of the
-    ``figure_scope`` set at ``epsilon``; the first scope when that one does not exist).
+    ``figure_scope`` set at ``epsilon``; the first scope when that one does not
+    exist), the exact ε-path (:func:`mcr_path`) and, for regression with
+    ``"linear_exact"`` among the ``scopes``, the exact MCR of all linear models
+    (:func:`xaipipe.rashomon.linear.linear_exact_scope`: its rows join ``mcr`` and
+    ``path``).
 
     Returns
     -------
     dict
-        ``sets``, ``members``, ``mcr`` (columns :data:`MCR_FIRST` first),
-        ``envelope``, ``curves`` (DataFrames), ``n_groups`` (fitted groups).
+        ``sets``, ``members``, ``mcr`` (columns :data:`MCR_FIRST` first), ``path``,
+        ``envelope``, ``curves``, ``linear_exact`` (empty unless that scope runs)
+        (DataFrames), ``n_groups`` (fitted groups).
     """
     from .envelope import pd_envelope_table
+    from .linear import LINEAR_EXACT, linear_exact_scope
     from .sets import set_sizes
 
+    grid_scopes = [s for s in scopes if s != LINEAR_EXACT]
+    eps_grid = check_epsilons(epsilons)
     members, mcr, groups = rashomon_reliance(
-        summary, X_train, y_train, X_test, y_test, task=task, metric=metric, epsilons=epsilons,
-        epsilon_mode=epsilon_mode, scopes=scopes, feature_names=feature_names, feature_groups=feature_groups,
+        summary, X_train, y_train, X_test, y_test, task=task, metric=metric, epsilons=eps_grid,
+        epsilon_mode=epsilon_mode, scopes=grid_scopes, feature_names=feature_names, feature_groups=feature_groups,
         estimators=estimators, loss=loss, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows,
         random_state=random_state, options=options, dataset=dataset, n_jobs=n_jobs,
     )
-    sets = set_sizes(summary, metric=metric, epsilons=epsilons, mode=epsilon_mode, scopes=scopes)
+    sets = set_sizes(summary, metric=metric, epsilons=eps_grid, mode=epsilon_mode, scopes=grid_scopes)
     sets.insert(0, "dataset", dataset)
-    scope = figure_scope if figure_scope in set(mcr["scope"]) else mcr["scope"].iloc[0]
+    scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
+    path = mcr_path(members, scope_sets, epsilon_max=eps_grid[-1])
+    detail = pd.DataFrame()
+    if LINEAR_EXACT in scopes and task == "regression":
+        lin_mcr, lin_path, detail = linear_exact_scope(
+            X_train, y_train, X_test, y_test, epsilons=eps_grid, epsilon_mode=epsilon_mode,
+            feature_names=feature_names, feature_groups=feature_groups, dataset=dataset or "",
+        )
+        mcr = pd.concat([mcr, lin_mcr], ignore_index=True)
+        path = pd.concat([path, lin_path], ignore_index=True)
+    scope = figure_scope if figure_scope in set(mcr["scope"]) - {LINEAR_EXACT} else mcr["scope"].iloc[0]
     envelope, curves = pd_envelope_table(
         groups, members, X_test, scope=scope, epsilon=epsilon, feature_names=feature_names,
         feature_groups=feature_groups, top_k=pd_top_k, estimator=estimators[0], resolution=pd_resolution,
         percentiles=(0.0, 1.0),
     )
     return {"sets": sets, "members": members, "mcr": mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]],
-            "envelope": envelope, "curves": curves, "n_groups": len(groups)}
+            "path": path, "envelope": envelope, "curves": curves, "linear_exact": detail, "n_groups": len(groups)}

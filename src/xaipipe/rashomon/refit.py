@@ -9,7 +9,6 @@ the same as the cross-validation's), and the MR of all of them comes from one pa
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -18,42 +17,9 @@ import pandas as pd
 from ..explain.reliance import DEFAULT_MAX_ROWS, RelianceResult, model_reliance
 from ..models.families import PREFIX_PARAM, get_family
 from ..models.fitting import fit_group
-from ..models.grid import config_id, prefix_groups
+from ..models.grid import config_id, params_from_config_id, prefix_groups
 
 __all__ = ["FittedGroup", "params_from_config_id", "fit_member_groups", "group_reliance"]
-
-
-def params_from_config_id(cid: str) -> dict:
-    """Hyperparameters of a configuration from its :func:`config_id`.
-
-    Values are parsed as JSON (``2`` -> int, ``0.1`` -> float, ``null`` -> None,
-    ``true`` -> True) and kept as text otherwise (``huber``). The result is checked
-    to give back the same identifier.
-
-    Raises
-    ------
-    ValueError
-        A malformed identifier, or one that does not round-trip.
-    """
-    if not isinstance(cid, str) or not cid:
-        raise ValueError(f"config_id must be a non-empty string, got {cid!r}")
-    if cid == "default":
-        return {}
-    params = {}
-    for part in cid.split(";"):
-        key, sep, text = part.partition("=")
-        if not sep or not key:
-            raise ValueError(f"malformed config_id {cid!r} (part {part!r})")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        if isinstance(value, (list, dict)):
-            value = text
-        params[key] = value
-    if config_id(params) != cid:
-        raise ValueError(f"config_id {cid!r} does not round-trip (parsed {params})")
-    return params
 
 
 @dataclass

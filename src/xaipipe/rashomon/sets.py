@@ -19,8 +19,16 @@ classification in the pipeline). Because the loss is estimated on validation
 folds, not on the data the models were fitted to, the set is not biased towards
 over-fitted configurations.
 
-Two ways to give :math:`\\epsilon` (``mode``):
+Three ways to give :math:`\\epsilon` (``mode``):
 
+* ``"se"`` (the pipeline's default): in units of the reference model's CV
+  standard error, :math:`\\hat e(f) \\le \\hat e(f_{ref}) + \\epsilon\\,
+  \\widehat{SE}(f_{ref})` with :math:`\\widehat{SE} = s_K / \\sqrt K`, :math:`s_K`
+  the sample standard deviation (``ddof=1``) of the reference's :math:`K` fold
+  losses. :math:`\\epsilon = 1` is the one-standard-error rule (Breiman, Friedman,
+  Olshen & Stone 1984, CART §3.4.3; Hastie, Tibshirani & Friedman 2009, ESL
+  §7.10): the models cross-validation cannot tell apart from the best. The
+  absolute bound it gives (``loss_bound``) is recorded with every set;
 * ``"absolute"``: :math:`\\hat e(f) - \\hat e(f_{ref}) \\le \\epsilon` (loss units,
   Fisher et al.'s form);
 * ``"relative"``: :math:`(\\hat e(f) - \\hat e(f_{ref})) / \\hat e(f_{ref}) \\le
@@ -31,9 +39,9 @@ Two ways to give :math:`\\epsilon` (``mode``):
   Semenova et al. 2022 use the additive form). With ``rmse`` as loss, a relative
   :math:`\\epsilon` on the RMSE is :math:`(1+\\epsilon)^2 - 1` on the MSE.
 
-Both are decided through the *gap* column (``loss - loss_ref`` or
-``(loss - loss_ref) / loss_ref``): a configuration is in :math:`\\hat{\\mathcal
-R}(\\epsilon)` iff ``gap <= epsilon``. Hence the sets are nested in
+All are decided through the *gap* column (``(loss - loss_ref) / SE_ref``,
+``loss - loss_ref`` or ``(loss - loss_ref) / loss_ref``): a configuration is in
+:math:`\\hat{\\mathcal R}(\\epsilon)` iff ``gap <= epsilon``. Hence the sets are nested in
 :math:`\\epsilon` exactly (no rounding can break it) and the reference (gap 0) is
 always a member.
 
@@ -74,6 +82,8 @@ __all__ = [
     "rashomon_path",
     "rashomon_scopes",
     "set_sizes",
+    "cv_standard_error",
+    "configuration_key",
     "epsilon_min",
     "check_epsilons",
     "scope_name",
@@ -84,7 +94,7 @@ __all__ = [
 ]
 
 #: Allowed values of ``mode``.
-EPSILON_MODES = ("relative", "absolute")
+EPSILON_MODES = ("se", "relative", "absolute")
 #: Scope label of a set built from several families.
 CROSS_FAMILY = "cross_family"
 
@@ -159,18 +169,40 @@ class RashomonSet:
 
     @property
     def reference_se(self) -> float:
-        """CV standard error of the reference loss, ``<metric>_std / sqrt(n_folds)``
-        (NaN without those columns): the scale on which an ε is "within CV noise"
-        (the one-standard-error rule of Breiman et al. 1984, CART, ch. 3)."""
-        std, folds = f"{self.metric}_std", "n_folds"
-        if std not in self.reference or folds not in self.reference:
-            return float("nan")
-        return float(self.reference[std]) / float(np.sqrt(float(self.reference[folds])))
+        """CV standard error of the reference loss (:func:`cv_standard_error`; NaN
+        without the ``<metric>_std`` / ``n_folds`` columns): the scale on which an ε
+        is "within CV noise" (the one-standard-error rule)."""
+        return cv_standard_error(self.reference, self.metric)
+
+    @property
+    def loss_bound(self) -> float:
+        """The absolute loss bound of the set, ``loss_ref + ε_abs`` (= :attr:`threshold`)."""
+        return self.threshold
+
+    def threshold_at(self, epsilon: float) -> float:
+        """The loss bound of this scope's set at another ``epsilon`` (same reference and mode)."""
+        ref = float(self.reference["loss"])
+        eps = float(epsilon)
+        return {"absolute": ref + eps, "relative": ref * (1.0 + eps), "se": ref + eps * self.reference_se}[self.mode]
+
+    @property
+    def n_configurations(self) -> int:
+        """Distinct configurations among the members: ensemble prefixes of one
+        configuration (values of ``n_estimators``) count once (:func:`configuration_key`)."""
+        return int(self.members.apply(lambda r: configuration_key(r["family"], r["config_id"]), axis=1).nunique()) \
+            if self.size else 0
+
+    @property
+    def families(self) -> list[str]:
+        """Families with at least one member, in table order."""
+        return list(pd.unique(self.members["family"].astype(str)))
 
     def summary(self) -> dict:
-        """Scalar description: scope, epsilon, mode, metric, reference, threshold,
-        size, grid_size, n_failed, ratio, and the reference's CV standard error
-        (absolute and relative to its loss)."""
+        """Scalar description: scope, epsilon, mode, metric, reference, threshold
+        (= ``loss_bound``, the absolute bound actually used) and ``epsilon_abs``
+        (``loss_bound - reference_loss``), size, distinct configurations, families,
+        grid_size, n_failed, ratio, and the reference's CV standard error (absolute
+        and relative to its loss)."""
         se = self.reference_se
         loss = float(self.reference["loss"])
         return {
@@ -182,7 +214,12 @@ class RashomonSet:
             "reference_config_id": str(self.reference["config_id"]),
             "reference_loss": float(self.reference["loss"]),
             "threshold": self.threshold,
+            "loss_bound": self.loss_bound,
+            "epsilon_abs": self.loss_bound - loss,
             "size": self.size,
+            "n_configurations": self.n_configurations,
+            "n_families": len(self.families),
+            "families": ";".join(self.families),
             "grid_size": self.grid_size,
             "n_failed": self.n_failed,
             "ratio": self.ratio,
@@ -306,9 +343,47 @@ def _reference_index(table: pd.DataFrame, reference) -> int:
     return int(hit[0])
 
 
-def _gap(loss: np.ndarray, ref: float, mode: str) -> np.ndarray:
+def cv_standard_error(row, metric: str) -> float:
+    """Standard error of a configuration's mean K-fold CV loss.
+
+    ``s_K / sqrt(K)`` with ``s_K`` the sample standard deviation (``ddof=1``) of
+    the K fold losses, recovered from the summary's ``<metric>_std`` (``ddof=0``,
+    as ``GridSearchCV``) as ``std * sqrt(K / (K - 1))``; i.e. ``std / sqrt(K - 1)``.
+    Hastie, Tibshirani & Friedman (2009), ESL §7.10, the standard error of the CV
+    estimate used by the one-standard-error rule. NaN without the columns or
+    with ``K < 2``.
+    """
+    std, folds = f"{metric}_std", "n_folds"
+    if std not in row or folds not in row:
+        return float("nan")
+    k = float(row[folds])
+    if not k >= 2:
+        return float("nan")
+    return float(row[std]) / float(np.sqrt(k - 1.0))
+
+
+def configuration_key(family: str, config_id: str) -> str:
+    """``family:config_id`` without ``n_estimators``: the key under which the ensemble
+    prefixes of one configuration are one configuration."""
+    from ..models.families import PREFIX_PARAM
+    from ..models.grid import config_id as make_id
+    from ..models.grid import params_from_config_id
+
+    params = params_from_config_id(str(config_id))
+    params.pop(PREFIX_PARAM, None)
+    return f"{family}:{make_id(params)}"
+
+
+def _gap(loss: np.ndarray, ref: float, mode: str, se: float = float("nan")) -> np.ndarray:
     if mode == "absolute":
         return loss - ref
+    if mode == "se":
+        if not (np.isfinite(se) and se > 0):
+            raise ValueError(
+                f"epsilon mode 'se' needs the reference's CV standard error > 0 (columns <metric>_std, n_folds); "
+                f"got {se!r}; use mode='relative' or 'absolute'"
+            )
+        return (loss - ref) / se
     if ref <= 0:
         raise ValueError(
             f"relative epsilon needs a reference loss > 0, got {ref!r}; use mode='absolute'"
@@ -341,9 +416,10 @@ def rashomon_set(
         Loss whose CV mean defines the set (``rmse``, ``mse``, ``mae``,
         ``log_loss``, ``error_rate``, ``brier``).
     epsilon : float
-        Tolerance ``>= 0``: loss units (``mode="absolute"``) or a fraction of the
-        reference loss (``mode="relative"``; 0.05 = within 5 %).
-    mode : {"relative", "absolute"}, default "relative"
+        Tolerance ``>= 0``: CV standard errors of the reference (``mode="se"``; 1 =
+        the one-standard-error rule), loss units (``mode="absolute"``) or a
+        fraction of the reference loss (``mode="relative"``; 0.05 = within 5 %).
+    mode : {"se", "relative", "absolute"}, default "relative"
     reference : None, str, (family, config_id) or mapping, optional
         The reference model :math:`f_{ref}`. Default: the configuration with the
         lowest CV loss (first in row order on ties). A bare ``config_id`` is
@@ -380,13 +456,14 @@ def rashomon_set(
     table = _check_summary(summary, metric)
     ref_i = _reference_index(table, reference)
     ref_loss = float(table["loss"].iloc[ref_i])
-    gap = _gap(table["loss"].to_numpy(dtype=float), ref_loss, mode)
+    se = cv_standard_error(table.iloc[ref_i], metric)
+    gap = _gap(table["loss"].to_numpy(dtype=float), ref_loss, mode, se)
     gap[ref_i] = 0.0
     table["gap"] = gap
     with np.errstate(invalid="ignore"):
         table["in_set"] = np.nan_to_num(gap, nan=np.inf) <= eps
     table["is_reference"] = np.arange(len(table)) == ref_i
-    threshold = ref_loss + eps if mode == "absolute" else ref_loss * (1.0 + eps)
+    threshold = {"absolute": ref_loss + eps, "relative": ref_loss * (1.0 + eps), "se": ref_loss + eps * se}[mode]
     return RashomonSet(
         table=table,
         epsilon=eps,
