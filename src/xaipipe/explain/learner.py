@@ -329,7 +329,8 @@ def estimator_factory(
     fam = get_family(family)
     if task not in fam.tasks:
         raise ValueError(f"model family {family!r} does not support task {task!r}")
-    return functools.partial(_from_family, family, task, dict(params or {}), dict(options or {}))
+    # the resolved Family, not its name: worker processes know only the built-in registry
+    return functools.partial(_from_family, fam, task, dict(params or {}), dict(options or {}))
 
 
 def _build(estimator, seed: int, reseed: bool):

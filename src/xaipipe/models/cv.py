@@ -190,7 +190,7 @@ def cross_validate_grid(
     else:
         jobs = [(_fit_group_fold, (base, ks), f, tr, va) for base, ks in groups for f, (tr, va) in enumerate(folds)]
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(family, task, *unit, X, y, tr, va, random_state, options) for fn, unit, f, tr, va in jobs
+        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options) for fn, unit, f, tr, va in jobs
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
     records = []

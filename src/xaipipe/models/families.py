@@ -283,14 +283,20 @@ def register_config_families(entries: Mapping[str, Mapping[str, Any]] | None) ->
     return names
 
 
-def get_family(name: str) -> Family:
-    """Return the :class:`Family` called ``name``.
+def get_family(name: str | Family) -> Family:
+    """Return the :class:`Family` called ``name`` (a :class:`Family` is returned as is).
+
+    Worker processes (joblib's loky) start with the built-in registry only, so code
+    that hands fits to workers passes the resolved :class:`Family` (picklable), not
+    its name: a family registered at run time or from config is then known there too.
 
     Raises
     ------
     KeyError
         If ``name`` is not a known family; the message lists the known ones.
     """
+    if isinstance(name, Family):
+        return name
     try:
         return FAMILIES[name]
     except (KeyError, TypeError):
@@ -334,7 +340,7 @@ def family_of(estimator) -> Family | None:
 
 
 def make_estimator(
-    family: str,
+    family: str | Family,
     task: str,
     params: Mapping[str, Any],
     *,
@@ -346,8 +352,8 @@ def make_estimator(
 
     Parameters
     ----------
-    family : str
-        Family identifier (:data:`FAMILIES`).
+    family : str or Family
+        Family identifier (:data:`FAMILIES`) or the :class:`Family` itself.
     task : {"regression", "classification"}
     params : mapping
         Hyperparameter values of one grid configuration.

@@ -61,8 +61,9 @@ def fit_group(
 
     Parameters
     ----------
-    family : str
-        Family identifier (:data:`xaipipe.models.families.FAMILIES`).
+    family : str or Family
+        Family identifier (:data:`xaipipe.models.families.FAMILIES`) or the resolved
+        :class:`~xaipipe.models.families.Family` (what worker processes receive).
     task : {"regression", "classification"}
     params : mapping
         Hyperparameters (without ``n_estimators`` when ``n_estimators`` is given).

@@ -270,7 +270,7 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
             if not fam.ensemble and PREFIX_PARAM in base:
                 ks = []
             cfgs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-            out.append({"family": family, "base": dict(base), "ks": list(ks), "configs": cfgs,
+            out.append({"family": family, "spec": fam, "base": dict(base), "ks": list(ks), "configs": cfgs,
                         "config_ids": [config_id(c) for c in cfgs]})
     return out
 
@@ -281,7 +281,7 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
 def _fit_group(group, task, X, y, seed, options):
     from ..models.fitting import fit_group
 
-    fit = fit_group(group["family"], task, group["base"], X, y, n_estimators=group["ks"], random_state=seed,
+    fit = fit_group(group["spec"], task, group["base"], X, y, n_estimators=group["ks"], random_state=seed,
                     options=(options or {}).get(group["family"]))
     return fit.estimator
 

@@ -121,8 +121,8 @@ def fit_member_groups(
     # returned groups does not change.
     order = sorted(range(len(jobs)), key=lambda i: -_fit_cost(jobs[i][0], jobs[i][2]))
     done = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fit_group)(jobs[i][0], task, jobs[i][1], X, y, n_estimators=jobs[i][2], random_state=random_state,
-                           options=opts.get(jobs[i][0]))
+        delayed(fit_group)(get_family(jobs[i][0]), task, jobs[i][1], X, y, n_estimators=jobs[i][2],
+                           random_state=random_state, options=opts.get(jobs[i][0]))
         for i in order
     )
     fitted = [None] * len(jobs)
