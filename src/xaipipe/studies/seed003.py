@@ -35,7 +35,8 @@ class covariances have full rank (on standardised columns their condition number
 are ~5e4). ``tol`` "does not affect the predictions" (scikit-learn's docstring):
 ``QuadraticDiscriminantAnalysis(tol=1e-8)`` is the seed's estimator with the check
 relaxed, and gives the seed's 0.0439 (5 of 114 rows; its predictions equal those of
-the pre-1.9 computation). Also shown: the smallest ``reg_param`` that passes the
+the seed's own Gaussian Bayes classifier of §3.6.1, ``tests/studies/test_seed003.py``).
+Standardising the columns alone does not pass 1.9's check. Also shown: the smallest ``reg_param`` that passes the
 default check, ``(tol - s_min) / (1 - s_min)`` with ``s_min`` the smallest class
 variance along a principal axis, and the value the book's current online version
 uses, ``reg_param=1e-3``; both shrink the covariances towards the identity *on the
