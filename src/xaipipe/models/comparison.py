@@ -1,0 +1,734 @@
+"""Comparing models on one test set: test error and its standard errors, the paired
+bootstrap test of a difference in test loss, the reject option, predicted against
+observed, and seed 003's "selected variables and their squares" OLS comparison.
+
+Everything here is *conditional on the fitted models*: the test rows are resampled,
+the models are never refitted. The standard errors and p-values therefore measure
+the sampling variability of the test set (which rows happened to be drawn into the
+20 %), not the variability of training.
+
+Definitions
+-----------
+Row losses (one value per test row ``i``; their mean is the test loss, equal to the
+scikit-learn metric of the same name, see :mod:`xaipipe.models.metrics`):
+
+* ``error_rate``: ``1(ŷ_i ≠ y_i)`` (0-1 loss of the hard label ``y_pred``);
+* ``log_loss``: ``-log p_i(y_i)`` with ``p_i(1) = proba_1``, ``p_i(0) = 1 - proba_1``,
+  clipped to ``[eps, 1 - eps]`` (``eps`` the float64 machine epsilon), exactly as
+  :func:`sklearn.metrics.log_loss` clips;
+* ``mse``: ``(y_i - ŷ_i)²``;  ``mae``: ``|y_i - ŷ_i|``.
+
+Test error (seed 003 §3.6.3, Fig 3.2): ``e = (1/n) Σ_i 1(ŷ_i ≠ y_i)``; the binomial
+standard error ``sqrt(e (1 - e) / n)`` (the standard error of a Bernoulli mean,
+plug-in variance); the bootstrap distribution of ``e`` over ``B`` resamples of the
+test rows and its standard deviation.
+
+Paired bootstrap test of a difference in test loss (seed 003 §3.9; Efron &
+Tibshirani 1993, *An Introduction to the Bootstrap*, ch. 6 and 13). For two models
+``a`` and ``b`` scored on the *same* ``n`` test rows, with row losses ``L^a_i`` and
+``L^b_i`` and row differences ``d_i = L^a_i - L^b_i``:
+
+* observed difference ``D = mean(L^a) - mean(L^b) = mean(d)``;
+* resample ``b = 1..B``: draw ``n`` row positions ``s_b`` uniformly with replacement
+  (``numpy.random.default_rng(random_state).integers(0, n, size=(B, n))``, drawn once
+  and shared by every pair and loss of a call: common random numbers), and compute
+  ``D*_b = mean(d[s_b])``. Both models are evaluated on the *same* resampled rows,
+  which is what makes the test paired: ``Var(D*) = Var(mean(L^a)) + Var(mean(L^b))
+  - 2 Cov(...)``, and the covariance of two models' losses on the same rows is
+  usually large and positive;
+* ``se = sd(D*_1..D*_B)`` with divisor ``B - 1`` (Efron & Tibshirani 1993, eq. 6.6);
+  as ``B → ∞`` it tends to the *ideal* bootstrap standard error of a mean,
+  ``sqrt(Σ_i (d_i - mean(d))²) / n`` (the plug-in standard error of ``mean(d)``;
+  ``tests/models/test_comparison.py`` checks this by enumerating all ``n^n``
+  resamples of a small case);
+* ``z = D / se`` and the two-sided p-value of ``H0: E[D] = 0`` by the normal
+  approximation, ``p = 2 (1 - Φ(|z|))`` (a Wald-type test with a bootstrap standard
+  error). If ``se = 0`` every resample gives the same difference: then ``z = 0``,
+  ``p = 1`` when ``D = 0``, and ``z = ±inf``, ``p = 0`` otherwise;
+* the ``confidence`` bootstrap percentile interval: the ``(1 - confidence)/2`` and
+  ``(1 + confidence)/2`` quantiles of ``D*`` (Efron & Tibshirani 1993, ch. 13;
+  ``numpy.quantile``'s default linear interpolation).
+
+Reject option (seed 003 §3.6.3, Fig 3.1, with the rule of its §2.6 "acción nula";
+Chow 1970, IEEE Trans. Inf. Theory 16(1)): with 0-1 costs plus a null action of
+cost ``λ`` (``0 < λ < 1``, the "risk"), the Bayes decision predicts the most
+probable class when ``max_k P(k | x) > 1 - λ`` and otherwise takes the null action
+(the row is rejected, left to a human). As ``λ`` grows fewer rows are rejected and
+the error on the accepted rows can only grow back to the plain test error.
+
+Departures from seed 003 are listed in ``docs/model_comparison.md``; the two that
+change numbers: the seed's ``p = norm(loc=diff, scale=se).cdf(0)`` is a one-sided
+tail taken after orienting ``diff`` to be positive, i.e. half the two-sided p-value
+(here: two-sided), and its ``np.std`` uses divisor ``B`` (here ``B - 1``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "DEFAULT_LOSSES",
+    "LOSSES",
+    "bootstrap_error_rate",
+    "bootstrap_indices",
+    "bootstrap_loss_difference",
+    "compare_families",
+    "error_rate_summary",
+    "paired_bootstrap_test",
+    "predicted_vs_observed",
+    "read_test_predictions",
+    "regression_summary",
+    "reject_option_curve",
+    "row_losses",
+    "squared_terms_comparison",
+]
+
+#: Loss name -> task.
+LOSSES = {"error_rate": "classification", "log_loss": "classification", "mse": "regression", "mae": "regression"}
+#: Losses compared by default, per task.
+DEFAULT_LOSSES = {"classification": ("error_rate", "log_loss"), "regression": ("mse", "mae")}
+#: Columns of :func:`compare_families` (``tables/model_comparison.csv``).
+COMPARISON_COLUMNS = [
+    "dataset", "family_a", "family_b", "loss", "n_test", "mean_a", "mean_b", "difference", "se", "z",
+    "p_value", "ci_low", "ci_high", "n_bootstrap", "confidence",
+]
+_TEST_COLUMNS = COMPARISON_COLUMNS[4:]
+# Bound on the size of one block of resampled losses (elements), to bound memory.
+_BLOCK = 1 << 22
+
+
+# ----------------------------------------------------------------------------- validation
+def _vector(x, name: str, dtype=float) -> np.ndarray:
+    arr = np.asarray(x, dtype=dtype)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if dtype is float and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} holds NaN or infinite values")
+    return arr
+
+
+def _same_length(**arrays: np.ndarray) -> int:
+    lengths = {k: len(v) for k, v in arrays.items()}
+    if len(set(lengths.values())) != 1:
+        raise ValueError(f"arrays differ in length: {lengths}")
+    return next(iter(lengths.values()))
+
+
+def _check_bootstrap(n_bootstrap: int, confidence: float | None = None) -> None:
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 2:
+        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
+    if confidence is not None and not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+
+
+# ----------------------------------------------------------------------------- row losses
+def row_losses(y_true, prediction, loss: str) -> np.ndarray:
+    """Loss of each test row (their mean is the test loss).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Observed targets; for classification, labels in {0, 1} for ``log_loss``.
+    prediction : array-like
+        ``error_rate``: predicted labels, shape (n,). ``log_loss``: probability of
+        class 1, shape (n,), or ``predict_proba`` output, shape (n, 2).
+        ``mse`` / ``mae``: predicted values, shape (n,).
+    loss : {"error_rate", "log_loss", "mse", "mae"}
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Units: 0/1 (``error_rate``), nats (``log_loss``), squared target units
+        (``mse``), target units (``mae``). ``row_losses(...).mean()`` equals
+        :func:`sklearn.metrics.log_loss` / ``mean_squared_error`` /
+        ``mean_absolute_error`` / ``1 - accuracy_score``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``loss``, shapes that differ, NaN, probabilities outside [0, 1] or
+        labels other than 0/1 for ``log_loss``.
+    """
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose from {sorted(LOSSES)}")
+    if loss == "error_rate":
+        y = np.asarray(y_true)
+        yhat = np.asarray(prediction)
+        if y.ndim != 1 or yhat.ndim != 1:
+            raise ValueError(f"error_rate needs 1-d labels, got shapes {y.shape} and {yhat.shape}")
+        _same_length(y_true=y, y_pred=yhat)
+        return (y != yhat).astype(float)
+    if loss == "log_loss":
+        y = _vector(y_true, "y_true")
+        p = np.asarray(prediction, dtype=float)
+        if p.ndim == 2:
+            if p.shape[1] != 2:
+                raise ValueError(f"log_loss needs the probability of class 1 or 2 columns, got shape {p.shape}")
+            p = p[:, 1]
+        p = _vector(p, "proba_1")
+        _same_length(y_true=y, proba_1=p)
+        if not np.isin(y, (0.0, 1.0)).all():
+            raise ValueError("log_loss needs labels coded 0/1 in y_true")
+        if (p < 0).any() or (p > 1).any():
+            raise ValueError("proba_1 holds values outside [0, 1]")
+        eps = np.finfo(float).eps
+        p_true = np.where(y == 1, p, 1.0 - p)
+        return -np.log(np.clip(p_true, eps, 1.0 - eps))
+    y = _vector(y_true, "y_true")
+    yhat = _vector(prediction, "y_pred")
+    _same_length(y_true=y, y_pred=yhat)
+    return (y - yhat) ** 2 if loss == "mse" else np.abs(y - yhat)
+
+
+# ----------------------------------------------------------------------------- bootstrap core
+def bootstrap_indices(n: int, n_bootstrap: int, random_state: int | None = 0) -> np.ndarray:
+    """Row positions of ``n_bootstrap`` resamples of ``n`` rows, with replacement.
+
+    Returns
+    -------
+    ndarray of shape (n_bootstrap, n), dtype int64
+        ``numpy.random.default_rng(random_state).integers(0, n, size=(n_bootstrap, n))``:
+        row ``b`` holds the positions drawn for resample ``b``. Every function of
+        this module that takes ``random_state`` draws its resamples with this call,
+        so equal ``(n, n_bootstrap, random_state)`` give equal resamples.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    _check_bootstrap(n_bootstrap)
+    return np.random.default_rng(random_state).integers(0, n, size=(n_bootstrap, n))
+
+
+def _resampled_means(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``values[..., idx].mean(-1)`` for values (n,) or (k, n), in blocks of resamples."""
+    values = np.atleast_2d(values)
+    k, n = values.shape
+    out = np.empty((k, idx.shape[0]))
+    step = max(1, _BLOCK // max(1, n * k))
+    for start in range(0, idx.shape[0], step):
+        block = idx[start:start + step]
+        out[:, start:start + step] = values[:, block].mean(axis=-1)
+    return out
+
+
+def _summary(difference: float, draws: np.ndarray, confidence: float) -> dict:
+    from scipy.stats import norm
+
+    se = float(np.std(draws, ddof=1))
+    if se > 0:
+        z = difference / se
+    else:
+        z = 0.0 if difference == 0 else float(np.copysign(np.inf, difference))
+    p = float(2.0 * norm.sf(abs(z)))
+    lo, hi = np.quantile(draws, [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0])
+    return {"se": se, "z": float(z), "p_value": p, "ci_low": float(lo), "ci_high": float(hi)}
+
+
+# ----------------------------------------------------------------------------- test error
+def bootstrap_error_rate(y_true, y_pred, *, n_bootstrap: int = 500, random_state: int | None = 0) -> pd.DataFrame:
+    """Bootstrap distribution of the test error (seed 003, Fig 3.2).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Observed and predicted labels of the test rows.
+    n_bootstrap : int, default=500
+        Number of resamples ``B`` (the seed's 500).
+    random_state : int or None, default=0
+        Seed of :func:`bootstrap_indices`.
+
+    Returns
+    -------
+    DataFrame
+        ``B`` rows: ``bootstrap`` (0..B-1) and ``error_rate`` (the error on resample
+        ``b``, a multiple of ``1/n``).
+    """
+    loss = row_losses(y_true, y_pred, "error_rate")
+    idx = bootstrap_indices(len(loss), n_bootstrap, random_state)
+    return pd.DataFrame({"bootstrap": np.arange(n_bootstrap), "error_rate": _resampled_means(loss, idx)[0]})
+
+
+def error_rate_summary(
+    y_true, y_pred, *, n_bootstrap: int = 500, confidence: float = 0.95, random_state: int | None = 0
+) -> pd.DataFrame:
+    """Test error with its binomial and bootstrap standard errors.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+    n_bootstrap : int, default=500
+    confidence : float in (0, 1), default=0.95
+        Level of the bootstrap percentile interval.
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    DataFrame
+        One row: ``n_test``, ``n_errors``, ``error_rate`` (``e``), ``se_binomial``
+        (``sqrt(e (1 - e) / n)``, seed 003 §3.6.3), ``se_bootstrap`` (standard
+        deviation, divisor ``B - 1``, of :func:`bootstrap_error_rate`'s draws with the
+        same ``random_state``), ``ci_low``, ``ci_high`` (bootstrap percentile
+        interval), ``n_bootstrap``, ``confidence``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ, empty input, ``n_bootstrap < 2``, ``confidence`` outside (0, 1).
+    """
+    _check_bootstrap(n_bootstrap, confidence)
+    loss = row_losses(y_true, y_pred, "error_rate")
+    n = len(loss)
+    e = float(loss.mean())
+    draws = bootstrap_error_rate(y_true, y_pred, n_bootstrap=n_bootstrap, random_state=random_state)["error_rate"]
+    s = _summary(e, draws.to_numpy(), confidence)
+    return pd.DataFrame([{
+        "n_test": n, "n_errors": int(loss.sum()), "error_rate": e, "se_binomial": float(np.sqrt(e * (1 - e) / n)),
+        "se_bootstrap": s["se"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n_bootstrap": n_bootstrap,
+        "confidence": confidence,
+    }])
+
+
+# ----------------------------------------------------------------------------- paired test
+def bootstrap_loss_difference(
+    loss_a, loss_b, *, n_bootstrap: int = 1000, random_state: int | None = 0
+) -> np.ndarray:
+    """Paired bootstrap draws ``mean(loss_a[s_b]) - mean(loss_b[s_b])`` (seed 003, Fig 3.3).
+
+    Parameters
+    ----------
+    loss_a, loss_b : array-like of shape (n,)
+        Row losses (:func:`row_losses`) of two models on the same test rows, in the
+        same order.
+    n_bootstrap : int, default=1000
+    random_state : int or None, default=0
+        Seed of :func:`bootstrap_indices`; :func:`paired_bootstrap_test` with the same
+        arguments summarises exactly these draws.
+
+    Returns
+    -------
+    ndarray of shape (n_bootstrap,)
+        Loss units (those of :func:`row_losses`).
+    """
+    a = _vector(loss_a, "loss_a")
+    b = _vector(loss_b, "loss_b")
+    n = _same_length(loss_a=a, loss_b=b)
+    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    return _resampled_means(a - b, idx)[0]
+
+
+def paired_bootstrap_test(
+    loss_a, loss_b, *, n_bootstrap: int = 1000, confidence: float = 0.95, random_state: int | None = 0
+) -> pd.DataFrame:
+    """Paired bootstrap test of the difference in mean test loss of two models.
+
+    See the module docstring for the definitions (Efron & Tibshirani 1993, eq. 6.6
+    for ``se``, ch. 13 for the percentile interval; seed 003 §3.9).
+
+    Parameters
+    ----------
+    loss_a, loss_b : array-like of shape (n,)
+        Row losses of models ``a`` and ``b`` on the same rows, same order.
+    n_bootstrap : int, default=1000
+    confidence : float in (0, 1), default=0.95
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    DataFrame
+        One row: ``n_test``, ``mean_a``, ``mean_b``, ``difference`` (``mean_a -
+        mean_b``; negative: ``a`` has the lower loss), ``se``, ``z``, ``p_value``
+        (two-sided, normal approximation), ``ci_low``, ``ci_high``, ``n_bootstrap``,
+        ``confidence``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ, NaN, ``n_bootstrap < 2``, ``confidence`` outside (0, 1).
+    """
+    _check_bootstrap(n_bootstrap, confidence)
+    a = _vector(loss_a, "loss_a")
+    b = _vector(loss_b, "loss_b")
+    n = _same_length(loss_a=a, loss_b=b)
+    draws = bootstrap_loss_difference(a, b, n_bootstrap=n_bootstrap, random_state=random_state)
+    mean_a, mean_b = float(a.mean()), float(b.mean())
+    diff = float(np.mean(a - b))
+    return pd.DataFrame([{"n_test": n, "mean_a": mean_a, "mean_b": mean_b, "difference": diff,
+                          **_summary(diff, draws, confidence), "n_bootstrap": n_bootstrap,
+                          "confidence": confidence}])
+
+
+# ----------------------------------------------------------------------------- all pairs
+def read_test_predictions(paths: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
+    """Read the pipeline's per-family test predictions into one long table.
+
+    Parameters
+    ----------
+    paths : mapping family -> path
+        ``results/<v>/models/<dataset>/test/<family>_predictions.csv`` files, with
+        columns ``row, y_true, y_pred`` (regression) or ``row, y_true, proba_1,
+        y_pred`` (classification).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``family`` then the files' columns, families in the order given.
+
+    Raises
+    ------
+    FileNotFoundError
+        A file is missing (the message names it).
+    ValueError
+        A file lacks ``row``, ``y_true`` or ``y_pred`` (the message names file and column).
+    """
+    frames = []
+    for family, path in paths.items():
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"test predictions of family {family!r} not found: {path}")
+        frame = pd.read_csv(path)
+        missing = [c for c in ("row", "y_true", "y_pred") if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{path}: missing column(s) {missing} (have {list(frame.columns)})")
+        frames.append(frame.assign(family=family))
+    if not frames:
+        raise ValueError("no prediction files given")
+    out = pd.concat(frames, ignore_index=True)
+    return out[["family"] + [c for c in out.columns if c != "family"]]
+
+
+def _long_predictions(predictions) -> pd.DataFrame:
+    if isinstance(predictions, pd.DataFrame):
+        if "family" not in predictions.columns:
+            raise ValueError("the predictions table needs a 'family' column")
+        return predictions
+    if isinstance(predictions, Mapping):
+        return pd.concat([pd.DataFrame(f).assign(family=k) for k, f in predictions.items()], ignore_index=True)
+    raise TypeError("predictions must be a DataFrame with a 'family' column or a mapping family -> DataFrame")
+
+
+def compare_families(
+    predictions,
+    *,
+    dataset: str | None = None,
+    losses: Sequence[str] | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """Paired bootstrap tests of every pair of families of one dataset.
+
+    Parameters
+    ----------
+    predictions : DataFrame or mapping family -> DataFrame
+        Long table (``family``, ``row``, ``y_true``, ``y_pred`` [, ``proba_1``]; see
+        :func:`read_test_predictions`) or one table per family. ``proba_1`` present
+        for every family means classification, absent for every family regression.
+        Rows are matched on ``row`` (the test row's position in ``prepared.csv``),
+        so the file order does not matter.
+    dataset : str, optional
+        Value of the ``dataset`` column; default the table's ``dataset`` column if it
+        holds one value, else empty.
+    losses : sequence of str, optional
+        Default ``("error_rate", "log_loss")`` for classification, ``("mse",
+        "mae")`` for regression.
+    n_bootstrap : int, default=1000
+    confidence : float in (0, 1), default=0.95
+    random_state : int or None, default=0
+        One set of resamples (of the rows sorted by ``row``) serves every pair and
+        loss, so a pair's result does not depend on which other families are present.
+
+    Returns
+    -------
+    DataFrame
+        :data:`COMPARISON_COLUMNS`, one row per pair ``family_a < family_b``
+        (alphabetical) and loss; ``difference = mean_a - mean_b``; see
+        :func:`paired_bootstrap_test`.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two families, several datasets, a family with duplicated rows,
+        families scored on different rows or with different ``y_true`` for a row
+        (the message names them), a loss that does not fit the task.
+    TypeError
+        ``predictions`` of another type.
+    """
+    _check_bootstrap(n_bootstrap, confidence)
+    table = _long_predictions(predictions)
+    for col in ("row", "y_true", "y_pred"):
+        if col not in table.columns:
+            raise ValueError(f"predictions lack column {col!r}")
+    if "dataset" in table.columns:
+        values = table["dataset"].unique()
+        if len(values) > 1:
+            raise ValueError(f"predictions hold several datasets {sorted(map(str, values))}; filter to one")
+        if dataset is None:
+            dataset = str(values[0])
+    families = sorted(table["family"].astype(str).unique())
+    if len(families) < 2:
+        raise ValueError(f"need at least two families to compare, got {families}")
+    has_proba = {f: ("proba_1" in table.columns and table.loc[table.family == f, "proba_1"].notna().all())
+                 for f in families}
+    if len(set(has_proba.values())) > 1:
+        raise ValueError(f"families mix classification (proba_1) and regression outputs: {has_proba}")
+    task = "classification" if next(iter(has_proba.values())) else "regression"
+    losses = tuple(DEFAULT_LOSSES[task] if losses is None else losses)
+    for loss in losses:
+        if LOSSES.get(loss) != task:
+            raise ValueError(f"loss {loss!r} does not apply to {task} (use {DEFAULT_LOSSES[task]})")
+
+    per = {}
+    for f in families:
+        sub = table[table.family.astype(str) == f].sort_values("row", kind="stable")
+        if sub["row"].duplicated().any():
+            raise ValueError(f"family {f!r}: duplicated test rows {sub.loc[sub.row.duplicated(), 'row'].tolist()[:5]}")
+        per[f] = sub.reset_index(drop=True)
+    ref = per[families[0]]
+    for f in families[1:]:
+        sub = per[f]
+        if len(sub) != len(ref) or not np.array_equal(sub["row"].to_numpy(), ref["row"].to_numpy()):
+            raise ValueError(f"families {families[0]!r} and {f!r} are scored on different test rows "
+                             f"({len(ref)} and {len(sub)} rows); a paired test needs the same rows")
+        if not np.array_equal(sub["y_true"].to_numpy(), ref["y_true"].to_numpy()):
+            raise ValueError(f"families {families[0]!r} and {f!r} disagree on y_true for some test rows")
+
+    y = ref["y_true"].to_numpy()
+    n = len(y)
+    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    rows = []
+    for loss in losses:
+        col = "proba_1" if loss == "log_loss" else "y_pred"
+        L = {f: row_losses(y, per[f][col].to_numpy(), loss) for f in families}
+        for fa, fb in itertools.combinations(families, 2):
+            d = L[fa] - L[fb]
+            draws = _resampled_means(d, idx)[0]
+            diff = float(np.mean(d))
+            rows.append({"dataset": "" if dataset is None else dataset, "family_a": fa, "family_b": fb,
+                         "loss": loss, "n_test": n, "mean_a": float(L[fa].mean()), "mean_b": float(L[fb].mean()),
+                         "difference": diff, **_summary(diff, draws, confidence), "n_bootstrap": n_bootstrap,
+                         "confidence": confidence})
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- reject option
+def reject_option_curve(y_true, proba, *, risks=None, classes=None) -> pd.DataFrame:
+    """Share of rows given the null action, and the error on the rest, against the risk λ.
+
+    Decision rule (seed 003 §2.6 and its Fig 3.1 code; Chow 1970): predict
+    ``classes[argmax_k proba[:, k]]`` if ``max_k proba[:, k] > 1 - λ``, otherwise
+    reject. ``λ`` is the cost of rejecting relative to a misclassification (cost 1).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+    proba : array-like of shape (n, K) or (n,)
+        Posterior class probabilities (``predict_proba``), or the probability of
+        class 1 of a binary problem (then ``classes`` defaults to ``[0, 1]``).
+    risks : array-like, optional
+        Values of ``λ`` in [0, 1]; default ``numpy.linspace(0, 1, 101)``.
+    classes : array-like of shape (K,), optional
+        Label of each probability column; default ``0..K-1``.
+
+    Returns
+    -------
+    DataFrame
+        One row per ``λ``: ``risk``, ``threshold`` (``1 - λ``), ``n_test``,
+        ``n_rejected``, ``rejected_share``, ``n_accepted``, ``error_accepted`` (error
+        rate of the accepted rows; NaN when none is accepted -- the seed plots 0).
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ, probabilities outside [0, 1], risks outside [0, 1].
+    """
+    y = np.asarray(y_true)
+    P = np.asarray(proba, dtype=float)
+    if P.ndim == 1:
+        P = np.column_stack([1.0 - P, P])
+    if P.ndim != 2 or y.ndim != 1 or P.shape[0] != y.shape[0]:
+        raise ValueError(f"shape mismatch: y_true {y.shape}, proba {np.shape(proba)}")
+    if not np.all(np.isfinite(P)) or (P < 0).any() or (P > 1).any():
+        raise ValueError("proba holds values outside [0, 1] or NaN")
+    labels = np.arange(P.shape[1]) if classes is None else np.asarray(classes)
+    if len(labels) != P.shape[1]:
+        raise ValueError(f"{len(labels)} classes for {P.shape[1]} probability columns")
+    lam = np.linspace(0.0, 1.0, 101) if risks is None else np.asarray(risks, dtype=float).ravel()
+    if lam.size == 0 or (lam < 0).any() or (lam > 1).any():
+        raise ValueError("risks must be values in [0, 1]")
+    top = P.max(axis=1)
+    wrong = labels[P.argmax(axis=1)] != y
+    n = len(y)
+    rows = []
+    for r in lam:
+        accepted = top > 1.0 - r
+        k = int(accepted.sum())
+        rows.append({"risk": float(r), "threshold": float(1.0 - r), "n_test": n, "n_rejected": n - k,
+                     "rejected_share": (n - k) / n, "n_accepted": k,
+                     "error_accepted": float(wrong[accepted].mean()) if k else float("nan")})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- regression
+def predicted_vs_observed(y_true, y_pred, *, row=None) -> pd.DataFrame:
+    """Points of the predicted-against-observed plot (seed 003, Fig 3.4).
+
+    Returns
+    -------
+    DataFrame
+        ``row`` (given, else 0..n-1), ``y_true``, ``y_pred``, ``residual``
+        (``y_true - y_pred``), target units. The ideal model is the line ``y = x``.
+    """
+    y = _vector(y_true, "y_true")
+    yhat = _vector(y_pred, "y_pred")
+    n = _same_length(y_true=y, y_pred=yhat)
+    rows = np.arange(n) if row is None else np.asarray(row)
+    if len(rows) != n:
+        raise ValueError(f"row has {len(rows)} entries for {n} predictions")
+    return pd.DataFrame({"row": rows, "y_true": y, "y_pred": yhat, "residual": y - yhat})
+
+
+def regression_summary(y_true, y_pred) -> pd.DataFrame:
+    """One row: ``n_test``, ``r2``, ``rmse``, ``mse``, ``mae`` (scikit-learn's metrics,
+    via :func:`xaipipe.models.metrics.regression_metrics`)."""
+    from .metrics import regression_metrics
+
+    y = _vector(y_true, "y_true")
+    yhat = _vector(y_pred, "y_pred")
+    n = _same_length(y_true=y, y_pred=yhat)
+    m = regression_metrics(y, yhat)
+    return pd.DataFrame([{"n_test": n, "r2": m["r2"], "rmse": m["rmse"], "mse": m["mse"], "mae": m["mae"]}])
+
+
+def _standardise(X_train: np.ndarray, X_test: np.ndarray, names: Sequence[str]):
+    mu = X_train.mean(axis=0)
+    sd = X_train.std(axis=0)
+    const = [names[j] for j in np.flatnonzero(sd == 0)]
+    if const:
+        raise ValueError(f"feature(s) constant on the training rows: {const}")
+    return (X_train - mu) / sd, (X_test - mu) / sd
+
+
+def squared_terms_comparison(
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    feature_names: Sequence[str],
+    *,
+    t_threshold: float = 2.0,
+    selected: Sequence[str] | None = None,
+    losses: Sequence[str] = ("mse",),
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """Seed 003's Diabetes comparison: OLS on the variables with ``|t| >= 2`` and their
+    squares, against OLS on all variables, by a paired bootstrap of the test loss.
+
+    Rows: the *training* rows fit the full OLS model (statsmodels, with intercept),
+    give its t-statistics (classical ``coef / sqrt(s² [(X'X)^{-1}]_jj)``, ``s² = RSS /
+    (n - p - 1)``, as in :mod:`xaipipe.models.ols`), select the variables and fit the
+    second model; the *test* rows are only predicted and resampled
+    (:func:`paired_bootstrap_test`). Nothing is refitted per resample.
+
+    The second model is ``y ~ 1 + x_j + x_j²`` over the selected ``j``. Numerically,
+    every column is first standardised with the training mean and standard deviation
+    and the square is taken of the standardised column: ``{1, z, z²}`` spans the same
+    space as ``{1, x, x²}``, so fitted values and predictions are those of the raw
+    design (Diabetes' raw columns give ``cond(X) ~ 5e7``). The square of a variable
+    with two distinct training values (Diabetes' ``sex``) is an affine function of
+    it, hence collinear with the intercept and the variable: it is left out and
+    listed in ``squares_dropped`` (scikit-learn's ``LinearRegression``, which the seed
+    uses, returns the minimum-norm solution, with the same predictions).
+
+    Parameters
+    ----------
+    X_train : array-like of shape (n_train, p)
+    y_train : array-like of shape (n_train,)
+    X_test : array-like of shape (n_test, p)
+    y_test : array-like of shape (n_test,)
+    feature_names : sequence of str, length p
+    t_threshold : float, default=2.0
+        Select ``j`` with ``|t_j| >= t_threshold`` (the seed's rule of thumb).
+    selected : sequence of str, optional
+        Use these variables instead of the t-rule (e.g. to reproduce the seed's
+        selection, made with its incorrect standard errors).
+    losses : sequence of {"mse", "mae"}, default=("mse",)
+    n_bootstrap : int, default=1000
+    confidence : float in (0, 1), default=0.95
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    DataFrame
+        One row per loss: ``model_a`` (``"ols_selected_squared"``), ``model_b``
+        (``"ols"``), ``loss``, ``n_train``, ``selected`` and ``squares_dropped``
+        (names joined by ``;``), ``n_params_a``, ``n_params_b`` (coefficients
+        including the intercept), then the columns of :func:`paired_bootstrap_test`
+        (``difference = mean_a - mean_b``: positive means the squared-terms model is
+        worse, the seed's sign).
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ, a constant training column, unknown names in
+        ``selected``, a rank-deficient design, a loss other than ``mse`` / ``mae``.
+    """
+    import statsmodels.api as sm
+
+    Xtr = np.asarray(X_train, dtype=float)
+    Xte = np.asarray(X_test, dtype=float)
+    ytr = _vector(y_train, "y_train")
+    yte = _vector(y_test, "y_test")
+    names = [str(f) for f in feature_names]
+    if Xtr.ndim != 2 or Xte.ndim != 2 or Xtr.shape[1] != len(names) or Xte.shape[1] != len(names):
+        raise ValueError(f"shape mismatch: X_train {Xtr.shape}, X_test {Xte.shape}, {len(names)} names")
+    _same_length(X_train=Xtr, y_train=ytr)
+    _same_length(X_test=Xte, y_test=yte)
+    for loss in losses:
+        if LOSSES.get(loss) != "regression":
+            raise ValueError(f"loss {loss!r} is not a regression loss (use 'mse' or 'mae')")
+    Ztr, Zte = _standardise(Xtr, Xte, names)
+
+    def fit(design_tr):
+        if np.linalg.matrix_rank(design_tr) < design_tr.shape[1]:
+            raise ValueError("design matrix is rank deficient on the training rows")
+        return sm.OLS(ytr, design_tr).fit()
+
+    full = fit(sm.add_constant(Ztr, has_constant="add"))
+    pred_full = full.predict(sm.add_constant(Zte, has_constant="add"))
+    if selected is None:
+        mask = np.abs(np.asarray(full.tvalues)[1:]) >= t_threshold
+    else:
+        unknown = sorted(set(map(str, selected)) - set(names))
+        if unknown:
+            raise ValueError(f"selected names not among the features: {unknown}")
+        mask = np.isin(names, list(map(str, selected)))
+    sel = np.flatnonzero(mask)
+    two_valued = [j for j in sel if np.unique(Xtr[:, j]).size <= 2]
+    sq = [j for j in sel if j not in two_valued]
+    design_tr = np.column_stack([np.ones(len(ytr)), Ztr[:, sel], Ztr[:, sq] ** 2])
+    design_te = np.column_stack([np.ones(len(yte)), Zte[:, sel], Zte[:, sq] ** 2])
+    reduced = fit(design_tr)
+    pred_sq = reduced.predict(design_te)
+
+    out = []
+    for loss in losses:
+        res = paired_bootstrap_test(row_losses(yte, pred_sq, loss), row_losses(yte, pred_full, loss),
+                                    n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
+        res.insert(0, "n_params_b", len(names) + 1)
+        res.insert(0, "n_params_a", design_tr.shape[1])
+        res.insert(0, "squares_dropped", ";".join(names[j] for j in two_valued))
+        res.insert(0, "selected", ";".join(names[j] for j in sel))
+        res.insert(0, "n_train", len(ytr))
+        res.insert(0, "loss", loss)
+        res.insert(0, "model_b", "ols")
+        res.insert(0, "model_a", "ols_selected_squared")
+        out.append(res)
+    return pd.concat(out, ignore_index=True)

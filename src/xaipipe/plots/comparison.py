@@ -1,0 +1,275 @@
+"""Figures of model comparison on a test set (seed 003, Figs 3.1-3.4).
+
+Inputs are the outputs of :mod:`xaipipe.models.comparison`. Every function draws
+with the current matplotlib style (the pipeline wraps calls in
+:func:`xaipipe.report.style.figure_style`) and returns the Figure without saving it.
+
+* :func:`plot_loss_difference` -- histogram of the paired bootstrap differences
+  with 0 and the observed difference marked, and the percentile interval (Fig 3.3);
+* :func:`plot_error_distribution` -- bootstrap distribution of a test error with
+  the normal curve of the binomial standard error (Fig 3.2);
+* :func:`plot_reject_option` -- share of rows given the null action and the error
+  on the accepted rows against the risk λ (Fig 3.1);
+* :func:`plot_predicted_vs_observed` -- predicted against observed with the line
+  ``y = x`` and R² / RMSE (Fig 3.4).
+
+The seed draws Figs 3.2 and 3.3 with seaborn's ``displot(kde=True)``; here they are
+density histograms (the kernel density estimate is left out: the bootstrap
+distribution of a mean of 0/1 losses is discrete, on a grid of step ``1/n``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plot_error_distribution", "plot_loss_difference", "plot_predicted_vs_observed", "plot_reject_option"]
+
+BAR_COLOUR = "#0072B2"  # blue
+CURVE_COLOUR = "#D55E00"  # vermillion
+SECOND_COLOUR = "#009E73"  # bluish green
+
+_LOSS_LABELS = {"error_rate": "error rate", "log_loss": "log loss (nats)", "mse": "MSE", "mae": "MAE"}
+
+
+def _draws(draws, name: str) -> np.ndarray:
+    arr = np.asarray(draws, dtype=float).ravel()
+    if arr.size < 2 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} needs at least two finite bootstrap draws")
+    return arr
+
+
+def _bins(arr: np.ndarray, bins) -> np.ndarray | int | str:
+    """Bins centred on the values when the draws lie on a grid (means of 0/1 losses)."""
+    if bins is not None:
+        return bins
+    values = np.unique(np.round(arr, 12))
+    if 1 < values.size <= 60:
+        step = np.min(np.diff(values))
+        if np.allclose(np.round((values - values[0]) / step), (values - values[0]) / step, atol=1e-6):
+            return np.arange(values[0] - step / 2, values[-1] + step, step)
+    if values.size == 1:  # every resample gives the same value (e.g. identical predictions)
+        half = 1e-3 * max(abs(values[0]), 1.0)
+        return np.array([values[0] - half, values[0] + half])
+    return "auto"
+
+
+def plot_loss_difference(draws, result: pd.DataFrame | None = None, *, loss: str | None = None,
+                         labels: tuple[str, str] = ("a", "b"), bins=None, title: str | None = None):
+    """Histogram of the paired bootstrap differences of mean test loss (seed 003, Fig 3.3).
+
+    Parameters
+    ----------
+    draws : array-like of shape (B,)
+        :func:`xaipipe.models.comparison.bootstrap_loss_difference`.
+    result : DataFrame, optional
+        The one-row output of :func:`~xaipipe.models.comparison.paired_bootstrap_test`
+        (or one row of :func:`~xaipipe.models.comparison.compare_families`) for the same
+        draws: adds the observed difference, the percentile interval and the z / p
+        annotation.
+    loss : str, optional
+        Loss name for the axis label (default from ``result["loss"]`` if present).
+    labels : (str, str), default ("a", "b")
+        Names of the two models; the axis reads ``loss(a) - loss(b)``.
+    bins : optional
+        Passed to ``Axes.hist``; default: one bar per value when the draws lie on a
+        grid, else ``"auto"``.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A density histogram; a dashed black vertical line at 0; with ``result``, a solid
+        line at the observed difference and a shaded percentile interval.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two or non-finite draws, ``result`` with other than one row.
+    """
+    import matplotlib.pyplot as plt
+
+    arr = _draws(draws, "plot_loss_difference")
+    if result is not None:
+        if not isinstance(result, pd.DataFrame) or len(result) != 1:
+            raise ValueError("result must be a one-row DataFrame (filter compare_families' table to one row)")
+        row = result.iloc[0]
+        if loss is None and "loss" in result.columns:
+            loss = str(row["loss"])
+    fig, ax = plt.subplots()
+    ax.hist(arr, bins=_bins(arr, bins), density=True, color=BAR_COLOUR, alpha=0.7, label=f"B = {arr.size} resamples")
+    ax.axvline(0.0, color="black", linestyle="--", linewidth=1.0, label="no difference")
+    if result is not None:
+        ax.axvline(float(row["difference"]), color=CURVE_COLOUR, linewidth=1.4, label="observed difference")
+        conf = float(row["confidence"])
+        ax.axvspan(float(row["ci_low"]), float(row["ci_high"]), color=CURVE_COLOUR, alpha=0.12, zorder=0,
+                   label=f"{100 * conf:g} % percentile interval")
+        # The test's numbers as a legend entry without a handle.
+        ax.plot([], [], " ", label=f"se = {row['se']:.3g}, z = {row['z']:.2f},\ntwo-sided p = {row['p_value']:.3g}")
+    name = _LOSS_LABELS.get(loss, loss or "loss")
+    ax.set_xlabel(f"{name}({labels[0]}) - {name}({labels[1]}), bootstrap resamples of the test rows")
+    ax.set_ylabel("density")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_error_distribution(draws, error_rate: float, n_test: int, *, bins=None, title: str | None = None):
+    """Bootstrap distribution of a test error with the binomial normal curve (seed 003, Fig 3.2).
+
+    Parameters
+    ----------
+    draws : array-like of shape (B,)
+        ``bootstrap_error_rate(...)["error_rate"]``.
+    error_rate : float
+        The test error ``e`` of the full test set.
+    n_test : int
+        Number of test rows ``n``.
+    bins : optional
+        Passed to ``Axes.hist`` (default: one bar per multiple of ``1/n`` reached).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A density histogram of the draws and the curve of the normal density with
+        mean ``e`` and standard deviation ``sqrt(e (1 - e) / n)`` (the first line of
+        the axes), evaluated on 400 points over the histogram's range.
+
+    Raises
+    ------
+    ValueError
+        Bad draws, ``error_rate`` outside [0, 1], ``n_test < 1``.
+    """
+    import matplotlib.pyplot as plt
+    from scipy.stats import norm
+
+    arr = _draws(draws, "plot_error_distribution")
+    e = float(error_rate)
+    if not 0.0 <= e <= 1.0:
+        raise ValueError(f"error_rate must lie in [0, 1], got {error_rate!r}")
+    if int(n_test) < 1:
+        raise ValueError(f"n_test must be positive, got {n_test!r}")
+    se = float(np.sqrt(e * (1 - e) / int(n_test)))
+    fig, ax = plt.subplots()
+    ax.hist(arr, bins=_bins(arr, bins), density=True, color=BAR_COLOUR, alpha=0.7,
+            label=f"bootstrap, B = {arr.size} (sd {np.std(arr, ddof=1):.4f})")
+    lo = min(arr.min(), e - 4 * se)
+    hi = max(arr.max(), e + 4 * se)
+    x = np.linspace(lo, hi, 400)
+    if se > 0:
+        ax.plot(x, norm.pdf(x, loc=e, scale=se), color=CURVE_COLOUR,
+                label=f"normal, binomial se = {se:.4f}")
+    ax.axvline(e, color="black", linestyle="--", linewidth=1.0, label=f"test error {e:.4f}")
+    ax.set_xlabel(f"test error (n = {int(n_test)} rows)")
+    ax.set_ylabel("density")
+    ax.legend(loc="upper right")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_reject_option(curve: pd.DataFrame, *, log_scale: bool = True, title: str | None = None):
+    """Reject-option curve (seed 003, Fig 3.1).
+
+    Parameters
+    ----------
+    curve : DataFrame
+        :func:`xaipipe.models.comparison.reject_option_curve` (columns ``risk``,
+        ``rejected_share``, ``error_accepted``, ``n_test``).
+    log_scale : bool, default=True
+        Log scale for the rejected share (as the seed's Fig 3.1, whose count axis is
+        logarithmic); a share of 0 is then left out of the line (a gap).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left axis: share of test rows given the null action; right axis (a twin):
+        error rate of the accepted rows (gaps where no row is accepted; the seed plots
+        an error of 0 there).
+
+    Raises
+    ------
+    ValueError
+        Missing columns or an empty table.
+    """
+    import matplotlib.pyplot as plt
+
+    need = ("risk", "rejected_share", "error_accepted", "n_test")
+    missing = [c for c in need if c not in curve.columns]
+    if missing or curve.empty:
+        raise ValueError(f"reject-option table lacks columns {missing} or is empty")
+    frame = curve.sort_values("risk", kind="stable")
+    fig, ax = plt.subplots()
+    share = frame["rejected_share"].to_numpy(dtype=float)
+    if log_scale:
+        share = np.where(share > 0, share, np.nan)
+    ax.plot(frame["risk"], share, color=BAR_COLOUR, marker=".", label="rejected (null action)")
+    ax.set_xlabel(r"risk $\lambda$ (cost of the null action; reject when max posterior $\leq 1-\lambda$)")
+    ax.set_ylabel("share of test rows rejected", color=BAR_COLOUR)
+    if log_scale:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(-0.02, 1.02)
+    ax2 = ax.twinx()
+    ax2.spines["right"].set_visible(True)
+    ax2.plot(frame["risk"], frame["error_accepted"], color=CURVE_COLOUR, marker=".", label="error on accepted rows")
+    ax2.set_ylabel("error rate of the accepted rows", color=CURVE_COLOUR)
+    ax.set_title((title + "\n" if title else "") + f"n = {int(frame['n_test'].iloc[0])} test rows")
+    handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    ax.legend(handles=handles, loc="center right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_predicted_vs_observed(points: pd.DataFrame, *, title: str | None = None):
+    """Predicted against observed, with the ideal line ``y = x`` (seed 003, Fig 3.4).
+
+    Parameters
+    ----------
+    points : DataFrame
+        :func:`xaipipe.models.comparison.predicted_vs_observed` (columns ``y_true``,
+        ``y_pred``).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Scatter of ``(y_pred, y_true)`` (prediction on the x axis, as in the seed),
+        the line ``y = x`` from the smallest to the largest value, and R² / RMSE
+        (:func:`xaipipe.models.comparison.regression_summary`) in the corner.
+
+    Raises
+    ------
+    ValueError
+        Missing columns or an empty table.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..models.comparison import regression_summary
+
+    missing = [c for c in ("y_true", "y_pred") if c not in points.columns]
+    if missing or points.empty:
+        raise ValueError(f"points table lacks columns {missing} or is empty")
+    y = points["y_true"].to_numpy(dtype=float)
+    yhat = points["y_pred"].to_numpy(dtype=float)
+    summ = regression_summary(y, yhat).iloc[0]
+    lo = float(min(y.min(), yhat.min()))
+    hi = float(max(y.max(), yhat.max()))
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    ax.scatter(yhat, y, s=12, color=BAR_COLOUR, alpha=0.8, label="test rows")
+    ax.plot([lo, hi], [lo, hi], color=CURVE_COLOUR, linewidth=1.2, label="ideal: observed = predicted")
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("observed")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.text(0.03, 0.97, f"R² = {summ['r2']:.3f}\nRMSE = {summ['rmse']:.4g}\nn = {int(summ['n_test'])}\n"
+            "line: observed = predicted",
+            transform=ax.transAxes, va="top", ha="left", fontsize=8)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
