@@ -60,9 +60,6 @@ import pandas as pd
 
 __all__ = ["ShapCheck", "kernel_vs_tree_shap", "shap_algorithm"]
 
-#: ``algorithm`` values of :func:`xaipipe.explain.shapley.shap_values` (besides ``"auto"``).
-_SHAP_ALGORITHMS = ("xgboost_pred_contribs", "tree_explainer", "linear_explainer", "permutation", "kernel")
-
 
 @dataclass(frozen=True)
 class ShapCheck:
@@ -301,12 +298,13 @@ def shap_algorithm(family: str, overrides: Mapping[str, str] | None = None) -> s
         Unknown algorithm (message names the family and the allowed values).
     """
     from ..models.families import get_family
+    from .shapley import ALGORITHMS
 
     get_family(family)
     overrides = dict(overrides or {})
     for fam, algo in overrides.items():
         get_family(fam)
-        if algo not in ("auto",) + _SHAP_ALGORITHMS:
+        if algo not in ("auto", *ALGORITHMS):
             raise ValueError(f"explain.shap.algorithm.{fam}: unknown algorithm {algo!r}; "
-                             f"expected one of {['auto', *_SHAP_ALGORITHMS]}")
+                             f"expected one of {['auto', *ALGORITHMS]}")
     return overrides.get(family, "auto")
