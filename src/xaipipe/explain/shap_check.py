@@ -1,0 +1,313 @@
+"""KernelSHAP against exact TreeSHAP on the same game, and config selection of KernelSHAP.
+
+Seed 000 (§3.3.4, Teorema 3.14) presents KernelSHAP: the SHAP values are the
+coefficients of a weighted linear regression of the model output on coalition
+indicators ``z' in {0, 1}^M`` with the Shapley kernel
+``pi(z') = (M - 1) / (C(M, |z'|) |z'| (M - |z'|))`` (Lundberg & Lee 2017, NeurIPS,
+Theorem 2), estimated from a sample of coalitions.  :func:`kernel_vs_tree_shap`
+measures how close that estimate is, as the number of sampled coalitions
+(``nsamples``) grows, to the exact values of the same game computed by TreeSHAP.
+
+The same quantity
+    KernelSHAP (``shap.KernelExplainer(f, background)``) explains the
+    interventional game ``v(S) = mean_b f(x_S, b_notS)`` over the background rows
+    ``b``.  ``shap.TreeExplainer(model, data=background,
+    feature_perturbation="interventional")`` computes the exact Shapley values of
+    *that* game for a tree ensemble (Lundberg et al. 2020, Nat. Mach. Intell.
+    2:56-67, "Interventional Tree SHAP").  Only with the same background and the
+    interventional mode do the two estimate the same numbers; the pipeline's
+    default TreeSHAP (``tree_path_dependent``, no background) explains a
+    different game (expectations under the training cover of the trees) and
+    would differ from KernelSHAP at any sample size.
+
+Output space: log-odds
+    Classifiers are explained in the log-odds of class 1 (the raw margin:
+    ``decision_function`` of gradient boosting, ``output_margin`` of XGBoost), the
+    space in which the pipeline reports their SHAP values (``ShapResult.output ==
+    "log_odds"``) and in which the model is a sum of trees, the output that
+    TreeSHAP is exact for.  Regressors are explained in their prediction.
+    Random forests / single trees, whose pipeline SHAP values are probabilities,
+    are explained in the class-1 probability (TreeSHAP's raw output for them).
+
+KernelSHAP settings: ``l1_reg=False`` (the plain Shapley-kernel regression of
+Theorem 2; shap's default ``"auto"`` adds an AIC feature selection below 20 % of
+the coalition space), ``link="identity"`` on the output above.  With
+``nsamples >= 2^M - 2`` shap enumerates every coalition and the estimate is the
+exact Shapley value (up to the linear solve).  shap samples coalitions with
+NumPy's *global* random state; it is seeded per ``nsamples`` value and restored
+afterwards.
+
+Config hook
+    :func:`shapley.shap_values <xaipipe.explain.shapley.shap_values>` already
+    implements ``algorithm="kernel"`` (with ``n_coalitions``), but the rule
+    ``shap`` always passes ``"auto"`` (``_auto_algorithm``: XGBoost ->
+    ``xgboost_pred_contribs``, scikit-learn trees -> ``tree_explainer``,
+    linear -> ``linear_explainer``, anything else -> ``permutation``).
+    :func:`shap_algorithm` maps a config entry ``explain.shap.algorithm``
+    (``{family: algorithm}``, default empty = ``"auto"``) to the ``algorithm``
+    argument; see docs/shap_lime.md for the schema lines and the one-line change
+    of workflow/scripts/shap.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ShapCheck", "kernel_vs_tree_shap", "shap_algorithm"]
+
+
+@dataclass(frozen=True)
+class ShapCheck:
+    """KernelSHAP against interventional TreeSHAP (:func:`kernel_vs_tree_shap`).
+
+    Attributes
+    ----------
+    summary : DataFrame
+        One row per ``n_samples``: ``n_samples`` (requested), ``n_coalitions``
+        (used: ``min(n_samples, 2^M - 2)``), ``exhaustive`` (every coalition
+        enumerated), ``max_abs_difference`` and ``mean_abs_difference`` over rows x
+        features, ``rmse``, ``max_relative_difference`` (max |diff| / max |TreeSHAP
+        value|), ``kernel_local_accuracy_gap`` and ``tree_local_accuracy_gap``
+        (max over rows of ``|base + sum(phi) - f(x)|``), ``output``.
+    by_row : DataFrame
+        Per ``n_samples`` x row: ``row``, ``max_abs_difference``,
+        ``mean_abs_difference``, both local-accuracy gaps, ``model_output``.
+    by_feature : DataFrame
+        Per ``n_samples`` x feature: ``feature``, ``max_abs_difference``,
+        ``mean_abs_difference``, ``mean_abs_tree_shap``.
+    values : DataFrame
+        Long table: ``n_samples``, ``row``, ``feature``, ``kernel_shap``,
+        ``tree_shap``, ``difference`` (kernel - tree).
+    base_value : float
+        The common base value ``mean_b f(b)`` (TreeSHAP's expected value).
+    details : dict
+        Background size and positions, seed, model, output space.
+    """
+
+    summary: pd.DataFrame
+    by_row: pd.DataFrame
+    by_feature: pd.DataFrame
+    values: pd.DataFrame
+    base_value: float
+    details: dict
+
+
+@contextlib.contextmanager
+def _numpy_global_seed(seed: int) -> Iterator[None]:
+    saved = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(saved)
+
+
+def _final(model):
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        raise ValueError("kernel_vs_tree_shap needs the tree model itself, not a Pipeline")
+    return model
+
+
+def _output_function(model) -> tuple[Any, str]:
+    """``f(Z)`` in the space TreeSHAP's raw output explains, and its name."""
+    from sklearn.base import is_classifier
+    from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+                                  RandomForestRegressor)
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    try:
+        import xgboost as xgb
+    except ImportError:  # pragma: no cover - hard dependency
+        xgb = None
+    if xgb is not None and isinstance(model, xgb.XGBClassifier):
+        return (lambda Z: np.asarray(model.predict(Z, output_margin=True), dtype=np.float64).reshape(-1)), "log_odds"
+    if isinstance(model, GradientBoostingClassifier):
+        return (lambda Z: np.asarray(model.decision_function(Z), dtype=np.float64).reshape(-1)), "log_odds"
+    if isinstance(model, (RandomForestClassifier, DecisionTreeClassifier)):
+        return (lambda Z: np.asarray(model.predict_proba(Z)[:, 1], dtype=np.float64)), "probability"
+    regressors = (GradientBoostingRegressor, RandomForestRegressor, DecisionTreeRegressor)
+    if isinstance(model, regressors) or (xgb is not None and isinstance(model, xgb.XGBRegressor)):
+        return (lambda Z: np.asarray(model.predict(Z), dtype=np.float64).reshape(-1)), "prediction"
+    kind = "classifier" if is_classifier(model) else "model"
+    raise ValueError(f"kernel_vs_tree_shap supports scikit-learn trees, forests, gradient boosting and XGBoost; "
+                     f"got the {kind} {type(model).__name__}")
+
+
+def _matrix(X, name: str, p: int | None = None) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {A.shape}")
+    if p is not None and A.shape[1] != p:
+        raise ValueError(f"{name} has {A.shape[1]} features, expected {p}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return A
+
+
+def kernel_vs_tree_shap(
+    model,
+    X: Any,
+    X_background: Any,
+    *,
+    n_samples: Sequence[int] = (64, 256, 1024, 4096),
+    background_size: int = 50,
+    feature_names: Sequence[str] | None = None,
+    random_state: int = 0,
+) -> ShapCheck:
+    """KernelSHAP values for a grid of ``nsamples`` against exact interventional TreeSHAP.
+
+    Parameters
+    ----------
+    model : fitted tree model
+        scikit-learn decision tree, random forest or gradient boosting, or XGBoost
+        (classifiers binary), not wrapped in a Pipeline.
+    X : array-like of shape (n, p)
+        Rows to explain.
+    X_background : array-like of shape (m, p)
+        Rows the background is drawn from (the training rows).
+    n_samples : sequence of int, default=(64, 256, 1024, 4096)
+        ``nsamples`` of ``KernelExplainer.shap_values`` (coalitions per row).
+    background_size : int, default=50
+        Background rows drawn without replacement (seeded); the *same* rows for
+        both explainers.
+    feature_names : sequence of str, optional
+    random_state : int, default=0
+        Seeds the background draw and KernelSHAP's coalition sampling.
+
+    Returns
+    -------
+    ShapCheck
+
+    Raises
+    ------
+    ValueError
+        Unsupported model, malformed arrays, bad ``n_samples`` / ``background_size``.
+    RuntimeError
+        If TreeSHAP's values do not add up to the model output (local accuracy
+        gap above 1e-5 relative to ``max(1, |phi_0| + sum |phi| + |f(x)|)``).
+    """
+    import shap
+
+    model = _final(model)
+    f, output = _output_function(model)
+    Xe = _matrix(X, "X")
+    p = Xe.shape[1]
+    B_all = _matrix(X_background, "X_background", p)
+    names = [f"x{j}" for j in range(p)] if feature_names is None else [str(c) for c in feature_names]
+    if len(names) != p:
+        raise ValueError(f"feature_names has {len(names)} names but X has {p} columns")
+    grid = [int(n) for n in n_samples]
+    if not grid or any(n < 2 for n in grid) or len(set(grid)) != len(grid):
+        raise ValueError(f"n_samples must be distinct integers >= 2, got {list(n_samples)!r}")
+    if isinstance(background_size, bool) or not isinstance(background_size, (int, np.integer)) or background_size < 1:
+        raise ValueError(f"background_size must be a positive integer, got {background_size!r}")
+    rng = np.random.default_rng([5, int(random_state)])
+    idx = np.arange(B_all.shape[0]) if background_size >= B_all.shape[0] else np.sort(
+        rng.choice(B_all.shape[0], size=background_size, replace=False))
+    background = B_all[idx]
+
+    fx = f(Xe)
+    tree = shap.TreeExplainer(model, data=background, feature_perturbation="interventional", model_output="raw")
+    tree_values = np.asarray(tree.shap_values(Xe, check_additivity=False), dtype=np.float64)
+    if tree_values.ndim == 3:  # per-class output (forest / tree classifiers): class 1
+        tree_values = tree_values[..., 1]
+    tree_base = float(np.asarray(tree.expected_value, dtype=np.float64).reshape(-1)[-1])
+    tree_gap = np.abs(tree_base + tree_values.sum(axis=1) - fx)
+    # relative to the magnitude of the terms, as shapley.shap_values checks it (XGBoost adds in float32);
+    # a wrong output space gives gaps of the order of the output itself
+    terms = np.abs(tree_base) + np.abs(tree_values).sum(axis=1) + np.abs(fx)
+    if np.any(tree_gap > 1e-5 * np.maximum(1.0, terms)):
+        raise RuntimeError(f"interventional TreeSHAP does not add up to the model output of "
+                           f"{type(model).__name__} (max gap {tree_gap.max():.3g}): output space mismatch")
+
+    kernel = shap.KernelExplainer(f, background, link="identity")
+    kernel_base = float(np.asarray(kernel.expected_value).reshape(-1)[0])
+    max_coalitions = 2 ** p - 2 if p <= 30 else np.inf
+    rows, summary, by_row, by_feature = [], [], [], []
+    scale = max(float(np.abs(tree_values).max()), np.finfo(float).tiny)
+    for n in grid:
+        with _numpy_global_seed(int(np.random.SeedSequence([6, int(random_state), n]).generate_state(1)[0])):
+            kv = np.asarray(kernel.shap_values(Xe, nsamples=n, l1_reg=False, silent=True), dtype=np.float64)
+        kv = kv.reshape(Xe.shape)
+        diff = kv - tree_values
+        kernel_gap = np.abs(kernel_base + kv.sum(axis=1) - fx)
+        summary.append({
+            "n_samples": n,
+            "n_coalitions": int(min(n, max_coalitions)),
+            "exhaustive": bool(n >= max_coalitions),
+            "max_abs_difference": float(np.abs(diff).max()),
+            "mean_abs_difference": float(np.abs(diff).mean()),
+            "rmse": float(np.sqrt(np.mean(diff ** 2))),
+            "max_relative_difference": float(np.abs(diff).max() / scale),
+            "kernel_local_accuracy_gap": float(kernel_gap.max()),
+            "tree_local_accuracy_gap": float(tree_gap.max()),
+            "output": output,
+        })
+        by_row.append(pd.DataFrame({
+            "n_samples": n, "row": np.arange(Xe.shape[0]),
+            "max_abs_difference": np.abs(diff).max(axis=1), "mean_abs_difference": np.abs(diff).mean(axis=1),
+            "kernel_local_accuracy_gap": kernel_gap, "tree_local_accuracy_gap": tree_gap, "model_output": fx,
+        }))
+        by_feature.append(pd.DataFrame({
+            "n_samples": n, "feature": names,
+            "max_abs_difference": np.abs(diff).max(axis=0), "mean_abs_difference": np.abs(diff).mean(axis=0),
+            "mean_abs_tree_shap": np.abs(tree_values).mean(axis=0),
+        }))
+        rows.append(pd.DataFrame({
+            "n_samples": n, "row": np.repeat(np.arange(Xe.shape[0]), p), "feature": np.tile(names, Xe.shape[0]),
+            "kernel_shap": kv.reshape(-1), "tree_shap": tree_values.reshape(-1), "difference": diff.reshape(-1),
+        }))
+    return ShapCheck(
+        summary=pd.DataFrame(summary),
+        by_row=pd.concat(by_row, ignore_index=True),
+        by_feature=pd.concat(by_feature, ignore_index=True),
+        values=pd.concat(rows, ignore_index=True),
+        base_value=tree_base,
+        details={"model": type(model).__name__, "output": output, "background_size": int(background.shape[0]),
+                 "background_index": [int(i) for i in idx], "random_state": int(random_state),
+                 "kernel_base_value": kernel_base, "feature_perturbation": "interventional", "l1_reg": False},
+    )
+
+
+def shap_algorithm(family: str, overrides: Mapping[str, str] | None = None) -> str:
+    """The ``algorithm`` argument of ``shap_values`` for ``family`` from the config.
+
+    Parameters
+    ----------
+    family : str
+        A model family of :mod:`xaipipe.models.families`.
+    overrides : mapping str -> str, optional
+        The config entry ``explain.shap.algorithm``: ``{family: algorithm}``
+        with algorithm one of ``"auto"``, ``"xgboost_pred_contribs"``,
+        ``"tree_explainer"``, ``"linear_explainer"``, ``"permutation"``,
+        ``"kernel"``.  Families not listed get ``"auto"``.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        Unknown family in ``family`` or in ``overrides`` (message lists the known ones).
+    ValueError
+        Unknown algorithm (message names the family and the allowed values).
+    """
+    from ..models.families import get_family
+    from .shapley import ALGORITHMS
+
+    get_family(family)
+    overrides = dict(overrides or {})
+    for fam, algo in overrides.items():
+        get_family(fam)
+        if algo not in ("auto", *ALGORITHMS):
+            raise ValueError(f"explain.shap.algorithm.{fam}: unknown algorithm {algo!r}; "
+                             f"expected one of {['auto', *ALGORITHMS]}")
+    return overrides.get(family, "auto")
