@@ -39,7 +39,7 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations, lime_shap_summary
 from xaipipe.explain.shap_check import kernel_vs_tree_shap
 from xaipipe.explain.shapley import shap_values
-from xaipipe.io import read_joblib, read_json
+from xaipipe.io import read_joblib
 from xaipipe.models.classification_metrics import f_beta, specificity
 from xaipipe.models.logit import logit_inference
 from xaipipe.plots.shap_force import force_rows
@@ -150,7 +150,7 @@ def main() -> None:
         from xaipipe.plots.lime import plot_lime_vs_shap
         from xaipipe.plots.seed000 import plot_importance_before_shap, plot_response_vs_features
         from xaipipe.plots.shap_force import plot_shap_force_local, save_force_html
-        from xaipipe.report.style import figure_style, save_figure
+        from xaipipe.plots.style import figure_style, save_figure
         from sklearn.inspection import permutation_importance
 
         d = args.figures

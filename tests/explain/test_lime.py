@@ -18,7 +18,7 @@ def setup():
     data = load_breast_cancer()
     X, y = data.data[:, COLS], 1 - data.target
     names = [data.feature_names[j] for j in COLS]
-    model = make_estimator("xgboost", "classification", {"n_estimators": 20, "max_depth": 2}, seed=0)
+    model = make_estimator("xgboost", "classification", {"n_estimators": 20, "max_depth": 2}, random_state=0)
     model.fit(X[:400], y[:400])
     return model, X[400:440], X[:400], names
 

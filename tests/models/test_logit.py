@@ -66,7 +66,7 @@ def test_alpha_changes_the_intervals(simulated):
 def test_penalized_columns_are_the_pipeline_model_on_the_same_scale(simulated):
     X, y = simulated
     C = 0.05
-    model = make_estimator("logistic_regression", "classification", {"C": C}, seed=0,
+    model = make_estimator("logistic_regression", "classification", {"C": C}, random_state=0,
                            options={"tol": 1e-12}).fit(X, y)
     table = logit_inference(X, y, ["a", "b", "c"], penalized_model=model)
     Z = (X - X.mean(0)) / X.std(0)

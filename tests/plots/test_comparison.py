@@ -24,7 +24,7 @@ from xaipipe.plots.comparison import (
     plot_predicted_vs_observed,
     plot_reject_option,
 )
-from xaipipe.report.style import figure_style, save_figure
+from xaipipe.plots.style import figure_style, save_figure
 
 
 def _bars(ax):

@@ -145,7 +145,7 @@ def test_wdbc_of_the_uci_mirror_is_scikit_learn_breast_cancer(mirror):
 def test_figures_render(rerun):
     import matplotlib.pyplot as plt
 
-    from xaipipe.report.style import figure_style
+    from xaipipe.plots.style import figure_style
 
     with figure_style():
         figs = seed003_figures(rerun)

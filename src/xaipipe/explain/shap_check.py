@@ -40,7 +40,7 @@ afterwards.
 Config hook
     :func:`shapley.shap_values <xaipipe.explain.shapley.shap_values>` already
     implements ``algorithm="kernel"`` (with ``n_coalitions``), but the rule
-    ``shap`` always passes ``"auto"`` (``_auto_algorithm``: XGBoost ->
+    ``shap`` always passes ``"auto"`` (``auto_algorithm``: XGBoost ->
     ``xgboost_pred_contribs``, scikit-learn trees -> ``tree_explainer``,
     linear -> ``linear_explainer``, anything else -> ``permutation``).
     :func:`shap_algorithm` maps a config entry ``explain.shap.algorithm``

@@ -2,7 +2,7 @@
 
 Inputs are the outputs of :mod:`xaipipe.models.comparison`. Every function draws
 with the current matplotlib style (the pipeline wraps calls in
-:func:`xaipipe.report.style.figure_style`) and returns the Figure without saving it.
+:func:`xaipipe.plots.style.figure_style`) and returns the Figure without saving it.
 
 * :func:`plot_loss_difference` -- histogram of the paired bootstrap differences
   with 0 and the observed difference marked, and the percentile interval (Fig 3.3);

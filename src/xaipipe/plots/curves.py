@@ -22,7 +22,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..report.style import figure_style
+from .style import figure_style
 
 __all__ = ["plot_roc_curves", "plot_precision_recall_curves"]
 

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..report.style import figure_style
+from .style import figure_style
 
 __all__ = ["plot_lime_vs_shap"]
 

@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..report.style import figure_style
+from .style import figure_style
 
 __all__ = ["plot_response_vs_features", "plot_importance_before_shap"]
 

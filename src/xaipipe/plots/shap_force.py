@@ -5,11 +5,11 @@ one row as arrows ("forces") that push the model output up (red) or down (blue)
 from the base value ``E[f(X)]`` to ``f(x)`` (Lundberg & Lee 2017; Lundberg et al.
 2018, Nat. Biomed. Eng. 2:749-760, where the layout was introduced).  The
 pipeline's figure rules draw waterfall plots of the same numbers
-(:mod:`xaipipe.explain.plot_shap`); this module draws the force plots as printed:
+(:mod:`xaipipe.plots.shap`); this module draws the force plots as printed:
 
 * :func:`plot_shap_force` - one row, ``shap.plots.force(..., matplotlib=True)``;
 * :func:`plot_shap_force_local` - the high / low / near-base rows of 000
-  Figs 4.3-4.5, chosen by :func:`xaipipe.explain.plot_shap.local_rows` (the rule
+  Figs 4.3-4.5, chosen by :func:`xaipipe.plots.shap.local_rows` (the rule
   the waterfall figures use: largest and smallest model output, and the output
   closest to its base value);
 * :func:`save_force_html` - the interactive stacked force plot of all explained
@@ -34,9 +34,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..explain.plot_shap import LOCAL_ROW_KINDS, local_rows
+from .shap import LOCAL_ROW_KINDS, local_rows
 from ..explain.shapley import ShapResult
-from ..report.style import figure_style
+from .style import figure_style
 
 __all__ = ["force_rows", "plot_shap_force", "plot_shap_force_local", "save_force_html"]
 
@@ -62,7 +62,7 @@ def _display_values(data: np.ndarray) -> np.ndarray:
 
 
 def force_rows(result: ShapResult) -> dict[str, int]:
-    """Rows of 000 Figs 4.3-4.5: :func:`xaipipe.explain.plot_shap.local_rows`.
+    """Rows of 000 Figs 4.3-4.5: :func:`xaipipe.plots.shap.local_rows`.
 
     Returns
     -------
