@@ -84,7 +84,7 @@ def test_penalized_columns_are_the_pipeline_model_on_the_same_scale(simulated):
     assert table["C"].eq(C).all()
     # shrinkage: every slope smaller in absolute value than the MLE's
     assert np.all(np.abs(table["penalized_coefficient"].iloc[1:]) < np.abs(table["coefficient"].iloc[1:]))
-    other = make_estimator("logistic_regression", "classification", {"C": C}, seed=0).fit(X[:500], y[:500])
+    other = make_estimator("logistic_regression", "classification", {"C": C}, random_state=0).fit(X[:500], y[:500])
     with pytest.raises(ValueError, match="other training rows"):
         logit_inference(X, y, ["a", "b", "c"], penalized_model=other)
 
@@ -92,7 +92,7 @@ def test_penalized_columns_are_the_pipeline_model_on_the_same_scale(simulated):
 def test_breast_cancer_separates_completely():
     data = load_breast_cancer()
     X, y = data.data[::2], 1 - data.target[::2]  # every other row: still separated, faster LPs
-    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, seed=0).fit(X, y)
+    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, random_state=0).fit(X, y)
     table = logit_inference(X, y, list(data.feature_names), penalized_model=model)
     assert table["separation"].eq("complete").all()
     # the MLE does not exist: no unpenalised number is reported

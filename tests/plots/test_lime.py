@@ -23,7 +23,7 @@ def comparison():
     data = load_breast_cancer()
     X, y = data.data[:, :8], 1 - data.target
     names = list(data.feature_names[:8])
-    model = make_estimator("gradient_boosting", "classification", {"n_estimators": 15, "max_depth": 2}, seed=0)
+    model = make_estimator("gradient_boosting", "classification", {"n_estimators": 15, "max_depth": 2}, random_state=0)
     model.fit(X[:400], y[:400])
     result = shap_values(model, X[400:450], feature_names=names)
     rows = {kind: int(result.row_index[i]) for kind, i in force_rows(result).items()}

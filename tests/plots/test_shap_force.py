@@ -24,7 +24,7 @@ from xaipipe.plots.style import figure_style, save_figure  # noqa: E402
 def result():
     data = load_breast_cancer()
     X, y = data.data[:, :10], 1 - data.target
-    model = make_estimator("xgboost", "classification", {"n_estimators": 20, "max_depth": 2}, seed=0)
+    model = make_estimator("xgboost", "classification", {"n_estimators": 20, "max_depth": 2}, random_state=0)
     model.fit(X[:400], y[:400])
     return shap_values(model, X[400:460], feature_names=list(data.feature_names[:10]))
 
