@@ -114,7 +114,7 @@ REG_CASES = [
 @pytest.mark.parametrize("family,params,algorithm,perturbation", REG_CASES)
 def test_local_accuracy_regression(reg_data, family, params, algorithm, perturbation):
     Xtr, ytr, Xte = reg_data
-    model = make_estimator(family, "regression", params, seed=0).fit(Xtr, ytr)
+    model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr)
     assert (r.algorithm, r.output, r.link, r.feature_perturbation) == (algorithm, "prediction", "identity", perturbation)
     assert r.values.shape == (N_TEST, P) and r.base_values.shape == (N_TEST,)
@@ -143,7 +143,7 @@ CLF_CASES = [
 @pytest.mark.parametrize("family,params,algorithm,output,bg", CLF_CASES)
 def test_local_accuracy_classification(clf_data, family, params, algorithm, output, bg):
     Xtr, ytr, Xte = clf_data
-    model = make_estimator(family, "classification", params, seed=0).fit(Xtr, ytr)
+    model = make_estimator(family, "classification", params, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr, background_size=30, random_state=3)
     assert (r.algorithm, r.output) == (algorithm, output)
     assert r.link == ("logit" if output == "log_odds" else "identity")
@@ -176,7 +176,7 @@ def test_local_accuracy_classification(clf_data, family, params, algorithm, outp
 
 def test_knn_probability_link(clf_data):
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("knn", "classification", {"n_neighbors": 5}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("knn", "classification", {"n_neighbors": 5}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte[:6], X_background=Xtr, background_size=20, link="identity", n_permutations=2)
     assert (r.output, r.link) == ("probability", "identity")
     np.testing.assert_allclose(r.base_values + r.values.sum(1), model.predict_proba(Xte[:6])[:, 1], atol=1e-12)
@@ -188,7 +188,7 @@ def test_knn_probability_link(clf_data):
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_xgboost_contribs_match_shap_tree_explainer(reg_data, clf_data, task):
     Xtr, ytr, Xte = reg_data if task == "regression" else clf_data
-    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte)
     # shap's TreeExplainer (it delegates to XGBoost's C++ for path-dependent SHAP) ...
     explainer = shap.TreeExplainer(model)
@@ -225,7 +225,7 @@ def test_xgboost_interaction_values(reg_data, clf_data, task):
     Xtr, ytr, Xte = reg_data if task == "regression" else clf_data
     if task == "regression":  # a target whose only interaction is x2 * x3
         ytr = Xtr[:, 0] + 3 * Xtr[:, 2] * Xtr[:, 3]
-    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, interactions=True)
     assert r.interaction_values.shape == (N_TEST, P, P)
     np.testing.assert_allclose(r.interaction_values.sum(axis=2), r.values, atol=1e-5)
@@ -299,7 +299,7 @@ def test_linear_regression_closed_form(reg_data):
 
 def test_scaled_logistic_equals_unscaled_linear_form(clf_data):
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("logistic_regression", "classification", {"C": 0.5}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("logistic_regression", "classification", {"C": 0.5}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr, background_size=50, random_state=7)
     scaler, logit = model.named_steps["scale"], model.named_steps["model"]
     coef_unscaled = logit.coef_[0] / scaler.scale_  # the same model on raw features
@@ -314,7 +314,7 @@ def test_permutation_on_logistic_equals_linear_shap(clf_data):
     """The model-agnostic game is interventional on the log-odds: on a logistic
     model it must reproduce Linear SHAP (one antithetic pair is exact)."""
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, random_state=0).fit(Xtr, ytr)
     kw = dict(X_background=Xtr, background_size=25, random_state=4)
     lin = shap_values(model, Xte[:6], **kw)
     perm = shap_values(model, Xte[:6], algorithm="permutation", **kw)
@@ -330,7 +330,7 @@ def test_permutation_exact_for_quadratic_log_odds(clf_data):
     """QDA log-odds are quadratic: one antithetic pair gives exact Shapley values."""
     Xtr, ytr, Xte = clf_data
     Xtr4, Xte4 = Xtr[:, :4], Xte[:5, :4]
-    model = make_estimator("qda", "classification", {"reg_param": 0.05}, seed=0).fit(Xtr4, ytr)
+    model = make_estimator("qda", "classification", {"reg_param": 0.05}, random_state=0).fit(Xtr4, ytr)
     r = shap_values(model, Xte4, X_background=Xtr4, background_size=15, random_state=1)
     assert r.details["n_permutations"] == 1 and r.details["log_odds_source"] == "decision_function"
     B = _background(r, Xtr4)
@@ -398,7 +398,7 @@ def test_permutation_seeded_per_row_and_restores_rng(clf_data):
     """One seed per row of X: a row's values do not depend on which other rows
     are explained (so neither on max_rows nor on the split over n_jobs)."""
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("knn", "classification", {"n_neighbors": 5}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("knn", "classification", {"n_neighbors": 5}, random_state=0).fit(Xtr, ytr)
     kw = dict(X_background=Xtr, background_size=15, n_permutations=2, random_state=5)
     np.random.seed(123)
     state = np.random.get_state()
@@ -418,7 +418,7 @@ def test_permutation_seeded_per_row_and_restores_rng(clf_data):
 # --------------------------------------------------------------------------- #
 def test_max_rows_subsample(reg_data):
     Xtr, ytr, Xte = reg_data
-    model = make_estimator("gradient_boosting", "regression", {"n_estimators": 10}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("gradient_boosting", "regression", {"n_estimators": 10}, random_state=0).fit(Xtr, ytr)
     full = shap_values(model, Xte)
     sub = shap_values(model, Xte, max_rows=7, random_state=2)
     assert len(sub.row_index) == 7 and np.all(np.diff(sub.row_index) > 0)
@@ -446,7 +446,7 @@ def small_models(reg_data, clf_data):
     Xc, yc, _ = clf_data
     return {
         "lin": LinearRegression().fit(Xr, yr),
-        "knn": make_estimator("knn", "classification", {"n_neighbors": 3}, seed=0).fit(Xc, yc),
+        "knn": make_estimator("knn", "classification", {"n_neighbors": 3}, random_state=0).fit(Xc, yc),
         "rf": RandomForestClassifier(n_estimators=3, random_state=0).fit(Xc, yc),
         "multi": LogisticRegression().fit(Xc, np.arange(len(yc)) % 3),
         "poly": Pipeline([("poly", PolynomialFeatures(2)), ("m", LinearRegression())]).fit(Xr, yr),
@@ -494,7 +494,7 @@ def test_unfitted_model_raises(reg_data):
 
 def test_tidy_outputs(reg_data):
     Xtr, ytr, Xte = reg_data
-    model = make_estimator("xgboost", "regression", {"n_estimators": 10}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", "regression", {"n_estimators": 10}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, max_rows=10, feature_names=list("abcde"))
     assert isinstance(r, ShapResult)
     long = tidy_frame(r)

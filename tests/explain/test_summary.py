@@ -30,7 +30,7 @@ def test_reliance_report_rows_and_e_switch_subsample(data):
     Xtr, ytr, Xte, yte, names = data
     gb = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(Xtr, ytr)
     table = reliance_report(gb, Xte, yte, feature_names=names, feature_groups={"g": ["x0", "x1"]},
-                            n_repeats=3, e_switch_max_rows=50, seed=1)
+                            n_repeats=3, e_switch_max_rows=50, random_state=1)
     assert len(table) == 3 * 9  # three estimators x (8 single features + one group)
     assert set(table["feature"]) == {"g"} | {f"x{i}" for i in range(2, 10)}
     sw = table[table.estimator == "e_switch"]
@@ -38,7 +38,7 @@ def test_reliance_report_rows_and_e_switch_subsample(data):
     perm = table[table.estimator == "permutation"]
     assert (perm["n_repeats"] == 3).all() and perm["mr_difference_se"].notna().all()
     again = reliance_report(gb, Xte, yte, feature_names=names, feature_groups={"g": ["x0", "x1"]},
-                            n_repeats=3, e_switch_max_rows=50, seed=1)
+                            n_repeats=3, e_switch_max_rows=50, random_state=1)
     pd.testing.assert_frame_equal(table, again)
 
 

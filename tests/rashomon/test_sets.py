@@ -127,7 +127,7 @@ def test_real_cv_summary():
     y = X[:, 0] + 0.3 * rng.normal(size=90)
     folds = [(np.flatnonzero(np.arange(90) % 3 != k), np.flatnonzero(np.arange(90) % 3 == k)) for k in range(3)]
     s = summarize_cv(cross_validate_grid("decision_tree", "regression", {"max_depth": [1, 2, 3, 5]}, X, y, folds,
-                                         seed=0), "regression")
+                                         random_state=0), "regression")
     r = rashomon_set(s, metric="mse", epsilon=0.5, mode="absolute")
     best = s["mse_mean"].min()
     assert set(r.members["config_id"]) == set(s.loc[s["mse_mean"] <= best + 0.5, "config_id"])
