@@ -28,10 +28,13 @@ from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
 from xaipipe.explain.shapley import (
     ShapResult,
+    auto_algorithm,
     forest_chunks,
     global_importance,
+    interaction_frame,
     result_metadata,
     row_frame,
+    shap_tables,
     shap_values,
     tidy_frame,
 )
@@ -516,3 +519,65 @@ def test_tidy_outputs(reg_data):
     assert meta["output"] == "prediction" and meta["background_size"] == 0 and meta["n_rows"] == 10
     with pytest.raises(TypeError):
         tidy_frame(long)
+
+
+def test_auto_algorithm_comes_from_the_registry(reg_data, clf_data):
+    Xr, yr, _ = reg_data
+    Xc, yc, _ = clf_data
+    expected = {("linear_regression", "regression"): "linear_explainer",
+                ("logistic_regression", "classification"): "linear_explainer",
+                ("decision_tree", "regression"): "tree_explainer", ("random_forest", "regression"): "tree_explainer",
+                ("extra_trees", "classification"): "tree_explainer",
+                ("gradient_boosting", "classification"): "tree_explainer",
+                ("xgboost", "regression"): "xgboost_pred_contribs", ("gaussian_nb", "classification"): "permutation",
+                ("qda", "classification"): "permutation", ("knn", "classification"): "permutation"}
+    for (family, task), algorithm in expected.items():
+        params = {"n_estimators": 3} if family in ("random_forest", "extra_trees", "gradient_boosting",
+                                                   "xgboost") else {}
+        X, y = (Xr, yr) if task == "regression" else (Xc, yc)
+        assert auto_algorithm(make_estimator(family, task, params, random_state=0).fit(X, y)) == algorithm
+    from sklearn.svm import SVR
+
+    assert auto_algorithm(SVR().fit(Xr, yr)) == "permutation"  # not a registered family
+
+
+@pytest.mark.parametrize("family,params,interactions", [
+    ("xgboost", {"n_estimators": 8, "max_depth": 3}, True),
+    ("random_forest", {"n_estimators": 4, "max_depth": 4}, False),
+])
+def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
+    Xtr, ytr, Xte = reg_data
+    model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
+    names = list("abcde")
+    test_rows = np.arange(N_TEST) * 2 + 7  # positions in prepared.csv
+    out = shap_tables(model, Xte, Xtr, test_rows=test_rows, feature_names=names, dataset="toy", family=family,
+                      max_rows=20, max_rows_forest=12, interactions=True, random_state=1)
+    assert set(out) == {"values", "rows", "importance", "interactions", "meta", "result"}
+    ref = shap_values(model, Xte, X_background=Xtr, feature_names=names, max_rows=12 if family == "random_forest"
+                      else 20, interactions=interactions, random_state=1)
+    res = out["result"]
+    assert res.estimator is None and res.algorithm == ref.algorithm
+    np.testing.assert_array_equal(res.values, ref.values)
+    np.testing.assert_array_equal(res.row_index, ref.row_index)
+    for name in ("values", "rows", "importance", "interactions"):
+        frame = out[name]
+        assert list(frame.columns[:2]) == ["dataset", "model"]
+        assert (frame["dataset"] == "toy").all() and (frame["model"] == family).all()
+    values = out["values"].drop(columns=["dataset", "model"])
+    np.testing.assert_array_equal(values["row_id"], test_rows[values["row"]])
+    pd.testing.assert_frame_equal(values.drop(columns="row_id"), tidy_frame(ref))
+    rows = out["rows"].drop(columns=["dataset", "model"])
+    np.testing.assert_array_equal(rows["row_id"], test_rows[ref.row_index])
+    pd.testing.assert_frame_equal(rows.drop(columns="row_id"), row_frame(ref))
+    pd.testing.assert_frame_equal(out["importance"].drop(columns=["dataset", "model"]), global_importance(ref))
+    inter = out["interactions"].drop(columns=["dataset", "model"])
+    if interactions:  # only for the xgboost_pred_contribs families
+        pd.testing.assert_frame_equal(inter, interaction_frame(ref))
+        assert len(inter) == len(ref.row_index) * P * P
+    else:
+        assert inter.empty
+    meta = out["meta"]
+    json.dumps(meta)
+    assert meta["dataset"] == "toy" and meta["model"] == family
+    assert meta["test_rows_explained"] == test_rows[ref.row_index].tolist()
+    assert meta["n_rows"] == len(ref.row_index)

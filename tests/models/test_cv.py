@@ -128,3 +128,41 @@ def test_decision_tree_depth_sharing_is_exact_and_skips_fits(task, monkeypatch):
             expected = evaluate(task, y[va], model_output(alone)(X[va]))[metric]
             got = table[(table["config_index"] == i) & (table["fold"] == f)][metric].item()
             assert got == expected, (cfg, f)
+
+
+def test_cv_tables_wraps_cross_validation_summary_and_selection():
+    from xaipipe.models.cv import cv_tables
+
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:150], y[:150]
+    folds = _folds(X, y, False)
+    grid = {"n_estimators": [3, 6], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
+    table, summary, best = cv_tables("gradient_boosting", "regression", grid, X, y, folds, selection="mae",
+                                     random_state=1, options={"subsample": 0.8}, dataset="diabetes")
+    ref = cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=1,
+                              options={"subsample": 0.8})
+    timing = ["fit_time_s", "predict_time_s"]
+    assert table.columns[0] == "dataset" and (table["dataset"] == "diabetes").all()
+    pd.testing.assert_frame_equal(table.drop(columns=["dataset"] + timing), ref.drop(columns=timing))
+    ref_summary = summarize_cv(ref, "regression")
+    assert summary.columns[0] == "dataset"
+    cols = [c for c in ref_summary.columns if "time" not in c]
+    pd.testing.assert_frame_equal(summary[cols], ref_summary[cols])
+    chosen = select_best(ref_summary, "mae")
+    params = expand_grid(grid)[int(chosen["config_index"])]
+    assert best["params"] == params and type(best["params"]["n_estimators"]) is int
+    assert best["config_id"] == chosen["config_id"] and best["cv_mean"] == chosen["mae_mean"]
+    assert best["cv_std"] == chosen["mae_std"] and best["selection_metric"] == "mae"
+    assert {k: best[k] for k in ("dataset", "task", "family", "n_configs", "n_failed", "failed_configs", "seed",
+                                 "options")} == {
+        "dataset": "diabetes", "task": "regression", "family": "gradient_boosting", "n_configs": 8, "n_failed": 0,
+        "failed_configs": [], "seed": 1, "options": {"subsample": 0.8}}
+    # a failed configuration is recorded; the best is chosen among the others
+    Xc, yc = load_breast_cancer(return_X_y=True)
+    _, summary, best = cv_tables("qda", "classification", {"reg_param": [0.0, 0.3]}, Xc, yc, _folds(Xc, yc, True),
+                                 selection="log_loss", random_state=0)
+    assert best["failed_configs"] == ["reg_param=0.0"] and best["n_failed"] == 1
+    assert best["params"] == {"reg_param": 0.3} and (summary["dataset"] == "").all()
+    with pytest.raises(ValueError, match="not a loss"):
+        cv_tables("qda", "classification", {"reg_param": [0.3]}, Xc, yc, _folds(Xc, yc, True), selection="accuracy",
+                  random_state=0)

@@ -13,7 +13,7 @@ from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope
-from xaipipe.rashomon.mcr import mcr_table, member_table, members_reliance, rashomon_reliance
+from xaipipe.rashomon.mcr import mcr_interval, mcr_table, member_table, members_reliance, rashomon_reliance
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
 
@@ -243,3 +243,48 @@ def test_members_partial_dependence_equals_per_model_pd(toy):
         pd_envelope(pdm, ("knn", "default"))
     with pytest.raises(ValueError, match="columns"):
         members_partial_dependence(groups, Xte, [9], grid)
+
+
+def test_mcr_interval_min_max_ties_and_undefined_values():
+    assert mcr_interval([1.2, 0.9, 3.0, 1.1]) == (1, 2, 0)
+    # ties resolve to the first member in table order
+    assert mcr_interval([2.0, 1.0, 5.0, 1.0, 5.0]) == (1, 2, 0)
+    assert mcr_interval([4.0, 4.0, 4.0]) == (0, 0, 0)
+    # NaN and inf (a member with zero loss) are left out and counted; positions index the input
+    assert mcr_interval([np.nan, 3.0, np.inf, 0.5, -np.inf, 2.0]) == (3, 1, 3)
+    assert mcr_interval(np.array([np.inf, 7.0])) == (1, 1, 1)
+    assert mcr_interval([np.nan, np.inf]) == (-1, -1, 2)
+    assert mcr_interval([]) == (-1, -1, 0)
+    # brute force on random values with missing ones
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        v = rng.integers(0, 4, size=rng.integers(1, 9)).astype(float)
+        v[rng.random(v.size) < 0.2] = np.nan
+        lo, hi, undefined = mcr_interval(v)
+        fin = [i for i in range(v.size) if np.isfinite(v[i])]
+        assert undefined == v.size - len(fin)
+        if fin:
+            assert lo == min(fin, key=lambda i: (v[i], i)) and hi == max(fin, key=lambda i: (v[i], -i))
+        else:
+            assert (lo, hi) == (-1, -1)
+
+
+def test_mcr_table_leaves_undefined_members_out(toy):
+    sets = rashomon_scopes(toy["summary"], metric="rmse", epsilon=EPS[-1])
+    members = toy["members"].copy()
+    ref = members["is_reference_cross_family"]
+    # give one non-reference member of the cross-family set a zero loss: MR = inf / NaN
+    victim = members.loc[~ref & (members["min_epsilon_cross_family"] <= EPS[-1]), ["family", "config_id"]].iloc[0]
+    hit = (members["family"] == victim["family"]) & (members["config_id"] == victim["config_id"])
+    members.loc[hit, "mr_ratio"] = np.inf
+    members.loc[hit & (members["feature"] == "a"), "mr_ratio"] = np.nan
+    got = mcr_table(members, sets, epsilons=EPS)
+    base = toy["mcr"]
+    rows = (got["scope"] == "cross_family") & (got["epsilon"] == EPS[-1]) & (got["quantity"] == "mr_ratio")
+    assert (got.loc[rows, "n_undefined"] == 1).all() and (base.loc[rows, "n_undefined"] == 0).all()
+    for _, row in got[rows].iterrows():
+        sub = members[(members["min_epsilon_cross_family"] <= EPS[-1]) & (members["feature"] == row["feature"])
+                      & (members["estimator"] == row["estimator"]) & ~hit]
+        assert row["mcr_minus"] == sub["mr_ratio"].min() and row["mcr_plus"] == sub["mr_ratio"].max()
+        assert row["n_members"] == base.loc[row.name, "n_members"]  # still a member of the set
+        assert f"{victim['family']}:{victim['config_id']}" not in (row["argmin_config"], row["argmax_config"])

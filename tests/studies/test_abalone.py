@@ -21,6 +21,7 @@ from xaipipe.studies.abalone import (
     load_abalone,
     load_published,
     ranking_pattern,
+    table_4_1,
     thesis_study,
     transform_target,
 )
@@ -166,3 +167,30 @@ def test_load_abalone_split(mirror, repo):
     assert d["feature_groups"] == {"Sex": ["Sex_F", "Sex_I", "Sex_M"]}
     assert len(d["folds"]) == 5 and sum(len(v) for _, v in d["folds"]) == 3341
     assert d["y_train"].min() >= 1 and d["y_train"].max() <= 29
+
+
+def test_table_4_1_wraps_the_study_and_the_comparison(small_study):
+    import pandas as pd
+
+    from xaipipe.rashomon.sets import rashomon_set
+
+    X, y, folds, grid, raw, _ = small_study
+    published = raw.iloc[[2, 0, 1]][["n_estimators", "learning_rate", "max_depth", "loss"]].copy()
+    published.insert(0, "rank", [1, 2, 3])
+    published.insert(1, "cv_rmse", [1.5, 1.6, 1.7])
+    summary, comparison, pattern = table_4_1(X, y, folds, published.to_dict("records"), grid=grid, random_state=0,
+                                             dataset="abalone_study")
+    assert list(summary.columns[:2]) == ["dataset", "family"]
+    assert (summary["dataset"] == "abalone_study").all() and (summary["family"] == "gradient_boosting").all()
+    cols = [c for c in raw.columns if c != "fit_time_s"]
+    pd.testing.assert_frame_equal(summary[cols], raw[cols])
+    assert (summary["status"] == "ok").all()
+    pd.testing.assert_frame_equal(comparison, compare_with_published(raw, published))
+    assert comparison["pub_config_our_rank"].tolist()[:3] == [3, 1, 2]
+    ours = pattern[pattern["source"] == "reproduced"].drop(columns="source").reset_index(drop=True)
+    theirs = pattern[pattern["source"] == "published"].drop(columns="source").reset_index(drop=True)
+    pd.testing.assert_frame_equal(ours, ranking_pattern(raw))
+    pd.testing.assert_frame_equal(theirs, ranking_pattern(published.rename(columns={"cv_rmse": "rmse_mean"})))
+    # the summary is a CV summary the Rashomon step reads as one model class
+    rs = rashomon_set(summary, metric="rmse", epsilon=0.0)
+    assert rs.reference["config_id"] == raw["config_id"].iloc[0] and rs.scope == "gradient_boosting"
