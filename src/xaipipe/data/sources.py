@@ -601,8 +601,8 @@ def fetch_openml_source(
         (default ``active``).
     download : mapping, optional
         ``timeout_s`` (socket timeout), ``retries`` (``n_retries``),
-        ``backoff_s`` (``delay``), ``cache_dir`` (``data_home`` is
-        ``<cache_dir>/openml``; scikit-learn's default when empty).
+        ``backoff_s`` (``delay``), ``cache_dir`` (``data_home``: scikit-learn
+        caches under ``<cache_dir>/openml``; its default folder when empty).
     fetch : callable, optional
         Replacement for ``fetch_openml`` (tests).
 
@@ -632,12 +632,13 @@ def fetch_openml_source(
         query = {"name": source["name"], "version": source.get("version", "active")}
         label = f"OpenML name {source['name']!r} version {query['version']}"
     cache_dir = download.get("cache_dir")
-    data_home = str(Path(cache_dir) / "openml") if cache_dir else None
+    data_home = str(cache_dir) if cache_dir else None  # fetch_openml appends "openml"
     previous = socket.getdefaulttimeout()
     socket.setdefaulttimeout(float(download.get("timeout_s", 60)))
     try:
         bunch = fetch(**query, data_home=data_home, target_column=None, as_frame=True,
-                      n_retries=max(1, int(download.get("retries", 3))), delay=float(download.get("backoff_s", 5)))
+                      n_retries=max(1, int(download.get("retries", 3))),
+                      delay=max(1e-3, float(download.get("backoff_s", 5))))
     except Exception as exc:  # network errors, unknown ids: one clear message
         raise DownloadError(
             f"could not fetch dataset {entry.dataset!r} ({label}) with scikit-learn's fetch_openml: "
