@@ -174,12 +174,13 @@ def load_config():
 def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
     """Prepared and split exactly as the pipeline's canonical/prepare/split rules."""
     from xaipipe.data.prepare import prepare_table
-    from xaipipe.data.sources import load_canonical, load_sources
+    from xaipipe.data.registry import load_registry, preparation_options
+    from xaipipe.data.sources import load_canonical
     from xaipipe.data.split import folds_from_split, make_split
 
-    source = load_sources(REPO / "config" / "sources.yaml")[name]
-    frame, sidecar = load_canonical(source, mirror=mirror)
-    options = {k: v for k, v in cfg["datasets"][name].items() if k not in ("families", "enabled")}
+    entry = load_registry(REPO / "config" / "datasets.yaml", cfg["datasets"])[name]
+    frame, sidecar = load_canonical(entry, mirror=mirror)
+    options = preparation_options(entry, cfg["datasets"][name])
     prepared, info, _ = prepare_table(frame, sidecar, options)
     X = prepared[info["features"]].to_numpy(dtype=np.float64)
     y = prepared[info["target"]].to_numpy()

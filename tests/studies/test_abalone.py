@@ -162,7 +162,7 @@ def test_published_table_is_gradient_boosting_depth_two():
 
 
 def test_load_abalone_split(mirror, repo):
-    d = load_abalone(repo / "config" / "sources.yaml", mirror)
+    d = load_abalone(repo / "config" / "datasets.yaml", mirror)
     assert d["X_train"].shape == (3341, 10) and d["X_test"].shape == (836, 10)
     assert d["feature_groups"] == {"Sex": ["Sex_F", "Sex_I", "Sex_M"]}
     assert len(d["folds"]) == 5 and sum(len(v) for _, v in d["folds"]) == 3341
