@@ -33,8 +33,17 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO / "benchmarks"))
+
+
+def _run_module():
+    """benchmarks/run.py, loaded by path (the package itself must be installed: ``pip install -e .``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_run", REPO / "benchmarks" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 LOSSES = ("squared_error", "absolute_error", "huber")
 
@@ -42,8 +51,10 @@ LOSSES = ("squared_error", "absolute_error", "huber")
 def main(argv=None) -> int:
     from sklearn.ensemble import GradientBoostingRegressor
 
-    from run import load_config, load_dataset
     from xaipipe.models.boosting import fast_leaf_updates, fit_estimator
+
+    run = _run_module()
+    load_config, load_dataset = run.load_config, run.load_dataset
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "data" / "uci"),

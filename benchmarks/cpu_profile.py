@@ -54,7 +54,9 @@ ACTIVITIES = [
     ("TreeSHAP (shap)", ("shap/explainers/_tree.py",)),
     ("model-agnostic SHAP (shap)", ("shap/explainers/_permutation.py", "shap/explainers/_exact.py",
                                     "shap/explainers/_kernel.py")),
-    ("MR engine (numba kernels)", ("xaipipe/rashomon/_kernels.py", "xaipipe/rashomon/engine.py")),
+    ("MR engine (numba kernels)", ("xaipipe/explain/reliance/_kernels.py", "xaipipe/explain/reliance/_engine.py",
+                                   # before the issue-22 refactor
+                                   "xaipipe/rashomon/_kernels.py", "xaipipe/rashomon/engine.py")),
     ("prediction (xgboost)", ("predict (xgboost/core.py", "inplace_predict (xgboost/core.py")),
     ("prediction (scikit-learn)", ("predict (sklearn/", "predict_proba (sklearn/", "staged_",
                                    "_raw_predict (sklearn/", "decision_function (sklearn/",
@@ -78,7 +80,7 @@ OTHER = "other"
 _PROCESS = re.compile(r'process (\d+):"(.*?)";', re.S)
 _SCRIPT = re.compile(r"tmp[\w-]*\.(\w+)\.py")
 _COUNT = re.compile(r" \d+$")
-_XAIPIPE = re.compile(r"xaipipe/(\w+)/(\w+)\.py")
+_XAIPIPE = re.compile(r"xaipipe/((?:\w+/)+\w+)\.py")
 
 
 def classify(frames):
@@ -106,7 +108,7 @@ def owner(command: str, frames) -> str:
         for frame in frames:
             m = _XAIPIPE.search(frame)
             if m:
-                return f"worker: {m.group(1)}.{m.group(2)}"
+                return "worker: " + m.group(1).replace("/", ".")
         return "worker: other"
     if "snakemake" in command:
         return "snakemake (scheduler)"

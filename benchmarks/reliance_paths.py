@@ -12,17 +12,18 @@ For every fitted random forest and gradient boosting model of the run
 ``model_reliance`` rule (``permutation`` with 20 repeats, ``e_divide``,
 ``e_switch`` on at most 400 test rows, the rule's first loss), times on one thread
 
-* ``generic``: :func:`xaipipe.explain.reliance.reliance_arrays` with
-  :func:`~xaipipe.explain.reliance.member_predictor` (scikit-learn's
-  ``tree.predict`` of every tree on every switched data set);
-* ``engine``: :func:`xaipipe.rashomon.engine.ensemble_reliance_arrays` (only the
+* ``generic``: :func:`xaipipe.explain.reliance.model_reliance` with
+  ``method="generic"`` (:func:`~xaipipe.models.prefix.member_predictor`:
+  scikit-learn's ``tree.predict`` of every tree on every switched data set);
+* ``engine``: ``model_reliance(..., method="engine")`` (the tree engine: only the
   trees that split on the variable, resumed at the entry node; one interval
   search per recipient and tree for a one-column variable, trees in cache-sized
   blocks),
 
 asserts that both give bitwise-equal ``e_orig`` and ``e_switch`` and prints
 ``<dataset>/<family> <estimator>: generic_s=<x> engine_s=<y> ratio=<x/y> used=<path>``
-(``used``: the path :func:`~xaipipe.rashomon.engine.engine_preferred` picks).
+(``used``: the path ``method="auto"`` takes,
+:func:`xaipipe.explain.reliance._engine.engine_preferred`).
 Evidence for the choice in ``engine_preferred``, not a test.
 """
 
@@ -30,15 +31,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-FAMILIES = ("random_forest", "gradient_boosting")
+#: The families with tree-engine support (:attr:`xaipipe.models.families.Family.engine`).
+FAMILIES = ("random_forest", "extra_trees", "gradient_boosting")
 
 
 def main(argv=None) -> int:
@@ -51,9 +50,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from xaipipe.data.prepare import load_prepared
-    from xaipipe.explain.reliance import features_from_groups, member_predictor, reliance_arrays
+    from xaipipe.explain.reliance import features_from_groups, model_reliance
+    from xaipipe.explain.reliance._engine import engine_preferred
     from xaipipe.io import read_joblib
-    from xaipipe.rashomon.engine import engine_preferred, ensemble_reliance_arrays
 
     root = args.results
     if not (root / "models").is_dir():
@@ -75,7 +74,7 @@ def main(argv=None) -> int:
             classifier = hasattr(model, "classes_")
             loss = "log_loss" if classifier else "squared_error"
             if not warmed:  # numba kernels load / compile outside the timings
-                ensemble_reliance_arrays(model, X[:20], y[:20], n_repeats=2, random_state=0, loss=loss)
+                model_reliance(model, X[:20], y[:20], n_repeats=2, random_state=0, loss=loss, method="engine")
                 warmed = True
             for est in args.estimators.split(","):
                 rows = np.arange(len(y))
@@ -86,10 +85,10 @@ def main(argv=None) -> int:
                           feature_names=list(data.features), random_state=args.seed,
                           n_repeats=20 if est == "permutation" else None)
                 t = time.perf_counter()
-                a = reliance_arrays(member_predictor(model, None), X[rows], y[rows], **kw)
+                a = model_reliance(model, X[rows], y[rows], method="generic", **kw)
                 generic = time.perf_counter() - t
                 t = time.perf_counter()
-                b = ensemble_reliance_arrays(model, X[rows], y[rows], **kw)
+                b = model_reliance(model, X[rows], y[rows], method="engine", **kw)
                 engine = time.perf_counter() - t
                 if not (np.array_equal(a.e_orig, b.e_orig) and np.array_equal(a.e_switch, b.e_switch)):
                     print(f"{ds}/{fam} {est}: the two paths differ", flush=True)

@@ -1,3 +1,4 @@
+#!/usr/bin/env python
 """Timing helpers of the benchmark scripts (not part of the package).
 
 :func:`truncated_ensemble` stands a prefix of a fitted ensemble in for a separately
@@ -5,7 +6,13 @@ fitted member; :func:`time_reliance_paths` times three ways to get the permutati
 MR of every prefix member (the tree engine, the generic predict-many path, and
 ``sklearn.inspection.permutation_importance`` per member). Moved here from the
 package (they were ``xaipipe.rashomon.engine.truncated_ensemble`` /
-``time_reliance_paths``).
+``time_reliance_paths``); ``tests/report/test_reliance_timing.py`` tests them.
+
+As a script, on Friedman's (1991) simulated regression data (scikit-learn's
+``make_friedman1``; repository root, virtual environment active)::
+
+    python benchmarks/reliance_timing.py [--family gradient_boosting] [--n-estimators 100]
+                                         [--members 10] [--rows 500] [--repeats 10]
 """
 
 from __future__ import annotations
@@ -108,3 +115,45 @@ def time_reliance_paths(
                                    random_state=random_state, scoring=scoring)
         out["permutation_importance_s"] = time.process_time() - t
     return out
+
+
+FAMILIES = ("gradient_boosting", "random_forest", "extra_trees")
+
+
+def main(argv=None) -> int:
+    import argparse
+    import os
+
+    from sklearn.datasets import make_friedman1
+
+    from xaipipe.models.families import make_estimator
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--family", choices=FAMILIES, default="gradient_boosting")
+    ap.add_argument("--n-estimators", type=int, default=100, help="trees (stages) of the fitted model")
+    ap.add_argument("--members", type=int, default=10, help="prefix members, evenly spaced up to --n-estimators")
+    ap.add_argument("--rows", type=int, default=500, help="rows of the fit and of the MR data each")
+    ap.add_argument("--repeats", type=int, default=10, help="permutations per variable")
+    ap.add_argument("--no-baseline", action="store_true", help="skip permutation_importance per member")
+    args = ap.parse_args(argv)
+    if not 1 <= args.members <= args.n_estimators:
+        ap.error("--members must be in [1, --n-estimators]")
+    X, y = make_friedman1(n_samples=2 * args.rows, n_features=10, noise=1.0, random_state=0)
+    model = make_estimator(args.family, "regression", {"n_estimators": args.n_estimators, "max_depth": 3},
+                           random_state=0, n_jobs=1).fit(X[: args.rows], y[: args.rows])
+    ks = sorted({max(1, round(args.n_estimators * (i + 1) / args.members)) for i in range(args.members)})
+    model_reliance(model, X[:20], y[:20], n_repeats=1, random_state=0, method="engine")  # load the numba kernels
+    out = time_reliance_paths(model, X[args.rows:], y[args.rows:], ks, n_repeats=args.repeats,
+                              baseline=not args.no_baseline)
+    print(f"{args.family} n_estimators={args.n_estimators} members={out['members']} rows={args.rows} "
+          f"repeats={args.repeats} load_average={os.getloadavg()[0]:.2f}")
+    line = f"engine_s={out['engine_s']:.2f} generic_s={out['generic_s']:.2f}"
+    if "permutation_importance_s" in out:
+        line += f" permutation_importance_s={out['permutation_importance_s']:.2f}"
+    print(line + f" generic/engine={out['generic_s'] / max(out['engine_s'], 1e-9):.2f} "
+          f"bitwise_equal={out['equal']}")
+    return 0 if out["equal"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

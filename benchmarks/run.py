@@ -21,13 +21,15 @@ then the project's code; same data, folds, grids, seeds and number of cores):
     predictions.
 ``rashomon refit abalone-324`` (full mode)
     naive: the 324 models of thesis 001 Table 4.1 fitted one by one (joblib,
-    ``n_jobs=<cores>``); pipeline: :func:`xaipipe.rashomon.mcr.fit_member_groups`
+    ``n_jobs=<cores>``); pipeline: :func:`xaipipe.rashomon.refit.fit_member_groups`
     (one fit per prefix group, 36 fits).
 ``rashomon reliance abalone-324``
     naive: ``sklearn.inspection.permutation_importance`` (20 repeats,
-    ``n_jobs=<cores>``) of every member; pipeline: the tree engine
-    :func:`xaipipe.rashomon.engine.ensemble_reliance_arrays` per fitted group
-    (``n_jobs=<cores>`` kernel threads) and :func:`~xaipipe.explain.reliance.reliance_table`.
+    ``n_jobs=<cores>``) of every member; pipeline:
+    :func:`xaipipe.rashomon.refit.group_reliance` per fitted group
+    (:func:`xaipipe.explain.reliance.model_reliance`, ``method="auto"``: the tree
+    engine for forests and boosting, ``n_jobs=<cores>`` kernel threads) and
+    :meth:`~xaipipe.explain.reliance.RelianceResult.to_frame`.
     Both see the same permutations (:func:`~xaipipe.explain.reliance.sklearn_permutations`)
     and permute every column on its own (``permutation_importance`` cannot permute
     a one-hot group jointly). Asserted: every importance
@@ -41,9 +43,9 @@ then the project's code; same data, folds, grids, seeds and number of cores):
     which keeps ``--quick`` under 5 minutes on 2 cores; Abalone's set adds ~1 min).
 
 The members of the naive MR stage are the fitted models of the naive refit stage in
-full mode and :func:`~xaipipe.rashomon.engine.truncated_ensemble` copies in quick
-mode (their predictions are bitwise those of separately fitted models:
-``tests/models/test_prefix.py``, ``tests/rashomon/test_engine.py``).
+full mode and ``truncated_ensemble`` copies (``benchmarks/reliance_timing.py``) in
+quick mode (their predictions are bitwise those of separately fitted models:
+``tests/models/test_prefix.py``, ``tests/report/test_reliance_timing.py``).
 
 Output: one line per stage ``<stage>: naive_s=<x> pipeline_s=<y> ratio=<x/y>``,
 then totals, the peak resident memory (RSS summed over this process and its
@@ -55,20 +57,19 @@ printed first because timings on a loaded machine are not evidence.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
-import sys
 import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+import numpy as np
+import pandas as pd
+import yaml
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 QUICK_DATASETS = ["airfoil", "abalone"]
 # --quick: the Rashomon-set MR stage on Airfoil only (Abalone's 74-member set costs ~55 s
@@ -82,6 +83,15 @@ QUICK_RANGE = {"start": 5, "stop": 100, "step": 5}
 # --quick: the 324-model grid of thesis 001 Table 4.1 with n_estimators 10..90 step 10 instead
 # of 100..900 (still 324 members in 36 prefix groups of 9)
 QUICK_STUDY_RANGE = {"start": 10, "stop": 90, "step": 10}
+
+
+def _sibling(name: str):
+    """A module of benchmarks/ (e.g. ``reliance_timing``), loaded by path (the package
+    itself must be installed: ``pip install -e .``)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # ----------------------------------------------------------------------------- memory
@@ -164,12 +174,13 @@ def load_config():
 def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
     """Prepared and split exactly as the pipeline's canonical/prepare/split rules."""
     from xaipipe.data.prepare import prepare_table
-    from xaipipe.data.sources import load_canonical, load_sources
+    from xaipipe.data.registry import load_registry, preparation_options
+    from xaipipe.data.sources import load_canonical
     from xaipipe.data.split import folds_from_split, make_split
 
-    source = load_sources(REPO / "config" / "sources.yaml")[name]
-    frame, sidecar = load_canonical(source, mirror=mirror)
-    options = {k: v for k, v in cfg["datasets"][name].items() if k not in ("families", "enabled")}
+    entry = load_registry(REPO / "config" / "datasets.yaml", cfg["datasets"])[name]
+    frame, sidecar = load_canonical(entry, mirror=mirror)
+    options = preparation_options(entry, cfg["datasets"][name])
     prepared, info, _ = prepare_table(frame, sidecar, options)
     X = prepared[info["features"]].to_numpy(dtype=np.float64)
     y = prepared[info["target"]].to_numpy()
@@ -198,7 +209,7 @@ def naive_grid(family, task, grid, data, seed, options, cores):
     from xaipipe.models.families import make_estimator
     from xaipipe.models.grid import expand_values
 
-    est = make_estimator(family, task, {}, seed=seed, n_jobs=1, options=options)
+    est = make_estimator(family, task, {}, random_state=seed, n_jobs=1, options=options)
     param_grid = {k: expand_values(v, name=k) for k, v in grid.items()}
     scoring = "neg_root_mean_squared_error" if task == "regression" else {"log_loss": "neg_log_loss",
                                                                            "accuracy": "accuracy"}
@@ -210,8 +221,8 @@ def naive_grid(family, task, grid, data, seed, options, cores):
 def pipeline_grid(family, task, grid, data, seed, options, cores):
     from xaipipe.models.cv import cross_validate_grid
 
-    return cross_validate_grid(family, task, grid, data["X_train"], data["y_train"], data["folds"], seed=seed,
-                               options=options, n_jobs=cores)
+    return cross_validate_grid(family, task, grid, data["X_train"], data["y_train"], data["folds"],
+                               random_state=seed, options=options, n_jobs=cores)
 
 
 def compare_grid(task, grid, cv_results, table, folds) -> str:
@@ -249,7 +260,8 @@ def check_prefix_predictions(family, task, grid, data, seed, options) -> str:
     """Fold 0: the smallest n_estimators refitted alone vs the shared-prefix predictions."""
     from xaipipe.models.families import PREFIX_PARAM, get_family, make_estimator
     from xaipipe.models.grid import expand_grid, prefix_groups
-    from xaipipe.models.prefix import predict_output, prefix_predictions
+    from xaipipe.models.output import model_output
+    from xaipipe.models.prefix import prefix_predictions
 
     if not get_family(family).ensemble:
         return ""
@@ -257,12 +269,12 @@ def check_prefix_predictions(family, task, grid, data, seed, options) -> str:
     X, y = data["X_train"], data["y_train"]
     checked = 0
     for base, ks in prefix_groups(expand_grid(grid)):
-        big = make_estimator(family, task, dict(base, **{PREFIX_PARAM: max(ks)}), seed=seed, n_jobs=1,
+        big = make_estimator(family, task, dict(base, **{PREFIX_PARAM: max(ks)}), random_state=seed, n_jobs=1,
                              options=options).fit(X[tr], y[tr])
         k = min(ks)
-        alone = make_estimator(family, task, dict(base, **{PREFIX_PARAM: k}), seed=seed, n_jobs=1,
+        alone = make_estimator(family, task, dict(base, **{PREFIX_PARAM: k}), random_state=seed, n_jobs=1,
                                options=options).fit(X[tr], y[tr])
-        np.testing.assert_array_equal(prefix_predictions(big, X[va], [k])[0], predict_output(alone, X[va]))
+        np.testing.assert_array_equal(prefix_predictions(big, X[va], [k])[0], model_output(alone)(X[va]))
         checked += 1
     return f"; n_estimators={min(ks)} refitted alone = prefix, bitwise ({checked} configurations)"
 
@@ -295,7 +307,7 @@ def grid_stage(rec, datasets, cfg, cores, quick, families):
 def _naive_fit_one(cfg_params, X, y, seed):
     from xaipipe.models.families import make_estimator
 
-    return make_estimator("gradient_boosting", "regression", cfg_params, seed=seed, n_jobs=1).fit(X, y)
+    return make_estimator("gradient_boosting", "regression", cfg_params, random_state=seed, n_jobs=1).fit(X, y)
 
 
 def naive_refit(configs, X, y, seed, cores):
@@ -314,23 +326,23 @@ def naive_reliance(models, X, y, scoring, R, seed, cores):
 
 def pipeline_reliance(groups, X, y, loss, perms, cores):
     """The project's MR of every member of every fitted group (one pass per group)."""
-    from xaipipe.explain.reliance import reliance_table
-    from xaipipe.rashomon.mcr import group_reliance
+    from xaipipe.rashomon.refit import group_reliance
 
     out = []
     for grp in groups:
-        # as the rashomon rule: the tree engine where engine_preferred (forests and
-        # boosting, not e_divide), shared-prefix predictions otherwise (XGBoost, ...)
+        # as the rashomon rule: method="auto", the tree engine where engine_preferred (forests
+        # and boosting, not e_divide), shared-prefix predictions otherwise (XGBoost, ...)
         arr = group_reliance(grp, X, y, loss=loss, permutations=perms, n_jobs=cores)
-        reliance_table(arr)
+        arr.to_frame()
         out.append(arr)
     return out
 
 
 def member_models(groups):
     """(group index, member index, model) of every member; prefixes as truncated copies."""
-    from xaipipe.rashomon.engine import supports_engine, truncated_ensemble
+    from xaipipe.explain.reliance._engine import supports_engine
 
+    truncated_ensemble = _sibling("reliance_timing").truncated_ensemble
     out = []
     for g, grp in enumerate(groups):
         if grp.n_estimators and supports_engine(grp.model):
@@ -375,7 +387,7 @@ def reliance_stage(rec, name, groups, models, X, y, task, cfg, cores):
 
 def abalone_study_stages(rec, data, cfg, cores, quick):
     from xaipipe.models.grid import config_id, expand_grid
-    from xaipipe.rashomon.mcr import fit_member_groups
+    from xaipipe.rashomon.refit import fit_member_groups
 
     seed = int(cfg["seed"])
     grid = dict(cfg["rashomon"]["abalone_study"]["grid"])
@@ -384,7 +396,7 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
     configs = expand_grid(grid)
     members = pd.DataFrame({"family": "gradient_boosting", "config_id": [config_id(c) for c in configs]})
     X, y = data["X_train"], data["y_train"]
-    groups, tp, mp = rec.time(fit_member_groups, members, "regression", X, y, seed=seed, n_jobs=cores)
+    groups, tp, mp = rec.time(fit_member_groups, members, "regression", X, y, random_state=seed, n_jobs=cores)
     if quick:
         print(f"rashomon refit abalone-{len(configs)}: pipeline_s={tp:.2f} (naive refit skipped in --quick; "
               "the naive members are truncated copies)", flush=True)
@@ -405,7 +417,8 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
 
 def dataset_rashomon_stage(rec, data, cfg, cores):
     from xaipipe.models.cv import summarize_cv
-    from xaipipe.rashomon.mcr import fit_member_groups, rashomon_scopes
+    from xaipipe.rashomon.refit import fit_member_groups
+    from xaipipe.rashomon.sets import rashomon_scopes
 
     task = data["task"]
     metric = cfg["selection"][task]
@@ -417,7 +430,7 @@ def dataset_rashomon_stage(rec, data, cfg, cores):
     sets = rashomon_scopes(summary, metric=metric, epsilon=max(cfg["rashomon"]["epsilons"]),
                            mode=cfg["rashomon"]["epsilon_mode"], scopes=cfg["rashomon"]["scopes"])
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
-    groups = fit_member_groups(candidates, task, data["X_train"], data["y_train"], seed=int(cfg["seed"]),
+    groups = fit_member_groups(candidates, task, data["X_train"], data["y_train"], random_state=int(cfg["seed"]),
                                options=cfg["estimator_options"], n_jobs=cores)
     models = member_models(groups)
     return reliance_stage(rec, data["name"], groups, models, data["X_test"], data["y_test"], task, cfg, cores)
@@ -431,15 +444,15 @@ def warm_up(cores):
     from joblib import Parallel, delayed
     from sklearn.ensemble import GradientBoostingRegressor
 
-    from xaipipe.rashomon.engine import ensemble_reliance_arrays
+    from xaipipe.explain.reliance import model_reliance
 
     Parallel(n_jobs=cores)(delayed(abs)(-i) for i in range(4 * cores))
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(50, 3)), rng.normal(size=50)
     t0 = time.perf_counter()
     model = GradientBoostingRegressor(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
-    ensemble_reliance_arrays(model, X, y, n_repeats=2, random_state=0, n_jobs=cores)
-    ensemble_reliance_arrays(model, X, y, n_repeats=2, random_state=0, n_jobs=1)
+    model_reliance(model, X, y, n_repeats=2, random_state=0, n_jobs=cores, method="engine")
+    model_reliance(model, X, y, n_repeats=2, random_state=0, n_jobs=1, method="engine")
     return time.perf_counter() - t0
 
 

@@ -13,8 +13,8 @@ Measured on Abalone (thesis 001's Table 4.1 data; the pipeline's split and folds
   ``K``, the naive cost with the sum of the values, ``10.5 K``) and the number of
   configurations (learning rates);
 * ``mr`` -- the model reliance of the members of a Rashomon set with the tree engine
-  (:func:`xaipipe.rashomon.engine.ensemble_reliance_arrays`, permutation estimator,
-  20 repeats), varying the evaluation rows ``n``, the columns ``p`` (one variable
+  (:func:`xaipipe.explain.reliance.model_reliance` with ``method="engine"``,
+  permutation estimator, 20 repeats), varying the evaluation rows ``n``, the columns ``p`` (one variable
   each), and the number of members ``m`` (prefix groups of the 324-model grid of
   thesis 001 Table 4.1, 9 members each).
 
@@ -28,18 +28,25 @@ sizes are the full data set.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO / "benchmarks"))
+import numpy as np
+import pandas as pd
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _run_module():
+    """benchmarks/run.py, loaded by path (the package itself must be installed: ``pip install -e .``)."""
+    spec = importlib.util.spec_from_file_location("bench_run", REPO / "benchmarks" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 SEED = 20250223
 
@@ -71,14 +78,14 @@ def main(argv=None):
     parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "data" / "uci"))
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    from run import load_config, load_dataset  # benchmarks/run.py
+    run = _run_module()
+    load_config, load_dataset = run.load_config, run.load_dataset
 
-    from xaipipe.explain.reliance import sklearn_permutations
+    from xaipipe.explain.reliance import model_reliance, sklearn_permutations
     from xaipipe.models.cv import cross_validate_grid
     from xaipipe.models.grid import config_id, expand_grid
+    from xaipipe.rashomon.refit import fit_member_groups
     from xaipipe.studies.abalone import THESIS_GRID
-    from xaipipe.rashomon.engine import ensemble_reliance_arrays
-    from xaipipe.rashomon.mcr import fit_member_groups
 
     print(f"load_average={os.getloadavg()[0]:.2f} cores={args.cores} repeats={args.repeats}", flush=True)
     cfg = load_config()
@@ -95,7 +102,7 @@ def main(argv=None):
     base_grid = {"n_estimators": {"start": 25, "stop": 500, "step": 25}, "learning_rate": [0.1]}
 
     def cv(X, y, grid, folds):
-        return cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, seed=SEED,
+        return cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=SEED,
                                    n_jobs=args.cores)
 
     for n in (800, 1600, 3200):
@@ -120,15 +127,15 @@ def main(argv=None):
     configs = expand_grid(THESIS_GRID)
     members = pd.DataFrame({"family": "gradient_boosting", "config_id": [config_id(c) for c in configs]})
     t0 = time.perf_counter()
-    groups = fit_member_groups(members, "regression", Xtr, ytr, seed=SEED, n_jobs=max(1, args.cores))
+    groups = fit_member_groups(members, "regression", Xtr, ytr, random_state=SEED, n_jobs=max(1, args.cores))
     print(f"(fitted {len(groups)} prefix groups in {time.perf_counter() - t0:.1f} s)", flush=True)
     R = 20
 
     def mr(gs, X, y, cols=None):
         perms = sklearn_permutations(X.shape[0], R, SEED)
         for g in gs:
-            ensemble_reliance_arrays(g.model, X, y, n_estimators=g.n_estimators, permutations=perms,
-                                     features=cols, n_jobs=args.cores)
+            model_reliance(g.model, X, y, n_estimators=g.n_estimators, permutations=perms, features=cols,
+                           n_jobs=args.cores, method="engine")
 
     # the 12 groups of learning rate 0.1 (the sizes below keep this mix of depths and losses)
     lr01 = [g for g in groups if g.base_params["learning_rate"] == 0.1]

@@ -94,8 +94,7 @@ def occupancy(jobs):
 
 
 def _cpu_by_rule(folder: Path):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from xaipipe.report.profiling import read_benchmarks, rule_totals
+    from xaipipe.report.profiling import read_benchmarks, rule_totals  # the installed package (pip install -e .)
 
     return rule_totals(read_benchmarks(folder)).set_index("rule")["cpu_s"].to_dict()
 

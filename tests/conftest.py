@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: the six datasets of the theses (entries of config/datasets.yaml)
+THESIS_DATASETS = ("airfoil", "concrete", "wine_quality", "abalone", "diabetes", "breast_cancer")
 
 
 def mirror_path() -> Path:
@@ -30,18 +32,19 @@ def mirror() -> Path:
 
 
 @pytest.fixture(scope="session")
-def sources():
-    from xaipipe.data.sources import load_sources
+def registry():
+    """The entries of config/datasets.yaml."""
+    from xaipipe.data.registry import load_registry
 
-    return load_sources(REPO / "config" / "sources.yaml")
+    return load_registry(REPO / "config" / "datasets.yaml")
 
 
 @pytest.fixture(scope="session")
-def canonical(mirror, sources):
+def canonical(mirror, registry):
     """Canonical tables and sidecars of all six datasets, read from the mirror."""
-    from xaipipe.data.sources import DATASETS, load_canonical
+    from xaipipe.data.sources import load_canonical
 
-    return {d: load_canonical(sources[d], mirror=mirror) for d in DATASETS}
+    return {d: load_canonical(registry[d], mirror=mirror) for d in THESIS_DATASETS}
 
 
 @pytest.fixture(autouse=True)

@@ -53,8 +53,8 @@ def test_unknown_columns_name_the_config_key(canonical):
         prepare_table(*canonical["airfoil"], {"drop": ["angle"]})
     with pytest.raises(ValueError, match=r"datasets.abalone.one_hot"):
         prepare_table(*canonical["abalone"], {"one_hot": ["sex"]})
-    with pytest.raises(ValueError, match=r"non-numeric feature.*Sex"):
-        prepare_table(*canonical["abalone"], {})
+    with pytest.raises(ValueError, match=r"non-numeric feature.*Sex.*datasets.abalone.categorical"):
+        prepare_table(*canonical["abalone"], {"one_hot": []})
     with pytest.raises(ValueError, match=r"variant"):
         prepare_table(*canonical["wine_quality"], {"variant": "rose"})
     with pytest.raises(ValueError, match=r"positive_class"):

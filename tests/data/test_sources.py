@@ -15,18 +15,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.conftest import THESIS_DATASETS as DATASETS
 from xaipipe.data.sources import (
-    DATASETS,
     ChecksumError,
     DownloadError,
-    canonical_columns,
     canonical_sha256,
     fetch_uci,
     load_canonical,
     read_canonical,
     read_mirror,
 )
+from tests.conftest import REPO
 from xaipipe.io import write_json
+
+def canonical_columns(dataset):
+    """Column roles of a dataset's registry entry (config/datasets.yaml)."""
+    from xaipipe.data.registry import load_registry
+
+    e = load_registry(REPO / "config" / "datasets.yaml")[dataset]
+    return {"id": list(e.id_columns), "features": list(e.feature_columns), "target": [e.target],
+            "other": list(e.other_columns)}
+
 
 EXPECTED_SHAPES = {
     "airfoil": (1503, 6),
@@ -49,7 +58,7 @@ def test_mirror_canonical_tables(canonical, dataset):
     lay = canonical_columns(dataset)
     assert list(frame.columns) == lay["id"] + lay["features"] + lay["target"] + lay["other"]
     assert sidecar["target"] == lay["target"][0]
-    assert sidecar["source"] == "uci_mirror"
+    assert sidecar["source"] == ("scikit-learn" if dataset == "diabetes" else "uci_mirror")
     assert sidecar["canonical_sha256"] == canonical_sha256(frame)
     assert all(len(r["sha256"]) == 64 for r in sidecar["raw"])
     assert not frame.isna().any().any()
@@ -84,8 +93,8 @@ def test_breast_cancer_matches_sklearn_bundle(canonical):
     np.testing.assert_array_equal((frame["Diagnosis"] == "B").astype(int).to_numpy(), y)
 
 
-def test_diabetes_without_mirror_uses_sklearn_copy(canonical, sources):
-    frame, sidecar = load_canonical(sources["diabetes"])
+def test_diabetes_without_mirror_uses_sklearn_copy(canonical, registry):
+    frame, sidecar = load_canonical(registry["diabetes"])
     assert sidecar["source"] == "scikit-learn"
     pd.testing.assert_frame_equal(frame, canonical["diabetes"][0])
 
@@ -100,42 +109,42 @@ def test_canonical_csv_roundtrip(canonical, tmp_path):
         assert canonical_sha256(back) == sidecar["canonical_sha256"]
 
 
-def _copy_mirror(mirror, tmp_path, dataset, sources):
+def _copy_mirror(mirror, tmp_path, dataset, registry):
     dst = tmp_path / "mirror"
-    for spec in sources[dataset].files:
+    for spec in registry[dataset].files:
         target = dst / spec["path"]
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(mirror / spec["path"], target)
     return dst
 
 
-def test_truncated_mirror_file_names_file_and_hashes(mirror, sources, tmp_path):
-    dst = _copy_mirror(mirror, tmp_path, "abalone", sources)
+def test_truncated_mirror_file_names_file_and_hashes(mirror, registry, tmp_path):
+    dst = _copy_mirror(mirror, tmp_path, "abalone", registry)
     path = dst / "abalone" / "abalone.data"
     path.write_bytes(path.read_bytes()[:-100])
     with pytest.raises(ChecksumError) as info:
-        read_mirror(sources["abalone"], dst)
+        read_mirror(registry["abalone"], dst)
     msg = str(info.value)
     assert str(path) in msg
-    assert sources["abalone"].files[0]["sha256"] in msg
+    assert registry["abalone"].files[0]["sha256"] in msg
     import hashlib
 
     assert hashlib.sha256(path.read_bytes()).hexdigest() in msg
 
 
-def test_corrupt_mirror_file_same_size(mirror, sources, tmp_path):
-    dst = _copy_mirror(mirror, tmp_path, "airfoil", sources)
+def test_corrupt_mirror_file_same_size(mirror, registry, tmp_path):
+    dst = _copy_mirror(mirror, tmp_path, "airfoil", registry)
     path = dst / "airfoil-self-noise" / "airfoil_self_noise.dat"
     data = bytearray(path.read_bytes())
     data[10] = ord("9") if data[10] != ord("9") else ord("8")
     path.write_bytes(bytes(data))
     with pytest.raises(ChecksumError, match="checksum mismatch"):
-        read_mirror(sources["airfoil"], dst)
+        read_mirror(registry["airfoil"], dst)
 
 
-def test_missing_mirror_file(sources, tmp_path):
+def test_missing_mirror_file(registry, tmp_path):
     with pytest.raises(ChecksumError, match="does not exist.*uci_mirror"):
-        read_mirror(sources["concrete"], tmp_path)
+        read_mirror(registry["concrete"], tmp_path)
 
 
 # --------------------------------------------------------------------------- #
@@ -219,11 +228,11 @@ class _FakeUCI:
 
 
 @pytest.fixture()
-def fake_uci(canonical, sources, monkeypatch):
+def fake_uci(canonical, registry, monkeypatch):
     import ucimlrepo.fetch
 
     tables = {
-        sources[d].uci_id: _uci_frame(d, canonical[d][0]) for d in DATASETS if sources[d].uci_id is not None
+        registry[d].uci_id: _uci_frame(d, canonical[d][0]) for d in DATASETS if registry[d].uci_id is not None
     }
     with _FakeUCI(tables) as server:
         monkeypatch.setattr(ucimlrepo.fetch, "API_BASE_URL", f"{server.base}/api/dataset")
@@ -231,27 +240,27 @@ def fake_uci(canonical, sources, monkeypatch):
 
 
 @pytest.mark.parametrize("dataset", [d for d in DATASETS if d != "diabetes"])
-def test_ucimlrepo_path_gives_the_mirror_table(fake_uci, canonical, sources, dataset, tmp_path):
-    frame, sidecar = load_canonical(sources[dataset], download={"retries": 1, "timeout_s": 10})
+def test_ucimlrepo_path_gives_the_mirror_table(fake_uci, canonical, registry, dataset, tmp_path):
+    frame, sidecar = load_canonical(registry[dataset], download={"retries": 1, "timeout_s": 10})
     assert sidecar["source"] == "ucimlrepo"
     assert sidecar["ucimlrepo"]["ucimlrepo_version"]
     pd.testing.assert_frame_equal(frame, canonical[dataset][0])
     assert sidecar["canonical_sha256"] == canonical[dataset][1]["canonical_sha256"]
 
 
-def test_ucimlrepo_cache_is_reused(fake_uci, sources, tmp_path):
+def test_ucimlrepo_cache_is_reused(fake_uci, registry, tmp_path):
     cache = tmp_path / "cache"
     download = {"retries": 1, "timeout_s": 10, "cache_dir": str(cache)}
-    first, side1 = load_canonical(sources["airfoil"], download=download)
+    first, side1 = load_canonical(registry["airfoil"], download=download)
     hits = fake_uci.hits
     assert hits == 2  # API metadata + data CSV
-    second, side2 = load_canonical(sources["airfoil"], download=download)
+    second, side2 = load_canonical(registry["airfoil"], download=download)
     assert fake_uci.hits == hits
     assert side2["ucimlrepo"]["cached"] is True
     pd.testing.assert_frame_equal(first, second)
 
 
-def test_timeout_then_clear_error(canonical, sources, monkeypatch):
+def test_timeout_then_clear_error(canonical, registry, monkeypatch):
     import ucimlrepo.fetch
 
     tables = {291: _uci_frame("airfoil", canonical["airfoil"][0])}

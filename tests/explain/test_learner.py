@@ -27,6 +27,7 @@ from xaipipe.explain.learner import (
     learner_pd_table,
     learner_pfi_table,
     learner_refits,
+    learner_tables,
     refit_seeds,
     subsample_splits,
 )
@@ -315,3 +316,39 @@ def test_invalid_estimator_and_data_are_rejected():
         estimator_factory("linear_regression", "classification")
     with pytest.raises(ValueError):
         learner_pd_table(pd.DataFrame({"refit": [0]}))
+
+
+def test_learner_tables_wrap_learner_pd_pfi():
+    rng = np.random.default_rng(8)
+    n = 80
+    level = rng.integers(0, 2, n)
+    x = rng.uniform(-1, 1, (n, 2))
+    X = np.column_stack([x, np.eye(2)[level]])
+    y = x[:, 0] + 2 * x[:, 1] ** 2 + level + rng.normal(0, 0.3, n)
+    names = ["x0", "x1", "g_a", "g_b"]
+    groups = {"g": ["g_a", "g_b"]}
+    kw = dict(n_refits=3, fraction=0.7, resolution=4, pfi_estimator="e_divide", n_repeats=2, confidence=0.9,
+              random_state=2)
+    out = learner_tables("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}, X, y,
+                         dataset="toy", pd_features=["x1", "g"], feature_names=names, feature_groups=groups, **kw)
+    assert set(out) == {"pd", "pfi", "pd_refits", "pfi_refits"}
+    ref = learner_pd_pfi(estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}),
+                         X, y, feature_names=names, features={"x0": [0], "x1": [1], "g": [2, 3]},
+                         pd_features=["x1", "g"], kind="uniform", percentiles=(0.0, 1.0), **kw)  # the rule's grid
+    for name in out:
+        frame = out[name]
+        assert list(frame.columns[:2]) == ["dataset", "model"]
+        assert (frame["dataset"] == "toy").all() and (frame["model"] == "gradient_boosting").all()
+        pd.testing.assert_frame_equal(frame.drop(columns=["dataset", "model"]), getattr(ref, name))
+    assert list(out["pfi"]["feature"]) == ["x0", "x1", "g"] and set(out["pd"]["feature"]) == {"x1", "g"}
+    assert out["pd_refits"]["refit"].nunique() == 3
+    # every refit is the family's configuration with its own seed: refit 0 by hand
+    seed = refit_seeds(2, 3)[0][1]
+    first = out["pd_refits"][(out["pd_refits"]["refit"] == 0) & (out["pd_refits"]["feature"] == "x1")]
+    train, hold = subsample_splits(n, 3, 0.7, random_state=2)[0]
+    model = estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2})(
+        random_state=seed).fit(X[train], y[train])
+    grid = first.sort_values("grid_index")["grid_value"].to_numpy()
+    Xh = X[hold]  # PD on the refit's held-out rows
+    brute = [model.predict(np.column_stack([Xh[:, 0], np.full(len(hold), g), Xh[:, 2:]])).mean() for g in grid]
+    np.testing.assert_allclose(first.sort_values("grid_index")["value"], brute, rtol=1e-12)

@@ -485,3 +485,48 @@ def test_pair_table_round_trip(reg_data, regressor):
     np.testing.assert_allclose(back.pd, pair.pd)
     with pytest.raises(ValueError, match="not in table"):
         pdp.pair_from_table(t, "x2", "x1")
+
+
+def test_pd_ice_tables_wraps_effects_and_pairs():
+    rng = np.random.default_rng(3)
+    n = 60
+    level = rng.integers(0, 3, n)
+    X = np.column_stack([rng.normal(size=(n, 3)), np.eye(3)[level]])
+    names = ["x0", "x1", "x2", "g_a", "g_b", "g_c"]
+    y = X[:, 0] * X[:, 1] + X[:, 4] - X[:, 5] + 0.1 * rng.normal(size=n)
+    model = GradientBoostingRegressor(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
+    groups = {"g": ["g_a", "g_b", "g_c"]}
+    kw = dict(feature_names=names, feature_groups=groups, resolution=7, kind="uniform", percentiles=(0.0, 1.0),
+              anchor="min", smooth=0, max_curves=25, pair_resolution=4)
+    curves, pairs = pdp.pd_ice_tables(model, X, top=["g", "x1", "x0"], extra=["x2", "x1"], row_ids=np.arange(n) + 100,
+                                      **kw)
+    # the variables: the top ones ranked 1.., the extra ones (not already on top) rank 0
+    ranks = curves.drop_duplicates("feature").set_index("feature")["rank"].to_dict()
+    assert ranks == {"g": 1, "x1": 2, "x0": 3, "x2": 0}
+    assert list(curves.columns) == ["rank", "feature", "grid_value", "level", "kind", "row", "value"]
+    effects = [pdp.explain_feature(model, X, f, feature_names=names, feature_groups=groups, resolution=7,
+                                   kind="uniform", percentiles=(0.0, 1.0), anchor="min", smooth=0,
+                                   row_ids=np.arange(n) + 100) for f in ["g", "x1", "x0", "x2"]]
+    pd.testing.assert_frame_equal(curves.drop(columns="rank"), pdp.effects_table(effects, max_curves=25))
+    ice = curves[(curves["feature"] == "x1") & (curves["kind"] == "ice")]
+    assert ice["row"].nunique() == 25 and ice["row"].min() >= 100
+    # PD by brute force on the table's grid
+    line = curves[(curves["feature"] == "x1") & (curves["kind"] == "pd")]
+    for g, v in zip(line["grid_value"], line["value"]):
+        Z = X.copy()
+        Z[:, 1] = g
+        assert v == pytest.approx(model.predict(Z).mean(), rel=1e-12)
+    np.testing.assert_allclose(line["grid_value"], np.linspace(X[:, 1].min(), X[:, 1].max(), 7), rtol=1e-12)
+    # the two-way PD of the first two numeric top variables
+    assert list(pairs.columns) == ["feature_1", "feature_2", "value_1", "value_2", "pd"]
+    assert set(zip(pairs["feature_1"], pairs["feature_2"])) == {("x1", "x0")} and len(pairs) == 16
+    for _, r in pairs.iloc[[0, 5, 15]].iterrows():
+        Z = X.copy()
+        Z[:, 1], Z[:, 0] = r["value_1"], r["value_2"]
+        assert r["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-12)
+    ref = pdp.pair_table(pdp.explain_pair(model, X, ("x1", "x0"), feature_names=names, resolution=4,
+                                          kind="uniform", percentiles=(0.0, 1.0)))
+    pd.testing.assert_frame_equal(pairs, ref)
+    # fewer than two numeric variables on top: no pair, the table keeps its columns
+    _, none = pdp.pd_ice_tables(model, X, top=["g", "x0"], **kw)
+    assert none.empty and list(none.columns) == list(pairs.columns)

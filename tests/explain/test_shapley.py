@@ -28,10 +28,13 @@ from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
 from xaipipe.explain.shapley import (
     ShapResult,
+    auto_algorithm,
     forest_chunks,
     global_importance,
+    interaction_frame,
     result_metadata,
     row_frame,
+    shap_tables,
     shap_values,
     tidy_frame,
 )
@@ -114,7 +117,7 @@ REG_CASES = [
 @pytest.mark.parametrize("family,params,algorithm,perturbation", REG_CASES)
 def test_local_accuracy_regression(reg_data, family, params, algorithm, perturbation):
     Xtr, ytr, Xte = reg_data
-    model = make_estimator(family, "regression", params, seed=0).fit(Xtr, ytr)
+    model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr)
     assert (r.algorithm, r.output, r.link, r.feature_perturbation) == (algorithm, "prediction", "identity", perturbation)
     assert r.values.shape == (N_TEST, P) and r.base_values.shape == (N_TEST,)
@@ -143,7 +146,7 @@ CLF_CASES = [
 @pytest.mark.parametrize("family,params,algorithm,output,bg", CLF_CASES)
 def test_local_accuracy_classification(clf_data, family, params, algorithm, output, bg):
     Xtr, ytr, Xte = clf_data
-    model = make_estimator(family, "classification", params, seed=0).fit(Xtr, ytr)
+    model = make_estimator(family, "classification", params, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr, background_size=30, random_state=3)
     assert (r.algorithm, r.output) == (algorithm, output)
     assert r.link == ("logit" if output == "log_odds" else "identity")
@@ -176,7 +179,7 @@ def test_local_accuracy_classification(clf_data, family, params, algorithm, outp
 
 def test_knn_probability_link(clf_data):
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("knn", "classification", {"n_neighbors": 5}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("knn", "classification", {"n_neighbors": 5}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte[:6], X_background=Xtr, background_size=20, link="identity", n_permutations=2)
     assert (r.output, r.link) == ("probability", "identity")
     np.testing.assert_allclose(r.base_values + r.values.sum(1), model.predict_proba(Xte[:6])[:, 1], atol=1e-12)
@@ -188,7 +191,7 @@ def test_knn_probability_link(clf_data):
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_xgboost_contribs_match_shap_tree_explainer(reg_data, clf_data, task):
     Xtr, ytr, Xte = reg_data if task == "regression" else clf_data
-    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte)
     # shap's TreeExplainer (it delegates to XGBoost's C++ for path-dependent SHAP) ...
     explainer = shap.TreeExplainer(model)
@@ -225,7 +228,7 @@ def test_xgboost_interaction_values(reg_data, clf_data, task):
     Xtr, ytr, Xte = reg_data if task == "regression" else clf_data
     if task == "regression":  # a target whose only interaction is x2 * x3
         ytr = Xtr[:, 0] + 3 * Xtr[:, 2] * Xtr[:, 3]
-    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", task, {"n_estimators": 30, "max_depth": 4}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, interactions=True)
     assert r.interaction_values.shape == (N_TEST, P, P)
     np.testing.assert_allclose(r.interaction_values.sum(axis=2), r.values, atol=1e-5)
@@ -299,7 +302,7 @@ def test_linear_regression_closed_form(reg_data):
 
 def test_scaled_logistic_equals_unscaled_linear_form(clf_data):
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("logistic_regression", "classification", {"C": 0.5}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("logistic_regression", "classification", {"C": 0.5}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr, background_size=50, random_state=7)
     scaler, logit = model.named_steps["scale"], model.named_steps["model"]
     coef_unscaled = logit.coef_[0] / scaler.scale_  # the same model on raw features
@@ -314,7 +317,7 @@ def test_permutation_on_logistic_equals_linear_shap(clf_data):
     """The model-agnostic game is interventional on the log-odds: on a logistic
     model it must reproduce Linear SHAP (one antithetic pair is exact)."""
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, random_state=0).fit(Xtr, ytr)
     kw = dict(X_background=Xtr, background_size=25, random_state=4)
     lin = shap_values(model, Xte[:6], **kw)
     perm = shap_values(model, Xte[:6], algorithm="permutation", **kw)
@@ -330,7 +333,7 @@ def test_permutation_exact_for_quadratic_log_odds(clf_data):
     """QDA log-odds are quadratic: one antithetic pair gives exact Shapley values."""
     Xtr, ytr, Xte = clf_data
     Xtr4, Xte4 = Xtr[:, :4], Xte[:5, :4]
-    model = make_estimator("qda", "classification", {"reg_param": 0.05}, seed=0).fit(Xtr4, ytr)
+    model = make_estimator("qda", "classification", {"reg_param": 0.05}, random_state=0).fit(Xtr4, ytr)
     r = shap_values(model, Xte4, X_background=Xtr4, background_size=15, random_state=1)
     assert r.details["n_permutations"] == 1 and r.details["log_odds_source"] == "decision_function"
     B = _background(r, Xtr4)
@@ -398,7 +401,7 @@ def test_permutation_seeded_per_row_and_restores_rng(clf_data):
     """One seed per row of X: a row's values do not depend on which other rows
     are explained (so neither on max_rows nor on the split over n_jobs)."""
     Xtr, ytr, Xte = clf_data
-    model = make_estimator("knn", "classification", {"n_neighbors": 5}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("knn", "classification", {"n_neighbors": 5}, random_state=0).fit(Xtr, ytr)
     kw = dict(X_background=Xtr, background_size=15, n_permutations=2, random_state=5)
     np.random.seed(123)
     state = np.random.get_state()
@@ -418,7 +421,7 @@ def test_permutation_seeded_per_row_and_restores_rng(clf_data):
 # --------------------------------------------------------------------------- #
 def test_max_rows_subsample(reg_data):
     Xtr, ytr, Xte = reg_data
-    model = make_estimator("gradient_boosting", "regression", {"n_estimators": 10}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("gradient_boosting", "regression", {"n_estimators": 10}, random_state=0).fit(Xtr, ytr)
     full = shap_values(model, Xte)
     sub = shap_values(model, Xte, max_rows=7, random_state=2)
     assert len(sub.row_index) == 7 and np.all(np.diff(sub.row_index) > 0)
@@ -446,7 +449,7 @@ def small_models(reg_data, clf_data):
     Xc, yc, _ = clf_data
     return {
         "lin": LinearRegression().fit(Xr, yr),
-        "knn": make_estimator("knn", "classification", {"n_neighbors": 3}, seed=0).fit(Xc, yc),
+        "knn": make_estimator("knn", "classification", {"n_neighbors": 3}, random_state=0).fit(Xc, yc),
         "rf": RandomForestClassifier(n_estimators=3, random_state=0).fit(Xc, yc),
         "multi": LogisticRegression().fit(Xc, np.arange(len(yc)) % 3),
         "poly": Pipeline([("poly", PolynomialFeatures(2)), ("m", LinearRegression())]).fit(Xr, yr),
@@ -494,7 +497,7 @@ def test_unfitted_model_raises(reg_data):
 
 def test_tidy_outputs(reg_data):
     Xtr, ytr, Xte = reg_data
-    model = make_estimator("xgboost", "regression", {"n_estimators": 10}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", "regression", {"n_estimators": 10}, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, max_rows=10, feature_names=list("abcde"))
     assert isinstance(r, ShapResult)
     long = tidy_frame(r)
@@ -516,3 +519,65 @@ def test_tidy_outputs(reg_data):
     assert meta["output"] == "prediction" and meta["background_size"] == 0 and meta["n_rows"] == 10
     with pytest.raises(TypeError):
         tidy_frame(long)
+
+
+def test_auto_algorithm_comes_from_the_registry(reg_data, clf_data):
+    Xr, yr, _ = reg_data
+    Xc, yc, _ = clf_data
+    expected = {("linear_regression", "regression"): "linear_explainer",
+                ("logistic_regression", "classification"): "linear_explainer",
+                ("decision_tree", "regression"): "tree_explainer", ("random_forest", "regression"): "tree_explainer",
+                ("extra_trees", "classification"): "tree_explainer",
+                ("gradient_boosting", "classification"): "tree_explainer",
+                ("xgboost", "regression"): "xgboost_pred_contribs", ("gaussian_nb", "classification"): "permutation",
+                ("qda", "classification"): "permutation", ("knn", "classification"): "permutation"}
+    for (family, task), algorithm in expected.items():
+        params = {"n_estimators": 3} if family in ("random_forest", "extra_trees", "gradient_boosting",
+                                                   "xgboost") else {}
+        X, y = (Xr, yr) if task == "regression" else (Xc, yc)
+        assert auto_algorithm(make_estimator(family, task, params, random_state=0).fit(X, y)) == algorithm
+    from sklearn.svm import SVR
+
+    assert auto_algorithm(SVR().fit(Xr, yr)) == "permutation"  # not a registered family
+
+
+@pytest.mark.parametrize("family,params,interactions", [
+    ("xgboost", {"n_estimators": 8, "max_depth": 3}, True),
+    ("random_forest", {"n_estimators": 4, "max_depth": 4}, False),
+])
+def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
+    Xtr, ytr, Xte = reg_data
+    model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
+    names = list("abcde")
+    test_rows = np.arange(N_TEST) * 2 + 7  # positions in prepared.csv
+    out = shap_tables(model, Xte, Xtr, test_rows=test_rows, feature_names=names, dataset="toy", family=family,
+                      max_rows=20, max_rows_forest=12, interactions=True, random_state=1)
+    assert set(out) == {"values", "rows", "importance", "interactions", "meta", "result"}
+    ref = shap_values(model, Xte, X_background=Xtr, feature_names=names, max_rows=12 if family == "random_forest"
+                      else 20, interactions=interactions, random_state=1)
+    res = out["result"]
+    assert res.estimator is None and res.algorithm == ref.algorithm
+    np.testing.assert_array_equal(res.values, ref.values)
+    np.testing.assert_array_equal(res.row_index, ref.row_index)
+    for name in ("values", "rows", "importance", "interactions"):
+        frame = out[name]
+        assert list(frame.columns[:2]) == ["dataset", "model"]
+        assert (frame["dataset"] == "toy").all() and (frame["model"] == family).all()
+    values = out["values"].drop(columns=["dataset", "model"])
+    np.testing.assert_array_equal(values["row_id"], test_rows[values["row"]])
+    pd.testing.assert_frame_equal(values.drop(columns="row_id"), tidy_frame(ref))
+    rows = out["rows"].drop(columns=["dataset", "model"])
+    np.testing.assert_array_equal(rows["row_id"], test_rows[ref.row_index])
+    pd.testing.assert_frame_equal(rows.drop(columns="row_id"), row_frame(ref))
+    pd.testing.assert_frame_equal(out["importance"].drop(columns=["dataset", "model"]), global_importance(ref))
+    inter = out["interactions"].drop(columns=["dataset", "model"])
+    if interactions:  # only for the xgboost_pred_contribs families
+        pd.testing.assert_frame_equal(inter, interaction_frame(ref))
+        assert len(inter) == len(ref.row_index) * P * P
+    else:
+        assert inter.empty
+    meta = out["meta"]
+    json.dumps(meta)
+    assert meta["dataset"] == "toy" and meta["model"] == family
+    assert meta["test_rows_explained"] == test_rows[ref.row_index].tolist()
+    assert meta["n_rows"] == len(ref.row_index)

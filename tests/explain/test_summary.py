@@ -11,9 +11,13 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
 from xaipipe.explain.summary import (
+    RANKING_MEASURES,
+    RELIANCE_FIRST,
     grouped_mean_abs_shap,
     ranking_agreement,
+    ranking_tables,
     reliance_report,
+    reliance_tables,
     split_gain_or_nan,
     top_features,
 )
@@ -30,7 +34,7 @@ def test_reliance_report_rows_and_e_switch_subsample(data):
     Xtr, ytr, Xte, yte, names = data
     gb = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(Xtr, ytr)
     table = reliance_report(gb, Xte, yte, feature_names=names, feature_groups={"g": ["x0", "x1"]},
-                            n_repeats=3, e_switch_max_rows=50, seed=1)
+                            n_repeats=3, e_switch_max_rows=50, random_state=1)
     assert len(table) == 3 * 9  # three estimators x (8 single features + one group)
     assert set(table["feature"]) == {"g"} | {f"x{i}" for i in range(2, 10)}
     sw = table[table.estimator == "e_switch"]
@@ -38,7 +42,7 @@ def test_reliance_report_rows_and_e_switch_subsample(data):
     perm = table[table.estimator == "permutation"]
     assert (perm["n_repeats"] == 3).all() and perm["mr_difference_se"].notna().all()
     again = reliance_report(gb, Xte, yte, feature_names=names, feature_groups={"g": ["x0", "x1"]},
-                            n_repeats=3, e_switch_max_rows=50, seed=1)
+                            n_repeats=3, e_switch_max_rows=50, random_state=1)
     pd.testing.assert_frame_equal(table, again)
 
 
@@ -80,3 +84,55 @@ def test_ranking_agreement_is_scipy_spearman():
     ms = out[(out.measure_1 == "m") & (out.measure_2 == "s")].iloc[0]
     assert ms["spearman"] == pytest.approx(stats.spearmanr(imp["m"], imp["s"]).statistic)
     assert out[out.measure_2 == "g"]["spearman"].isna().all()
+
+
+def test_reliance_tables_wrap_the_report_and_split_gain(data):
+    Xtr, ytr, Xte, yte, names = data
+    gb = GradientBoostingRegressor(n_estimators=10, random_state=0).fit(Xtr, ytr)
+    kw = dict(feature_names=names, feature_groups={"g": ["x0", "x1"]}, n_repeats=2, e_switch_max_rows=40,
+              random_state=3)
+    table, gain = reliance_tables(gb, Xte, yte, dataset="diabetes", family="gradient_boosting", **kw)
+    report = reliance_report(gb, Xte, yte, **kw)
+    assert list(table.columns[: len(RELIANCE_FIRST)]) == RELIANCE_FIRST
+    assert (table["dataset"] == "diabetes").all() and (table["model"] == "gradient_boosting").all()
+    pd.testing.assert_frame_equal(table.drop(columns=["dataset", "model"])[list(report.columns)], report)
+    assert list(gain.columns[:2]) == ["dataset", "model"]
+    pd.testing.assert_frame_equal(gain.drop(columns=["dataset", "model"]),
+                                  split_gain_or_nan(gb, names, {"g": ["x0", "x1"]}))
+    assert gain["feature"].tolist() == ["g"] + names[2:]
+
+
+def _shap_long(features, values):
+    rows = np.arange(values.shape[0])
+    return pd.DataFrame({"row": np.repeat(rows, len(features)), "feature": np.tile(features, len(rows)),
+                         "shap_value": values.ravel()})
+
+
+def test_ranking_tables_per_model():
+    rel = pd.DataFrame({
+        "dataset": "toy", "model": ["gb"] * 6,
+        "feature": ["a", "g", "c"] * 2, "estimator": ["permutation"] * 3 + ["e_divide"] * 3,
+        "loss": "squared_error", "mr_difference": [3.0, 1.0, 2.0, 9.0, 9.0, 9.0], "mr_ratio": 1.0,
+    })
+    gain = pd.DataFrame({"feature": ["a", "g", "c"], "split_gain": [0.5, 0.2, 0.3]})
+    shap = _shap_long(["a", "g_1", "g_2", "c"], np.array([[1.0, 2.0, -0.5, 0.1], [-3.0, 1.0, 1.0, 0.3]]))
+    lin = rel.assign(model="lin", mr_difference=[1.0, 2.0, 3.0, 0, 0, 0])
+    no_gain = gain.assign(split_gain=np.nan)
+    importances, agreement = ranking_tables([rel, lin], [gain, no_gain], [shap, shap], dataset="toy",
+                                            feature_groups={"g": ["g_1", "g_2"]})
+    gb = importances[importances["model"] == "gb"].set_index("feature")
+    assert list(importances.columns[:2]) == ["dataset", "model"]
+    assert gb["model_reliance"].to_dict() == {"a": 3.0, "g": 1.0, "c": 2.0}  # permutation rows only
+    assert gb["mean_abs_shap"].to_dict() == pytest.approx({"a": 2.0, "g": 1.75, "c": 0.2})  # (|2 - 0.5| + |1 + 1|) / 2
+    assert gb["model_reliance_rank"].to_dict() == {"a": 1, "g": 3, "c": 2}
+    assert gb["mean_abs_shap_rank"].to_dict() == {"a": 1, "g": 2, "c": 3}
+    assert gb["split_gain_rank"].to_dict() == {"a": 1, "g": 3, "c": 2}
+    assert importances[importances["model"] == "lin"]["split_gain_rank"].isna().all()
+    for model, imp in importances.groupby("model"):
+        ref = ranking_agreement(imp.reset_index(drop=True), RANKING_MEASURES)
+        got = agreement[agreement["model"] == model].drop(columns=["dataset", "model"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, ref)
+    # another estimator / quantity
+    imp2, _ = ranking_tables([rel], [gain], [shap], dataset="toy", feature_groups={"g": ["g_1", "g_2"]},
+                             estimator="e_divide", quantity="mr_ratio")
+    assert (imp2["model_reliance"] == 1.0).all() and (imp2["model_reliance_rank"] == 1).all()

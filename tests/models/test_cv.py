@@ -23,6 +23,7 @@ def _folds(X, y, stratified):
     [
         ("gradient_boosting", {"n_estimators": [5, 10, 20], "learning_rate": [0.1, 0.3]}),
         ("random_forest", {"n_estimators": [3, 6, 9]}),
+        ("extra_trees", {"n_estimators": [3, 6, 9], "max_features": [0.5, 1.0]}),
         ("xgboost", {"n_estimators": [4, 8], "learning_rate": [0.3], "max_depth": [2, 4]}),
         ("decision_tree", {"max_depth": [2, 4], "min_samples_leaf": [1, 5]}),
     ],
@@ -31,9 +32,9 @@ def test_regression_cv_equals_gridsearchcv(family, grid):
     X, y = load_diabetes(return_X_y=True)
     X, y = X[:240], y[:240]
     folds = _folds(X, y, False)
-    table = cross_validate_grid(family, "regression", grid, X, y, folds, seed=5, n_jobs=1)
+    table = cross_validate_grid(family, "regression", grid, X, y, folds, random_state=5, n_jobs=1)
     summary = summarize_cv(table, "regression")
-    est = make_estimator(family, "regression", {}, seed=5, n_jobs=1)
+    est = make_estimator(family, "regression", {}, random_state=5, n_jobs=1)
     gs = GridSearchCV(est, [{k: list(v) for k, v in grid.items()}], cv=folds,
                       scoring="neg_root_mean_squared_error", refit=False).fit(X, y)
     ref = pd.DataFrame(gs.cv_results_["params"])
@@ -60,9 +61,9 @@ def test_classification_cv_log_loss_equals_gridsearchcv():
     X, y = load_breast_cancer(return_X_y=True)
     folds = _folds(X, y, True)
     grid = {"n_estimators": [5, 15], "learning_rate": [0.1]}
-    table = cross_validate_grid("gradient_boosting", "classification", grid, X, y, folds, seed=2, n_jobs=2)
+    table = cross_validate_grid("gradient_boosting", "classification", grid, X, y, folds, random_state=2, n_jobs=2)
     summary = summarize_cv(table, "classification")
-    est = make_estimator("gradient_boosting", "classification", {}, seed=2)
+    est = make_estimator("gradient_boosting", "classification", {}, random_state=2)
     gs = GridSearchCV(est, grid, cv=folds, scoring="neg_log_loss", refit=False).fit(X, y)
     np.testing.assert_allclose(summary["log_loss_mean"], -gs.cv_results_["mean_test_score"], rtol=1e-12)
     gs_acc = GridSearchCV(est, grid, cv=folds, scoring="accuracy", refit=False).fit(X, y)
@@ -73,8 +74,8 @@ def test_n_jobs_does_not_change_the_table():
     X, y = load_diabetes(return_X_y=True)
     folds = _folds(X[:200], y[:200], False)
     grid = {"n_estimators": [4, 8], "learning_rate": [0.1, 0.2]}
-    a = cross_validate_grid("gradient_boosting", "regression", grid, X[:200], y[:200], folds, seed=0, n_jobs=1)
-    b = cross_validate_grid("gradient_boosting", "regression", grid, X[:200], y[:200], folds, seed=0, n_jobs=2)
+    a = cross_validate_grid("gradient_boosting", "regression", grid, X[:200], y[:200], folds, random_state=0, n_jobs=1)
+    b = cross_validate_grid("gradient_boosting", "regression", grid, X[:200], y[:200], folds, random_state=0, n_jobs=2)
     cols = ["config_id", "fold", "rmse", "mae", "r2"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
 
@@ -82,7 +83,7 @@ def test_n_jobs_does_not_change_the_table():
 def test_rank_deficient_qda_is_recorded_as_failed():
     X, y = load_breast_cancer(return_X_y=True)
     folds = _folds(X, y, True)
-    table = cross_validate_grid("qda", "classification", {"reg_param": [0.0, 0.01]}, X, y, folds, seed=0)
+    table = cross_validate_grid("qda", "classification", {"reg_param": [0.0, 0.01]}, X, y, folds, random_state=0)
     summary = summarize_cv(table, "classification")
     failed = table[table["reg_param"] == 0.0]
     assert (failed["status"] == "failed").all()
@@ -103,9 +104,9 @@ def test_select_best_errors():
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_decision_tree_depth_sharing_is_exact_and_skips_fits(task, monkeypatch):
     """Every (config, fold) score equals a tree fitted alone; fits are shared where the check allows."""
-    import xaipipe.models.cv as cv
+    import xaipipe.models.fitting as fitting
     from xaipipe.models.metrics import evaluate
-    from xaipipe.models.prefix import predict_output
+    from xaipipe.models.output import model_output
 
     if task == "regression":
         X, y = load_diabetes(return_X_y=True)
@@ -114,16 +115,54 @@ def test_decision_tree_depth_sharing_is_exact_and_skips_fits(task, monkeypatch):
     folds = _folds(X, y, task == "classification")
     grid = {"max_depth": [2, 6, 12, 40], "min_samples_split": [2, 5, 10], "min_samples_leaf": [1, 4]}
     calls = []
-    real = cv.make_estimator
-    monkeypatch.setattr(cv, "make_estimator", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
-    table = cross_validate_grid("decision_tree", task, grid, X, y, folds, seed=3, n_jobs=1)
+    real = fitting.make_estimator  # every CV fit goes through fit_group
+    monkeypatch.setattr(fitting, "make_estimator", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    table = cross_validate_grid("decision_tree", task, grid, X, y, folds, random_state=3, n_jobs=1)
     configs = expand_grid(grid)
     assert len(table) == len(configs) * len(folds)
     assert len(calls) < len(configs) * len(folds)  # some fits were shared
     metric = "rmse" if task == "regression" else "log_loss"
     for i, cfg in enumerate(configs):
         for f, (tr, va) in enumerate(folds):
-            alone = make_estimator("decision_tree", task, dict(cfg), seed=3).fit(X[tr], y[tr])
-            expected = evaluate(task, y[va], predict_output(alone, X[va]))[metric]
+            alone = make_estimator("decision_tree", task, dict(cfg), random_state=3).fit(X[tr], y[tr])
+            expected = evaluate(task, y[va], model_output(alone)(X[va]))[metric]
             got = table[(table["config_index"] == i) & (table["fold"] == f)][metric].item()
             assert got == expected, (cfg, f)
+
+
+def test_cv_tables_wraps_cross_validation_summary_and_selection():
+    from xaipipe.models.cv import cv_tables
+
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:150], y[:150]
+    folds = _folds(X, y, False)
+    grid = {"n_estimators": [3, 6], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
+    table, summary, best = cv_tables("gradient_boosting", "regression", grid, X, y, folds, selection="mae",
+                                     random_state=1, options={"subsample": 0.8}, dataset="diabetes")
+    ref = cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=1,
+                              options={"subsample": 0.8})
+    timing = ["fit_time_s", "predict_time_s"]
+    assert table.columns[0] == "dataset" and (table["dataset"] == "diabetes").all()
+    pd.testing.assert_frame_equal(table.drop(columns=["dataset"] + timing), ref.drop(columns=timing))
+    ref_summary = summarize_cv(ref, "regression")
+    assert summary.columns[0] == "dataset"
+    cols = [c for c in ref_summary.columns if "time" not in c]
+    pd.testing.assert_frame_equal(summary[cols], ref_summary[cols])
+    chosen = select_best(ref_summary, "mae")
+    params = expand_grid(grid)[int(chosen["config_index"])]
+    assert best["params"] == params and type(best["params"]["n_estimators"]) is int
+    assert best["config_id"] == chosen["config_id"] and best["cv_mean"] == chosen["mae_mean"]
+    assert best["cv_std"] == chosen["mae_std"] and best["selection_metric"] == "mae"
+    assert {k: best[k] for k in ("dataset", "task", "family", "n_configs", "n_failed", "failed_configs", "seed",
+                                 "options")} == {
+        "dataset": "diabetes", "task": "regression", "family": "gradient_boosting", "n_configs": 8, "n_failed": 0,
+        "failed_configs": [], "seed": 1, "options": {"subsample": 0.8}}
+    # a failed configuration is recorded; the best is chosen among the others
+    Xc, yc = load_breast_cancer(return_X_y=True)
+    _, summary, best = cv_tables("qda", "classification", {"reg_param": [0.0, 0.3]}, Xc, yc, _folds(Xc, yc, True),
+                                 selection="log_loss", random_state=0)
+    assert best["failed_configs"] == ["reg_param=0.0"] and best["n_failed"] == 1
+    assert best["params"] == {"reg_param": 0.3} and (summary["dataset"] == "").all()
+    with pytest.raises(ValueError, match="not a loss"):
+        cv_tables("qda", "classification", {"reg_param": [0.3]}, Xc, yc, _folds(Xc, yc, True), selection="accuracy",
+                  random_state=0)

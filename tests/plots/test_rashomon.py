@@ -10,13 +10,6 @@ import pytest
 
 from xaipipe.explain.pdp import feature_grid, onehot_grid
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
-from xaipipe.rashomon.mcr import (
-    members_partial_dependence,
-    pd_envelope,
-    pd_envelope_table,
-    rashomon_reliance,
-    select_set,
-)
 from xaipipe.plots.rashomon import (
     plot_epsilon_sensitivity,
     plot_mcr_intervals,
@@ -25,6 +18,9 @@ from xaipipe.plots.rashomon import (
     plot_rank_heatmap,
 )
 from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope, pd_envelope_table
+from xaipipe.rashomon.mcr import rashomon_reliance
+from xaipipe.rashomon.sets import select_set
 
 EPS = [0.0, 0.05, 0.5]
 NAMES = ["a", "b", "s_F", "s_M"]
@@ -42,12 +38,12 @@ def tables():
     parts = []
     for fam, grid in [("gradient_boosting", {"n_estimators": [5, 10, 20], "max_depth": [1, 2]}),
                       ("decision_tree", {"max_depth": [2, 4]})]:
-        s = summarize_cv(cross_validate_grid(fam, "regression", grid, X[:90], y[:90], folds, seed=0), "regression")
+        s = summarize_cv(cross_validate_grid(fam, "regression", grid, X[:90], y[:90], folds, random_state=0), "regression")
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
     members, mcr, groups = rashomon_reliance(
         summary, X[:90], y[:90], X[90:], y[90:], task="regression", metric="rmse", epsilons=EPS,
-        feature_names=NAMES, feature_groups={"s": ["s_F", "s_M"]}, n_repeats=3, seed=0, dataset="toy")
+        feature_names=NAMES, feature_groups={"s": ["s_F", "s_M"]}, n_repeats=3, random_state=0, dataset="toy")
     return dict(members=members, mcr=mcr, groups=groups, X=X[90:])
 
 

@@ -40,14 +40,14 @@ def data():
 @pytest.fixture(scope="module")
 def xgb_result(data):
     Xtr, ytr, Xte = data
-    model = make_estimator("xgboost", "regression", {"n_estimators": 60, "max_depth": 3}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("xgboost", "regression", {"n_estimators": 60, "max_depth": 3}, random_state=0).fit(Xtr, ytr)
     return model, shap_values(model, Xte, feature_names=NAMES, interactions=True)
 
 
 @pytest.fixture(scope="module")
 def gbm_result(data):
     Xtr, ytr, Xte = data
-    model = make_estimator("gradient_boosting", "regression", {"n_estimators": 60}, seed=0).fit(Xtr, ytr)
+    model = make_estimator("gradient_boosting", "regression", {"n_estimators": 60}, random_state=0).fit(Xtr, ytr)
     return model, shap_values(model, Xte, feature_names=NAMES)
 
 

@@ -15,10 +15,12 @@ from xaipipe.explain.reliance import random_permutations
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.rashomon.bootstrap import (
+    MCR_COLUMNS,
     MODEL_COLUMNS,
     RELIANCE_COLUMNS,
     bootstrap_indices,
     bootstrap_rashomon,
+    bootstrap_tables,
     grid_configurations,
     mcr_per_resample,
     mcr_summary,
@@ -32,7 +34,7 @@ GRIDS = {
     "gradient_boosting": {"n_estimators": [3, 6, 12], "learning_rate": [0.1, 0.4], "max_depth": [2]},
     "decision_tree": {"max_depth": [1, 2, 4]},
 }
-SEED = 3
+SEED = 3  # one seed: the estimators' random_state and the root of the resamples
 B = 3
 
 
@@ -49,10 +51,10 @@ def brute(data):
     """Every configuration fitted on its own on every resample; OOB MSE."""
     X, y = data
     out = []
-    for b, (boot, oob) in enumerate(bootstrap_indices(len(y), B, random_state=1)):
+    for b, (boot, oob) in enumerate(bootstrap_indices(len(y), B, random_state=SEED)):
         for family, grid in GRIDS.items():
             for cfg in expand_grid(grid):
-                model = make_estimator(family, "regression", cfg, seed=SEED).fit(X[boot], y[boot])
+                model = make_estimator(family, "regression", cfg, random_state=SEED).fit(X[boot], y[boot])
                 loss = mean_squared_error(y[oob], model.predict(X[oob]))
                 out.append({"bootstrap": b, "family": family, "config_id": config_id(cfg), "loss": loss,
                             "model": model, "oob": oob})
@@ -70,7 +72,7 @@ def _e_divide(model, X, y, col):
 def _run(data, **kw):
     X, y = data
     args = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse",
-                n_bootstrap=B, mr_estimator="e_divide", seed=SEED, random_state=1)
+                n_bootstrap=B, mr_estimator="e_divide", random_state=SEED)
     args.update(kw)
     return bootstrap_rashomon(X, y, **args)
 
@@ -159,7 +161,7 @@ def test_relative_epsilon_and_epsilon_zero(data, brute):
 def test_permutation_mr_uses_common_permutations_per_resample(data, brute):
     X, y = data
     res = _run(data, mr_estimator="permutation", n_repeats=3, epsilon=0.05)
-    _, s_perm = resample_seeds(1, B)[1]
+    _, s_perm = resample_seeds(SEED, B)[1]
     members = res.models[(res.models.bootstrap == 1) & res.models.in_set]
     assert len(members) >= 2
     for _, m in members.iterrows():
@@ -276,7 +278,7 @@ def test_classification_and_failed_fits():
     assert set(res.reliance["loss"]) == {"log_loss"}
     # OOB log loss of one configuration by hand
     boot, oob = bootstrap_indices(80, 2, random_state=0)[0]
-    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, seed=0).fit(X[boot], y[boot])
+    model = make_estimator("logistic_regression", "classification", {"C": 1.0}, random_state=0).fit(X[boot], y[boot])
     got = res.models[(res.models.bootstrap == 0) & (res.models.config_id == "C=1.0")]["loss"].iloc[0]
     assert got == pytest.approx(sk_log_loss(y[oob], model.predict_proba(X[oob])), rel=1e-12)
 
@@ -300,3 +302,37 @@ def test_classification_and_failed_fits():
 def test_invalid_options_are_rejected(data, kwargs):
     with pytest.raises((ValueError, TypeError)):
         _run(data, **kwargs)
+
+
+def test_mcr_per_resample_leaves_undefined_values_out():
+    rel = pd.DataFrame({
+        "bootstrap": [0, 0, 0, 1, 1], "feature": "x0", "set_size": [3, 3, 3, 2, 2],
+        "mr_ratio": [np.inf, 1.5, 1.2, np.nan, np.nan],  # an MR with zero loss; a resample with none defined
+        "mr_difference": [0.3, 0.2, 0.2, 0.1, -0.4],
+    })
+    out = mcr_per_resample(rel).set_index(["bootstrap", "measure"])
+    assert list(mcr_per_resample(rel).columns) == MCR_COLUMNS
+    assert tuple(out.loc[(0, "mr_ratio"), ["mcr_minus", "mcr_plus"]]) == (1.2, 1.5)
+    assert out.loc[(1, "mr_ratio"), ["mcr_minus", "mcr_plus"]].isna().all()
+    assert tuple(out.loc[(1, "mr_difference"), ["mcr_minus", "mcr_plus"]]) == (-0.4, 0.1)
+    assert out.loc[(0, "mr_ratio"), "set_size"] == 3
+    assert mcr_per_resample(rel.iloc[:0]).empty
+
+
+def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
+    X, y = data
+    kw = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse", n_bootstrap=B,
+              mr_estimator="e_divide", random_state=SEED)
+    tables = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], confidence=0.5, **kw)
+    res = _run(data)
+    assert set(tables) == {"models", "reliance", "sizes", "mcr", "rid", "mcr_summary"}
+    expected = {"models": res.models, "reliance": res.reliance, "sizes": res.sizes, "mcr": res.mcr,
+                "rid": rid_summary(res.reliance), "mcr_summary": mcr_summary(res.mcr, confidence=0.5)}
+    for name, frame in tables.items():
+        assert frame.columns[0] == "dataset" and (frame["dataset"] == "toy").all()
+        pd.testing.assert_frame_equal(frame.drop(columns="dataset"), expected[name])
+    # one-hot groups are one variable
+    grouped = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"],
+                               feature_groups={"g": ["x1", "x2"]}, **kw)
+    assert list(pd.unique(grouped["reliance"]["feature"])) == ["x0", "g"]
+    pd.testing.assert_frame_equal(grouped["models"], tables["models"])  # the sets do not depend on the variables

@@ -8,22 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.explain.reliance import member_predictor, random_permutations, reliance_arrays
+from xaipipe.explain.reliance import model_reliance, random_permutations
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
-from xaipipe.rashomon.mcr import (
-    mcr_table,
-    member_table,
-    members_partial_dependence,
-    members_reliance,
-    params_from_config_id,
-    pd_envelope,
-    rashomon_reliance,
-    rashomon_scopes,
-    select_set,
-)
-from xaipipe.rashomon.sets import rashomon_set
+from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope
+from xaipipe.rashomon.mcr import mcr_interval, mcr_table, member_table, members_reliance, rashomon_reliance
+from xaipipe.rashomon.refit import params_from_config_id
+from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
 
 SEED = 5
 EPS = [0.0, 0.02, 0.1, 0.3, 2.0]
@@ -49,14 +41,14 @@ def toy():
     folds = [(np.flatnonzero(np.arange(120) % 3 != k), np.flatnonzero(np.arange(120) % 3 == k)) for k in range(3)]
     parts = []
     for fam, grid in GRIDS.items():
-        s = summarize_cv(cross_validate_grid(fam, "regression", grid, Xtr, ytr, folds, seed=SEED), "regression")
+        s = summarize_cv(cross_validate_grid(fam, "regression", grid, Xtr, ytr, folds, random_state=SEED), "regression")
         s.insert(0, "dataset", "toy")
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
     members, mcr, groups = rashomon_reliance(
         summary, Xtr, ytr, Xte, yte, task="regression", metric="rmse", epsilons=EPS,
         feature_names=NAMES, feature_groups=GROUPS, estimators=("permutation", "e_divide"),
-        n_repeats=3, seed=SEED, dataset="toy",
+        n_repeats=3, random_state=SEED, dataset="toy",
     )
     return dict(X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, summary=summary, members=members,
                 mcr=mcr, groups=groups)
@@ -96,7 +88,7 @@ def test_one_fit_per_prefix_group(toy):
     # the refit is the cross-validated configuration fitted on all training rows
     g = gb[0]
     ref = make_estimator("gradient_boosting", "regression", dict(g.base_params, n_estimators=max(g.n_estimators)),
-                         seed=SEED).fit(toy["X_train"], toy["y_train"])
+                         random_state=SEED).fit(toy["X_train"], toy["y_train"])
     np.testing.assert_array_equal(ref.predict(toy["X_test"]), g.model.predict(toy["X_test"]))
 
 
@@ -107,9 +99,9 @@ def test_member_reliance_equals_separately_fitted_models(toy):
     perms = random_permutations(len(yte), 3, len(FEATURES), SEED)
     perm_rows = members[members["estimator"] == "permutation"]
     for (fam, cid), rows in perm_rows.groupby(["family", "config_id"]):
-        model = make_estimator(fam, "regression", params_from_config_id(cid), seed=SEED)
+        model = make_estimator(fam, "regression", params_from_config_id(cid), random_state=SEED)
         model.fit(toy["X_train"], toy["y_train"])
-        ref = reliance_arrays(member_predictor(model), Xte, yte, features=FEATURES, permutations=perms)
+        ref = model_reliance(model, Xte, yte, features=FEATURES, permutations=perms, method="generic")
         got = rows.set_index("feature").loc[list(FEATURES)]
         np.testing.assert_allclose(got["e_orig"], ref.e_orig[0], rtol=1e-12)
         np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0].mean(axis=1), rtol=1e-12)
@@ -120,10 +112,12 @@ def test_member_reliance_equals_separately_fitted_models(toy):
 def test_generic_path_gives_the_same_table(toy):
     groups = [g for g in toy["groups"] if g.family in ("gradient_boosting", "random_forest")]
     kw = dict(features=FEATURES, n_repeats=3, random_state=SEED, estimators=("permutation",))
-    a = members_reliance(groups, toy["X_test"], toy["y_test"], use_engine=True, **kw)
-    b = members_reliance(groups, toy["X_test"], toy["y_test"], use_engine=False, **kw)
+    a = members_reliance(groups, toy["X_test"], toy["y_test"], method="engine", **kw)
+    b = members_reliance(groups, toy["X_test"], toy["y_test"], method="generic", **kw)
+    c = members_reliance(groups, toy["X_test"], toy["y_test"], **kw)  # auto
     cols = ["e_orig", "e_switch", "mr_ratio", "mr_difference", "mr_ratio_std"]
     np.testing.assert_array_equal(a[cols].to_numpy(), b[cols].to_numpy())
+    np.testing.assert_array_equal(c[cols].to_numpy(), b[cols].to_numpy())
 
 
 def test_engine_threads_do_not_change_the_table(toy):
@@ -140,8 +134,9 @@ def test_e_switch_subsample_is_shared_and_seeded(toy):
     got = members_reliance(lin, toy["X_test"], toy["y_test"], features=FEATURES, estimators=("e_switch",),
                            random_state=SEED, e_switch_max_rows=15)
     rows = np.sort(np.random.default_rng(SEED).choice(40, 15, replace=False))
-    ref = reliance_arrays(member_predictor(lin[0].model), toy["X_test"][rows], toy["y_test"][rows],
-                          features=FEATURES, estimator="e_switch")  # all pairs, no closed form
+    ref = model_reliance(lin[0].model, toy["X_test"][rows], toy["y_test"][rows], features=FEATURES,
+                         estimator="e_switch", method="generic")  # all pairs, no closed form
+    assert ref.algorithm == "all_pairs"
     np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0, :, 0], rtol=1e-10)
     assert got["algorithm"].iloc[0] == "linear_closed_form" and (got["n_samples"] == 15).all()
 
@@ -234,7 +229,7 @@ def test_members_partial_dependence_equals_per_model_pd(toy):
     groups = [g for g in toy["groups"] if g.family in ("gradient_boosting", "xgboost", "linear_regression")]
     pdm = members_partial_dependence(groups, Xte, [0], grid, max_batch_rows=50)  # several chunks
     for (fam, cid), rows in pdm.groupby(["family", "config_id"]):
-        model = make_estimator(fam, "regression", params_from_config_id(cid), seed=SEED)
+        model = make_estimator(fam, "regression", params_from_config_id(cid), random_state=SEED)
         model.fit(toy["X_train"], toy["y_train"])
         ref = partial_dependence(model, Xte, [0], grid)
         np.testing.assert_allclose(rows.sort_values("grid_index")["pd"], ref, rtol=1e-10, atol=1e-12)
@@ -248,3 +243,48 @@ def test_members_partial_dependence_equals_per_model_pd(toy):
         pd_envelope(pdm, ("knn", "default"))
     with pytest.raises(ValueError, match="columns"):
         members_partial_dependence(groups, Xte, [9], grid)
+
+
+def test_mcr_interval_min_max_ties_and_undefined_values():
+    assert mcr_interval([1.2, 0.9, 3.0, 1.1]) == (1, 2, 0)
+    # ties resolve to the first member in table order
+    assert mcr_interval([2.0, 1.0, 5.0, 1.0, 5.0]) == (1, 2, 0)
+    assert mcr_interval([4.0, 4.0, 4.0]) == (0, 0, 0)
+    # NaN and inf (a member with zero loss) are left out and counted; positions index the input
+    assert mcr_interval([np.nan, 3.0, np.inf, 0.5, -np.inf, 2.0]) == (3, 1, 3)
+    assert mcr_interval(np.array([np.inf, 7.0])) == (1, 1, 1)
+    assert mcr_interval([np.nan, np.inf]) == (-1, -1, 2)
+    assert mcr_interval([]) == (-1, -1, 0)
+    # brute force on random values with missing ones
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        v = rng.integers(0, 4, size=rng.integers(1, 9)).astype(float)
+        v[rng.random(v.size) < 0.2] = np.nan
+        lo, hi, undefined = mcr_interval(v)
+        fin = [i for i in range(v.size) if np.isfinite(v[i])]
+        assert undefined == v.size - len(fin)
+        if fin:
+            assert lo == min(fin, key=lambda i: (v[i], i)) and hi == max(fin, key=lambda i: (v[i], -i))
+        else:
+            assert (lo, hi) == (-1, -1)
+
+
+def test_mcr_table_leaves_undefined_members_out(toy):
+    sets = rashomon_scopes(toy["summary"], metric="rmse", epsilon=EPS[-1])
+    members = toy["members"].copy()
+    ref = members["is_reference_cross_family"]
+    # give one non-reference member of the cross-family set a zero loss: MR = inf / NaN
+    victim = members.loc[~ref & (members["min_epsilon_cross_family"] <= EPS[-1]), ["family", "config_id"]].iloc[0]
+    hit = (members["family"] == victim["family"]) & (members["config_id"] == victim["config_id"])
+    members.loc[hit, "mr_ratio"] = np.inf
+    members.loc[hit & (members["feature"] == "a"), "mr_ratio"] = np.nan
+    got = mcr_table(members, sets, epsilons=EPS)
+    base = toy["mcr"]
+    rows = (got["scope"] == "cross_family") & (got["epsilon"] == EPS[-1]) & (got["quantity"] == "mr_ratio")
+    assert (got.loc[rows, "n_undefined"] == 1).all() and (base.loc[rows, "n_undefined"] == 0).all()
+    for _, row in got[rows].iterrows():
+        sub = members[(members["min_epsilon_cross_family"] <= EPS[-1]) & (members["feature"] == row["feature"])
+                      & (members["estimator"] == row["estimator"]) & ~hit]
+        assert row["mcr_minus"] == sub["mr_ratio"].min() and row["mcr_plus"] == sub["mr_ratio"].max()
+        assert row["n_members"] == base.loc[row.name, "n_members"]  # still a member of the set
+        assert f"{victim['family']}:{victim['config_id']}" not in (row["argmin_config"], row["argmax_config"])

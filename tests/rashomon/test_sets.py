@@ -12,8 +12,10 @@ from xaipipe.rashomon.sets import (
     check_epsilons,
     epsilon_min,
     rashomon_path,
+    rashomon_scopes,
     rashomon_set,
     scope_name,
+    set_sizes,
 )
 
 
@@ -127,7 +129,7 @@ def test_real_cv_summary():
     y = X[:, 0] + 0.3 * rng.normal(size=90)
     folds = [(np.flatnonzero(np.arange(90) % 3 != k), np.flatnonzero(np.arange(90) % 3 == k)) for k in range(3)]
     s = summarize_cv(cross_validate_grid("decision_tree", "regression", {"max_depth": [1, 2, 3, 5]}, X, y, folds,
-                                         seed=0), "regression")
+                                         random_state=0), "regression")
     r = rashomon_set(s, metric="mse", epsilon=0.5, mode="absolute")
     best = s["mse_mean"].min()
     assert set(r.members["config_id"]) == set(s.loc[s["mse_mean"] <= best + 0.5, "config_id"])
@@ -184,3 +186,56 @@ def test_check_epsilons_and_epsilon_min():
             check_epsilons(bad)
     got = epsilon_min([0.0, 0.03, 0.05, 0.5, np.nan], [0.05, 0.0, 0.1])
     np.testing.assert_array_equal(got, [0.0, 0.05, 0.05, np.nan, np.nan])
+
+
+def _sizes_oracle(summary, scope, eps_grid, mode="relative"):
+    """Set size per ε written out from the definition (gap to the scope's best)."""
+    part = summary if scope == CROSS_FAMILY else summary[summary["family"] == scope]
+    ok = part["status"] == "ok"
+    best = part.loc[ok, "rmse_mean"].min()
+    gap = (part["rmse_mean"] - best) / best if mode == "relative" else part["rmse_mean"] - best
+    return [int(((gap <= e) & ok).sum()) for e in eps_grid]
+
+
+def test_set_sizes_of_every_scope():
+    summary = pd.concat([_summary("gb"), _summary("rf", losses=(0.99, 1.3, 1.01)),
+                         _summary("dt", losses=(1.1, 1.2), status=["ok", "failed"])], ignore_index=True)
+    eps = [0.1, 0.0, 0.02]
+    sizes = set_sizes(summary, metric="rmse", epsilons=eps)
+    grid = [0.0, 0.02, 0.1]
+    # family scopes in alphabetical order, then the cross-family set
+    assert sizes["scope"].tolist() == [s for s in ("dt", "gb", "rf", CROSS_FAMILY) for _ in grid]
+    assert sizes["epsilon"].tolist() == grid * 4
+    for scope, part in sizes.groupby("scope", sort=False):
+        assert part["size"].tolist() == _sizes_oracle(summary, scope, grid), scope
+        path, _ = rashomon_path(summary if scope == CROSS_FAMILY else summary[summary["family"] == scope],
+                                metric="rmse", epsilons=eps)
+        # rashomon_path's table of that scope (size_<family> columns of other scopes' families are NaN)
+        pd.testing.assert_frame_equal(part[list(path.columns)].reset_index(drop=True), path, check_dtype=False)
+        others = [c for c in part.columns if c.startswith("size_") and c not in path.columns]
+        assert part[others].isna().all().all()
+    cross = sizes[sizes["scope"] == CROSS_FAMILY]
+    assert (cross["grid_size"] == 10).all() and (cross["n_failed"] == 1).all()
+    assert (cross[["size_gb", "size_rf", "size_dt"]].sum(axis=1) == cross["size"]).all()
+    only = set_sizes(summary, metric="rmse", epsilons=eps, scopes=["family"])
+    assert CROSS_FAMILY not in set(only["scope"])
+    pd.testing.assert_frame_equal(only, sizes[sizes["scope"] != CROSS_FAMILY].reset_index(drop=True))
+    absolute = set_sizes(summary, metric="rmse", epsilons=eps, mode="absolute", scopes=[CROSS_FAMILY])
+    assert absolute["size"].tolist() == _sizes_oracle(summary, CROSS_FAMILY, grid, mode="absolute")
+    with pytest.raises(ValueError, match="scopes"):
+        set_sizes(summary, metric="rmse", epsilons=eps, scopes=["global"])
+    with pytest.raises(ValueError):
+        set_sizes(summary, metric="rmse", epsilons=[])
+
+
+def test_set_sizes_cross_family_scope_with_one_family():
+    # scopes=["cross_family"] with a single family (the workflow script used to fail on it)
+    summary = _summary("gb")
+    sizes = set_sizes(summary, metric="rmse", epsilons=[0.0, 0.05, 0.3])
+    assert sizes["scope"].tolist() == ["gb"] * 3  # "family" and "cross_family": the family's set only
+    cross = set_sizes(summary, metric="rmse", epsilons=[0.0, 0.05, 0.3], scopes=[CROSS_FAMILY])
+    assert cross["scope"].tolist() == [CROSS_FAMILY] * 3
+    assert cross["size"].tolist() == _sizes_oracle(summary, "gb", [0.0, 0.05, 0.3]) == [1, 2, 4]
+    assert (cross["size_gb"] == cross["size"]).all() and (cross["reference_config_id"] == "c=3").all()
+    assert set(rashomon_scopes(summary, metric="rmse", epsilon=0.3, scopes=[CROSS_FAMILY])) == {CROSS_FAMILY}
+    assert set(rashomon_scopes(summary, metric="rmse", epsilon=0.3)) == {"gb"}

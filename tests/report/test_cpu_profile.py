@@ -72,3 +72,15 @@ def test_main_prints_shares_without_idle(tmp_path, capsys):
 def test_truncated_file_is_an_error():
     with pytest.raises(ValueError, match="incomplete last record"):
         list(cpu_profile.records([f"{ROOT};<module> (x.py:1)"]))
+
+
+def test_subpackage_modules_name_the_worker_and_the_engine():
+    engine = ("engine_sums (xaipipe/explain/reliance/_engine.py:300);"
+              "_kernel_sums (xaipipe/explain/reliance/_engine.py:340);accumulate (xaipipe/explain/reliance/_kernels.py:800)")
+    raw = (f"{ROOT};{BASH};{CV};{LOKY};_run_module_as_main (<frozen runpy>:198);"
+           f"fit_group (xaipipe/models/fitting.py:95);{FIT} 6\n"
+           f"{ROOT};{BASH};{CV};{LOKY};group_reliance (xaipipe/rashomon/refit.py:200);{engine} 4\n")
+    by_activity, by_owner = cpu_profile.tables(raw.splitlines(keepends=True))
+    assert by_owner[("worker: models.fitting", "tree fit (scikit-learn)")] == 6
+    assert by_owner[("worker: rashomon.refit", "MR engine (numba kernels)")] == 4
+    assert cpu_profile.classify(["f (xaipipe/rashomon/_kernels.py:1)"]) == "MR engine (numba kernels)"

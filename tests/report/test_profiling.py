@@ -12,9 +12,12 @@ import pytest
 
 from xaipipe.report.profiling import (
     JOB_COLUMNS,
+    JOB_VIEW,
+    RULE_VIEW,
     markdown_table,
     match_rule,
     pattern_regex,
+    profile_tables,
     read_benchmark,
     read_benchmarks,
     rule_totals,
@@ -128,13 +131,25 @@ def test_markdown_table():
     assert text.splitlines()[2] == "| cv | 12.3 | 25.0 % |  |"
 
 
-def test_command_line_script(bench, tmp_path):
+def test_command_line_module(bench, tmp_path):
     _, root = bench
     out = tmp_path / "profile"
-    script = REPO / "workflow" / "scripts" / "profile_table.py"
-    res = subprocess.run([sys.executable, str(script), str(root), str(out), "--top", "3"],
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run([sys.executable, "-m", "xaipipe.report.profiling", str(root), str(out), "--top", "3"],
+                         capture_output=True, text=True, check=True, cwd=tmp_path)
     assert "Slowest 3 of 5 jobs" in res.stdout
     table = pd.read_csv(out / "slowest_rules.csv")
     assert table["wall_s"].iloc[0] == 60.0 and len(table) == 5
     assert (out / "rule_totals.csv").exists() and (out / "slowest_rules.md").exists()
+    assert (out / "slowest_rules.md").read_text(encoding="utf-8") + "\n" == res.stdout
+
+
+def test_profile_tables_wraps_the_pieces(bench):
+    base, root = bench
+    jobs, totals, text = profile_tables(root, PATTERNS, top=2)
+    ref = read_benchmarks(root, PATTERNS)
+    pd.testing.assert_frame_equal(jobs, ref)
+    pd.testing.assert_frame_equal(totals, rule_totals(ref))
+    assert text.startswith("Slowest 2 of 5 jobs (sum of job wall times 125 s, CPU 216 s):")  # 58 + 19 + mean(99, 101) + 39; NA left out
+    assert markdown_table(slowest_jobs(ref, 2), JOB_VIEW) in text
+    assert text.endswith(markdown_table(totals, RULE_VIEW))
+    assert list(totals["rule"]) == ["shap", "cv", "abalone_study"]  # patterns are repo-relative: path fallback

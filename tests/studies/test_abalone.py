@@ -21,6 +21,7 @@ from xaipipe.studies.abalone import (
     load_abalone,
     load_published,
     ranking_pattern,
+    table_4_1,
     thesis_study,
     transform_target,
 )
@@ -106,8 +107,8 @@ def small_study():
     y = y + np.random.default_rng(4).uniform(-0.5, 0.5, y.size)
     folds = [(np.flatnonzero(np.arange(120) % 3 != k), np.flatnonzero(np.arange(120) % 3 == k)) for k in range(3)]
     grid = {"n_estimators": [5, 10], "learning_rate": [0.1], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
-    raw = thesis_study(X, y, folds, grid, seed=0)
-    z = thesis_study(X, y, folds, grid, transform="zscore", seed=0)
+    raw = thesis_study(X, y, folds, grid, random_state=0)
+    z = thesis_study(X, y, folds, grid, transform="zscore", random_state=0)
     return X, y, folds, grid, raw, z
 
 
@@ -117,7 +118,7 @@ def test_study_table_is_ranked_cv(small_study):
     X, y, folds, grid, raw, _ = small_study
     assert len(raw) == 8 and raw["rank"].tolist() == list(range(1, 9))
     assert np.all(np.diff(raw["rmse_mean"]) >= 0)
-    ref = summarize_cv(cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, seed=0),
+    ref = summarize_cv(cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=0),
                        "regression").set_index("config_id")
     np.testing.assert_array_equal(raw["rmse_mean"], ref.loc[raw["config_id"], "rmse_mean"])
     assert {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_std", "transform"} <= set(raw.columns)
@@ -161,8 +162,35 @@ def test_published_table_is_gradient_boosting_depth_two():
 
 
 def test_load_abalone_split(mirror, repo):
-    d = load_abalone(repo / "config" / "sources.yaml", mirror)
+    d = load_abalone(repo / "config" / "datasets.yaml", mirror)
     assert d["X_train"].shape == (3341, 10) and d["X_test"].shape == (836, 10)
     assert d["feature_groups"] == {"Sex": ["Sex_F", "Sex_I", "Sex_M"]}
     assert len(d["folds"]) == 5 and sum(len(v) for _, v in d["folds"]) == 3341
     assert d["y_train"].min() >= 1 and d["y_train"].max() <= 29
+
+
+def test_table_4_1_wraps_the_study_and_the_comparison(small_study):
+    import pandas as pd
+
+    from xaipipe.rashomon.sets import rashomon_set
+
+    X, y, folds, grid, raw, _ = small_study
+    published = raw.iloc[[2, 0, 1]][["n_estimators", "learning_rate", "max_depth", "loss"]].copy()
+    published.insert(0, "rank", [1, 2, 3])
+    published.insert(1, "cv_rmse", [1.5, 1.6, 1.7])
+    summary, comparison, pattern = table_4_1(X, y, folds, published.to_dict("records"), grid=grid, random_state=0,
+                                             dataset="abalone_study")
+    assert list(summary.columns[:2]) == ["dataset", "family"]
+    assert (summary["dataset"] == "abalone_study").all() and (summary["family"] == "gradient_boosting").all()
+    cols = [c for c in raw.columns if c != "fit_time_s"]
+    pd.testing.assert_frame_equal(summary[cols], raw[cols])
+    assert (summary["status"] == "ok").all()
+    pd.testing.assert_frame_equal(comparison, compare_with_published(raw, published))
+    assert comparison["pub_config_our_rank"].tolist()[:3] == [3, 1, 2]
+    ours = pattern[pattern["source"] == "reproduced"].drop(columns="source").reset_index(drop=True)
+    theirs = pattern[pattern["source"] == "published"].drop(columns="source").reset_index(drop=True)
+    pd.testing.assert_frame_equal(ours, ranking_pattern(raw))
+    pd.testing.assert_frame_equal(theirs, ranking_pattern(published.rename(columns={"cv_rmse": "rmse_mean"})))
+    # the summary is a CV summary the Rashomon step reads as one model class
+    rs = rashomon_set(summary, metric="rmse", epsilon=0.0)
+    assert rs.reference["config_id"] == raw["config_id"].iloc[0] and rs.scope == "gradient_boosting"

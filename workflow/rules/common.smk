@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 from snakemake.utils import validate
 
+from xaipipe.data.registry import check_ols_inference, input_files, load_registry, preparation_options
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.paths import result_path
 from xaipipe.report.thesis import available, check_mapping, figure_sources, table_sources, thesis_pd_features
@@ -23,19 +24,20 @@ if Path(xaipipe.__file__).resolve().parent != (Path(workflow.basedir) / "src" / 
     )
 
 BASEDIR = Path(workflow.basedir)
-SOURCES_FILE = str(BASEDIR / "config" / "sources.yaml")
 REFERENCE_FILE = str(BASEDIR / "config" / "reference.yaml")
-with open(SOURCES_FILE, encoding="utf-8") as _fh:
-    SOURCES = yaml.safe_load(_fh)
-validate(SOURCES, "../schemas/sources.schema.yaml")
 
 VERSION = config["version"]
 RESULTS = f"results/{VERSION}"
 LOGS = f"logs/{VERSION}"
 BENCH = f"{LOGS}/benchmarks"
+# Datasets: the registry (config/datasets.yaml) merged with the config's datasets.<d> entries.
+REGISTRY_FILE = str(BASEDIR / "config" / "datasets.yaml")
+REGISTRY_SCHEMA = str(BASEDIR / "workflow" / "schemas" / "datasets.schema.yaml")
+REGISTRY = load_registry(REGISTRY_FILE, config["datasets"], schema=REGISTRY_SCHEMA)
 DATASETS = [d for d, opts in config["datasets"].items() if opts.get("enabled", True)]
 if not DATASETS:
     raise ValueError("config key datasets: every dataset has enabled: false; enable at least one")
+check_ols_inference(config["ols_inference"], REGISTRY, DATASETS)
 SAMPLE = config["rashomon"]["sample"]
 SAMPLED = SAMPLE["families"] if SAMPLE["enabled"] else {}
 ALL_FAMILIES = sorted(
@@ -79,7 +81,7 @@ STYLE_FILE = str(BASEDIR / config["report"]["style"])
 
 
 def task_of(dataset):
-    return SOURCES[dataset]["task"]
+    return REGISTRY[dataset].task
 
 
 def families_of(dataset):
@@ -96,8 +98,13 @@ def families_of(dataset):
 
 
 def prep_options(dataset):
-    """Preparation options of one dataset (`families` excluded: it changes no data)."""
-    return {k: v for k, v in config["datasets"][dataset].items() if k not in ("families", "enabled")}
+    """Preparation options of one dataset (`families`, `enabled` excluded: they change no data)."""
+    return preparation_options(REGISTRY[dataset], config["datasets"][dataset])
+
+
+def canonical_entry(dataset):
+    """The registry entry that the canonical table depends on (params: a change reruns it)."""
+    return REGISTRY[dataset].to_mapping(preparation=False)
 
 
 def cv_params(wildcards):
@@ -113,12 +120,9 @@ def cv_params(wildcards):
     }
 
 
-def mirror_files(wildcards):
-    """The mirror files of a dataset (inputs, so Snakemake tracks them)."""
-    mirror = config["uci_mirror"]
-    if not mirror:
-        return []
-    return [os.path.join(mirror, f["path"]) for f in SOURCES[wildcards.dataset]["files"]]
+def source_files(wildcards):
+    """Local files a dataset is read from (mirror files, a local CSV/Parquet): inputs, so Snakemake tracks them."""
+    return input_files(REGISTRY[wildcards.dataset], config["uci_mirror"])
 
 
 def per_dataset(name, datasets=None):

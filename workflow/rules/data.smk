@@ -2,15 +2,16 @@
 
 
 rule canonical:
-    """Download with ucimlrepo (or read the verified mirror) into the canonical table + JSON sidecar."""
+    """Read the dataset's source (verified UCI mirror or ucimlrepo, scikit-learn, a CSV/Parquet file, OpenML)
+    into the canonical table + JSON sidecar."""
     input:
-        sources=SOURCES_FILE,
-        mirror=mirror_files,
+        files=source_files,
     output:
         table=f"{RESULTS}/data/{{dataset}}/canonical.csv",
         sidecar=f"{RESULTS}/data/{{dataset}}/canonical.json",
     params:
         mirror=config["uci_mirror"],
+        entry=lambda w: canonical_entry(w.dataset),
     log:
         f"{LOGS}/data/canonical/{{dataset}}.log",
     benchmark:
@@ -23,7 +24,7 @@ rule canonical:
 
 
 rule prepare:
-    """Thesis preparation (drops, one-hot, wine variant, positive class) and correlation matrix."""
+    """Preparation (drops, one-hot groups, variant, positive class) and correlation matrix."""
     input:
         table=rules.canonical.output.table,
         sidecar=rules.canonical.output.sidecar,

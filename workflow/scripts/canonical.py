@@ -1,15 +1,16 @@
 """Rule canonical: one dataset's canonical table and JSON sidecar."""
-from xaipipe.data.sources import load_canonical, load_sources
+from xaipipe.data.registry import DatasetEntry
+from xaipipe.data.sources import canonical_to_csv_bytes, load_canonical
 from xaipipe.io import atomic_path, write_json
 from xaipipe.runner import get_logger, run
 
 
 def main(smk):
-    source = load_sources(smk.input.sources)[smk.wildcards.dataset]
-    frame, sidecar = load_canonical(source, mirror=smk.params.mirror, download=smk.config["download"])
-    get_logger().info("%s: %d rows x %d columns from %s", source.dataset, *frame.shape, sidecar["source"])
+    entry = DatasetEntry.from_mapping(smk.wildcards.dataset, smk.params.entry)
+    frame, sidecar = load_canonical(entry, mirror=smk.params.mirror, download=smk.config["download"])
+    get_logger().info("%s: %d rows x %d columns from %s", entry.dataset, *frame.shape, sidecar["source"])
     with atomic_path(smk.output.table) as tmp:
-        frame.to_csv(tmp, index=False, float_format="%.17g", lineterminator="\n")
+        tmp.write_bytes(canonical_to_csv_bytes(frame))
     write_json(smk.output.sidecar, sidecar)
 
 

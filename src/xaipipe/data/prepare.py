@@ -1,15 +1,19 @@
 """Preparation of a canonical table into a model-ready table (the thesis' choices).
 
-Per dataset, configurable in the ``datasets`` config section:
+The choices come from the dataset's registry entry (``config/datasets.yaml``,
+recorded in the canonical sidecar) and its options in the ``datasets`` config
+section:
 
 * ``drop``: columns removed (thesis: ``attack-angle`` for Airfoil,
   ``free_sulfur_dioxide`` for Wine Quality; 001 §5.1, §5.3);
-* ``one_hot``: categorical columns expanded to one 0/1 column per level,
-  recorded as a *feature group* so that model reliance can permute them together
-  (thesis: Abalone's ``Sex`` -> ``Sex_F``, ``Sex_I``, ``Sex_M``);
-* ``variant`` (Wine Quality): ``white`` (the thesis' 4898 wines), ``red``, or
-  ``both`` with a ``color_red`` 0/1 feature;
-* ``positive_class`` (Breast Cancer): the diagnosis coded 1 (``M``, malignant).
+* ``categorical`` (registry) / ``one_hot`` (option, overrides the list):
+  categorical columns expanded to one 0/1 column per level, recorded as a
+  *feature group* so that model reliance can permute them together (thesis:
+  Abalone's ``Sex`` -> ``Sex_F``, ``Sex_I``, ``Sex_M``);
+* ``variant``: one of the entry's declared ``variants`` (Wine Quality: ``white``,
+  the thesis' 4898 wines, ``red``, or ``both`` with a ``color_red`` 0/1 feature);
+* ``positive_class`` (classification): the target value coded 1 (Breast
+  Cancer: ``M``, malignant). Only binary classification is supported.
 
 The correlation matrix (Pearson) is computed on the numeric columns *before*
 ``drop`` (the thesis chose the drops from it: Figs 5.1, 5.4, 5.7).
@@ -39,13 +43,46 @@ def check_features(frame: pd.DataFrame, dataset: str, columns: list[str]) -> Non
         raise ValueError(f"dataset {dataset!r}: column(s) {all_nan} are entirely NaN; drop them in config datasets.{dataset}.drop")
     some_nan = [c for c in columns if frame[c].isna().any()]
     if some_nan:
-        raise ValueError(f"dataset {dataset!r}: column(s) {some_nan} contain missing values")
+        counts = {c: int(frame[c].isna().sum()) for c in some_nan}
+        raise ValueError(
+            f"dataset {dataset!r}: column(s) {some_nan} contain missing values ({counts} rows); impute or "
+            f"remove them before, or drop the column(s) in config datasets.{dataset}.drop"
+        )
     constant = [c for c in columns if frame[c].nunique(dropna=False) <= 1]
     if constant:
         raise ValueError(
             f"dataset {dataset!r}: column(s) {constant} are constant and carry no information; "
             f"drop them in config datasets.{dataset}.drop"
         )
+
+
+_DEFAULT_POSITIVE = ({"0", "1"}, "1"), ({"False", "True"}, "True"), ({"false", "true"}, "true")
+
+
+def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any) -> tuple[str, dict]:
+    """Binary 0/1 coding of a classification target (in place); returns the positive class
+    and the class counts."""
+    if frame[target].isna().any():
+        raise ValueError(f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} "
+                         "missing values")
+    levels = sorted(frame[target].astype(str).unique())
+    if len(levels) != 2:
+        shown = levels if len(levels) <= 10 else levels[:10] + ["..."]
+        raise ValueError(
+            f"dataset {dataset!r}: the classification target {target!r} has {len(levels)} classes {shown}; "
+            "only regression and binary classification are supported"
+        )
+    if positive is None:
+        positive = next((p for lv, p in _DEFAULT_POSITIVE if set(levels) == lv), None)
+        if positive is None:
+            raise ValueError(f"dataset {dataset!r}: give datasets.{dataset}.positive_class, the class of "
+                             f"{target!r} coded 1: one of {levels}")
+    positive = str(positive)
+    if positive not in levels:
+        raise ValueError(f"datasets.{dataset}.positive_class {positive!r} is not a level of {target!r} {levels}")
+    frame[target] = (frame[target].astype(str) == positive).astype(np.int64)
+    counts = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
+    return positive, counts
 
 
 def prepare_table(
@@ -58,10 +95,12 @@ def prepare_table(
     canonical : DataFrame
         Output of :func:`xaipipe.data.sources.load_canonical`.
     sidecar : mapping
-        Its sidecar (task, target, column roles).
+        Its sidecar: task, target, column roles, and the registry's declared
+        ``categorical_columns``, ``positive_class``, ``variants``.
     options : mapping
-        The dataset's entry of the ``datasets`` config section (keys ``drop``,
-        ``one_hot``, ``variant``, ``positive_class``; all optional).
+        Keys ``drop``, ``one_hot`` (overrides the sidecar's categorical
+        columns), ``variant``, ``positive_class`` (overrides the sidecar's); all
+        optional (:func:`xaipipe.data.registry.preparation_options`).
 
     Returns
     -------
@@ -79,8 +118,11 @@ def prepare_table(
     Raises
     ------
     ValueError
-        Unknown columns in ``drop`` / ``one_hot``, unknown ``variant`` or
-        ``positive_class``, non-numeric features left, NaN or constant columns.
+        Naming the dataset and the column or config key: unknown columns in
+        ``drop`` / ``one_hot``, an unknown ``variant`` or ``positive_class``, a
+        target with other than two classes (classification) or with missing
+        values, a constant regression target, non-numeric features not declared
+        categorical, NaN or constant columns.
     """
     options = dict(options or {})
     dataset = sidecar["dataset"]
@@ -91,29 +133,35 @@ def prepare_table(
     frame.insert(0, "row_id", np.arange(len(frame), dtype=np.int64))
 
     variant = options.get("variant")
-    if dataset == "wine_quality":
-        variant = variant or "white"
-        if variant not in ("white", "red", "both"):
-            raise ValueError(f"datasets.wine_quality.variant must be white, red or both, got {variant!r}")
-        if variant != "both":
-            frame = frame[frame["color"] == variant]
-        else:
-            frame["color_red"] = (frame["color"] == "red").astype(float)
-            features = features + ["color_red"]
+    variants = sidecar.get("variants")
+    if variants:
+        choices = variants["options"]
+        variant = variant or variants["default"]
+        if variant not in choices:
+            raise ValueError(f"datasets.{dataset}.variant must be one of {list(choices)}, got {variant!r}")
+        column = variants["column"]
+        rows = choices[variant].get("rows")
+        if rows is not None:
+            frame = frame[frame[column].isin(rows)]
+        for name, level in (choices[variant].get("indicators") or {}).items():
+            frame[name] = (frame[column] == level).astype(float)
+            features = features + [name]
     elif variant is not None:
-        raise ValueError(f"datasets.{dataset}.variant is only defined for wine_quality")
+        raise ValueError(f"datasets.{dataset}.variant is only defined for datasets whose registry entry declares "
+                         "variants")
 
-    positive = options.get("positive_class")
+    positive = options.get("positive_class", sidecar.get("positive_class"))
     class_counts = None
     if task == "classification":
-        positive = positive or "M"
-        levels = sorted(frame[target].unique())
-        if positive not in levels:
-            raise ValueError(f"datasets.{dataset}.positive_class {positive!r} is not a level of {target!r} {levels}")
-        frame[target] = (frame[target] == positive).astype(np.int64)
-        class_counts = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
+        positive, class_counts = _encode_target(frame, dataset, target, positive)
     elif positive is not None:
         raise ValueError(f"datasets.{dataset}.positive_class is only defined for classification datasets")
+    else:
+        if frame[target].isna().any():
+            raise ValueError(f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} "
+                             "missing values")
+        if frame[target].nunique() <= 1:
+            raise ValueError(f"dataset {dataset!r}: the regression target {target!r} is constant")
 
     numeric_before_drop = [c for c in features + [target] if pd.api.types.is_numeric_dtype(frame[c])]
     correlation_input = frame[numeric_before_drop].reset_index(drop=True)
@@ -124,10 +172,14 @@ def prepare_table(
         raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
     features = [c for c in features if c not in drop]
 
-    one_hot = list(options.get("one_hot") or [])
-    unknown = [c for c in one_hot if c not in features]
-    if unknown:
-        raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {features}")
+    if options.get("one_hot") is not None:
+        one_hot = list(options["one_hot"])
+        unknown = [c for c in one_hot if c not in features]
+        if unknown:
+            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {features}")
+    else:
+        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in features]
+    check_features(frame, dataset, one_hot)
     groups: dict[str, list[str]] = {}
     for col in one_hot:
         levels = sorted(frame[col].astype(str).unique())
@@ -141,7 +193,8 @@ def prepare_table(
     non_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(frame[c])]
     if non_numeric:
         raise ValueError(
-            f"dataset {dataset!r}: non-numeric feature(s) {non_numeric}; list them in datasets.{dataset}.one_hot or drop"
+            f"dataset {dataset!r}: non-numeric feature(s) {non_numeric}; declare them in "
+            f"datasets.{dataset}.categorical (one-hot encoded) or list them in datasets.{dataset}.drop"
         )
     check_features(frame, dataset, features)
     prepared = frame[["row_id"] + features + [target]].reset_index(drop=True)

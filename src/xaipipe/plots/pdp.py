@@ -341,20 +341,28 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
     Returns
     -------
     dict
-        ``ice``, ``c_ice``, ``d_ice``, ``pd_2d`` -> Figure.
+        ``ice``, ``c_ice``, ``d_ice``, ``pd_2d`` -> Figure. d-ICE is drawn for the
+        numeric variables only (a one-hot group has no derivative; a figure saying
+        so when none is numeric).
     """
     import matplotlib.pyplot as plt
 
     from ..explain.pdp import effect_from_table
 
+    def placeholder(text):
+        fig, ax = plt.subplots()
+        ax.text(0.5, 0.5, text, ha="center")
+        ax.set_axis_off()
+        return fig
+
     ranked = curves[curves["rank"] > 0]
     order = ranked.drop_duplicates("feature").sort_values("rank")["feature"].tolist()
     effects = [effect_from_table(curves, name) for name in order]
-    if pairs.empty:
-        fig2d, ax = plt.subplots()
-        ax.text(0.5, 0.5, "no 2-D PD: fewer than two numeric variables among the top-k", ha="center")
-        ax.set_axis_off()
-    else:
-        fig2d = plot_pd_2d(pairs)
-    return {"ice": plot_ice(effects), "c_ice": plot_centered_ice(effects), "d_ice": plot_dice(effects),
-            "pd_2d": fig2d}
+    numeric = [e for e in effects if e.d_ice is not None and e.d_ice_sd is not None]
+    return {
+        "ice": plot_ice(effects),
+        "c_ice": plot_centered_ice(effects),
+        "d_ice": plot_dice(numeric) if numeric else placeholder("no d-ICE: no numeric variable among the top-k"),
+        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k") if pairs.empty
+        else plot_pd_2d(pairs),
+    }

@@ -10,7 +10,9 @@ values and the absolute and relative change, and a per-table summary.
 provenance* (the test of a refactor): every file under the two folders, CSVs
 exactly (``rtol = atol = 0``; the columns :data:`TIME_COLUMNS` are ignored), JSON
 files key by key (the keys :data:`PROVENANCE_KEYS` and time keys ignored, at any
-depth), every other file (figures, fitted models) by SHA-256. It prints one line
+depth), pickled result objects field by field (a pickle's bytes name the module
+of its class, which a refactor may move), every other file (figures, fitted
+models) by SHA-256. It prints one line
 per differing file and exits with status 1 when any differs (:func:`compare_trees`).
 """
 
@@ -163,11 +165,45 @@ def _csv_identical(pa: Path, pb: Path) -> str:
             x, y = va.to_numpy(dtype=float), vb.to_numpy(dtype=float)
             same = (x == y) | (np.isnan(x) & np.isnan(y))
         else:
-            same = (va.astype(str).to_numpy() == vb.astype(str).to_numpy())
+            same = ((va.astype(object) == vb.astype(object)) | (va.isna() & vb.isna())).to_numpy(dtype=bool)
         if not same.all():
             i = int(np.flatnonzero(~same)[0])
             return f"column {col!r} differs in {int((~same).sum())} row(s), first row {i}: {va.iloc[i]!r} vs {vb.iloc[i]!r}"
     return ""
+
+
+def _same_object(a, b) -> bool:
+    """Exact equality of loaded results: arrays bitwise, dataclasses and containers field by field."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b):
+        return type(a).__name__ == type(b).__name__ and all(
+            _same_object(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and bool(
+            np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_object(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_object(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+        return True
+    return a == b
+
+
+def _joblib_identical(pa: Path, pb: Path) -> str:
+    """A pickle's bytes name the classes' modules; compare what it holds: a dataclass result
+    (e.g. a ShapResult) field by field, arrays bitwise; anything else (fitted models) by its
+    bytes, which already differed."""
+    import dataclasses
+
+    import joblib
+
+    a, b = joblib.load(pa), joblib.load(pb)
+    if dataclasses.is_dataclass(a) and _same_object(a, b):
+        return ""
+    return "pickled objects differ"
 
 
 def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
@@ -204,6 +240,8 @@ def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
             ja = _json_without(json.loads(pa.read_text()), drop)
             jb = _json_without(json.loads(pb.read_text()), drop)
             detail = "" if ja == jb else "JSON content differs"
+        elif rel.endswith(".joblib"):
+            detail = _joblib_identical(pa, pb)
         else:
             ha, hb = (hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in (pa, pb))
             detail = f"SHA-256 {ha} vs {hb}"

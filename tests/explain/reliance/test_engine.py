@@ -1,28 +1,37 @@
-"""The tree engine equals the generic predict-many path bitwise, and both equal the
-per-member computation with separately fitted models; it re-evaluates fewer trees."""
+"""The tree engine (``model_reliance(..., method="engine")``, and its scikit-learn-loop
+reference ``engine_sums(..., kernel=False)``) equals the generic predict-many path
+(``method="generic"``) bitwise, and both equal the per-member computation with
+separately fitted models; it re-evaluates fewer trees."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.base import clone, is_classifier
 from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.base import clone
 
-from xaipipe.explain.reliance import member_predictor, random_permutations, reliance_arrays
-from xaipipe.models.prefix import prefix_predictions
-from xaipipe.rashomon import engine
-from xaipipe.rashomon.engine import (
-    ensemble_outputs,
-    ensemble_reliance_arrays,
-    supports_engine,
+from xaipipe.explain.reliance import _engine as engine
+from xaipipe.explain.reliance import _kernels, model_reliance, random_permutations
+from xaipipe.explain.reliance._base import (
+    DEFAULT_MAX_ROWS,
+    check_X,
+    check_y,
+    divisor,
+    resolve_features,
+    resolve_loss,
+    resolve_permutations,
     switch_designs,
-    tree_terms,
 )
+from xaipipe.explain.reliance._engine import engine_sums, ensemble_outputs, supports_engine, tree_terms
+from xaipipe.models.families import FAMILIES
+from xaipipe.models.prefix import member_predictor, prefix_predictions
 
 N, P = 48, 5
 FEATURES = {"a": [0], "b": [1], "cd": [2, 3], "e": [4]}
@@ -47,6 +56,8 @@ MODELS = {
     "gb_classifier_01": (GradientBoostingClassifier(n_estimators=12, max_depth=2, random_state=0), "zero_one"),
     "rf_regressor": (RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0), "squared_error"),
     "rf_classifier": (RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0), "log_loss"),
+    "et_regressor": (ExtraTreesRegressor(n_estimators=10, max_depth=4, random_state=0), "squared_error"),
+    "et_classifier": (ExtraTreesClassifier(n_estimators=10, max_depth=4, random_state=0), "zero_one"),
 }
 
 
@@ -62,6 +73,26 @@ def _ks(model):
     return [3, top, 1, 7, 3]  # any order, duplicates allowed
 
 
+def _engine_arrays(model, X, y, *, kernel, features=None, estimator="permutation", loss=None, n_repeats=None,
+                   random_state=None, permutations=None, n_estimators=None, max_rows_per_batch=DEFAULT_MAX_ROWS,
+                   n_jobs=1):
+    """``(e_orig, e_switch)`` of ``engine_sums(..., kernel=kernel)``, its inputs validated and
+    built as ``model_reliance`` builds them (``_model_reliance.py``)."""
+    Xv, names = check_X(X)
+    n = Xv.shape[0]
+    yv = check_y(y, n)
+    cols = list(resolve_features(features, Xv.shape[1], names).values())
+    if loss is None:
+        loss = "log_loss" if is_classifier(model) else "squared_error"
+    loss_name, loss_fn = resolve_loss(loss)
+    perms, _, _ = resolve_permutations(estimator, permutations, n_repeats, n, len(cols), random_state)
+    designs = switch_designs(estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows_per_batch)
+    e_orig, sums = engine_sums(model, Xv, yv, n_estimators=n_estimators, cols=cols, loss_fn=loss_fn,
+                               loss_name=loss_name, estimator=estimator, perms=perms, designs=designs,
+                               max_rows=max_rows_per_batch, n_jobs=n_jobs, kernel=kernel)
+    return e_orig, sums / divisor(estimator, n)
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_forward_pass_equals_prefix_predictions(name, data):
     model, X, _, _ = _fit(name, data)
@@ -75,32 +106,42 @@ def test_forward_pass_equals_prefix_predictions(name, data):
 @pytest.mark.parametrize("estimator", ["permutation", "e_divide", "e_switch"])
 @pytest.mark.parametrize("name", list(MODELS))
 def test_engine_equals_generic_path_bitwise(name, estimator, kernel, data):
+    if kernel and not _kernels.AVAILABLE:
+        pytest.skip("numba not installed")
     model, X, y, loss = _fit(name, data)
     ks = _ks(model)
     kw = dict(features=FEATURES, estimator=estimator, loss=loss, max_rows_per_batch=300)
     if estimator == "permutation":
         kw["permutations"] = random_permutations(N, 3, len(FEATURES), 5)
-    fast = ensemble_reliance_arrays(model, X, y, n_estimators=ks, kernel=kernel, **kw)
-    slow = reliance_arrays(member_predictor(model, ks), X, y, **kw)
-    assert fast.features == slow.features == list(FEATURES)
-    assert fast.algorithm == slow.algorithm and fast.loss == slow.loss
-    np.testing.assert_array_equal(fast.e_orig, slow.e_orig)
-    np.testing.assert_array_equal(fast.e_switch, slow.e_switch)
+    e_orig, e_switch = _engine_arrays(model, X, y, n_estimators=ks, kernel=kernel, **kw)
+    slow = model_reliance(model, X, y, n_estimators=ks, method="generic", **kw)
+    assert slow.method == "generic" and slow.features == list(FEATURES)
+    np.testing.assert_array_equal(e_orig, slow.e_orig)
+    np.testing.assert_array_equal(e_switch, slow.e_switch)
     # members with the same prefix give the same numbers
-    np.testing.assert_array_equal(fast.e_switch[0], fast.e_switch[4])
+    np.testing.assert_array_equal(e_switch[0], e_switch[4])
+    # the predict-many callable of the same members is the generic path
+    callable_ = model_reliance(member_predictor(model, ks), X, y, **kw)
+    np.testing.assert_array_equal(callable_.e_switch, slow.e_switch)
+    if kernel:  # model_reliance's engine is the compiled kernel
+        fast = model_reliance(model, X, y, n_estimators=ks, method="engine", **kw)
+        assert fast.method == "engine" and fast.features == slow.features
+        assert fast.algorithm == slow.algorithm and fast.loss == slow.loss and fast.n_estimators == ks
+        np.testing.assert_array_equal(fast.e_orig, slow.e_orig)
+        np.testing.assert_array_equal(fast.e_switch, slow.e_switch)
 
 
-@pytest.mark.parametrize("name", ["gb_squared", "gb_classifier", "rf_regressor", "rf_classifier"])
+@pytest.mark.parametrize("name", ["gb_squared", "gb_classifier", "rf_regressor", "rf_classifier", "et_regressor"])
 def test_engine_equals_separately_fitted_members(name, data):
     """Oracle: each prefix refitted on its own with n_estimators=k, MR computed per model."""
     model, X, y, loss = _fit(name, data)
     ks = [2, 5, len(model.estimators_)]
     perms = random_permutations(N, 4, len(FEATURES), 11)
-    fast = ensemble_reliance_arrays(model, X, y, n_estimators=ks, features=FEATURES, loss=loss,
-                                    permutations=perms)
+    fast = model_reliance(model, X, y, n_estimators=ks, features=FEATURES, loss=loss, permutations=perms,
+                          method="engine")
     for i, k in enumerate(ks):
         single = clone(model).set_params(n_estimators=k).fit(X, data[2] if "classifier" in name else data[1])
-        ref = reliance_arrays(member_predictor(single), X, y, features=FEATURES, loss=loss, permutations=perms)
+        ref = model_reliance(single, X, y, features=FEATURES, loss=loss, permutations=perms, method="generic")
         # prefixes are bitwise equal to refitted models (xaipipe.models.prefix), so is MR
         np.testing.assert_array_equal(fast.e_orig[i], ref.e_orig[0])
         np.testing.assert_array_equal(fast.e_switch[i], ref.e_switch[0])
@@ -108,10 +149,10 @@ def test_engine_equals_separately_fitted_members(name, data):
 
 def test_default_permutations_match_generic_and_are_seeded(data):
     model, X, y, loss = _fit("gb_squared", data)
-    a = ensemble_reliance_arrays(model, X, y, features=FEATURES, n_repeats=4, random_state=3)
-    b = reliance_arrays(member_predictor(model), X, y, features=FEATURES, n_repeats=4, random_state=3)
+    a = model_reliance(model, X, y, features=FEATURES, n_repeats=4, random_state=3, method="engine")
+    b = model_reliance(model, X, y, features=FEATURES, n_repeats=4, random_state=3, method="generic")
     np.testing.assert_array_equal(a.e_switch, b.e_switch)
-    c = ensemble_reliance_arrays(model, X, y, features=FEATURES, n_repeats=4, random_state=4)
+    c = model_reliance(model, X, y, features=FEATURES, n_repeats=4, random_state=4, method="engine")
     assert not np.array_equal(a.e_switch, c.e_switch)
     assert a.e_switch.shape == (1, len(FEATURES), 4) and a.algorithm == "random_permutations"
 
@@ -135,7 +176,7 @@ def test_engine_skips_trees_that_do_not_split_on_the_variable(data, monkeypatch)
         return real(estimators, X_, scale, out)
 
     monkeypatch.setattr(_gradient_boosting, "predict_stages", counting)
-    ensemble_reliance_arrays(model, X, y, features=FEATURES, permutations=perms, kernel=False)
+    _engine_arrays(model, X, y, features=FEATURES, permutations=perms, kernel=False)
     expected = sum(R * N for cols in FEATURES.values() for u in used if u & set(cols))
     assert sum(calls) == expected
     assert expected < len(used) * len(FEATURES) * R * N  # something was skipped
@@ -163,52 +204,35 @@ def test_validation(data):
     lin = LinearRegression().fit(X, y)
     assert not supports_engine(lin)
     assert not supports_engine(make_pipeline(StandardScaler(), clone(model)).fit(X, y))
-    with pytest.raises(TypeError, match="random forest or gradient"):
-        ensemble_reliance_arrays(lin, X, y)
+    with pytest.raises(TypeError, match="no tree-engine support"):
+        model_reliance(lin, X, y, method="engine")
+    with pytest.raises(TypeError, match="random forest"):
+        engine_sums(lin, X, y, n_estimators=None, cols=[np.array([0])], loss_fn=None, loss_name="",
+                    estimator="e_divide", perms=None, designs=[], max_rows=DEFAULT_MAX_ROWS)
     with pytest.raises(ValueError, match=r"\[1, 12\]"):
-        ensemble_reliance_arrays(model, X, y, n_estimators=[13])
+        model_reliance(model, X, y, n_estimators=[13], method="engine")
     with pytest.raises(ValueError, match="empty"):
-        ensemble_reliance_arrays(model, X, y, n_estimators=[])
+        model_reliance(model, X, y, n_estimators=[], method="engine")
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
-        ensemble_reliance_arrays(model, Xn, y)
+        model_reliance(model, Xn, y, method="engine")
     with pytest.raises(ValueError, match="columns"):
-        ensemble_reliance_arrays(model, X[:, :3], y)
+        model_reliance(model, X[:, :3], y, method="engine")
     with pytest.raises(ValueError, match="permutation of range"):
-        ensemble_reliance_arrays(model, X, y, permutations=np.zeros((2, N), dtype=int))
+        model_reliance(model, X, y, permutations=np.zeros((2, N), dtype=int), method="engine")
     with pytest.raises(ValueError, match="only"):
-        ensemble_reliance_arrays(model, X, y, estimator="e_divide", n_repeats=3)
+        model_reliance(model, X, y, estimator="e_divide", n_repeats=3, method="engine")
     with pytest.raises(ValueError, match="unknown estimator"):
-        ensemble_reliance_arrays(model, X, y, estimator="exact")
+        model_reliance(model, X, y, estimator="exact", method="engine")
     with pytest.raises(ValueError, match="max_rows_per_batch"):
-        ensemble_reliance_arrays(model, X, y, max_rows_per_batch=0)
+        model_reliance(model, X, y, max_rows_per_batch=0, method="engine")
     with pytest.raises(ValueError, match="n_trees"):
         tree_terms(model, X, n_trees=0)
-    assert engine.ENGINE_KINDS == ("random_forest", "gradient_boosting")
-
-
-@pytest.mark.parametrize("name", ["gb_squared", "rf_classifier"])
-def test_truncated_ensemble_equals_refit(name, data):
-    from xaipipe.models.prefix import predict_output
-    from xaipipe.rashomon.engine import truncated_ensemble
-
-    model, X, y, _ = _fit(name, data)
-    short = truncated_ensemble(model, 4)
-    refit = clone(model).set_params(n_estimators=4).fit(X, data[2] if "classifier" in name else data[1])
-    np.testing.assert_array_equal(predict_output(short, X), predict_output(refit, X))
-    assert len(model.estimators_) > 4  # the original is untouched
-    with pytest.raises(ValueError):
-        truncated_ensemble(model, 0)
-
-
-def test_time_reliance_paths_reports_three_timings(data):
-    from xaipipe.rashomon.engine import time_reliance_paths
-
-    model, X, y, _ = _fit("gb_squared", data)
-    out = time_reliance_paths(model, X, y, [4, 12], features=FEATURES, n_repeats=2)
-    assert out["equal"] and out["members"] == 2
-    assert all(out[k] >= 0 for k in ("engine_s", "generic_s", "permutation_importance_s"))
+    # engine support is a registry capability (Family.engine), not a list of classes
+    assert [f.name for f in FAMILIES.values() if f.engine] == ["random_forest", "extra_trees", "gradient_boosting"]
+    assert all(supports_engine(clone(est).fit(X, data[2] if "classifier" in n else y))
+               for n, (est, _) in MODELS.items())
 
 
 @pytest.mark.parametrize("estimator", ["permutation", "e_switch"])
@@ -218,8 +242,8 @@ def test_interval_path_of_deep_forests_equals_generic_path(kind, estimator, monk
     affected tree of a one-column variable takes the interval path (rows sorted by donor value, one
     search below the entry node); equal to the generic path bitwise, in tree blocks
     of one tree or of all trees."""
-    from xaipipe.rashomon import _kernels
-
+    if not _kernels.AVAILABLE:
+        pytest.skip("numba not installed")
     rng = np.random.default_rng(5)
     n = 90
     X = rng.normal(size=(n, 4))
@@ -239,10 +263,10 @@ def test_interval_path_of_deep_forests_equals_generic_path(kind, estimator, monk
     if estimator == "permutation":
         kw["permutations"] = random_permutations(n, 12, 4, 0)  # 12 rows per recipient >= PIECE_ROWS
     ks = [2, 9, 5]
-    ref = reliance_arrays(member_predictor(model, ks), X, target, **kw)
+    ref = model_reliance(model, X, target, n_estimators=ks, method="generic", **kw)
     for block_nodes in (1, 1 << 30):
         monkeypatch.setattr(_kernels, "BLOCK_NODES", block_nodes)
-        got = ensemble_reliance_arrays(model, X, target, n_estimators=ks, n_jobs=2, **kw)
+        got = model_reliance(model, X, target, n_estimators=ks, n_jobs=2, method="engine", **kw)
         np.testing.assert_array_equal(got.e_orig, ref.e_orig)
         np.testing.assert_array_equal(got.e_switch, ref.e_switch)
 
@@ -253,8 +277,9 @@ def test_engine_preferred():
     X = np.arange(20.0).reshape(10, 2)
     y = X[:, 0]
     rf = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    et = ExtraTreesRegressor(n_estimators=2, random_state=0).fit(X, y)
     gb = GradientBoostingRegressor(n_estimators=2).fit(X, y)
-    for model in (rf, gb):
+    for model in (rf, et, gb):
         assert engine.engine_preferred(model, "permutation")
         assert engine.engine_preferred(model, "e_switch")
         assert not engine.engine_preferred(model, "e_divide")

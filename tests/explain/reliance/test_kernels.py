@@ -11,16 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.ensemble import (
+    ExtraTreesRegressor,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
 
+from xaipipe.explain.reliance import _kernels
+from xaipipe.explain.reliance._engine import _Ensemble
+from xaipipe.explain.reliance._kernels import accumulate, flatten_trees, signatures, thread_count, walk_original
 from xaipipe.models.prefix import prefix_predictions
-from xaipipe.rashomon import _kernels
-from xaipipe.rashomon._kernels import accumulate, flatten_trees, signatures, thread_count, walk_original
-from xaipipe.rashomon.engine import _Ensemble
 
 pytestmark = pytest.mark.skipif(not _kernels.AVAILABLE, reason="numba not installed")
 
@@ -45,10 +46,11 @@ def _models(data):
         "gb_multi": GradientBoostingClassifier(n_estimators=8, max_depth=2, random_state=0).fit(X, y3),
         "rf_reg": RandomForestRegressor(n_estimators=7, random_state=0).fit(X, y),
         "rf_multi": RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y3),
+        "et_reg": ExtraTreesRegressor(n_estimators=5, max_depth=4, random_state=0).fit(X, y),
     }
 
 
-MODEL_NAMES = ["gb_reg", "gb_bin", "gb_multi", "rf_reg", "rf_multi"]
+MODEL_NAMES = ["gb_reg", "gb_bin", "gb_multi", "rf_reg", "rf_multi", "et_reg"]
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +190,8 @@ def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
     np.testing.assert_array_equal(out, out2)
     # brute force: every tree on every switched row, added in order
     acc = start.copy()
-    per_stage = ens.K if ens.kind == "gradient_boosting" else 1
+    assert ens.kind == ("boosting" if name.startswith("gb") else "forest")
+    per_stage = ens.K if ens.kind == "boosting" else 1
     for t, est in enumerate(_sk_trees(model)):
         leaves = est.tree_.apply(Xh) + flat.roots[t]
         c = flat.column[t]
@@ -263,8 +266,7 @@ def test_kernel_validation(models, data):
 def test_serial_and_parallel_kernels_have_their_own_cache_entries():
     # numba names a function's on-disk cache after its qualified name: a shared name made the
     # parallel dispatcher load the serial machine code (n_jobs had no effect) and vice versa
-    from xaipipe.rashomon import _kernels as K
-
+    K = _kernels
     if not K.AVAILABLE:
         pytest.skip("numba not installed")
     for serial, parallel in ((K._walk_serial, K._walk_parallel), (K._sig_serial, K._sig_parallel),

@@ -1,7 +1,8 @@
-"""Model reliance: losses vs scikit-learn, permutation estimator vs
+"""Model reliance (``model_reliance``): losses vs scikit-learn, permutation estimator vs
 sklearn.inspection.permutation_importance, e_divide / e_switch vs their
 definitions (hand-computed and brute force), the linear closed form, feature
-groups and the multi-member (predict-many) path vs separately fitted models."""
+groups, the multi-member (prefix / predict-many) path vs separately fitted models,
+and the choice of path (``method``)."""
 
 from __future__ import annotations
 
@@ -21,20 +22,21 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
 from xaipipe.explain.reliance import (
+    METHODS,
     RELIANCE_COLUMNS,
+    RelianceResult,
     features_from_groups,
-    fitted_model_reliance,
     linear_coefficients,
     log_loss,
-    member_predictor,
     model_reliance,
     random_permutations,
-    reliance_arrays,
     resolve_features,
     sklearn_permutations,
     squared_error,
     zero_one,
 )
+from xaipipe.explain.reliance._linear import linear_e_switch
+from xaipipe.models.prefix import member_predictor
 
 RTOL = 1e-12
 
@@ -117,9 +119,14 @@ def test_permutation_equals_sklearn_permutation_importance_regression(reg, gb_re
     R = 4
     ref = permutation_importance(gb_reg, X, y, scoring="neg_mean_squared_error", n_repeats=R, random_state=7)
     perms = sklearn_permutations(len(y), R, 7)
-    arrays = reliance_arrays(member_predictor(gb_reg), X, y, permutations=perms)
+    arrays = model_reliance(member_predictor(gb_reg), X, y, permutations=perms)  # a predict-many callable
+    assert isinstance(arrays, RelianceResult) and arrays.method == "generic"
     _close(arrays.mr_difference()[0], ref.importances)  # every repeat, every feature
-    table = fitted_model_reliance(gb_reg, X, y, permutations=perms)
+    fitted = model_reliance(gb_reg, X, y, permutations=perms)  # the fitted model: the tree engine
+    assert fitted.method == "engine" and fitted.n_estimators is None
+    np.testing.assert_array_equal(fitted.e_switch, arrays.e_switch)
+    table = fitted.to_frame()
+    assert list(table.columns) == RELIANCE_COLUMNS
     _close(table["mr_difference"], ref.importances_mean)
     # sklearn's std has ddof=0, ours ddof=1
     _close(table["mr_difference_std"] * np.sqrt((R - 1) / R), ref.importances_std)
@@ -132,11 +139,11 @@ def test_permutation_equals_sklearn_for_classifier_log_loss_and_accuracy(clf):
     model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=2000)).fit(X, y)
     perms = sklearn_permutations(len(y), 3, 11)
     ref = permutation_importance(model, X, y, scoring="neg_log_loss", n_repeats=3, random_state=11)
-    table = fitted_model_reliance(model, X, y, permutations=perms)  # loss defaults to log_loss
+    table = model_reliance(model, X, y, permutations=perms).to_frame()  # loss defaults to log_loss
     assert (table["loss"] == "log_loss").all()
     _close(table["mr_difference"], ref.importances_mean)
     ref = permutation_importance(model, X, y, scoring="accuracy", n_repeats=3, random_state=11)
-    table = fitted_model_reliance(model, X, y, permutations=perms, loss="zero_one")
+    table = model_reliance(model, X, y, permutations=perms, loss="zero_one").to_frame()
     _close(table["mr_difference"], ref.importances_mean)
 
 
@@ -149,11 +156,14 @@ def test_prefix_members_equal_separately_fitted_models(reg):
     big = GradientBoostingRegressor(n_estimators=9, max_depth=2, random_state=3).fit(X, y)
     perms = random_permutations(len(y), 3, X.shape[1], random_state=5)
     for estimator, kw in [("permutation", {"permutations": perms}), ("e_divide", {})]:
-        many = fitted_model_reliance(big, X, y, n_estimators=ks, estimator=estimator, **kw)
+        result = model_reliance(big, X, y, n_estimators=ks, estimator=estimator, **kw)
+        assert result.n_estimators == ks and result.e_switch.shape[:2] == (len(ks), X.shape[1])
+        many = result.to_frame()
+        assert list(many.columns) == RELIANCE_COLUMNS[:1] + ["n_estimators"] + RELIANCE_COLUMNS[1:]
         assert many["n_estimators"].tolist() == list(np.repeat(ks, X.shape[1]))
         for i, k in enumerate(ks):
             small = GradientBoostingRegressor(n_estimators=k, max_depth=2, random_state=3).fit(X, y)
-            one = fitted_model_reliance(small, X, y, estimator=estimator, **kw)
+            one = model_reliance(small, X, y, estimator=estimator, **kw).to_frame()
             part = many[many["member"] == i]
             for col in ("e_orig", "e_switch", "mr_ratio", "mr_difference"):
                 _close(part[col], one[col])
@@ -166,11 +176,17 @@ def test_prefix_members_classifier(clf):
     ks = [2, 6]
     big = GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=1).fit(X, y)
     perms = random_permutations(len(y), 2, 1, random_state=0)[0]  # shared by all features
-    many = model_reliance(member_predictor(big, ks), X, y, loss="log_loss", permutations=perms)
+    generic = model_reliance(big, X, y, n_estimators=ks, loss="log_loss", permutations=perms, method="generic")
+    assert generic.method == "generic"
+    many = generic.to_frame()
     for i, k in enumerate(ks):
         small = GradientBoostingClassifier(n_estimators=k, max_depth=2, random_state=1).fit(X, y)
-        one = fitted_model_reliance(small, X, y, permutations=perms)
+        one = model_reliance(small, X, y, permutations=perms).to_frame()
         _close(many.loc[many["member"] == i, "mr_ratio"], one["mr_ratio"])
+    # the predict-many callable of the same members gives the same arrays
+    callable_ = model_reliance(member_predictor(big, ks), X, y, loss="log_loss", permutations=perms)
+    np.testing.assert_array_equal(callable_.e_switch, generic.e_switch)
+    np.testing.assert_array_equal(callable_.e_orig, generic.e_orig)
 
 
 def test_one_predict_pass_per_data_set_and_batching_invariance(reg, gb_reg):
@@ -183,10 +199,10 @@ def test_one_predict_pass_per_data_set_and_batching_invariance(reg, gb_reg):
         return member_predictor(gb_reg, [3, 9])(Z)
 
     kw = dict(features=[0, 2, 8], n_repeats=R, random_state=1)
-    unbatched = model_reliance(predict, X, y, max_rows_per_batch=n, **kw)
+    unbatched = model_reliance(predict, X, y, max_rows_per_batch=n, **kw).to_frame()
     assert calls == [n] * (1 + G * R)
     calls.clear()
-    stacked = model_reliance(predict, X, y, max_rows_per_batch=3 * n, **kw)
+    stacked = model_reliance(predict, X, y, max_rows_per_batch=3 * n, **kw).to_frame()
     assert sum(calls) == n * (1 + G * R) and len(calls) == 3
     # per-data-set sums do not depend on how data sets are stacked
     pd.testing.assert_frame_equal(unbatched, stacked)
@@ -205,7 +221,7 @@ def test_e_divide_hand_computed():
     X = np.array([[1, 0], [2, 1], [0, 2], [3, 1], [5, 5]], dtype=float)
     y = np.array([3, 9, 7, 10, 25], dtype=float)
     predict = _linear_predict([[2, 3], [0, 3]], [1, 1])
-    t = model_reliance(predict, X, y, estimator="e_divide", features={"x1": [0]})
+    t = model_reliance(predict, X, y, estimator="e_divide", features={"x1": [0]}).to_frame()
     # member 0: original fits 3, 8, 7, 10, 26 -> squared errors 0, 1, 0, 0, 1 -> e_orig = 2/5.
     # Swapped x1: rows 0,1 take x1 of rows 2,3 (0, 3); rows 2,3 take x1 of rows 0,1 (1, 2):
     # fits 1, 10, 9, 8 vs y 3, 9, 7, 10 -> 4, 1, 4, 4 -> e_divide = 13/4.
@@ -246,7 +262,7 @@ def test_e_switch_chunked_equals_brute_force_definition():
                 for k in range(2)]
     results = []
     for rows in (6, 13, 10_000):  # one donor per chunk, two donors per chunk, everything at once
-        t = model_reliance(f, X, y, estimator="e_switch", features=groups, max_rows_per_batch=rows)
+        t = model_reliance(f, X, y, estimator="e_switch", features=groups, max_rows_per_batch=rows).to_frame()
         _close(t["e_switch"].to_numpy().reshape(2, 2), expected)
         results.append(t["e_switch"].to_numpy())
         assert (t["algorithm"] == "all_pairs").all()
@@ -264,25 +280,37 @@ def test_linear_closed_form_equals_all_pairs(reg):
     ):
         b, b0 = linear_coefficients(model)
         _close(X @ b + b0, model.predict(X), rtol=1e-10)
-        closed = fitted_model_reliance(model, X, y, estimator="e_switch", features=feats)
-        pairs = fitted_model_reliance(model, X, y, estimator="e_switch", features=feats, closed_form=False)
+        auto = model_reliance(model, X, y, estimator="e_switch", features=feats)  # auto: the closed form
+        assert auto.method == "linear" and auto.algorithm == "linear_closed_form"
+        closed = model_reliance(model, X, y, estimator="e_switch", features=feats, method="linear").to_frame()
+        pairs = model_reliance(model, X, y, estimator="e_switch", features=feats, method="generic").to_frame()
+        pd.testing.assert_frame_equal(auto.to_frame(), closed)
         assert (closed["algorithm"] == "linear_closed_form").all() and (pairs["algorithm"] == "all_pairs").all()
         _close(closed["e_switch"], pairs["e_switch"], rtol=1e-10)
-    # several members with explicit coefficients
+        np.testing.assert_array_equal(closed["e_orig"], pairs["e_orig"])  # e_orig from predict either way
+    # several members with explicit coefficients: the closed form itself
     B = np.array([[1.0, -2.0, 0.5] + [0.0] * 7, [0.0, 1.0, 3.0] + [0.1] * 7]) * 50
     b0 = np.array([150.0, 140.0])
     predict = _linear_predict(B, b0)
-    closed = model_reliance(predict, X, y, estimator="e_switch", features=feats, linear=(B, b0))
+    cols = list(resolve_features(feats, X.shape[1]).values())
+    closed = linear_e_switch(X, y, B, b0, cols)
+    assert closed.shape == (2, len(feats))
     pairs = model_reliance(predict, X, y, estimator="e_switch", features=feats)
-    _close(closed["e_switch"], pairs["e_switch"], rtol=1e-10)
-    with pytest.raises(ValueError, match="do not reproduce"):
-        model_reliance(predict, X, y, estimator="e_switch", linear=(B[::-1], b0))
-    with pytest.raises(ValueError, match="closed form"):
-        model_reliance(predict, X, y, estimator="permutation", linear=(B, b0))
+    _close(closed, pairs.e_switch[:, :, 0], rtol=1e-10)
     with pytest.raises(TypeError):
         linear_coefficients(DecisionTreeRegressor().fit(X, y))
-    with pytest.raises(TypeError, match="not a single-output"):
-        fitted_model_reliance(DecisionTreeRegressor().fit(X, y), X, y, estimator="e_switch", closed_form=True)
+    with pytest.raises(TypeError, match="needs estimator='e_switch'"):
+        model_reliance(DecisionTreeRegressor().fit(X, y), X, y, estimator="e_switch", method="linear")
+    lin = LinearRegression().fit(X, y)
+    with pytest.raises(TypeError, match="needs estimator='e_switch'"):
+        model_reliance(lin, X, y, estimator="permutation", method="linear")
+    with pytest.raises(TypeError, match="needs estimator='e_switch'"):
+        model_reliance(lin, X, y, estimator="e_switch", loss=lambda yy, out: np.abs(yy - out), method="linear")
+    with pytest.raises(ValueError, match="predict-many callable"):
+        model_reliance(predict, X, y, estimator="e_switch", method="linear")
+    # auto falls back to all pairs where the closed form does not apply (loss, estimator)
+    other = model_reliance(lin, X, y, estimator="e_divide", features=feats)
+    assert other.method == "generic" and other.algorithm == "half_swap"
 
 
 def test_permutation_expectation_over_all_permutations():
@@ -291,10 +319,9 @@ def test_permutation_expectation_over_all_permutations():
     X = rng.normal(size=(5, 2))
     y = rng.normal(size=5)
     tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(rng.normal(size=(40, 2)), rng.normal(size=40))
-    predict = member_predictor(tree)
     perms = np.array(list(itertools.permutations(range(5))))
-    perm = model_reliance(predict, X, y, permutations=perms, features={"x0": [0]})
-    switch = model_reliance(predict, X, y, estimator="e_switch", features={"x0": [0]})
+    perm = model_reliance(tree, X, y, permutations=perms, features={"x0": [0]}).to_frame()
+    switch = model_reliance(tree, X, y, estimator="e_switch", features={"x0": [0]}).to_frame()
     n = 5
     expected = switch["e_orig"] / n + (1 - 1 / n) * switch["e_switch"]
     _close(perm["e_switch"], expected)
@@ -307,12 +334,15 @@ def test_permutation_expectation_over_all_permutations():
 def test_default_permutations_are_seeded_generator_draws(reg, gb_reg):
     X, y = reg
     predict = member_predictor(gb_reg)
-    a = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42)
-    b = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42)
+    a = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
+    b = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
     c = model_reliance(predict, X, y, features=[1, 2], n_repeats=3,
-                       permutations=random_permutations(len(y), 3, 2, random_state=42))
-    d = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=43)
+                       permutations=random_permutations(len(y), 3, 2, random_state=42)).to_frame()
+    d = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=43).to_frame()
+    # the fitted model (tree engine) draws the same permutations
+    e = model_reliance(gb_reg, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
     pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a, e)
     pd.testing.assert_series_equal(a["e_switch"], c["e_switch"])
     assert not np.allclose(a["e_switch"], d["e_switch"])
     assert (a["algorithm"] == "random_permutations").all() and (a["n_repeats"] == 3).all()
@@ -335,7 +365,7 @@ def test_feature_group_is_permuted_jointly():
     feats = features_from_groups(["a", "Sex_F", "Sex_I", "Sex_M", "b"], {"Sex": ["Sex_F", "Sex_I", "Sex_M"]})
     assert feats == {"a": [0], "Sex": [1, 2, 3], "b": [4]}
     perms = random_permutations(n, 2, 3, random_state=9)
-    t = model_reliance(predict, X, y, features=feats, permutations=perms)
+    t = model_reliance(predict, X, y, features=feats, permutations=perms).to_frame()
     assert t["feature"].tolist() == ["a", "Sex", "b"]
     # oracle: permute the rows of the group's columns by hand
     for g, cols in enumerate(feats.values()):
@@ -347,14 +377,22 @@ def test_feature_group_is_permuted_jointly():
         _close(t["e_switch"].iloc[g], np.mean(losses))
     # names resolve through DataFrame columns too
     frame = pd.DataFrame(X, columns=["a", "Sex_F", "Sex_I", "Sex_M", "b"])
-    t2 = model_reliance(predict, frame, y, features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms[1:2])
+    t2 = model_reliance(predict, frame, y, features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
+                        permutations=perms[1:2]).to_frame()
     _close(t2["e_switch"], t["e_switch"].iloc[1])
+    # feature_groups= builds the same variables from the column names (prepared.json's groups)
+    t3 = model_reliance(predict, frame, y, feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
+                        permutations=perms).to_frame()
+    pd.testing.assert_frame_equal(t3, t)
+    t4 = model_reliance(predict, X, y, feature_names=list(frame.columns),
+                        feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms).to_frame()
+    pd.testing.assert_frame_equal(t4, t)
 
 
 def test_zero_loss_gives_infinite_ratio():
     X = np.arange(12, dtype=float).reshape(6, 2)
     y = X[:, 0] * 2.0
-    t = model_reliance(lambda Z: (Z[:, 0] * 2.0)[None], X, y, estimator="e_divide")
+    t = model_reliance(lambda Z: (Z[:, 0] * 2.0)[None], X, y, estimator="e_divide").to_frame()
     assert t["e_orig"].iloc[0] == 0 and np.isinf(t["mr_ratio"].iloc[0]) and np.isnan(t["mr_ratio"].iloc[1])
 
 
@@ -397,14 +435,34 @@ def test_validation_errors(reg):
         features_from_groups(["a", "b", "c"], {"g": ["a", "b"], "h": ["b", "c"]})
     with pytest.raises(ValueError, match="not a column"):
         features_from_groups(["a", "b"], {"g": ["a", "z"]})
+    with pytest.raises(ValueError, match="either features or feature_groups"):
+        model_reliance(predict, X, y, features=[0], feature_groups={"g": ["x0", "x1"]})
+    with pytest.raises(ValueError, match="unknown method"):
+        model_reliance(predict, X, y, method="fast")
+    with pytest.raises(ValueError, match="predict-many callable"):
+        model_reliance(predict, X, y, method="engine")
+    with pytest.raises(ValueError, match="predict-many callable"):
+        model_reliance(predict, X, y, n_estimators=[1])
+    with pytest.raises(ValueError, match="n_repeats must be >= 1"):
+        model_reliance(predict, X, y, n_repeats=0)
+    with pytest.raises(TypeError, match="n_repeats must be an integer"):
+        model_reliance(predict, X, y, n_repeats=2.5)
+    with pytest.raises(TypeError, match="no tree-engine support"):
+        model_reliance(LinearRegression().fit(X, y), X, y, method="engine")
+    assert METHODS == ("auto", "engine", "generic", "linear")
 
 
-@pytest.mark.parametrize("kind", ["rf_reg", "gb_reg", "rf_clf", "gb_clf"])
+@pytest.mark.parametrize("kind", ["rf_reg", "gb_reg", "rf_clf", "gb_clf", "et_reg", "et_clf"])
 @pytest.mark.parametrize("estimator", ["permutation", "e_divide", "e_switch"])
-def test_fitted_model_reliance_engine_equals_generic_path(kind, estimator, reg, clf):
-    # fitted_model_reliance sends forests / boosting through the tree engine (with
-    # threads); the table must be bitwise the generic predict path's.
-    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+def test_engine_equals_generic_path(kind, estimator, reg, clf):
+    # method="engine" (the tree engine, with threads) must give the generic predict path's
+    # table bitwise; method="auto" takes the engine except for e_divide.
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        ExtraTreesRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
 
     X, y = reg if kind.endswith("reg") else clf
     model = {
@@ -412,26 +470,49 @@ def test_fitted_model_reliance_engine_equals_generic_path(kind, estimator, reg, 
         "gb_reg": GradientBoostingRegressor(n_estimators=15, max_depth=3, random_state=0),
         "rf_clf": RandomForestClassifier(n_estimators=15, max_depth=4, random_state=0),
         "gb_clf": GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0),
+        "et_reg": ExtraTreesRegressor(n_estimators=15, max_depth=4, random_state=0),
+        "et_clf": ExtraTreesClassifier(n_estimators=15, max_depth=4, random_state=0),
     }[kind].fit(X, y)
     losses = ["squared_error"] if kind.endswith("reg") else ["log_loss", "zero_one"]
     kw = {"n_repeats": 4, "random_state": 1} if estimator == "permutation" else {}
     for loss in losses:
-        fast = fitted_model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, n_jobs=2, **kw)
-        slow = fitted_model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss,
-                                     use_engine=False, **kw)
-        pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+        fast = model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, n_jobs=2, method="engine", **kw)
+        slow = model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, method="generic", **kw)
+        auto = model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, **kw)
+        assert (fast.method, slow.method) == ("engine", "generic")
+        assert auto.method == ("generic" if estimator == "e_divide" else "engine")
+        pd.testing.assert_frame_equal(fast.to_frame(), slow.to_frame(), check_exact=True)
+        pd.testing.assert_frame_equal(auto.to_frame(), slow.to_frame(), check_exact=True)
 
 
-@pytest.mark.parametrize("family", ["random_forest", "gradient_boosting", "xgboost"])
-def test_member_predictor_row_blocks_are_bitwise_equal(family):
-    # n_jobs splits the rows over threads; every row's output must not change.
-    from xaipipe.models.families import make_estimator
+def test_pipeline_wrapped_forest_takes_the_generic_path(reg):
+    from sklearn.ensemble import RandomForestRegressor
 
-    X, y = load_diabetes(return_X_y=True)
-    model = make_estimator(family, "regression", {"n_estimators": 40}, seed=0, n_jobs=1).fit(X, y)
-    Z = np.tile(X, (4, 1))  # 1 768 rows: three blocks of >= 512 rows
-    ks = [1, 7, 40]
-    serial = member_predictor(model, ks)(Z)
-    for n_jobs in (2, 3):
-        assert np.array_equal(member_predictor(model, ks, n_jobs=n_jobs)(Z), serial)
-    assert np.array_equal(member_predictor(model, None, n_jobs=2)(Z), member_predictor(model)(Z))
+    X, y = reg
+    wrapped = make_pipeline(StandardScaler(with_mean=False, with_std=False),  # the identity
+                            RandomForestRegressor(n_estimators=5, max_depth=3, random_state=0)).fit(X, y)
+    rf = wrapped[-1]
+    perms = random_permutations(len(y), 2, X.shape[1], random_state=0)
+    a = model_reliance(wrapped, X, y, permutations=perms)
+    assert a.method == "generic"
+    np.testing.assert_array_equal(a.e_switch, model_reliance(rf, X, y, permutations=perms).e_switch)
+    with pytest.raises(TypeError, match="no tree-engine support"):
+        model_reliance(wrapped, X, y, method="engine")
+
+
+def test_result_arrays_and_frame(reg, gb_reg):
+    X, y = reg
+    res = model_reliance(gb_reg, X, y, features={"a": [0], "bc": [1, 2]}, n_repeats=3, random_state=0,
+                         n_estimators=[2, 9])
+    m, G, R = res.e_switch.shape
+    assert (m, G, R) == (2, 2, 3) and res.e_orig.shape == (2,) and res.features == ["a", "bc"]
+    assert res.n_samples == len(y) and res.estimator == "permutation" and not res.deterministic
+    np.testing.assert_array_equal(res.mr_ratio(), res.e_switch / res.e_orig[:, None, None])
+    np.testing.assert_array_equal(res.mr_difference(), res.e_switch - res.e_orig[:, None, None])
+    frame = res.to_frame()
+    assert len(frame) == m * G and frame["member"].tolist() == [0, 0, 1, 1]
+    assert frame["n_estimators"].tolist() == [2, 2, 9, 9] and (frame["n_repeats"] == R).all()
+    np.testing.assert_array_equal(frame["e_switch"], res.e_switch.mean(axis=2).ravel())
+    np.testing.assert_array_equal(frame["mr_ratio"], res.mr_ratio().mean(axis=2).ravel())
+    np.testing.assert_allclose(frame["mr_difference_std"], res.mr_difference().std(axis=2, ddof=1).ravel())
+    np.testing.assert_allclose(frame["mr_ratio_se"], res.mr_ratio().std(axis=2, ddof=1).ravel() / np.sqrt(R))

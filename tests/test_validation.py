@@ -1,0 +1,53 @@
+"""xaipipe.validation: integer / fraction / confidence checks name the argument and
+reject booleans; check_random_state is scikit-learn's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xaipipe.validation import check_confidence, check_fraction, check_int, check_random_state
+
+
+def test_check_int():
+    assert check_int(3, "k") == 3 and type(check_int(np.int64(3), "k")) is int
+    assert check_int(0, "k", minimum=0) == 0
+    assert check_int(None, "k", allow_none=True) is None
+    with pytest.raises(ValueError, match="n_repeats must be >= 1, got 0"):
+        check_int(0, "n_repeats", minimum=1)
+    for bad in (True, np.bool_(False), 2.0, "3", None):
+        with pytest.raises(TypeError, match="k must be an integer"):
+            check_int(bad, "k")
+    with pytest.raises(TypeError, match="an integer or None"):
+        check_int(1.5, "k", allow_none=True)
+
+
+def test_check_fraction_and_confidence():
+    assert check_fraction(1, "f") == 1.0 and check_fraction(np.float32(0.25), "f") == 0.25
+    assert check_fraction(0, "f", low_open=False) == 0.0
+    for bad, kw in ((0, {}), (1.5, {}), (np.nan, {}), (np.inf, {}), (1.0, {"high_open": True}), (-0.1, {"low_open": False})):
+        with pytest.raises(ValueError, match="f must lie in"):
+            check_fraction(bad, "f", **kw)
+    with pytest.raises(ValueError, match=r"f must lie in \[0, 1\)"):
+        check_fraction(1.0, "f", low_open=False, high_open=True)
+    for bad in (True, "0.5", None):
+        with pytest.raises(TypeError, match="f must be a number"):
+            check_fraction(bad, "f")
+    assert check_confidence(0.95) == 0.95
+    for bad in (0.0, 1.0, 95):
+        with pytest.raises(ValueError, match=r"confidence must lie in \(0, 1\)"):
+            check_confidence(bad)
+    with pytest.raises(ValueError, match=r"level must lie in"):
+        check_confidence(1.0, "level")
+
+
+def test_check_random_state_is_scikit_learns():
+    from sklearn.utils import check_random_state as sk
+
+    a, b = check_random_state(5), sk(5)
+    assert isinstance(a, np.random.RandomState)
+    np.testing.assert_array_equal(a.randint(1000, size=10), b.randint(1000, size=10))
+    rs = np.random.RandomState(0)
+    assert check_random_state(rs) is rs
+    with pytest.raises(ValueError):
+        check_random_state("seed")

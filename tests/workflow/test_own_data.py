@@ -1,0 +1,101 @@
+"""A user's own CSV dataset, added with one config entry, through the whole workflow."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from .conftest import copy_workflow, snakemake
+
+pytestmark = pytest.mark.integration
+
+#: the extra config file: ONE dataset entry (the README's worked example + a family subset); tiny's
+#: Airfoil switched off and the Rashomon grid of the tiny configuration cut, so that the run stays short
+OWN_CONFIG = """\
+version: own
+datasets:
+  airfoil: {enabled: false}
+  my_data:
+    source: {kind: file, path: data/my.csv}
+    task: regression
+    target: y
+    categorical: [region]
+    families: [linear_regression, gradient_boosting]
+threads: {rashomon: 1}
+rashomon: {epsilons: [0.0, 0.05], estimators: [permutation]}
+"""
+
+
+def own_frame(n: int = 200, seed: int = 7) -> pd.DataFrame:
+    """y = 2 x1 + 0.5 x2 + 3 [region = north] + noise; x3 is pure noise (no effect on y)."""
+    rng = np.random.default_rng(seed)
+    region = rng.choice(["north", "south", "east"], size=n)
+    x1 = rng.normal(size=n)
+    x2 = rng.uniform(0, 10, size=n)
+    x3 = rng.normal(size=n)
+    y = 2 * x1 + 0.5 * x2 + 3 * (region == "north") + rng.normal(scale=0.3, size=n)
+    return pd.DataFrame({"x1": x1, "region": region, "x2": x2, "x3": x3, "y": y})
+
+
+@pytest.fixture(scope="module")
+def own_run(tmp_path_factory, mirror_dir):
+    work = copy_workflow(tmp_path_factory.mktemp("own") / "repo")
+    (work / "data").mkdir()
+    own_frame().to_csv(work / "data" / "my.csv", index=False)
+    (work / "my.yaml").write_text(OWN_CONFIG)
+    snakemake(work, "--cores", "2", "--configfile", "config/config.yaml", "tests/configs/small.yaml",
+              "tests/configs/tiny.yaml", "my.yaml", "--config", f"uci_mirror={mirror_dir}")
+    return work
+
+
+def test_own_dataset_gets_every_result(own_run):
+    res = own_run / "results" / "own"
+    info = json.loads((res / "data" / "my_data" / "prepared.json").read_text())
+    assert info["feature_groups"] == {"region": ["region_east", "region_north", "region_south"]}
+    assert info["n_rows"] == 200 and info["target"] == "y"
+
+    metrics = pd.read_csv(res / "tables" / "test_metrics.csv")
+    assert set(metrics["dataset"]) == {"my_data"}
+    assert set(metrics["model"]) == {"linear_regression", "gradient_boosting"}
+    linear = metrics.set_index("model").loc["linear_regression"]
+    assert linear["n_test"] == 40 and linear["r2"] > 0.95  # the data are linear in the features
+
+    mr = pd.read_csv(res / "tables" / "model_reliance.csv")
+    lin = mr[(mr.dataset == "my_data") & (mr.model == "linear_regression") & (mr.estimator == "permutation")]
+    lin = lin.set_index("feature")
+    assert set(lin.index) == {"x1", "region", "x2", "x3"}  # the one-hot group is one variable
+    assert lin["mr_difference"].idxmax() == "x1"
+    assert lin.loc["x3", "mr_difference"] < 0.01 * lin.loc["x1", "mr_difference"]  # x3 is pure noise
+
+    mcr = pd.read_csv(res / "tables" / "mcr.csv")
+    mcr = mcr[mcr.dataset == "my_data"]
+    assert {"x1", "region", "x2", "x3"} <= set(mcr["feature"])
+    tol = 1e-12 * mcr["mr_reference"].abs().max()
+    assert (mcr["mcr_minus"] <= mcr["mr_reference"] + tol).all()
+    assert (mcr["mr_reference"] <= mcr["mcr_plus"] + tol).all()
+
+    figures = res / "figures" / "my_data"
+    assert (figures / "correlation.pdf").is_file()
+    for family in ("linear_regression", "gradient_boosting"):
+        for name in ("model_reliance", "ice", "c_ice", "d_ice", "shap_bar", "shap_beeswarm"):
+            assert (figures / family / f"{name}.pdf").stat().st_size > 1000, (family, name)
+    for name in ("member_reliance", "mcr_intervals", "rid"):
+        assert (figures / "rashomon" / f"{name}.pdf").stat().st_size > 1000, name
+
+
+def test_own_dataset_provenance_and_thesis_outputs(own_run):
+    res = own_run / "results" / "own"
+    manifest = json.loads((res / "manifest.json").read_text())
+    assert set(manifest["datasets"]) == {"my_data"}
+    raw = (own_run / "data" / "my.csv").read_bytes()
+    assert manifest["datasets"]["my_data"]["source"] == "file"
+    assert manifest["datasets"]["my_data"]["raw"][0]["sha256"] == hashlib.sha256(raw).hexdigest()
+    # thesis outputs know only the theses' datasets: nothing of them for my_data, no failure
+    comparison = pd.read_csv(res / "tables" / "thesis_comparison.csv")
+    assert "my_data" not in set(comparison["dataset"]) and comparison["reproduced"].isna().all()
+    assert not (res / "rashomon" / "abalone_study").exists()
+    assert not (res / "thesis").exists() or not any((res / "thesis").iterdir())
