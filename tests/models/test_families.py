@@ -21,7 +21,7 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
@@ -45,6 +45,9 @@ from xaipipe.models.families import (
 R, C = "regression", "classification"
 EXPECTED = {
     "linear_regression": {R: LinearRegression},
+    "ridge": {R: Ridge},
+    "lasso": {R: Lasso},
+    "elastic_net": {R: ElasticNet},
     "logistic_regression": {C: LogisticRegression},
     "decision_tree": {R: DecisionTreeRegressor, C: DecisionTreeClassifier},
     "random_forest": {R: RandomForestRegressor, C: RandomForestClassifier},
@@ -55,7 +58,8 @@ EXPECTED = {
     "qda": {C: QuadraticDiscriminantAnalysis},
     "knn": {C: KNeighborsClassifier},
 }
-SCALED = {"logistic_regression", "qda", "knn"}
+SCALED = {"ridge", "lasso", "elastic_net", "logistic_regression", "qda", "knn"}
+LINEAR = {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}
 PREFIX = {"random_forest": "forest", "extra_trees": "forest", "gradient_boosting": "boosting", "xgboost": "xgboost"}
 ENGINE = {"random_forest", "extra_trees", "gradient_boosting"}
 LOG_ODDS = {"logistic_regression": "decision_function", "qda": "decision_function",
@@ -91,7 +95,7 @@ def test_registry_holds_the_built_in_families():
         assert fam.engine == (name in ENGINE) and fam.scaled == (name in SCALED)
         assert fam.log_odds == LOG_ODDS.get(name)
         assert fam.depth_chains == (name == "decision_tree")
-        assert fam.linear == (name in ("linear_regression", "logistic_regression"))
+        assert fam.linear == (name in LINEAR)
     assert families_for_task(R) == [n for n, c in EXPECTED.items() if R in c]
     assert families_for_task(C) == [n for n, c in EXPECTED.items() if C in c]
     with pytest.raises(KeyError, match="unknown model family 'svm'.*known families"):
@@ -325,11 +329,10 @@ def _new_family_pipeline(hgb_family):
         np.testing.assert_array_equal(rows["mr_ratio"].to_numpy(), own["mr_ratio"].to_numpy())
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError,
-                   reason="a family registered at run time is unknown in joblib's loky worker processes "
-                          "(cross_validate_grid / fit_member_groups / bootstrap with n_jobs > 1)")
 def test_new_family_in_worker_processes(hgb_family):
+    """Workers (joblib's loky) start with the built-in registry: they receive the resolved Family."""
     from xaipipe.models.cv import cross_validate_grid
+    from xaipipe.rashomon.refit import fit_member_groups
 
     X, y = load_diabetes(return_X_y=True)
     folds = list(KFold(2, shuffle=True, random_state=0).split(X[:100]))
@@ -338,3 +341,6 @@ def test_new_family_in_worker_processes(hgb_family):
                                    n_jobs=2)
     pd.testing.assert_frame_equal(serial.drop(columns=["fit_time_s", "predict_time_s"]),
                                   parallel.drop(columns=["fit_time_s", "predict_time_s"]))
+    members = pd.DataFrame({"family": HGB, "config_id": ["max_iter=5", "max_iter=10"]})
+    groups = fit_member_groups(members, R, X[:100], y[:100], random_state=0, n_jobs=2)
+    assert [g.config_ids for g in groups] == [["max_iter=5"], ["max_iter=10"]]
