@@ -21,6 +21,6 @@ include: "workflow/rules/targets.smk"
 
 
 rule all:
+    default_target: True
     input:
         ALL_TARGETS,
-    default_target: True

@@ -186,7 +186,7 @@ def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
     y = prepared[info["target"]].to_numpy()
     y = y.astype(np.int64) if info["task"] == "classification" else y.astype(np.float64)
     split = make_split(y, info["task"], test_size=cfg["split"]["test_size"], n_folds=cfg["split"]["cv_folds"],
-                       seed=cfg["seed"])
+                       random_state=cfg["seed"])
     train, test = np.asarray(split["train"]), np.asarray(split["test"])
     return {"name": name, "task": info["task"], "X_train": X[train], "y_train": y[train], "X_test": X[test],
             "y_test": y[test], "folds": folds_from_split(split), "features": list(info["features"]),

@@ -7,17 +7,31 @@ from pathlib import Path
 import yaml
 from snakemake.utils import validate
 
-from xaipipe.data.registry import check_ols_inference, input_files, load_registry, preparation_options
+from xaipipe.data.registry import (
+    check_ols_inference,
+    input_files,
+    load_registry,
+    preparation_options,
+)
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.paths import result_path
-from xaipipe.report.thesis import available, check_mapping, figure_sources, table_sources, thesis_pd_features
+from xaipipe.report.thesis import (
+    available,
+    check_mapping,
+    figure_sources,
+    table_sources,
+    thesis_pd_features,
+)
 
 validate(config, "../schemas/config.schema.yaml")
 register_config_families(config.get("families"))
 
 import xaipipe  # noqa: E402
 
-if Path(xaipipe.__file__).resolve().parent != (Path(workflow.basedir) / "src" / "xaipipe").resolve():
+if (
+    Path(xaipipe.__file__).resolve().parent
+    != (Path(workflow.basedir) / "src" / "xaipipe").resolve()
+):
     logger.warning(
         f"xaipipe is imported from {Path(xaipipe.__file__).parent}, not from this checkout's src/: the jobs "
         f"run that code (pip install -e {workflow.basedir} to use this checkout's)"
@@ -36,7 +50,9 @@ REGISTRY_SCHEMA = str(BASEDIR / "workflow" / "schemas" / "datasets.schema.yaml")
 REGISTRY = load_registry(REGISTRY_FILE, config["datasets"], schema=REGISTRY_SCHEMA)
 DATASETS = [d for d, opts in config["datasets"].items() if opts.get("enabled", True)]
 if not DATASETS:
-    raise ValueError("config key datasets: every dataset has enabled: false; enable at least one")
+    raise ValueError(
+        "config key datasets: every dataset has enabled: false; enable at least one"
+    )
 check_ols_inference(config["ols_inference"], REGISTRY, DATASETS)
 SAMPLE = config["rashomon"]["sample"]
 SAMPLED = SAMPLE["families"] if SAMPLE["enabled"] else {}
@@ -73,7 +89,10 @@ for _task, _specs in config["rashomon"]["sample"]["families"].items():
         check_family(f"rashomon.sample.families.{_task}.{_family}", _family, _task)
 for _family in config["estimator_options"]:
     check_family(f"estimator_options.{_family}", _family)
-for _family in config["rashomon"]["bootstrap"]["families"] + config["explain"]["learner"]["families"]:
+for _family in (
+    config["rashomon"]["bootstrap"]["families"]
+    + config["explain"]["learner"]["families"]
+):
     check_family("rashomon.bootstrap.families / explain.learner.families", _family)
 
 
@@ -142,7 +161,13 @@ def per_model(name):
 
 RASHOMON = config["rashomon"]
 STUDY = RASHOMON["abalone_study"]
-RASHOMON_FIGURES = ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
+RASHOMON_FIGURES = (
+    "member_reliance",
+    "rank_heatmap",
+    "mcr_intervals",
+    "epsilon_sensitivity",
+    "pd_envelope",
+)
 OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
 if RASHOMON["epsilon"] not in RASHOMON["epsilons"]:
     raise ValueError(
@@ -160,7 +185,11 @@ def rashomon_families(dataset):
     """The model class of the dataset's Rashomon sets: rashomon.families, or every family run on it
     plus the families only sampled for its task."""
     if RASHOMON["families"]:
-        return [f for f in RASHOMON["families"] if f in families_of(dataset) + sampled_families(dataset)]
+        return [
+            f
+            for f in RASHOMON["families"]
+            if f in families_of(dataset) + sampled_families(dataset)
+        ]
     return families_of(dataset) + sampled_families(dataset)
 
 
@@ -179,14 +208,20 @@ def rashomon_params_of(dataset):
         **{
             k: v
             for k, v in RASHOMON.items()
-            if k not in ("bootstrap", "abalone_study", "families", "figure_quantity", "sample")
+            if k
+            not in (
+                "bootstrap",
+                "abalone_study",
+                "families",
+                "figure_quantity",
+                "sample",
+            )
         },
     }
 
 
 def rashomon_params(wildcards):
     return rashomon_params_of(wildcards.dataset)
-
 
 
 check_mapping(config["thesis"])
@@ -201,6 +236,7 @@ THESIS_TABLES = {
     for name, entry in config["thesis"]["tables"].items()
     if available(entry, DATASETS, families_of, STUDIES)
 }
+
 
 wildcard_constraints:
     dataset="|".join(DATASETS),

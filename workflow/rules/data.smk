@@ -7,11 +7,8 @@ rule canonical:
     input:
         files=source_files,
     output:
-        table=f"{RESULTS}/data/{{dataset}}/canonical.csv",
-        sidecar=f"{RESULTS}/data/{{dataset}}/canonical.json",
-    params:
-        mirror=config["uci_mirror"],
-        entry=lambda w: canonical_entry(w.dataset),
+        table=P("canonical"),
+        sidecar=P("canonical_sidecar"),
     log:
         f"{LOGS}/data/canonical/{{dataset}}.log",
     benchmark:
@@ -19,6 +16,9 @@ rule canonical:
     localrule: True
     conda:
         "../../envs/data.yaml"
+    params:
+        mirror=config["uci_mirror"],
+        entry=lambda w: canonical_entry(w.dataset),
     script:
         "../scripts/canonical.py"
 
@@ -29,17 +29,17 @@ rule prepare:
         table=rules.canonical.output.table,
         sidecar=rules.canonical.output.sidecar,
     output:
-        table=f"{RESULTS}/data/{{dataset}}/prepared.csv",
-        info=f"{RESULTS}/data/{{dataset}}/prepared.json",
-        correlation=f"{RESULTS}/data/{{dataset}}/correlation.csv",
-    params:
-        options=lambda w: prep_options(w.dataset),
+        table=P("prepared"),
+        info=P("prepared_info"),
+        correlation=P("correlation"),
     log:
         f"{LOGS}/data/prepare/{{dataset}}.log",
     benchmark:
         f"{BENCH}/prepare/{{dataset}}.tsv"
     conda:
         "../../envs/data.yaml"
+    params:
+        options=lambda w: prep_options(w.dataset),
     script:
         "../scripts/prepare.py"
 
@@ -50,17 +50,17 @@ rule split:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
     output:
-        split=f"{RESULTS}/data/{{dataset}}/split.json",
-    params:
-        seed=config["seed"],
-        test_size=config["split"]["test_size"],
-        cv_folds=config["split"]["cv_folds"],
+        split=P("split"),
     log:
         f"{LOGS}/data/split/{{dataset}}.log",
     benchmark:
         f"{BENCH}/split/{{dataset}}.tsv"
     conda:
         "../../envs/data.yaml"
+    params:
+        seed=config["seed"],
+        test_size=config["split"]["test_size"],
+        cv_folds=config["split"]["cv_folds"],
     script:
         "../scripts/split.py"
 
@@ -71,9 +71,9 @@ rule correlation_figure:
         style=STYLE_FILE,
         correlation=rules.prepare.output.correlation,
     output:
-        pdf=f"{RESULTS}/figures/{{dataset}}/correlation.pdf",
+        pdf=P("dataset_figure", kind="correlation", ext="pdf"),
         png=report(
-            f"{RESULTS}/figures/{{dataset}}/correlation.png",
+            P("dataset_figure", kind="correlation", ext="png"),
             caption="../report/correlation.rst",
             category="{dataset}",
             subcategory="data",

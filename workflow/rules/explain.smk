@@ -1,7 +1,14 @@
 # Explain: model reliance (three estimators) + split gain, PD / ICE / c-ICE / d-ICE,
 # SHAP values, learner-PD/PFI; per dataset x model, then aggregated tables.
 
-SHAP_PLOTS = ("bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base")
+SHAP_PLOTS = (
+    "bar",
+    "beeswarm",
+    "dependence",
+    "waterfall_high",
+    "waterfall_low",
+    "waterfall_near_base",
+)
 
 
 rule model_reliance:
@@ -14,20 +21,20 @@ rule model_reliance:
     output:
         reliance=P("model_reliance"),
         split_gain=P("split_gain"),
-    params:
-        reliance=config["explain"]["reliance"],
-        losses=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)],
-        seed=config["seed"],
-    threads: config["threads"]["model_reliance"]
-    resources:
-        mem_mb=4000,
-        runtime=30,
     log:
         f"{LOGS}/explain/model_reliance/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/model_reliance/{{dataset}}/{{family}}.tsv"
     conda:
         "../../envs/explain.yaml"
+    threads: config["threads"]["model_reliance"]
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        reliance=config["explain"]["reliance"],
+        losses=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)],
+        seed=config["seed"],
     script:
         "../scripts/model_reliance.py"
 
@@ -43,21 +50,21 @@ rule pd_ice:
     output:
         curves=P("pd_ice"),
         pairs=P("pd_2d"),
-    params:
-        pd=config["explain"]["pd"],
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
-        extra=lambda w: thesis_pd_features(config["thesis"], w.dataset, w.family),
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
     log:
         f"{LOGS}/explain/pd_ice/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/pd_ice/{{dataset}}/{{family}}.tsv"
     conda:
         "../../envs/explain.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        pd=config["explain"]["pd"],
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        extra=lambda w: thesis_pd_features(config["thesis"], w.dataset, w.family),
     script:
         "../scripts/pd_ice.py"
 
@@ -85,9 +92,6 @@ rule reliance_figures:
             subcategory="model reliance",
             labels={"model": "{family}", "figure": "MR vs split gain"},
         ),
-    params:
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
     log:
         f"{LOGS}/figures/reliance/{{dataset}}/{{family}}.log",
     benchmark:
@@ -95,6 +99,9 @@ rule reliance_figures:
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
     script:
         "../scripts/reliance_figures.py"
 
@@ -145,19 +152,19 @@ rule shap:
         interactions=P("shap_interactions"),
         meta=P("shap_meta"),
         result=P("shap_result"),
-    params:
-        shap=config["explain"]["shap"],
-        seed=config["seed"],
-    threads: config["threads"]["shap"]
-    resources:
-        mem_mb=4000,
-        runtime=60,
     log:
         f"{LOGS}/explain/shap/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/shap/{{dataset}}/{{family}}.tsv"
     conda:
         "../../envs/explain.yaml"
+    threads: config["threads"]["shap"]
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        shap=config["explain"]["shap"],
+        seed=config["seed"],
     script:
         "../scripts/shap_values.py"
 
@@ -182,8 +189,6 @@ rule shap_figures:
             )
             for kind in SHAP_PLOTS
         },
-    params:
-        top_k=config["explain"]["pd"]["top_k"],
     log:
         f"{LOGS}/figures/shap/{{dataset}}/{{family}}.log",
     benchmark:
@@ -191,6 +196,8 @@ rule shap_figures:
     localrule: True
     conda:
         "../../envs/explain.yaml"
+    params:
+        top_k=config["explain"]["pd"]["top_k"],
     script:
         "../scripts/shap_figures.py"
 
@@ -205,9 +212,6 @@ rule ranking_agreement:
     output:
         importances=P("importance_rankings"),
         agreement=P("ranking_agreement"),
-    params:
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
     log:
         f"{LOGS}/explain/ranking_agreement/{{dataset}}.log",
     benchmark:
@@ -215,6 +219,9 @@ rule ranking_agreement:
     localrule: True
     conda:
         "../../envs/explain.yaml"
+    params:
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
     script:
         "../scripts/ranking_agreement.py"
 
@@ -253,22 +260,22 @@ rule learner:
         pfi=P("learner_pfi"),
         pd_refits=P("learner_pd_refits"),
         pfi_refits=P("learner_pfi_refits"),
-    params:
-        learner=config["explain"]["learner"],
-        cv=cv_params,
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
-        top_k=config["explain"]["pd"]["top_k"],
-    threads: config["threads"]["learner"]
-    resources:
-        mem_mb=4000,
-        runtime=60,
     log:
         f"{LOGS}/explain/learner/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/learner/{{dataset}}/{{family}}.tsv"
     conda:
         "../../envs/explain.yaml"
+    threads: config["threads"]["learner"]
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        learner=config["explain"]["learner"],
+        cv=cv_params,
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        top_k=config["explain"]["pd"]["top_k"],
     script:
         "../scripts/learner.py"
 

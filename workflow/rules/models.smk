@@ -12,18 +12,18 @@ rule cv:
         cv=P("cv"),
         summary=P("cv_summary"),
         best=P("best"),
-    params:
-        cv=cv_params,
-    threads: config["threads"]["cv"]
-    resources:
-        mem_mb=4000,
-        runtime=60,
     log:
         f"{LOGS}/models/cv/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/cv/{{dataset}}/{{family}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: config["threads"]["cv"]
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        cv=cv_params,
     script:
         "../scripts/cv.py"
 
@@ -39,18 +39,18 @@ rule fit:
         model=P("model"),
         metrics=P("test"),
         predictions=P("predictions"),
-    params:
-        cv=cv_params,
-    threads: config["threads"]["fit"]
-    resources:
-        mem_mb=4000,
-        runtime=30,
     log:
         f"{LOGS}/models/fit/{{dataset}}/{{family}}.log",
     benchmark:
         f"{BENCH}/fit/{{dataset}}/{{family}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: config["threads"]["fit"]
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        cv=cv_params,
     script:
         "../scripts/fit.py"
 
@@ -58,8 +58,12 @@ rule fit:
 rule dataset_test_metrics:
     """Test metrics of every family of one dataset (requesting it runs only that dataset's jobs)."""
     input:
-        metrics=lambda w: [P("test", dataset=w.dataset, family=f) for f in families_of(w.dataset)],
-        best=lambda w: [P("best", dataset=w.dataset, family=f) for f in families_of(w.dataset)],
+        metrics=lambda w: [
+            P("test", dataset=w.dataset, family=f) for f in families_of(w.dataset)
+        ],
+        best=lambda w: [
+            P("best", dataset=w.dataset, family=f) for f in families_of(w.dataset)
+        ],
     output:
         table=P("dataset_test_metrics"),
     log:
@@ -153,4 +157,3 @@ rule ols_table:
         "../../envs/models.yaml"
     script:
         "../scripts/concat_tables.py"
-

@@ -1,10 +1,14 @@
 # Rashomon sets and model class reliance (MCR) from the CV tables; the bootstrap of
 # the set (Rashomon importance distribution); seed 001's Table 4.1 study on Abalone.
 
+
 rule rashomon:
     """Rashomon sets per family and across families, member refits (one per prefix group), MR of every member, MCR."""
     input:
-        summaries=lambda w: [P("cv_summary", dataset=w.dataset, family=f) for f in rashomon_families(w.dataset)],
+        summaries=lambda w: [
+            P("cv_summary", dataset=w.dataset, family=f)
+            for f in rashomon_families(w.dataset)
+        ],
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
@@ -16,18 +20,18 @@ rule rashomon:
         envelope=P("pd_envelope"),
         curves=P("pd_curves"),
         linear_exact=P("linear_exact"),
-    params:
-        rashomon=rashomon_params,
-    threads: config["threads"]["rashomon"]
-    resources:
-        mem_mb=6000,
-        runtime=120,
     log:
         f"{LOGS}/rashomon/mcr/{{dataset}}.log",
     benchmark:
         f"{BENCH}/rashomon/{{dataset}}.tsv"
     conda:
         "../../envs/explain.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        rashomon=rashomon_params,
     script:
         "../scripts/rashomon.py"
 
@@ -42,7 +46,10 @@ rule rashomon_figures:
         envelope=rules.rashomon.output.envelope,
         curves=rules.rashomon.output.curves,
     output:
-        **{f"{kind}_pdf": P("rashomon_figure", kind=kind, ext="pdf") for kind in RASHOMON_FIGURES},
+        **{
+            f"{kind}_pdf": P("rashomon_figure", kind=kind, ext="pdf")
+            for kind in RASHOMON_FIGURES
+        },
         **{
             f"{kind}_png": report(
                 P("rashomon_figure", kind=kind, ext="png"),
@@ -53,10 +60,6 @@ rule rashomon_figures:
             )
             for kind in RASHOMON_FIGURES
         },
-    params:
-        scope=RASHOMON["figure_scope"],
-        epsilon=RASHOMON["epsilon"],
-        quantity=RASHOMON["figure_quantity"],
     log:
         f"{LOGS}/figures/rashomon/{{dataset}}.log",
     benchmark:
@@ -64,6 +67,10 @@ rule rashomon_figures:
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        scope=RASHOMON["figure_scope"],
+        epsilon=RASHOMON["epsilon"],
+        quantity=RASHOMON["figure_quantity"],
     script:
         "../scripts/rashomon_figures.py"
 
@@ -75,7 +82,10 @@ rule rashomon_bootstrap:
         info=rules.prepare.output.info,
         split=rules.split.output.split,
         # the CV summaries of the bootstrapped model class: the "se" epsilon made absolute
-        summaries=lambda w: [P("cv_summary", dataset=w.dataset, family=f) for f in bootstrap_families(w.dataset)],
+        summaries=lambda w: [
+            P("cv_summary", dataset=w.dataset, family=f)
+            for f in bootstrap_families(w.dataset)
+        ],
     output:
         models=P("bootstrap_models"),
         reliance=P("bootstrap_reliance"),
@@ -83,22 +93,25 @@ rule rashomon_bootstrap:
         mcr=P("bootstrap_mcr"),
         rid=P("rid_summary"),
         mcr_summary=P("bootstrap_mcr_summary"),
-    params:
-        rashomon=rashomon_params,
-        bootstrap=RASHOMON["bootstrap"],
-        grids=lambda w: {f: config["grids"][task_of(w.dataset)][f] for f in bootstrap_families(w.dataset)},
-    threads: config["threads"]["rashomon"]
-    # long and needing only the split: start early (the critical path of a full run)
-    priority: 20
-    resources:
-        mem_mb=6000,
-        runtime=240,
     log:
         f"{LOGS}/rashomon/bootstrap/{{dataset}}.log",
     benchmark:
         f"{BENCH}/rashomon_bootstrap/{{dataset}}.tsv"
+    # long and needing only the split: start early (the critical path of a full run)
+    priority: 20
     conda:
         "../../envs/explain.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=6000,
+        runtime=240,
+    params:
+        rashomon=rashomon_params,
+        bootstrap=RASHOMON["bootstrap"],
+        grids=lambda w: {
+            f: config["grids"][task_of(w.dataset)][f]
+            for f in bootstrap_families(w.dataset)
+        },
     script:
         "../scripts/rashomon_bootstrap.py"
 
@@ -121,8 +134,6 @@ rule rid_figures:
         ),
         sizes_pdf=P("rashomon_figure", kind="bootstrap_set_sizes", ext="pdf"),
         sizes_png=P("rashomon_figure", kind="bootstrap_set_sizes", ext="png"),
-    params:
-        confidence=RASHOMON["bootstrap"]["confidence"],
     log:
         f"{LOGS}/figures/rid/{{dataset}}.log",
     benchmark:
@@ -130,6 +141,8 @@ rule rid_figures:
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        confidence=RASHOMON["bootstrap"]["confidence"],
     script:
         "../scripts/rid_figures.py"
 
@@ -167,21 +180,21 @@ rule abalone_study:
         summary=P("study_cv_summary", dataset="abalone_study"),
         comparison=P("study_comparison", dataset="abalone_study"),
         pattern=P("study_pattern", dataset="abalone_study"),
-    params:
-        study=STUDY,
-        seed=config["seed"],
-    threads: config["threads"]["rashomon"]
-    # the longest job of a full run, needing only the split: start it first
-    priority: 50
-    resources:
-        mem_mb=4000,
-        runtime=240,
     log:
         f"{LOGS}/rashomon/abalone_study.log",
     benchmark:
         f"{BENCH}/abalone_study/cv.tsv"
+    # the longest job of a full run, needing only the split: start it first
+    priority: 50
     conda:
         "../../envs/models.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    params:
+        study=STUDY,
+        seed=config["seed"],
     script:
         "../scripts/abalone_study.py"
 
@@ -200,18 +213,18 @@ rule abalone_study_mcr:
         path=P("mcr_path", dataset="abalone_study"),
         envelope=P("pd_envelope", dataset="abalone_study"),
         curves=P("pd_curves", dataset="abalone_study"),
-    params:
-        rashomon=rashomon_params_of(STUDY["dataset"]) | {"scopes": ["family"]},
-    threads: config["threads"]["rashomon"]
-    resources:
-        mem_mb=6000,
-        runtime=120,
     log:
         f"{LOGS}/rashomon/abalone_study_mcr.log",
     benchmark:
         f"{BENCH}/abalone_study/mcr.tsv"
     conda:
         "../../envs/explain.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        rashomon=rashomon_params_of(STUDY["dataset"]) | {"scopes": ["family"]},
     script:
         "../scripts/rashomon.py"
 
@@ -227,7 +240,9 @@ rule abalone_study_figures:
         curves=rules.abalone_study_mcr.output.curves,
     output:
         **{
-            f"{kind}_pdf": P("study_figure", dataset="abalone_study", kind=kind, ext="pdf")
+            f"{kind}_pdf": P(
+                "study_figure", dataset="abalone_study", kind=kind, ext="pdf"
+            )
             for kind in RASHOMON_FIGURES
         },
         **{
@@ -240,10 +255,6 @@ rule abalone_study_figures:
             )
             for kind in RASHOMON_FIGURES
         },
-    params:
-        scope=STUDY["family"],
-        epsilon=RASHOMON["epsilon"],
-        quantity=RASHOMON["figure_quantity"],
     log:
         f"{LOGS}/figures/abalone_study.log",
     benchmark:
@@ -251,5 +262,9 @@ rule abalone_study_figures:
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        scope=STUDY["family"],
+        epsilon=RASHOMON["epsilon"],
+        quantity=RASHOMON["figure_quantity"],
     script:
         "../scripts/rashomon_figures.py"

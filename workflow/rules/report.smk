@@ -29,17 +29,17 @@ rule diff_versions:
     output:
         details=P("diff", name="{other}"),
         summary=P("diff", name="{other}_summary"),
-    params:
-        rtol=1e-9,
-    wildcard_constraints:
-        other="[A-Za-z0-9][A-Za-z0-9._-]*",
     log:
         f"{LOGS}/diff/{{other}}.log",
     benchmark:
         f"{BENCH}/diff_versions/{{other}}.tsv"
+    wildcard_constraints:
+        other="[A-Za-z0-9][A-Za-z0-9._-]*",
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        rtol=1e-9,
     script:
         "../scripts/diff_versions.py"
 
@@ -58,6 +58,15 @@ rule thesis_figure:
             subcategory="figures",
             labels={"figure": "{name}"},
         ),
+    log:
+        f"{LOGS}/thesis/{{name}}.log",
+    benchmark:
+        f"{BENCH}/thesis_figure/{{name}}.tsv"
+    wildcard_constraints:
+        name="|".join(THESIS_FIGURES) or "NO_THESIS_FIGURES",
+    localrule: True
+    conda:
+        "../../envs/explain.yaml"
     params:
         entry=lambda w: THESIS_FIGURES[w.name],
         epsilon=RASHOMON["epsilon"],
@@ -65,15 +74,6 @@ rule thesis_figure:
         loss=lambda w: config["explain"]["reliance"]["losses"][
             task_of(THESIS_FIGURES[w.name].get("dataset", "abalone"))
         ][0],
-    wildcard_constraints:
-        name="|".join(THESIS_FIGURES) or "NO_THESIS_FIGURES",
-    log:
-        f"{LOGS}/thesis/{{name}}.log",
-    benchmark:
-        f"{BENCH}/thesis_figure/{{name}}.tsv"
-    localrule: True
-    conda:
-        "../../envs/explain.yaml"
     script:
         "../scripts/thesis_figure.py"
 
@@ -92,17 +92,17 @@ rule thesis_table:
             subcategory="tables",
             labels={"table": "{name}"},
         ),
-    params:
-        entry=lambda w: THESIS_TABLES[w.name],
-    wildcard_constraints:
-        name="|".join(THESIS_TABLES) or "NO_THESIS_TABLES",
     log:
         f"{LOGS}/thesis/{{name}}.log",
     benchmark:
         f"{BENCH}/thesis_table/{{name}}.tsv"
+    wildcard_constraints:
+        name="|".join(THESIS_TABLES) or "NO_THESIS_TABLES",
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        entry=lambda w: THESIS_TABLES[w.name],
     script:
         "../scripts/thesis_table.py"
 
@@ -123,7 +123,8 @@ rule tables:
 
 rule profile:
     """The slowest jobs and per-rule totals of this version, from the `benchmark:` files of all
-    its rules but this one (request results/<version>/profile/slowest_rules.csv after a run)."""
+    its rules but this one (request results/<version>/profile/slowest_rules.csv after a run).
+    """
     input:
         # after the whole study (the manifest waits for every target), re-profiled when anything reruns
         manifest=rules.manifest.output.manifest,
@@ -131,14 +132,16 @@ rule profile:
         jobs=P("profile", name="slowest_rules", ext="csv"),
         rules=P("profile", name="rule_totals", ext="csv"),
         markdown=P("profile", name="slowest_rules", ext="md"),
-    params:
-        benchmarks=BENCH,
-        patterns=lambda w: {r.name: str(r.benchmark) for r in workflow.rules if r.benchmark},
-        top=25,
     log:
         f"{LOGS}/profile.log",
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        benchmarks=BENCH,
+        patterns=lambda w: {
+            r.name: str(r.benchmark) for r in workflow.rules if r.benchmark
+        },
+        top=25,
     script:
         "../scripts/profile_table.py"

@@ -15,7 +15,13 @@ ALL_TARGETS += [
     P("table", name="model_reliance"),
     *[
         P("model_figure", dataset=d, family=f, kind=kind, ext="pdf")
-        for kind in ("model_reliance", "reliance_vs_split_gain", "ice", "pd_2d", "shap_bar")
+        for kind in (
+            "model_reliance",
+            "reliance_vs_split_gain",
+            "ice",
+            "pd_2d",
+            "shap_bar",
+        )
         for d in DATASETS
         for f in families_of(d)
     ],
@@ -32,7 +38,10 @@ ALL_TARGETS += [
 ALL_TARGETS += [
     P("table", name="mcr"),
     *[P("mcr_path", dataset=d) for d in DATASETS],
-    *[P("rashomon_figure", dataset=d, kind="member_reliance", ext="pdf") for d in DATASETS],
+    *[
+        P("rashomon_figure", dataset=d, kind="member_reliance", ext="pdf")
+        for d in DATASETS
+    ],
 ]
 if RASHOMON["bootstrap"]["enabled"]:
     ALL_TARGETS += [

@@ -10,7 +10,7 @@ def main(smk):
     info = read_json(smk.input.info)
     y = pd.read_csv(smk.input.table)[info["target"]].to_numpy()
     split = make_split(
-        y, info["task"], test_size=smk.params.test_size, n_folds=smk.params.cv_folds, seed=smk.params.seed
+        y, info["task"], test_size=smk.params.test_size, n_folds=smk.params.cv_folds, random_state=smk.params.seed
     )
     write_json(smk.output.split, split)
 

@@ -13,7 +13,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 __all__ = ["make_split", "folds_from_split"]
 
 
-def make_split(y: np.ndarray, task: str, *, test_size: float, n_folds: int, seed: int) -> dict:
+def make_split(y: np.ndarray, task: str, *, test_size: float, n_folds: int, random_state: int) -> dict:
     """Split rows into train/test and assign K folds to the training rows.
 
     Parameters
@@ -23,8 +23,9 @@ def make_split(y: np.ndarray, task: str, *, test_size: float, n_folds: int, seed
     task : {"regression", "classification"}
     test_size : float in (0, 1)
     n_folds : int >= 2
-    seed : int
-        ``random_state`` of ``train_test_split`` and of the (shuffled) K-fold.
+    random_state : int
+        ``random_state`` of ``train_test_split`` and of the (shuffled) K-fold
+        (recorded as ``seed`` in the result).
 
     Returns
     -------
@@ -35,7 +36,7 @@ def make_split(y: np.ndarray, task: str, *, test_size: float, n_folds: int, seed
 
     Notes
     -----
-    Folds are those of ``KFold(n_folds, shuffle=True, random_state=seed)``
+    Folds are those of ``KFold(n_folds, shuffle=True, random_state=random_state)``
     (``StratifiedKFold`` for classification) applied to the training rows in
     ascending order, so ``folds_from_split`` returns exactly the index arrays
     that scikit-learn's splitter yields.
@@ -48,10 +49,10 @@ def make_split(y: np.ndarray, task: str, *, test_size: float, n_folds: int, seed
     stratified = task == "classification"
     idx = np.arange(n)
     train, test = train_test_split(
-        idx, test_size=test_size, random_state=seed, stratify=y if stratified else None
+        idx, test_size=test_size, random_state=random_state, stratify=y if stratified else None
     )
     train, test = np.sort(train), np.sort(test)
-    splitter = (StratifiedKFold if stratified else KFold)(n_splits=n_folds, shuffle=True, random_state=seed)
+    splitter = (StratifiedKFold if stratified else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
     fold = np.full(len(train), -1, dtype=np.int64)
     for k, (_, valid) in enumerate(splitter.split(np.zeros(len(train)), y[train])):
         fold[valid] = k
@@ -59,7 +60,7 @@ def make_split(y: np.ndarray, task: str, *, test_size: float, n_folds: int, seed
         "train": train.tolist(),
         "test": test.tolist(),
         "train_fold": fold.tolist(),
-        "seed": int(seed),
+        "seed": int(random_state),
         "test_size": float(test_size),
         "n_folds": int(n_folds),
         "stratified": stratified,

@@ -76,10 +76,10 @@ AFFINE_TRANSFORMS = ("none", "zscore", "minmax", "divide")
 
 
 def load_abalone(
-    sources_yaml: str | Path,
+    registry_yaml: str | Path,
     mirror: str | Path,
     *,
-    seed: int = THESIS_SEED,
+    random_state: int = THESIS_SEED,
     test_size: float = 0.2,
     n_folds: int = 5,
 ) -> dict:
@@ -87,11 +87,11 @@ def load_abalone(
 
     Parameters
     ----------
-    sources_yaml : path
-        ``config/sources.yaml``.
+    registry_yaml : path
+        The dataset registry, ``config/datasets.yaml``.
     mirror : path
         Offline UCI mirror (e.g. ``../shared/data/uci``).
-    seed, test_size, n_folds
+    random_state, test_size, n_folds
         :func:`xaipipe.data.split.make_split` arguments (the pipeline's values).
 
     Returns
@@ -105,11 +105,11 @@ def load_abalone(
     from ..data.sources import load_canonical, load_sources
     from ..data.split import folds_from_split, make_split
 
-    frame, sidecar = load_canonical(load_sources(sources_yaml)["abalone"], mirror=mirror)
+    frame, sidecar = load_canonical(load_sources(registry_yaml)["abalone"], mirror=mirror)
     prepared, info, _ = prepare_table(frame, sidecar, {"one_hot": ["Sex"]})
     X = prepared[info["features"]].to_numpy(dtype=np.float64)
     y = prepared[info["target"]].to_numpy(dtype=np.float64)
-    split = make_split(y, "regression", test_size=test_size, n_folds=n_folds, seed=seed)
+    split = make_split(y, "regression", test_size=test_size, n_folds=n_folds, random_state=random_state)
     train = np.asarray(split["train"])
     test = np.asarray(split["test"])
     return {
