@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.rashomon.bootstrap import mcr_per_resample, mcr_summary, rid_summary
+from xaipipe.rashomon.rid import mcr_per_resample, mcr_summary, rid_summary
 from xaipipe.plots.bootstrap import plot_rid, plot_rid_cdf, plot_set_sizes
 from xaipipe.plots.style import figure_style, save_figure
 
@@ -41,7 +41,7 @@ def test_rid_boxes_are_weighted_quantiles_and_mcr_segments(tmp_path):
             assert box.get_x() == pytest.approx(summ.loc[f, "q0.25"])
             assert box.get_x() + box.get_width() == pytest.approx(summ.loc[f, "q0.75"])
         ms = mcr_summary(mcr, confidence=0.9)
-        ms = ms[ms.measure == "mr_ratio"].set_index("feature")
+        ms = ms[ms.quantity == "mr_ratio"].set_index("feature")
         lines = {tuple(np.round(ln.get_xdata(), 9)) for ln in ax.get_lines()}
         for f in ("a", "b"):
             assert tuple(np.round([ms.loc[f, "mcr_minus_low"], ms.loc[f, "mcr_minus_high"]], 9)) in lines
@@ -55,7 +55,7 @@ def test_rid_cdf_and_set_sizes_render(tmp_path):
     rel = _reliance()
     sizes = pd.DataFrame({"bootstrap": range(4), "set_size": [1, 2, 3, 2], "n_models": 60})
     with figure_style():
-        fig = plot_rid_cdf(rel, measure="mr_difference")
+        fig = plot_rid_cdf(rel, quantity="mr_difference")
         ys = [ln.get_ydata() for ln in fig.axes[0].get_lines() if len(ln.get_ydata()) > 2]
         assert len(ys) == 2
         for y in ys:
@@ -72,7 +72,7 @@ def test_rid_plots_reject_bad_input():
     rel = _reliance()
     with figure_style():
         with pytest.raises(ValueError):
-            plot_rid(rel, measure="shap")
+            plot_rid(rel, quantity="shap")
         with pytest.raises(ValueError):
             plot_rid(rel, confidence=1.0)
         with pytest.raises(ValueError):

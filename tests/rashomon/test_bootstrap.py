@@ -22,13 +22,9 @@ from xaipipe.rashomon.bootstrap import (
     bootstrap_rashomon,
     bootstrap_tables,
     grid_configurations,
-    mcr_per_resample,
-    mcr_summary,
     resample_seeds,
-    rid_cdf,
-    rid_quantile,
-    rid_summary,
 )
+from xaipipe.rashomon.rid import mcr_per_resample, mcr_summary, rid_cdf, rid_quantile, rid_summary
 
 GRIDS = {
     "gradient_boosting": {"n_estimators": [3, 6, 12], "learning_rate": [0.1, 0.4], "max_depth": [2]},
@@ -61,18 +57,20 @@ def brute(data):
     return pd.DataFrame(out)
 
 
-def _e_divide(model, X, y, col):
-    h = X.shape[0] // 2
-    Z = X[: 2 * h].copy()
-    Z[:h, col] = X[h : 2 * h, col]
-    Z[h : 2 * h, col] = X[:h, col]
-    return np.mean((y[: 2 * h] - model.predict(Z)) ** 2)
+def _e_switch(model, X, y, col):
+    """All ordered pairs j != i (Fisher et al. 2019, §3): y_j with X1 of i and X2 of j."""
+    n = X.shape[0]
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    off = i != j
+    Z = X[j[off]].copy()
+    Z[:, col] = X[i[off], col]
+    return np.mean((y[j[off]] - model.predict(Z)) ** 2)
 
 
 def _run(data, **kw):
     X, y = data
     args = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse",
-                n_bootstrap=B, mr_estimator="e_divide", random_state=SEED)
+                n_bootstrap=B, mr_estimator="e_switch", random_state=SEED)
     args.update(kw)
     return bootstrap_rashomon(X, y, **args)
 
@@ -133,7 +131,7 @@ def test_sets_losses_and_mr_equal_brute_force(data, brute):
         rows = res.reliance[(res.reliance.bootstrap == m.bootstrap) & (res.reliance.config_id == m.config_id)
                             & (res.reliance.family == m.family)].set_index("feature")
         for j, f in enumerate(["x0", "x1", "x2"]):
-            e_sw = _e_divide(m["model"], Xo, yo, j)
+            e_sw = _e_switch(m["model"], Xo, yo, j)
             assert rows.loc[f, "e_orig"] == pytest.approx(e_orig, rel=1e-12)
             assert rows.loc[f, "mr_ratio"] == pytest.approx(e_sw / e_orig, rel=1e-10)
             assert rows.loc[f, "mr_difference"] == pytest.approx(e_sw - e_orig, rel=1e-10, abs=1e-14)
@@ -205,8 +203,8 @@ def test_weights_rid_and_mcr_match_their_definitions(data):
     sums = rel.groupby(["bootstrap", "feature"])["weight"].sum()
     np.testing.assert_allclose(sums, 1.0, rtol=0, atol=1e-12)
     probs = [0.0, 0.1, 0.25, 0.5, 0.9, 1.0]
-    summ = rid_summary(rel, measure="mr_ratio", probs=probs).set_index("feature")
-    cdf = rid_cdf(rel, measure="mr_ratio")
+    summ = rid_summary(rel, quantity="mr_ratio", probs=probs).set_index("feature")
+    cdf = rid_cdf(rel, quantity="mr_ratio")
     for f in ["x0", "x1", "x2"]:
         part = rel[rel.feature == f]
 
@@ -225,13 +223,15 @@ def test_weights_rid_and_mcr_match_their_definitions(data):
         above = np.mean([np.mean(p["mr_ratio"] > 1) for _, p in part.groupby("bootstrap")])
         assert summ.loc[f, "prob_reliance"] == pytest.approx(above)
         for b, p in part.groupby("bootstrap"):
-            row = res.mcr[(res.mcr.bootstrap == b) & (res.mcr.feature == f) & (res.mcr.measure == "mr_ratio")]
+            row = res.mcr[(res.mcr.bootstrap == b) & (res.mcr.feature == f) & (res.mcr.quantity == "mr_ratio")]
             assert row["mcr_minus"].iloc[0] == p["mr_ratio"].min()
             assert row["mcr_plus"].iloc[0] == p["mr_ratio"].max()
     pd.testing.assert_frame_equal(mcr_per_resample(rel), res.mcr)
-    ms = mcr_summary(res.mcr, confidence=0.5).set_index(["feature", "measure"])
-    v = res.mcr[(res.mcr.feature == "x1") & (res.mcr.measure == "mr_difference")]["mcr_plus"]
-    assert ms.loc[("x1", "mr_difference"), "mcr_plus_low"] == pytest.approx(np.quantile(v, 0.25))
+    # B = 4 resamples allow a percentile interval at 30 % (B >= 1 + 2 / (1 - c)), not at 50 %
+    ms = mcr_summary(res.mcr, confidence=0.3).set_index(["feature", "quantity"])
+    v = res.mcr[(res.mcr.feature == "x1") & (res.mcr.quantity == "mr_difference")]["mcr_plus"]
+    assert ms.loc[("x1", "mr_difference"), "interval"] == "percentile"
+    assert ms.loc[("x1", "mr_difference"), "mcr_plus_low"] == pytest.approx(np.quantile(v, 0.35))
     assert ms.loc[("x1", "mr_difference"), "mcr_plus_median"] == pytest.approx(np.median(v))
 
 
@@ -247,7 +247,7 @@ def test_rid_quantile_and_table_checks():
     with pytest.raises(ValueError):
         rid_summary(bad)
     with pytest.raises(ValueError):
-        rid_cdf(bad.assign(weight=0.5), measure="shap")
+        rid_cdf(bad.assign(weight=0.5), quantity="shap")
 
 
 # ----------------------------------------------------------------------------- determinism, options
@@ -310,7 +310,7 @@ def test_mcr_per_resample_leaves_undefined_values_out():
         "mr_ratio": [np.inf, 1.5, 1.2, np.nan, np.nan],  # an MR with zero loss; a resample with none defined
         "mr_difference": [0.3, 0.2, 0.2, 0.1, -0.4],
     })
-    out = mcr_per_resample(rel).set_index(["bootstrap", "measure"])
+    out = mcr_per_resample(rel).set_index(["bootstrap", "quantity"])
     assert list(mcr_per_resample(rel).columns) == MCR_COLUMNS
     assert tuple(out.loc[(0, "mr_ratio"), ["mcr_minus", "mcr_plus"]]) == (1.2, 1.5)
     assert out.loc[(1, "mr_ratio"), ["mcr_minus", "mcr_plus"]].isna().all()
@@ -322,7 +322,7 @@ def test_mcr_per_resample_leaves_undefined_values_out():
 def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
     X, y = data
     kw = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse", n_bootstrap=B,
-              mr_estimator="e_divide", random_state=SEED)
+              mr_estimator="e_switch", random_state=SEED)
     tables = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], confidence=0.5, **kw)
     res = _run(data)
     assert set(tables) == {"models", "reliance", "sizes", "mcr", "rid", "mcr_summary"}
@@ -330,9 +330,29 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
                 "rid": rid_summary(res.reliance), "mcr_summary": mcr_summary(res.mcr, confidence=0.5)}
     for name, frame in tables.items():
         assert frame.columns[0] == "dataset" and (frame["dataset"] == "toy").all()
-        pd.testing.assert_frame_equal(frame.drop(columns="dataset"), expected[name])
+        frame = frame.drop(columns="dataset")
+        if name == "sizes":  # the epsilon actually used, recorded with every resample
+            assert (frame["epsilon"] == 0.03).all() and (frame["epsilon_mode"] == "absolute").all()
+            frame = frame.drop(columns=["epsilon", "epsilon_mode"])
+        pd.testing.assert_frame_equal(frame, expected[name])
     # one-hot groups are one variable
     grouped = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"],
                                feature_groups={"g": ["x1", "x2"]}, **kw)
     assert list(pd.unique(grouped["reliance"]["feature"])) == ["x0", "g"]
     pd.testing.assert_frame_equal(grouped["models"], tables["models"])  # the sets do not depend on the variables
+
+
+def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data):
+    from xaipipe.rashomon.sets import cv_standard_error
+
+    X, y = data
+    summary = pd.DataFrame({"family": "gradient_boosting", "config_id": ["a", "b"], "status": "ok", "n_folds": 5,
+                            "mse_mean": [1.0, 1.3], "mse_std": [0.2, 0.1]})
+    tables = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], task="regression",
+                              grids=GRIDS, epsilon=2.0, epsilon_mode="se", metric="mse", n_bootstrap=2,
+                              mr_estimator="e_switch", random_state=SEED, cv_summary=summary)
+    expected = 2.0 * cv_standard_error(summary.iloc[0], "mse")
+    assert np.allclose(tables["sizes"]["epsilon"], expected) and (tables["sizes"]["epsilon_mode"] == "absolute").all()
+    with pytest.raises(ValueError, match="cv_summary"):
+        bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], task="regression", grids=GRIDS,
+                         epsilon=1.0, epsilon_mode="se", n_bootstrap=2)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.rashomon.bootstrap import mcr_summary, min_resamples
+from xaipipe.rashomon.rid import mcr_summary, min_resamples
 from xaipipe.rashomon.mcr import mcr_interval, mcr_path, mcr_table, member_table
 from xaipipe.rashomon.sets import configuration_key, cv_standard_error, rashomon_scopes, rashomon_set
 
@@ -108,7 +108,7 @@ def test_bootstrap_intervals_say_what_they_are():
     rng = np.random.default_rng(1)
 
     def table(B):
-        return pd.DataFrame({"bootstrap": np.arange(B), "feature": "a", "measure": "mr_ratio",
+        return pd.DataFrame({"bootstrap": np.arange(B), "feature": "a", "quantity": "mr_ratio",
                              "mcr_minus": rng.normal(1, 0.1, B), "mcr_plus": rng.normal(2, 0.1, B), "set_size": 3})
 
     assert min_resamples(0.95) == 41 and min_resamples(0.9) == 21

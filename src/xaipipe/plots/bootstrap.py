@@ -10,10 +10,10 @@ it with :func:`xaipipe.plots.style.save_figure`.
 (Donnelly et al. 2023): every member of resample ``b`` has mass
 ``1 / (B |R_b|)``, so matplotlib's unweighted ``boxplot`` cannot be used; the
 box spans the RID quartiles, the whiskers its ``(1 -/+ confidence)/2``
-quantiles (:func:`xaipipe.rashomon.bootstrap.rid_quantile`), the dot is the
+quantiles (:func:`xaipipe.rashomon.rid.rid_quantile`), the dot is the
 RID mean (the RID's quantiles describe the distribution; they are not a
 confidence interval). Below and above each box, the bootstrap intervals of MCR⁻
-and MCR⁺ across resamples (:func:`xaipipe.rashomon.bootstrap.mcr_summary`) with
+and MCR⁺ across resamples (:func:`xaipipe.rashomon.rid.mcr_summary`) with
 their medians, labelled by what they are: a percentile interval when ``B`` is
 large enough for the level, otherwise the range over the ``B`` resamples. :func:`plot_rid_cdf` draws the RID CDFs themselves.
 """
@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..rashomon.bootstrap import MEASURES, NO_RELIANCE, mcr_summary, rid_cdf, rid_summary
+from ..rashomon.rid import NO_RELIANCE, QUANTITIES, mcr_summary, rid_cdf, rid_summary
 
 __all__ = ["plot_rid", "plot_rid_cdf", "plot_set_sizes", "rid_figures"]
 
@@ -51,7 +51,7 @@ def plot_rid(
     reliance: pd.DataFrame,
     mcr: pd.DataFrame | None = None,
     *,
-    measure: str = "mr_ratio",
+    quantity: str = "mr_ratio",
     confidence: float = 0.95,
     title: str | None = None,
 ):
@@ -64,7 +64,7 @@ def plot_rid(
     mcr : DataFrame, optional
         :data:`xaipipe.rashomon.bootstrap.MCR_COLUMNS`; adds the MCR⁻ / MCR⁺
         percentile intervals.
-    measure : {"mr_ratio", "mr_difference"}, default "mr_ratio"
+    quantity : {"mr_ratio", "mr_difference"}, default "mr_ratio"
     confidence : float in (0, 1), default 0.95
         Whisker levels and MCR interval level.
     title : str, optional
@@ -77,26 +77,26 @@ def plot_rid(
     Raises
     ------
     ValueError, TypeError
-        Invalid tables (see :func:`~xaipipe.rashomon.bootstrap.rid_summary`),
-        ``measure`` or ``confidence``.
+        Invalid tables (see :func:`~xaipipe.rashomon.rid.rid_summary`),
+        ``quantity`` or ``confidence``.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
     c = float(confidence)
     if not 0 < c < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     lo, hi = (1 - c) / 2, (1 + c) / 2
     rel = _one_dataset(reliance, "reliance table")
-    summ = rid_summary(rel, measure=measure, probs=(lo, 0.25, 0.5, 0.75, hi))
+    summ = rid_summary(rel, quantity=quantity, probs=(lo, 0.25, 0.5, 0.75, hi))
     qlo, q25, q50, q75, qhi = (f"q{p:g}" for p in (lo, 0.25, 0.5, 0.75, hi))
     summ = summ.iloc[np.argsort(-summ[q50].to_numpy(), kind="stable")].reset_index(drop=True)
     ms = None
     if mcr is not None:
         ms = mcr_summary(_one_dataset(mcr, "mcr table"), confidence=c)
-        ms = ms[ms["measure"] == measure].set_index("feature")
+        ms = ms[ms["quantity"] == quantity].set_index("feature")
     n = len(summ)
     fig, ax = plt.subplots(figsize=(6.3, 0.6 * n + 1.4))
     for i, row in summ.iterrows():
@@ -118,11 +118,11 @@ def plot_rid(
             ax.plot([r["mcr_plus_low"], r["mcr_plus_high"]], [i - 0.3] * 2, color=PLUS_COLOUR, linewidth=2.0,
                     label=f"MCR$^+$ {what}" if i == 0 else None)
             ax.plot([r["mcr_plus_median"]], [i - 0.3], marker=">", color=PLUS_COLOUR, linestyle="none")
-    ax.axvline(NO_RELIANCE[measure], color="0.3", linestyle="--", linewidth=0.8)
+    ax.axvline(NO_RELIANCE[quantity], color="0.3", linestyle="--", linewidth=0.8)
     ax.set_yticks(np.arange(n), summ["feature"].astype(str).tolist())
     ax.set_ylim(n - 0.5, -0.5)
     ax.autoscale_view(scalex=True, scaley=False)
-    ax.set_xlabel(_LABELS[measure])
+    ax.set_xlabel(_LABELS[quantity])
     B = int(summ["n_resamples"].max())
     ax.set_title((title + "\n" if title else "") + f"Rashomon importance distribution, B = {B} bootstrap resamples")
     ax.legend(loc="best", fontsize=7)
@@ -133,11 +133,11 @@ def plot_rid(
 def plot_rid_cdf(
     reliance: pd.DataFrame,
     *,
-    measure: str = "mr_ratio",
+    quantity: str = "mr_ratio",
     features: Sequence[str] | None = None,
     title: str | None = None,
 ):
-    """RID CDFs (:func:`~xaipipe.rashomon.bootstrap.rid_cdf`) of several variables on one axes.
+    """RID CDFs (:func:`~xaipipe.rashomon.rid.rid_cdf`) of several variables on one axes.
 
     Returns
     -------
@@ -147,12 +147,12 @@ def plot_rid_cdf(
     Raises
     ------
     ValueError
-        Invalid table or ``measure``, unknown ``features``.
+        Invalid table or ``quantity``, unknown ``features``.
     """
     import matplotlib.pyplot as plt
 
     rel = _one_dataset(reliance, "reliance table")
-    cdf = rid_cdf(rel, measure=measure)
+    cdf = rid_cdf(rel, quantity=quantity)
     names = list(pd.unique(cdf["feature"])) if features is None else list(features)
     unknown = [f for f in names if f not in set(cdf["feature"])]
     if unknown:
@@ -166,9 +166,9 @@ def plot_rid_cdf(
         x = np.concatenate([[lo_all - pad], part["value"].to_numpy(), [hi_all + pad]])
         y = np.concatenate([[0.0], part["cdf"].to_numpy(), [1.0]])
         ax.step(x, y, where="post", label=str(name))
-    ax.axvline(NO_RELIANCE[measure], color="0.3", linestyle="--", linewidth=0.8)
+    ax.axvline(NO_RELIANCE[quantity], color="0.3", linestyle="--", linewidth=0.8)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel(_LABELS[measure])
+    ax.set_xlabel(_LABELS[quantity])
     ax.set_ylabel("RID: P(importance ≤ value)")
     ax.legend(loc="lower right")
     if title:
