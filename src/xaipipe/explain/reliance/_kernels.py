@@ -37,6 +37,13 @@ going through a block before the next, so that the nodes are read from cache (a
 1 800-tree forest is ~360 MB of nodes). Neither the interval path nor the blocks
 change the order of any row's additions.
 
+Why one module of this size: every kernel here is a numba ``@njit(cache=True)``
+function that calls the others, and numba's on-disk cache is keyed by function
+name and module; keeping the walk, the signature tables, the interval path and
+the accumulation in one module compiles and caches them together (one cache
+directory, one invalidation when any of them changes) and keeps the operation
+order that makes the results bitwise equal to scikit-learn's in one place.
+
 Exactness (what scikit-learn does, reproduced operation by operation)
 ---------------------------------------------------------------------
 * Split test: ``X[i, feature] <= threshold`` with ``X`` cast to float32 and a
