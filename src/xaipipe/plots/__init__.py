@@ -1,0 +1,1 @@
+"""Figures: every plotting function of the pipeline, drawn from stored results."""

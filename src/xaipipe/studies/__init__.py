@@ -1,0 +1,1 @@
+"""Studies: analyses that combine several steps (thesis studies, simulation, seed 003)."""
