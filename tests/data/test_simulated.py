@@ -109,7 +109,7 @@ def test_friedman_constants_against_quadrature():
     """The Si / Cin expressions of the module docstring against numerical integration."""
     d = get_dgp("friedman1")
     a = integrate.dblquad(lambda s, t: np.sin(np.pi * s * t) ** 2, 0, 1, 0, 1, epsabs=1e-13)[0]
-    inner = lambda t: integrate.quad(lambda s: np.sin(np.pi * s * t), 0, 1, epsabs=1e-14)[0]  # noqa: E731
+    inner = lambda t: integrate.quad(lambda s: np.sin(np.pi * s * t), 0, 1, epsabs=1e-14)[0]
     b = integrate.quad(lambda t: inner(t) ** 2, 0, 1, epsabs=1e-13)[0]
     c = integrate.dblquad(lambda s, t: np.sin(np.pi * s * t), 0, 1, 0, 1, epsabs=1e-13)[0]
     assert d.mr_difference("x1") == pytest.approx(200 * (a - b), rel=1e-10)

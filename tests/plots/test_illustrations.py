@@ -55,7 +55,7 @@ def test_pruning_figure_draws_both_errors_on_a_symlog_axis(split, tmp_path):
         assert ax.get_xscale() == "symlog"
         np.testing.assert_array_equal(_line(ax, "training").get_xdata(), path["alpha"])
         np.testing.assert_array_equal(_line(ax, "test").get_ydata(), path["test_mse"])
-        best = [ln for ln in ax.lines if ln.get_label().startswith("min test MSE")][0]
+        best = next(ln for ln in ax.lines if ln.get_label().startswith("min test MSE"))
         assert best.get_ydata()[0] == path["test_mse"].min()
         _render(fig, tmp_path / "prune.png")
     with pytest.raises(ValueError, match="lacks columns"):
@@ -78,7 +78,7 @@ def test_loss_figure_draws_three_losses_and_the_threshold(tmp_path):
     with figure_style():
         fig = pl.plot_loss_functions(losses)
         ax = fig.axes[0]
-        huber = [ln for ln in ax.lines if ln.get_label().startswith("Huber")][0]
+        huber = next(ln for ln in ax.lines if ln.get_label().startswith("Huber"))
         np.testing.assert_array_equal(huber.get_ydata(), losses["huber"])
         vertical = [ln for ln in ax.lines if len(set(np.atleast_1d(ln.get_xdata()))) == 1]
         assert sorted(float(np.atleast_1d(ln.get_xdata())[0]) for ln in vertical) == [-1.5, 1.5]

@@ -257,12 +257,14 @@ def test_truth_table_from_the_pipeline_tables(pipeline_tables):
 
 
 def test_truth_table_looks_rows_up_by_identifier_not_position():
-    """ICE rows refer to rows of the data by identifier: a table in reversed (adversarial) order gives the same truth."""
+    """ICE rows refer to data rows by identifier: a table in reversed (adversarial) order gets the same truth."""
     data = simulate(n=60, random_state=1)
     rows = np.arange(60)[::-1]
     curves = pd.DataFrame({"feature": "x1", "grid_value": np.tile([-0.5, 0.5], 60), "kind": "ice",
                            "row": np.repeat(rows, 2), "value": 0.0})
     table = truth_table(data=data, curves=curves)
+    prepared = data.assign(row_id=np.arange(60))[["row_id", *data.columns]]  # the prepared table works too
+    pd.testing.assert_frame_equal(truth_table(data=prepared, curves=curves), table)
     X = data[feature_names(10)].to_numpy()
     expected = ice_truth("friedman1", X[rows], "x1", [-0.5, 0.5]).ravel()
     np.testing.assert_array_equal(table["truth"], expected)

@@ -119,6 +119,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy import special
@@ -131,12 +132,12 @@ __all__ = [
     "DGPS",
     "Friedman1",
     "Goldstein2015",
-    "feature_names",
     "feature_index",
+    "feature_names",
     "get_dgp",
+    "load_simulated",
     "simulate",
     "simulation_sidecar",
-    "load_simulated",
 ]
 
 #: Name of the default DGP (seed 001 §1.7's simulated data).
@@ -604,7 +605,7 @@ def simulation_sidecar(
         "formula": model.formula,
         "input_distribution": model.input_distribution,
         "noise": f"N(0, {sigma:g}^2), independent of X",
-        "n": int(len(frame)),
+        "n": len(frame),
         "p": p,
         "noise_sd": sigma,
         "seed": _check_seed(random_state),

@@ -16,18 +16,17 @@ Every function draws with the current matplotlib style (wrap calls in
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
 __all__ = [
-    "plot_regression_tree",
-    "plot_pruning_path",
-    "plot_oob_curve",
-    "plot_loss_functions",
     "plot_boosting_depth",
     "plot_boosting_shrinkage",
+    "plot_loss_functions",
+    "plot_oob_curve",
+    "plot_pruning_path",
+    "plot_regression_tree",
 ]
 
 TRAIN_LABEL = "training"

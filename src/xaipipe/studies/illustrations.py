@@ -71,22 +71,22 @@ Fig 3.3 (§3.2.3, :func:`boosting_staged_curves`)
 from __future__ import annotations
 
 import numbers
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 __all__ = [
-    "simulated_split",
-    "fit_diabetes_tree",
-    "tree_table",
-    "pruning_path",
-    "oob_curve",
-    "loss_functions",
     "boosting_depth_curve",
     "boosting_staged_curves",
     "early_stopping_iteration",
+    "fit_diabetes_tree",
+    "loss_functions",
+    "oob_curve",
+    "pruning_path",
+    "simulated_split",
+    "tree_table",
 ]
 
 

@@ -68,7 +68,7 @@ coverage audit.
 from __future__ import annotations
 
 import numbers
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -77,12 +77,12 @@ from ..data.simulated import DEFAULT_DGP, DGP, feature_index, feature_names, get
 
 __all__ = [
     "METHODS",
-    "TRUTH_COLUMNS",
     "QUANTITIES",
-    "partial_dependence_truth",
-    "model_reliance_truth",
-    "ice_truth",
+    "TRUTH_COLUMNS",
     "ice_derivative_truth",
+    "ice_truth",
+    "model_reliance_truth",
+    "partial_dependence_truth",
     "truth_table",
 ]
 
@@ -444,9 +444,10 @@ def truth_table(
     dataset : str, default "simulated"
         Dataset identifier; rows of other datasets in the tables are ignored.
     data : DataFrame, optional
-        The simulated table (columns ``x1 .. xp`` [, ``y``]) whose row positions
-        the ``row`` column of ``curves`` refers to (the prepared table keeps
-        every row in order). Needed for ``ice`` / ``d_ice`` rows; gives ``p``.
+        The simulated table (columns ``x1 .. xp`` [, ``y``]) or its prepared
+        table (also ``row_id``), whose row *positions* the ``row`` column of
+        ``curves`` refers to (``split.json`` positions; preparation keeps every
+        simulated row in order). Needed for ``ice`` / ``d_ice`` rows; gives ``p``.
     noise_sd : float > 0, default 1.0
         :math:`\\sigma` the data were drawn with (the truth of ``e_orig``).
     reliance : DataFrame, optional
@@ -493,10 +494,10 @@ def truth_table(
         raise ValueError("truth_table needs at least one of reliance, curves, learner_pd, learner_pfi")
     X = None
     if data is not None:
-        cols = [c for c in data.columns if c != "y"]
+        cols = [c for c in data.columns if c not in ("y", "row_id")]
         X = data[feature_names(len(cols))].to_numpy(dtype=np.float64) if cols else None
         if X is None or cols != feature_names(len(cols)):
-            raise ValueError(f"data must have columns x1..xp (and y), got {list(data.columns)}")
+            raise ValueError(f"data must have columns x1..xp (and y, row_id), got {list(data.columns)}")
     seen = []
     for what, t in tables.items():
         if t is not None:
