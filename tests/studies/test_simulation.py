@@ -197,13 +197,13 @@ def pipeline_tables():
     data = simulate(n=500, random_state=5)
     s = simulated_split(data, random_state=5)
     names = s["features"]
-    model = GradientBoostingRegressor(n_estimators=150, max_depth=3, random_state=0).fit(s["X_train"], s["y_train"])
+    model = GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=0).fit(s["X_train"], s["y_train"])
     rel = reliance_report(model, s["X_test"], s["y_test"], feature_names=names,
                           estimators=("permutation", "e_switch"), n_repeats=5)
     effects = [explain_feature(model, s["X_test"], f, feature_names=names, resolution=8, row_ids=s["test"])
                for f in ("x4", "x1", "x9")]
     curves = effects_table(effects, max_curves=30)
-    learner = learner_pd_pfi(GradientBoostingRegressor(n_estimators=60, max_depth=3), s["X_train"], s["y_train"],
+    learner = learner_pd_pfi(GradientBoostingRegressor(n_estimators=40, max_depth=3), s["X_train"], s["y_train"],
                              feature_names=names, pd_features=["x4"], n_refits=3, resolution=6, n_repeats=2)
     ids = {"dataset": "simulated", "model": "gradient_boosting"}
     return {"data": data, "reliance": with_ids(rel, **ids), "curves": with_ids(curves, **ids),

@@ -508,8 +508,10 @@ def truth_table(
         raise ValueError(f"feature x{max(seen) + 1} is not an input of the data (p = {p})")
     p = model.check_p(p)
 
-    mr = model_reliance_truth(model, p=p, noise_sd=noise_sd, method=method, n_mc=max(n_mc, 2),
-                              random_state=random_state).set_index("feature")
+    mr = None
+    if reliance is not None or learner_pfi is not None:
+        mr = model_reliance_truth(model, p=p, noise_sd=noise_sd, method=method, n_mc=n_mc,
+                                  random_state=random_state).set_index("feature")
 
     def pd_truth(frame: pd.DataFrame, value_col: str = "grid_value"):
         grid = {f: np.unique(part[value_col].to_numpy(dtype=np.float64)) for f, part in frame.groupby("feature")}
