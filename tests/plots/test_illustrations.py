@@ -8,7 +8,7 @@ import pytest
 
 from xaipipe.data.simulated import simulate
 from xaipipe.plots import illustrations as pl
-from xaipipe.report.style import figure_style, save_figure
+from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.studies import illustrations as il
 
 

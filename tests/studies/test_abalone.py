@@ -106,8 +106,8 @@ def small_study():
     y = y + np.random.default_rng(4).uniform(-0.5, 0.5, y.size)
     folds = [(np.flatnonzero(np.arange(120) % 3 != k), np.flatnonzero(np.arange(120) % 3 == k)) for k in range(3)]
     grid = {"n_estimators": [5, 10], "learning_rate": [0.1], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
-    raw = thesis_study(X, y, folds, grid, seed=0)
-    z = thesis_study(X, y, folds, grid, transform="zscore", seed=0)
+    raw = thesis_study(X, y, folds, grid, random_state=0)
+    z = thesis_study(X, y, folds, grid, transform="zscore", random_state=0)
     return X, y, folds, grid, raw, z
 
 
@@ -117,7 +117,7 @@ def test_study_table_is_ranked_cv(small_study):
     X, y, folds, grid, raw, _ = small_study
     assert len(raw) == 8 and raw["rank"].tolist() == list(range(1, 9))
     assert np.all(np.diff(raw["rmse_mean"]) >= 0)
-    ref = summarize_cv(cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, seed=0),
+    ref = summarize_cv(cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=0),
                        "regression").set_index("config_id")
     np.testing.assert_array_equal(raw["rmse_mean"], ref.loc[raw["config_id"], "rmse_mean"])
     assert {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_std", "transform"} <= set(raw.columns)

@@ -2,8 +2,8 @@
 :mod:`xaipipe.studies.illustrations`.
 
 Every function draws with the current matplotlib style (wrap calls in
-:func:`xaipipe.report.style.figure_style`) and returns the Figure; callers save it
-(:func:`xaipipe.report.style.save_figure`). Nothing here computes a statistic.
+:func:`xaipipe.plots.style.figure_style`) and returns the Figure; callers save it
+(:func:`xaipipe.plots.style.save_figure`). Nothing here computes a statistic.
 
 * :func:`plot_regression_tree` -- Fig 2.1, :func:`sklearn.tree.plot_tree`.
 * :func:`plot_pruning_path` -- Fig 2.2, training / test MSE against :math:`\\alpha`.
