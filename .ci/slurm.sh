@@ -30,11 +30,12 @@ skip() { echo "skipping: $*"; exit 0; }
 log() { echo "[slurm.sh] $*"; }
 
 stop_daemon() {  # stop_daemon NAME PIDFILE: only the daemon whose pid file this script's config names
-    local name=$1 pidfile=$2
-    if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-        log "stopping $name (pid $(cat "$pidfile"))"
-        kill "$(cat "$pidfile")"
-        for _ in $(seq 50); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.2; done
+    local name=$1 pidfile=$2 pid
+    pid=$(cat "$pidfile" 2>/dev/null)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        log "stopping $name (pid $pid)"
+        kill "$pid"
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     fi
     rm -f "$pidfile"
 }
@@ -70,12 +71,52 @@ Logs: $LOGDIR/slurmctld.log, $LOGDIR/slurmd.log. Stop: .ci/slurm.sh --stop
 EOF
 }
 
-want_accounting_type() {
-    [ "$ACCOUNTING" = 1 ] && echo accounting_storage/slurmdbd || echo accounting_storage/none
-}
+HOST=$(hostname -s)
+CPUS=$(nproc)
+MEM_MB=$(( $(awk '/^MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
+if [ "$ACCOUNTING" = 1 ]; then
+    ACCOUNTING_LINES="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+JobAcctGatherType=jobacct_gather/linux"
+else
+    ACCOUNTING_LINES="AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none"
+fi
+NEW_CONF=$(cat <<EOF
+# written by xaipipe's .ci/slurm.sh: one node, no cgroups, no systemd
+ClusterName=xaipipe
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmUser=slurm
+SlurmdUser=root
+AuthType=auth/munge
+StateSaveLocation=/var/lib/slurm/slurmctld
+SlurmdSpoolDir=/var/lib/slurm/slurmd
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmdPidFile=/run/slurmd.pid
+SlurmctldLogFile=$LOGDIR/slurmctld.log
+SlurmdLogFile=$LOGDIR/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+SchedulerType=sched/backfill
+MpiDefault=none
+MailProg=/bin/true
+ReturnToService=2
+# finished jobs stay visible to squeue for 5 min: longer than the executor plugin waits
+# between two status checks (at most 180 s), see docs/cluster.md
+MinJobAge=300
+# the node's declared CPUs/memory are taken as given (no drain on a mismatch)
+SlurmdParameters=config_overrides
+$ACCOUNTING_LINES
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN
+PartitionName=$PARTITION Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
+EOF
+)
 
-if cluster_up && grep -q "^AccountingStorageType=$(want_accounting_type)$" "$CONF" 2>/dev/null \
-        && { [ "$ACCOUNTING" = 0 ] || accounting_up; }; then
+if cluster_up && [ "$(cat "$CONF" 2>/dev/null)" = "$NEW_CONF" ] && { [ "$ACCOUNTING" = 0 ] || accounting_up; }; then
     log "already running"
     how_to_check
     exit 0
@@ -111,9 +152,6 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
     munge -n | unmunge >/dev/null 2>&1 || skip "munge does not answer"
 fi
 
-HOST=$(hostname -s)
-CPUS=$(nproc)
-MEM_MB=$(( $(awk '/^MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
 install -d -o slurm -g slurm /var/lib/slurm/slurmctld /var/lib/slurm/slurmd "$LOGDIR"
 
 if [ "$ACCOUNTING" = 1 ]; then
@@ -143,45 +181,8 @@ StoragePass=slurmdbd
 StorageLoc=slurm_acct_db
 EOF
     chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
-    ACCOUNTING_LINES="AccountingStorageType=accounting_storage/slurmdbd
-AccountingStorageHost=localhost
-JobAcctGatherType=jobacct_gather/linux"
-else
-    ACCOUNTING_LINES="AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none"
 fi
 
-NEW_CONF=$(cat <<EOF
-# written by xaipipe's .ci/slurm.sh: one node, no cgroups, no systemd
-ClusterName=xaipipe
-SlurmctldHost=$HOST(127.0.0.1)
-SlurmUser=slurm
-SlurmdUser=root
-AuthType=auth/munge
-StateSaveLocation=/var/lib/slurm/slurmctld
-SlurmdSpoolDir=/var/lib/slurm/slurmd
-SlurmctldPidFile=/run/slurmctld.pid
-SlurmdPidFile=/run/slurmd.pid
-SlurmctldLogFile=$LOGDIR/slurmctld.log
-SlurmdLogFile=$LOGDIR/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-SchedulerType=sched/backfill
-ReturnToService=2
-# finished jobs stay visible to squeue for 5 min (the executor plugin needs >= 3 x its
-# initial status-check interval to use squeue)
-MinJobAge=300
-# the node's declared CPUs/memory are taken as given (no drain on a mismatch)
-SlurmdParameters=config_overrides
-$ACCOUNTING_LINES
-NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN
-PartitionName=$PARTITION Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
-EOF
-)
 if [ "$(cat "$CONF" 2>/dev/null)" != "$NEW_CONF" ]; then
     log "writing $CONF"
     printf '%s\n' "$NEW_CONF" >"$CONF"
