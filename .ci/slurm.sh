@@ -5,7 +5,7 @@
 #
 #   .ci/slurm.sh               install and start the cluster without accounting (squeue only)
 #   .ci/slurm.sh --accounting  also MariaDB + slurmdbd, so that `sacct` works
-#   .ci/slurm.sh --stop        stop the daemons this script starts
+#   .ci/slurm.sh --stop        stop slurmd, slurmctld and slurmdbd (munged and MariaDB keep running)
 #
 # Where it cannot run (not root, no apt-get, the install fails, a daemon does not come up) it
 # prints "skipping: <reason>" and exits 0: the SLURM tests then skip with that reason.
@@ -18,7 +18,7 @@ for arg in "$@"; do
     case "$arg" in
         --accounting) ACCOUNTING=1 ;;
         --stop) ACTION=stop ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) echo "unknown argument: $arg (use --accounting, --stop or --help)" >&2; exit 2 ;;
     esac
 done

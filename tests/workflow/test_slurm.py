@@ -122,7 +122,8 @@ def cluster_or_skip_reason() -> tuple[dict | None, str]:
         return None, "SLURM is not installed (start a one-node cluster with .ci/slurm.sh, as root)"
     ping = subprocess.run(["scontrol", "ping"], capture_output=True, text=True, timeout=30)
     if "is UP" not in ping.stdout:
-        return None, f"no SLURM controller answers (scontrol ping: {ping.stdout.strip() or ping.stderr.strip()})"
+        said = (ping.stdout.strip() or ping.stderr.strip()).splitlines()
+        return None, f"no SLURM controller answers (scontrol ping: {said[0] if said else ping.returncode})"
     nodes = subprocess.run(["sinfo", "-h", "-N", "-o", "%t %c %m"], capture_output=True, text=True, timeout=30)
     up = [line.split() for line in nodes.stdout.splitlines() if line.split()[0] in ("idle", "mix", "alloc")]
     if not up:
