@@ -223,8 +223,15 @@ def slurm_run(cluster, mirror_dir, tmp_path_factory):
     command = slurm_command(mirror_dir, cluster)
     logs = [root / "run1.log", root / "run2.log"]
     t0 = time.time()
-    local_proc = threading.Thread(target=lambda: snakemake(
-        local, "--cores", "2", "--configfile", *SLURM_CONFIGS, "--config", f"uci_mirror={mirror_dir}"))
+    local_error: list[BaseException] = []
+
+    def local_run():
+        try:
+            snakemake(local, "--cores", "2", "--configfile", *SLURM_CONFIGS, "--config", f"uci_mirror={mirror_dir}")
+        except BaseException as err:  # reported by the fixture, not lost in the thread
+            local_error.append(err)
+
+    local_proc = threading.Thread(target=local_run)
     local_proc.start()
     watcher = SqueueWatcher(logs, CANCELLED_JOB)
     watcher.start()
@@ -236,6 +243,8 @@ def slurm_run(cluster, mirror_dir, tmp_path_factory):
         watcher.join(timeout=60)
         local_proc.join(timeout=RUN_TIMEOUT_S)
     wall = time.time() - t0
+    if local_error:
+        raise local_error[0]
     print(f"SLURM test runs: {wall:.0f} s wall (local reference run alongside)")
     return {"work": work, "local": local, "command": command, "rc": (rc1, rc2), "wall_s": wall,
             "output": [p.read_text() for p in logs], "watcher": watcher, "cluster": cluster}
