@@ -17,7 +17,9 @@ Usage (from the repository root)::
 Prints one line per run (kill moment, jobs finished and running at the kill, resume time,
 outcome) and the summary ``k of N resumed byte-identical``; exits 1 unless all are.
 Kill moments are uniform in [5 %, 95 %] of the reference run's wall time (numpy's
-``default_rng(seed)``); a run that ends before its moment counts as not killed.
+``default_rng(seed)``); a run that ends before its moment (a less loaded machine) is done again
+in a new copy with a moment within its own duration (at most 3 tries, then it counts as not
+killed).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Trial:
     index: int
     kill_at_s: float
     killed: bool  # False: the run had ended before the moment
+    ran_s: float  # how long the first run ran (until killed, or to its end)
     done_at_kill: int  # jobs Snakemake had reported finished
     running_at_kill: list[str]  # rules of the jobs started and not finished
     resume_s: float
@@ -98,13 +101,13 @@ def run_snakemake(workdir: Path, args: list[str], log: Path) -> tuple[int, float
 
 
 def run_duration(workdir: Path) -> float:
-    """Wall seconds of a finished run, from the first and last time stamps of its Snakemake log."""
+    """Wall seconds of the first run in ``workdir``, from the first and last time stamps of its Snakemake log."""
     logs = sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))
     if not logs:
         raise FileNotFoundError(f"no Snakemake log in {workdir}/.snakemake/log")
-    stamps = _STAMP.findall(logs[-1].read_text(errors="replace"))
+    stamps = _STAMP.findall(logs[0].read_text(errors="replace"))
     if len(stamps) < 2:
-        raise ValueError(f"{logs[-1]}: fewer than two time stamps")
+        raise ValueError(f"{logs[0]}: fewer than two time stamps")
     t = [dt.datetime.strptime(s, "%a %b %d %H:%M:%S %Y") for s in (stamps[0], stamps[-1])]
     return (t[1] - t[0]).total_seconds()
 
@@ -135,6 +138,7 @@ def kill_and_resume(workdir: Path, args: list[str], kill_at_s: float, index: int
     seconds, then ``snakemake --unlock args`` and ``snakemake args`` again."""
     log = workdir / "kill_resume.log"
     with open(log, "w") as fh:
+        t_start = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=workdir, stdout=fh,
                                 stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
         try:
@@ -144,6 +148,7 @@ def kill_and_resume(workdir: Path, args: list[str], kill_at_s: float, index: int
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             killed = True
+        ran_s = time.monotonic() - t_start
     done, running = _progress(log.read_text(errors="replace"))
     deadline = time.monotonic() + 30
     while killed and _group_alive(proc.pid):
@@ -155,7 +160,7 @@ def kill_and_resume(workdir: Path, args: list[str], kill_at_s: float, index: int
                         capture_output=True, env=_env()).returncode
     if rc == 0:
         rc, _ = run_snakemake(workdir, args, log)
-    return Trial(index, kill_at_s, killed, done, running, time.monotonic() - t0, rc, [])
+    return Trial(index, kill_at_s, killed, ran_s, done, running, time.monotonic() - t0, rc, [])
 
 
 def results_dir(workdir: Path) -> Path:
@@ -166,15 +171,27 @@ def results_dir(workdir: Path) -> Path:
 
 
 def run_trials(reference: Path, args: list[str], kills: int, *, seed: int, duration_s: float, root: Path,
-               span: tuple[float, float] = (0.05, 0.95), keep: bool = False, report=print) -> list[Trial]:
+               span: tuple[float, float] = (0.05, 0.95), attempts: int = 3, keep: bool = False,
+               report=print) -> list[Trial]:
     """``kills`` killed-and-resumed runs, each in a fresh copy under ``root``, compared with the
-    finished run in ``reference``; kill moments uniform in ``span`` x ``duration_s`` seconds."""
+    finished run in ``reference``; kill moments uniform in ``span`` x ``duration_s`` seconds.
+
+    A run that ends before its moment (the machine was faster than for the reference) is
+    reported and done again in a new copy, with a moment drawn from its own duration, up to
+    ``attempts`` times; after that it counts as not killed.
+    """
     rng = np.random.default_rng(seed)
-    moments = rng.uniform(span[0] * duration_s, span[1] * duration_s, size=kills)
     trials = []
-    for i, moment in enumerate(moments, start=1):
-        work = copy_workflow(root / f"run{i}")
-        trial = kill_and_resume(work, args, float(moment), index=i)
+    for i in range(1, kills + 1):
+        moment = float(rng.uniform(span[0] * duration_s, span[1] * duration_s))
+        for attempt in range(attempts):
+            work = copy_workflow(root / (f"run{i}" if attempt == 0 else f"run{i}_{attempt}"))
+            trial = kill_and_resume(work, args, moment, index=i)
+            if trial.killed or attempt == attempts - 1:
+                break
+            report(f"run {i:2d}: ended after {trial.ran_s:.1f} s, before {moment:.1f} s: again, a moment within that")
+            shutil.rmtree(work)
+            moment = float(rng.uniform(span[0] * trial.ran_s, span[1] * trial.ran_s))
         if trial.resume_rc == 0:
             res = results_dir(work)
             try:
