@@ -40,14 +40,18 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
-from tests.workflow.conftest import (  # noqa: E402  (the test helpers: one copy of each)
-    assert_no_partial_files,
-    copy_workflow,
-    result_differences,
-)
+try:  # the test helpers, one copy of each: run as `python -m benchmarks.kill_resume` from the repository root
+    from tests.workflow.conftest import (
+        assert_no_partial_files,
+        copy_workflow,
+        result_differences,
+    )
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on how it is started
+    raise SystemExit(
+        f"benchmarks/kill_resume.py imports the test helpers ({exc.name}): run it from the repository root as "
+        "`python -m benchmarks.kill_resume`"
+    ) from exc
 
 TINY = ("config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml")
 _STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$", flags=re.M)

@@ -116,7 +116,7 @@ def test_learner_rows_are_learner_pd_pfi_on_the_documented_streams():
     data_seed, split_seed, learner_seed = [int(v % 2**31) for v in child.generate_state(5)][:3]
     frame = simulate("friedman1", n=100, p=10, random_state=data_seed)
     names = feature_names(10)
-    split = make_split(frame["y"].to_numpy(), "regression", test_size=0.2, n_folds=5, seed=split_seed)
+    split = make_split(frame["y"].to_numpy(), "regression", test_size=0.2, n_folds=5, random_state=split_seed)
     tr = np.asarray(split["train"])
     res = learner_pd_pfi(estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 1}),
                          frame[names].to_numpy()[tr], frame["y"].to_numpy()[tr], feature_names=names,

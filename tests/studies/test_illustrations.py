@@ -26,7 +26,7 @@ def test_split_is_the_pipelines_split():
 
     frame = simulate(n=100, random_state=0)
     s = il.simulated_split(frame, random_state=42)
-    ref = make_split(frame["y"].to_numpy(), "regression", test_size=0.2, n_folds=5, seed=42)
+    ref = make_split(frame["y"].to_numpy(), "regression", test_size=0.2, n_folds=5, random_state=42)
     np.testing.assert_array_equal(s["train"], ref["train"])
     np.testing.assert_array_equal(s["test"], ref["test"])
     np.testing.assert_array_equal(s["X_test"], frame.iloc[ref["test"], :10].to_numpy())
@@ -56,10 +56,10 @@ def test_diabetes_tree_reproduces_the_seeds_reading():
         assert node["n_samples"] == (where == node["node"]).sum()
 
 
-def test_diabetes_tree_from_the_pipelines_canonical_table(sources):
+def test_diabetes_tree_from_the_pipelines_canonical_table(registry):
     from xaipipe.data.sources import load_canonical
 
-    frame, _ = load_canonical(sources["diabetes"])  # scikit-learn's bundled files, checksummed
+    frame, _ = load_canonical(registry["diabetes"])  # scikit-learn's bundled files, checksummed
     pd.testing.assert_frame_equal(il.tree_table(il.fit_diabetes_tree(frame)), il.tree_table(il.fit_diabetes_tree()))
     with pytest.raises(ValueError, match="lacks columns"):
         il.fit_diabetes_tree(frame.drop(columns="BMI"))

@@ -185,7 +185,7 @@ def _ints(seq: np.random.SeedSequence, k: int) -> list[int]:
 def _split_sizes(n: int, test_size: float, cv_folds: int) -> tuple[int, int]:
     from ..data.split import make_split
 
-    s = make_split(np.zeros(n), _TASK, test_size=test_size, n_folds=cv_folds, seed=0)
+    s = make_split(np.zeros(n), _TASK, test_size=test_size, n_folds=cv_folds, random_state=0)
     return len(s["train"]), len(s["test"])
 
 
@@ -342,7 +342,7 @@ def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners
     with threadpool_limits(limits=1):
         frame = simulate(dgp, n=n, p=p, noise_sd=noise_sd, random_state=data_seed)
         X, y = frame[names].to_numpy(), frame["y"].to_numpy()
-        split = make_split(y, _TASK, test_size=test_size, n_folds=cv_folds, seed=split_seed)
+        split = make_split(y, _TASK, test_size=test_size, n_folds=cv_folds, random_state=split_seed)
         tr, te = np.asarray(split["train"]), np.asarray(split["test"])
         rows = []
         for family, params in learners.items():

@@ -155,7 +155,7 @@ def test_prefix_members_equal_separately_fitted_models(reg):
     ks = [1, 4, 9]
     big = GradientBoostingRegressor(n_estimators=9, max_depth=2, random_state=3).fit(X, y)
     perms = random_permutations(len(y), 3, X.shape[1], random_state=5)
-    for estimator, kw in [("permutation", {"permutations": perms}), ("e_divide", {})]:
+    for estimator, kw in [("permutation", {"permutations": perms}), ("e_divide", {"random_state": 5})]:
         result = model_reliance(big, X, y, n_estimators=ks, estimator=estimator, **kw)
         assert result.n_estimators == ks and result.e_switch.shape[:2] == (len(ks), X.shape[1])
         many = result.to_frame()
@@ -221,7 +221,11 @@ def test_e_divide_hand_computed():
     X = np.array([[1, 0], [2, 1], [0, 2], [3, 1], [5, 5]], dtype=float)
     y = np.array([3, 9, 7, 10, 25], dtype=float)
     predict = _linear_predict([[2, 3], [0, 3]], [1, 1])
-    t = model_reliance(predict, X, y, estimator="e_divide", features={"x1": [0]}).to_frame()
+    # the identity permutation gives the file-order halving (rows 0,1 | rows 2,3)
+    file_order = np.arange(5)[None, None, :]
+    r = model_reliance(predict, X, y, estimator="e_divide", features={"x1": [0]}, permutations=file_order)
+    assert r.algorithm == "given_halvings"
+    t = r.to_frame()
     # member 0: original fits 3, 8, 7, 10, 26 -> squared errors 0, 1, 0, 0, 1 -> e_orig = 2/5.
     # Swapped x1: rows 0,1 take x1 of rows 2,3 (0, 3); rows 2,3 take x1 of rows 0,1 (1, 2):
     # fits 1, 10, 9, 8 vs y 3, 9, 7, 10 -> 4, 1, 4, 4 -> e_divide = 13/4.
@@ -310,7 +314,7 @@ def test_linear_closed_form_equals_all_pairs(reg):
         model_reliance(predict, X, y, estimator="e_switch", method="linear")
     # auto falls back to all pairs where the closed form does not apply (loss, estimator)
     other = model_reliance(lin, X, y, estimator="e_divide", features=feats)
-    assert other.method == "generic" and other.algorithm == "half_swap"
+    assert other.method == "generic" and other.algorithm == "random_halvings"
 
 
 def test_permutation_expectation_over_all_permutations():
@@ -421,7 +425,7 @@ def test_validation_errors(reg):
         model_reliance(predict, X, y, estimator="e_perm")
     with pytest.raises(ValueError, match="unknown loss"):
         model_reliance(predict, X, y, loss="mae")
-    with pytest.raises(ValueError, match="permutation' only"):
+    with pytest.raises(ValueError, match="apply to estimator='permutation' or 'e_divide'"):
         model_reliance(predict, X, y, estimator="e_switch", n_repeats=5)
     with pytest.raises(ValueError, match="predict must return"):
         model_reliance(lambda Z: Z @ np.ones(10), X, y)
@@ -474,13 +478,13 @@ def test_engine_equals_generic_path(kind, estimator, reg, clf):
         "et_clf": ExtraTreesClassifier(n_estimators=15, max_depth=4, random_state=0),
     }[kind].fit(X, y)
     losses = ["squared_error"] if kind.endswith("reg") else ["log_loss", "zero_one"]
-    kw = {"n_repeats": 4, "random_state": 1} if estimator == "permutation" else {}
+    kw = {"n_repeats": 4, "random_state": 1} if estimator != "e_switch" else {}
     for loss in losses:
         fast = model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, n_jobs=2, method="engine", **kw)
         slow = model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, method="generic", **kw)
         auto = model_reliance(model, X[:60], y[:60], estimator=estimator, loss=loss, **kw)
         assert (fast.method, slow.method) == ("engine", "generic")
-        assert auto.method == ("generic" if estimator == "e_divide" else "engine")
+        assert auto.method == "engine"  # e_divide with several halvings too
         pd.testing.assert_frame_equal(fast.to_frame(), slow.to_frame(), check_exact=True)
         pd.testing.assert_frame_equal(auto.to_frame(), slow.to_frame(), check_exact=True)
 
