@@ -127,9 +127,11 @@ def canonical_entry(dataset):
 
 
 def cv_params(wildcards):
-    """The grid of a family (None when it is only sampled) and its random search (None when off)."""
+    """The grid of a family (None when it is only sampled) and its random search (None when off);
+    classifiers also get the F-beta weight (metrics.beta; absent for regression, so that it
+    reruns nothing there)."""
     task = task_of(wildcards.dataset)
-    return {
+    params = {
         "task": task,
         "grid": config["grids"][task].get(wildcards.family),
         "sample": SAMPLED.get(task, {}).get(wildcards.family),
@@ -137,6 +139,9 @@ def cv_params(wildcards):
         "selection": config["selection"][task],
         "seed": config["seed"],
     }
+    if task == "classification":
+        params["beta"] = config["metrics"]["beta"]
+    return params
 
 
 def source_files(wildcards):
