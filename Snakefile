@@ -17,6 +17,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/explain.smk"
 include: "workflow/rules/rashomon.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/coverage.smk"
 include: "workflow/rules/targets.smk"
 
 

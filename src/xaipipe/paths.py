@@ -68,11 +68,12 @@ PATHS: dict[str, str] = {
     "study_pattern": "rashomon/{dataset}/ranking_pattern.csv",
     # tables of all datasets
     "table": "tables/{name}.csv",
-    # figures: per dataset, per model, per Rashomon model class, per study; the theses' numbering
+    # figures: per dataset, per model, per Rashomon model class, per study, the coverage audit; the theses' numbering
     "dataset_figure": "figures/{dataset}/{kind}.{ext}",
     "model_figure": "figures/{dataset}/{family}/{kind}.{ext}",
     "rashomon_figure": "figures/{dataset}/rashomon/{kind}.{ext}",
     "study_figure": "figures/{dataset}/{kind}.{ext}",
+    "coverage_figure": "figures/coverage/{kind}.{ext}",
     "thesis_figure": "thesis/{name}.{ext}",
     "thesis_table": "thesis/{name}.{ext}",
     # provenance, version diffs, profile

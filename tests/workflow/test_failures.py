@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import filecmp
-import json
 import os
 import re
 import signal
@@ -12,38 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from .conftest import copy_workflow, small_args, snakemake
+from .conftest import assert_no_partial_files, copy_workflow, small_args, snakemake, tiny_args
 
 pytestmark = pytest.mark.integration
-
-
-def tiny_args(mirror):
-    return ["--configfile", "config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml",
-            "--config", f"uci_mirror={mirror}"]
-
-
-def assert_no_partial_files(results: Path) -> None:
-    """Every file under results/ is complete: parses, or ends with its format's trailer."""
-    for path in results.rglob("*"):
-        if path.is_dir():
-            continue
-        assert ".tmp" not in path.name and not path.name.startswith("."), f"temporary file left: {path}"
-        data = path.read_bytes()
-        if path.suffix == ".csv":
-            pd.read_csv(path)
-        elif path.suffix == ".json":
-            json.loads(data)
-        elif path.suffix == ".pdf":
-            assert data.rstrip().endswith(b"%%EOF"), path
-        elif path.suffix == ".png":
-            assert data[-8:-4] == b"IEND", path
-        elif path.suffix == ".joblib":
-            import joblib
-
-            joblib.load(path)
 
 
 def _start(workdir, mirror):
@@ -93,13 +65,6 @@ def _wait_for(path_glob: str, workdir: Path, timeout: float = 600) -> None:
     while not list(workdir.glob(path_glob)):
         assert time.time() - t0 < timeout, f"nothing matched {path_glob} within {timeout} s"
         time.sleep(0.2)
-
-
-@pytest.fixture(scope="module")
-def clean_tiny_run(tmp_path_factory, mirror_dir):
-    work = copy_workflow(tmp_path_factory.mktemp("tiny_a") / "repo")
-    snakemake(work, "--cores", "2", *tiny_args(mirror_dir))
-    return work
 
 
 def test_interrupted_runs_resume_and_match_a_clean_run(clean_tiny_run, tmp_path, mirror_dir):
@@ -184,8 +149,3 @@ def test_missing_mirror_file_names_it(tmp_path):
                      check=False)
     assert proc.returncode != 0
     assert "airfoil_self_noise.dat" in proc.stdout + proc.stderr
-
-
-def test_slurm_profile_dry_run(workflow_copy, mirror_dir):
-    proc = snakemake(workflow_copy, "-n", "--workflow-profile", "profiles/slurm", *small_args(mirror_dir))
-    assert "rule cv:" in proc.stdout and "cpus_per_task=8" in proc.stdout

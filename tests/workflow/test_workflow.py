@@ -233,7 +233,7 @@ def test_thesis_figures_and_tables(small_run, mirror_dir, tmp_path):
     assert not (thesis / "001_fig_5_4.pdf").exists()
     # changing only the style re-renders figures, nothing is refitted or recomputed
     style = tmp_path / "style.mplstyle"
-    style.write_text((small_run / "src" / "xaipipe" / "report" / "thesis.mplstyle").read_text() + "font.size: 11\n")
+    style.write_text((small_run / "src" / "xaipipe" / "plots" / "thesis.mplstyle").read_text() + "font.size: 11\n")
     override = tmp_path / "style.yaml"
     override.write_text(f"report: {{style: {style}}}\n")
     proc = snakemake(small_run, "-n", "--cores", "1", "figures", *small_args(mirror_dir, configfiles=(override,)))

@@ -110,7 +110,7 @@ def test_engine_equals_generic_path_bitwise(name, estimator, kernel, data):
         pytest.skip("numba not installed")
     model, X, y, loss = _fit(name, data)
     ks = _ks(model)
-    kw = dict(features=FEATURES, estimator=estimator, loss=loss, max_rows_per_batch=300)
+    kw = dict(features=FEATURES, estimator=estimator, loss=loss, max_rows_per_batch=300, random_state=0)
     if estimator == "permutation":
         kw["permutations"] = random_permutations(N, 3, len(FEATURES), 5)
     e_orig, e_switch = _engine_arrays(model, X, y, n_estimators=ks, kernel=kernel, **kw)
@@ -186,8 +186,13 @@ def test_designs():
     perms = random_permutations(6, 2, 1, 0)
     d = switch_designs("permutation", 6, 1, permutations=perms)[0]
     assert [r for r, _, _ in d] == [0, 1] and np.array_equal(d[1][2], perms[0, 1])
-    (r, recip, donors), = switch_designs("e_divide", 7, 1)[0]
-    assert recip.tolist() == list(range(6)) and donors.tolist() == [3, 4, 5, 0, 1, 2]
+    # e_divide: halving r of a group swaps the first half of perms[g, r] with the second
+    halves = random_permutations(7, 2, 1, 0)
+    d = switch_designs("e_divide", 7, 1, permutations=halves)[0]
+    assert [r for r, _, _ in d] == [0, 1]
+    for r, recip, donors in d:
+        p = halves[0, r]
+        assert recip.tolist() == p[:6].tolist() and donors.tolist() == p[3:6].tolist() + p[:3].tolist()
     chunks = switch_designs("e_switch", 5, 1, max_rows_per_batch=8)[0]
     pairs = {(int(j), int(i)) for _, rc, dn in chunks for j, i in zip(rc, dn)}
     assert pairs == {(j, i) for j in range(5) for i in range(5) if i != j}
@@ -221,8 +226,8 @@ def test_validation(data):
         model_reliance(model, X[:, :3], y, method="engine")
     with pytest.raises(ValueError, match="permutation of range"):
         model_reliance(model, X, y, permutations=np.zeros((2, N), dtype=int), method="engine")
-    with pytest.raises(ValueError, match="only"):
-        model_reliance(model, X, y, estimator="e_divide", n_repeats=3, method="engine")
+    with pytest.raises(ValueError, match="apply to"):
+        model_reliance(model, X, y, estimator="e_switch", n_repeats=3, method="engine")
     with pytest.raises(ValueError, match="unknown estimator"):
         model_reliance(model, X, y, estimator="exact", method="engine")
     with pytest.raises(ValueError, match="max_rows_per_batch"):

@@ -1,0 +1,286 @@
+"""Critical path and simulated wall time of a finished run on 1 .. N cores.
+
+Reads the ``benchmark:`` files of a finished run (``logs/<version>/benchmarks/**.tsv``: wall
+seconds ``s``, ``cpu_time``, ...) and the run's job graph (a dry run ``snakemake -n --forceall``
+of the same configuration: every job with its rule, wildcards, threads, benchmark file, input
+and output files; an edge wherever a job's input is another job's output), and prints
+
+- the total CPU (``cpu_time``), the summed job wall time and core-seconds (wall x threads);
+- the critical path: the chain of dependent jobs with the longest summed wall time, job by job;
+- the wall time of a greedy list schedule on 1, 2, 8, 32 cores and on unbounded cores.
+
+Schedule model: each job holds ``min(threads, cores)`` cores for ``wall x threads /
+min(threads, cores)`` seconds, where ``wall`` is its measured wall time and ``threads`` the
+threads it ran with (from the dry run with the run's ``--cores``; Snakemake caps threads at
+``--cores``): threads are not raised on larger machines, and a job given fewer cores than it
+ran with is assumed to slow down in proportion (this only matters on 1 core). Whenever cores
+free up, the ready jobs (all inputs done) are started in order of their bottom level (the
+longest path from the job to the end of the graph, itself included; ties by job id) as long
+as their cores fit; a job that does not fit lets the next ones start. Snakemake's own
+overhead (start-up of each job, the scheduler, latency) is not in the benchmark files, so the
+simulated times are lower bounds for a real run with those threads; on unbounded cores the
+schedule equals the critical path.
+
+Usage (from a checkout of the run's code; arguments after ``--`` go to the dry run)::
+
+    python benchmarks/critical_path.py /work/base/logs/v1/benchmarks --run-cores 2 \\
+        -- --config uci_mirror=/path/to/shared/data/uci
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import heapq
+import math
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CORES = (1, 2, 8, 32, None)  # None: unbounded
+
+
+@dataclass
+class Job:
+    """One job of the graph: its measured wall seconds and the threads it held."""
+
+    jobid: int
+    rule: str
+    wildcards: str = ""
+    threads: int = 1
+    benchmark: str | None = None
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.rule}[{self.wildcards}]" if self.wildcards else self.rule
+
+
+_FIELD = re.compile(r"^    (input|output|jobid|benchmark|wildcards|threads): (.*)$")
+_RULE = re.compile(r"^(?:local)?rule (\w+):$")
+
+
+def parse_dry_run(output: str) -> dict[int, Job]:
+    """Jobs of ``snakemake -n`` output (Snakemake 9: one ``rule <name>:`` block per job with
+    ``input:``, ``output:``, ``jobid:``, ``benchmark:``, ``wildcards:``, ``threads:`` lines;
+    threads are printed only above 1)."""
+    jobs, current = {}, None
+    for line in output.splitlines():
+        m = _RULE.match(line)
+        if m:
+            current = {"rule": m.group(1)}
+            continue
+        m = _FIELD.match(line)
+        if m and current is not None:
+            key, value = m.groups()
+            current[key] = value
+            if key == "jobid":
+                job = Job(int(value), current["rule"])
+                jobs[job.jobid] = job
+                current["job"] = job
+            continue
+        if current is not None and "job" in current and not line.startswith("    "):
+            _fill(current)
+            current = None
+    if current is not None and "job" in current:
+        _fill(current)
+    return jobs
+
+
+def _fill(block: dict) -> None:
+    job: Job = block["job"]
+    job.inputs = [s for s in block.get("input", "").split(", ") if s]
+    job.outputs = [s for s in block.get("output", "").split(", ") if s]
+    job.benchmark = block.get("benchmark")
+    job.wildcards = block.get("wildcards", "")
+    job.threads = int(block.get("threads", 1))
+
+
+def dependencies(jobs: dict[int, Job]) -> dict[int, set[int]]:
+    """jobid -> the jobids whose outputs it reads."""
+    producer = {out: job.jobid for job in jobs.values() for out in job.outputs}
+    return {j: {producer[f] for f in job.inputs if f in producer and producer[f] != j} for j, job in jobs.items()}
+
+
+def read_benchmark(path: Path) -> tuple[float, float]:
+    """(wall seconds ``s``, ``cpu_time``) of a Snakemake benchmark file (mean over its repeats)."""
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    if not rows:
+        raise ValueError(f"{path}: no benchmark row")
+    wall = sum(float(r["s"]) for r in rows) / len(rows)
+    cpu = sum(float(r["cpu_time"]) for r in rows if r.get("cpu_time") not in (None, "", "NA")) / len(rows)
+    return wall, cpu
+
+
+def attach_benchmarks(jobs: dict[int, Job], benchmarks: Path) -> list[str]:
+    """Set ``wall_s`` / ``cpu_s`` of every job from its file under ``benchmarks`` (the run's
+    ``logs/<version>/benchmarks``: a job's path is taken from its ``benchmarks/`` component on).
+    Returns the jobs whose benchmark file is missing (they count 0 s)."""
+    missing = []
+    for job in jobs.values():
+        if not job.benchmark:
+            continue
+        rel = job.benchmark.split("/benchmarks/", 1)[-1]
+        path = benchmarks / rel
+        if path.is_file():
+            job.wall_s, job.cpu_s = read_benchmark(path)
+        else:
+            missing.append(job.label)
+    return missing
+
+
+def bottom_levels(duration: dict[int, float], deps: dict[int, set[int]]) -> dict[int, float]:
+    """Longest path (summed duration) from each job to the end of the graph, itself included."""
+    children: dict[int, list[int]] = {j: [] for j in duration}
+    for j, ds in deps.items():
+        for d in ds:
+            children[d].append(j)
+    level: dict[int, float] = {}
+    for j in _topological(deps)[::-1]:
+        level[j] = duration[j] + max((level[c] for c in children[j]), default=0.0)
+    return level
+
+
+def _topological(deps: dict[int, set[int]]) -> list[int]:
+    indeg = {j: len(ds) for j, ds in deps.items()}
+    children: dict[int, list[int]] = {j: [] for j in deps}
+    for j, ds in deps.items():
+        for d in ds:
+            children[d].append(j)
+    order, ready = [], sorted(j for j, n in indeg.items() if n == 0)
+    while ready:
+        j = ready.pop(0)
+        order.append(j)
+        for c in children[j]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                ready.append(c)
+        ready.sort()
+    if len(order) != len(deps):
+        raise ValueError("the job graph has a cycle")
+    return order
+
+
+def critical_path(duration: dict[int, float], deps: dict[int, set[int]]) -> tuple[float, list[int]]:
+    """Length and jobs (first to last) of the longest chain of dependent jobs."""
+    finish: dict[int, float] = {}
+    via: dict[int, int | None] = {}
+    for j in _topological(deps):
+        before = max(deps[j], key=lambda d: (finish[d], -d), default=None)
+        finish[j] = duration[j] + (finish[before] if before is not None else 0.0)
+        via[j] = before
+    if not finish:
+        return 0.0, []
+    end = max(finish, key=lambda j: (finish[j], -j))
+    path = [end]
+    while via[path[-1]] is not None:
+        path.append(via[path[-1]])
+    return finish[end], path[::-1]
+
+
+def list_schedule(duration: dict[int, float], threads: dict[int, int], deps: dict[int, set[int]],
+                  cores: int | None) -> tuple[float, dict[int, float]]:
+    """Makespan and start times of the greedy list schedule described in the module docstring.
+
+    ``cores=None``: unbounded. Raises ValueError for ``cores < 1``.
+    """
+    if cores is not None and cores < 1:
+        raise ValueError(f"cores must be >= 1 or None, got {cores}")
+    need = {j: (threads[j] if cores is None else min(threads[j], cores)) for j in duration}
+    length = {j: duration[j] * threads[j] / need[j] for j in duration}
+    level = bottom_levels(length, deps)
+    waiting = {j: set(ds) for j, ds in deps.items()}
+    children: dict[int, list[int]] = {j: [] for j in deps}
+    for j, ds in deps.items():
+        for d in ds:
+            children[d].append(j)
+    ready = [j for j, ds in waiting.items() if not ds]
+    free = math.inf if cores is None else cores
+    running: list[tuple[float, int]] = []
+    start: dict[int, float] = {}
+    now = 0.0
+    while ready or running:
+        ready.sort(key=lambda j: (-level[j], j))
+        for j in list(ready):
+            if need[j] <= free:
+                free -= need[j]
+                start[j] = now
+                heapq.heappush(running, (now + length[j], j))
+                ready.remove(j)
+        if not running:
+            raise RuntimeError("no job fits on the cores")  # cannot happen: need <= cores
+        now, j = heapq.heappop(running)
+        finished = [j]
+        while running and running[0][0] <= now:
+            finished.append(heapq.heappop(running)[1])
+        for j in finished:
+            free += need[j]
+            for c in children[j]:
+                waiting[c].discard(j)
+                if not waiting[c]:
+                    ready.append(c)
+    return now, start
+
+
+def dry_run(snakemake_args: list[str], run_cores: int) -> str:
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--cores", str(run_cores), *snakemake_args]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def report(jobs: dict[int, Job], missing: list[str], cores=CORES, out=print) -> None:
+    deps = dependencies(jobs)
+    duration = {j: job.wall_s for j, job in jobs.items()}
+    threads = {j: job.threads for j, job in jobs.items()}
+    benchmarked = [job for job in jobs.values() if job.benchmark]
+    wall = sum(duration.values())
+    core_s = sum(job.wall_s * job.threads for job in jobs.values())
+    out(f"jobs: {len(jobs)} ({len(benchmarked) - len(missing)} benchmark files read, {len(missing)} missing"
+        + (f": {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}" if missing else "")
+        + f"; {len(jobs) - len(benchmarked)} jobs without a benchmark count 0 s)")
+    out(f"total CPU (cpu_time): {sum(j.cpu_s for j in jobs.values()):.1f} s; sum of job wall: {wall:.1f} s; "
+        f"core-seconds (wall x threads): {core_s:.1f} s")
+    length, path = critical_path(duration, deps)
+    out(f"\ncritical path: {length:.1f} s over {len(path)} jobs")
+    out("\n| job | threads | wall_s | cumulative_s |\n|---|---|---|---|")
+    acc = 0.0
+    for j in path:
+        acc += duration[j]
+        out(f"| {jobs[j].label} | {jobs[j].threads} | {duration[j]:.1f} | {acc:.1f} |")
+    one, _ = list_schedule(duration, threads, deps, 1)
+    out("\n| cores | simulated wall (s) | (min) | speed-up over 1 core | busy cores / cores |\n|---|---|---|---|---|")
+    for k in cores:
+        span, _ = list_schedule(duration, threads, deps, k)
+        busy = (sum(duration[j] * threads[j] for j in jobs) / (k * span)) if k and span else float("nan")
+        out(f"| {'unbounded' if k is None else k} | {span:.1f} | {span / 60:.1f} | {one / span:.2f} | "
+            f"{'-' if k is None else f'{busy:.2f}'} |")
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[: argv.index("--")] if "--" in argv else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("benchmarks", type=Path, help="the run's logs/<version>/benchmarks folder")
+    ap.add_argument("--run-cores", type=int, default=2, help="--cores of the measured run (caps threads; default 2)")
+    opts = ap.parse_args(argv)
+    if not opts.benchmarks.is_dir():
+        ap.error(f"{opts.benchmarks}: no such folder")
+    jobs = parse_dry_run(dry_run(extra, opts.run_cores))
+    if not jobs:
+        ap.error("the dry run listed no job")
+    missing = attach_benchmarks(jobs, opts.benchmarks)
+    report(jobs, missing)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

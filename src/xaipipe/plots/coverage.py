@@ -1,0 +1,163 @@
+"""Figure of the coverage audit: nominal against empirical coverage, MCR apart.
+
+Input: the coverage table of :func:`xaipipe.studies.coverage.coverage_table`
+(``tables/coverage.csv``). Draws with the current matplotlib style (wrap calls in
+:func:`xaipipe.plots.style.figure_style`) and returns the Figure; callers save it
+with :func:`xaipipe.plots.style.save_figure`.
+
+Encoding. Learner panels (one row per learner family; columns learner-PD,
+learner-PFI ratio, learner-PFI difference): x the nominal level, y the empirical
+coverage; blue = corrected interval (1/K + n_2/n_1), orange = naive; solid line and
+filled circle = coverage of f*'s value, dashed line and open square = coverage of
+the learner's expected value (the intervals' own estimand); error bars ±
+``band`` Monte-Carlo standard errors; the dotted diagonal is exact calibration.
+MCR panels (bottom row; ratio and difference): MCR has no nominal level, so its
+empirical coverage of MR(f*) is drawn per variable and scope at one ε: filled
+marker = the test-split interval [MCR-, MCR+], open marker = the same Rashomon set's
+members evaluated on a fresh large sample.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plot_coverage"]
+
+CORRECTED_COLOUR = "#0072B2"  # Okabe-Ito blue
+NAIVE_COLOUR = "#E69F00"  # Okabe-Ito orange
+SCOPE_COLOURS = ["#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+
+_NEEDED = ["quantity", "interval", "target", "family", "scope", "epsilon", "feature", "grid_value", "nominal",
+           "coverage", "coverage_se", "n_repetitions"]
+_LEARNER = {
+    "learner_pd": "learner-PD (pointwise)",
+    "learner_mr_ratio": "learner-PFI, ratio $e_{switch}/e_{orig}$",
+    "learner_mr_difference": "learner-PFI, difference $e_{switch}-e_{orig}$",
+}
+_MCR = {"mcr_ratio": "MCR, ratio", "mcr_difference": "MCR, difference"}
+_AGGREGATES = ("active", "irrelevant", "all")
+
+
+def _check(table) -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"coverage must be a DataFrame, got {type(table).__name__}")
+    missing = [c for c in _NEEDED if c not in table.columns]
+    if missing:
+        raise ValueError(f"coverage table lacks columns {missing}")
+    if table.empty:
+        raise ValueError("coverage table is empty")
+    frame = table.copy()
+    for col in ("family", "scope"):
+        frame[col] = frame[col].fillna("").astype(str)
+    return frame
+
+
+def plot_coverage(coverage: pd.DataFrame, *, epsilon: float | None = None, feature: str = "all",
+                  band: float = 1.96, title: str | None = None):
+    """Nominal against empirical coverage of the learner intervals; MCR coverage per variable.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        :data:`xaipipe.studies.coverage.COVERAGE_COLUMNS`.
+    epsilon : float, optional
+        ε of the MCR panels; required when the table holds several.
+    feature : str, default "all"
+        Reporting level of the learner panels (``all``, ``active``,
+        ``irrelevant`` or a variable); always over the grid points of the PD.
+    band : float, default 1.96
+        Half-length of the error bars in Monte-Carlo standard errors.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row of three learner panels per learner family, then (when the table
+        has MCR rows) one row of two MCR panels.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Missing columns, an empty table, no rows for ``feature``, an ε that is
+        not in the table or a missing ε when there are several.
+    """
+    import matplotlib.pyplot as plt
+
+    frame = _check(coverage)
+    learner = frame[frame["quantity"].isin(list(_LEARNER)) & frame["grid_value"].isna()]
+    learner = learner[learner["feature"] == feature]
+    families = list(pd.unique(learner["family"]))
+    mcr = frame[frame["quantity"].isin(list(_MCR))]
+    if not families and mcr.empty:
+        raise ValueError(f"no learner rows at reporting level {feature!r} and no MCR rows")
+    if not mcr.empty:
+        values = sorted(pd.unique(mcr["epsilon"].astype(float)))
+        if epsilon is None:
+            if len(values) > 1:
+                raise ValueError(f"the table has MCR rows at several epsilons {values}; give epsilon")
+            epsilon = values[0]
+        if not np.isclose(values, float(epsilon)).any():
+            raise ValueError(f"epsilon {epsilon!r} is not in the table (epsilons: {values})")
+        mcr = mcr[np.isclose(mcr["epsilon"].astype(float), float(epsilon))]
+    nrows = len(families) + (0 if mcr.empty else 1)
+    fig = plt.figure(figsize=(10.5, 3.2 * nrows))
+    grid = fig.add_gridspec(nrows, 6)
+    n_rep = int(frame["n_repetitions"].max())
+    for i, fam in enumerate(families):
+        part = learner[learner["family"] == fam]
+        for k, (quantity, label) in enumerate(_LEARNER.items()):
+            ax = fig.add_subplot(grid[i, 2 * k:2 * k + 2])
+            ax.plot([0, 1], [0, 1], linestyle=":", color="0.4", linewidth=1)
+            q = part[part["quantity"] == quantity]
+            for interval, colour in (("corrected", CORRECTED_COLOUR), ("naive", NAIVE_COLOUR)):
+                for target, style, marker, face in (("f_star", "-", "o", colour), ("learner", "--", "s", "none")):
+                    s = q[(q["interval"] == interval) & (q["target"] == target)].sort_values("nominal")
+                    if s.empty:
+                        continue
+                    ax.errorbar(s["nominal"], s["coverage"], yerr=band * s["coverage_se"], color=colour,
+                                linestyle=style, marker=marker, markerfacecolor=face, markersize=4, capsize=2,
+                                linewidth=1, label=f"{interval}, {'f*' if target == 'f_star' else 'learner'}")
+            ax.set_xlim(0.4, 1.02)
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(f"{label}\n{fam}" if len(families) > 1 else label, fontsize="small")
+            ax.set_xlabel("nominal level")
+            if k == 0:
+                ax.set_ylabel(f"empirical coverage ({feature})")
+            if i == 0 and k == 0:
+                ax.legend(loc="upper left", fontsize="x-small", title="interval, target",
+                          title_fontsize="x-small")
+    if not mcr.empty:
+        scopes = list(pd.unique(mcr["scope"]))
+        for k, (quantity, label) in enumerate(_MCR.items()):
+            ax = fig.add_subplot(grid[nrows - 1, 3 * k:3 * k + 3])
+            q = mcr[mcr["quantity"] == quantity]
+            feats = [f for f in pd.unique(q["feature"]) if f not in _AGGREGATES] + [
+                f for f in _AGGREGATES if f in set(q["feature"])]
+            x = np.arange(len(feats), dtype=float)
+            width = 0.8 / max(len(scopes), 1)
+            for j, scope in enumerate(scopes):
+                colour = SCOPE_COLOURS[j % len(SCOPE_COLOURS)]
+                for interval, face in (("mcr", colour), ("population_members", "none")):
+                    s = q[(q["scope"] == scope) & (q["interval"] == interval)].set_index("feature")
+                    if s.empty:
+                        continue
+                    s = s.reindex(feats)
+                    xs = x - 0.4 + width * (j + (0.3 if interval == "mcr" else 0.7))
+                    ax.errorbar(xs, s["coverage"], yerr=band * s["coverage_se"], fmt="o", color=colour,
+                                markerfacecolor=face, markersize=4, capsize=2, linewidth=1,
+                                label=scope if interval == "mcr" else None)
+            ax.set_xticks(x, feats, rotation=45, fontsize="x-small")
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(f"{label}: coverage of MR(f*) at ε = {float(epsilon):g} (no nominal level)",
+                         fontsize="small")
+            if k == 0:
+                ax.set_ylabel("empirical coverage")
+                ax.legend(loc="best", fontsize="x-small", title="scope (open: population MR)",
+                          title_fontsize="x-small")
+    n = frame["n"].iloc[0] if "n" in frame else None
+    info = f"R = {n_rep} repetitions" + (f", n = {int(n)}" if n is not None and np.isfinite(n) else "")
+    info += f"; error bars ±{band:g} Monte-Carlo SE"
+    fig.suptitle((title + "\n" if title else "") + info, fontsize="small")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,652 @@
+"""Coverage audit on simulated data: do the pipeline's intervals contain the truth?
+
+Issue 23, item 4. ``R`` repetitions, each a fresh draw of ``n`` rows from a DGP of
+:mod:`xaipipe.data.simulated` (default Friedman #1 on U(-1, 1)^10, noise N(0, 1)),
+split 80/20 as the pipeline splits (:func:`xaipipe.data.split.make_split`), and on
+each the pipeline's own functions:
+
+(a) **learner-PD / learner-PFI** (Molnar et al. 2023;
+    :func:`xaipipe.explain.learner.learner_pd_pfi`) of each learner (a family with
+    one fixed configuration) on the training split: K refits on subsamples of
+    ``n_1 = round(fraction * n_train)`` rows, PD on a fixed grid and PFI (model
+    reliance, squared loss: ratio and difference) on each refit's held-out
+    ``n_2 = n_train - n_1`` rows; the corrected interval
+    ``mean ± t_{K-1} sqrt((1/K + n_2/n_1) S²)`` (Nadeau & Bengio 2003) and the
+    naive one ``mean ± t_{K-1} S/sqrt(K)``.
+(b) **MCR** (Fisher, Rudin & Dominici 2019, §4): a small model class (the CV
+    grids of a few families, :func:`xaipipe.models.cv.cross_validate_grid`), its
+    Rashomon sets with the pipeline's ε rule (``"se"``: ε in CV standard errors of
+    the reference, :mod:`xaipipe.rashomon.sets`), member refits and member MR on
+    the test split (:func:`xaipipe.rashomon.mcr.rashomon_reliance`), the interval
+    ``[MCR-(ε), MCR+(ε)]`` per scope, variable and ε; and the exact MCR of all
+    linear models (:func:`xaipipe.rashomon.linear.linear_exact_scope`).
+
+Targets (what "covers" means)
+-----------------------------
+* ``f_star``: the value for the regression function :math:`f^*` of the DGP, in
+  closed form (:func:`xaipipe.studies.simulation.partial_dependence_truth`,
+  :func:`~xaipipe.studies.simulation.model_reliance_truth`): the DGP-PD
+  :math:`\\mathrm{PD}_j(z)`, and for MR the population values of :math:`f^*`,
+  ratio :math:`1 + D_j/\\sigma^2` and difference :math:`D_j` (its
+  :math:`e_{orig}` is the noise variance :math:`\\sigma^2`).
+* ``learner``: the estimand the learner intervals are built for (Molnar et al.
+  2023, §4-5): the learner-PD / learner-PFI
+  :math:`E_{D_{n_1}}[\\mathrm{PD}_{\\hat f_D}(z)]`,
+  :math:`E_{D_{n_1}}[\\mathrm{PFI}(\\hat f_D)]`, the expectation over training sets
+  of ``n_1`` rows drawn from the DGP of the *population* PD / PFI of the fitted
+  model. It differs from the ``f_star`` value by the learner's bias (a tree
+  ensemble flattens the PD at the edges of the support; its MR ratio divides by
+  :math:`e_{orig}(\\hat f) > \\sigma^2`). Estimated once per audit by
+  ``truth_fits`` independent fits on fresh samples of ``n_1`` rows, each
+  evaluated on its own fresh sample of ``truth_eval_rows`` rows (PD: the mean
+  prediction with :math:`x_j = z`; MR: :math:`e_{switch}` with :math:`x_j` taken
+  from an independent donor sample, the definition of Fisher et al. §3); the
+  column ``truth_learner_se`` is its Monte-Carlo standard error (sd over fits /
+  sqrt(fits): training-set, learner and evaluation-sample noise together).
+* MCR: Fisher et al.'s population MCR is a property of the *model class*:
+  :math:`[\\min, \\max]` of :math:`MR(f)` over
+  :math:`\\{f \\in \\mathcal F: e(f) \\le e(f_{ref}) + \\epsilon\\}`. When
+  :math:`f^* \\in \\mathcal F` it contains :math:`MR(f^*)` for every ε >= 0
+  (:math:`f^*` has the smallest expected loss, so it is in every Rashomon set),
+  which is why :math:`MR(f^*)` is the natural truth and the only one a user can
+  name. The class here does not contain :math:`f^*` (trees, boosting, linear
+  models), and its members are *fitted* models whose empirical MR is computed on
+  the test split: :math:`MCR` has no nominal level and its coverage of
+  :math:`MR(f^*)` measures how far the class's fitted models are from relying on
+  the variables as :math:`f^*` does. To separate that from the test split's
+  sampling noise, every member's MR is also computed on a fresh sample of
+  ``population_rows`` rows (one permutation, the same for every member): the
+  interval ``population_members`` is :math:`[\\min, \\max]` of these
+  near-population MR values over the *same* empirical Rashomon set. (Not for
+  ``linear_exact``, whose class is infinite.)
+
+Coverage and its Monte-Carlo error (:func:`coverage_table`)
+------------------------------------------------------------
+A learner interval at level ``c`` is ``estimate ± t_{(1+c)/2, K-1} se`` (``se``
+corrected or naive), recomputed from the stored ``estimate``, ``se``,
+``se_naive`` and ``df``, so one audit gives every nominal level. It covers when
+``ci_low <= target <= ci_high``. Coverage of a group of intervals (a feature's
+grid points, all features, ...) is the mean over repetitions of the share
+covered in each repetition, :math:`\\hat c = \\frac1R\\sum_r \\bar y_r`, and its
+Monte-Carlo standard error is :math:`\\mathrm{sd}(\\bar y_r)/\\sqrt R` (``ddof=0``):
+intervals of one repetition (grid points of one PD curve, variables of one fit)
+are correlated, repetitions are independent, so the repetition is the unit. For
+one interval per repetition :math:`\\bar y_r \\in \\{0, 1\\}` and the formula is
+:math:`\\sqrt{\\hat c(1-\\hat c)/R}`.
+
+Randomness and reproducibility
+------------------------------
+``SeedSequence(random_state).spawn(2)``: child 0 seeds the learner-truth fits
+(spawned once per fit), child 1 the repetitions (spawned once per repetition;
+repetition ``r`` draws five integers: data, split, learner refits, model-class
+estimators and permutations, population sample). Repetition ``r`` is therefore
+the same whatever ``n_repetitions`` (an audit with R = 50 is the first half of
+one with R = 100) and whatever ``n_jobs``: repetitions run in separate worker
+processes with single-threaded BLAS and are assembled in repetition order, so the
+tables are byte-identical for any ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "COVERAGE_COLUMNS",
+    "DEFAULT_LEARNERS",
+    "DEFAULT_LEARNER_CONFIG",
+    "DEFAULT_NOMINAL",
+    "DEFAULT_RASHOMON_CONFIG",
+    "REPETITION_COLUMNS",
+    "coverage_audit",
+    "coverage_table",
+]
+
+#: Learners of (a): family -> one fixed configuration (small and quick).
+DEFAULT_LEARNERS: dict[str, dict] = {
+    "gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3},
+}
+
+#: Options of (a); ``n_refits`` .. ``n_repeats`` are the pipeline's ``explain.learner`` defaults.
+DEFAULT_LEARNER_CONFIG: dict[str, Any] = {
+    "n_refits": 10,
+    "fraction": 0.632,
+    "pfi_estimator": "permutation",
+    "n_repeats": 5,
+    "pd_features": ["x1", "x3", "x4", "x5", "x6"],
+    "grid": [-0.8, -0.4, 0.0, 0.4, 0.8],
+    "truth_fits": 100,
+    "truth_eval_rows": 2000,
+}
+
+#: Options of (b): the model class (CV grid per family) and the ε rule.
+DEFAULT_RASHOMON_CONFIG: dict[str, Any] = {
+    "families": {
+        "linear_regression": {},
+        "decision_tree": {"max_depth": [3, 5, 8], "min_samples_leaf": [1, 5, 20]},
+        "gradient_boosting": {"n_estimators": {"start": 50, "stop": 300, "step": 50},
+                              "learning_rate": [0.1], "max_depth": [2, 3]},
+    },
+    "epsilon_mode": "se",
+    "epsilons": [0.0, 0.5, 1.0, 2.0],
+    "scopes": ["family", "cross_family", "linear_exact"],
+    "estimator": "permutation",
+    "n_repeats": 20,
+    "population_rows": 5000,
+}
+
+#: Nominal levels of the learner intervals in :func:`coverage_table`.
+DEFAULT_NOMINAL = (0.5, 0.8, 0.9, 0.95, 0.99)
+
+#: Columns of the per-repetition table (one row per repetition x interval).
+REPETITION_COLUMNS = [
+    "repetition", "n", "quantity", "family", "scope", "epsilon_mode", "epsilon", "feature", "active",
+    "grid_value", "estimate", "se", "se_naive", "df", "ci_low", "ci_high", "population_low",
+    "population_high", "n_members", "truth", "truth_learner", "truth_learner_se",
+]
+
+#: Columns of :func:`coverage_table`.
+COVERAGE_COLUMNS = [
+    "quantity", "interval", "target", "family", "scope", "epsilon_mode", "epsilon", "feature", "grid_value",
+    "nominal", "coverage", "coverage_se", "n_intervals", "n_repetitions", "n", "mean_width", "mean_error",
+]
+
+_LEARNER_QUANTITIES = ("learner_pd", "learner_mr_ratio", "learner_mr_difference")
+_MCR_QUANTITIES = {"mr_ratio": "mcr_ratio", "mr_difference": "mcr_difference"}
+_TASK = "regression"
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _positive_int(value, name: str, minimum: int) -> int:
+    if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _merge(defaults: Mapping[str, Any], given: Mapping[str, Any] | None, what: str) -> dict:
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise ValueError(f"{what}: unknown key(s) {unknown}; known: {sorted(defaults)}")
+    return {**defaults, **{k: v for k, v in given.items() if v is not None}}
+
+
+def _ints(seq: np.random.SeedSequence, k: int) -> list[int]:
+    return [int(v % (2**31)) for v in seq.generate_state(k)]
+
+
+def _split_sizes(n: int, test_size: float, cv_folds: int) -> tuple[int, int]:
+    from ..data.split import make_split
+
+    s = make_split(np.zeros(n), _TASK, test_size=test_size, n_folds=cv_folds, seed=0)
+    return len(s["train"]), len(s["test"])
+
+
+# ----------------------------------------------------------------------------- learner truth
+
+
+def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, pd_idx, grid):
+    """One fresh-data fit of a learner: population PD at the grid and MR of every variable."""
+    from threadpoolctl import threadpool_limits
+
+    from ..data.simulated import simulate
+    from ..explain.learner import estimator_factory
+    from ..models.boosting import fit_estimator
+
+    s_train, s_eval, s_model = seeds
+    with threadpool_limits(limits=1):
+        train = simulate(dgp, n=n1, p=p, noise_sd=noise_sd, random_state=s_train)
+        ev = simulate(dgp, n=2 * n_eval, p=p, noise_sd=noise_sd, random_state=s_eval).to_numpy()
+        X, y, donor = ev[:n_eval, :p], ev[:n_eval, p], ev[n_eval:, :p]
+        model = fit_estimator(estimator_factory(family, _TASK, params, options=options)(random_state=s_model),
+                              train.to_numpy()[:, :p], train["y"].to_numpy())
+        blocks = []
+        for j in pd_idx:
+            for z in grid:
+                Xz = X.copy()
+                Xz[:, j] = z
+                blocks.append(Xz)
+        pd_values = model.predict(np.vstack(blocks)).reshape(len(pd_idx) * len(grid), n_eval).mean(axis=1) \
+            if blocks else np.empty(0)
+        e_orig = float(np.mean((y - model.predict(X)) ** 2))
+        switched = []
+        for j in range(p):
+            Xs = X.copy()
+            Xs[:, j] = donor[:, j]
+            switched.append(Xs)
+        e_switch = ((y[None, :] - model.predict(np.vstack(switched)).reshape(p, n_eval)) ** 2).mean(axis=1)
+    return m, pd_values, e_switch / e_orig, e_switch - e_orig
+
+
+def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, root, n_jobs) -> pd.DataFrame:
+    """Learner-PD / learner-PFI of ``family`` at training size ``n1``: mean and MC error over fresh fits."""
+    from joblib import Parallel, delayed
+
+    M = _positive_int(lc["truth_fits"], "learner truth_fits", 2)
+    n_eval = _positive_int(lc["truth_eval_rows"], "learner truth_eval_rows", 2)
+    pd_idx = [names.index(f) for f in lc["pd_features"]]
+    grid = [float(z) for z in lc["grid"]]
+    seeds = [tuple(_ints(child, 3)) for child in root.spawn(M)]
+    out = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
+        delayed(_truth_fit)(m, seeds[m], dgp, p, noise_sd, family, params, options, n1, n_eval, pd_idx, grid)
+        for m in range(M)
+    )
+    out = sorted(out, key=lambda r: r[0])
+    rows = []
+
+    def add(quantity, feature, grid_value, values):
+        v = np.asarray(values, dtype=float)
+        rows.append({"family": family, "quantity": quantity, "feature": feature, "grid_value": grid_value,
+                     "truth_learner": float(v.mean()), "truth_learner_se": float(v.std(ddof=1) / np.sqrt(M))})
+
+    pd_all = np.array([r[1] for r in out])
+    k = 0
+    for j in pd_idx:
+        for z in grid:
+            add("learner_pd", names[j], z, pd_all[:, k])
+            k += 1
+    ratio = np.array([r[2] for r in out])
+    diff = np.array([r[3] for r in out])
+    for j, name in enumerate(names):
+        add("learner_mr_ratio", name, np.nan, ratio[:, j])
+        add("learner_mr_difference", name, np.nan, diff[:, j])
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- one repetition
+
+
+def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list[dict]:
+    from ..explain.learner import estimator_factory, learner_pd_pfi
+
+    res = learner_pd_pfi(
+        estimator_factory(family, _TASK, params, options=options), Xtr, ytr, feature_names=names,
+        pd_features=list(lc["pd_features"]), grids={f: list(lc["grid"]) for f in lc["pd_features"]},
+        n_refits=int(lc["n_refits"]), fraction=float(lc["fraction"]), pfi_estimator=lc["pfi_estimator"],
+        n_repeats=int(lc["n_repeats"]), random_state=seed, n_jobs=1,
+    )
+    rows = []
+    for rec in res.pd.itertuples(index=False):
+        rows.append({"repetition": r, "quantity": "learner_pd", "family": family, "feature": rec.feature,
+                     "grid_value": float(rec.grid_value), "estimate": rec.mean, "se": rec.se,
+                     "se_naive": rec.se_naive, "df": int(rec.n_refits) - 1})
+    for rec in res.pfi.to_dict("records"):
+        for m in ("mr_ratio", "mr_difference"):
+            rows.append({"repetition": r, "quantity": f"learner_{m}", "family": family, "feature": rec["feature"],
+                         "grid_value": np.nan, "estimate": rec[f"{m}_mean"], "se": rec[f"{m}_se"],
+                         "se_naive": rec[f"{m}_se_naive"], "df": int(rec["n_refits"]) - 1})
+    return rows
+
+
+def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_pop, y_pop, pop_seed) -> list[dict]:
+    from ..models.cv import cross_validate_grid, summarize_cv
+    from ..rashomon.linear import LINEAR_EXACT, linear_exact_scope
+    from ..rashomon.mcr import mcr_table, member_table, members_reliance, rashomon_reliance
+    from ..rashomon.sets import check_epsilons, rashomon_scopes
+
+    eps = check_epsilons(rc["epsilons"])
+    mode = rc["epsilon_mode"]
+    scopes = [s for s in rc["scopes"] if s != LINEAR_EXACT]
+    rows = []
+    if scopes:
+        summary = pd.concat(
+            [summarize_cv(cross_validate_grid(fam, _TASK, grid, Xtr, ytr, folds, random_state=model_seed,
+                                              options=(options or {}).get(fam)), _TASK)
+             for fam, grid in rc["families"].items()],
+            ignore_index=True,
+        )
+        _, mcr, groups = rashomon_reliance(
+            summary, Xtr, ytr, Xte, yte, task=_TASK, metric="rmse", epsilons=eps, epsilon_mode=mode,
+            scopes=scopes, feature_names=names, estimators=(rc["estimator"],), loss="squared_error",
+            n_repeats=int(rc["n_repeats"]), random_state=model_seed, options=options, n_jobs=1,
+        )
+        # the same sets, every member's MR on a fresh large sample (one permutation, shared by all members)
+        sets = rashomon_scopes(summary, metric="rmse", epsilon=eps[-1], mode=mode, scopes=scopes)
+        rel_pop = members_reliance(groups, X_pop, y_pop, feature_names=names, estimators=("permutation",),
+                                   loss="squared_error", n_repeats=1, random_state=pop_seed, n_jobs=1)
+        pop = mcr_table(member_table(sets, rel_pop, epsilons=eps), sets, epsilons=eps)
+        pop = pop.set_index(["scope", "epsilon", "feature", "quantity"])[["mcr_minus", "mcr_plus"]]
+        for rec in mcr.to_dict("records"):
+            key = (rec["scope"], rec["epsilon"], rec["feature"], rec["quantity"])
+            rows.append({"repetition": r, "quantity": _MCR_QUANTITIES[rec["quantity"]], "scope": rec["scope"],
+                         "epsilon_mode": mode, "epsilon": rec["epsilon"], "feature": rec["feature"],
+                         "estimate": rec["mr_reference"], "ci_low": rec["mcr_minus"], "ci_high": rec["mcr_plus"],
+                         "population_low": float(pop.loc[key, "mcr_minus"]),
+                         "population_high": float(pop.loc[key, "mcr_plus"]), "n_members": rec["n_members"]})
+    if LINEAR_EXACT in rc["scopes"]:
+        lin, _, _ = linear_exact_scope(Xtr, ytr, Xte, yte, epsilons=eps, epsilon_mode=mode, feature_names=names,
+                                       path_points=2)
+        for rec in lin.to_dict("records"):
+            rows.append({"repetition": r, "quantity": _MCR_QUANTITIES[rec["quantity"]], "scope": LINEAR_EXACT,
+                         "epsilon_mode": mode, "epsilon": rec["epsilon"], "feature": rec["feature"],
+                         "estimate": rec["mr_reference"], "ci_low": rec["mcr_minus"], "ci_high": rec["mcr_plus"],
+                         "population_low": np.nan, "population_high": np.nan, "n_members": np.nan})
+    return rows
+
+
+def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners, lc, rc, options):
+    from threadpoolctl import threadpool_limits
+
+    from ..data.simulated import feature_names, simulate
+    from ..data.split import folds_from_split, make_split
+
+    data_seed, split_seed, learner_seed, model_seed, pop_seed = seeds
+    names = feature_names(p)
+    with threadpool_limits(limits=1):
+        frame = simulate(dgp, n=n, p=p, noise_sd=noise_sd, random_state=data_seed)
+        X, y = frame[names].to_numpy(), frame["y"].to_numpy()
+        split = make_split(y, _TASK, test_size=test_size, n_folds=cv_folds, seed=split_seed)
+        tr, te = np.asarray(split["train"]), np.asarray(split["test"])
+        rows = []
+        for family, params in learners.items():
+            rows += _learner_rows(r, family, params, (options or {}).get(family), X[tr], y[tr], names, lc,
+                                  learner_seed)
+        if rc is not None:
+            pop = simulate(dgp, n=int(rc["population_rows"]), p=p, noise_sd=noise_sd, random_state=pop_seed)
+            rows += _mcr_rows(r, X[tr], y[tr], X[te], y[te], folds_from_split(split), names, rc, options,
+                              model_seed, pop[names].to_numpy(), pop["y"].to_numpy(), pop_seed)
+    return r, rows
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+def coverage_audit(
+    *,
+    dgp: str = "friedman1",
+    n: int = 500,
+    p: int = 10,
+    noise_sd: float = 1.0,
+    n_repetitions: int = 100,
+    test_size: float = 0.2,
+    cv_folds: int = 5,
+    learners: Mapping[str, Mapping[str, Any]] | None = None,
+    learner_config: Mapping[str, Any] | None = None,
+    rashomon_config: Mapping[str, Any] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    nominal: Sequence[float] = DEFAULT_NOMINAL,
+    random_state: int = 0,
+    n_jobs: int = 1,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Empirical coverage of learner-PD / learner-PFI intervals and of MCR on fresh simulated data.
+
+    See the module docstring for the design, the targets and the Monte-Carlo
+    error.
+
+    Parameters
+    ----------
+    dgp : str, default "friedman1"
+        A DGP of :data:`xaipipe.data.simulated.DGPS` with closed-form truth.
+    n : int >= 20, default 500
+        Rows per repetition (split ``1 - test_size`` / ``test_size``).
+    p : int, default 10
+        Inputs (``x1 .. xp``).
+    noise_sd : float > 0, default 1.0
+    n_repetitions : int >= 2, default 100
+        ``R``.
+    test_size : float, default 0.2
+    cv_folds : int, default 5
+        Folds of the model class's CV (b).
+    learners : mapping family -> params, optional
+        Learners of (a), each one fixed configuration; default
+        :data:`DEFAULT_LEARNERS`. ``{}`` skips (a).
+    learner_config : mapping, optional
+        Overrides of :data:`DEFAULT_LEARNER_CONFIG`: ``n_refits`` (K),
+        ``fraction``, ``pfi_estimator``, ``n_repeats`` (as ``explain.learner``),
+        ``pd_features`` (variables with a learner-PD), ``grid`` (PD grid, input
+        units, shared by all repetitions), ``truth_fits`` and ``truth_eval_rows``
+        (the learner's expected value, module docstring). ``None`` values keep
+        the default.
+    rashomon_config : mapping or None, optional
+        Overrides of :data:`DEFAULT_RASHOMON_CONFIG`: ``families`` (family -> CV
+        grid: the model class), ``epsilon_mode`` and ``epsilons`` (the ε rule),
+        ``scopes`` (``family``, ``cross_family``, ``linear_exact``),
+        ``estimator`` and ``n_repeats`` (member MR on the test split),
+        ``population_rows``. Pass ``{"families": {}, "scopes": []}``-like
+        settings to shrink it; ``False`` skips (b).
+    options : mapping family -> mapping, optional
+        Fixed estimator options (``estimator_options``).
+    nominal : sequence of float in (0, 1)
+        Levels of :func:`coverage_table`.
+    random_state : int >= 0, default 0
+    n_jobs : int, default 1
+        Worker processes over repetitions (and over the learner-truth fits);
+        the tables do not depend on it.
+
+    Returns
+    -------
+    repetitions : DataFrame
+        :data:`REPETITION_COLUMNS`, one row per repetition x interval: learner
+        rows (``quantity`` ``learner_pd`` / ``learner_mr_ratio`` /
+        ``learner_mr_difference``; ``estimate`` = learner mean over the K refits,
+        ``se`` corrected and ``se_naive``, ``df = K - 1``; ``truth`` = f*'s value,
+        ``truth_learner`` and ``truth_learner_se`` the learner's expected value) and
+        MCR rows (``mcr_ratio`` / ``mcr_difference``; ``estimate`` = the reference
+        model's MR, ``ci_low`` / ``ci_high`` = MCR-/MCR+ on the test split,
+        ``population_low`` / ``population_high`` the members' MR on the fresh
+        sample, ``n_members``; ``truth`` = MR(f*)). ``active`` says whether f*
+        depends on the variable.
+    coverage : DataFrame
+        :func:`coverage_table` of ``repetitions`` at ``nominal``, with ``n``.
+
+    Raises
+    ------
+    ValueError
+        Unknown DGP or configuration keys, a DGP without closed-form truth, bad
+        sizes, a PD feature that is not an input.
+    """
+    from joblib import Parallel, delayed
+
+    from ..data.simulated import feature_names, get_dgp
+    from ..validation import check_fraction
+    from .simulation import model_reliance_truth, partial_dependence_truth
+
+    model = get_dgp(dgp)
+    n = _positive_int(n, "n", 20)
+    p = model.check_p(p)
+    R = _positive_int(n_repetitions, "n_repetitions", 2)
+    test_size = check_fraction(test_size, "test_size", high_open=True)
+    cv_folds = _positive_int(cv_folds, "cv_folds", 2)
+    if not isinstance(noise_sd, numbers.Real) or not np.isfinite(noise_sd) or noise_sd <= 0:
+        raise ValueError(f"noise_sd must be > 0, got {noise_sd!r}")
+    if not isinstance(random_state, (numbers.Integral, np.integer)) or random_state < 0:
+        raise ValueError(f"random_state must be a non-negative integer, got {random_state!r}")
+    learners = {str(k): dict(v or {}) for k, v in (DEFAULT_LEARNERS if learners is None else learners).items()}
+    lc = _merge(DEFAULT_LEARNER_CONFIG, learner_config, "learner_config")
+    rc = None if rashomon_config is False else _merge(DEFAULT_RASHOMON_CONFIG, rashomon_config or {},
+                                                      "rashomon_config")
+    names = feature_names(p)
+    bad = [f for f in lc["pd_features"] if f not in names]
+    if bad:
+        raise ValueError(f"learner_config pd_features {bad} are not inputs of a DGP with p={p} "
+                         f"({names[0]}..{names[-1]})")
+    n_jobs = int(n_jobs)
+
+    n_train, _ = _split_sizes(n, test_size, cv_folds)
+    n1 = round(float(lc["fraction"]) * n_train)
+    truth_root, reps_root = np.random.SeedSequence(int(random_state)).spawn(2)
+
+    # truth: f* (closed form) and, per learner, its expected PD / PFI at training size n1
+    pd_truth = partial_dependence_truth(model, list(lc["pd_features"]), [float(z) for z in lc["grid"]], p=p,
+                                        method="closed_form") if lc["pd_features"] else pd.DataFrame()
+    mr_truth = model_reliance_truth(model, p=p, noise_sd=float(noise_sd), method="closed_form").set_index("feature")
+    learner_truth = pd.concat(
+        [_learner_truth(fam, prm, (options or {}).get(fam), dgp=model, p=p, noise_sd=float(noise_sd), n1=n1, lc=lc,
+                        names=names, root=truth_root, n_jobs=n_jobs) for fam, prm in learners.items()],
+        ignore_index=True,
+    ) if learners else pd.DataFrame(columns=["family", "quantity", "feature", "grid_value"])
+
+    seeds = [tuple(_ints(child, 5)) for child in reps_root.spawn(R)]
+    log = logging.getLogger("xaipipe")
+    log.info("coverage audit: %s, n = %d (n_1 = %d per refit), R = %d, learners %s, model class %s",
+             model.name, n, n1, R, list(learners), None if rc is None else list(rc["families"]))
+    out = []
+    jobs = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential", return_as="generator")(
+        delayed(_one_repetition)(r, seeds[r], model, n, p, float(noise_sd), test_size, cv_folds, learners, lc, rc,
+                                 options)
+        for r in range(R)
+    )
+    for r, part in jobs:  # in repetition order
+        out.append((r, part))
+        if (r + 1) % max(R // 10, 1) == 0 or r + 1 == R:
+            log.info("repetition %d of %d done", r + 1, R)
+    rows = [row for _, part in sorted(out, key=lambda t: t[0]) for row in part]
+    reps = pd.DataFrame(rows)
+    for col in REPETITION_COLUMNS:
+        if col not in reps:
+            reps[col] = np.nan
+    reps["n"] = n
+    reps["active"] = [names.index(f) < model.n_active for f in reps["feature"]]
+    for col in ("family", "scope", "epsilon_mode"):
+        reps[col] = reps[col].astype(object).where(reps[col].notna(), "")
+
+    # attach the truths
+    truth = np.full(len(reps), np.nan)
+    is_pd = (reps["quantity"] == "learner_pd").to_numpy()
+    if is_pd.any():
+        lookup = {(f, float(z)): v for f, z, v in pd_truth[["feature", "grid_value", "pd"]].itertuples(index=False)}
+        keys = reps.loc[is_pd, ["feature", "grid_value"]].itertuples(index=False)
+        truth[is_pd] = [lookup[(f, float(z))] for f, z in keys]
+    for q, col in (("ratio", "mr_ratio"), ("difference", "mr_difference")):
+        sel = reps["quantity"].isin([f"learner_mr_{q}", f"mcr_{q}"]).to_numpy()
+        truth[sel] = mr_truth.loc[reps.loc[sel, "feature"], col].to_numpy(dtype=float)
+    reps["truth"] = truth
+    reps = reps.drop(columns=["truth_learner", "truth_learner_se"])
+    reps["_g"] = reps["grid_value"].fillna(-999.0)
+    lt = learner_truth.assign(_g=learner_truth["grid_value"].astype(float).fillna(-999.0)).drop(columns="grid_value")
+    reps = reps.merge(lt, on=["family", "quantity", "feature", "_g"], how="left", validate="many_to_one")
+    reps = reps.drop(columns="_g")[REPETITION_COLUMNS]
+    return reps, coverage_table(reps, nominal=nominal)
+
+
+def _aggregate(rep: np.ndarray, covered: np.ndarray, width: np.ndarray, error: np.ndarray) -> dict:
+    """Coverage of a group of intervals: mean over repetitions of the per-repetition share, cluster SE."""
+    _, inv = np.unique(rep, return_inverse=True)
+    per_rep = np.bincount(inv, weights=covered.astype(float)) / np.bincount(inv)
+    return {
+        "coverage": float(per_rep.mean()),
+        "coverage_se": float(per_rep.std(ddof=0) / np.sqrt(per_rep.size)),
+        "n_intervals": int(rep.size),
+        "n_repetitions": int(per_rep.size),
+        "mean_width": float(np.mean(width)),
+        "mean_error": float(np.mean(error)) if np.isfinite(error).all() else float("nan"),
+    }
+
+
+def _feature_groups(feats: np.ndarray, grid: np.ndarray, active: np.ndarray, per_grid_point: bool):
+    """(feature label, grid value, mask) for each reporting level: grid point, feature, active/irrelevant, all."""
+    if per_grid_point:
+        for f in pd.unique(feats):
+            for z in pd.unique(grid[feats == f]):
+                yield f, float(z), (feats == f) & (grid == z)
+    for f in pd.unique(feats):
+        yield f, np.nan, feats == f
+    if active.any() and (~active).any():
+        yield "active", np.nan, active
+        yield "irrelevant", np.nan, ~active
+    yield "all", np.nan, np.ones(feats.size, dtype=bool)
+
+
+def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFAULT_NOMINAL) -> pd.DataFrame:
+    """Empirical coverage with Monte-Carlo standard errors, from the per-repetition table.
+
+    Parameters
+    ----------
+    repetitions : DataFrame
+        :data:`REPETITION_COLUMNS` (the first output of :func:`coverage_audit`, or
+        that table read back from CSV).
+    nominal : sequence of float in (0, 1)
+        Levels of the learner intervals (``estimate ± t_{(1+c)/2, df} se``).
+
+    Returns
+    -------
+    DataFrame
+        :data:`COVERAGE_COLUMNS`. Learner rows: one per ``quantity`` x
+        ``interval`` (``corrected``, ``naive``) x ``target`` (``f_star``,
+        ``learner``) x ``family`` x ``nominal`` x reporting level; MCR rows: one
+        per ``quantity`` x ``interval`` (``mcr``: the test-split interval;
+        ``population_members``: the members' MR on the fresh sample) x ``scope``
+        x ``epsilon`` x level, ``target`` ``f_star`` and ``nominal`` NaN (MCR is
+        not a confidence interval and has no nominal level). Reporting levels
+        (``feature``, ``grid_value``): each PD grid point (learner-PD only),
+        each variable (``grid_value`` NaN: over its grid points), ``active`` /
+        ``irrelevant`` (variables f* depends on / does not), ``all``.
+        ``coverage`` = mean over repetitions of the share of the level's
+        intervals that contain the target, ``coverage_se`` = sd over repetitions
+        of that share / sqrt(R) (``ddof=0``; :math:`\\sqrt{c(1-c)/R}` for one
+        interval per repetition), ``mean_width`` (target units), ``mean_error`` =
+        mean of ``estimate - target`` (for MCR the reference model's MR minus the
+        truth).
+
+    Raises
+    ------
+    ValueError
+        Missing columns or a nominal level outside (0, 1).
+    """
+    from scipy import stats
+
+    from ..validation import check_confidence
+
+    missing = [c for c in REPETITION_COLUMNS if c not in repetitions.columns]
+    if missing:
+        raise ValueError(f"repetitions lacks columns {missing}")
+    levels = [check_confidence(c, "nominal") for c in nominal]
+    reps = repetitions.copy()
+    for col in ("family", "scope", "epsilon_mode"):
+        reps[col] = reps[col].astype(object).where(reps[col].notna(), "").astype(str)
+    out = []
+    learner = reps[reps["quantity"].isin(_LEARNER_QUANTITIES)]
+    for (quantity, family), part in learner.groupby(["quantity", "family"], sort=False):
+        est = part["estimate"].to_numpy(dtype=float)
+        df = part["df"].to_numpy(dtype=float)
+        rep = part["repetition"].to_numpy()
+        levels_of = list(_feature_groups(part["feature"].to_numpy(), part["grid_value"].to_numpy(dtype=float),
+                                         part["active"].to_numpy(dtype=bool), quantity == "learner_pd"))
+        for target, tcol in (("f_star", "truth"), ("learner", "truth_learner")):
+            tv = part[tcol].to_numpy(dtype=float)
+            if not np.isfinite(tv).all():
+                continue
+            for interval, scol in (("corrected", "se"), ("naive", "se_naive")):
+                se = part[scol].to_numpy(dtype=float)
+                for c in levels:
+                    t = stats.t.ppf(0.5 + c / 2.0, df)
+                    lo, hi = est - t * se, est + t * se
+                    covered = (lo <= tv) & (tv <= hi)
+                    for feature, z, mask in levels_of:
+                        rec = {"quantity": quantity, "interval": interval, "target": target, "family": family,
+                               "scope": "", "epsilon_mode": "", "epsilon": np.nan, "feature": feature,
+                               "grid_value": z, "nominal": c}
+                        rec.update(_aggregate(rep[mask], covered[mask], (hi - lo)[mask], (est - tv)[mask]))
+                        out.append(rec)
+    mcr = reps[reps["quantity"].isin(_MCR_QUANTITIES.values())]
+    for (quantity, scope, mode, eps), part in mcr.groupby(["quantity", "scope", "epsilon_mode", "epsilon"], sort=False):
+        tv = part["truth"].to_numpy(dtype=float)
+        est = part["estimate"].to_numpy(dtype=float)
+        rep = part["repetition"].to_numpy()
+        levels_of = list(_feature_groups(part["feature"].to_numpy(), part["grid_value"].to_numpy(dtype=float),
+                                         part["active"].to_numpy(dtype=bool), False))
+        for interval, (lcol, hcol) in (("mcr", ("ci_low", "ci_high")),
+                                       ("population_members", ("population_low", "population_high"))):
+            lo, hi = part[lcol].to_numpy(dtype=float), part[hcol].to_numpy(dtype=float)
+            if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+                continue
+            covered = (lo <= tv) & (tv <= hi)
+            for feature, z, mask in levels_of:
+                rec = {"quantity": quantity, "interval": interval, "target": "f_star", "family": "", "scope": scope,
+                       "epsilon_mode": mode, "epsilon": float(eps), "feature": feature, "grid_value": z,
+                       "nominal": np.nan}
+                rec.update(_aggregate(rep[mask], covered[mask], (hi - lo)[mask], (est - tv)[mask]))
+                out.append(rec)
+    table = pd.DataFrame(out)
+    if table.empty:
+        return pd.DataFrame(columns=COVERAGE_COLUMNS)
+    ns = reps["n"].dropna().unique()
+    table["n"] = int(ns[0]) if ns.size == 1 else np.nan
+    return table[COVERAGE_COLUMNS]

@@ -1,0 +1,52 @@
+"""benchmarks/kill_resume.py: SIGKILL of a run's whole process group at seeded random moments,
+the documented recovery (--unlock, the same command again), and a byte-identical result."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.integration
+
+_spec = importlib.util.spec_from_file_location("kill_resume", REPO / "benchmarks" / "kill_resume.py")
+kill_resume = importlib.util.module_from_spec(_spec)
+sys.modules["kill_resume"] = kill_resume  # dataclasses look their module up there
+_spec.loader.exec_module(kill_resume)
+
+
+def test_progress_of_a_killed_run_from_its_output():
+    output = """\
+[Mon Nov 23 11:43:21 2026]
+localrule canonical:
+    output: a
+    jobid: 5
+    wildcards: dataset=airfoil
+[Mon Nov 23 11:43:24 2026]
+Finished jobid: 5 (Rule: canonical)
+[Mon Nov 23 11:43:24 2026]
+rule prepare:
+    input: a
+    jobid: 4
+[Mon Nov 23 11:43:24 2026]
+rule cv:
+    input: b
+    threads: 2
+    jobid: 7
+"""
+    assert kill_resume._progress(output) == (1, ["prepare", "cv"])
+
+
+def test_killed_at_random_moments_resumes_byte_identical(clean_tiny_run, mirror_dir, tmp_path):
+    args = kill_resume.snakemake_args(kill_resume.TINY, mirror_dir, cores=2)
+    duration = kill_resume.run_duration(clean_tiny_run)
+    lines = []
+    trials = kill_resume.run_trials(clean_tiny_run, args, 2, seed=3, duration_s=duration, root=tmp_path,
+                                    span=(0.05, 0.6), report=lines.append)
+    assert len(lines) == 2
+    assert all(t.killed for t in trials), lines  # the kill came while the run was running
+    assert all(t.resume_rc == 0 for t in trials), lines
+    assert kill_resume.summary(trials) == "2 of 2 resumed byte-identical", lines
