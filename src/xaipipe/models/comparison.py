@@ -520,7 +520,7 @@ def compare_families(
         ``predictions`` of another type.
     """
     _check_bootstrap(n_bootstrap, confidence)
-    dataset, task, families, per, losses = _aligned(predictions, dataset, losses)
+    dataset, _task, families, per, losses = _aligned(predictions, dataset, losses)
     if len(families) < 2:
         raise ValueError(f"need at least two families to compare, got {families}")
     ref = per[families[0]]
@@ -663,8 +663,8 @@ def comparison_tables(
     single family) and :func:`loss_summary` of one dataset's test predictions,
     from one set of resamples."""
     _, _, families, _, _ = _aligned(predictions, dataset, losses)
-    kwargs = dict(dataset=dataset, losses=losses, n_bootstrap=n_bootstrap, confidence=confidence,
-                  random_state=random_state)
+    kwargs = {"dataset": dataset, "losses": losses, "n_bootstrap": n_bootstrap, "confidence": confidence,
+              "random_state": random_state}
     pairs = compare_families(predictions, **kwargs) if len(families) > 1 else pd.DataFrame(
         columns=COMPARISON_COLUMNS)
     return pairs, loss_summary(predictions, **kwargs)
