@@ -32,6 +32,12 @@ PATHS: dict[str, str] = {
     "predictions": "models/{dataset}/test/{family}_predictions.csv",
     "dataset_test_metrics": "models/{dataset}/test_metrics.csv",
     "ols": "models/{dataset}/ols_inference.csv",
+    # comparison: paired bootstrap of the families' test losses (seed 003), per dataset; the seed-003 rerun
+    "comparison_pairs": "comparison/{dataset}/pairs.csv",
+    "comparison_test_loss": "comparison/{dataset}/test_loss.csv",
+    "comparison_figure": "figures/{dataset}/comparison/{kind}.{ext}",
+    "seed003": "studies/seed003/{name}.csv",
+    "seed003_figure": "studies/seed003/{kind}.{ext}",
     # explain: model reliance, PD/ICE, SHAP, learner-PD/PFI of every fitted model
     "model_reliance": "explain/{dataset}/{family}/model_reliance.csv",
     "split_gain": "explain/{dataset}/{family}/split_gain.csv",

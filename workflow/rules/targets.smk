@@ -58,3 +58,16 @@ if STUDIES:
 # the theses' numbered figures and tables
 ALL_TARGETS += [P("thesis_figure", name=name, ext="pdf") for name in THESIS_FIGURES]
 ALL_TARGETS += [P("thesis_table", name=name, ext="tex") for name in THESIS_TABLES]
+
+# model comparison (seed 003) and ROC / PR curves (seed 004) of every dataset; the seed-003 rerun
+ALL_TARGETS += [
+    P("table", name="model_comparison"),
+    P("table", name="test_loss"),
+    *[
+        P("comparison_figure", dataset=d, kind=kind, ext="pdf")
+        for d in DATASETS
+        for kind in COMPARISON_FIGURES[task_of(d)]
+    ],
+]
+if COMPARISON["seed003"]["enabled"]:
+    ALL_TARGETS.append(P("seed003", name="seed003_comparison"))

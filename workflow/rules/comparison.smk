@@ -1,0 +1,171 @@
+# Model comparison (seed 003, generalised): every pair of a dataset's families on the same test
+# rows (paired bootstrap of the test-loss difference), each family's test loss with its binomial
+# and bootstrap SE, the seed's Figs 3.1-3.4 and seed 004's ROC / precision-recall curves;
+# the seed-003 rerun in its own setting.
+
+from xaipipe.plots.comparison import COMPARISON_FIGURES
+
+COMPARISON = config["comparison"]
+SEED003_FIGURES = (
+    "fig3_1_reject_option",
+    "fig3_2_error_distribution",
+    "fig3_3_difference",
+    "fig3_4_predicted_vs_observed",
+)
+CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
+REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
+
+
+def comparison_figure_outputs(task):
+    """Outputs (PDF + PNG registered in the report) of the comparison figures of a task."""
+    out = {}
+    for kind in COMPARISON_FIGURES[task]:
+        out[f"{kind}_pdf"] = P("comparison_figure", kind=kind, ext="pdf")
+        out[f"{kind}_png"] = report(
+            P("comparison_figure", kind=kind, ext="png"),
+            caption="../report/comparison.rst",
+            category="{dataset}",
+            subcategory="model comparison",
+            labels={"figure": kind},
+        )
+    return out
+
+
+rule model_comparison:
+    """Paired bootstrap of every pair of families' test losses and each family's test loss (seed 003)."""
+    input:
+        predictions=lambda w: per_family("predictions", w.dataset),
+    output:
+        pairs=P("comparison_pairs"),
+        test_loss=P("comparison_test_loss"),
+    log:
+        f"{LOGS}/comparison/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/model_comparison/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    params:
+        families=lambda w: families_of(w.dataset),
+        n_bootstrap=COMPARISON["n_bootstrap"],
+        confidence=COMPARISON["confidence"],
+        seed=config["seed"],
+    script:
+        "../scripts/model_comparison.py"
+
+
+rule model_comparison_table:
+    """All datasets' pairwise comparisons in one table."""
+    input:
+        tables=per_dataset("comparison_pairs"),
+    output:
+        table=report(
+            P("table", name="model_comparison"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "model comparison"},
+        ),
+    log:
+        f"{LOGS}/tables/model_comparison.log",
+    benchmark:
+        f"{BENCH}/model_comparison_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
+
+
+rule test_loss_table:
+    """All datasets' per-family test losses with binomial and bootstrap standard errors."""
+    input:
+        tables=per_dataset("comparison_test_loss"),
+    output:
+        table=report(
+            P("table", name="test_loss"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "test loss"},
+        ),
+    log:
+        f"{LOGS}/tables/test_loss.log",
+    benchmark:
+        f"{BENCH}/test_loss_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
+
+
+rule comparison_figures_classification:
+    """Figs 3.1 (reject option), 3.2 (test error bootstrap), 3.3 (difference) of seed 003; ROC and PR curves."""
+    input:
+        style=STYLE_FILE,
+        predictions=lambda w: per_family("predictions", w.dataset),
+        pairs=rules.model_comparison.output.pairs,
+        test_loss=rules.model_comparison.output.test_loss,
+    output:
+        **comparison_figure_outputs("classification"),
+    log:
+        f"{LOGS}/figures/comparison/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/comparison_figures/{{dataset}}.tsv"
+    wildcard_constraints:
+        dataset="|".join(CLASSIFICATION_DATASETS) or "NO_DATASET",
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        families=lambda w: families_of(w.dataset),
+        n_bootstrap=COMPARISON["n_bootstrap"],
+        seed=config["seed"],
+    script:
+        "../scripts/comparison_figures.py"
+
+
+use rule comparison_figures_classification as comparison_figures_regression with:
+    output:
+        **comparison_figure_outputs("regression"),
+    wildcard_constraints:
+        dataset="|".join(REGRESSION_DATASETS) or "NO_DATASET",
+
+
+rule seed003:
+    """Seed 003 rerun once in its own setting, its printed numbers beside ours, and its Figs 3.1-3.4."""
+    input:
+        style=STYLE_FILE,
+    output:
+        **{
+            f"{kind}_pdf": P("seed003_figure", kind=kind, ext="pdf")
+            for kind in SEED003_FIGURES
+        },
+        **{
+            f"{kind}_png": report(
+                P("seed003_figure", kind=kind, ext="png"),
+                caption="../report/seed003.rst",
+                category="seed 003",
+                labels={"figure": kind},
+            )
+            for kind in SEED003_FIGURES
+        },
+        table=report(
+            P("seed003", name="seed003_comparison"),
+            caption="../report/seed003.rst",
+            category="seed 003",
+            labels={"table": "printed beside rerun"},
+        ),
+        difference=P("seed003", name="difference_test"),
+        error=P("seed003", name="error_summary"),
+        squared=P("seed003", name="diabetes_squared_terms"),
+    log:
+        f"{LOGS}/studies/seed003.log",
+    benchmark:
+        f"{BENCH}/seed003.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    params:
+        n_bootstrap=COMPARISON["seed003"]["n_bootstrap"],
+    script:
+        "../scripts/seed003.py"
