@@ -49,6 +49,7 @@ PATHS: dict[str, str] = {
     "shap_interactions": "explain/{dataset}/{family}/shap_interactions.csv",
     "shap_meta": "explain/{dataset}/{family}/shap_meta.json",
     "shap_result": "explain/{dataset}/{family}/shap_result.joblib",
+    "shap_force_html": "explain/{dataset}/{family}/shap_force.html",
     "learner_pd": "explain/{dataset}/{family}/learner_pd.csv",
     "learner_pfi": "explain/{dataset}/{family}/learner_pfi.csv",
     "learner_pd_refits": "explain/{dataset}/{family}/learner_pd_refits.csv",

@@ -202,6 +202,31 @@ rule shap_figures:
         "../scripts/shap_figures.py"
 
 
+rule shap_force_html:
+    """Interactive stacked force plot of every explained test row (000 ch. 4), self-contained HTML."""
+    input:
+        result=rules.shap.output.result,
+    output:
+        html=report(
+            P("shap_force_html"),
+            caption="../report/shap_force.rst",
+            category="{dataset}",
+            subcategory="SHAP",
+            labels={"model": "{family}", "figure": "SHAP force plot (interactive)"},
+        ),
+    log:
+        f"{LOGS}/figures/shap_force_html/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/shap_force_html/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/explain.yaml"
+    params:
+        seed=config["seed"],
+    script:
+        "../scripts/shap_force_html.py"
+
+
 rule ranking_agreement:
     """Variable rankings per model: MR vs mean |SHAP| vs split gain, with Spearman correlations."""
     input:

@@ -71,3 +71,12 @@ ALL_TARGETS += [
 ]
 if COMPARISON["seed003"]["enabled"]:
     ALL_TARGETS.append(P("seed003", name="seed003_comparison"))
+
+# seed 000 ch. 4: the interactive force plot of the model(s) whose force plots the thesis maps
+ALL_TARGETS += sorted(
+    {
+        P("shap_force_html", dataset=e["dataset"], family=e["model"])
+        for e in THESIS_FIGURES.values()
+        if e["kind"].startswith("shap_force_")
+    }
+)
