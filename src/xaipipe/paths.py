@@ -32,6 +32,7 @@ PATHS: dict[str, str] = {
     "predictions": "models/{dataset}/test/{family}_predictions.csv",
     "dataset_test_metrics": "models/{dataset}/test_metrics.csv",
     "ols": "models/{dataset}/ols_inference.csv",
+    "logit": "models/{dataset}/logit_inference.csv",
     # comparison: paired bootstrap of the families' test losses (seed 003), per dataset; the seed-003 rerun
     "comparison_pairs": "comparison/{dataset}/pairs.csv",
     "comparison_test_loss": "comparison/{dataset}/test_loss.csv",

@@ -80,3 +80,7 @@ ALL_TARGETS += sorted(
         if e["kind"].startswith("shap_force_")
     }
 )
+
+# logistic-regression coefficient table (odds ratios) of the classification datasets
+if any(task_of(d) == "classification" for d in DATASETS):
+    ALL_TARGETS.append(P("table", name="logit_inference"))
