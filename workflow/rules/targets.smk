@@ -84,3 +84,16 @@ ALL_TARGETS += sorted(
 # logistic-regression coefficient table (odds ratios) of the classification datasets
 if any(task_of(d) == "classification" for d in DATASETS):
     ALL_TARGETS.append(P("table", name="logit_inference"))
+
+# KernelSHAP vs TreeSHAP and LIME vs SHAP on the configured model, when it is run
+for _key, _path in (
+    ("shap_check", "kernel_vs_tree_shap"),
+    ("lime", "lime_shap_summary"),
+):
+    _cfg = config["explain"][_key]
+    if (
+        _cfg["enabled"]
+        and _cfg["dataset"] in DATASETS
+        and _cfg["family"] in families_of(_cfg["dataset"])
+    ):
+        ALL_TARGETS.append(P(_path, dataset=_cfg["dataset"], family=_cfg["family"]))
