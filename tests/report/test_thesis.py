@@ -104,25 +104,28 @@ def test_seed000_figures_4_1_to_4_5_render_from_stored_results(tmp_path):
     gain = pd.DataFrame({"dataset": "breast_cancer", "model": "xgboost", "feature": names,
                          "split_gain": np.arange(6.0), "kind": "total_gain"})
     gain.to_csv(sources["split_gain"], index=False)
-    reliance = pd.DataFrame({"feature": names * 2, "estimator": ["permutation"] * 6 + ["e_divide"] * 6,
-                             "mr_ratio": np.r_[np.linspace(1, 2, 6), np.ones(6)],
-                             "mr_ratio_std": np.r_[np.full(6, 0.1), np.zeros(6)]})
+    reliance = pd.DataFrame({"feature": names * 3, "estimator": ["permutation"] * 12 + ["e_divide"] * 6,
+                             "loss": ["log_loss"] * 6 + ["zero_one"] * 6 + ["log_loss"] * 6,
+                             "mr_ratio": np.r_[np.linspace(1, 2, 6), np.full(6, 3.0), np.ones(6)],
+                             "mr_ratio_std": np.r_[np.full(6, 0.1), np.zeros(12)]})
     reliance.to_csv(sources["reliance"], index=False)
     model = make_estimator("xgboost", "classification", {"n_estimators": 10, "max_depth": 2}, random_state=0)
     model.fit(X[:400], y[:400])
     write_joblib(sources["shap"], shap_values(model, X[400:440], feature_names=names))
 
-    table = importance_before_shap(gain, reliance)
+    table = importance_before_shap(gain, reliance, loss="log_loss")
     assert table["feature"].tolist() == names
     assert table["permutation_importance"].tolist() == np.linspace(1, 2, 6).tolist()  # permutation rows only
     with pytest.raises(ValueError, match="different features"):
-        importance_before_shap(gain.iloc[1:], reliance)
+        importance_before_shap(gain.iloc[1:], reliance, loss="log_loss")
+    with pytest.raises(ValueError, match="several losses"):
+        importance_before_shap(gain, reliance)
     with pytest.raises(ValueError, match="permutation"):
-        importance_before_shap(gain, reliance[reliance.estimator != "permutation"])
+        importance_before_shap(gain, reliance[reliance.estimator != "permutation"], loss="log_loss")
     with figure_style():
         fig = render_figure({"kind": "response_vs_features", **entry}, sources)
         assert {ax.get_title() for ax in fig.axes if ax.get_visible()} >= set(names)
-        fig = render_figure({"kind": "importance_before_shap", **entry}, sources)
+        fig = render_figure({"kind": "importance_before_shap", **entry}, sources, loss="log_loss")
         assert len(fig.axes) == 2
         for which in ("high", "low", "near_base"):
             fig = render_figure({"kind": f"shap_force_{which}", **entry, "title": which}, sources)

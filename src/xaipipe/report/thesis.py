@@ -242,18 +242,19 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
         from ..plots.seed000 import plot_importance_before_shap
 
         return plot_importance_before_shap(importance_before_shap(pd.read_csv(sources["split_gain"]),
-                                                                  pd.read_csv(sources["reliance"])),
+                                                                  pd.read_csv(sources["reliance"]), loss=loss),
                                            permutation_std="permutation_importance_std",
-                                           permutation_label="permutation importance: MR ratio (test log loss)",
+                                           permutation_label=f"permutation importance: MR ratio (test {loss})",
                                            title=title)
     raise ValueError(f"unknown figure kind {kind!r}")
 
 
-def importance_before_shap(split_gain: pd.DataFrame, reliance: pd.DataFrame) -> pd.DataFrame:
+def importance_before_shap(split_gain: pd.DataFrame, reliance: pd.DataFrame, *,
+                           loss: str | None = None) -> pd.DataFrame:
     """The table of 000 Fig 4.2: each feature's built-in importance (the model's
     ``split_gain`` table) beside its permutation importance (the ``permutation``
     rows of the model-reliance table: ``mr_ratio`` and its ``mr_ratio_std`` over
-    repeats).
+    repeats) for ``loss`` (the table's only loss when None).
 
     Returns
     -------
@@ -264,11 +265,17 @@ def importance_before_shap(split_gain: pd.DataFrame, reliance: pd.DataFrame) -> 
     Raises
     ------
     ValueError
-        No permutation rows, or the two tables name different features.
+        No permutation rows (of ``loss``), several losses and no ``loss``, or the two
+        tables name different features.
     """
     perm = reliance[reliance["estimator"] == "permutation"]
+    if loss is not None:
+        perm = perm[perm["loss"] == loss]
     if perm.empty:
-        raise ValueError("model-reliance table has no 'permutation' rows (explain.reliance.estimators)")
+        raise ValueError(f"model-reliance table has no 'permutation' rows (loss {loss!r}; "
+                         "explain.reliance.estimators / losses)")
+    if perm["feature"].duplicated().any():
+        raise ValueError(f"model-reliance table holds several losses {sorted(set(perm['loss']))}; give loss=")
     a, b = set(split_gain["feature"]), set(perm["feature"])
     if a != b:
         raise ValueError(f"split-gain and model-reliance tables name different features: {sorted(a ^ b)}")
