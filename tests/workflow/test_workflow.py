@@ -250,7 +250,7 @@ def test_comparison_and_seed_outputs(small_run):
     assert logit["term"].iloc[0] == "const" and "odds_ratio" in logit.columns
     xgb = res / "explain" / "breast_cancer" / "xgboost"
     check = pd.read_csv(xgb / "kernel_vs_tree_shap.csv")
-    assert check["n_samples"].tolist() == [64, 256] and (check["max_abs_difference"] >= 0).all()
+    assert check["n_samples"].tolist() == [256, 512] and (check["max_abs_difference"] >= 0).all()
     lime = pd.read_csv(xgb / "lime_shap_summary.csv")
     assert (lime["shap_local_accuracy_gap"] < 1e-5).all() and len(lime) >= 4
     html = (xgb / "shap_force.html").read_text()
