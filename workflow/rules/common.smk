@@ -15,6 +15,7 @@ from xaipipe.data.registry import (
 )
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.paths import result_path
+from xaipipe.plots.comparison import COMPARISON_FIGURES
 from xaipipe.report.thesis import (
     available,
     check_mapping,
@@ -295,6 +296,33 @@ THESIS_TABLES = {
     for name, entry in config["thesis"]["tables"].items()
     if available(entry, DATASETS, families_of, STUDIES)
 }
+
+
+# model comparison (workflow/rules/comparison.smk)
+COMPARISON = config["comparison"]
+SEED003_FIGURES = (
+    "fig3_1_reject_option",
+    "fig3_2_error_distribution",
+    "fig3_3_difference",
+    "fig3_4_predicted_vs_observed",
+)
+CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
+REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
+
+
+def comparison_figure_outputs(task):
+    """Outputs (PDF + PNG registered in the report) of the comparison figures of a task."""
+    out = {}
+    for kind in COMPARISON_FIGURES[task]:
+        out[f"{kind}_pdf"] = P("comparison_figure", kind=kind, ext="pdf")
+        out[f"{kind}_png"] = report(
+            P("comparison_figure", kind=kind, ext="png"),
+            caption="../report/comparison.rst",
+            category="{dataset}",
+            subcategory="model comparison",
+            labels={"figure": kind},
+        )
+    return out
 
 
 wildcard_constraints:

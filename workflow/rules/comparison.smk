@@ -3,33 +3,6 @@
 # and bootstrap SE, the seed's Figs 3.1-3.4 and seed 004's ROC / precision-recall curves;
 # the seed-003 rerun in its own setting.
 
-from xaipipe.plots.comparison import COMPARISON_FIGURES
-
-COMPARISON = config["comparison"]
-SEED003_FIGURES = (
-    "fig3_1_reject_option",
-    "fig3_2_error_distribution",
-    "fig3_3_difference",
-    "fig3_4_predicted_vs_observed",
-)
-CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
-REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
-
-
-def comparison_figure_outputs(task):
-    """Outputs (PDF + PNG registered in the report) of the comparison figures of a task."""
-    out = {}
-    for kind in COMPARISON_FIGURES[task]:
-        out[f"{kind}_pdf"] = P("comparison_figure", kind=kind, ext="pdf")
-        out[f"{kind}_png"] = report(
-            P("comparison_figure", kind=kind, ext="png"),
-            caption="../report/comparison.rst",
-            category="{dataset}",
-            subcategory="model comparison",
-            labels={"figure": kind},
-        )
-    return out
-
 
 rule model_comparison:
     """Paired bootstrap of every pair of families' test losses and each family's test loss (seed 003)."""
