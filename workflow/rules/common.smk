@@ -14,6 +14,7 @@ from xaipipe.data.registry import (
     preparation_options,
 )
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
+from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
 from xaipipe.plots.comparison import COMPARISON_FIGURES
 from xaipipe.report.thesis import (
@@ -95,6 +96,22 @@ for _family in (
     + config["explain"]["learner"]["families"]
 ):
     check_family("rashomon.bootstrap.families / explain.learner.families", _family)
+
+
+def shap_params(wildcards):
+    """The `explain.shap` section for one family: its `algorithm` only when overridden (not `auto`),
+    so that adding the key reruns no other family's SHAP job."""
+    shap = config["explain"]["shap"]
+    params = {k: v for k, v in shap.items() if k != "algorithm"}
+    algorithm = shap_algorithm(wildcards.family, shap["algorithm"])
+    if algorithm != "auto":
+        params["algorithm"] = algorithm
+    return params
+
+
+for _family in config["explain"]["shap"]["algorithm"]:
+    check_family("explain.shap.algorithm", _family)
+shap_algorithm(ALL_FAMILIES[0], config["explain"]["shap"]["algorithm"])
 
 
 STYLE_FILE = str(BASEDIR / config["report"]["style"])

@@ -163,7 +163,7 @@ rule shap:
         mem_mb=4000,
         runtime=60,
     params:
-        shap=config["explain"]["shap"],
+        shap=shap_params,
         seed=config["seed"],
     script:
         "../scripts/shap_values.py"
