@@ -36,6 +36,7 @@ PATHS: dict[str, str] = {
     # comparison: paired bootstrap of the families' test losses (seed 003), per dataset; the seed-003 rerun
     "comparison_pairs": "comparison/{dataset}/pairs.csv",
     "comparison_test_loss": "comparison/{dataset}/test_loss.csv",
+    "squared_terms": "comparison/{dataset}/squared_terms.csv",
     "comparison_figure": "figures/{dataset}/comparison/{kind}.{ext}",
     "seed003": "studies/seed003/{name}.csv",
     "seed003_figure": "studies/seed003/{kind}.{ext}",

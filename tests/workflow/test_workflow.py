@@ -246,6 +246,8 @@ def test_comparison_and_seed_outputs(small_run):
             assert (res / "figures" / d / "comparison" / f"{kind}.png").stat().st_size > 1000
     seed003 = pd.read_csv(res / "studies" / "seed003" / "seed003_comparison.csv")
     assert {"seed", "ours", "agrees"} <= set(seed003.columns) and seed003["ours"].notna().any()
+    squared = pd.read_csv(res / "tables" / "squared_terms.csv")
+    assert set(squared["dataset"]) == {"diabetes"} and list(squared["loss"]) == ["mse", "mae"]
     logit = pd.read_csv(res / "tables" / "logit_inference.csv")
     assert logit["term"].iloc[0] == "const" and "odds_ratio" in logit.columns
     xgb = res / "explain" / "breast_cancer" / "xgboost"

@@ -104,6 +104,53 @@ use rule comparison_figures_classification as comparison_figures_regression with
         dataset="|".join(REGRESSION_DATASETS) or "NO_DATASET",
 
 
+rule squared_terms:
+    """Seed 003's Diabetes comparison on the pipeline's split: OLS on the |t| >= 2 variables and their
+    squares against OLS on all variables, paired bootstrap of the test MSE and MAE (ols_inference datasets).
+    """
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+    output:
+        table=P("squared_terms"),
+    log:
+        f"{LOGS}/comparison/squared_terms/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/squared_terms/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    params:
+        n_bootstrap=COMPARISON["n_bootstrap"],
+        confidence=COMPARISON["confidence"],
+        seed=config["seed"],
+    script:
+        "../scripts/squared_terms.py"
+
+
+rule squared_terms_table:
+    """The squared-terms comparisons of every ols_inference dataset in one table."""
+    input:
+        tables=per_dataset("squared_terms", OLS_DATASETS),
+    output:
+        table=report(
+            P("table", name="squared_terms"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "OLS with squared terms vs OLS"},
+        ),
+    log:
+        f"{LOGS}/tables/squared_terms.log",
+    benchmark:
+        f"{BENCH}/squared_terms_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
+
+
 rule seed003:
     """Seed 003 rerun once in its own setting, its printed numbers beside ours, and its Figs 3.1-3.4."""
     input:

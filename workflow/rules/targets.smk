@@ -69,6 +69,8 @@ ALL_TARGETS += [
         for kind in COMPARISON_FIGURES[task_of(d)]
     ],
 ]
+if OLS_DATASETS:
+    ALL_TARGETS.append(P("table", name="squared_terms"))
 if COMPARISON["seed003"]["enabled"]:
     ALL_TARGETS.append(P("seed003", name="seed003_comparison"))
 
