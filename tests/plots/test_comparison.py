@@ -187,7 +187,14 @@ def test_comparison_figures_draw_the_tables_draws_for_the_best_families(task, tm
             for kind in ("roc", "precision_recall"):
                 labels = [t.get_text() for t in figs[kind].axes[0].get_legend().get_texts()]
                 assert sum(any(t.startswith(f) for t in labels) for f in ("fair", "good", "poor")) == 3
-            assert "good" in figs["reject_option"].axes[0].get_title()
+            from xaipipe.models.comparison import reject_option_curves
+
+            curves = reject_option_curves(preds)
+            left, right = figs["reject_option"].axes
+            assert len(left.get_lines()) == len(right.get_lines()) == 3
+            for line, (family, frame) in zip(right.get_lines(), curves.groupby("family"), strict=True):
+                assert line.get_label() == family
+                assert np.array_equal(line.get_ydata(), frame.sort_values("risk")["error_accepted"], equal_nan=True)
         else:
             assert "good" in figs["predicted_vs_observed"].axes[0].get_title()
         for kind, fig in figs.items():

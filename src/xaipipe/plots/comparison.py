@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["COMPARISON_FIGURES", "comparison_figures", "plot_error_distribution", "plot_loss_difference", "plot_predicted_vs_observed", "plot_reject_option"]
+__all__ = ["COMPARISON_FIGURES", "comparison_figures", "plot_error_distribution", "plot_loss_difference", "plot_predicted_vs_observed", "plot_reject_option", "plot_reject_options"]
 
 BAR_COLOUR = "#0072B2"  # blue
 CURVE_COLOUR = "#D55E00"  # vermillion
@@ -283,6 +283,56 @@ def plot_predicted_vs_observed(points: pd.DataFrame, *, title: str | None = None
     return fig
 
 
+def plot_reject_options(curves: pd.DataFrame, *, log_scale: bool = True, title: str | None = None):
+    """Reject-option curves of several classifiers (seed 003 Fig 3.1, every family).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        :func:`xaipipe.models.comparison.reject_option_curves` (``family`` and the
+        columns of :func:`~xaipipe.models.comparison.reject_option_curve`).
+    log_scale : bool, default=True
+        Log scale for the rejected share (a share of 0 leaves a gap).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes sharing the risk axis: share of test rows given the null action
+        (left) and error rate of the accepted rows (right), one line per family
+        (families in sorted order).
+
+    Raises
+    ------
+    ValueError
+        Missing columns or an empty table.
+    """
+    import matplotlib.pyplot as plt
+
+    need = ("family", "risk", "rejected_share", "error_accepted", "n_test")
+    missing = [c for c in need if c not in curves.columns]
+    if missing or curves.empty:
+        raise ValueError(f"reject-option table lacks columns {missing} or is empty")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10.0, 4.0), sharex=True)
+    for family, frame in curves.groupby("family", sort=True):
+        frame = frame.sort_values("risk", kind="stable")
+        share = frame["rejected_share"].to_numpy(dtype=float)
+        if log_scale:
+            share = np.where(share > 0, share, np.nan)
+        ax1.plot(frame["risk"], share, marker=".", label=str(family))
+        ax2.plot(frame["risk"], frame["error_accepted"], marker=".", label=str(family))
+    ax1.set_ylabel("share of test rows rejected")
+    if log_scale:
+        ax1.set_yscale("log")
+    ax2.set_ylabel("error rate of the accepted rows")
+    for ax in (ax1, ax2):
+        ax.set_xlabel(r"risk $\lambda$ (reject when max posterior $\leq 1-\lambda$)")
+    ax2.legend(loc="best")
+    fig.suptitle((title + ", " if title else "") + f"n = {int(curves['n_test'].iloc[0])} test rows")
+    fig.tight_layout()
+    return fig
+
+
 def _ranked(test_loss: pd.DataFrame, losses) -> list[str]:
     """Families from best to worst by the first loss, ties broken by the next ones, then by name."""
     wide = test_loss.pivot_table(index="family", columns="loss", values="mean")
@@ -322,8 +372,8 @@ def comparison_figures(
         the one with the lowest test value of the task's first loss (``error_rate``,
         ``mse``; ties broken by the second loss, then by name):
 
-        * ``reject_option`` (Fig 3.1) and ``error_bootstrap`` (Fig 3.2): the best
-          classifier;
+        * ``reject_option`` (Fig 3.1): every classifier (:func:`plot_reject_options`);
+        * ``error_bootstrap`` (Fig 3.2): the best classifier;
         * ``loss_difference`` (Fig 3.3): the best family against the second best,
           first loss (the closest contest); with one family a figure saying so;
         * ``predicted_vs_observed`` (Fig 3.4): the best regression model;
@@ -342,7 +392,7 @@ def comparison_figures(
         _aligned,
         bootstrap_differences,
         predicted_vs_observed,
-        reject_option_curve,
+        reject_option_curves,
     )
     from .curves import plot_precision_recall_curves, plot_roc_curves
 
@@ -371,8 +421,7 @@ def comparison_figures(
         figs["loss_difference"] = fig
     y = per[best]["y_true"].to_numpy()
     if task == "classification":
-        figs["reject_option"] = plot_reject_option(reject_option_curve(y, per[best]["proba_1"].to_numpy()),
-                                                   title=f"{name} / {best}")
+        figs["reject_option"] = plot_reject_options(reject_option_curves(predictions), title=name)
         s = test_loss[(test_loss.family == best) & (test_loss.loss == "error_rate")].iloc[0]
         draws = bootstrap_differences(predictions, loss="error_rate", families=[best], n_bootstrap=n_bootstrap,
                                       random_state=random_state)["value"]
