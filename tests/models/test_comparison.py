@@ -17,16 +17,21 @@ from sklearn.model_selection import train_test_split
 
 from xaipipe.models.comparison import (
     COMPARISON_COLUMNS,
+    TEST_LOSS_COLUMNS,
+    bootstrap_differences,
     bootstrap_error_rate,
     bootstrap_indices,
     bootstrap_loss_difference,
     compare_families,
+    comparison_tables,
     error_rate_summary,
+    loss_summary,
     paired_bootstrap_test,
     predicted_vs_observed,
     read_test_predictions,
     regression_summary,
     reject_option_curve,
+    reject_option_curves,
     row_losses,
     squared_terms_comparison,
 )
@@ -293,6 +298,57 @@ def test_compare_families_regression_and_errors(tmp_path):
         read_test_predictions({"x": tmp_path / "x.csv"})
     with pytest.raises(FileNotFoundError, match="missing.csv"):
         read_test_predictions({"x": tmp_path / "missing.csv"})
+
+
+def test_draws_and_test_loss_summary_are_those_of_the_table():
+    """The stored-figure draws reproduce the table's se exactly; the per-family test loss
+    equals error_rate_summary for the 0-1 loss and sklearn's metrics for the means; files
+    in another row order (sorted by the label: adversarial) give the same numbers."""
+    rng = np.random.default_rng(8)
+    tables = _family_tables(rng)
+    shuffled = {f: t.sort_values("y_true", kind="stable") for f, t in tables.items()}
+    pairs, loss = comparison_tables(shuffled, dataset="bc", n_bootstrap=300, random_state=5)
+    pd.testing.assert_frame_equal(pairs, compare_families(tables, dataset="bc", n_bootstrap=300, random_state=5))
+    assert list(loss.columns) == TEST_LOSS_COLUMNS and len(loss) == 3 * 2
+    pd.testing.assert_frame_equal(loss, loss_summary(tables, dataset="bc", n_bootstrap=300, random_state=5))
+    draws = bootstrap_differences(shuffled, loss="log_loss", pairs=[("gaussian_nb", "qda"), ("qda", "random_forest")],
+                                  n_bootstrap=300, random_state=5)
+    assert list(draws.columns) == ["family_a", "family_b", "loss", "bootstrap", "difference"] and len(draws) == 600
+    for (fa, fb), d in draws.groupby(["family_a", "family_b"]):
+        row = pairs[(pairs.family_a == fa) & (pairs.family_b == fb) & (pairs.loss == "log_loss")].iloc[0]
+        assert np.std(d["difference"], ddof=1) == row["se"]
+        assert np.quantile(d["difference"].to_numpy(), [(1 - 0.95) / 2])[0] == row["ci_low"]
+    for f, t in tables.items():
+        err = loss[(loss.family == f) & (loss.loss == "error_rate")].iloc[0]
+        ref = error_rate_summary(t.y_true, t.y_pred, n_bootstrap=300, random_state=5).iloc[0]
+        for c in ("n_test", "se_binomial", "se_bootstrap", "ci_low", "ci_high"):
+            assert err[c] == ref[c], c
+        assert err["mean"] == ref["error_rate"]
+        assert err["mean"] == pytest.approx(1 - skm.accuracy_score(t.y_true, t.y_pred), abs=1e-15)
+        ll = loss[(loss.family == f) & (loss.loss == "log_loss")].iloc[0]
+        assert ll["mean"] == pytest.approx(skm.log_loss(t.y_true, t.proba_1), rel=1e-12)
+        assert np.isnan(ll["se_binomial"])
+        single = bootstrap_differences(tables, loss="error_rate", families=[f], n_bootstrap=300, random_state=5)
+        assert np.std(single["value"], ddof=1) == err["se_bootstrap"]
+    with pytest.raises(ValueError, match="exactly one"):
+        bootstrap_differences(tables, loss="error_rate")
+    with pytest.raises(ValueError, match="knn"):
+        bootstrap_differences(tables, loss="error_rate", pairs=[("knn", "qda")])
+    one_pairs, one_loss = comparison_tables({"qda": tables["qda"]}, n_bootstrap=50)
+    assert one_pairs.empty and list(one_pairs.columns) == COMPARISON_COLUMNS and len(one_loss) == 2
+
+
+def test_reject_option_curves_of_every_family():
+    rng = np.random.default_rng(9)
+    tables = _family_tables(rng)
+    curves = reject_option_curves(tables, risks=[0.0, 0.2, 0.5])
+    assert list(curves.columns[:2]) == ["dataset", "family"] and len(curves) == 3 * 3
+    for f, t in tables.items():
+        ref = reject_option_curve(t.y_true, t.proba_1, risks=[0.0, 0.2, 0.5])
+        pd.testing.assert_frame_equal(curves[curves.family == f].drop(columns=["dataset", "family"])
+                                      .reset_index(drop=True), ref)
+    with pytest.raises(ValueError, match="proba_1"):
+        reject_option_curves({"a": tables["qda"].drop(columns="proba_1")})
 
 
 # ----------------------------------------------------------------------------- reject option

@@ -166,3 +166,31 @@ def test_cv_tables_wraps_cross_validation_summary_and_selection():
     with pytest.raises(ValueError, match="not a loss"):
         cv_tables("qda", "classification", {"reg_param": [0.3]}, Xc, yc, _folds(Xc, yc, True), selection="accuracy",
                   random_state=0)
+
+
+def test_classification_cv_specificity_and_f_beta_equal_gridsearchcv():
+    """Seed 004's metrics in the CV table (beta from config) equal GridSearchCV with
+    scikit-learn's scorers, and adding them changes no other column."""
+    from sklearn.metrics import fbeta_score, make_scorer, recall_score
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:300], y[:300]
+    folds = _folds(X, y, True)
+    grid = {"C": [0.01, 1.0]}
+    table = cross_validate_grid("logistic_regression", "classification", grid, X, y, folds, random_state=0,
+                                beta=2.0)
+    summary = summarize_cv(table, "classification")
+    assert list(table.columns[table.columns.get_loc("roc_auc") + 1:][:2]) == ["specificity", "f_beta"]
+    assert {"specificity_mean", "specificity_std", "f_beta_mean", "f_beta_std"} <= set(summary.columns)
+    est = make_estimator("logistic_regression", "classification", {}, random_state=0)
+    scoring = {"spec": make_scorer(recall_score, pos_label=0), "f2": make_scorer(fbeta_score, beta=2.0)}
+    gs = GridSearchCV(est, {"model__C": grid["C"]}, cv=folds, scoring=scoring, refit=False).fit(X, y)
+    for f in range(len(folds)):
+        ours = table[table.fold == f].sort_values("config_index")
+        np.testing.assert_array_equal(ours["specificity"], gs.cv_results_[f"split{f}_test_spec"])
+        np.testing.assert_array_equal(ours["f_beta"], gs.cv_results_[f"split{f}_test_f2"])
+    np.testing.assert_allclose(summary["f_beta_mean"], gs.cv_results_["mean_test_f2"], rtol=1e-14)
+    plain = cross_validate_grid("logistic_regression", "classification", grid, X, y, folds, random_state=0)
+    keep = [c for c in plain.columns if c not in ("f_beta", "fit_time_s", "predict_time_s")]
+    pd.testing.assert_frame_equal(table[keep], plain[keep])
+    assert (plain["f_beta"] == plain["f1"]).all()  # beta defaults to 1

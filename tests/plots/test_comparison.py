@@ -139,3 +139,65 @@ def test_predicted_vs_observed_scatter_and_identity_line(tmp_path):
         save_figure(fig, tmp_path / "pvo.png")
     with pytest.raises(ValueError, match="lacks columns"):
         plot_predicted_vs_observed(pts.drop(columns="y_pred"))
+
+
+def _predictions(task, n=80, seed=3):
+    """Long test-prediction tables of three families; 'good' is the best, 'fair' second."""
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(400, n, replace=False))
+    frames = []
+    for family, noise in (("fair", 1.0), ("good", 0.5), ("poor", 2.0)):
+        if task == "classification":
+            y = (np.arange(n) % 2).astype(int)
+            p = 1 / (1 + np.exp(-((2 * y - 1) * 1.5 + rng.normal(0, noise, n))))
+            frames.append(pd.DataFrame({"family": family, "row": rows, "y_true": y, "proba_1": p,
+                                        "y_pred": (p > 0.5).astype(int)}))
+        else:
+            y = np.linspace(0, 10, n)
+            frames.append(pd.DataFrame({"family": family, "row": rows, "y_true": y,
+                                        "y_pred": y + rng.normal(0, noise, n)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_comparison_figures_draw_the_tables_draws_for_the_best_families(task, tmp_path):
+    """The rule's figures: the kinds of COMPARISON_FIGURES; Fig 3.3 is the best against the
+    second-best family and its bars are the draws whose sd is the table's se; the ROC / PR
+    axes hold one curve per family."""
+    from xaipipe.models.comparison import bootstrap_differences, comparison_tables
+    from xaipipe.plots.comparison import COMPARISON_FIGURES, comparison_figures
+
+    preds = _predictions(task)
+    pairs, loss = comparison_tables(preds, dataset="d", n_bootstrap=200, random_state=7)
+    first = "error_rate" if task == "classification" else "mse"
+    means = loss[loss.loss == first].set_index("family")["mean"]
+    assert means.idxmin() == "good"
+    with figure_style():
+        figs = comparison_figures(preds, pairs, loss, n_bootstrap=200, random_state=7, dataset="d")
+        assert tuple(figs) == COMPARISON_FIGURES[task]
+        ax = figs["loss_difference"].axes[0]
+        second = means.drop("good").idxmin()
+        fa, fb = sorted(["good", second])
+        assert fa in ax.get_xlabel() and fb in ax.get_xlabel()
+        draws = bootstrap_differences(preds, loss=first, pairs=[(fa, fb)], n_bootstrap=200, random_state=7)
+        assert _hist_area(ax) == pytest.approx(1.0, rel=1e-9)
+        row = pairs[(pairs.family_a == fa) & (pairs.family_b == fb) & (pairs.loss == first)].iloc[0]
+        assert np.std(draws["difference"], ddof=1) == row["se"]
+        if task == "classification":
+            for kind in ("roc", "precision_recall"):
+                labels = [t.get_text() for t in figs[kind].axes[0].get_legend().get_texts()]
+                assert sum(any(t.startswith(f) for t in labels) for f in ("fair", "good", "poor")) == 3
+            from xaipipe.models.comparison import reject_option_curves
+
+            curves = reject_option_curves(preds)
+            left, right = figs["reject_option"].axes
+            assert len(left.get_lines()) == len(right.get_lines()) == 3
+            for line, (family, frame) in zip(right.get_lines(), curves.groupby("family"), strict=True):
+                assert line.get_label() == family
+                assert np.array_equal(line.get_ydata(), frame.sort_values("risk")["error_accepted"], equal_nan=True)
+        else:
+            assert "good" in figs["predicted_vs_observed"].axes[0].get_title()
+        for kind, fig in figs.items():
+            save_figure(fig, tmp_path / f"{kind}.png")
+    with pytest.raises(ValueError, match="lacks families"):
+        comparison_figures(preds, pairs, loss[loss.family != "poor"], n_bootstrap=200, random_state=7)

@@ -9,7 +9,9 @@ from xaipipe.report.thesis import (
     available,
     check_mapping,
     figure_sources,
+    importance_before_shap,
     latex_table,
+    render_figure,
     render_table,
     thesis_pd_features,
 )
@@ -24,8 +26,12 @@ def test_default_mapping_is_valid_and_complete(config):
     check_mapping(config["thesis"])
     figures = set(config["thesis"]["figures"])
     expected = {f"001_fig_4_{i}" for i in range(1, 6)} | {f"001_fig_5_{i}" for i in range(1, 10)}
-    expected |= {f"000_fig_4_{i}" for i in range(3, 9)}
+    expected |= {f"000_fig_4_{i}" for i in range(1, 9)} | {f"000_fig_4_{i}_waterfall" for i in range(3, 6)}
     assert figures == expected
+    figs = config["thesis"]["figures"]
+    for i, which in ((3, "high"), (4, "low"), (5, "near_base")):  # force plots as printed; waterfalls kept
+        assert figs[f"000_fig_4_{i}"]["kind"] == f"shap_force_{which}"
+        assert figs[f"000_fig_4_{i}_waterfall"]["kind"] == f"shap_waterfall_{which}"
     assert set(config["thesis"]["tables"]) == {"001_table_4_1", "001_table_5_2", "001_table_5_4", "001_table_5_6"}
 
 
@@ -66,3 +72,61 @@ def test_render_test_metrics_table(tmp_path):
     assert table["Model"].tolist() == ["Random Forest", "Gradient Boosting"]
     assert table.loc[0, "RMSE (thesis)"] == 1.8258 and pd.isna(table.loc[1, "RMSE (thesis)"])
     assert "--" in tex
+
+
+def test_seed000_figures_4_1_to_4_5_render_from_stored_results(tmp_path):
+    """Figs 4.1 (response against each variable), 4.2 (split gain beside permutation MR)
+    and the force plots 4.3-4.5 render from files laid out as the pipeline writes them."""
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+
+    from xaipipe.explain.shapley import shap_values
+    from xaipipe.io import write_joblib, write_json
+    from xaipipe.models.families import make_estimator
+    from xaipipe.plots.style import figure_style
+
+    data = load_breast_cancer()
+    names = [n.replace(" ", "_") for n in data.feature_names[:6]]
+    X, y = data.data[:, :6], 1 - data.target
+    frame = pd.DataFrame(X, columns=names).assign(Diagnosis=y)
+    frame.insert(0, "row_id", np.arange(len(frame)))
+    res = "results/v"
+    entry = {"dataset": "breast_cancer", "model": "xgboost"}
+    sources = {**figure_sources({"kind": "response_vs_features", **entry}, res),
+               **figure_sources({"kind": "importance_before_shap", **entry}, res),
+               **figure_sources({"kind": "shap_force_high", **entry}, res)}
+    assert sources["split_gain"] == "results/v/explain/breast_cancer/xgboost/split_gain.csv"
+    sources = {k: str(tmp_path / v) for k, v in sources.items()}
+    for path in sources.values():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(sources["prepared"], index=False)
+    write_json(sources["prepared_info"], {"target": "Diagnosis", "features": names})
+    gain = pd.DataFrame({"dataset": "breast_cancer", "model": "xgboost", "feature": names,
+                         "split_gain": np.arange(6.0), "kind": "total_gain"})
+    gain.to_csv(sources["split_gain"], index=False)
+    reliance = pd.DataFrame({"feature": names * 3, "estimator": ["permutation"] * 12 + ["e_divide"] * 6,
+                             "loss": ["log_loss"] * 6 + ["zero_one"] * 6 + ["log_loss"] * 6,
+                             "mr_ratio": np.r_[np.linspace(1, 2, 6), np.full(6, 3.0), np.ones(6)],
+                             "mr_ratio_std": np.r_[np.full(6, 0.1), np.zeros(12)]})
+    reliance.to_csv(sources["reliance"], index=False)
+    model = make_estimator("xgboost", "classification", {"n_estimators": 10, "max_depth": 2}, random_state=0)
+    model.fit(X[:400], y[:400])
+    write_joblib(sources["shap"], shap_values(model, X[400:440], feature_names=names))
+
+    table = importance_before_shap(gain, reliance, loss="log_loss")
+    assert table["feature"].tolist() == names
+    assert table["permutation_importance"].tolist() == np.linspace(1, 2, 6).tolist()  # permutation rows only
+    with pytest.raises(ValueError, match="different features"):
+        importance_before_shap(gain.iloc[1:], reliance, loss="log_loss")
+    with pytest.raises(ValueError, match="several losses"):
+        importance_before_shap(gain, reliance)
+    with pytest.raises(ValueError, match="permutation"):
+        importance_before_shap(gain, reliance[reliance.estimator != "permutation"], loss="log_loss")
+    with figure_style():
+        fig = render_figure({"kind": "response_vs_features", **entry}, sources)
+        assert {ax.get_title() for ax in fig.axes if ax.get_visible()} >= set(names)
+        fig = render_figure({"kind": "importance_before_shap", **entry}, sources, loss="log_loss")
+        assert len(fig.axes) == 2
+        for which in ("high", "low", "near_base"):
+            fig = render_figure({"kind": f"shap_force_{which}", **entry, "title": which}, sources)
+            assert fig.axes

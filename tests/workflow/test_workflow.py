@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -217,6 +218,49 @@ def test_rashomon_outputs(small_run):
     for name in ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope", "rid"):
         assert (res / "figures" / "airfoil" / "rashomon" / f"{name}.png").stat().st_size > 1000
     assert (res / "figures" / "abalone_study" / "member_reliance.pdf").stat().st_size > 1000
+
+
+def test_comparison_and_seed_outputs(small_run):
+    """Issue 24's outputs in the default target: model comparison (every pair, the table's
+    numbers in the bootstrap's own terms), test losses, seed-003 rerun, logistic table,
+    KernelSHAP / LIME checks, force plots as thesis 000 Figs 4.3-4.5, the interactive HTML."""
+    res = small_run / RESULTS
+    pairs = pd.read_csv(res / "tables" / "model_comparison.csv")
+    small = yaml.safe_load((small_run / "tests" / "configs" / "small.yaml").read_text())
+    fams = small["datasets"]["breast_cancer"]["families"]
+    bc = pairs[pairs.dataset == "breast_cancer"]
+    assert len(bc) == len(fams) * (len(fams) - 1) // 2 * 2 and set(bc.loss) == {"error_rate", "log_loss"}
+    assert (pairs["n_bootstrap"] == 200).all()
+    assert np.allclose(pairs["difference"], pairs["mean_a"] - pairs["mean_b"], rtol=0, atol=1e-12)
+    assert np.allclose(pairs["z"], pairs["difference"] / pairs["se"], rtol=1e-12)
+    loss = pd.read_csv(res / "tables" / "test_loss.csv")
+    err = loss[loss.loss == "error_rate"]
+    assert np.allclose(err["se_binomial"], np.sqrt(err["mean"] * (1 - err["mean"]) / err["n_test"]), rtol=1e-12)
+    metrics = pd.read_csv(res / "tables" / "test_metrics.csv")
+    acc = metrics[metrics.dataset == "breast_cancer"].set_index("model")["accuracy"]
+    assert np.allclose(err.set_index("family")["mean"].reindex(acc.index), 1 - acc, atol=1e-12)
+    for d, kinds in (("breast_cancer", ("reject_option", "error_bootstrap", "loss_difference", "roc",
+                                        "precision_recall")), ("airfoil", ("loss_difference",
+                                                                            "predicted_vs_observed"))):
+        for kind in kinds:
+            assert (res / "figures" / d / "comparison" / f"{kind}.png").stat().st_size > 1000
+    seed003 = pd.read_csv(res / "studies" / "seed003" / "seed003_comparison.csv")
+    assert {"seed", "ours", "agrees"} <= set(seed003.columns) and seed003["ours"].notna().any()
+    squared = pd.read_csv(res / "tables" / "squared_terms.csv")
+    assert set(squared["dataset"]) == {"diabetes"} and list(squared["loss"]) == ["mse", "mae"]
+    logit = pd.read_csv(res / "tables" / "logit_inference.csv")
+    assert logit["term"].iloc[0] == "const" and "odds_ratio" in logit.columns
+    xgb = res / "explain" / "breast_cancer" / "xgboost"
+    check = pd.read_csv(xgb / "kernel_vs_tree_shap.csv")
+    assert check["n_samples"].tolist() == [256, 512] and (check["max_abs_difference"] >= 0).all()
+    lime = pd.read_csv(xgb / "lime_shap_summary.csv")
+    assert (lime["shap_local_accuracy_gap"] < 1e-5).all() and len(lime) >= 4
+    html = (xgb / "shap_force.html").read_text()
+    assert "<script" in html and "<script src" not in html
+    thesis = res / "thesis"
+    for name in ("000_fig_4_1", "000_fig_4_2", "000_fig_4_3", "000_fig_4_4", "000_fig_4_5",
+                 "000_fig_4_3_waterfall"):
+        assert (thesis / f"{name}.png").stat().st_size > 1000
 
 
 def test_thesis_figures_and_tables(small_run, mirror_dir, tmp_path):

@@ -14,7 +14,9 @@ from xaipipe.data.registry import (
     preparation_options,
 )
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
+from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
+from xaipipe.plots.comparison import COMPARISON_FIGURES
 from xaipipe.report.thesis import (
     available,
     check_mapping,
@@ -96,6 +98,22 @@ for _family in (
     check_family("rashomon.bootstrap.families / explain.learner.families", _family)
 
 
+def shap_params(wildcards):
+    """The `explain.shap` section for one family: its `algorithm` only when overridden (not `auto`),
+    so that adding the key reruns no other family's SHAP job."""
+    shap = config["explain"]["shap"]
+    params = {k: v for k, v in shap.items() if k != "algorithm"}
+    algorithm = shap_algorithm(wildcards.family, shap["algorithm"])
+    if algorithm != "auto":
+        params["algorithm"] = algorithm
+    return params
+
+
+for _family in config["explain"]["shap"]["algorithm"]:
+    check_family("explain.shap.algorithm", _family)
+shap_algorithm(ALL_FAMILIES[0], config["explain"]["shap"]["algorithm"])
+
+
 STYLE_FILE = str(BASEDIR / config["report"]["style"])
 
 
@@ -127,9 +145,11 @@ def canonical_entry(dataset):
 
 
 def cv_params(wildcards):
-    """The grid of a family (None when it is only sampled) and its random search (None when off)."""
+    """The grid of a family (None when it is only sampled) and its random search (None when off);
+    classifiers also get the F-beta weight (metrics.beta; absent for regression, so that it
+    reruns nothing there)."""
     task = task_of(wildcards.dataset)
-    return {
+    params = {
         "task": task,
         "grid": config["grids"][task].get(wildcards.family),
         "sample": SAMPLED.get(task, {}).get(wildcards.family),
@@ -137,6 +157,9 @@ def cv_params(wildcards):
         "selection": config["selection"][task],
         "seed": config["seed"],
     }
+    if task == "classification":
+        params["beta"] = config["metrics"]["beta"]
+    return params
 
 
 def source_files(wildcards):
@@ -290,6 +313,33 @@ THESIS_TABLES = {
     for name, entry in config["thesis"]["tables"].items()
     if available(entry, DATASETS, families_of, STUDIES)
 }
+
+
+# model comparison (workflow/rules/comparison.smk)
+COMPARISON = config["comparison"]
+SEED003_FIGURES = (
+    "fig3_1_reject_option",
+    "fig3_2_error_distribution",
+    "fig3_3_difference",
+    "fig3_4_predicted_vs_observed",
+)
+CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
+REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
+
+
+def comparison_figure_outputs(task):
+    """Outputs (PDF + PNG registered in the report) of the comparison figures of a task."""
+    out = {}
+    for kind in COMPARISON_FIGURES[task]:
+        out[f"{kind}_pdf"] = P("comparison_figure", kind=kind, ext="pdf")
+        out[f"{kind}_png"] = report(
+            P("comparison_figure", kind=kind, ext="png"),
+            caption="../report/comparison.rst",
+            category="{dataset}",
+            subcategory="model comparison",
+            labels={"figure": kind},
+        )
+    return out
 
 
 wildcard_constraints:

@@ -163,7 +163,7 @@ rule shap:
         mem_mb=4000,
         runtime=60,
     params:
-        shap=config["explain"]["shap"],
+        shap=shap_params,
         seed=config["seed"],
     script:
         "../scripts/shap_values.py"
@@ -200,6 +200,105 @@ rule shap_figures:
         top_k=config["explain"]["pd"]["top_k"],
     script:
         "../scripts/shap_figures.py"
+
+
+rule shap_force_html:
+    """Interactive stacked force plot of every explained test row (000 ch. 4), self-contained HTML."""
+    input:
+        result=rules.shap.output.result,
+    output:
+        html=report(
+            P("shap_force_html"),
+            caption="../report/shap_force.rst",
+            category="{dataset}",
+            subcategory="SHAP",
+            labels={"model": "{family}", "figure": "SHAP force plot (interactive)"},
+        ),
+    log:
+        f"{LOGS}/figures/shap_force_html/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/shap_force_html/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/explain.yaml"
+    params:
+        seed=config["seed"],
+    script:
+        "../scripts/shap_force_html.py"
+
+
+rule shap_check:
+    """KernelSHAP against exact TreeSHAP on a seeded sample of test rows, by number of coalitions."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        model=rules.fit.output.model,
+    output:
+        summary=report(
+            P("kernel_vs_tree_shap"),
+            caption="../report/tables.rst",
+            category="{dataset}",
+            subcategory="SHAP",
+            labels={"model": "{family}", "table": "KernelSHAP vs TreeSHAP"},
+        ),
+        by_feature=P("kernel_vs_tree_shap_by_feature"),
+    log:
+        f"{LOGS}/explain/shap_check/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/shap_check/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        check=config["explain"]["shap_check"],
+        seed=config["seed"],
+    script:
+        "../scripts/shap_check.py"
+
+
+rule lime:
+    """LIME beside SHAP: the force-plot rows and a seeded sample of test rows; table and figure."""
+    input:
+        style=STYLE_FILE,
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        model=rules.fit.output.model,
+        shap=rules.shap.output.result,
+    output:
+        comparison=P("lime_shap"),
+        summary=report(
+            P("lime_shap_summary"),
+            caption="../report/lime.rst",
+            category="{dataset}",
+            subcategory="SHAP",
+            labels={"model": "{family}", "table": "LIME vs SHAP"},
+        ),
+        pdf=P("model_figure", kind="lime_vs_shap", ext="pdf"),
+        png=report(
+            P("model_figure", kind="lime_vs_shap", ext="png"),
+            caption="../report/lime.rst",
+            category="{dataset}",
+            subcategory="SHAP",
+            labels={"model": "{family}", "figure": "LIME vs SHAP"},
+        ),
+    log:
+        f"{LOGS}/explain/lime/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/lime/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        lime=config["explain"]["lime"],
+        seed=config["seed"],
+    script:
+        "../scripts/lime.py"
 
 
 rule ranking_agreement:

@@ -157,3 +157,58 @@ rule ols_table:
         "../../envs/models.yaml"
     script:
         "../scripts/concat_tables.py"
+
+
+rule logit:
+    """Logistic-regression coefficient table (statsmodels Logit on the standardised 80 %: log-odds per SD,
+    SE, z, p, CI, odds ratio exp(b) and its CI; seed 000 / 002), beside the fitted family's coefficients.
+    """
+    input:
+        unpack(
+            lambda w: (
+                {"model": P("model", dataset=w.dataset, family="logistic_regression")}
+                if "logistic_regression" in families_of(w.dataset)
+                else {}
+            )
+        ),
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+    output:
+        table=P("logit"),
+    log:
+        f"{LOGS}/models/logit/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/logit/{{dataset}}.tsv"
+    wildcard_constraints:
+        dataset="|".join(d for d in DATASETS if task_of(d) == "classification")
+        or "NO_DATASET",
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/logit.py"
+
+
+rule logit_table:
+    """All classification datasets' logistic coefficient tables in one."""
+    input:
+        tables=lambda w: per_dataset(
+            "logit", [d for d in DATASETS if task_of(d) == "classification"]
+        ),
+    output:
+        table=report(
+            P("table", name="logit_inference"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "logistic regression coefficients"},
+        ),
+    log:
+        f"{LOGS}/tables/logit_inference.log",
+    benchmark:
+        f"{BENCH}/logit_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"

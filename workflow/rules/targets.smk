@@ -58,3 +58,44 @@ if STUDIES:
 # the theses' numbered figures and tables
 ALL_TARGETS += [P("thesis_figure", name=name, ext="pdf") for name in THESIS_FIGURES]
 ALL_TARGETS += [P("thesis_table", name=name, ext="tex") for name in THESIS_TABLES]
+
+# model comparison (seed 003) and ROC / PR curves (seed 004) of every dataset; the seed-003 rerun
+ALL_TARGETS += [
+    P("table", name="model_comparison"),
+    P("table", name="test_loss"),
+    *[
+        P("comparison_figure", dataset=d, kind=kind, ext="pdf")
+        for d in DATASETS
+        for kind in COMPARISON_FIGURES[task_of(d)]
+    ],
+]
+if OLS_DATASETS:
+    ALL_TARGETS.append(P("table", name="squared_terms"))
+if COMPARISON["seed003"]["enabled"]:
+    ALL_TARGETS.append(P("seed003", name="seed003_comparison"))
+
+# seed 000 ch. 4: the interactive force plot of the model(s) whose force plots the thesis maps
+ALL_TARGETS += sorted(
+    {
+        P("shap_force_html", dataset=e["dataset"], family=e["model"])
+        for e in THESIS_FIGURES.values()
+        if e["kind"].startswith("shap_force_")
+    }
+)
+
+# logistic-regression coefficient table (odds ratios) of the classification datasets
+if any(task_of(d) == "classification" for d in DATASETS):
+    ALL_TARGETS.append(P("table", name="logit_inference"))
+
+# KernelSHAP vs TreeSHAP and LIME vs SHAP on the configured model, when it is run
+for _key, _path in (
+    ("shap_check", "kernel_vs_tree_shap"),
+    ("lime", "lime_shap_summary"),
+):
+    _cfg = config["explain"][_key]
+    if (
+        _cfg["enabled"]
+        and _cfg["dataset"] in DATASETS
+        and _cfg["family"] in families_of(_cfg["dataset"])
+    ):
+        ALL_TARGETS.append(P(_path, dataset=_cfg["dataset"], family=_cfg["family"]))

@@ -13,6 +13,7 @@ def main(smk):
         selection=p["selection"], random_state=p["seed"], options=p["options"], sample=p["sample"],
         dataset=data.dataset,
         n_jobs=smk.threads,
+        beta=p.get("beta", 1.0),
     )
     if best["failed_configs"]:
         get_logger().warning("%d configuration(s) failed: %s", best["n_failed"], best["failed_configs"])

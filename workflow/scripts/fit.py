@@ -11,7 +11,7 @@ def main(smk):
     model, record, predictions = fit_best(
         smk.wildcards.family, p["task"], read_json(smk.input.best)["params"], data.X_train, data.y_train,
         data.X_test, data.y_test, test_rows=data.test_rows, random_state=p["seed"], options=p["options"],
-        dataset=data.dataset, n_jobs=smk.threads,
+        dataset=data.dataset, n_jobs=smk.threads, beta=p.get("beta", 1.0),
     )
     write_joblib(smk.output.model, model)
     write_json(smk.output.metrics, record)

@@ -12,7 +12,8 @@ def main(smk):
         read_joblib(smk.input.model), data.X_test, data.X_train, test_rows=data.test_rows,
         feature_names=data.features, dataset=data.dataset, family=smk.wildcards.family, max_rows=cfg["max_rows"],
         max_rows_forest=cfg["max_rows_random_forest"], background_size=cfg["background_size"],
-        interactions=cfg["interactions"], n_jobs=smk.threads, random_state=smk.params.seed,
+        interactions=cfg["interactions"], algorithm=cfg.get("algorithm", "auto"), n_jobs=smk.threads,
+        random_state=smk.params.seed,
     )
     get_logger().info("%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"],
                       out["meta"]["output"])

@@ -75,16 +75,21 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "DEFAULT_LOSSES",
     "LOSSES",
+    "TEST_LOSS_COLUMNS",
+    "bootstrap_differences",
     "bootstrap_error_rate",
     "bootstrap_indices",
     "bootstrap_loss_difference",
     "compare_families",
+    "comparison_tables",
     "error_rate_summary",
+    "loss_summary",
     "paired_bootstrap_test",
     "predicted_vs_observed",
     "read_test_predictions",
     "regression_summary",
     "reject_option_curve",
+    "reject_option_curves",
     "row_losses",
     "squared_terms_comparison",
 ]
@@ -99,6 +104,11 @@ COMPARISON_COLUMNS = [
     "p_value", "ci_low", "ci_high", "n_bootstrap", "confidence",
 ]
 _TEST_COLUMNS = COMPARISON_COLUMNS[4:]
+#: Columns of :func:`loss_summary` (``comparison/<dataset>/test_loss.csv``).
+TEST_LOSS_COLUMNS = [
+    "dataset", "family", "loss", "n_test", "mean", "se_binomial", "se_bootstrap", "ci_low", "ci_high",
+    "n_bootstrap", "confidence",
+]
 # Bound on the size of one block of resampled losses (elements), to bound memory.
 _BLOCK = 1 << 22
 
@@ -412,6 +422,56 @@ def _long_predictions(predictions) -> pd.DataFrame:
     raise TypeError("predictions must be a DataFrame with a 'family' column or a mapping family -> DataFrame")
 
 
+def _aligned(predictions, dataset: str | None, losses: Sequence[str] | None):
+    """Validate the long predictions table: (dataset, families, per-family frames sorted by
+    ``row``, the losses). Shared by every function that resamples the test rows, so that
+    they all resample the same rows in the same order."""
+    table = _long_predictions(predictions)
+    for col in ("row", "y_true", "y_pred"):
+        if col not in table.columns:
+            raise ValueError(f"predictions lack column {col!r}")
+    if "dataset" in table.columns:
+        values = table["dataset"].unique()
+        if len(values) > 1:
+            raise ValueError(f"predictions hold several datasets {sorted(map(str, values))}; filter to one")
+        if dataset is None:
+            dataset = str(values[0])
+    families = sorted(table["family"].astype(str).unique())
+    if not families:
+        raise ValueError("the predictions table holds no family")
+    has_proba = {f: ("proba_1" in table.columns and table.loc[table.family == f, "proba_1"].notna().all())
+                 for f in families}
+    if len(set(has_proba.values())) > 1:
+        raise ValueError(f"families mix classification (proba_1) and regression outputs: {has_proba}")
+    task = "classification" if next(iter(has_proba.values())) else "regression"
+    losses = tuple(DEFAULT_LOSSES[task] if losses is None else losses)
+    for loss in losses:
+        if LOSSES.get(loss) != task:
+            raise ValueError(f"loss {loss!r} does not apply to {task} (use {DEFAULT_LOSSES[task]})")
+
+    per = {}
+    for f in families:
+        sub = table[table.family.astype(str) == f].sort_values("row", kind="stable")
+        if sub["row"].duplicated().any():
+            raise ValueError(f"family {f!r}: duplicated test rows {sub.loc[sub.row.duplicated(), 'row'].tolist()[:5]}")
+        per[f] = sub.reset_index(drop=True)
+    ref = per[families[0]]
+    for f in families[1:]:
+        sub = per[f]
+        if len(sub) != len(ref) or not np.array_equal(sub["row"].to_numpy(), ref["row"].to_numpy()):
+            raise ValueError(f"families {families[0]!r} and {f!r} are scored on different test rows "
+                             f"({len(ref)} and {len(sub)} rows); a paired test needs the same rows")
+        if not np.array_equal(sub["y_true"].to_numpy(), ref["y_true"].to_numpy()):
+            raise ValueError(f"families {families[0]!r} and {f!r} disagree on y_true for some test rows")
+    return ("" if dataset is None else dataset), task, families, per, losses
+
+
+def _family_losses(per: Mapping[str, pd.DataFrame], families, loss: str) -> dict[str, np.ndarray]:
+    y = per[families[0]]["y_true"].to_numpy()
+    col = "proba_1" if loss == "log_loss" else "y_pred"
+    return {f: row_losses(y, per[f][col].to_numpy(), loss) for f in families}
+
+
 def compare_families(
     predictions,
     *,
@@ -460,60 +520,154 @@ def compare_families(
         ``predictions`` of another type.
     """
     _check_bootstrap(n_bootstrap, confidence)
-    table = _long_predictions(predictions)
-    for col in ("row", "y_true", "y_pred"):
-        if col not in table.columns:
-            raise ValueError(f"predictions lack column {col!r}")
-    if "dataset" in table.columns:
-        values = table["dataset"].unique()
-        if len(values) > 1:
-            raise ValueError(f"predictions hold several datasets {sorted(map(str, values))}; filter to one")
-        if dataset is None:
-            dataset = str(values[0])
-    families = sorted(table["family"].astype(str).unique())
+    dataset, _task, families, per, losses = _aligned(predictions, dataset, losses)
     if len(families) < 2:
         raise ValueError(f"need at least two families to compare, got {families}")
-    has_proba = {f: ("proba_1" in table.columns and table.loc[table.family == f, "proba_1"].notna().all())
-                 for f in families}
-    if len(set(has_proba.values())) > 1:
-        raise ValueError(f"families mix classification (proba_1) and regression outputs: {has_proba}")
-    task = "classification" if next(iter(has_proba.values())) else "regression"
-    losses = tuple(DEFAULT_LOSSES[task] if losses is None else losses)
-    for loss in losses:
-        if LOSSES.get(loss) != task:
-            raise ValueError(f"loss {loss!r} does not apply to {task} (use {DEFAULT_LOSSES[task]})")
-
-    per = {}
-    for f in families:
-        sub = table[table.family.astype(str) == f].sort_values("row", kind="stable")
-        if sub["row"].duplicated().any():
-            raise ValueError(f"family {f!r}: duplicated test rows {sub.loc[sub.row.duplicated(), 'row'].tolist()[:5]}")
-        per[f] = sub.reset_index(drop=True)
     ref = per[families[0]]
-    for f in families[1:]:
-        sub = per[f]
-        if len(sub) != len(ref) or not np.array_equal(sub["row"].to_numpy(), ref["row"].to_numpy()):
-            raise ValueError(f"families {families[0]!r} and {f!r} are scored on different test rows "
-                             f"({len(ref)} and {len(sub)} rows); a paired test needs the same rows")
-        if not np.array_equal(sub["y_true"].to_numpy(), ref["y_true"].to_numpy()):
-            raise ValueError(f"families {families[0]!r} and {f!r} disagree on y_true for some test rows")
-
     y = ref["y_true"].to_numpy()
     n = len(y)
     idx = bootstrap_indices(n, n_bootstrap, random_state)
     rows = []
     for loss in losses:
-        col = "proba_1" if loss == "log_loss" else "y_pred"
-        L = {f: row_losses(y, per[f][col].to_numpy(), loss) for f in families}
+        L = _family_losses(per, families, loss)
         for fa, fb in itertools.combinations(families, 2):
             d = L[fa] - L[fb]
             draws = _resampled_means(d, idx)[0]
             diff = float(np.mean(d))
-            rows.append({"dataset": "" if dataset is None else dataset, "family_a": fa, "family_b": fb,
+            rows.append({"dataset": dataset, "family_a": fa, "family_b": fb,
                          "loss": loss, "n_test": n, "mean_a": float(L[fa].mean()), "mean_b": float(L[fb].mean()),
                          "difference": diff, **_summary(diff, draws, confidence), "n_bootstrap": n_bootstrap,
                          "confidence": confidence})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+def loss_summary(
+    predictions,
+    *,
+    dataset: str | None = None,
+    losses: Sequence[str] | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """Test loss of every family with its bootstrap standard error (seed 003 §3.6.3, Fig 3.2,
+    for every family and loss).
+
+    Parameters
+    ----------
+    predictions, dataset, losses, n_bootstrap, confidence, random_state
+        As :func:`compare_families` (one family is enough). The resamples are those of
+        :func:`compare_families` with the same arguments (rows sorted by ``row``).
+
+    Returns
+    -------
+    DataFrame
+        :data:`TEST_LOSS_COLUMNS`, one row per family and loss: ``mean`` (the test loss,
+        loss units), ``se_binomial`` (``sqrt(e (1 - e) / n)`` for ``error_rate``, NaN for
+        the other losses), ``se_bootstrap`` (sd of the resampled means, divisor ``B - 1``),
+        the percentile interval ``ci_low``, ``ci_high``. For ``error_rate`` the row equals
+        :func:`error_rate_summary` of that family (tested).
+    """
+    _check_bootstrap(n_bootstrap, confidence)
+    dataset, _, families, per, losses = _aligned(predictions, dataset, losses)
+    n = len(per[families[0]])
+    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    rows = []
+    for loss in losses:
+        L = _family_losses(per, families, loss)
+        for f in families:
+            mean = float(L[f].mean())
+            s = _summary(mean, _resampled_means(L[f], idx)[0], confidence)
+            rows.append({"dataset": dataset, "family": f, "loss": loss, "n_test": n, "mean": mean,
+                         "se_binomial": float(np.sqrt(mean * (1 - mean) / n)) if loss == "error_rate" else np.nan,
+                         "se_bootstrap": s["se"], "ci_low": s["ci_low"], "ci_high": s["ci_high"],
+                         "n_bootstrap": n_bootstrap, "confidence": confidence})
+    return pd.DataFrame(rows, columns=TEST_LOSS_COLUMNS)
+
+
+def bootstrap_differences(
+    predictions,
+    *,
+    loss: str,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    families: Sequence[str] | None = None,
+    n_bootstrap: int = 1000,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """The paired bootstrap draws behind :func:`compare_families` (Fig 3.3), or those of the
+    test loss of single families (Fig 3.2), as a long table.
+
+    Parameters
+    ----------
+    predictions : DataFrame or mapping family -> DataFrame
+        As :func:`compare_families`.
+    loss : str
+        One loss of the task.
+    pairs : sequence of (family_a, family_b), optional
+        Draws of ``mean(L^a[s_b]) - mean(L^b[s_b])``; with the same ``n_bootstrap``
+        and ``random_state`` they are exactly the draws whose sd is ``se`` in
+        :func:`compare_families`' row ``(family_a, family_b, loss)`` (tested).
+    families : sequence of str, optional
+        Draws of ``mean(L^f[s_b])`` (the bootstrap distribution of each family's test
+        loss, summarised by :func:`loss_summary`). Give ``pairs`` or ``families``.
+    n_bootstrap : int, default=1000
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    DataFrame
+        ``family_a``, ``family_b``, ``loss``, ``bootstrap``, ``difference`` (pairs) or
+        ``family``, ``loss``, ``bootstrap``, ``value`` (families); loss units.
+
+    Raises
+    ------
+    ValueError
+        Neither or both of ``pairs`` / ``families``, unknown families, and the errors
+        of :func:`compare_families`.
+    """
+    _check_bootstrap(n_bootstrap)
+    if (pairs is None) == (families is None):
+        raise ValueError("give exactly one of pairs and families")
+    _, _, known, per, _ = _aligned(predictions, None, (loss,))
+    wanted = [f for pair in (pairs or []) for f in pair] + list(families or [])
+    unknown = sorted(set(map(str, wanted)) - set(known))
+    if unknown:
+        raise ValueError(f"families {unknown} have no predictions (have {known})")
+    L = _family_losses(per, known, loss)
+    idx = bootstrap_indices(len(per[known[0]]), n_bootstrap, random_state)
+    frames = []
+    if pairs is not None:
+        for fa, fb in pairs:
+            frames.append(pd.DataFrame({"family_a": str(fa), "family_b": str(fb), "loss": loss,
+                                        "bootstrap": np.arange(n_bootstrap),
+                                        "difference": _resampled_means(L[str(fa)] - L[str(fb)], idx)[0]}))
+        columns = ["family_a", "family_b", "loss", "bootstrap", "difference"]
+    else:
+        for f in families:
+            frames.append(pd.DataFrame({"family": str(f), "loss": loss, "bootstrap": np.arange(n_bootstrap),
+                                        "value": _resampled_means(L[str(f)], idx)[0]}))
+        columns = ["family", "loss", "bootstrap", "value"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def comparison_tables(
+    predictions,
+    *,
+    dataset: str | None = None,
+    losses: Sequence[str] | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    random_state: int | None = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``model_comparison`` rule: :func:`compare_families` (every pair; empty with a
+    single family) and :func:`loss_summary` of one dataset's test predictions,
+    from one set of resamples."""
+    _, _, families, _, _ = _aligned(predictions, dataset, losses)
+    kwargs = {"dataset": dataset, "losses": losses, "n_bootstrap": n_bootstrap, "confidence": confidence,
+              "random_state": random_state}
+    pairs = compare_families(predictions, **kwargs) if len(families) > 1 else pd.DataFrame(
+        columns=COMPARISON_COLUMNS)
+    return pairs, loss_summary(predictions, **kwargs)
 
 
 # ----------------------------------------------------------------------------- reject option
@@ -572,6 +726,38 @@ def reject_option_curve(y_true, proba, *, risks=None, classes=None) -> pd.DataFr
                      "rejected_share": (n - k) / n, "n_accepted": k,
                      "error_accepted": float(wrong[accepted].mean()) if k else float("nan")})
     return pd.DataFrame(rows)
+
+
+def reject_option_curves(predictions, *, risks=None) -> pd.DataFrame:
+    """:func:`reject_option_curve` of every family of a classification dataset (Fig 3.1).
+
+    Parameters
+    ----------
+    predictions : DataFrame or mapping family -> DataFrame
+        As :func:`compare_families`, with ``proba_1`` (binary classifiers).
+    risks : array-like, optional
+        As :func:`reject_option_curve`.
+
+    Returns
+    -------
+    DataFrame
+        ``dataset``, ``family``, then the columns of :func:`reject_option_curve`.
+
+    Raises
+    ------
+    ValueError
+        Regression predictions (no ``proba_1``), and the errors of :func:`compare_families`.
+    """
+    dataset, task, families, per, _ = _aligned(predictions, None, None)
+    if task != "classification":
+        raise ValueError("the reject option needs class probabilities (a proba_1 column)")
+    frames = []
+    for f in families:
+        curve = reject_option_curve(per[f]["y_true"].to_numpy(), per[f]["proba_1"].to_numpy(), risks=risks)
+        curve.insert(0, "family", f)
+        curve.insert(0, "dataset", dataset)
+        frames.append(curve)
+    return pd.concat(frames, ignore_index=True)
 
 
 # ----------------------------------------------------------------------------- regression

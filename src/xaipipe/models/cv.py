@@ -54,6 +54,7 @@ def _fit_group_fold(
     valid: np.ndarray,
     random_state: int,
     options: Mapping[str, Any] | None,
+    beta: float = 1.0,
 ) -> list[dict]:
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
     fit = fit_group(family, task, base, X[train], y[train], n_estimators=ks, random_state=random_state, options=options)
@@ -66,7 +67,8 @@ def _fit_group_fold(
     else:
         outputs = [model_output(est)(X[valid])]
     predict_time = time.perf_counter() - t0
-    return [_row(cfg, fit_time, predict_time, evaluate(task, y[valid], out)) for cfg, out in zip(configs, outputs)]
+    return [_row(cfg, fit_time, predict_time, evaluate(task, y[valid], out, beta=beta))
+            for cfg, out in zip(configs, outputs)]
 
 
 def _fit_chain_fold(
@@ -79,6 +81,7 @@ def _fit_chain_fold(
     valid: np.ndarray,
     random_state: int,
     options: Mapping[str, Any] | None,
+    beta: float = 1.0,
 ) -> list[dict]:
     """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
 
@@ -99,7 +102,7 @@ def _fit_chain_fold(
             t0 = time.perf_counter()
             outputs = model_output(est)(X[valid])
             predict_time = time.perf_counter() - t0
-            metrics = evaluate(task, y[valid], outputs)  # once per fit: shared fits have equal outputs
+            metrics = evaluate(task, y[valid], outputs, beta=beta)  # once per fit: shared fits have equal outputs
             fitted_depth = est.get_depth()
         rows.extend(_row(cfg, fit_time, predict_time, dict(metrics)) for cfg in cfgs)
     return rows
@@ -117,6 +120,7 @@ def cross_validate_grid(
     options: Mapping[str, Any] | None = None,
     sample: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
+    beta: float = 1.0,
 ) -> pd.DataFrame:
     """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
@@ -143,6 +147,8 @@ def cross_validate_grid(
         None (a family that is only sampled).
     n_jobs : int, default=1
         Worker processes (joblib/loky); each fit is single-threaded.
+    beta : float > 0, default=1.0
+        Weight of the ``f_beta`` column (classification; config key ``metrics.beta``).
 
     Returns
     -------
@@ -190,7 +196,7 @@ def cross_validate_grid(
     else:
         jobs = [(_fit_group_fold, (base, ks), f, tr, va) for base, ks in groups for f, (tr, va) in enumerate(folds)]
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options) for fn, unit, f, tr, va in jobs
+        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta) for fn, unit, f, tr, va in jobs
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
     records = []
@@ -298,12 +304,13 @@ def cv_tables(
     sample: Mapping[str, Any] | None = None,
     dataset: str = "",
     n_jobs: int = 1,
+    beta: float = 1.0,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
 
     Parameters
     ----------
-    family, task, grid, X, y, folds, random_state, options, sample, n_jobs
+    family, task, grid, X, y, folds, random_state, options, sample, n_jobs, beta
         As :func:`cross_validate_grid`.
     selection : str
         The loss that picks the best configuration (:func:`select_best`).
@@ -325,7 +332,7 @@ def cv_tables(
         As :func:`select_best` (every configuration failed, a metric that is not a loss).
     """
     table = cross_validate_grid(family, task, grid, X, y, folds, random_state=random_state, options=options,
-                                sample=sample, n_jobs=n_jobs)
+                                sample=sample, n_jobs=n_jobs, beta=beta)
     table.insert(0, "dataset", dataset)
     summary = summarize_cv(table.drop(columns="dataset"), task)
     summary.insert(0, "dataset", dataset)

@@ -112,6 +112,7 @@ def fit_best(
     options: Mapping[str, Any] | None = None,
     dataset: str = "",
     n_jobs: int = 1,
+    beta: float = 1.0,
 ):
     """The ``fit`` rule: refit a family's best configuration on the training rows, evaluate on the test rows.
 
@@ -124,6 +125,8 @@ def fit_best(
     test_rows : ndarray of int
         Row positions of the test rows in ``prepared.csv`` (the ``row`` column).
     dataset : str
+    beta : float > 0, default=1.0
+        Weight of the ``f_beta`` test metric (classification; config key ``metrics.beta``).
 
     Returns
     -------
@@ -151,7 +154,7 @@ def fit_best(
     if hasattr(est, "n_jobs"):
         est.set_params(n_jobs=1)  # predictions of the saved model are then bitwise reproducible
     output = model_output(est)(X_test)
-    metrics = evaluate(task, y_test, output, confusion=True)
+    metrics = evaluate(task, y_test, output, confusion=True, beta=beta)
     record = {
         "dataset": dataset, "task": task, "model": family,
         "params": params, "n_train": len(y_train), "n_test": len(y_test),

@@ -6,14 +6,17 @@ exactly those a ``GridSearchCV`` user would get. Column names are lower case:
 Regression: ``mse``, ``rmse``, ``mae``, ``r2``.
 Classification (binary, positive class coded 1): ``log_loss``, ``error_rate``
 (0-1 loss), ``brier``, ``accuracy``, ``balanced_accuracy``, ``precision``,
-``recall``, ``f1``, ``roc_auc``; confusion matrix entries ``tn``, ``fp``,
-``fn``, ``tp``.
+``recall``, ``f1``, ``roc_auc``, ``specificity`` (true-negative rate) and
+``f_beta`` (seed 004; ``beta`` from the config key ``metrics.beta``); confusion
+matrix entries ``tn``, ``fp``, ``fn``, ``tp``.
 
 These functions run once per configuration × fold of every grid (thousands of
 calls per run), so they make as few scikit-learn calls as give the same numbers:
 ``rmse`` is ``sqrt(mse)`` (bitwise what ``root_mean_squared_error`` returns for
 one output), precision, recall and F1 come from one
-``precision_recall_fscore_support`` call, and the calls run under
+``precision_recall_fscore_support`` call, ``specificity`` and ``f_beta`` come from
+the confusion counts by scikit-learn's own formulas (``recall_score(pos_label=0)``
+and ``fbeta_score``, equal bitwise: ``tests/models/test_metrics.py``), and the calls run under
 ``sklearn.config_context(skip_parameter_validation=True)`` (only the type
 checks of the fixed arguments are skipped; scikit-learn still checks the arrays'
 shapes and values).
@@ -47,6 +50,8 @@ CLASSIFICATION_METRICS = (
     "recall",
     "f1",
     "roc_auc",
+    "specificity",
+    "f_beta",
 )
 #: Metrics usable as the model-selection (and Rashomon) loss.
 LOWER_IS_BETTER = frozenset({"mse", "rmse", "mae", "log_loss", "error_rate", "brier"})
@@ -75,8 +80,28 @@ def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, floa
         }
 
 
+def _specificity_f_beta(y_true: np.ndarray, y_hat: np.ndarray, beta: float) -> tuple[float, float]:
+    """``TN / (TN + FP)`` and ``F_beta`` of class 1 from the confusion counts, with
+    scikit-learn's operations (``_prf_divide``: 0 where the denominator is 0), so that
+    they equal ``recall_score(pos_label=0, zero_division=0)`` and
+    ``fbeta_score(beta=beta, zero_division=0)`` bitwise."""
+    pos_true = y_true == 1
+    pos_hat = y_hat == 1
+    tp = np.count_nonzero(pos_true & pos_hat)
+    fp = np.count_nonzero(~pos_true & pos_hat)
+    fn = np.count_nonzero(pos_true & ~pos_hat)
+    tn = y_true.size - tp - fp - fn
+    negatives = tn + fp
+    spec = float(np.float64(tn) / np.float64(negatives)) if negatives else 0.0
+    beta2 = float(beta) ** 2
+    numerator = (1 + beta2) * np.float64(tp)
+    denominator = beta2 * np.float64(tp + fn) + np.float64(tp + fp)
+    fb = float(numerator / denominator) if denominator else 0.0
+    return spec, fb
+
+
 def classification_metrics(
-    y_true: np.ndarray, proba: np.ndarray, *, confusion: bool = False
+    y_true: np.ndarray, proba: np.ndarray, *, confusion: bool = False, beta: float = 1.0
 ) -> dict[str, float]:
     """Binary classification metrics from predicted class probabilities.
 
@@ -88,12 +113,16 @@ def classification_metrics(
         ``predict_proba`` output, or the probability of class 1.
     confusion : bool, default=False
         Also return the confusion-matrix counts ``tn, fp, fn, tp``.
+    beta : float > 0, default=1.0
+        ``beta`` of ``f_beta`` (seed 004; van Rijsbergen 1979): ``(1 + beta²) P R /
+        (beta² P + R)``; 1 gives F1. ``specificity`` is ``TN / (TN + FP)``.
+        Both are 0 where undefined (``zero_division=0``, as the other metrics).
 
     Raises
     ------
     ValueError
-        If ``proba`` has other than 2 columns, or ``y_true`` and ``proba`` differ
-        in length (scikit-learn's checks).
+        If ``proba`` has other than 2 columns, ``y_true`` and ``proba`` differ
+        in length (scikit-learn's checks), or ``beta`` is not a positive finite number.
 
     Notes
     -----
@@ -101,6 +130,8 @@ def classification_metrics(
     what scikit-learn's probabilistic classifiers return from ``predict``.
     ``roc_auc`` is NaN when ``y_true`` holds a single class.
     """
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating)) or not 0 < beta < np.inf:
+        raise ValueError(f"beta must be a positive finite number, got {beta!r}")
     y_true = np.asarray(y_true).astype(int)
     proba = np.asarray(proba, dtype=float)
     if proba.ndim == 2:
@@ -126,19 +157,22 @@ def classification_metrics(
             "f1": float(f1),
             "roc_auc": float(skm.roc_auc_score(y_true, p1)) if len(np.unique(y_true)) == 2 else float("nan"),
         }
+        out["specificity"], out["f_beta"] = _specificity_f_beta(y_true, y_hat, beta)
         if confusion:
             tn, fp, fn, tp = skm.confusion_matrix(y_true, y_hat, labels=[0, 1]).ravel()
             out.update({"tn": int(tn), "fp": int(fp), "fn": int(fn), "tp": int(tp)})
     return out
 
 
-def evaluate(task: str, y_true: np.ndarray, output: np.ndarray, *, confusion: bool = False) -> dict:
+def evaluate(task: str, y_true: np.ndarray, output: np.ndarray, *, confusion: bool = False,
+             beta: float = 1.0) -> dict:
     """Dispatch to :func:`regression_metrics` or :func:`classification_metrics`.
 
-    ``output`` is ``predict`` (regression) or ``predict_proba`` (classification).
+    ``output`` is ``predict`` (regression) or ``predict_proba`` (classification);
+    ``beta`` is the F-beta weight (classification only).
     """
     if task == "regression":
         return regression_metrics(y_true, output)
     if task == "classification":
-        return classification_metrics(y_true, output, confusion=confusion)
+        return classification_metrics(y_true, output, confusion=confusion, beta=beta)
     raise ValueError(f"unknown task {task!r}; expected 'regression' or 'classification'")

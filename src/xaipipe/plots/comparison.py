@@ -11,7 +11,9 @@ with the current matplotlib style (the pipeline wraps calls in
 * :func:`plot_reject_option` -- share of rows given the null action and the error
   on the accepted rows against the risk λ (Fig 3.1);
 * :func:`plot_predicted_vs_observed` -- predicted against observed with the line
-  ``y = x`` and R² / RMSE (Fig 3.4).
+  ``y = x`` and R² / RMSE (Fig 3.4);
+* :func:`comparison_figures` -- the figures of one dataset drawn by the pipeline's
+  ``comparison_figures_*`` rules, from its stored comparison tables.
 
 The seed draws Figs 3.2 and 3.3 with seaborn's ``displot(kde=True)``; here they are
 density histograms (the kernel density estimate is left out: the bootstrap
@@ -23,11 +25,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_error_distribution", "plot_loss_difference", "plot_predicted_vs_observed", "plot_reject_option"]
+__all__ = ["COMPARISON_FIGURES", "comparison_figures", "plot_error_distribution", "plot_loss_difference", "plot_predicted_vs_observed", "plot_reject_option", "plot_reject_options"]
 
 BAR_COLOUR = "#0072B2"  # blue
 CURVE_COLOUR = "#D55E00"  # vermillion
 SECOND_COLOUR = "#009E73"  # bluish green
+
+#: Figures of :func:`comparison_figures`, per task (the kinds of ``figures/<dataset>/comparison/``).
+COMPARISON_FIGURES = {
+    "classification": ("reject_option", "error_bootstrap", "loss_difference", "roc", "precision_recall"),
+    "regression": ("loss_difference", "predicted_vs_observed"),
+}
 
 _LOSS_LABELS = {"error_rate": "error rate", "log_loss": "log loss (nats)", "mse": "MSE", "mae": "MAE"}
 
@@ -273,3 +281,156 @@ def plot_predicted_vs_observed(points: pd.DataFrame, *, title: str | None = None
         ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def plot_reject_options(curves: pd.DataFrame, *, log_scale: bool = True, title: str | None = None):
+    """Reject-option curves of several classifiers (seed 003 Fig 3.1, every family).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        :func:`xaipipe.models.comparison.reject_option_curves` (``family`` and the
+        columns of :func:`~xaipipe.models.comparison.reject_option_curve`).
+    log_scale : bool, default=True
+        Log scale for the rejected share (a share of 0 leaves a gap).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes sharing the risk axis: share of test rows given the null action
+        (left) and error rate of the accepted rows (right), one line per family
+        (families in sorted order).
+
+    Raises
+    ------
+    ValueError
+        Missing columns or an empty table.
+    """
+    import matplotlib.pyplot as plt
+
+    need = ("family", "risk", "rejected_share", "error_accepted", "n_test")
+    missing = [c for c in need if c not in curves.columns]
+    if missing or curves.empty:
+        raise ValueError(f"reject-option table lacks columns {missing} or is empty")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10.0, 4.0), sharex=True)
+    for family, frame in curves.groupby("family", sort=True):
+        frame = frame.sort_values("risk", kind="stable")
+        share = frame["rejected_share"].to_numpy(dtype=float)
+        if log_scale:
+            share = np.where(share > 0, share, np.nan)
+        ax1.plot(frame["risk"], share, marker=".", label=str(family))
+        ax2.plot(frame["risk"], frame["error_accepted"], marker=".", label=str(family))
+    ax1.set_ylabel("share of test rows rejected")
+    if log_scale:
+        ax1.set_yscale("log")
+    ax2.set_ylabel("error rate of the accepted rows")
+    for ax in (ax1, ax2):
+        ax.set_xlabel(r"risk $\lambda$ (reject when max posterior $\leq 1-\lambda$)")
+    ax2.legend(loc="best")
+    fig.suptitle((title + ", " if title else "") + f"n = {int(curves['n_test'].iloc[0])} test rows")
+    fig.tight_layout()
+    return fig
+
+
+def _ranked(test_loss: pd.DataFrame, losses) -> list[str]:
+    """Families from best to worst by the first loss, ties broken by the next ones, then by name."""
+    wide = test_loss.pivot_table(index="family", columns="loss", values="mean")
+    return list(wide.reset_index().sort_values([*losses, "family"], kind="stable")["family"])
+
+
+def comparison_figures(
+    predictions,
+    pairs: pd.DataFrame,
+    test_loss: pd.DataFrame,
+    *,
+    n_bootstrap: int,
+    random_state: int | None,
+    dataset: str | None = None,
+) -> dict:
+    """The comparison figures of one dataset (seed 003 Figs 3.1-3.4; seed 004's ROC and PR).
+
+    Parameters
+    ----------
+    predictions : DataFrame or mapping family -> DataFrame
+        The families' test predictions, as
+        :func:`xaipipe.models.comparison.compare_families`.
+    pairs, test_loss : DataFrame
+        :func:`xaipipe.models.comparison.comparison_tables` of the same predictions,
+        ``n_bootstrap`` and ``random_state`` (the rule's ``pairs.csv`` and
+        ``test_loss.csv``): the figures annotate their numbers, and the histograms
+        are the very draws behind them.
+    n_bootstrap : int
+    random_state : int or None
+    dataset : str, optional
+        For titles.
+
+    Returns
+    -------
+    dict kind -> matplotlib.figure.Figure
+        The kinds of :data:`COMPARISON_FIGURES` for the task. "The best family" is
+        the one with the lowest test value of the task's first loss (``error_rate``,
+        ``mse``; ties broken by the second loss, then by name):
+
+        * ``reject_option`` (Fig 3.1): every classifier (:func:`plot_reject_options`);
+        * ``error_bootstrap`` (Fig 3.2): the best classifier;
+        * ``loss_difference`` (Fig 3.3): the best family against the second best,
+          first loss (the closest contest); with one family a figure saying so;
+        * ``predicted_vs_observed`` (Fig 3.4): the best regression model;
+        * ``roc``, ``precision_recall``: every classifier on one axes.
+
+    Raises
+    ------
+    ValueError
+        Tables that do not match the predictions (a family or pair missing), and the
+        errors of the comparison functions.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..models.comparison import (
+        DEFAULT_LOSSES,
+        _aligned,
+        bootstrap_differences,
+        predicted_vs_observed,
+        reject_option_curves,
+    )
+    from .curves import plot_precision_recall_curves, plot_roc_curves
+
+    name, task, families, per, losses = _aligned(predictions, dataset, None)
+    name = name or "dataset"
+    losses = DEFAULT_LOSSES[task]
+    missing = sorted(set(families) - set(test_loss["family"].astype(str)))
+    if missing:
+        raise ValueError(f"test_loss table lacks families {missing}")
+    ranked = _ranked(test_loss[test_loss["family"].astype(str).isin(families)], losses)
+    best, loss = ranked[0], losses[0]
+    figs = {}
+    if len(ranked) > 1:
+        fa, fb = sorted(ranked[:2])
+        row = pairs[(pairs.family_a == fa) & (pairs.family_b == fb) & (pairs.loss == loss)]
+        if len(row) != 1:
+            raise ValueError(f"pairs table lacks the row ({fa}, {fb}, {loss})")
+        draws = bootstrap_differences(predictions, loss=loss, pairs=[(fa, fb)], n_bootstrap=n_bootstrap,
+                                      random_state=random_state)["difference"]
+        figs["loss_difference"] = plot_loss_difference(draws, row.reset_index(drop=True), labels=(fa, fb),
+                                                       title=f"{name}: {fa} against {fb}")
+    else:
+        fig, ax = plt.subplots()
+        ax.text(0.5, 0.5, f"{name}: one family ({best}), no pair to compare", ha="center", va="center")
+        ax.set_axis_off()
+        figs["loss_difference"] = fig
+    y = per[best]["y_true"].to_numpy()
+    if task == "classification":
+        figs["reject_option"] = plot_reject_options(reject_option_curves(predictions), title=name)
+        s = test_loss[(test_loss.family == best) & (test_loss.loss == "error_rate")].iloc[0]
+        draws = bootstrap_differences(predictions, loss="error_rate", families=[best], n_bootstrap=n_bootstrap,
+                                      random_state=random_state)["value"]
+        figs["error_bootstrap"] = plot_error_distribution(draws, float(s["mean"]), int(s["n_test"]),
+                                                          title=f"{name} / {best}: test error")
+        scores = {f: (per[f]["y_true"].to_numpy(), per[f]["proba_1"].to_numpy()) for f in families}
+        figs["roc"] = plot_roc_curves(scores, title=f"{name}: ROC (test set)")
+        figs["precision_recall"] = plot_precision_recall_curves(scores, title=f"{name}: precision-recall (test set)")
+    else:
+        points = predicted_vs_observed(y, per[best]["y_pred"].to_numpy(), row=per[best]["row"].to_numpy())
+        figs["predicted_vs_observed"] = plot_predicted_vs_observed(points, title=f"{name} / {best}")
+    return {k: figs[k] for k in COMPARISON_FIGURES[task]}

@@ -13,7 +13,7 @@ __all__ = ["TEST_METRIC_COLUMNS", "test_metric_tables", "test_metrics_table", "t
 TEST_METRIC_COLUMNS = (
     "rmse", "mae", "r2", "mse",
     "accuracy", "balanced_accuracy", "precision", "recall", "f1", "roc_auc", "log_loss", "brier", "error_rate",
-    "tn", "fp", "fn", "tp",
+    "tn", "fp", "fn", "tp", "specificity", "f_beta",
 )
 
 

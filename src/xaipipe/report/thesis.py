@@ -22,6 +22,7 @@ from ..paths import result_path
 __all__ = [
     "FIGURE_KINDS",
     "TABLE_KINDS",
+    "importance_before_shap",
     "check_mapping",
     "available",
     "figure_sources",
@@ -44,6 +45,11 @@ FIGURE_KINDS = {
     "shap_waterfall_high": ("dataset", "model"),
     "shap_waterfall_low": ("dataset", "model"),
     "shap_waterfall_near_base": ("dataset", "model"),
+    "shap_force_high": ("dataset", "model"),
+    "shap_force_low": ("dataset", "model"),
+    "shap_force_near_base": ("dataset", "model"),
+    "response_vs_features": ("dataset",),
+    "importance_before_shap": ("dataset", "model"),
     "shap_bar": ("dataset", "model"),
     "shap_beeswarm": ("dataset", "model"),
     "shap_dependence": ("dataset", "model"),
@@ -116,6 +122,12 @@ def figure_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
         return {"members": result_path("rashomon_members", results, dataset=entry["study"])}
     if kind.startswith("shap_"):
         return {"shap": result_path("shap_result", results, dataset=d, family=m)}
+    if kind == "response_vs_features":
+        return {"prepared": result_path("prepared", results, dataset=d),
+                "prepared_info": result_path("prepared_info", results, dataset=d)}
+    if kind == "importance_before_shap":
+        return {"split_gain": result_path("split_gain", results, dataset=d, family=m),
+                "reliance": result_path("model_reliance", results, dataset=d, family=m)}
     raise ValueError(f"unknown figure kind {kind!r}")
 
 
@@ -213,9 +225,65 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
 
             top = global_importance(result).sort_values("rank")["feature"].head(2).tolist()
             return plot_shap.plot_shap_dependence(result, entry.get("features", top), title=title)
+        if kind.startswith("shap_force_"):
+            from ..plots.shap_force import force_rows, plot_shap_force
+
+            return plot_shap_force(result, force_rows(result)[kind.removeprefix("shap_force_")], title=title)
         which = kind.removeprefix("shap_waterfall_")
         return plot_shap.plot_shap_waterfall(result, plot_shap.local_rows(result)[which], title=title)
+    if kind == "response_vs_features":
+        from ..io import read_json
+        from ..plots.seed000 import plot_response_vs_features
+
+        info = read_json(sources["prepared_info"])
+        frame = pd.read_csv(sources["prepared"])
+        return plot_response_vs_features(frame, info["target"], features=info["features"], title=title)
+    if kind == "importance_before_shap":
+        from ..plots.seed000 import plot_importance_before_shap
+
+        return plot_importance_before_shap(importance_before_shap(pd.read_csv(sources["split_gain"]),
+                                                                  pd.read_csv(sources["reliance"]), loss=loss),
+                                           permutation_std="permutation_importance_std",
+                                           permutation_label=f"permutation importance: MR ratio (test {loss})",
+                                           title=title)
     raise ValueError(f"unknown figure kind {kind!r}")
+
+
+def importance_before_shap(split_gain: pd.DataFrame, reliance: pd.DataFrame, *,
+                           loss: str | None = None) -> pd.DataFrame:
+    """The table of 000 Fig 4.2: each feature's built-in importance (the model's
+    ``split_gain`` table) beside its permutation importance (the ``permutation``
+    rows of the model-reliance table: ``mr_ratio`` and its ``mr_ratio_std`` over
+    repeats) for ``loss`` (the table's only loss when None).
+
+    Returns
+    -------
+    DataFrame
+        ``feature``, ``builtin_importance``, ``permutation_importance``,
+        ``permutation_importance_std``; features in the split-gain table's order.
+
+    Raises
+    ------
+    ValueError
+        No permutation rows (of ``loss``), several losses and no ``loss``, or the two
+        tables name different features.
+    """
+    perm = reliance[reliance["estimator"] == "permutation"]
+    if loss is not None:
+        perm = perm[perm["loss"] == loss]
+    if perm.empty:
+        raise ValueError(f"model-reliance table has no 'permutation' rows (loss {loss!r}; "
+                         "explain.reliance.estimators / losses)")
+    if perm["feature"].duplicated().any():
+        raise ValueError(f"model-reliance table holds several losses {sorted(set(perm['loss']))}; give loss=")
+    a, b = set(split_gain["feature"]), set(perm["feature"])
+    if a != b:
+        raise ValueError(f"split-gain and model-reliance tables name different features: {sorted(a ^ b)}")
+    out = split_gain[["feature", "split_gain"]].rename(columns={"split_gain": "builtin_importance"})
+    perm = perm.set_index("feature")
+    out["permutation_importance"] = out["feature"].map(perm["mr_ratio"]).to_numpy()
+    out["permutation_importance_std"] = out["feature"].map(perm["mr_ratio_std"]).to_numpy()
+    return out.reset_index(drop=True)
 
 
 def latex_table(frame: pd.DataFrame, *, caption: str, label: str, float_format: str = "{:.4f}") -> str:
