@@ -269,12 +269,13 @@ def thesis_study(
 
 
 def rank_models(summary: pd.DataFrame, transform: str = "none") -> pd.DataFrame:
-    """Sort a CV summary by ``rmse_mean`` and add ``rank`` (1 = best) and ``transform``."""
+    """Sort a CV summary by ``rmse_mean`` and add ``rank`` (1 = best) and ``transform``; ``n_folds``
+    is kept for the CV standard error of the Rashomon step's one-standard-error ε."""
     out = summary.sort_values(["rmse_mean", "config_index"], kind="stable").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     out["transform"] = transform
     keep = ["rank", "config_id", "n_estimators", "learning_rate", "max_depth", "loss", "rmse_mean",
-            "rmse_std", "mae_mean", "r2_mean", "status", "transform", "fit_time_s"]
+            "rmse_std", "mae_mean", "r2_mean", "status", "transform", "fit_time_s", "n_folds"]
     return out[[c for c in keep if c in out.columns]]
 
 
