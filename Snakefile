@@ -18,6 +18,7 @@ include: "workflow/rules/explain.smk"
 include: "workflow/rules/rashomon.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coverage.smk"
+include: "workflow/rules/simulation.smk"
 include: "workflow/rules/targets.smk"
 
 

@@ -58,3 +58,7 @@ if STUDIES:
 # the theses' numbered figures and tables
 ALL_TARGETS += [P("thesis_figure", name=name, ext="pdf") for name in THESIS_FIGURES]
 ALL_TARGETS += [P("thesis_table", name=name, ext="tex") for name in THESIS_TABLES]
+
+# simulated data: the pipeline's estimates beside the DGP's truth (when a simulated dataset runs)
+if SIMULATED:
+    ALL_TARGETS.append(P("table", name="simulation_truth"))
