@@ -110,3 +110,17 @@ rule illustration_tree:
         seed=config["seed"],
     script:
         "../scripts/illustration_tree.py"
+
+
+rule illustrations:
+    """Target: the chapter 2-3 illustration tables, and their thesis figures when `illustrations.enabled`
+    (`snakemake --cores 2 illustrations`)."""
+    input:
+        [P("illustration", illustration=n) for n in ILLUSTRATION_TABLES],
+        P("illustration_model", illustration="diabetes_tree"),
+        [
+            P("thesis_figure", name=name, ext="pdf")
+            for name, entry in THESIS_FIGURES.items()
+            if entry["kind"] == "illustration"
+        ],
+    localrule: True
