@@ -40,7 +40,12 @@ rule simulation_truth:
             path for part in SIMULATION_TRUTH_PARTS for path in part["tables"].values()
         ],
     output:
-        table=P("table", name="simulation_truth"),
+        table=report(
+            P("table", name="simulation_truth"),
+            caption="../report/simulation_truth.rst",
+            category="simulation",
+            labels={"table": "simulation_truth"},
+        ),
     log:
         f"{LOGS}/simulation/simulation_truth.log",
     benchmark:
