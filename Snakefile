@@ -19,6 +19,7 @@ include: "workflow/rules/rashomon.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coverage.smk"
 include: "workflow/rules/comparison.smk"
+include: "workflow/rules/simulation.smk"
 include: "workflow/rules/targets.smk"
 
 

@@ -79,6 +79,9 @@ PATHS: dict[str, str] = {
     "study_cv_summary": "rashomon/{dataset}/cv_summary.csv",
     "study_comparison": "rashomon/{dataset}/table_4_1.csv",
     "study_pattern": "rashomon/{dataset}/ranking_pattern.csv",
+    # illustrations of the thesis' chapters 2-3 (seed 001), drawn by the thesis_figure rule
+    "illustration": "illustrations/{illustration}.csv",
+    "illustration_model": "illustrations/{illustration}.joblib",
     # tables of all datasets
     "table": "tables/{name}.csv",
     # figures: per dataset, per model, per Rashomon model class, per study, the coverage audit; the theses' numbering

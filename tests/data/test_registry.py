@@ -60,7 +60,8 @@ def user_frame(n=200, seed=0) -> pd.DataFrame:
 # --------------------------------------------------------------------------- #
 def test_registry_file_declares_the_six_datasets():
     reg = load_registry(REGISTRY_FILE)
-    assert list(reg) == list(THESIS_DATASETS)
+    assert list(reg) == list(THESIS_DATASETS) + ["simulated"]  # + the seed's simulated data (issue 23)
+    assert reg.pop("simulated").kind == "simulated"
     assert {d: e.kind for d, e in reg.items()} == {d: ("sklearn" if d == "diabetes" else "uci") for d in reg}
     assert reg["breast_cancer"].task == "classification" and reg["breast_cancer"].positive_class == "M"
     assert reg["abalone"].categorical == ("Sex",)
@@ -132,7 +133,7 @@ def test_config_entry_declares_a_new_dataset():
                           "target": "y", "categorical": ["region"], "families": ["linear_regression"],
                           "enabled": True}}
     reg = load_registry(REGISTRY_FILE, config)
-    assert list(reg)[-1] == "my_data" and len(reg) == 7
+    assert list(reg)[-1] == "my_data" and len(reg) == 8  # six theses + simulated + my_data
     e = reg["my_data"]
     assert (e.kind, e.task, e.target, e.categorical, e.name) == ("file", "regression", "y", ("region",), "my_data")
     assert "config key datasets.my_data" in e.origin

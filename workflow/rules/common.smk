@@ -306,7 +306,13 @@ STUDIES = ["abalone_study"] if STUDY["enabled"] and STUDY["dataset"] in DATASETS
 THESIS_FIGURES = {
     name: entry
     for name, entry in config["thesis"]["figures"].items()
-    if available(entry, DATASETS, families_of, STUDIES)
+    if available(
+        entry,
+        DATASETS,
+        families_of,
+        STUDIES,
+        illustrations=config["illustrations"].get("enabled", True),
+    )
 }
 THESIS_TABLES = {
     name: entry

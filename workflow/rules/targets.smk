@@ -99,3 +99,7 @@ for _key, _path in (
         and _cfg["family"] in families_of(_cfg["dataset"])
     ):
         ALL_TARGETS.append(P(_path, dataset=_cfg["dataset"], family=_cfg["family"]))
+
+# simulated data: the pipeline's estimates beside the DGP's truth (when a simulated dataset runs)
+if SIMULATED:
+    ALL_TARGETS.append(P("table", name="simulation_truth"))

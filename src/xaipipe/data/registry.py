@@ -20,7 +20,7 @@ Registry keys (see config/README.md): ``name``, ``task`` (``regression`` |
 ``classification``), ``target``, ``columns`` (``id`` / ``features`` /
 ``other``), ``categorical``, ``drop``, ``positive_class``, ``variants``,
 ``order_by``, ``doi``, ``citation``, ``source`` (``kind``: ``uci``, ``sklearn``,
-``file``, ``openml``). Options that only the configuration has: ``enabled``,
+``file``, ``openml``, ``simulated``). Options that only the configuration has: ``enabled``,
 ``families``, ``one_hot``, ``variant``.
 """
 
@@ -56,7 +56,7 @@ ENTRY_KEYS = ("name", "task", "target", "columns", "categorical", "drop", "posit
 #: keys that only the configuration's ``datasets.<d>`` entries have
 OPTION_KEYS = ("enabled", "families", "one_hot", "variant")
 #: source kinds
-SOURCE_KINDS = ("uci", "sklearn", "file", "openml")
+SOURCE_KINDS = ("uci", "sklearn", "file", "openml", "simulated")
 #: default schema: <repo>/workflow/schemas/datasets.schema.yaml
 REGISTRY_SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "datasets.schema.yaml"
 
@@ -78,7 +78,7 @@ class DatasetEntry:
     target : str
         Target column.
     source : dict
-        ``{"kind": "uci" | "sklearn" | "file" | "openml", ...}`` (see the schema).
+        ``{"kind": "uci" | "sklearn" | "file" | "openml" | "simulated", ...}`` (see the schema).
     name : str
         Human-readable name (default: the identifier).
     id_columns, other_columns : tuple of str
@@ -121,7 +121,7 @@ class DatasetEntry:
     # ------------------------------------------------------------------ #
     @property
     def kind(self) -> str:
-        """Source kind: ``uci``, ``sklearn``, ``file`` or ``openml``."""
+        """Source kind: ``uci``, ``sklearn``, ``file``, ``openml`` or ``simulated``."""
         return self.source["kind"]
 
     @property
@@ -268,6 +268,12 @@ def validate_entry(dataset: str, mapping: Mapping[str, Any], *, origin: str = ""
                 f"{where}: unknown parser {parser!r} (datasets.{dataset}.source.parser); known parsers: "
                 f"{sorted(PARSERS)}"
             )
+        if kind == "simulated" and "dgp" in source:
+            from .simulated import DGPS
+
+            if source["dgp"] not in DGPS:
+                raise RegistryError(f"{where}: unknown DGP {source['dgp']!r} (datasets.{dataset}.source.dgp); "
+                                    f"known DGPs: {sorted(DGPS)}")
         if kind == "file" and "url" in source and "sha256" not in source:
             raise RegistryError(
                 f"{where}: datasets.{dataset}.source.url needs source.sha256 (the SHA-256 of the file, "

@@ -1,7 +1,8 @@
 """Thesis figures and tables regenerated from the pipeline's results.
 
 The config section ``thesis`` maps the numbering of the theses (seed 001:
-Figs 4.1–4.5, 5.1–5.9, Tables 4.1, 5.2, 5.4, 5.6; seed 000: Figs 4.3–4.8) to a
+Figs 2.1–2.2, 3.1–3.3, 4.1–4.5, 5.1–5.9, Tables 4.1, 5.2, 5.4, 5.6; seed 000:
+Figs 4.3–4.8) to a
 *kind* of figure or table and its data (dataset, model, variables). This module
 validates the mapping, says which result files each entry reads
 (:func:`figure_sources`, :func:`table_sources`) and renders them
@@ -21,6 +22,7 @@ from ..paths import result_path
 
 __all__ = [
     "FIGURE_KINDS",
+    "ILLUSTRATION_PLOTS",
     "TABLE_KINDS",
     "importance_before_shap",
     "check_mapping",
@@ -53,6 +55,16 @@ FIGURE_KINDS = {
     "shap_bar": ("dataset", "model"),
     "shap_beeswarm": ("dataset", "model"),
     "shap_dependence": ("dataset", "model"),
+    "illustration": ("illustration",),
+}
+#: illustration (config section ``illustrations``) -> plotting function of :mod:`xaipipe.plots.illustrations`
+ILLUSTRATION_PLOTS = {
+    "diabetes_tree": "plot_regression_tree",
+    "pruning_path": "plot_pruning_path",
+    "oob_curve": "plot_oob_curve",
+    "loss_functions": "plot_loss_functions",
+    "boosting_depth": "plot_boosting_depth",
+    "boosting_staged": "plot_boosting_shrinkage",
 }
 #: table kind -> keys its mapping entry needs
 TABLE_KINDS = {"test_metrics": ("dataset",), "abalone_top15": ()}
@@ -84,9 +96,11 @@ def check_mapping(mapping: Mapping[str, Any]) -> None:
                 raise ValueError(f"{where}: kind {kind!r} needs key(s) {missing}")
 
 
-def available(entry: Mapping[str, Any], datasets, families_of, studies=()) -> bool:
+def available(entry: Mapping[str, Any], datasets, families_of, studies=(), illustrations: bool = True) -> bool:
     """Whether this run produces the results a thesis entry reads (its dataset is
-    enabled, its model is run on it, its study is enabled)."""
+    enabled, its model is run on it, its study is enabled, the illustrations are on)."""
+    if entry.get("kind") == "illustration" and not illustrations:
+        return False
     if "study" in entry and entry["study"] not in studies:
         return False
     if entry.get("kind") == "abalone_top15" and "abalone_study" not in studies:
@@ -128,6 +142,13 @@ def figure_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
     if kind == "importance_before_shap":
         return {"split_gain": result_path("split_gain", results, dataset=d, family=m),
                 "reliance": result_path("model_reliance", results, dataset=d, family=m)}
+    if kind == "illustration":
+        name = entry["illustration"]
+        if name not in ILLUSTRATION_PLOTS:
+            raise ValueError(f"unknown illustration {name!r}; known: {sorted(ILLUSTRATION_PLOTS)}")
+        if name == "diabetes_tree":  # plot_tree draws the fitted estimator
+            return {"model": result_path("illustration_model", results, illustration=name)}
+        return {"table": result_path("illustration", results, illustration=name)}
     raise ValueError(f"unknown figure kind {kind!r}")
 
 
@@ -246,6 +267,19 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
                                            permutation_std="permutation_importance_std",
                                            permutation_label=f"permutation importance: MR ratio (test {loss})",
                                            title=title)
+    if kind == "illustration":
+        from ..plots import illustrations as plot_illustrations
+
+        plot = getattr(plot_illustrations, ILLUSTRATION_PLOTS[entry["illustration"]])
+        if "model" in sources:
+            from ..io import read_joblib
+
+            fig = plot(read_joblib(sources["model"]))
+        else:
+            fig = plot(pd.read_csv(sources["table"]))
+        if title:
+            fig.suptitle(title)
+        return fig
     raise ValueError(f"unknown figure kind {kind!r}")
 
 

@@ -79,9 +79,11 @@ from scipy import special
 
 __all__ = [
     "boosting_depth_curve",
+    "ILLUSTRATIONS",
     "boosting_staged_curves",
     "early_stopping_iteration",
     "fit_diabetes_tree",
+    "illustration_table",
     "loss_functions",
     "oob_curve",
     "pruning_path",
@@ -534,3 +536,56 @@ def boosting_staged_curves(
         }))
     return pd.concat(parts, ignore_index=True)
 
+
+
+# ----------------------------------------------------------------------------- the workflow's entry point
+#: illustration name -> (function, whether it takes a train / test split of simulated data)
+ILLUSTRATIONS = {
+    "pruning_path": (pruning_path, True),
+    "oob_curve": (oob_curve, True),
+    "loss_functions": (loss_functions, False),
+    "boosting_depth": (boosting_depth_curve, True),
+    "boosting_staged": (boosting_staged_curves, True),
+}
+
+
+def illustration_table(name: str, frame: pd.DataFrame | None = None, *, test_size: float = 0.2,
+                       random_state: int = 0, **options) -> pd.DataFrame:
+    """The table of one illustration of chapters 2-3, computed the way the ``illustration`` rule does.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`ILLUSTRATIONS` (``pruning_path``, ``oob_curve``,
+        ``loss_functions``, ``boosting_depth``, ``boosting_staged``).
+    frame : DataFrame, optional
+        Simulated data (``x1 .. xp``, ``y``; :func:`xaipipe.data.simulated.simulate`),
+        split by :func:`simulated_split` with ``test_size`` and ``random_state``;
+        needed by every illustration but ``loss_functions``.
+    test_size : float, default 0.2
+    random_state : int, default 0
+        Seed of the split and ``random_state`` of the models.
+    **options
+        Keyword arguments of the illustration's function (config section
+        ``illustrations.<name>``); lists become tuples.
+
+    Returns
+    -------
+    DataFrame
+        The function's table.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``name``, or no ``frame`` for an illustration that needs data.
+    """
+    if name not in ILLUSTRATIONS:
+        raise ValueError(f"unknown illustration {name!r}; known: {sorted(ILLUSTRATIONS)}")
+    function, needs_data = ILLUSTRATIONS[name]
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+    if not needs_data:
+        return function(**kwargs)
+    if frame is None:
+        raise ValueError(f"illustration {name!r} needs the simulated data (frame)")
+    s = simulated_split(frame, test_size=test_size, random_state=random_state)
+    return function(s["X_train"], s["y_train"], s["X_test"], s["y_test"], random_state=random_state, **kwargs)
