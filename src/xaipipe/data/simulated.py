@@ -107,7 +107,7 @@ row), the second for :math:`\\varepsilon` (``standard_normal(n)``). Hence the
 same ``X`` whatever ``noise_sd``, the same noise whatever ``p``, and the first
 ``m`` rows of a sample of ``n > m`` rows equal the sample of ``m`` rows (same
 ``p``). The canonical CSV bytes are
-:func:`xaipipe.data.sources.canonical_to_csv_bytes` (``%.17g``: every float64
+:func:`xaipipe.data.canonical.canonical_to_csv_bytes` (``%.17g``: every float64
 round-trips exactly; LF line ends) and their SHA-256 is stored in the sidecar.
 Byte identity holds for a given NumPy version and platform: NumPy does not
 promise the same Generator streams across versions, and ``sin`` may differ in
@@ -124,7 +124,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .sources import canonical_sha256
+from .canonical import canonical_sha256
 
 __all__ = [
     "DEFAULT_DGP",
@@ -615,7 +615,7 @@ def simulation_sidecar(
         "population": population,
         "rng": ("numpy.random.Generator(PCG64); SeedSequence(seed).spawn(2): child 0 draws X with "
                 "uniform(low, high, size=(n, p)), child 1 the noise with standard_normal(n)"),
-        "serialization": "xaipipe.data.sources.canonical_to_csv_bytes (float_format %.17g, LF, UTF-8)",
+        "serialization": "xaipipe.data.canonical.canonical_to_csv_bytes (float_format %.17g, LF, UTF-8)",
         "numpy_version": np.__version__,
         "canonical_sha256": canonical_sha256(frame),
         "n_rows": int(frame.shape[0]),

@@ -42,19 +42,21 @@ import socket
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..io import sha256_bytes
+from .canonical import canonical_sha256, canonical_to_csv_bytes
 from .parsers import get_parser
-from .registry import DatasetEntry
+
+if TYPE_CHECKING:  # annotations only: the registry imports data.simulated, which imports this module
+    from .registry import DatasetEntry
 
 __all__ = [
     "ChecksumError",
     "DownloadError",
-    "load_sources",
     "normalize_canonical",
     "read_mirror",
     "read_sklearn",
@@ -77,16 +79,6 @@ class ChecksumError(ValueError):
 
 class DownloadError(RuntimeError):
     """A download failed (no network, timeout, server error)."""
-
-
-def load_sources(path: str | os.PathLike) -> dict[str, DatasetEntry]:
-    """The entries of a registry file (``config/datasets.yaml``), without configuration.
-
-    Shorthand of :func:`xaipipe.data.registry.load_registry` ``(path)``.
-    """
-    from .registry import load_registry
-
-    return load_registry(path)
 
 
 # --------------------------------------------------------------------------- #
@@ -764,16 +756,6 @@ SOURCE_READERS: dict[str, Callable[..., tuple]] = {
 # --------------------------------------------------------------------------- #
 # Entry point
 # --------------------------------------------------------------------------- #
-def canonical_to_csv_bytes(frame: pd.DataFrame) -> bytes:
-    """The canonical CSV serialization (exact float round trip, LF line ends)."""
-    return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode("utf-8")
-
-
-def canonical_sha256(frame: pd.DataFrame) -> str:
-    """SHA-256 of :func:`canonical_to_csv_bytes`."""
-    return sha256_bytes(canonical_to_csv_bytes(frame))
-
-
 def read_canonical(path: str | os.PathLike, sidecar: Mapping[str, Any]) -> pd.DataFrame:
     """Read a canonical CSV with the dtypes recorded in its sidecar."""
     dtypes = {c["name"]: c["dtype"] for c in sidecar["columns"]}

@@ -102,10 +102,11 @@ def load_abalone(
         ``features``, ``feature_groups`` (``{"Sex": ["Sex_F", "Sex_I", "Sex_M"]}``).
     """
     from ..data.prepare import prepare_table
-    from ..data.sources import load_canonical, load_sources
+    from ..data.registry import load_registry
+    from ..data.sources import load_canonical
     from ..data.split import folds_from_split, make_split
 
-    frame, sidecar = load_canonical(load_sources(registry_yaml)["abalone"], mirror=mirror)
+    frame, sidecar = load_canonical(load_registry(registry_yaml)["abalone"], mirror=mirror)
     prepared, info, _ = prepare_table(frame, sidecar, {"one_hot": ["Sex"]})
     X = prepared[info["features"]].to_numpy(dtype=np.float64)
     y = prepared[info["target"]].to_numpy(dtype=np.float64)
