@@ -26,7 +26,7 @@ datasets:
     categorical: [region]
     families: [linear_regression, gradient_boosting]
 threads: {rashomon: 1}
-rashomon: {epsilons: [0.0, 0.05], estimators: [permutation]}
+rashomon: {epsilons: [0.0, 0.05], epsilon: 0.05, estimators: [permutation]}
 """
 
 
