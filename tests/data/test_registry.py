@@ -7,8 +7,6 @@ import gzip
 import hashlib
 import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, THESIS_DATASETS
+from tests.data._loopback import LoopbackServer
 from xaipipe.data.parsers import PARSERS, get_parser
 from xaipipe.data.prepare import prepare_table
 from xaipipe.data.registry import (
@@ -271,39 +270,16 @@ def test_file_errors_name_the_file_and_format(tmp_path, monkeypatch):
         load_canonical(entry(source={"kind": "file", "path": "bad.csv", "read_options": {"no_such_option": 1}}))
 
 
-class _Server:
-    """Loopback HTTP server serving fixed bytes at /data/my.csv."""
+class _Server(LoopbackServer):
+    """Loopback server serving fixed bytes at /data/my.csv."""
 
     def __init__(self, body: bytes):
-        self.hits = 0
-        outer = self
+        self.body = body
+        super().__init__()
+        self.url = f"{self.base}/data/my.csv"
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                outer.hits += 1
-                if self.path != "/data/my.csv":
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/data/my.csv"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    def respond(self, path):
+        return (self.body, "text/csv") if path == "/data/my.csv" else None
 
 
 def test_file_url_source_is_checked_and_cached(tmp_path, monkeypatch):

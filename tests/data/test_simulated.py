@@ -19,7 +19,11 @@ from xaipipe.data.simulated import (
     simulate,
     simulation_sidecar,
 )
-from xaipipe.data.sources import canonical_sha256, canonical_to_csv_bytes, read_canonical
+from xaipipe.data.sources import (
+    canonical_sha256,
+    canonical_to_csv_bytes,
+    read_canonical,
+)
 from xaipipe.io import sha256_bytes
 
 

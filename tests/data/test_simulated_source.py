@@ -15,7 +15,12 @@ from tests.conftest import REPO
 from xaipipe.data.prepare import check_features, prepare_table
 from xaipipe.data.registry import DatasetEntry, RegistryError, load_registry
 from xaipipe.data.simulated import get_dgp, simulate
-from xaipipe.data.sources import SOURCE_READERS, canonical_sha256, canonical_to_csv_bytes, load_canonical
+from xaipipe.data.sources import (
+    SOURCE_READERS,
+    canonical_sha256,
+    canonical_to_csv_bytes,
+    load_canonical,
+)
 from xaipipe.data.split import make_split
 
 REGISTRY_FILE = REPO / "config" / "datasets.yaml"

@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tests.conftest import REPO
 from tests.conftest import THESIS_DATASETS as DATASETS
+from tests.data._loopback import LoopbackServer
 from xaipipe.data.sources import (
     ChecksumError,
     DownloadError,
@@ -25,8 +25,8 @@ from xaipipe.data.sources import (
     read_canonical,
     read_mirror,
 )
-from tests.conftest import REPO
 from xaipipe.io import write_json
+
 
 def canonical_columns(dataset):
     """Column roles of a dataset's registry entry (config/datasets.yaml)."""
@@ -170,61 +170,31 @@ def _uci_frame(dataset: str, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[di
     return served, roles
 
 
-class _FakeUCI:
-    """Threaded HTTP server on 127.0.0.1 answering like archive.ics.uci.edu's API."""
+class _FakeUCI(LoopbackServer):
+    """Loopback server answering like archive.ics.uci.edu's API."""
 
     def __init__(self, tables: dict[int, tuple[pd.DataFrame, list[dict]]], delay: float = 0.0):
         self.tables = tables
-        self.delay = delay
-        self.hits = 0
-        outer = self
+        super().__init__(delay)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # silence
-                pass
-
-            def do_GET(self):
-                outer.hits += 1
-                if outer.delay:
-                    time.sleep(outer.delay)
-                url = urlparse(self.path)
-                if url.path == "/api/dataset":
-                    uci_id = int(parse_qs(url.query)["id"][0])
-                    frame, roles = outer.tables[uci_id]
-                    body = json.dumps({
-                        "status": 200,
-                        "data": {
-                            "uci_id": uci_id, "name": f"dataset {uci_id}",
-                            "data_url": f"{outer.base}/static/public/{uci_id}/data.csv",
-                            "variables": roles, "additional_info": None, "intro_paper": None,
-                        },
-                    }).encode()
-                    ctype = "application/json"
-                elif url.path.startswith("/static/public/"):
-                    uci_id = int(url.path.split("/")[3])
-                    body = outer.tables[uci_id][0].to_csv(index=False).encode()
-                    ctype = "text/csv"
-                else:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    def respond(self, path):
+        url = urlparse(path)
+        if url.path == "/api/dataset":
+            uci_id = int(parse_qs(url.query)["id"][0])
+            frame, roles = self.tables[uci_id]
+            body = json.dumps({
+                "status": 200,
+                "data": {
+                    "uci_id": uci_id, "name": f"dataset {uci_id}",
+                    "data_url": f"{self.base}/static/public/{uci_id}/data.csv",
+                    "variables": roles, "additional_info": None, "intro_paper": None,
+                },
+            }).encode()
+            return body, "application/json"
+        if url.path.startswith("/static/public/"):
+            uci_id = int(url.path.split("/")[3])
+            return self.tables[uci_id][0].to_csv(index=False).encode(), "text/csv"
+        return None
 
 
 @pytest.fixture()

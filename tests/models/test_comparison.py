@@ -18,6 +18,7 @@ from sklearn.model_selection import train_test_split
 from xaipipe.models.comparison import (
     COMPARISON_COLUMNS,
     TEST_LOSS_COLUMNS,
+    aligned_predictions,
     bootstrap_differences,
     bootstrap_error_rate,
     bootstrap_indices,
@@ -446,3 +447,20 @@ def test_squared_terms_comparison_errors(diabetes_split):
         squared_terms_comparison(Xtr, ytr, Xte, yte, names, losses=("error_rate",))
     with pytest.raises(ValueError, match="shape"):
         squared_terms_comparison(Xtr, ytr, Xte, yte, names[:-1])
+
+
+def test_aligned_predictions_sorts_each_family_by_row_and_infers_the_task():
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=20)
+    order = rng.permutation(20)  # adversarial row order: each family's table shuffled differently
+    reg = {"xgboost": pd.DataFrame({"row": order, "y_true": y[order], "y_pred": y[order] + 1}),
+           "linear_regression": pd.DataFrame({"row": np.arange(20), "y_true": y, "y_pred": y})}
+    dataset, task, families, per, losses = aligned_predictions(reg)
+    assert (dataset, task, families, losses) == ("", "regression",
+                                                 ["linear_regression", "xgboost"], ("mse", "mae"))
+    for f in families:
+        np.testing.assert_array_equal(per[f]["row"], np.arange(20))
+        np.testing.assert_array_equal(per[f]["y_true"], y)
+    np.testing.assert_array_equal(per["xgboost"]["y_pred"], y + 1)
+    with pytest.raises(ValueError, match="lack column 'y_pred'"):
+        aligned_predictions({"xgboost": reg["xgboost"].drop(columns="y_pred")})

@@ -38,11 +38,17 @@ def profile(name: str) -> dict:
 
 
 def non_local_rules() -> set[str]:
-    """Rules of workflow/rules/*.smk without ``localrule: True`` (the SLURM jobs)."""
+    """Rules of workflow/rules/*.smk without ``localrule: True`` (the SLURM jobs).
+
+    A rule derived with ``use rule A as B with:`` counts as local only if its own ``with:`` block
+    says so: Snakemake 9 resets ``localrule`` there (the derived rule went to SLURM otherwise).
+    """
     rules = set()
     for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
-        blocks = re.split(r"^rule (\w+):", path.read_text(), flags=re.M)
-        for name, body in zip(blocks[1::2], blocks[2::2]):
+        blocks = re.split(r"^(?:rule (\w+)|use rule \w+ as (\w+) with):", path.read_text(),
+                          flags=re.M)
+        names = [a or b for a, b in zip(blocks[1::3], blocks[2::3])]
+        for name, body in zip(names, blocks[3::3]):
             if not re.search(r"^\s+localrule:\s*True", body, flags=re.M):
                 rules.add(name)
     return rules

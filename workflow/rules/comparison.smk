@@ -97,30 +97,14 @@ rule comparison_figures_classification:
         "../scripts/comparison_figures.py"
 
 
-rule comparison_figures_regression:
-    """Figs 3.3 (difference of the two best families) and 3.4 (predicted against observed) of seed 003."""
-    input:
-        style=STYLE_FILE,
-        predictions=lambda w: per_family("predictions", w.dataset),
-        pairs=rules.model_comparison.output.pairs,
-        test_loss=rules.model_comparison.output.test_loss,
+# Snakemake 9 resets `localrule` in `use rule ... with:` unless it is repeated there
+# (RuleInfo.localrule defaults to False, which overwrites the parent's True).
+use rule comparison_figures_classification as comparison_figures_regression with:
     output:
         **comparison_figure_outputs("regression"),
-    log:
-        f"{LOGS}/figures/comparison/{{dataset}}.log",
-    benchmark:
-        f"{BENCH}/comparison_figures/{{dataset}}.tsv"
     wildcard_constraints:
         dataset="|".join(REGRESSION_DATASETS) or "NO_DATASET",
     localrule: True
-    conda:
-        "../../envs/report.yaml"
-    params:
-        families=lambda w: families_of(w.dataset),
-        n_bootstrap=COMPARISON["n_bootstrap"],
-        seed=config["seed"],
-    script:
-        "../scripts/comparison_figures.py"
 
 
 rule squared_terms:

@@ -76,6 +76,7 @@ __all__ = [
     "DEFAULT_LOSSES",
     "LOSSES",
     "TEST_LOSS_COLUMNS",
+    "aligned_predictions",
     "bootstrap_differences",
     "bootstrap_error_rate",
     "bootstrap_indices",
@@ -422,10 +423,41 @@ def _long_predictions(predictions) -> pd.DataFrame:
     raise TypeError("predictions must be a DataFrame with a 'family' column or a mapping family -> DataFrame")
 
 
-def _aligned(predictions, dataset: str | None, losses: Sequence[str] | None):
-    """Validate the long predictions table: (dataset, families, per-family frames sorted by
-    ``row``, the losses). Shared by every function that resamples the test rows, so that
-    they all resample the same rows in the same order."""
+def aligned_predictions(predictions, dataset: str | None = None,
+                        losses: Sequence[str] | None = None):
+    """Validate a long test-predictions table and split it per family on common test rows.
+
+    Shared by every function that resamples the test rows (and by the comparison figures), so
+    that they all resample the same rows in the same order.
+
+    Parameters
+    ----------
+    predictions : DataFrame or mapping
+        Long table with columns ``family``, ``row``, ``y_true``, ``y_pred`` (and ``proba_1`` for
+        classifiers), optionally ``dataset``; or ``{family: table}``.
+    dataset : str, optional
+        Dataset name; taken from the ``dataset`` column when None.
+    losses : sequence of str, optional
+        Loss names (``LOSSES``); the task's ``DEFAULT_LOSSES`` when None.
+
+    Returns
+    -------
+    dataset : str
+        ``dataset``, else the table's ``dataset`` value, else ``""``.
+    task : {"classification", "regression"}
+    families : list of str
+        Sorted family names.
+    per_family : dict of str to DataFrame
+        Each family's rows sorted by ``row`` (n_test rows each, the same rows for all).
+    losses : tuple of str
+
+    Raises
+    ------
+    ValueError
+        A missing column, several datasets, no family, families mixing classification and
+        regression outputs, a loss of the other task, duplicated test rows, or families scored
+        on different rows or with different ``y_true``.
+    """
     table = _long_predictions(predictions)
     for col in ("row", "y_true", "y_pred"):
         if col not in table.columns:
@@ -520,7 +552,7 @@ def compare_families(
         ``predictions`` of another type.
     """
     _check_bootstrap(n_bootstrap, confidence)
-    dataset, _task, families, per, losses = _aligned(predictions, dataset, losses)
+    dataset, _task, families, per, losses = aligned_predictions(predictions, dataset, losses)
     if len(families) < 2:
         raise ValueError(f"need at least two families to compare, got {families}")
     ref = per[families[0]]
@@ -569,7 +601,7 @@ def loss_summary(
         :func:`error_rate_summary` of that family (tested).
     """
     _check_bootstrap(n_bootstrap, confidence)
-    dataset, _, families, per, losses = _aligned(predictions, dataset, losses)
+    dataset, _, families, per, losses = aligned_predictions(predictions, dataset, losses)
     n = len(per[families[0]])
     idx = bootstrap_indices(n, n_bootstrap, random_state)
     rows = []
@@ -628,7 +660,7 @@ def bootstrap_differences(
     _check_bootstrap(n_bootstrap)
     if (pairs is None) == (families is None):
         raise ValueError("give exactly one of pairs and families")
-    _, _, known, per, _ = _aligned(predictions, None, (loss,))
+    _, _, known, per, _ = aligned_predictions(predictions, None, (loss,))
     wanted = [f for pair in (pairs or []) for f in pair] + list(families or [])
     unknown = sorted(set(map(str, wanted)) - set(known))
     if unknown:
@@ -662,7 +694,7 @@ def comparison_tables(
     """The ``model_comparison`` rule: :func:`compare_families` (every pair; empty with a
     single family) and :func:`loss_summary` of one dataset's test predictions,
     from one set of resamples."""
-    _, _, families, _, _ = _aligned(predictions, dataset, losses)
+    _, _, families, _, _ = aligned_predictions(predictions, dataset, losses)
     kwargs = {"dataset": dataset, "losses": losses, "n_bootstrap": n_bootstrap, "confidence": confidence,
               "random_state": random_state}
     pairs = compare_families(predictions, **kwargs) if len(families) > 1 else pd.DataFrame(
@@ -748,7 +780,7 @@ def reject_option_curves(predictions, *, risks=None) -> pd.DataFrame:
     ValueError
         Regression predictions (no ``proba_1``), and the errors of :func:`compare_families`.
     """
-    dataset, task, families, per, _ = _aligned(predictions, None, None)
+    dataset, task, families, per, _ = aligned_predictions(predictions, None, None)
     if task != "classification":
         raise ValueError("the reject option needs class probabilities (a proba_1 column)")
     frames = []

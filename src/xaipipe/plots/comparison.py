@@ -389,14 +389,14 @@ def comparison_figures(
 
     from ..models.comparison import (
         DEFAULT_LOSSES,
-        _aligned,
+        aligned_predictions,
         bootstrap_differences,
         predicted_vs_observed,
         reject_option_curves,
     )
     from .curves import plot_precision_recall_curves, plot_roc_curves
 
-    name, task, families, per, losses = _aligned(predictions, dataset, None)
+    name, task, families, per, losses = aligned_predictions(predictions, dataset, None)
     name = name or "dataset"
     losses = DEFAULT_LOSSES[task]
     missing = sorted(set(families) - set(test_loss["family"].astype(str)))
