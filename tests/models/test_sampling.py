@@ -67,3 +67,32 @@ def test_sampled_configurations_are_cross_validated_with_the_grid_and_never_sele
     only_sampled = cross_validate_grid("ridge", "regression", None, X, y, folds, random_state=0,
                                        sample={"n_iter": 4, "distributions": {"alpha": {"loguniform": [0.01, 10.0]}}})
     assert (only_sampled["origin"] == "sample").all() and only_sampled["config_id"].nunique() == 4
+
+
+def test_replicates_repeat_every_draw_over_random_state_and_keep_the_draws():
+    base = sample_configurations(SPEC, random_state=3)
+    assert sample_configurations({**SPEC, "replicates": 1}, random_state=3) == base
+    rep = sample_configurations({**SPEC, "replicates": 3}, random_state=3)
+    assert len(rep) == 3 * len(base)
+    hyper = lambda c: config_id({k: v for k, v in c.items() if k != "random_state"})  # noqa: E731
+    # the first copy of each draw is the draw itself; the replicates follow it, crossed with the grid
+    assert [c for c in rep if "random_state" not in c] == base
+    for i in range(0, len(rep), 6):
+        block = rep[i:i + 6]
+        assert len({hyper(c) for c in block}) == 2  # one draw x n_estimators (5, 10)
+        seeds = [c.get("random_state") for c in block]
+        assert len(set(seeds)) == 3 and all(isinstance(s, int) for s in seeds if s is not None)
+    assert rep == sample_configurations({**SPEC, "replicates": 3}, random_state=3)
+    # raising R keeps the replicates already drawn
+    assert [c for i, c in enumerate(rep) if i % 6 < 4] == sample_configurations({**SPEC, "replicates": 2},
+                                                                                 random_state=3)
+    # a drawn random_state is the first replicate's
+    drawn = {**SPEC, "distributions": {**SPEC["distributions"], "random_state": {"randint": [0, 999]}},
+             "replicates": 2}
+    out = sample_configurations(drawn, random_state=5)
+    firsts = sample_configurations({**drawn, "replicates": 1}, random_state=5)
+    assert [c for i, c in enumerate(out) if (i // 2) % 2 == 0] == firsts
+    with pytest.raises(ValueError, match="replicates must be an integer >= 1"):
+        sample_configurations({**SPEC, "replicates": 0}, random_state=0)
+    with pytest.raises(ValueError, match="random_state"):
+        sample_configurations({**SPEC, "replicates": 2, "grid": {"random_state": [1, 2]}}, random_state=0)

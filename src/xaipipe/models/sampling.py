@@ -20,6 +20,12 @@ A sampling spec (config ``rashomon.sample.families.<task>.<family>``)::
                      max_features: {choice: [1.0, sqrt]}},
      grid: {n_estimators: {start: 100, stop: 1000, step: 100}}}
 
+``replicates: R`` (default 1) repeats every draw with R values of ``random_state``: the
+draw's own (drawn, or the family's default when not drawn) and R − 1 more from a seeded
+stream per draw (raising R keeps the replicates already drawn); for randomised learners
+(row subsampling, bootstrap) these are different models of the same hyperparameters
+(issue 21: "replicates over random_state for randomised learners").
+
 Distributions (scipy.stats): ``loguniform: [a, b]`` (:func:`scipy.stats.loguniform`),
 ``uniform: [a, b]`` (on ``[a, b]``), ``randint: [a, b]`` (integers ``a..b``
 inclusive), ``choice: [...]`` (uniform over the values); a plain value is fixed.
@@ -31,6 +37,8 @@ from __future__ import annotations
 
 import math
 from typing import Any, Mapping
+
+import numpy as np
 
 from .grid import config_id, expand_grid
 
@@ -88,8 +96,9 @@ def sample_configurations(spec: Mapping[str, Any], *, random_state: int, exclude
     ----------
     spec : mapping
         ``n_iter`` (draws), ``distributions`` (parameter -> distribution, see the
-        module docstring) and optional ``grid`` (parameter -> values, crossed with
-        every draw, e.g. ``n_estimators``).
+        module docstring), optional ``grid`` (parameter -> values, crossed with
+        every draw, e.g. ``n_estimators``) and optional ``replicates`` (int >= 1:
+        random_state replicates of every draw, see the module docstring).
     random_state : int
         Seed of :class:`sklearn.model_selection.ParameterSampler`.
     exclude : iterable of mapping
@@ -100,7 +109,8 @@ def sample_configurations(spec: Mapping[str, Any], *, random_state: int, exclude
     -------
     list of dict
         ``n_iter`` draws (fewer if some coincide with each other or with ``exclude``)
-        times the ``grid`` configurations, in draw order.
+        times ``replicates`` times the ``grid`` configurations, in draw order
+        (replicates of a draw follow it).
 
     Raises
     ------
@@ -109,25 +119,37 @@ def sample_configurations(spec: Mapping[str, Any], *, random_state: int, exclude
     """
     from sklearn.model_selection import ParameterSampler
 
-    unknown = set(spec) - {"n_iter", "distributions", "grid"}
+    unknown = set(spec) - {"n_iter", "distributions", "grid", "replicates"}
     if unknown:
-        raise ValueError(f"sampling spec has unknown key(s) {sorted(unknown)}; expected n_iter, distributions, grid")
+        raise ValueError(f"sampling spec has unknown key(s) {sorted(unknown)}; "
+                         "expected n_iter, distributions, grid, replicates")
     n_iter = int(spec.get("n_iter", 0))
     if n_iter < 0:
         raise ValueError(f"n_iter must be >= 0, got {n_iter}")
+    replicates = spec.get("replicates", 1)
+    if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
+        raise ValueError(f"replicates must be an integer >= 1, got {replicates!r}")
     dists = {k: distribution(v, k) for k, v in (spec.get("distributions") or {}).items()}
     fixed = expand_grid(spec.get("grid") or {})
+    if replicates > 1 and any("random_state" in extra for extra in fixed):
+        raise ValueError("replicates draw random_state; it cannot also be in the sampling grid")
     if n_iter == 0:
         return []
     draws = list(ParameterSampler(dists, n_iter, random_state=random_state)) if dists else [{}]
+    # R - 1 further seeds per draw, each draw from its own stream: replicates = 1 keeps the draws,
+    # and raising R keeps the replicates already drawn
+    seeds = [np.random.default_rng([random_state, 21, i]).integers(0, 2**31 - 1, size=replicates - 1)
+             for i in range(len(draws))]
     seen = {config_id(c) for c in exclude}
     out = []
-    for draw in draws:
+    for draw, more in zip(draws, seeds):
         draw = {k: _round(v) for k, v in sorted(draw.items())}
-        for extra in fixed:
-            cfg = {**draw, **extra}
-            cid = config_id(cfg)
-            if cid not in seen:
-                seen.add(cid)
-                out.append(cfg)
+        copies = [draw] + [dict(sorted({**draw, "random_state": int(s)}.items())) for s in more]
+        for copy in copies:
+            for extra in fixed:
+                cfg = {**copy, **extra}
+                cid = config_id(cfg)
+                if cid not in seen:
+                    seen.add(cid)
+                    out.append(cfg)
     return out
