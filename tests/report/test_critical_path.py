@@ -121,3 +121,16 @@ def test_job_graph_and_benchmarks_from_a_dry_run(tmp_path):
     text = "\n".join(lines)
     assert "critical path: 12.5 s over 3 jobs" in text
     assert "| 1 | 25.0 |" in text  # cv holds its 2 threads' work on one core: 12.5 s x 2
+
+
+def test_cpu_durations_for_a_run_that_shared_the_machine(tmp_path):
+    jobs = cp.parse_dry_run(DRY_RUN)
+    jobs[7].wall_s, jobs[7].cpu_s = 40.0, 18.0  # waited for a CPU: 2 threads did 18 s of work
+    jobs[6].wall_s, jobs[6].cpu_s = 3.0, 0.0  # too short for Snakemake's cpu_time sampling
+    assert cp.job_durations(jobs, "wall") == {6: 3.0, 7: 40.0, 0: 0.0}
+    assert cp.job_durations(jobs, "cpu") == {6: 3.0, 7: 9.0, 0: 0.0}
+    lines = []
+    cp.report(jobs, [], out=lines.append, duration="cpu")
+    assert "critical path: 12.0 s over 3 jobs" in "\n".join(lines)
+    with pytest.raises(ValueError, match="duration"):
+        cp.job_durations(jobs, "user")
