@@ -130,6 +130,8 @@ rule rashomon_bootstrap:
     benchmark:
         f"{BENCH}/rashomon_bootstrap/{{dataset}}.tsv"
     priority: 20
+    # combines the shards in seconds: on a cluster, no job of its own
+    localrule: True
     conda:
         "../../envs/explain.yaml"
     resources:
@@ -238,6 +240,8 @@ rule abalone_study:
     benchmark:
         f"{BENCH}/abalone_study/cv.tsv"
     priority: 50
+    # combines the shards in seconds: on a cluster, no job of its own
+    localrule: True
     conda:
         "../../envs/models.yaml"
     resources:
