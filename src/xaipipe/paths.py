@@ -78,7 +78,7 @@ PATHS: dict[str, str] = {
     "bootstrap_mcr_summary": "rashomon/{dataset}/bootstrap_mcr_summary.csv",
     "study_cv_summary": "rashomon/{dataset}/cv_summary.csv",
     # shards of split jobs (intermediate, kept so that a killed run resumes): Table 4.1 CV, bootstrap
-    "study_cv_shard": "rashomon/{dataset}/shards/cv_{shard}.joblib",
+    "study_cv_shard": "rashomon/{dataset}/shards/cv_{shard}.csv",
     "bootstrap_shard": "rashomon/{dataset}/shards/bootstrap_{shard}.joblib",
     "study_comparison": "rashomon/{dataset}/table_4_1.csv",
     "study_pattern": "rashomon/{dataset}/ranking_pattern.csv",

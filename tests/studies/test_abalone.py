@@ -198,8 +198,8 @@ def test_table_4_1_wraps_the_study_and_the_comparison(small_study):
 
 @pytest.mark.parametrize("n_shards", [1, 3, 4])
 def test_sharded_study_equals_table_4_1_byte_for_byte(small_study, n_shards, tmp_path):
-    """The split CV (shards in any order, through joblib files) writes the unsplit tables' bytes."""
-    from xaipipe.io import read_joblib, write_csv, write_joblib
+    """The split CV (shards in any order, through CSV files as in the workflow) writes the unsplit tables' bytes."""
+    from xaipipe.io import read_csv, write_csv
     from xaipipe.studies.abalone import study_cv_shard, table_4_1_from_shards
 
     X, y, folds, grid, raw, _ = small_study
@@ -212,9 +212,9 @@ def test_sharded_study_equals_table_4_1_byte_for_byte(small_study, n_shards, tmp
     for k in reversed(range(n_shards)):
         part = study_cv_shard(X, y, folds, grid, shard=k, n_shards=n_shards, random_state=0)
         assert len(part) > 0 and (part["prefix_group"] % n_shards == k).all()
-        paths.append(tmp_path / f"cv_{k}.joblib")
-        write_joblib(paths[-1], part)
-    split = table_4_1_from_shards([read_joblib(p) for p in paths], rows, grid=grid)
+        paths.append(tmp_path / f"cv_{k}.csv")
+        write_csv(paths[-1], part)
+    split = table_4_1_from_shards([read_csv(p, float_precision="round_trip") for p in paths], rows, grid=grid)
     for a, b, name in zip(whole, split, ("summary", "comparison", "pattern")):
         a, b = (t.assign(fit_time_s=0.0) if "fit_time_s" in t else t for t in (a, b))
         write_csv(tmp_path / f"a_{name}.csv", a)

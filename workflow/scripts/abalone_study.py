@@ -1,7 +1,7 @@
 """Rule abalone_study: seed 001 Table 4.1 (the 324 gradient boosting models on Abalone) from the CV shards."""
 import yaml
 
-from xaipipe.io import read_joblib, read_json, write_csv
+from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.studies.abalone import table_4_1_from_shards
 
@@ -11,7 +11,7 @@ def main(smk):
     with open(smk.input.reference, encoding="utf-8") as fh:
         published = yaml.safe_load(fh)["abalone_rashomon_top15"]["rows"]
     summary, comparison, pattern = table_4_1_from_shards(
-        [read_joblib(path) for path in smk.input.shards], published, grid=study["grid"],
+        [read_csv(path, float_precision="round_trip") for path in smk.input.shards], published, grid=study["grid"],
         transform=study["transform"],
         dataset=read_json(smk.input.info)["dataset"], family=study["family"],
     )
