@@ -11,7 +11,7 @@ def main(smk):
     with open(smk.input.reference, encoding="utf-8") as fh:
         published = yaml.safe_load(fh)["abalone_rashomon_top15"]["rows"]
     summary, comparison, pattern = table_4_1_from_shards(
-        [read_csv(path, float_precision="round_trip") for path in smk.input.shards], published, grid=study["grid"],
+        [read_csv(path) for path in smk.input.shards], published, grid=study["grid"],
         transform=study["transform"],
         dataset=read_json(smk.input.info)["dataset"], family=study["family"],
     )
