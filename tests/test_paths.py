@@ -32,7 +32,7 @@ def test_rejects_unknown_results_and_wildcards():
 
 
 def test_catalog_is_relative_and_uses_the_workflow_wildcards():
-    wildcards = {"dataset", "family", "name", "kind", "ext", "illustration"}
+    wildcards = {"dataset", "family", "name", "kind", "ext", "illustration", "shard"}
     for key, template in PATHS.items():
         assert not template.startswith("/") and ".." not in template, key
         fields = {f for _, f, _, _ in string.Formatter().parse(template) if f}

@@ -1,7 +1,7 @@
 """Where every result of a version lives: one catalog for the Snakemake rules and the report.
 
 Templates are relative to ``results/<version>/`` and use the workflow's wildcard
-names (``{dataset}``, ``{family}``, ``{name}``, ``{kind}``, ``{ext}``; a study such
+names (``{dataset}``, ``{family}``, ``{name}``, ``{kind}``, ``{ext}``, ``{shard}``; a study such
 as ``abalone_study`` takes the ``{dataset}`` slot of the Rashomon paths).
 :func:`result_path` fills the wildcards it is given and leaves the others for
 Snakemake; ``workflow/rules/common.smk`` builds every rule's paths with it and
@@ -77,6 +77,9 @@ PATHS: dict[str, str] = {
     "rid_summary": "rashomon/{dataset}/rid_summary.csv",
     "bootstrap_mcr_summary": "rashomon/{dataset}/bootstrap_mcr_summary.csv",
     "study_cv_summary": "rashomon/{dataset}/cv_summary.csv",
+    # shards of split jobs (intermediate, kept so that a killed run resumes): Table 4.1 CV, bootstrap
+    "study_cv_shard": "rashomon/{dataset}/shards/cv_{shard}.csv",
+    "bootstrap_shard": "rashomon/{dataset}/shards/bootstrap_{shard}.joblib",
     "study_comparison": "rashomon/{dataset}/table_4_1.csv",
     "study_pattern": "rashomon/{dataset}/ranking_pattern.csv",
     # illustrations of the thesis' chapters 2-3 (seed 001), drawn by the thesis_figure rule

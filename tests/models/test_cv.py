@@ -194,3 +194,28 @@ def test_classification_cv_specificity_and_f_beta_equal_gridsearchcv():
     keep = [c for c in plain.columns if c not in ("f_beta", "fit_time_s", "predict_time_s")]
     pd.testing.assert_frame_equal(table[keep], plain[keep])
     assert (plain["f_beta"] == plain["f1"]).all()  # beta defaults to 1
+
+
+@pytest.mark.parametrize("family,grid", [
+    ("gradient_boosting", {"n_estimators": [4, 8], "learning_rate": [0.1, 0.2], "max_depth": [2, 3]}),
+    ("decision_tree", {"max_depth": [2, 6], "min_samples_split": [2, 5]}),
+    ("ridge", {"alpha": [0.1, 1.0, 10.0]}),
+])
+def test_shards_concatenate_to_the_whole_table(family, grid):
+    """Shards hold disjoint fit units, all folds each, and together the unsharded table exactly."""
+    from xaipipe.models.cv import n_fit_units
+
+    X, y = load_diabetes(return_X_y=True)
+    folds = _folds(X[:150], y[:150], False)
+    whole = cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0)
+    n = n_fit_units(family, grid)
+    assert n == {"gradient_boosting": 4, "decision_tree": 2, "ridge": 3}[family]
+    parts = [cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(k, n))
+             for k in range(n)]
+    assert all(len(p) > 0 and len(p) % len(folds) == 0 for p in parts)
+    assert not set.intersection(*(set(p["config_id"]) for p in parts))
+    joined = pd.concat(parts).sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
+    cols = [c for c in whole.columns if c not in ("fit_time_s", "predict_time_s")]
+    pd.testing.assert_frame_equal(joined[cols], whole[cols])
+    with pytest.raises(ValueError, match="0 <= index < n_shards"):
+        cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(n, n))

@@ -356,3 +356,36 @@ def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data)
     with pytest.raises(ValueError, match="cv_summary"):
         bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], task="regression", grids=GRIDS,
                          epsilon=1.0, epsilon_mode="se", n_bootstrap=2)
+
+
+@pytest.mark.parametrize("n_shards", [2, B])
+def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_shards, tmp_path):
+    """Resamples dealt round-robin to jobs, stored through joblib, combined in any order: the rule's bytes."""
+    from xaipipe.io import read_joblib, write_csv, write_joblib
+    from xaipipe.rashomon.bootstrap import bootstrap_shard, combine_bootstrap_shards
+
+    X, y = data
+    kw = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse", n_bootstrap=B,
+              mr_estimator="permutation", n_repeats=2, random_state=SEED, feature_names=["x0", "x1", "x2"])
+    whole = bootstrap_tables(X, y, dataset="toy", confidence=0.5, **kw)
+    paths = []
+    for k in reversed(range(n_shards)):
+        shard = bootstrap_shard(X, y, resamples=range(k, B, n_shards), **kw)
+        assert sorted(shard["sizes"]["bootstrap"]) == list(range(k, B, n_shards))
+        paths.append(tmp_path / f"bootstrap_{k}.joblib")
+        write_joblib(paths[-1], shard)
+    split = combine_bootstrap_shards([read_joblib(p) for p in paths], n_bootstrap=B, dataset="toy",
+                                     confidence=0.5)
+    assert set(split) == set(whole)
+    for name in whole:
+        write_csv(tmp_path / f"a_{name}.csv", whole[name])
+        write_csv(tmp_path / f"b_{name}.csv", split[name])
+        assert (tmp_path / f"a_{name}.csv").read_bytes() == (tmp_path / f"b_{name}.csv").read_bytes(), name
+    # a missing or repeated resample is an error, not a shorter table
+    shards = [read_joblib(p) for p in paths]
+    with pytest.raises(ValueError, match="resamples 0..B-1 once each"):
+        combine_bootstrap_shards(shards[1:], n_bootstrap=B, dataset="toy")
+    with pytest.raises(ValueError, match="resamples 0..B-1 once each"):
+        combine_bootstrap_shards(shards + shards[:1], n_bootstrap=B, dataset="toy")
+    with pytest.raises(ValueError, match="non-empty subset"):
+        bootstrap_shard(X, y, resamples=[B], **kw)

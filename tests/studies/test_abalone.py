@@ -194,3 +194,52 @@ def test_table_4_1_wraps_the_study_and_the_comparison(small_study):
     # the summary is a CV summary the Rashomon step reads as one model class
     rs = rashomon_set(summary, metric="rmse", epsilon=0.0)
     assert rs.reference["config_id"] == raw["config_id"].iloc[0] and rs.scope == "gradient_boosting"
+
+
+@pytest.mark.parametrize("n_shards", [1, 3, 4])
+def test_sharded_study_equals_table_4_1_byte_for_byte(small_study, n_shards, tmp_path):
+    """The split CV (shards in any order, through CSV files as in the workflow) writes the unsplit tables' bytes."""
+    from xaipipe.io import read_csv, write_csv
+    from xaipipe.studies.abalone import study_cv_shard, table_4_1_from_shards
+
+    X, y, folds, grid, raw, _ = small_study
+    published = raw.iloc[[2, 0, 1]][["n_estimators", "learning_rate", "max_depth", "loss"]].copy()
+    published.insert(0, "rank", [1, 2, 3])
+    published.insert(1, "cv_rmse", [1.5, 1.6, 1.7])
+    rows = published.to_dict("records")
+    whole = table_4_1(X, y, folds, rows, grid=grid, random_state=0)
+    paths = []
+    for k in reversed(range(n_shards)):
+        part = study_cv_shard(X, y, folds, grid, shard=k, n_shards=n_shards, random_state=0)
+        assert len(part) > 0 and (part["prefix_group"] % n_shards == k).all()
+        paths.append(tmp_path / f"cv_{k}.csv")
+        write_csv(paths[-1], part)
+    split = table_4_1_from_shards([read_csv(p) for p in paths], rows, grid=grid)
+    for a, b, name in zip(whole, split, ("summary", "comparison", "pattern")):
+        a, b = (t.assign(fit_time_s=0.0) if "fit_time_s" in t else t for t in (a, b))
+        write_csv(tmp_path / f"a_{name}.csv", a)
+        write_csv(tmp_path / f"b_{name}.csv", b)
+        assert (tmp_path / f"a_{name}.csv").read_bytes() == (tmp_path / f"b_{name}.csv").read_bytes(), name
+
+
+def test_sharded_study_errors(small_study):
+    from xaipipe.studies.abalone import study_cv_shard, table_4_1_from_shards
+
+    X, y, folds, grid, _, _ = small_study
+    with pytest.raises(ValueError, match="more than the grid's 4 prefix groups"):
+        study_cv_shard(X, y, folds, grid, shard=0, n_shards=5)
+    with pytest.raises(ValueError, match="0 <= index < n_shards"):
+        study_cv_shard(X, y, folds, grid, shard=2, n_shards=2)
+    part = study_cv_shard(X, y, folds, grid, shard=0, n_shards=2, random_state=0)
+    with pytest.raises(ValueError, match="do not cover the grid once"):
+        table_4_1_from_shards([part], [], grid=grid)
+    with pytest.raises(ValueError, match="do not cover the grid once"):
+        table_4_1_from_shards([part, part], [], grid=grid)
+    last = study_cv_shard(X, y, folds, grid, shard=1, n_shards=2, random_state=0)
+    rows = [{"rank": 1, "cv_rmse": 1.5, "n_estimators": 5, "learning_rate": 0.1, "max_depth": 1,
+             "loss": "huber"}]
+    assert table_4_1_from_shards([part, last], rows, grid=grid)[0]["rank"].tolist() == list(range(1, 9))
+    with pytest.raises(ValueError, match="do not cover the grid once"):
+        table_4_1_from_shards([part, last], [], grid=dict(grid, max_depth=[1, 2, 3]))
+    with pytest.raises(ValueError, match="no shards"):
+        table_4_1_from_shards([], [], grid=grid)

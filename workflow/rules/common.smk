@@ -13,6 +13,7 @@ from xaipipe.data.registry import (
     load_registry,
     preparation_options,
 )
+from xaipipe.models.cv import n_fit_units
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
@@ -184,6 +185,14 @@ def per_model(name):
 
 RASHOMON = config["rashomon"]
 STUDY = RASHOMON["abalone_study"]
+# The Table 4.1 CV is split into jobs of whole prefix groups (config key
+# rashomon.abalone_study.n_shards, at most the grid's number of prefix groups).
+STUDY_SHARDS = min(STUDY["n_shards"], n_fit_units(STUDY["family"], STUDY["grid"]))
+# The Rashomon bootstrap is split into jobs of resamples b, b + n, b + 2n, ...
+# (config key rashomon.bootstrap.n_shards, at most n_bootstrap).
+BOOTSTRAP_SHARDS = min(
+    RASHOMON["bootstrap"]["n_shards"], RASHOMON["bootstrap"]["n_bootstrap"]
+)
 RASHOMON_FIGURES = (
     "member_reliance",
     "rank_heatmap",
@@ -351,3 +360,4 @@ def comparison_figure_outputs(task):
 wildcard_constraints:
     dataset="|".join(DATASETS),
     family="|".join(ALL_FAMILIES),
+    shard=r"\d+",

@@ -75,8 +75,8 @@ rule rashomon_figures:
         "../scripts/rashomon_figures.py"
 
 
-rule rashomon_bootstrap:
-    """B bootstrap resamples of the training rows, the Rashomon set rebuilt on each: RID and MCR endpoint intervals."""
+rule rashomon_bootstrap_shard:
+    """Some of the B bootstrap resamples (round-robin): the Rashomon set rebuilt on each, MR of its members."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
@@ -86,6 +86,38 @@ rule rashomon_bootstrap:
             P("cv_summary", dataset=w.dataset, family=f)
             for f in bootstrap_families(w.dataset)
         ],
+    output:
+        shard=P("bootstrap_shard"),
+    log:
+        f"{LOGS}/rashomon/bootstrap/{{dataset}}_{{shard}}.log",
+    benchmark:
+        f"{BENCH}/rashomon_bootstrap/{{dataset}}_{{shard}}.tsv"
+    # long and needing only the split: start early (the critical path of a full run)
+    priority: 20
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    params:
+        rashomon=rashomon_params,
+        bootstrap=RASHOMON["bootstrap"],
+        n_shards=BOOTSTRAP_SHARDS,
+        grids=lambda w: {
+            f: config["grids"][task_of(w.dataset)][f]
+            for f in bootstrap_families(w.dataset)
+        },
+    script:
+        "../scripts/rashomon_bootstrap_shard.py"
+
+
+rule rashomon_bootstrap:
+    """B bootstrap resamples of the training rows, the Rashomon set rebuilt on each: RID and MCR endpoint intervals."""
+    input:
+        shards=expand(
+            P("bootstrap_shard"), shard=range(BOOTSTRAP_SHARDS), allow_missing=True
+        ),
+        info=rules.prepare.output.info,
     output:
         models=P("bootstrap_models"),
         reliance=P("bootstrap_reliance"),
@@ -97,21 +129,16 @@ rule rashomon_bootstrap:
         f"{LOGS}/rashomon/bootstrap/{{dataset}}.log",
     benchmark:
         f"{BENCH}/rashomon_bootstrap/{{dataset}}.tsv"
-    # long and needing only the split: start early (the critical path of a full run)
     priority: 20
+    # combines the shards in seconds: on a cluster, no job of its own
+    localrule: True
     conda:
         "../../envs/explain.yaml"
-    threads: config["threads"]["rashomon"]
     resources:
-        mem_mb=6000,
-        runtime=240,
+        mem_mb=2000,
+        runtime=15,
     params:
-        rashomon=rashomon_params,
         bootstrap=RASHOMON["bootstrap"],
-        grids=lambda w: {
-            f: config["grids"][task_of(w.dataset)][f]
-            for f in bootstrap_families(w.dataset)
-        },
     script:
         "../scripts/rashomon_bootstrap.py"
 
@@ -169,12 +196,40 @@ rule mcr_table:
         "../scripts/concat_tables.py"
 
 
-rule abalone_study:
-    """Seed 001 Table 4.1: 5-fold CV RMSE of the 324 GradientBoostingRegressor models on Abalone."""
+rule abalone_study_cv:
+    """One shard of the Table 4.1 CV: whole prefix groups of the grid (every fold), dealt round-robin."""
     input:
         table=P("prepared", dataset=STUDY["dataset"]),
         info=P("prepared_info", dataset=STUDY["dataset"]),
         split=P("split", dataset=STUDY["dataset"]),
+    output:
+        shard=P("study_cv_shard", dataset="abalone_study"),
+    log:
+        f"{LOGS}/rashomon/abalone_study/cv_{{shard}}.log",
+    benchmark:
+        f"{BENCH}/abalone_study/cv_{{shard}}.tsv"
+    # the longest chain of a full run, needing only the split: start it first
+    priority: 50
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        study=STUDY,
+        seed=config["seed"],
+        n_shards=STUDY_SHARDS,
+    script:
+        "../scripts/abalone_study_shard.py"
+
+
+rule abalone_study:
+    """Seed 001 Table 4.1: 5-fold CV RMSE of the 324 GradientBoostingRegressor models on Abalone (from the shards)."""
+    input:
+        shards=expand(
+            P("study_cv_shard", dataset="abalone_study"), shard=range(STUDY_SHARDS)
+        ),
+        info=P("prepared_info", dataset=STUDY["dataset"]),
         reference=REFERENCE_FILE,
     output:
         summary=P("study_cv_summary", dataset="abalone_study"),
@@ -184,17 +239,16 @@ rule abalone_study:
         f"{LOGS}/rashomon/abalone_study.log",
     benchmark:
         f"{BENCH}/abalone_study/cv.tsv"
-    # the longest job of a full run, needing only the split: start it first
     priority: 50
+    # combines the shards in seconds: on a cluster, no job of its own
+    localrule: True
     conda:
         "../../envs/models.yaml"
-    threads: config["threads"]["rashomon"]
     resources:
-        mem_mb=4000,
-        runtime=240,
+        mem_mb=1000,
+        runtime=10,
     params:
         study=STUDY,
-        seed=config["seed"],
     script:
         "../scripts/abalone_study.py"
 

@@ -1,24 +1,15 @@
-"""Rule rashomon_bootstrap: Rashomon importance distribution and MCR endpoint intervals (Donnelly et al. 2023)."""
-import pandas as pd
-
-from xaipipe.data.prepare import load_prepared
-from xaipipe.io import write_csv
-from xaipipe.rashomon.bootstrap import bootstrap_tables
+"""Rule rashomon_bootstrap: Rashomon importance distribution and MCR endpoint intervals (Donnelly et al. 2023)
+from the resamples of the rashomon_bootstrap_shard jobs."""
+from xaipipe.io import read_joblib, read_json, write_csv
+from xaipipe.rashomon.bootstrap import combine_bootstrap_shards
 from xaipipe.runner import run
 
 
 def main(smk):
-    p, b = smk.params.rashomon, smk.params.bootstrap
-    data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    tables = bootstrap_tables(
-        data.X_train, data.y_train, dataset=data.dataset, task=p["task"], grids=smk.params.grids,
-        epsilon=p["epsilon"], epsilon_mode=p["epsilon_mode"], metric=p["metric"], n_bootstrap=b["n_bootstrap"],
-        mr_data=b["mr_data"], X_test=data.X_test, y_test=data.y_test, feature_names=data.features,
-        feature_groups=data.feature_groups, mr_estimator=b["estimator"], mr_loss=p["loss"],
-        n_repeats=b["n_repeats"], confidence=b["confidence"],
-        cv_summary=pd.concat([pd.read_csv(f) for f in smk.input.summaries], ignore_index=True),
-        options=p["options"], random_state=p["seed"],
-        n_jobs=smk.threads,
+    tables = combine_bootstrap_shards(
+        [read_joblib(path) for path in smk.input.shards], n_bootstrap=smk.params.bootstrap["n_bootstrap"],
+        dataset=read_json(smk.input.info)["dataset"],
+        confidence=smk.params.bootstrap["confidence"],
     )
     for name, frame in tables.items():
         write_csv(smk.output[name], frame)

@@ -29,7 +29,7 @@ from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS
 from .output import model_output
 from .prefix import prefix_predictions
 
-__all__ = ["cross_validate_grid", "summarize_cv", "select_best", "metric_names", "cv_tables"]
+__all__ = ["cross_validate_grid", "summarize_cv", "select_best", "metric_names", "cv_tables", "n_fit_units"]
 
 
 def metric_names(task: str) -> tuple[str, ...]:
@@ -121,6 +121,7 @@ def cross_validate_grid(
     sample: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
     beta: float = 1.0,
+    shard: tuple[int, int] | None = None,
 ) -> pd.DataFrame:
     """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
@@ -149,6 +150,13 @@ def cross_validate_grid(
         Worker processes (joblib/loky); each fit is single-threaded.
     beta : float > 0, default=1.0
         Weight of the ``f_beta`` column (classification; config key ``metrics.beta``).
+    shard : (index, n_shards), optional
+        Only the fit units (prefix groups, or depth chains for decision trees)
+        whose position ``u`` in grid order has ``u % n_shards == index``, on every
+        fold: the table of one job of a split CV. ``config_index`` and
+        ``prefix_group`` keep their values in the whole grid, so the shards'
+        tables, concatenated and sorted by ``config_index`` and ``fold``, equal the
+        unsharded table row for row (:func:`n_fit_units` counts the units).
 
     Returns
     -------
@@ -162,6 +170,11 @@ def cross_validate_grid(
         :func:`metric_names`, ``fit_time_s`` (seconds of the shared fit of the
         prefix group, or of the decision tree the configuration reuses) and
         ``predict_time_s``.
+
+    Raises
+    ------
+    ValueError
+        No configurations; ``shard`` not ``(index, n)`` with ``0 <= index < n``.
 
     Notes
     -----
@@ -191,10 +204,13 @@ def cross_validate_grid(
                 for g, (base, ks) in enumerate(groups) for k in (ks or [None])}
     if fam.depth_chains:
         # exact fit sharing between max_depth values and equivalent min_samples_split
-        jobs = [(_fit_chain_fold, (chain,), f, tr, va) for chain in depth_chains(configs)
-                for f, (tr, va) in enumerate(folds)]
+        units = [(_fit_chain_fold, (chain,)) for chain in depth_chains(configs)]
     else:
-        jobs = [(_fit_group_fold, (base, ks), f, tr, va) for base, ks in groups for f, (tr, va) in enumerate(folds)]
+        units = [(_fit_group_fold, (base, ks)) for base, ks in groups]
+    if shard is not None:
+        index, n_shards = _check_shard(shard)
+        units = units[index::n_shards]
+    jobs = [(fn, unit, f, tr, va) for fn, unit in units for f, (tr, va) in enumerate(folds)]
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
         delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta) for fn, unit, f, tr, va in jobs
     )
@@ -226,6 +242,42 @@ def cross_validate_grid(
             records.append(rec)
     table = pd.DataFrame.from_records(records)
     return table.sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
+
+
+def _check_shard(shard) -> tuple[int, int]:
+    try:
+        index, n_shards = (int(v) for v in shard)
+    except (TypeError, ValueError):
+        raise ValueError(f"shard must be a pair (index, n_shards), got {shard!r}") from None
+    if n_shards < 1 or not 0 <= index < n_shards:
+        raise ValueError(f"shard must satisfy 0 <= index < n_shards, got {shard!r}")
+    return index, n_shards
+
+
+def n_fit_units(family: str, grid: Mapping[str, Any] | None, *, sample: Mapping[str, Any] | None = None,
+                random_state: int = 0) -> int:
+    """Number of fit units of :func:`cross_validate_grid` (prefix groups, depth chains, or
+    configurations of a family without shared fits): the most shards a CV can be split into.
+
+    Parameters
+    ----------
+    family, grid, sample, random_state
+        As :func:`cross_validate_grid` (``random_state`` matters only with ``sample``).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    from .sampling import sample_configurations
+
+    fam = get_family(family)
+    configs = expand_grid(grid) if grid is not None or not sample else []
+    if sample:
+        configs = configs + sample_configurations(sample, random_state=random_state, exclude=configs)
+    if fam.depth_chains:
+        return max(1, len(depth_chains(configs)))
+    return max(1, len(prefix_groups(configs)) if fam.ensemble else len(configs))
 
 
 def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:

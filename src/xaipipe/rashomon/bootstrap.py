@@ -134,6 +134,8 @@ __all__ = [
     "bootstrap_indices",
     "bootstrap_rashomon",
     "bootstrap_tables",
+    "bootstrap_shard",
+    "combine_bootstrap_shards",
     "default_metric",
     "grid_configurations",
     "resample_seeds",
@@ -395,6 +397,7 @@ def bootstrap_rashomon(
     random_state: int = 0,
     n_jobs: int = 1,
     max_rows_per_batch: int = 1 << 16,
+    resamples: Sequence[int] | None = None,
 ) -> RashomonBootstrap:
     """Bootstrap the Rashomon set of a hyperparameter grid (Donnelly et al. 2023).
 
@@ -441,10 +444,15 @@ def bootstrap_rashomon(
         Worker processes over resamples; results do not depend on it.
     max_rows_per_batch : int
         Passed to :func:`xaipipe.explain.reliance.model_reliance`.
+    resamples : sequence of int, optional
+        Only these resamples of the ``n_bootstrap`` (indices in ``[0, n_bootstrap)``),
+        each exactly as in the full run (its own child seed): one job of a split
+        bootstrap (:func:`bootstrap_shard`). Default: all.
 
     Returns
     -------
     RashomonBootstrap
+        With ``resamples``: the rows of those resamples only (``mcr`` too).
 
     Raises
     ------
@@ -480,6 +488,9 @@ def bootstrap_rashomon(
     R = check_int(n_repeats, "n_repeats", minimum=1)
     B = check_int(n_bootstrap, "n_bootstrap", minimum=1)
     seed = check_int(random_state, "random_state", minimum=0)
+    wanted = range(B) if resamples is None else sorted({check_int(b, "resamples", minimum=0) for b in resamples})
+    if not wanted or wanted[-1] >= B:
+        raise ValueError(f"resamples must be a non-empty subset of 0..{B - 1}, got {resamples!r}")
 
     names = None
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
@@ -529,7 +540,8 @@ def bootstrap_rashomon(
     seeds = resample_seeds(random_state, B)
 
     tasks = []
-    for b, ((boot, oob), (_, s_perm)) in enumerate(zip(splits, seeds)):
+    for b in wanted:
+        (boot, oob), (_, s_perm) = splits[b], seeds[b]
         X_mr, y_mr = (Xa[oob], ya[oob]) if mr_data == "oob" else (Xt, yt)
         perms = (random_permutations(X_mr.shape[0], R, len(fgroups), estimator_stream(mr_estimator, s_perm))
                  if mr_estimator in ("permutation", "e_divide") else None)
@@ -556,17 +568,17 @@ def bootstrap_rashomon(
     return RashomonBootstrap(models=models, reliance=reliance, sizes=sizes, mcr=mcr_per_resample(reliance))
 
 
-def bootstrap_tables(
+def bootstrap_shard(
     X,
     y,
     *,
-    dataset: str,
     task: str,
     grids: Mapping[str, Any],
     epsilon: float,
     epsilon_mode: str = "relative",
     metric: str | None = None,
     n_bootstrap: int = 10,
+    resamples: Sequence[int] | None = None,
     mr_data: str = "oob",
     X_test=None,
     y_test=None,
@@ -575,31 +587,32 @@ def bootstrap_tables(
     mr_estimator: str = "permutation",
     mr_loss=None,
     n_repeats: int = 5,
-    confidence: float = 0.95,
     cv_summary: pd.DataFrame | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     random_state: int = 0,
     n_jobs: int = 1,
 ) -> dict:
-    """The ``rashomon_bootstrap`` rule: :func:`bootstrap_rashomon` and its summaries.
+    """One job of the split ``rashomon_bootstrap``: the per-resample tables of some resamples.
 
-    The variables are one-hot groups (:func:`xaipipe.explain.reliance.features_from_groups`);
-    ``X_test`` / ``y_test`` are used only with ``mr_data="test"``. With
-    ``epsilon_mode="se"`` the tolerance is made absolute once, from the CV summary
-    of the same model class (``cv_summary``: ``epsilon`` standard errors of its best
-    configuration's CV loss, :func:`xaipipe.rashomon.sets.rashomon_set`), and
-    every resample uses that absolute bound above its own best out-of-bag loss
-    (the ``epsilon_abs`` column of ``sizes``).
+    Parameters are those of :func:`bootstrap_tables` (without ``dataset`` and
+    ``confidence``) and ``resamples`` (:func:`bootstrap_rashomon`; default all).
+    Resample ``b`` does not depend on which others a job runs, so
+    :func:`combine_bootstrap_shards` of the shards of any partition of
+    ``range(n_bootstrap)`` gives the tables of the unsplit run.
 
     Returns
     -------
     dict
-        ``models``, ``reliance``, ``sizes``, ``mcr`` (:class:`RashomonBootstrap`),
-        ``rid`` (:func:`rid_summary`) and ``mcr_summary`` (:func:`mcr_summary` at
-        ``confidence``), each with ``dataset`` first.
+        ``models``, ``reliance`` (:class:`RashomonBootstrap`) and ``sizes``
+        (with ``epsilon`` and ``epsilon_mode`` columns: the tolerance actually
+        used, absolute after ``epsilon_mode="se"``) of the resamples.
+
+    Raises
+    ------
+    ValueError
+        As :func:`bootstrap_rashomon`; ``epsilon_mode="se"`` without ``cv_summary``.
     """
     from ..explain.reliance import features_from_groups
-    from ..io import with_ids
     from .sets import rashomon_set
 
     if epsilon_mode == "se":
@@ -613,9 +626,98 @@ def bootstrap_tables(
         **({"X_test": X_test, "y_test": y_test} if mr_data == "test" else {}),
         features=features_from_groups(list(feature_names), feature_groups), feature_names=list(feature_names),
         mr_estimator=mr_estimator, mr_loss=mr_loss, n_repeats=n_repeats, options=options,
-        random_state=random_state, n_jobs=n_jobs,
+        random_state=random_state, n_jobs=n_jobs, resamples=resamples,
     )
     sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
-    tables = {"models": result.models, "reliance": result.reliance, "sizes": sizes, "mcr": result.mcr,
-              "rid": rid_summary(result.reliance), "mcr_summary": mcr_summary(result.mcr, confidence=confidence)}
+    return {"models": result.models, "reliance": result.reliance, "sizes": sizes}
+
+
+def combine_bootstrap_shards(shards: Sequence[Mapping[str, pd.DataFrame]], *, n_bootstrap: int, dataset: str,
+                             confidence: float = 0.95) -> dict:
+    """The aggregation of the split ``rashomon_bootstrap``: the rule's six tables from its shards.
+
+    Parameters
+    ----------
+    shards : sequence of dict
+        :func:`bootstrap_shard` outputs, in any order, that together hold every
+        resample ``0..B-1`` once.
+    n_bootstrap : int
+        ``B``.
+    dataset : str
+        Written first in every table.
+    confidence : float
+        Level of :func:`mcr_summary`.
+
+    Returns
+    -------
+    dict
+        ``models``, ``reliance``, ``sizes``, ``mcr`` (:func:`mcr_per_resample`),
+        ``rid`` (:func:`rid_summary`) and ``mcr_summary``, each with ``dataset``
+        first: those of :func:`bootstrap_tables` on all resamples.
+
+    Raises
+    ------
+    ValueError
+        No shards, or resamples missing or repeated.
+    """
+    from ..io import with_ids
+
+    if not shards:
+        raise ValueError("no bootstrap shards to combine")
+
+    def joined(name):
+        frame = pd.concat([sh[name] for sh in shards], ignore_index=True)
+        return frame.sort_values("bootstrap", kind="stable").reset_index(drop=True)
+
+    models, reliance, sizes = joined("models"), joined("reliance"), joined("sizes")
+    got = sizes["bootstrap"].to_numpy()
+    if not np.array_equal(got, np.arange(n_bootstrap)):
+        raise ValueError(f"bootstrap shards must hold resamples 0..B-1 once each, got {sorted(got.tolist())}")
+    mcr = mcr_per_resample(reliance)
+    tables = {"models": models, "reliance": reliance, "sizes": sizes, "mcr": mcr,
+              "rid": rid_summary(reliance), "mcr_summary": mcr_summary(mcr, confidence=confidence)}
     return {name: with_ids(frame, dataset=dataset) for name, frame in tables.items()}
+
+
+def bootstrap_tables(
+    X,
+    y,
+    *,
+    dataset: str,
+    confidence: float = 0.95,
+    **kwargs,
+) -> dict:
+    """The ``rashomon_bootstrap`` tables in one call: :func:`bootstrap_shard` of every resample,
+    then :func:`combine_bootstrap_shards`.
+
+    The variables are one-hot groups (:func:`xaipipe.explain.reliance.features_from_groups`);
+    ``X_test`` / ``y_test`` are used only with ``mr_data="test"``. With
+    ``epsilon_mode="se"`` the tolerance is made absolute once, from the CV summary
+    of the same model class (``cv_summary``: ``epsilon`` standard errors of its best
+    configuration's CV loss, :func:`xaipipe.rashomon.sets.rashomon_set`), and
+    every resample uses that absolute bound above its own best out-of-bag loss
+    (the ``epsilon_abs`` column of ``sizes``).
+
+    Parameters
+    ----------
+    X, y
+        As :func:`bootstrap_rashomon`.
+    dataset : str
+        Written first in every table.
+    confidence : float, default 0.95
+        Level of :func:`mcr_summary`.
+    **kwargs
+        The keyword arguments of :func:`bootstrap_shard` (``task``, ``grids``,
+        ``epsilon``, ``feature_names``, ...; not ``resamples``).
+
+    Returns
+    -------
+    dict
+        ``models``, ``reliance``, ``sizes``, ``mcr`` (:class:`RashomonBootstrap`),
+        ``rid`` (:func:`rid_summary`) and ``mcr_summary`` (:func:`mcr_summary` at
+        ``confidence``), each with ``dataset`` first.
+    """
+    if "resamples" in kwargs:
+        raise TypeError("bootstrap_tables runs every resample; use bootstrap_shard for some")
+    return combine_bootstrap_shards([bootstrap_shard(X, y, **kwargs)], n_bootstrap=kwargs.get("n_bootstrap", 10),
+                                    dataset=dataset, confidence=confidence)

@@ -55,6 +55,8 @@ __all__ = [
     "compare_with_published",
     "ranking_pattern",
     "table_4_1",
+    "study_cv_shard",
+    "table_4_1_from_shards",
 ]
 
 #: The 324-model grid of thesis 001 §4.1.3 (the pipeline passes its config copy).
@@ -412,6 +414,10 @@ def table_4_1(
         column).
     """
     table = thesis_study(X, y, folds, grid, transform=transform, random_state=random_state, n_jobs=n_jobs)
+    return _study_tables(table, published_rows, dataset=dataset, family=family)
+
+
+def _study_tables(table: pd.DataFrame, published_rows, *, dataset: str, family: str):
     published = pd.DataFrame(list(published_rows))
     summary = table.copy()
     summary.insert(0, "family", family)
@@ -421,3 +427,107 @@ def table_4_1(
     ours = ranking_pattern(table).assign(source="reproduced")
     theirs = ranking_pattern(published.rename(columns={"cv_rmse": "rmse_mean"})).assign(source="published")
     return summary, comparison, pd.concat([ours, theirs], ignore_index=True)
+
+
+def study_cv_shard(
+    X,
+    y,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    grid: Mapping[str, Any] = THESIS_GRID,
+    *,
+    shard: int,
+    n_shards: int,
+    transform: str = "none",
+    divisor: float | None = None,
+    random_state: int = THESIS_SEED,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
+    """One job of the split Table 4.1 CV: the per-configuration summary of some prefix groups.
+
+    The grid's prefix groups (configurations differing only in ``n_estimators``,
+    one fit per fold) are dealt round-robin to ``n_shards`` jobs; shard ``shard``
+    cross-validates groups ``shard, shard + n_shards, ...`` on every fold
+    (:func:`xaipipe.models.cv.cross_validate_grid` with ``shard``). Every group
+    has all its folds in one shard, so its summary rows are final;
+    :func:`table_4_1_from_shards` concatenates the shards into exactly the
+    table of :func:`table_4_1`.
+
+    Parameters
+    ----------
+    X, y, folds, grid, transform, divisor, random_state, n_jobs
+        As :func:`thesis_study`.
+    shard : int
+        This job's index, ``0 <= shard < n_shards``.
+    n_shards : int
+        Number of jobs, at most the number of prefix groups
+        (:func:`xaipipe.models.cv.n_fit_units`; 36 for the thesis grid).
+
+    Returns
+    -------
+    DataFrame
+        :func:`xaipipe.models.cv.summarize_cv` rows of the shard's
+        configurations (``config_index`` and ``prefix_group`` as in the whole grid).
+
+    Raises
+    ------
+    ValueError
+        ``shard`` outside ``[0, n_shards)``, or more shards than prefix groups (an
+        empty shard).
+    """
+    from ..models.cv import cross_validate_grid, n_fit_units, summarize_cv
+
+    n_units = n_fit_units("gradient_boosting", grid)
+    if n_shards > n_units:
+        raise ValueError(f"n_shards={n_shards} is more than the grid's {n_units} prefix groups")
+    yt, _ = transform_target(y, transform, divisor=divisor)
+    table = cross_validate_grid("gradient_boosting", "regression", grid, np.asarray(X), yt, folds,
+                                random_state=random_state, n_jobs=n_jobs, shard=(shard, n_shards))
+    return summarize_cv(table, "regression")
+
+
+def table_4_1_from_shards(
+    shards: Sequence[pd.DataFrame],
+    published_rows: Sequence[Mapping[str, Any]],
+    *,
+    grid: Mapping[str, Any] = THESIS_GRID,
+    transform: str = "none",
+    dataset: str = "abalone",
+    family: str = "gradient_boosting",
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The aggregation of the split Table 4.1 CV: :func:`table_4_1` from :func:`study_cv_shard` outputs.
+
+    Parameters
+    ----------
+    shards : sequence of DataFrame
+        Every shard's summary, in any order.
+    published_rows, dataset, family
+        As :func:`table_4_1`.
+    grid : mapping
+        The shards' grid (every configuration must be in exactly one shard).
+    transform : str
+        The shards' target transformation (the ``transform`` column).
+
+    Returns
+    -------
+    (summary, comparison, pattern)
+        As :func:`table_4_1`, identical to the unsplit computation.
+
+    Raises
+    ------
+    ValueError
+        No shards, a configuration in two shards, or a gap in ``config_index``
+        (a shard missing).
+    """
+    from ..models.grid import expand_grid
+
+    if not shards:
+        raise ValueError("no shards to combine")
+    n_configs = len(expand_grid(grid))
+    summary = pd.concat(list(shards), ignore_index=True).sort_values("config_index", kind="stable")
+    index = summary["config_index"].to_numpy()
+    if not np.array_equal(index, np.arange(n_configs)):
+        dup = sorted(set(index[pd.Series(index).duplicated().to_numpy()]))
+        raise ValueError(f"shards do not cover the grid once: duplicated config_index {dup[:5]}, "
+                         f"{len(summary)} rows for {n_configs} configurations (a shard missing?)")
+    table = rank_models(summary.reset_index(drop=True), transform)
+    return _study_tables(table, published_rows, dataset=dataset, family=family)
