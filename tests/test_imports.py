@@ -116,3 +116,17 @@ def test_no_sys_path_edits():
                 if "sys.path.insert" in text or "sys.path.append" in text or "sys.path[:]" in text:
                     offenders.append(str(path.relative_to(REPO)))
     assert not offenders, f"sys.path edited in {offenders}"
+
+
+def test_long_modules_say_why_in_their_docstring():
+    """Issue 22: no module over ~800 lines without a reason given in its docstring."""
+    import ast
+
+    unexplained = []
+    for path in sorted((REPO / "src").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 800:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "Why one module of this size" not in doc:
+                unexplained.append(f"{path.relative_to(REPO)} ({text.count(chr(10))} lines)")
+    assert not unexplained, f"modules over 800 lines without 'Why one module of this size': {unexplained}"

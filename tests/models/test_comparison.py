@@ -12,8 +12,6 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 from sklearn import metrics as skm
-from sklearn.datasets import load_diabetes
-from sklearn.model_selection import train_test_split
 
 from xaipipe.models.comparison import (
     COMPARISON_COLUMNS,
@@ -34,10 +32,8 @@ from xaipipe.models.comparison import (
     reject_option_curve,
     reject_option_curves,
     row_losses,
-    squared_terms_comparison,
 )
 from xaipipe.models.metrics import classification_metrics
-from xaipipe.models.ols import ols_inference
 
 
 def ideal_se(d):
@@ -402,51 +398,6 @@ def test_predicted_vs_observed_and_summary():
     assert s["r2"] == pytest.approx(skm.r2_score(y, f), rel=1e-12)
     assert s["rmse"] == pytest.approx(np.sqrt(skm.mean_squared_error(y, f)), rel=1e-12)
     assert s["n_test"] == 70
-
-
-@pytest.fixture(scope="module")
-def diabetes_split():
-    X, y = load_diabetes(return_X_y=True, scaled=False)
-    names = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
-    return (*train_test_split(X, y, test_size=0.2, random_state=0), names)
-
-
-def test_squared_terms_comparison_against_raw_least_squares(diabetes_split):
-    Xtr, Xte, ytr, yte, names = diabetes_split
-    out = squared_terms_comparison(Xtr, ytr, Xte, yte, names, n_bootstrap=300, random_state=0).iloc[0]
-    # Selection = |t| >= 2 of the classical OLS table (training rows only).
-    table = ols_inference(Xtr, ytr, names).set_index("term")
-    expected = [n for n in names if abs(table.loc[n, "t_value"]) >= 2]
-    assert out["selected"].split(";") == expected
-    assert out["squares_dropped"] == ("sex" if "sex" in expected else "")
-    # Oracle: raw columns, their squares (sex's too), minimum-norm least squares.
-    sel = [names.index(n) for n in expected]
-    A = lambda X: np.column_stack([np.ones(len(X)), X[:, sel], X[:, sel] ** 2])
-    w, *_ = np.linalg.lstsq(A(Xtr), ytr, rcond=None)
-    F = lambda X: np.column_stack([np.ones(len(X)), X])
-    w_full, *_ = np.linalg.lstsq(F(Xtr), ytr, rcond=None)
-    assert out["mean_a"] == pytest.approx(np.mean((yte - A(Xte) @ w) ** 2), rel=1e-8)
-    assert out["mean_b"] == pytest.approx(np.mean((yte - F(Xte) @ w_full) ** 2), rel=1e-8)
-    assert out["n_train"] == len(ytr) and out["n_test"] == len(yte)
-    assert out["n_params_a"] == 1 + len(sel) + len(sel) - (1 if "sex" in expected else 0)
-    # Test rows only evaluate: permuting them changes nothing but the bootstrap draws' pairing.
-    perm = np.random.default_rng(0).permutation(len(yte))
-    out2 = squared_terms_comparison(Xtr, ytr, Xte[perm], yte[perm], names, n_bootstrap=300).iloc[0]
-    assert out2["selected"] == out["selected"]
-    assert out2["difference"] == pytest.approx(out["difference"], rel=1e-9)
-
-
-def test_squared_terms_comparison_errors(diabetes_split):
-    Xtr, Xte, ytr, yte, names = diabetes_split
-    with pytest.raises(ValueError, match="not among the features"):
-        squared_terms_comparison(Xtr, ytr, Xte, yte, names, selected=["bmi", "BMI"])
-    with pytest.raises(ValueError, match="constant"):
-        squared_terms_comparison(np.column_stack([Xtr, np.ones(len(Xtr))]), ytr,
-                                 np.column_stack([Xte, np.ones(len(Xte))]), yte, names + ["one"])
-    with pytest.raises(ValueError, match="regression loss"):
-        squared_terms_comparison(Xtr, ytr, Xte, yte, names, losses=("error_rate",))
-    with pytest.raises(ValueError, match="shape"):
-        squared_terms_comparison(Xtr, ytr, Xte, yte, names[:-1])
 
 
 def test_aligned_predictions_sorts_each_family_by_row_and_infers_the_task():

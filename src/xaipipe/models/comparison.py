@@ -1,6 +1,7 @@
 """Comparing models on one test set: test error and its standard errors, the paired
 bootstrap test of a difference in test loss, the reject option, predicted against
-observed, and seed 003's "selected variables and their squares" OLS comparison.
+observed (seed 003's "selected variables and their squares" OLS comparison uses the
+paired test from here: :func:`xaipipe.models.ols.squared_terms_comparison`).
 
 Everything here is *conditional on the fitted models*: the test rows are resampled,
 the models are never refitted. The standard errors and p-values therefore measure
@@ -60,6 +61,10 @@ Departures from seed 003 are listed in ``docs/model_comparison.md``; the two tha
 change numbers: the seed's ``p = norm(loc=diff, scale=se).cdf(0)`` is a one-sided
 tail taken after orienting ``diff`` to be positive, i.e. half the two-sided p-value
 (here: two-sided), and its ``np.std`` uses divisor ``B`` (here ``B - 1``).
+
+Why one module of this size (~830 lines): every function here resamples the same
+aligned test rows (:func:`aligned_predictions`) with the same bootstrap core, and
+the tables and figures of seed 003 read them together.
 """
 
 from __future__ import annotations
@@ -92,7 +97,6 @@ __all__ = [
     "reject_option_curve",
     "reject_option_curves",
     "row_losses",
-    "squared_terms_comparison",
 ]
 
 #: Loss name -> task.
@@ -821,132 +825,3 @@ def regression_summary(y_true, y_pred) -> pd.DataFrame:
     n = _same_length(y_true=y, y_pred=yhat)
     m = regression_metrics(y, yhat)
     return pd.DataFrame([{"n_test": n, "r2": m["r2"], "rmse": m["rmse"], "mse": m["mse"], "mae": m["mae"]}])
-
-
-def _standardise(X_train: np.ndarray, X_test: np.ndarray, names: Sequence[str]):
-    mu = X_train.mean(axis=0)
-    sd = X_train.std(axis=0)
-    const = [names[j] for j in np.flatnonzero(sd == 0)]
-    if const:
-        raise ValueError(f"feature(s) constant on the training rows: {const}")
-    return (X_train - mu) / sd, (X_test - mu) / sd
-
-
-def squared_terms_comparison(
-    X_train,
-    y_train,
-    X_test,
-    y_test,
-    feature_names: Sequence[str],
-    *,
-    t_threshold: float = 2.0,
-    selected: Sequence[str] | None = None,
-    losses: Sequence[str] = ("mse",),
-    n_bootstrap: int = 1000,
-    confidence: float = 0.95,
-    random_state: int | None = 0,
-) -> pd.DataFrame:
-    """Seed 003's Diabetes comparison: OLS on the variables with ``|t| >= 2`` and their
-    squares, against OLS on all variables, by a paired bootstrap of the test loss.
-
-    Rows: the *training* rows fit the full OLS model (statsmodels, with intercept),
-    give its t-statistics (classical ``coef / sqrt(s² [(X'X)^{-1}]_jj)``, ``s² = RSS /
-    (n - p - 1)``, as in :mod:`xaipipe.models.ols`), select the variables and fit the
-    second model; the *test* rows are only predicted and resampled
-    (:func:`paired_bootstrap_test`). Nothing is refitted per resample.
-
-    The second model is ``y ~ 1 + x_j + x_j²`` over the selected ``j``. Numerically,
-    every column is first standardised with the training mean and standard deviation
-    and the square is taken of the standardised column: ``{1, z, z²}`` spans the same
-    space as ``{1, x, x²}``, so fitted values and predictions are those of the raw
-    design (Diabetes' raw columns give ``cond(X) ~ 5e7``). The square of a variable
-    with two distinct training values (Diabetes' ``sex``) is an affine function of
-    it, hence collinear with the intercept and the variable: it is left out and
-    listed in ``squares_dropped`` (scikit-learn's ``LinearRegression``, which the seed
-    uses, returns the minimum-norm solution, with the same predictions).
-
-    Parameters
-    ----------
-    X_train : array-like of shape (n_train, p)
-    y_train : array-like of shape (n_train,)
-    X_test : array-like of shape (n_test, p)
-    y_test : array-like of shape (n_test,)
-    feature_names : sequence of str, length p
-    t_threshold : float, default=2.0
-        Select ``j`` with ``|t_j| >= t_threshold`` (the seed's rule of thumb).
-    selected : sequence of str, optional
-        Use these variables instead of the t-rule (e.g. to reproduce the seed's
-        selection, made with its incorrect standard errors).
-    losses : sequence of {"mse", "mae"}, default=("mse",)
-    n_bootstrap : int, default=1000
-    confidence : float in (0, 1), default=0.95
-    random_state : int or None, default=0
-
-    Returns
-    -------
-    DataFrame
-        One row per loss: ``model_a`` (``"ols_selected_squared"``), ``model_b``
-        (``"ols"``), ``loss``, ``n_train``, ``selected`` and ``squares_dropped``
-        (names joined by ``;``), ``n_params_a``, ``n_params_b`` (coefficients
-        including the intercept), then the columns of :func:`paired_bootstrap_test`
-        (``difference = mean_a - mean_b``: positive means the squared-terms model is
-        worse, the seed's sign).
-
-    Raises
-    ------
-    ValueError
-        Shapes that differ, a constant training column, unknown names in
-        ``selected``, a rank-deficient design, a loss other than ``mse`` / ``mae``.
-    """
-    import statsmodels.api as sm
-
-    Xtr = np.asarray(X_train, dtype=float)
-    Xte = np.asarray(X_test, dtype=float)
-    ytr = _vector(y_train, "y_train")
-    yte = _vector(y_test, "y_test")
-    names = [str(f) for f in feature_names]
-    if Xtr.ndim != 2 or Xte.ndim != 2 or Xtr.shape[1] != len(names) or Xte.shape[1] != len(names):
-        raise ValueError(f"shape mismatch: X_train {Xtr.shape}, X_test {Xte.shape}, {len(names)} names")
-    _same_length(X_train=Xtr, y_train=ytr)
-    _same_length(X_test=Xte, y_test=yte)
-    for loss in losses:
-        if LOSSES.get(loss) != "regression":
-            raise ValueError(f"loss {loss!r} is not a regression loss (use 'mse' or 'mae')")
-    Ztr, Zte = _standardise(Xtr, Xte, names)
-
-    def fit(design_tr):
-        if np.linalg.matrix_rank(design_tr) < design_tr.shape[1]:
-            raise ValueError("design matrix is rank deficient on the training rows")
-        return sm.OLS(ytr, design_tr).fit()
-
-    full = fit(sm.add_constant(Ztr, has_constant="add"))
-    pred_full = full.predict(sm.add_constant(Zte, has_constant="add"))
-    if selected is None:
-        mask = np.abs(np.asarray(full.tvalues)[1:]) >= t_threshold
-    else:
-        unknown = sorted(set(map(str, selected)) - set(names))
-        if unknown:
-            raise ValueError(f"selected names not among the features: {unknown}")
-        mask = np.isin(names, list(map(str, selected)))
-    sel = np.flatnonzero(mask)
-    two_valued = [j for j in sel if np.unique(Xtr[:, j]).size <= 2]
-    sq = [j for j in sel if j not in two_valued]
-    design_tr = np.column_stack([np.ones(len(ytr)), Ztr[:, sel], Ztr[:, sq] ** 2])
-    design_te = np.column_stack([np.ones(len(yte)), Zte[:, sel], Zte[:, sq] ** 2])
-    reduced = fit(design_tr)
-    pred_sq = reduced.predict(design_te)
-
-    out = []
-    for loss in losses:
-        res = paired_bootstrap_test(row_losses(yte, pred_sq, loss), row_losses(yte, pred_full, loss),
-                                    n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
-        res.insert(0, "n_params_b", len(names) + 1)
-        res.insert(0, "n_params_a", design_tr.shape[1])
-        res.insert(0, "squares_dropped", ";".join(names[j] for j in two_valued))
-        res.insert(0, "selected", ";".join(names[j] for j in sel))
-        res.insert(0, "n_train", len(ytr))
-        res.insert(0, "loss", loss)
-        res.insert(0, "model_b", "ols")
-        res.insert(0, "model_a", "ols_selected_squared")
-        out.append(res)
-    return pd.concat(out, ignore_index=True)

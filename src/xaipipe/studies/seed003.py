@@ -61,8 +61,8 @@ from ..models.comparison import (
     predicted_vs_observed,
     reject_option_curve,
     row_losses,
-    squared_terms_comparison,
 )
+from ..models.ols import squared_terms_comparison
 
 __all__ = [
     "SEED_003_PRINTED",
@@ -140,7 +140,7 @@ class Seed003Rerun:
         Fig 3.4: :func:`~xaipipe.models.comparison.predicted_vs_observed` of the
         Diabetes OLS fit on the test rows.
     diabetes_squared : DataFrame
-        :func:`~xaipipe.models.comparison.squared_terms_comparison` with the seed's
+        :func:`~xaipipe.models.ols.squared_terms_comparison` with the seed's
         selection (its incorrect "t") and with the classical t; column ``selection``.
     """
 
