@@ -16,6 +16,14 @@ Usage (from the repository root)::
 
 Prints one line per run (kill moment, jobs finished and running at the kill, resume time,
 outcome) and the summary ``k of N resumed byte-identical``; exits 1 unless all are.
+
+``--serial`` kills *one* run N times in a row instead (each kill followed by ``--unlock`` and a
+rerun that resumes what the previous attempts left, killed again after the gap to the next
+seeded moment), then lets the last rerun finish and compares once: the cost of about two runs
+instead of N + 1, e.g. for N = 10 on the small configuration::
+
+    python -m benchmarks.kill_resume --serial --kills 10 --cores 2 \
+        --configfile config/config.yaml tests/configs/small.yaml
 Kill moments are uniform in [5 %, 95 %] of the reference run's wall time (numpy's
 ``default_rng(seed)``); a run that ends before its moment (a less loaded machine) is done again
 in a new copy with a moment within its own duration (at most 3 tries, then it counts as not
@@ -141,7 +149,27 @@ def kill_and_resume(workdir: Path, args: list[str], kill_at_s: float, index: int
     """Start ``snakemake args`` in ``workdir``, SIGKILL its process group after ``kill_at_s``
     seconds, then ``snakemake --unlock args`` and ``snakemake args`` again."""
     log = workdir / "kill_resume.log"
-    with open(log, "w") as fh:
+    killed, ran_s, done, running = start_and_kill(workdir, args, kill_at_s, log, mode="w")
+    t0 = time.monotonic()
+    rc = unlock(workdir, args)
+    if rc == 0:
+        rc, _ = run_snakemake(workdir, args, log)
+    return Trial(index, kill_at_s, killed, ran_s, done, running, time.monotonic() - t0, rc, [])
+
+
+def unlock(workdir: Path, args: list[str]) -> int:
+    """``snakemake --unlock args`` in ``workdir`` (the documented first step of the recovery)."""
+    return subprocess.run([sys.executable, "-m", "snakemake", "--unlock", *args], cwd=workdir,
+                          capture_output=True, env=_env()).returncode
+
+
+def start_and_kill(workdir: Path, args: list[str], kill_at_s: float, log: Path,
+                   mode: str = "a") -> tuple[bool, float, int, list[str]]:
+    """Start ``snakemake args`` in ``workdir`` and SIGKILL its whole process group after
+    ``kill_at_s`` seconds (unless it ended before); waits until no process of the group is left.
+    Returns (killed, seconds it ran, jobs finished in this run, rules running at the kill)."""
+    start = log.stat().st_size if log.exists() and mode == "a" else 0
+    with open(log, mode) as fh:
         t_start = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=workdir, stdout=fh,
                                 stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
@@ -153,18 +181,15 @@ def kill_and_resume(workdir: Path, args: list[str], kill_at_s: float, index: int
             proc.wait()
             killed = True
         ran_s = time.monotonic() - t_start
-    done, running = _progress(log.read_text(errors="replace"))
+    with open(log, errors="replace") as fh:
+        fh.seek(start)
+        done, running = _progress(fh.read())
     deadline = time.monotonic() + 30
     while killed and _group_alive(proc.pid):
         if time.monotonic() > deadline:
             raise RuntimeError(f"processes of group {proc.pid} survived SIGKILL: {_group_alive(proc.pid)}")
         time.sleep(0.1)
-    t0 = time.monotonic()
-    rc = subprocess.run([sys.executable, "-m", "snakemake", "--unlock", *args], cwd=workdir,
-                        capture_output=True, env=_env()).returncode
-    if rc == 0:
-        rc, _ = run_snakemake(workdir, args, log)
-    return Trial(index, kill_at_s, killed, ran_s, done, running, time.monotonic() - t0, rc, [])
+    return killed, ran_s, done, running
 
 
 def results_dir(workdir: Path) -> Path:
@@ -210,6 +235,50 @@ def run_trials(reference: Path, args: list[str], kills: int, *, seed: int, durat
     return trials
 
 
+def run_serial(reference: Path, args: list[str], kills: int, *, seed: int, duration_s: float, root: Path,
+               span: tuple[float, float] = (0.05, 0.95), keep: bool = False, report=print) -> list[Trial]:
+    """One copy killed ``kills`` times in a row: each time ``snakemake args`` (resuming the
+    previous attempt), SIGKILL after a delay, ``snakemake --unlock``; then the last run to the end,
+    compared with the finished run in ``reference``.
+
+    The kill moments are ``kills`` sorted draws uniform in ``span`` x ``duration_s`` seconds of
+    accumulated running time; each attempt is killed after the gap to the next moment (so a
+    kill can also fall into Snakemake's start-up or DAG building). One :class:`Trial` per kill;
+    the comparison is attached to the last one (the others carry its outcome too).
+    """
+    rng = np.random.default_rng(seed)
+    moments = np.sort(rng.uniform(span[0] * duration_s, span[1] * duration_s, size=kills))
+    gaps = np.diff(np.concatenate([[0.0], moments]))
+    work = copy_workflow(root / "serial")
+    log = work / "kill_resume.log"
+    log.write_text("")
+    trials = []
+    for i, gap in enumerate(gaps, start=1):
+        killed, ran_s, done, running = start_and_kill(work, args, float(gap), log)
+        rc = unlock(work, args)
+        trial = Trial(i, float(gap), killed, ran_s, done, running, 0.0, rc, [])
+        trials.append(trial)
+        if rc != 0 or not killed:
+            break  # the run ended before this kill: nothing left to interrupt
+    t0 = time.monotonic()
+    rc, _ = run_snakemake(work, args, log)
+    differences = []
+    if rc == 0:
+        res = results_dir(work)
+        try:
+            assert_no_partial_files(res)
+        except (AssertionError, ValueError) as err:
+            differences.append(f"partial file: {err}")
+        differences += result_differences(results_dir(reference), res)
+    for trial in trials:
+        trial.resume_s, trial.differences = time.monotonic() - t0, differences
+        trial.resume_rc = trial.resume_rc or rc
+        report(trial.line().replace("resumed in", "final run in"))
+    if not keep and not differences and rc == 0:
+        shutil.rmtree(work)
+    return trials
+
+
 def summary(trials: list[Trial]) -> str:
     killed = sum(t.killed for t in trials)
     return (f"{sum(t.identical for t in trials)} of {len(trials)} resumed byte-identical"
@@ -226,6 +295,9 @@ def main(argv=None) -> int:
                     help="UCI mirror (default $XAIPIPE_UCI_MIRROR or ../shared/data/uci)")
     ap.add_argument("--workdir", type=Path, help="where the copies go (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep every copy (default: only those that differ)")
+    ap.add_argument("--serial", action="store_true",
+                    help="kill one run N times in a row (each kill followed by --unlock and a rerun that "
+                         "resumes it), instead of N runs killed once each")
     opts = ap.parse_args(argv)
     root = opts.workdir or Path(tempfile.mkdtemp(prefix="kill_resume_"))
     args = snakemake_args(opts.configfile, Path(opts.mirror).resolve(), opts.cores)
@@ -235,7 +307,8 @@ def main(argv=None) -> int:
         print(f"the uninterrupted run failed (rc {rc}): see {reference / 'kill_resume.log'}")
         return 1
     print(f"uninterrupted run: {wall:.1f} s ({' '.join(args)}); copies in {root}")
-    trials = run_trials(reference, args, opts.kills, seed=opts.seed, duration_s=wall, root=root, keep=opts.keep)
+    run = run_serial if opts.serial else run_trials
+    trials = run(reference, args, opts.kills, seed=opts.seed, duration_s=wall, root=root, keep=opts.keep)
     print(summary(trials))
     return 0 if all(t.identical for t in trials) else 1
 

@@ -43,10 +43,17 @@ rule cv:
 def test_killed_at_random_moments_resumes_byte_identical(clean_tiny_run, mirror_dir, tmp_path):
     args = kill_resume.snakemake_args(kill_resume.TINY, mirror_dir, cores=2)
     duration = kill_resume.run_duration(clean_tiny_run)
+    # one fresh copy killed once ...
     lines = []
-    trials = kill_resume.run_trials(clean_tiny_run, args, 2, seed=3, duration_s=duration, root=tmp_path,
+    trials = kill_resume.run_trials(clean_tiny_run, args, 1, seed=3, duration_s=duration, root=tmp_path / "one",
                                     span=(0.05, 0.6), report=lines.append)
-    assert len(lines) == 2
+    assert len(lines) == 1
     assert all(t.killed for t in trials), lines  # the kill came while the run was running
     assert all(t.resume_rc == 0 for t in trials), lines
-    assert kill_resume.summary(trials) == "2 of 2 resumed byte-identical", lines
+    assert kill_resume.summary(trials) == "1 of 1 resumed byte-identical", lines
+    # ... and one copy killed three times in a row (--serial), each kill followed by --unlock and a rerun
+    lines = []
+    trials = kill_resume.run_serial(clean_tiny_run, args, 3, seed=4, duration_s=duration, root=tmp_path / "serial",
+                                    span=(0.05, 0.8), report=lines.append)
+    assert len(trials) == 3 and all(t.killed for t in trials), lines
+    assert kill_resume.summary(trials) == "3 of 3 resumed byte-identical", lines
