@@ -236,7 +236,8 @@ def run_trials(reference: Path, args: list[str], kills: int, *, seed: int, durat
 
 
 def run_serial(reference: Path, args: list[str], kills: int, *, seed: int, duration_s: float, root: Path,
-               span: tuple[float, float] = (0.05, 0.95), keep: bool = False, report=print) -> list[Trial]:
+               span: tuple[float, float] = (0.05, 0.95), attempts: int = 3, keep: bool = False,
+               report=print) -> list[Trial]:
     """One copy killed ``kills`` times in a row: each time ``snakemake args`` (resuming the
     previous attempt), SIGKILL after a delay, ``snakemake --unlock``; then the last run to the end,
     compared with the finished run in ``reference``.
@@ -244,22 +245,31 @@ def run_serial(reference: Path, args: list[str], kills: int, *, seed: int, durat
     The kill moments are ``kills`` sorted draws uniform in ``span`` x ``duration_s`` seconds of
     accumulated running time; each attempt is killed after the gap to the next moment (so a
     kill can also fall into Snakemake's start-up or DAG building). One :class:`Trial` per kill;
-    the comparison is attached to the last one (the others carry its outcome too).
+    the comparison is attached to the last one (the others carry its outcome too). A run that
+    ends before its last kill (faster than the reference) is done again in a new copy with moments
+    drawn from its own running time, up to ``attempts`` times.
     """
     rng = np.random.default_rng(seed)
-    moments = np.sort(rng.uniform(span[0] * duration_s, span[1] * duration_s, size=kills))
-    gaps = np.diff(np.concatenate([[0.0], moments]))
-    work = copy_workflow(root / "serial")
-    log = work / "kill_resume.log"
-    log.write_text("")
-    trials = []
-    for i, gap in enumerate(gaps, start=1):
-        killed, ran_s, done, running = start_and_kill(work, args, float(gap), log)
-        rc = unlock(work, args)
-        trial = Trial(i, float(gap), killed, ran_s, done, running, 0.0, rc, [])
-        trials.append(trial)
-        if rc != 0 or not killed:
-            break  # the run ended before this kill: nothing left to interrupt
+    for attempt in range(attempts):
+        moments = np.sort(rng.uniform(span[0] * duration_s, span[1] * duration_s, size=kills))
+        gaps = np.diff(np.concatenate([[0.0], moments]))
+        work = copy_workflow(root / ("serial" if attempt == 0 else f"serial_{attempt}"))
+        log = work / "kill_resume.log"
+        log.write_text("")
+        trials, ran = [], 0.0
+        for i, gap in enumerate(gaps, start=1):
+            killed, ran_s, done, running = start_and_kill(work, args, float(gap), log)
+            ran += ran_s
+            rc = unlock(work, args)
+            trials.append(Trial(i, float(gap), killed, ran_s, done, running, 0.0, rc, []))
+            if rc != 0 or not killed:
+                break  # the run ended before this kill: nothing left to interrupt
+        if all(t.killed for t in trials) and len(trials) == kills or attempt == attempts - 1:
+            break
+        # faster than the reference (e.g. numba's cache was warm): again, moments within this run's time
+        report(f"serial: the run ended after {ran:.1f} s, before kill {len(trials)}: again in a new copy")
+        shutil.rmtree(work)
+        duration_s = ran
     t0 = time.monotonic()
     rc, _ = run_snakemake(work, args, log)
     differences = []
