@@ -264,6 +264,14 @@ def run_serial(reference: Path, args: list[str], kills: int, *, seed: int, durat
             trials.append(Trial(i, float(gap), killed, ran_s, done, running, 0.0, rc, []))
             if rc != 0 or not killed:
                 break  # the run ended before this kill: nothing left to interrupt
+        if trials[-1].resume_rc != 0:
+            # the recovery itself failed: a finding to report, not a run to redo
+            report(f"serial: snakemake --unlock failed (exit {trials[-1].resume_rc}) after kill {len(trials)}")
+            for trial in trials:
+                trial.differences = [f"snakemake --unlock failed (exit {trials[-1].resume_rc})"]
+                trial.resume_rc = trials[-1].resume_rc
+                report(trial.line())
+            return trials
         if all(t.killed for t in trials) and len(trials) == kills or attempt == attempts - 1:
             break
         # faster than the reference (e.g. numba's cache was warm): again, moments within this run's time

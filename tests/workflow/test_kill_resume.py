@@ -40,6 +40,26 @@ rule cv:
     assert kill_resume._progress(output) == (1, ["prepare", "cv"])
 
 
+def test_serial_stops_and_reports_when_unlock_fails(monkeypatch, tmp_path):
+    """A failed ``--unlock`` is the recovery failing: reported on every trial, no new copy, no rerun."""
+    copies, lines = [], []
+    monkeypatch.setattr(kill_resume, "copy_workflow", lambda dest: copies.append(dest) or dest.mkdir() or dest)
+    monkeypatch.setattr(kill_resume, "start_and_kill", lambda *a, **k: (True, 1.0, 3, ["cv"]))
+    monkeypatch.setattr(kill_resume, "unlock", lambda *a, **k: 1)
+
+    def no_rerun(*a, **k):
+        raise AssertionError("no rerun after a failed --unlock")
+
+    monkeypatch.setattr(kill_resume, "run_snakemake", no_rerun)
+    trials = kill_resume.run_serial(tmp_path / "ref", ["--cores", "1"], 4, seed=0, duration_s=100.0,
+                                    root=tmp_path, report=lines.append)
+    assert len(copies) == 1 and len(trials) == 1
+    assert not trials[0].identical and trials[0].resume_rc == 1
+    assert "unlock failed" in trials[0].differences[0]
+    assert any("--unlock failed" in line for line in lines)
+    assert "0 of 1 resumed byte-identical" in kill_resume.summary(trials)
+
+
 def test_killed_at_random_moments_resumes_byte_identical(clean_tiny_run, mirror_dir, tmp_path):
     args = kill_resume.snakemake_args(kill_resume.TINY, mirror_dir, cores=2)
     duration = kill_resume.run_duration(clean_tiny_run)

@@ -185,28 +185,10 @@ def cross_validate_grid(
     """
     from joblib import Parallel, delayed
 
-    from .sampling import sample_configurations
-
-    fam = get_family(family)  # validates the name
-    configs = expand_grid(grid) if grid is not None or not sample else []
-    origin = {config_id(c): "grid" for c in configs}
-    if sample:
-        drawn = sample_configurations(sample, random_state=random_state, exclude=configs)
-        origin.update({config_id(c): "sample" for c in drawn})
-        configs = configs + drawn
-    if not configs:
-        raise ValueError(f"family {family!r}: neither a grid nor sampled configurations")
+    fam, configs, origin, groups, units = _fit_plan(family, grid, sample, random_state)
     order = {config_id(c): i for i, c in enumerate(configs)}
-    groups = prefix_groups(configs)
-    if not fam.ensemble:
-        groups = [(dict(c), []) for c in configs]
     group_of = {config_id(dict(base, **({} if k is None else {PREFIX_PARAM: k}))): g
                 for g, (base, ks) in enumerate(groups) for k in (ks or [None])}
-    if fam.depth_chains:
-        # exact fit sharing between max_depth values and equivalent min_samples_split
-        units = [(_fit_chain_fold, (chain,)) for chain in depth_chains(configs)]
-    else:
-        units = [(_fit_group_fold, (base, ks)) for base, ks in groups]
     if shard is not None:
         index, n_shards = _check_shard(shard)
         units = units[index::n_shards]
@@ -268,16 +250,39 @@ def n_fit_units(family: str, grid: Mapping[str, Any] | None, *, sample: Mapping[
     -------
     int
         At least 1.
+
+    Raises
+    ------
+    ValueError
+        Unknown family; neither a grid nor sampled configurations.
+    """
+    return len(_fit_plan(family, grid, sample, random_state)[4])
+
+
+def _fit_plan(family, grid, sample, random_state):
+    """The one derivation of a CV's work, shared by :func:`cross_validate_grid` and
+    :func:`n_fit_units`: ``(family object, configurations in grid-then-sample order,
+    config_id -> origin, prefix groups, fit units)``. A fit unit is ``(function, args)``:
+    a depth chain (decision trees, exact fit sharing between ``max_depth`` values and
+    equivalent ``min_samples_split``), a prefix group (ensembles), or one configuration.
     """
     from .sampling import sample_configurations
 
-    fam = get_family(family)
+    fam = get_family(family)  # validates the name
     configs = expand_grid(grid) if grid is not None or not sample else []
+    origin = {config_id(c): "grid" for c in configs}
     if sample:
-        configs = configs + sample_configurations(sample, random_state=random_state, exclude=configs)
+        drawn = sample_configurations(sample, random_state=random_state, exclude=configs)
+        origin.update({config_id(c): "sample" for c in drawn})
+        configs = configs + drawn
+    if not configs:
+        raise ValueError(f"family {family!r}: neither a grid nor sampled configurations")
+    groups = prefix_groups(configs) if fam.ensemble else [(dict(c), []) for c in configs]
     if fam.depth_chains:
-        return max(1, len(depth_chains(configs)))
-    return max(1, len(prefix_groups(configs)) if fam.ensemble else len(configs))
+        units = [(_fit_chain_fold, (chain,)) for chain in depth_chains(configs)]
+    else:
+        units = [(_fit_group_fold, (base, ks)) for base, ks in groups]
+    return fam, configs, origin, groups, units
 
 
 def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:
