@@ -26,6 +26,7 @@ PATHS: dict[str, str] = {
     # models: CV of every family's grid -> best configuration -> refit -> test metrics
     "cv": "models/{dataset}/cv/{family}.csv",
     "cv_summary": "models/{dataset}/cv/{family}_summary.csv",
+    "cv_shard": "models/{dataset}/cv/shards/{family}_{shard}.joblib",
     "best": "models/{dataset}/best/{family}.json",
     "model": "models/{dataset}/fitted/{family}.joblib",
     "test": "models/{dataset}/test/{family}.json",

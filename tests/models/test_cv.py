@@ -219,3 +219,50 @@ def test_shards_concatenate_to_the_whole_table(family, grid):
     pd.testing.assert_frame_equal(joined[cols], whole[cols])
     with pytest.raises(ValueError, match="0 <= index < n_shards"):
         cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(n, n))
+
+
+def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
+    """cv_tables(shards=) gives the unsplit tables, dtypes and CSV bytes included, for a family whose
+    grid and random search set different hyperparameters (columns with missing values, shards whose
+    own rows hold only integers there), shards passed in reverse order and pickled."""
+    import joblib
+
+    from xaipipe.io import write_csv
+    from xaipipe.models.cv import combine_cv_shards, cv_tables, n_fit_units
+
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:150], y[:150]
+    folds = _folds(X, y, False)
+    grid = {"max_depth": [2, 4], "min_samples_split": [2, 8]}
+    sample = {"n_iter": 4, "distributions": {"max_depth": {"randint": [2, 6]},
+                                             "max_features": {"choice": [1.0, 0.5]}}}
+    kw = {"selection": "rmse", "random_state": 3, "sample": sample, "dataset": "diabetes"}
+    whole = cv_tables("decision_tree", "regression", grid, X, y, folds, **kw)
+    n = n_fit_units("decision_tree", grid, sample=sample, random_state=3)
+    assert n >= 3
+    paths = []
+    for k in reversed(range(n)):
+        part = cross_validate_grid("decision_tree", "regression", grid, X, y, folds, random_state=3,
+                                   sample=sample, shard=(k, n))
+        paths.append(tmp_path / f"shard_{k}.joblib")
+        joblib.dump(part, paths[-1])
+    split = cv_tables("decision_tree", "regression", grid, None, None, folds,
+                      shards=[joblib.load(p) for p in paths], **kw)
+    times = ["fit_time_s", "predict_time_s"]
+    pd.testing.assert_frame_equal(split[0].drop(columns=times), whole[0].drop(columns=times))
+    assert split[2] == whole[2]
+    for i, name in enumerate(("table", "summary")):
+        a, b = (t.drop(columns=[c for c in times if c in t]) for t in (whole[i], split[i]))
+        write_csv(tmp_path / f"{name}_whole.csv", a)
+        write_csv(tmp_path / f"{name}_split.csv", b)
+        assert (tmp_path / f"{name}_whole.csv").read_bytes() == (tmp_path / f"{name}_split.csv").read_bytes()
+    # a missing or repeated shard is named, not silently summarised
+    parts = [joblib.load(p) for p in paths]
+    with pytest.raises(ValueError, match="missing"):
+        combine_cv_shards(parts[1:], family="decision_tree", grid=grid, sample=sample, random_state=3,
+                          n_folds=len(folds))
+    with pytest.raises(ValueError, match="repeated"):
+        combine_cv_shards(parts + parts[:1], family="decision_tree", grid=grid, sample=sample, random_state=3,
+                          n_folds=len(folds))
+    with pytest.raises(ValueError, match="another family|hold rows of"):
+        combine_cv_shards(parts, family="random_forest", grid={"n_estimators": [3]})

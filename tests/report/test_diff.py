@@ -39,3 +39,26 @@ def test_diff_versions_and_cli(tmp_path, capsys):
     assert "t.csv" in capsys.readouterr().out
     with pytest.raises(FileNotFoundError, match="tables"):
         diff_versions(tmp_path / "v1", tmp_path / "nope")
+
+
+def test_compare_trees_skips_measured_times_of_pickled_tables(tmp_path):
+    """--all: a pickled table (a cv_shard) differing only in fit_time_s is identical; a changed
+    score, a changed dtype or another kind of pickle is not."""
+    import joblib
+
+    from xaipipe.report.diff import compare_trees
+
+    table = pd.DataFrame({"config_id": ["a", "b"], "rmse": [1.5, 2.25], "min_samples_split": [2.0, float("nan")],
+                          "fit_time_s": [0.1, 0.2]})
+    for name in ("a", "b"):
+        (tmp_path / name / "shards").mkdir(parents=True)
+    joblib.dump(table, tmp_path / "a/shards/t.joblib")
+    joblib.dump(table.assign(fit_time_s=[9.0, 8.0]), tmp_path / "b/shards/t.joblib")
+    assert compare_trees(tmp_path / "a", tmp_path / "b").empty
+    joblib.dump(table.assign(rmse=[1.5, 2.2500000000000004]), tmp_path / "b/shards/t.joblib")
+    assert list(compare_trees(tmp_path / "a", tmp_path / "b")["file"]) == ["shards/t.joblib"]
+    joblib.dump(table.astype({"rmse": "float32"}), tmp_path / "b/shards/t.joblib")
+    assert len(compare_trees(tmp_path / "a", tmp_path / "b")) == 1
+    joblib.dump({"x": 1}, tmp_path / "a/shards/t.joblib")
+    joblib.dump({"x": 1, "fit_time_s": 2}, tmp_path / "b/shards/t.joblib")
+    assert len(compare_trees(tmp_path / "a", tmp_path / "b")) == 1

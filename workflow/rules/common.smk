@@ -3,6 +3,7 @@
 # envs/*.yaml install it for --sdm conda).
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from snakemake.utils import validate
@@ -161,6 +162,26 @@ def cv_params(wildcards):
     if task == "classification":
         params["beta"] = config["metrics"]["beta"]
     return params
+
+
+def cv_shards(dataset, family):
+    """Jobs the CV of `family` on `dataset` is split into: config key cv_shards.<family>
+    (default 1), at most its fit units (prefix groups, depth chains or configurations).
+    """
+    wanted = config["cv_shards"].get(family, 1)
+    if wanted <= 1:
+        return 1
+    p = cv_params(SimpleNamespace(dataset=dataset, family=family))
+    units = n_fit_units(family, p["grid"], sample=p["sample"], random_state=p["seed"])
+    return min(wanted, units)
+
+
+def cv_shard_files(dataset, family):
+    """The cv_shard outputs the cv job combines ([] when the CV runs as one job)."""
+    n = cv_shards(dataset, family)
+    if n == 1:
+        return []
+    return [P("cv_shard", dataset=dataset, family=family, shard=i) for i in range(n)]
 
 
 def source_files(wildcards):

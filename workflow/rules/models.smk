@@ -2,12 +2,39 @@
 # refit on the 80 % -> test metrics; OLS inference; result tables; manifest.
 
 
-rule cv:
-    """5-fold CV of one family's grid; every n_estimators value of a configuration from one fit per fold."""
+rule cv_shard:
+    """One shard of a split CV (config key cv_shards): whole fit units of the family's grid, every fold."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
+    output:
+        shard=P("cv_shard"),
+    log:
+        f"{LOGS}/models/cv/{{dataset}}/{{family}}_{{shard}}.log",
+    benchmark:
+        f"{BENCH}/cv/{{dataset}}/{{family}}_{{shard}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    threads: config["threads"]["cv"]
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        cv=cv_params,
+        n_shards=lambda w: cv_shards(w.dataset, w.family),
+    script:
+        "../scripts/cv_shard.py"
+
+
+rule cv:
+    """5-fold CV of one family's grid; every n_estimators value of a configuration from one fit per fold
+    (or the combination of its cv_shard jobs)."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        shards=lambda w: cv_shard_files(w.dataset, w.family),
     output:
         cv=P("cv"),
         summary=P("cv_summary"),

@@ -1,4 +1,7 @@
-"""Rule cv: K-fold CV of one family's grid with exact shared-prefix evaluation."""
+"""Rule cv: K-fold CV of one family's grid with exact shared-prefix evaluation (or the
+combination of its cv_shard jobs)."""
+import joblib
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv, write_json
 from xaipipe.models.cv import cv_tables
@@ -14,6 +17,7 @@ def main(smk):
         dataset=data.dataset,
         n_jobs=smk.threads,
         beta=p.get("beta", 1.0),
+        shards=[joblib.load(path) for path in smk.input.shards] or None,
     )
     if best["failed_configs"]:
         get_logger().warning("%d configuration(s) failed: %s", best["n_failed"], best["failed_configs"])

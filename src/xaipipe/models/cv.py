@@ -29,7 +29,10 @@ from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS
 from .output import model_output
 from .prefix import prefix_predictions
 
-__all__ = ["cross_validate_grid", "summarize_cv", "select_best", "metric_names", "cv_tables", "n_fit_units"]
+__all__ = [
+    "combine_cv_shards", "cross_validate_grid", "cv_tables", "metric_names", "n_fit_units", "select_best",
+    "summarize_cv",
+]
 
 
 def metric_names(task: str) -> tuple[str, ...]:
@@ -226,6 +229,54 @@ def cross_validate_grid(
     return table.sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
 
 
+def combine_cv_shards(shards: Sequence[pd.DataFrame], *, family: str, grid: Mapping[str, Any] | None,
+                      sample: Mapping[str, Any] | None = None, random_state: int = 0,
+                      n_folds: int | None = None) -> pd.DataFrame:
+    """The table of a split CV from its shards: the unsplit :func:`cross_validate_grid` table.
+
+    Parameters
+    ----------
+    shards : sequence of DataFrame
+        ``cross_validate_grid(..., shard=(i, n))`` tables, in any order.
+    family, grid, sample, random_state
+        As :func:`cross_validate_grid`: they fix the configurations the shards must cover.
+    n_folds : int, optional
+        Folds every configuration must have (default: those of the first row).
+
+    Returns
+    -------
+    DataFrame
+        The shards' rows sorted by ``config_index`` and ``fold``, index reset; column
+        order of the shards, dtypes as in the unsplit table (pass the shards unserialised or
+        pickled: a CSV round trip changes the dtype of a hyperparameter column with missing
+        values).
+
+    Raises
+    ------
+    ValueError
+        No shards, another family's rows, or configuration x fold pairs missing or repeated.
+    """
+    if not shards:
+        raise ValueError(f"family {family!r}: no CV shards given")
+    # rebuilt from records as cross_validate_grid builds its table: a hyperparameter's dtype is
+    # inferred from all its values (a shard alone may hold only integers where the whole column,
+    # with configurations that do not set it, is float)
+    table = pd.DataFrame.from_records(pd.concat(list(shards), ignore_index=True).to_dict("records"))
+    configs = _fit_plan(family, grid, sample, random_state)[1]
+    if len(table) and set(table["family"]) != {family}:
+        raise ValueError(f"CV shards of family {family!r} hold rows of {sorted(set(table['family']))}")
+    folds = int(table["fold"].max()) + 1 if n_folds is None and len(table) else int(n_folds or 0)
+    pairs = pd.MultiIndex.from_frame(table[["config_index", "fold"]])
+    expected = pd.MultiIndex.from_product([range(len(configs)), range(folds)], names=["config_index", "fold"])
+    if pairs.has_duplicates or len(pairs) != len(expected) or not pairs.isin(expected).all():
+        missing = expected.difference(pairs)
+        raise ValueError(
+            f"CV shards of family {family!r} do not hold each of the {len(configs)} configurations x {folds} "
+            f"folds once ({len(table)} rows, {int(pairs.duplicated().sum())} repeated, {len(missing)} missing, "
+            f"e.g. {list(missing[:3])}): a shard is missing or from another configuration")
+    return table.sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
+
+
 def _check_shard(shard) -> tuple[int, int]:
     try:
         index, n_shards = (int(v) for v in shard)
@@ -362,6 +413,7 @@ def cv_tables(
     dataset: str = "",
     n_jobs: int = 1,
     beta: float = 1.0,
+    shards: Sequence[pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
 
@@ -373,6 +425,11 @@ def cv_tables(
         The loss that picks the best configuration (:func:`select_best`).
     dataset : str
         Written in the ``dataset`` column and the record.
+    shards : sequence of DataFrame, optional
+        The tables of a split CV, ``cross_validate_grid(..., shard=(i, n))`` for
+        ``i = 0 .. n - 1`` in any order (the ``cv_shard`` jobs of config key
+        ``cv_shards``): combined instead of fitting (``X``, ``y`` and ``folds``
+        are then not used); the result equals the unsplit one.
 
     Returns
     -------
@@ -386,10 +443,15 @@ def cv_tables(
     Raises
     ------
     ValueError
-        As :func:`select_best` (every configuration failed, a metric that is not a loss).
+        As :func:`select_best` (every configuration failed, a metric that is not a loss);
+        ``shards`` that do not hold every configuration x fold of the grid exactly once.
     """
-    table = cross_validate_grid(family, task, grid, X, y, folds, random_state=random_state, options=options,
-                                sample=sample, n_jobs=n_jobs, beta=beta)
+    if shards is None:
+        table = cross_validate_grid(family, task, grid, X, y, folds, random_state=random_state,
+                                    options=options, sample=sample, n_jobs=n_jobs, beta=beta)
+    else:
+        table = combine_cv_shards(shards, family=family, grid=grid, sample=sample, random_state=random_state,
+                                  n_folds=len(folds))
     table.insert(0, "dataset", dataset)
     summary = summarize_cv(table.drop(columns="dataset"), task)
     summary.insert(0, "dataset", dataset)

@@ -11,7 +11,7 @@ provenance* (the test of a refactor): every file under the two folders, CSVs
 exactly (``rtol = atol = 0``; the columns :data:`TIME_COLUMNS` are ignored), JSON
 files key by key (the keys :data:`PROVENANCE_KEYS` and time keys ignored, at any
 depth), pickled result objects field by field (a pickle's bytes name the module
-of its class, which a refactor may move), every other file (figures, fitted
+of its class, which a refactor may move; pickled tables without :data:`TIME_COLUMNS`), every other file (figures, fitted
 models) by SHA-256. It prints one line
 per differing file and exits with status 1 when any differs (:func:`compare_trees`).
 """
@@ -179,6 +179,9 @@ def _same_object(a, b) -> bool:
     if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b):
         return type(a).__name__ == type(b).__name__ and all(
             _same_object(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame):  # e.g. a cv_shard table
+        a, b = (t.drop(columns=[c for c in t.columns if c in TIME_COLUMNS]) for t in (a, b))
+        return list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes) and a.equals(b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
         return a.shape == b.shape and a.dtype == b.dtype and bool(
@@ -194,14 +197,14 @@ def _same_object(a, b) -> bool:
 
 def _joblib_identical(pa: Path, pb: Path) -> str:
     """A pickle's bytes name the classes' modules; compare what it holds: a dataclass result
-    (e.g. a ShapResult) field by field, arrays bitwise; anything else (fitted models) by its
-    bytes, which already differed."""
+    (e.g. a ShapResult) field by field, arrays bitwise, a table (a ``cv_shard``) without its
+    :data:`TIME_COLUMNS`; anything else (fitted models) by its bytes, which already differed."""
     import dataclasses
 
     import joblib
 
     a, b = joblib.load(pa), joblib.load(pb)
-    if dataclasses.is_dataclass(a) and _same_object(a, b):
+    if (dataclasses.is_dataclass(a) or isinstance(a, pd.DataFrame)) and _same_object(a, b):
         return ""
     return "pickled objects differ"
 
