@@ -241,7 +241,7 @@ def combine_cv_shards(shards: Sequence[pd.DataFrame], *, family: str, grid: Mapp
     family, grid, sample, random_state
         As :func:`cross_validate_grid`: they fix the configurations the shards must cover.
     n_folds : int, optional
-        Folds every configuration must have (default: those of the first row).
+        Folds every configuration must have (default: the largest ``fold`` in the shards + 1).
 
     Returns
     -------
@@ -311,8 +311,8 @@ def n_fit_units(family: str, grid: Mapping[str, Any] | None, *, sample: Mapping[
 
 
 def _fit_plan(family, grid, sample, random_state):
-    """The one derivation of a CV's work, shared by :func:`cross_validate_grid` and
-    :func:`n_fit_units`: ``(family object, configurations in grid-then-sample order,
+    """The one derivation of a CV's work, shared by :func:`cross_validate_grid`,
+    :func:`n_fit_units` and :func:`combine_cv_shards`: ``(family object, configurations in grid-then-sample order,
     config_id -> origin, prefix groups, fit units)``. A fit unit is ``(function, args)``:
     a depth chain (decision trees, exact fit sharing between ``max_depth`` values and
     equivalent ``min_samples_split``), a prefix group (ensembles), or one configuration.

@@ -11,8 +11,8 @@ provenance* (the test of a refactor): every file under the two folders, CSVs
 exactly (``rtol = atol = 0``; the columns :data:`TIME_COLUMNS` are ignored), JSON
 files key by key (the keys :data:`PROVENANCE_KEYS` and time keys ignored, at any
 depth), pickled result objects field by field (a pickle's bytes name the module
-of its class, which a refactor may move; pickled tables without :data:`TIME_COLUMNS`), every other file (figures, fitted
-models) by SHA-256. It prints one line
+of its class, which a refactor may move; pickled tables without :data:`TIME_COLUMNS`),
+every other file (figures, fitted models) by SHA-256. It prints one line
 per differing file and exits with status 1 when any differs (:func:`compare_trees`).
 """
 
