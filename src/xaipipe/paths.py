@@ -68,6 +68,7 @@ PATHS: dict[str, str] = {
     "rashomon_members": "rashomon/{dataset}/members.csv",
     "mcr": "rashomon/{dataset}/mcr.csv",
     "mcr_path": "rashomon/{dataset}/mcr_path.csv",
+    "rashomon_refit": "rashomon/{dataset}/refit/{family}.joblib",
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",

@@ -288,3 +288,76 @@ def test_mcr_table_leaves_undefined_members_out(toy):
         assert row["mcr_minus"] == sub["mr_ratio"].min() and row["mcr_plus"] == sub["mr_ratio"].max()
         assert row["n_members"] == base.loc[row.name, "n_members"]  # still a member of the set
         assert f"{victim['family']}:{victim['config_id']}" not in (row["argmin_config"], row["argmax_config"])
+
+
+def _study(toy, **kw):
+    from xaipipe.rashomon.mcr import mcr_study
+
+    # no column groups: the toy's group "c" is not one-hot, so it has no PD grid
+    args = dict(task="regression", metric="rmse", epsilons=EPS, epsilon=0.3, feature_names=NAMES,
+                estimators=("permutation", "e_switch"), n_repeats=3, pd_resolution=7, random_state=SEED,
+                dataset="toy")
+    args.update(kw)
+    return mcr_study(toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], **args)
+
+
+def _refit(toy, families, **kw):
+    from xaipipe.rashomon.mcr import rashomon_refit
+
+    args = dict(task="regression", metric="rmse", epsilons=EPS, epsilon=0.3, feature_names=NAMES,
+                estimators=("permutation", "e_switch"), n_repeats=3, pd_resolution=7, random_state=SEED)
+    args.update(kw)
+    return rashomon_refit(toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"],
+                          families=families, **args)
+
+
+@pytest.fixture(scope="module")
+def one_job(toy):
+    return {scope: _study(toy, figure_scope=scope) for scope in ("cross_family", "gradient_boosting")}
+
+
+@pytest.mark.parametrize("jobs, figure_scope", [
+    ([], "cross_family"),
+    ([["random_forest"]], "cross_family"),
+    ([["xgboost", "linear_regression"], ["gradient_boosting"]], "cross_family"),
+    ([["linear_regression"], ["xgboost"], ["random_forest"], ["gradient_boosting"]], "cross_family"),
+    ([["random_forest", "gradient_boosting"]], "gradient_boosting"),
+])
+def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job, jobs, figure_scope, tmp_path):
+    from xaipipe.io import write_csv
+
+    one = one_job[figure_scope]
+    refits = [_refit(toy, fams, figure_scope=figure_scope) for fams in reversed(jobs)]
+    split = _study(toy, figure_scope=figure_scope, refits=refits)
+    assert split["n_groups"] == one["n_groups"]
+    for name in ("sets", "members", "mcr", "path", "envelope", "curves"):
+        assert len(one[name]) > 0, name
+        a, b = tmp_path / f"{name}_one.csv", tmp_path / f"{name}_split.csv"
+        write_csv(a, one[name])
+        write_csv(b, split[name])
+        assert a.read_bytes() == b.read_bytes(), name
+    # the jobs computed every family they were given (the rest ran in the combining call)
+    done = {f for fams in jobs for f in fams}
+    for r in refits:
+        assert set(r["reliance"]["family"]) == set(r["families"]) <= done
+        # PD curves of every variable, for the job's members of the envelope's set only
+        if len(r["curves"]):
+            assert set(r["curves"]["feature"]) == set(NAMES)
+
+
+def test_refit_jobs_are_checked(toy):
+    a = _refit(toy, ["random_forest"])
+    with pytest.raises(ValueError, match="two rashomon_refit results"):
+        _study(toy, refits=[a, a])
+    with pytest.raises(ValueError, match="families must not be empty"):
+        _refit(toy, [])
+    # a family without members at the largest epsilon: empty frames, no fit
+    none = _refit(toy, ["decision_tree"])
+    assert none["n_groups"] == 0 and none["reliance"].empty and none["curves"].empty
+    # a variable without a PD grid (a column group that is not one-hot) is left out of a job's curves
+    grouped = _refit(toy, ["random_forest"], feature_groups=GROUPS)
+    assert set(grouped["curves"]["feature"]) == {"a", "b", "d"}
+    # curves computed for another envelope set than the combining call's are refused
+    other = _refit(toy, ["gradient_boosting", "random_forest", "xgboost", "linear_regression"], epsilon=0.0)
+    with pytest.raises(ValueError, match="no PD curve"):
+        _study(toy, refits=[other])

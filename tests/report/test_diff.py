@@ -62,3 +62,11 @@ def test_compare_trees_skips_measured_times_of_pickled_tables(tmp_path):
     joblib.dump({"x": 1}, tmp_path / "a/shards/t.joblib")
     joblib.dump({"x": 1, "fit_time_s": 2}, tmp_path / "b/shards/t.joblib")
     assert len(compare_trees(tmp_path / "a", tmp_path / "b")) == 1
+    # a dict of tables (a rashomon_refit result): the tables' measured times are skipped, not the rest
+    rel = pd.DataFrame({"config_id": ["a"], "mr_ratio": [1.25], "compute_time_s": [0.5]})
+    refit = {"families": ["ridge"], "reliance": rel, "n_groups": 1}
+    joblib.dump(refit, tmp_path / "a/shards/t.joblib")
+    joblib.dump(dict(refit, reliance=rel.assign(compute_time_s=[3.0])), tmp_path / "b/shards/t.joblib")
+    assert compare_trees(tmp_path / "a", tmp_path / "b").empty
+    joblib.dump(dict(refit, n_groups=2), tmp_path / "b/shards/t.joblib")
+    assert len(compare_trees(tmp_path / "a", tmp_path / "b")) == 1

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, mirror_path
+from xaipipe.report.diff import file_difference
 
 COPIED = ("Snakefile", "workflow", "config", "envs", "profiles", "src", "tests/configs")
 
@@ -136,18 +137,6 @@ def _csv_without(data: bytes, keys) -> list[list[str]] | None:
     return [[v for i, v in enumerate(row) if i not in drop] for row in rows]
 
 
-def _pickled_tables_equal(pa: Path, pb: Path, keys) -> bool:
-    """Two pickled DataFrames equal without the columns in ``keys`` (False for anything else)."""
-    import joblib
-    import pandas as pd
-
-    ta, tb = joblib.load(pa), joblib.load(pb)
-    if not (isinstance(ta, pd.DataFrame) and isinstance(tb, pd.DataFrame)):
-        return False
-    ta, tb = (t.drop(columns=[c for c in t.columns if c in keys]) for t in (ta, tb))
-    return list(ta.dtypes) == list(tb.dtypes) and ta.equals(tb)
-
-
 def result_differences(a: Path, b: Path) -> list[str]:
     """Files of two result folders that differ beyond measured times and provenance.
 
@@ -155,7 +144,8 @@ def result_differences(a: Path, b: Path) -> list[str]:
     byte, except: ``manifest.json`` (provenance) is skipped; JSON files are compared as
     parsed objects without the keys in ``TIMING_FIELDS`` and ``PROVENANCE_FIELDS``; CSV files
     with a column in ``TIMING_FIELDS`` are compared as text cells, those columns dropped; pickled
-    tables (``.joblib`` DataFrames) likewise.
+    result objects (``.joblib``) as :func:`xaipipe.report.diff.file_difference` compares them (tables
+    without their measured times).
     Returns one line per difference (an empty list: equal).
     """
     files_a = {p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
@@ -174,8 +164,8 @@ def result_differences(a: Path, b: Path) -> list[str]:
         elif name.endswith(".csv"):
             ra, rb = _csv_without(da, ignored), _csv_without(db, ignored)
             same = ra is not None and ra == rb
-        elif name.endswith(".joblib"):  # a pickled table (cv_shard) holds measured times too
-            same = _pickled_tables_equal(a / name, b / name, ignored)
+        elif name.endswith(".joblib"):  # pickled tables (cv_shard, rashomon_refit) hold measured times too
+            same = file_difference(a / name, b / name) == ""
         else:
             same = False
         if not same:

@@ -96,9 +96,9 @@ def test_slurm_profile_dry_run_keeps_resources_with_account_and_partition(workfl
     # SLURM rule's runtime, mem_mb and cpus_per_task. A dry run caps threads at --cores (1 if
     # not given), a SLURM run does not: --cores 64 shows the threads the jobs would get.
     # targets: the default one, `coverage` and `illustrations` (off in the small config), and a split CV
-    # (tests/configs/cv_shards.yaml), so that every SLURM rule is planned
+    # (tests/configs/split_jobs.yaml), so that every SLURM rule is planned
     proc = snakemake(workflow_copy, "-n", "all", "coverage", "illustrations", "--workflow-profile", "profiles/slurm", "--configfile",
-                     "config/config.yaml", "tests/configs/small.yaml", "tests/configs/cv_shards.yaml",
+                     "config/config.yaml", "tests/configs/small.yaml", "tests/configs/split_jobs.yaml",
                      "--config", f"uci_mirror={mirror_dir}", "--cores", "64", *limits,
                      "--default-resources", "slurm_account=acct01", "slurm_partition=part01")
     slurm = profile("slurm")

@@ -98,6 +98,8 @@ for _family in (
     + config["explain"]["learner"]["families"]
 ):
     check_family("rashomon.bootstrap.families / explain.learner.families", _family)
+for _family in config["rashomon"]["refit_jobs"]:
+    check_family("rashomon.refit_jobs", _family)
 
 
 def shap_params(wildcards):
@@ -246,6 +248,12 @@ def rashomon_families(dataset):
     return families_of(dataset) + sampled_families(dataset)
 
 
+def refit_job_families(dataset):
+    """Families of the dataset's model class whose member refits run in a rashomon_refit job
+    (config key rashomon.refit_jobs)."""
+    return [f for f in RASHOMON["refit_jobs"] if f in rashomon_families(dataset)]
+
+
 def bootstrap_families(dataset):
     return [f for f in RASHOMON["bootstrap"]["families"] if f in families_of(dataset)]
 
@@ -268,6 +276,7 @@ def rashomon_params_of(dataset):
                 "families",
                 "figure_quantity",
                 "sample",
+                "refit_jobs",
             )
         },
     }

@@ -2,6 +2,34 @@
 # the set (Rashomon importance distribution); seed 001's Table 4.1 study on Abalone.
 
 
+rule rashomon_refit:
+    """Member refits, MR and PD curves of one family's Rashomon-set members (config key rashomon.refit_jobs)."""
+    input:
+        summaries=lambda w: [
+            P("cv_summary", dataset=w.dataset, family=f)
+            for f in rashomon_families(w.dataset)
+        ],
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+    output:
+        refit=P("rashomon_refit"),
+    log:
+        f"{LOGS}/rashomon/refit/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/rashomon/refit/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        rashomon=rashomon_params,
+    script:
+        "../scripts/rashomon_refit.py"
+
+
 rule rashomon:
     """Rashomon sets per family and across families, member refits (one per prefix group), MR of every member, MCR."""
     input:
@@ -12,6 +40,10 @@ rule rashomon:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
+        refits=lambda w: [
+            P("rashomon_refit", dataset=w.dataset, family=f)
+            for f in refit_job_families(w.dataset)
+        ],
     output:
         sets=P("rashomon_sets"),
         members=P("rashomon_members"),

@@ -2,7 +2,7 @@
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
-from xaipipe.io import write_csv
+from xaipipe.io import read_joblib, write_csv
 from xaipipe.rashomon.mcr import mcr_study
 from xaipipe.runner import get_logger, run
 
@@ -11,13 +11,15 @@ def main(smk):
     p = smk.params.rashomon
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
+    # rashomon.refit_jobs: some families' refits came from rashomon_refit jobs (None: all here)
+    refits = [read_joblib(path) for path in smk.input.get("refits", [])] or None
     out = mcr_study(
         summary, data.X_train, data.y_train, data.X_test, data.y_test, task=p["task"], metric=p["metric"],
         epsilons=p["epsilons"], epsilon=p["epsilon"], epsilon_mode=p["epsilon_mode"], scopes=p["scopes"],
         figure_scope=p["figure_scope"], feature_names=data.features, feature_groups=data.feature_groups,
         estimators=p["estimators"], loss=p["loss"], n_repeats=p["n_repeats"],
         e_switch_max_rows=p["e_switch_max_rows"], pd_top_k=p["pd"]["top_k"], pd_resolution=p["pd"]["resolution"],
-        random_state=p["seed"], options=p["options"], dataset=data.dataset, n_jobs=smk.threads,
+        random_state=p["seed"], options=p["options"], dataset=data.dataset, n_jobs=smk.threads, refits=refits,
     )
     get_logger().info("%d member rows from %d fitted groups", len(out["members"]), out["n_groups"])
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):

@@ -18,7 +18,10 @@ from ..models.prefix import member_predictor
 from .refit import FittedGroup
 from .sets import CROSS_FAMILY, select_set
 
-__all__ = ["members_partial_dependence", "pd_envelope", "pd_envelope_table"]
+__all__ = [
+    "members_partial_dependence", "pd_envelope", "pd_envelope_table", "envelope_variables", "selected_groups",
+    "variable_grid", "members_curves",
+]
 
 
 def members_partial_dependence(
@@ -153,8 +156,152 @@ def pd_envelope(
     return agg
 
 
-def pd_envelope_table(
+def envelope_variables(
+    members: pd.DataFrame,
+    *,
+    scope: str,
+    epsilon: float,
+    top_k: int = 2,
+    estimator: str = "permutation",
+    quantity: str = "mr_ratio",
+) -> tuple[pd.DataFrame, tuple[str, str], list[str]]:
+    """The members, reference model and variables of a PD envelope.
+
+    Parameters
+    ----------
+    members : DataFrame
+        :func:`~xaipipe.rashomon.mcr.member_table` output.
+    scope : str
+        A family name or ``"cross_family"``.
+    epsilon : float
+    top_k : int, default 2
+    estimator : str
+        MR estimator that ranks the variables.
+    quantity : str, default "mr_ratio"
+
+    Returns
+    -------
+    selection : DataFrame
+        Rows of ``R(ε)`` of ``scope`` (:func:`select_set`).
+    reference : (family, config_id)
+        The scope's reference model.
+    variables : list of str
+        The reference model's ``top_k`` variables by ``quantity``, largest first.
+
+    Raises
+    ------
+    ValueError
+        ``top_k < 1``, an empty selection or no reference rows for ``estimator``.
+    """
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k!r}")
+    sel = select_set(members, scope, epsilon)
+    kind = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
+    ref_rows = sel[sel[f"is_reference_{kind}"].astype(bool) & (sel["estimator"] == estimator)]
+    if ref_rows.empty:
+        raise ValueError(f"no reference rows for estimator {estimator!r}")
+    ref_key = (str(ref_rows["family"].iloc[0]), str(ref_rows["config_id"].iloc[0]))
+    top = ref_rows.sort_values(quantity, ascending=False)["feature"].head(top_k).tolist()
+    return sel, ref_key, top
+
+
+def selected_groups(groups: Sequence[FittedGroup], selection: pd.DataFrame) -> list[FittedGroup]:
+    """The fitted groups restricted to the members in ``selection`` (columns ``family``, ``config_id``).
+
+    Groups without a selected member are dropped; the others keep only their selected
+    prefixes, in their own order.
+    """
+    keys = set(zip(selection["family"].astype(str), selection["config_id"].astype(str)))
+    chosen = []
+    for g in groups:
+        idx = [i for i, c in enumerate(g.config_ids) if (g.family, c) in keys]
+        if idx:
+            chosen.append(FittedGroup(g.family, g.base_params, [g.n_estimators[i] for i in idx] if g.n_estimators
+                                      else [], [g.config_ids[i] for i in idx], g.model, g.fit_time_s))
+    return chosen
+
+
+def variable_grid(Xv: np.ndarray, columns: Sequence[int], feature_names: Sequence[str], *, resolution: int,
+                  percentiles: tuple[float, float]) -> tuple[np.ndarray, list]:
+    """Grid of one variable and its labels: quantiles of a numeric column
+    (:func:`xaipipe.explain.pdp.feature_grid`) or the levels of a one-hot group
+    (:func:`xaipipe.explain.pdp.onehot_grid`, labelled by level name, ``"(none)"`` for the
+    all-zero reference level)."""
+    from ..explain.pdp import feature_grid, onehot_grid
+
+    cols = list(columns)
+    if len(cols) > 1:
+        grid = onehot_grid(Xv[:, cols])
+        names = [feature_names[c] for c in cols]
+        return grid, [names[int(np.argmax(v))] if v.any() else "(none)" for v in grid]
+    grid = feature_grid(Xv[:, cols[0]], resolution, percentiles=percentiles)
+    return grid, grid
+
+
+def members_curves(
     groups: Sequence[FittedGroup],
+    X,
+    *,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    variables: Sequence[str] | None = None,
+    resolution: int = 30,
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    max_batch_rows: int = 100_000,
+    skip_invalid: bool = False,
+) -> pd.DataFrame:
+    """PD curves of every member of ``groups`` for several variables.
+
+    Parameters
+    ----------
+    groups : sequence of FittedGroup
+    X : array-like of shape (N, p)
+    feature_names, feature_groups
+        Variables (:func:`xaipipe.explain.reliance.features_from_groups`: a one-hot
+        group is one variable).
+    variables : sequence of str, optional
+        Default: every variable, in column order.
+    resolution, percentiles
+        Grid of a numeric variable (:func:`variable_grid`).
+    max_batch_rows : int
+    skip_invalid : bool, default False
+        Leave out a variable whose grid cannot be built (a column group that is not
+        one-hot) instead of raising.
+
+    Returns
+    -------
+    DataFrame
+        ``feature`` + the :func:`members_partial_dependence` rows, variable-major
+        (empty when ``groups`` is).
+
+    Raises
+    ------
+    ValueError
+        A variable without a grid (unless ``skip_invalid``).
+    """
+    spec = features_from_groups(feature_names, feature_groups)
+    Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
+    frames = []
+    for feature in (list(spec) if variables is None else list(variables)):
+        if not groups:
+            break
+        cols = spec[feature]
+        try:
+            grid, _ = variable_grid(Xv, cols, feature_names, resolution=resolution, percentiles=percentiles)
+        except ValueError:
+            if skip_invalid:
+                continue
+            raise
+        pdm = members_partial_dependence(groups, Xv, cols, grid, max_batch_rows=max_batch_rows)
+        pdm.insert(0, "feature", feature)
+        frames.append(pdm)
+    if not frames:
+        return pd.DataFrame(columns=["feature", "family", "config_id", "grid_index", "pd"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def pd_envelope_table(
+    groups: Sequence[FittedGroup] | None,
     members: pd.DataFrame,
     X,
     *,
@@ -168,6 +315,7 @@ def pd_envelope_table(
     resolution: int = 30,
     percentiles: tuple[float, float] = (0.05, 0.95),
     max_batch_rows: int = 100_000,
+    curves: Sequence[pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """PD envelopes of the ``top_k`` variables of a Rashomon set, ready to save.
 
@@ -176,6 +324,16 @@ def pd_envelope_table(
     (numeric variables) or :func:`xaipipe.explain.pdp.onehot_grid` (one-hot
     groups, labelled by level). Only the members of ``R(ε)`` of ``scope`` are
     evaluated, one batched pass per fitted group.
+
+    Parameters
+    ----------
+    groups : sequence of FittedGroup or None
+        The refitted members (None with ``curves``).
+    curves : sequence of DataFrame, optional
+        Instead of ``groups``: :func:`members_curves` of the selected members, computed
+        elsewhere (e.g. one frame per family by the ``rashomon_refit`` jobs) for (at
+        least) the chosen variables, in the order of the groups. The result is the
+        same as from the groups themselves.
 
     Returns
     -------
@@ -188,45 +346,36 @@ def pd_envelope_table(
     Raises
     ------
     ValueError
-        ``top_k < 1`` or an empty selection.
+        ``top_k < 1``, an empty selection, neither or both of ``groups`` and
+        ``curves``, or a selected member without a curve.
     """
-    from ..explain.pdp import feature_grid, onehot_grid
-
-    if top_k < 1:
-        raise ValueError(f"top_k must be >= 1, got {top_k!r}")
-    sel = select_set(members, scope, epsilon)
-    kind = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
-    ref_rows = sel[sel[f"is_reference_{kind}"].astype(bool) & (sel["estimator"] == estimator)]
-    if ref_rows.empty:
-        raise ValueError(f"no reference rows for estimator {estimator!r}")
-    ref_key = (str(ref_rows["family"].iloc[0]), str(ref_rows["config_id"].iloc[0]))
-    top = ref_rows.sort_values(quantity, ascending=False)["feature"].head(top_k).tolist()
+    if (groups is None) == (curves is None):
+        raise ValueError("give either groups or curves")
+    sel, ref_key, top = envelope_variables(members, scope=scope, epsilon=epsilon, top_k=top_k,
+                                           estimator=estimator, quantity=quantity)
     spec = features_from_groups(feature_names, feature_groups)
-    keys = set(zip(sel["family"].astype(str), sel["config_id"].astype(str)))
-    chosen = []
-    for g in groups:
-        idx = [i for i, c in enumerate(g.config_ids) if (g.family, c) in keys]
-        if idx:
-            chosen.append(FittedGroup(g.family, g.base_params, [g.n_estimators[i] for i in idx] if g.n_estimators
-                                      else [], [g.config_ids[i] for i in idx], g.model, g.fit_time_s))
     Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
-    envs, curves = [], []
+    chosen = selected_groups(groups, sel) if groups is not None else None
+    envs, out = [], []
     for feature in top:
         cols = spec[feature]
-        if len(cols) > 1:
-            grid = onehot_grid(Xv[:, cols])
-            names = [feature_names[c] for c in cols]
-            labels = [names[int(np.argmax(v))] if v.any() else "(none)" for v in grid]
+        grid, labels = variable_grid(Xv, cols, feature_names, resolution=resolution, percentiles=percentiles)
+        if chosen is not None:
+            pdm = members_partial_dependence(chosen, Xv, cols, grid, max_batch_rows=max_batch_rows)
+            pdm.insert(0, "feature", feature)
         else:
-            grid = feature_grid(Xv[:, cols[0]], resolution, percentiles=percentiles)
-            labels = grid
-        pdm = members_partial_dependence(chosen, Xv, cols, grid, max_batch_rows=max_batch_rows)
+            parts = [c[c["feature"] == feature] for c in curves if len(c)]
+            pdm = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else None
+            wanted = sel[["family", "config_id"]].astype(str).drop_duplicates()
+            got = set() if pdm is None else set(zip(pdm["family"].astype(str), pdm["config_id"].astype(str)))
+            lost = [k for k in zip(wanted["family"], wanted["config_id"]) if k not in got]
+            if lost:
+                raise ValueError(f"no PD curve of variable {feature!r} for member {lost[0]} (of {len(lost)})")
         env = pd_envelope(pdm, ref_key, grid=labels)
         env.insert(0, "feature", feature)
-        pdm.insert(0, "feature", feature)
         envs.append(env)
-        curves.append(pdm)
+        out.append(pdm)
     envelope = pd.concat(envs, ignore_index=True)
     envelope["scope"] = scope
     envelope["epsilon"] = float(epsilon)
-    return envelope, pd.concat(curves, ignore_index=True)
+    return envelope, pd.concat(out, ignore_index=True)

@@ -45,6 +45,15 @@ Computation and cost
   Monte-Carlo noise.
 * ε-sensitivity reuses the members' MR: the sets are nested, only the min/max
   are recomputed per ε.
+* Split jobs: :func:`rashomon_refit` does the refits, MR and PD curves of some
+  families (one ``rashomon_refit`` job each, config key ``rashomon.refit_jobs``);
+  :func:`mcr_study` with ``refits=`` combines them into the same tables, byte for
+  byte.
+
+Why one module of this size (~900 lines): the member table, the MCR and ε-path
+tables, the one-job study and the split refit jobs must give the same bytes, so
+they share the private helpers that build the member rows and order them
+(``_member_base``, ``_combined_reliance``); apart they would import each other.
 
 References
 ----------
@@ -91,6 +100,7 @@ __all__ = [
     "mcr_path",
     "rashomon_reliance",
     "mcr_study",
+    "rashomon_refit",
     "MCR_FIRST",
     "select_set",
 ]
@@ -220,6 +230,50 @@ def members_reliance(
 # ----------------------------------------------------------------------------- tables
 
 
+def _member_base(sets: Mapping[str, Any], grid: Sequence[float], dataset: str | None) -> pd.DataFrame:
+    """:func:`member_table` without the reliance columns: one row per configuration of any
+    scope's largest set, with its CV loss and its ``gap_*`` / ``min_epsilon_*`` /
+    ``is_reference_*`` columns (from the sets alone)."""
+    first = next(iter(sets.values()))
+    metric, mode = first.metric, first.mode
+    # every configuration in any scope's largest set
+    parts = []
+    for scope, rs in sets.items():
+        mem = rs.members.copy()
+        parts.append(mem)
+    members = pd.concat(parts, ignore_index=True).drop_duplicates(["family", "config_id"])
+    hyper = _hyperparameter_columns(members)
+    base = members[["family", "config_id"] + hyper].copy()
+    base.insert(0, "dataset", dataset if dataset is not None else (
+        members["dataset"].iloc[0] if "dataset" in members else ""))
+    base["cv_metric"] = metric
+    base["cv_loss"] = members[f"{metric}_mean"].to_numpy(dtype=float)
+    std = f"{metric}_std"
+    base["cv_loss_std"] = members[std].to_numpy(dtype=float) if std in members else np.nan
+    base["epsilon_mode"] = mode
+    key = ["family", "config_id"]
+    base["family"] = base["family"].astype(str)
+    base["config_id"] = base["config_id"].astype(str)
+    scoped = {
+        "family": [rs.table for name, rs in sets.items() if name != CROSS_FAMILY],
+        CROSS_FAMILY: [sets[CROSS_FAMILY].table] if CROSS_FAMILY in sets else [],
+    }
+    for label, tables in scoped.items():
+        if tables:
+            info = pd.concat([t[key + ["gap", "is_reference"]] for t in tables], ignore_index=True)
+            info = info.astype({"family": str, "config_id": str})
+            info = base[key].merge(info, on=key, how="left", validate="one_to_one")
+            gap = info["gap"].to_numpy(dtype=float)
+            ref = info["is_reference"].fillna(False).to_numpy(dtype=bool)
+        else:
+            gap = np.full(len(base), np.nan)
+            ref = np.zeros(len(base), dtype=bool)
+        base[f"gap_{label}"] = gap
+        base[f"min_epsilon_{label}"] = epsilon_min(gap, grid)
+        base[f"is_reference_{label}"] = ref
+    return base
+
+
 def member_table(
     sets: Mapping[str, Any],
     reliance: pd.DataFrame,
@@ -260,43 +314,8 @@ def member_table(
         A set member without reliance rows.
     """
     grid = check_epsilons(epsilons)
-    first = next(iter(sets.values()))
-    metric, mode = first.metric, first.mode
-    # every configuration in any scope's largest set
-    parts = []
-    for scope, rs in sets.items():
-        mem = rs.members.copy()
-        parts.append(mem)
-    members = pd.concat(parts, ignore_index=True).drop_duplicates(["family", "config_id"])
-    hyper = _hyperparameter_columns(members)
-    base = members[["family", "config_id"] + hyper].copy()
-    base.insert(0, "dataset", dataset if dataset is not None else (
-        members["dataset"].iloc[0] if "dataset" in members else ""))
-    base["cv_metric"] = metric
-    base["cv_loss"] = members[f"{metric}_mean"].to_numpy(dtype=float)
-    std = f"{metric}_std"
-    base["cv_loss_std"] = members[std].to_numpy(dtype=float) if std in members else np.nan
-    base["epsilon_mode"] = mode
+    base = _member_base(sets, grid, dataset)
     key = ["family", "config_id"]
-    base["family"] = base["family"].astype(str)
-    base["config_id"] = base["config_id"].astype(str)
-    scoped = {
-        "family": [rs.table for name, rs in sets.items() if name != CROSS_FAMILY],
-        CROSS_FAMILY: [sets[CROSS_FAMILY].table] if CROSS_FAMILY in sets else [],
-    }
-    for label, tables in scoped.items():
-        if tables:
-            info = pd.concat([t[key + ["gap", "is_reference"]] for t in tables], ignore_index=True)
-            info = info.astype({"family": str, "config_id": str})
-            info = base[key].merge(info, on=key, how="left", validate="one_to_one")
-            gap = info["gap"].to_numpy(dtype=float)
-            ref = info["is_reference"].fillna(False).to_numpy(dtype=bool)
-        else:
-            gap = np.full(len(base), np.nan)
-            ref = np.zeros(len(base), dtype=bool)
-        base[f"gap_{label}"] = gap
-        base[f"min_epsilon_{label}"] = epsilon_min(gap, grid)
-        base[f"is_reference_{label}"] = ref
     rel = reliance.copy()
     rel["family"] = rel["family"].astype(str)
     rel["config_id"] = rel["config_id"].astype(str)
@@ -621,6 +640,149 @@ def rashomon_reliance(
     return members, mcr_table(members, sets, epsilons=grid), groups
 
 
+def _figure_scope(sets: Mapping[str, Any], figure_scope: str) -> str:
+    """The scope of the PD envelope: ``figure_scope`` when it has a set, else the first scope."""
+    return figure_scope if figure_scope in sets else next(iter(sets))
+
+
+def _scope_selection(base: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFrame:
+    """Rows of ``base`` (:func:`_member_base`) in ``R(ε)`` of ``scope`` (possibly none)."""
+    if scope == CROSS_FAMILY:
+        return base[base[f"min_epsilon_{CROSS_FAMILY}"] <= float(epsilon)]
+    return base[(base["family"] == scope) & (base["min_epsilon_family"] <= float(epsilon))]
+
+
+def rashomon_refit(
+    summary: pd.DataFrame,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    families: Sequence[str],
+    task: str,
+    metric: str,
+    epsilons: Sequence[float],
+    epsilon: float,
+    epsilon_mode: str = "relative",
+    scopes: Sequence[str] = SCOPES,
+    figure_scope: str = CROSS_FAMILY,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    estimators: Sequence[str] = ("permutation",),
+    loss: str | None = None,
+    n_repeats: int = 20,
+    e_switch_max_rows: int | None = 400,
+    pd_resolution: int = 30,
+    random_state: int = 0,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    n_jobs: int = 1,
+    method: str = "auto",
+) -> dict:
+    """Refits and MR of the Rashomon-set members of some families: one ``rashomon_refit`` job.
+
+    The member refits of :func:`rashomon_reliance`, restricted to ``families``: the
+    sets come from the whole ``summary`` (every family, so the cross-family set and
+    its reference are the same as in one job), the members of ``families`` at the
+    largest ε are refitted (:func:`fit_member_groups`) and their MR computed
+    (:func:`members_reliance`: the permutations are drawn from ``random_state`` alone,
+    so a member's MR does not depend on which other members a job holds). The PD
+    envelope's variables (the reference model's top ``k`` by MR) are not known here,
+    so the PD curves of this job's members of the envelope's set are computed for
+    every variable that has a grid (:func:`xaipipe.rashomon.envelope.members_curves`;
+    a column group that is not one-hot has none, and the combining call raises if the
+    envelope needs it, as one job does).
+    :func:`mcr_study` with ``refits=`` combines such jobs into the tables of one job,
+    byte for byte.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        The dataset's CV summaries, every family of the model class, concatenated.
+    families : sequence of str
+        The families of this job (others are left out; a family without members gives
+        empty frames).
+    epsilon : float
+        ε of the PD envelope (``figure_scope``'s set).
+    pd_resolution : int
+        Grid points of a numeric variable's PD curve.
+    task, metric, epsilons, epsilon_mode, scopes, figure_scope, feature_names, feature_groups, estimators, loss, \
+n_repeats, e_switch_max_rows, random_state, options, n_jobs, method
+        As :func:`mcr_study`.
+
+    Returns
+    -------
+    dict
+        ``families`` (list), ``reliance`` (:func:`members_reliance` rows of the
+        members, estimator-major, in group order), ``curves``
+        (:func:`~xaipipe.rashomon.envelope.members_curves` of the members in the
+        envelope's set, every variable), ``n_groups`` (fitted groups).
+
+    Raises
+    ------
+    ValueError
+        Empty ``families`` or an invalid input (as :func:`mcr_study`).
+    """
+    from .envelope import members_curves
+    from .linear import LINEAR_EXACT
+
+    families = [str(f) for f in families]
+    if not families:
+        raise ValueError("families must not be empty")
+    grid = check_epsilons(epsilons)
+    grid_scopes = [s for s in scopes if s != LINEAR_EXACT]
+    sets = rashomon_scopes(summary, metric=metric, epsilon=grid[-1], mode=epsilon_mode, scopes=grid_scopes)
+    candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
+    mine = candidates[candidates["family"].astype(str).isin(families)]
+    out = {"families": families, "reliance": pd.DataFrame(), "curves": pd.DataFrame(), "n_groups": 0}
+    if mine.empty:
+        return out
+    groups = fit_member_groups(mine, task, X_train, y_train, random_state=random_state, options=options,
+                               n_jobs=n_jobs)
+    features = features_from_groups(feature_names, feature_groups)
+    if loss is None:
+        loss = "squared_error" if task == "regression" else "log_loss"
+    out["reliance"] = members_reliance(
+        groups, X_test, y_test, features=features, feature_names=feature_names, estimators=estimators,
+        loss=loss, n_repeats=n_repeats, random_state=random_state, e_switch_max_rows=e_switch_max_rows,
+        method=method, n_jobs=n_jobs,
+    )
+    from .envelope import selected_groups
+
+    base = _member_base(sets, grid, None)
+    chosen = selected_groups(groups, _scope_selection(base, _figure_scope(sets, figure_scope), epsilon))
+    out["curves"] = members_curves(chosen, X_test, feature_names=feature_names, feature_groups=feature_groups,
+                                   resolution=pd_resolution, percentiles=(0.0, 1.0), skip_invalid=True)
+    out["n_groups"] = len(groups)
+    return out
+
+
+def _combined_reliance(refits: Sequence[Mapping[str, Any]], families: Sequence[str],
+                       estimators: Sequence[str]) -> pd.DataFrame:
+    """The reliance rows of :func:`rashomon_refit` jobs in the order of one job: estimator-major,
+    then the families in ``families`` order (each family's groups are contiguous)."""
+    owner = {}
+    for r in refits:
+        for f in r["families"]:
+            if f in owner:
+                raise ValueError(f"family {f!r} is in two rashomon_refit results")
+            owner[f] = r
+    lost = [f for f in families if f not in owner]
+    if lost:
+        raise ValueError(f"no rashomon_refit result for the Rashomon-set family/families {lost}")
+    blocks = []
+    for est in estimators:
+        for f in families:
+            rel = owner[f]["reliance"]
+            if len(rel):
+                block = rel[(rel["family"].astype(str) == f) & (rel["estimator"] == est)]
+                if len(block):
+                    blocks.append(block)
+    if not blocks:
+        raise ValueError("no fitted groups given")
+    return pd.concat(blocks, ignore_index=True)
+
+
 #: Leading columns of ``mcr.csv``.
 MCR_FIRST = ["dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus", "mr_reference", "n_members"]
 
@@ -651,6 +813,7 @@ def mcr_study(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     dataset: str | None = None,
     n_jobs: int = 1,
+    refits: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict:
     """The ``rashomon`` rule: sets, member MR, MCR and the PD envelope of one model class.
 
@@ -663,6 +826,12 @@ def mcr_study(
     ``"linear_exact"`` among the ``scopes``, the exact MCR of all linear models
     (:func:`xaipipe.rashomon.linear.linear_exact_scope`: its rows join ``mcr`` and
     ``path``).
+
+    With ``refits`` (the results of :func:`rashomon_refit` jobs for some families, the
+    config key ``rashomon.refit_jobs``), those families' members are not refitted here:
+    their MR and PD curves come from the jobs, the remaining families' from one
+    :func:`rashomon_refit` call in this process, and the tables are the same, byte for
+    byte, as without ``refits``.
 
     Returns
     -------
@@ -677,12 +846,43 @@ def mcr_study(
 
     grid_scopes = [s for s in scopes if s != LINEAR_EXACT]
     eps_grid = check_epsilons(epsilons)
-    members, mcr, groups = rashomon_reliance(
-        summary, X_train, y_train, X_test, y_test, task=task, metric=metric, epsilons=eps_grid,
-        epsilon_mode=epsilon_mode, scopes=grid_scopes, feature_names=feature_names, feature_groups=feature_groups,
-        estimators=estimators, loss=loss, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows,
-        random_state=random_state, options=options, dataset=dataset, n_jobs=n_jobs,
-    )
+    curves_parts = None
+    if refits is None:
+        members, mcr, groups = rashomon_reliance(
+            summary, X_train, y_train, X_test, y_test, task=task, metric=metric, epsilons=eps_grid,
+            epsilon_mode=epsilon_mode, scopes=grid_scopes, feature_names=feature_names,
+            feature_groups=feature_groups, estimators=estimators, loss=loss, n_repeats=n_repeats,
+            e_switch_max_rows=e_switch_max_rows, random_state=random_state, options=options, dataset=dataset,
+            n_jobs=n_jobs,
+        )
+        n_groups = len(groups)
+    else:
+        groups = None
+        largest = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode,
+                                  scopes=grid_scopes)
+        order = [str(f) for f in pd.unique(pd.concat(
+            [rs.members["family"] for rs in largest.values()], ignore_index=True).astype(str))]
+        parts = list(refits)
+        done = {str(f) for r in parts for f in r["families"]}
+        rest = [f for f in order if f not in done]
+        if rest:
+            parts.append(rashomon_refit(
+                summary, X_train, y_train, X_test, y_test, families=rest, task=task, metric=metric,
+                epsilons=eps_grid, epsilon=epsilon, epsilon_mode=epsilon_mode, scopes=grid_scopes,
+                figure_scope=figure_scope, feature_names=feature_names, feature_groups=feature_groups,
+                estimators=estimators, loss=loss, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows,
+                pd_resolution=pd_resolution, random_state=random_state, options=options, n_jobs=n_jobs,
+            ))
+        rel = _combined_reliance(parts, order, estimators)
+        members = member_table(largest, rel, epsilons=eps_grid, dataset=dataset)
+        mcr = mcr_table(members, largest, epsilons=eps_grid)
+        n_groups = sum(int(r["n_groups"]) for r in parts)
+        curves_parts = []
+        for f in order:
+            for r in parts:
+                c = r["curves"]
+                if f in r["families"] and len(c):
+                    curves_parts.append(c[c["family"].astype(str) == f])
     sets = set_sizes(summary, metric=metric, epsilons=eps_grid, mode=epsilon_mode, scopes=grid_scopes)
     sets.insert(0, "dataset", dataset)
     scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
@@ -699,7 +899,7 @@ def mcr_study(
     envelope, curves = pd_envelope_table(
         groups, members, X_test, scope=scope, epsilon=epsilon, feature_names=feature_names,
         feature_groups=feature_groups, top_k=pd_top_k, estimator=estimators[0], resolution=pd_resolution,
-        percentiles=(0.0, 1.0),
+        percentiles=(0.0, 1.0), curves=curves_parts,
     )
     return {"sets": sets, "members": members, "mcr": mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]],
-            "path": path, "envelope": envelope, "curves": curves, "linear_exact": detail, "n_groups": len(groups)}
+            "path": path, "envelope": envelope, "curves": curves, "linear_exact": detail, "n_groups": n_groups}

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["TIME_COLUMNS", "PROVENANCE_KEYS", "diff_tables", "diff_versions", "compare_trees", "main"]
+__all__ = ["TIME_COLUMNS", "PROVENANCE_KEYS", "diff_tables", "diff_versions", "file_difference", "compare_trees",
+           "main"]
 
 #: Measured times: they differ between any two runs.
 TIME_COLUMNS = frozenset({"fit_time_s", "predict_time_s", "compute_time_s"})
@@ -197,16 +198,55 @@ def _same_object(a, b) -> bool:
 
 def _joblib_identical(pa: Path, pb: Path) -> str:
     """A pickle's bytes name the classes' modules; compare what it holds: a dataclass result
-    (e.g. a ShapResult) field by field, arrays bitwise, a table (a ``cv_shard``) without its
-    :data:`TIME_COLUMNS`; anything else (fitted models) by its bytes, which already differed."""
+    (e.g. a ShapResult) field by field, arrays bitwise, a table (a ``cv_shard``) or a dict of
+    tables (a ``rashomon_refit`` result) without its :data:`TIME_COLUMNS`; anything else
+    (fitted models) by its bytes, which already differed."""
     import dataclasses
 
     import joblib
 
     a, b = joblib.load(pa), joblib.load(pb)
-    if (dataclasses.is_dataclass(a) or isinstance(a, pd.DataFrame)) and _same_object(a, b):
+    if (dataclasses.is_dataclass(a) or isinstance(a, (pd.DataFrame, dict))) and _same_object(a, b):
         return ""
     return "pickled objects differ"
+
+
+def file_difference(pa: str | Path, pb: str | Path) -> str:
+    """How two result files differ apart from measured times and provenance ("" when they do not).
+
+    Bytes first; then by kind: a CSV table without :data:`TIME_COLUMNS`, exactly; JSON
+    without :data:`PROVENANCE_KEYS` and time keys at any depth; a pickled result object
+    (``.joblib``) by what it holds (:func:`_joblib_identical`); anything else (figures,
+    fitted models) by SHA-256.
+
+    Parameters
+    ----------
+    pa, pb : path
+        Two existing files of the same kind.
+
+    Returns
+    -------
+    str
+        Empty when equal, else a one-line description of the first difference.
+    """
+    import hashlib
+    import json
+
+    pa, pb = Path(pa), Path(pb)
+    if pa.read_bytes() == pb.read_bytes():
+        return ""
+    name = pa.name
+    if name.endswith(".csv"):
+        return _csv_identical(pa, pb)
+    if name.endswith(".json"):
+        drop = PROVENANCE_KEYS | TIME_COLUMNS
+        ja = _json_without(json.loads(pa.read_text()), drop)
+        jb = _json_without(json.loads(pb.read_text()), drop)
+        return "" if ja == jb else "JSON content differs"
+    if name.endswith(".joblib"):
+        return _joblib_identical(pa, pb)
+    ha, hb = (hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in (pa, pb))
+    return f"SHA-256 {ha} vs {hb}"
 
 
 def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
@@ -219,9 +259,6 @@ def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
         (relative path), ``status`` (``only_in_a``, ``only_in_b``, ``differs``) and
         ``detail``. Empty when the versions agree.
     """
-    import hashlib
-    import json
-
     ra, rb = Path(dir_a), Path(dir_b)
     files_a = {p.relative_to(ra).as_posix() for p in ra.rglob("*") if p.is_file()}
     files_b = {p.relative_to(rb).as_posix() for p in rb.rglob("*") if p.is_file()}
@@ -233,21 +270,7 @@ def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
         if rel not in files_a:
             rows.append({"file": rel, "status": "only_in_b", "detail": ""})
             continue
-        pa, pb = ra / rel, rb / rel
-        if pa.read_bytes() == pb.read_bytes():
-            continue
-        if rel.endswith(".csv"):
-            detail = _csv_identical(pa, pb)
-        elif rel.endswith(".json"):
-            drop = PROVENANCE_KEYS | TIME_COLUMNS
-            ja = _json_without(json.loads(pa.read_text()), drop)
-            jb = _json_without(json.loads(pb.read_text()), drop)
-            detail = "" if ja == jb else "JSON content differs"
-        elif rel.endswith(".joblib"):
-            detail = _joblib_identical(pa, pb)
-        else:
-            ha, hb = (hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in (pa, pb))
-            detail = f"SHA-256 {ha} vs {hb}"
+        detail = file_difference(ra / rel, rb / rel)
         if detail:
             rows.append({"file": rel, "status": "differs", "detail": detail})
     return pd.DataFrame(rows, columns=["file", "status", "detail"])
