@@ -8,7 +8,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.linear_model import LinearRegression
 
 from xaipipe.explain.reliance import model_reliance
-from xaipipe.rashomon.linear import linear_exact_scope, linear_loss_bound
+from xaipipe.rashomon.linear import LINEAR_EXACT_COLUMNS, linear_exact_scope, linear_loss_bound
 
 
 @pytest.fixture(scope="module")
@@ -55,4 +55,6 @@ def test_scope_brackets_the_reference_and_is_nested(diabetes):
     # the path holds the table's epsilons and more points in between
     assert set(mcr["epsilon"]) <= set(path["epsilon"]) and path["epsilon"].nunique() >= 5
     assert len(detail) == len(mcr) and {"coef_argmin", "coef_argmax", "converged"} <= set(detail.columns)
+    # the columns that a dataset without the scope writes as a header-only linear_exact.csv
+    assert list(detail.columns) == list(LINEAR_EXACT_COLUMNS)
     assert detail["converged"].all()

@@ -361,3 +361,16 @@ def test_refit_jobs_are_checked(toy):
     other = _refit(toy, ["gradient_boosting", "random_forest", "xgboost", "linear_regression"], epsilon=0.0)
     with pytest.raises(ValueError, match="no PD curve"):
         _study(toy, refits=[other])
+
+
+def test_without_the_linear_exact_scope_its_table_has_columns_and_no_rows(toy, tmp_path):
+    """A dataset without the scope (classification, or not configured) still writes a table:
+    a header-only linear_exact.csv that reads back (an empty file does not)."""
+    from xaipipe.io import write_csv
+    from xaipipe.rashomon.linear import LINEAR_EXACT_COLUMNS
+
+    out = _study(toy, scopes=("family", "cross_family"))
+    write_csv(tmp_path / "linear_exact.csv", out["linear_exact"])
+    back = pd.read_csv(tmp_path / "linear_exact.csv")
+    assert list(back.columns) == list(LINEAR_EXACT_COLUMNS) and back.empty
+    assert set(out["mcr"]["scope"]) == {"cross_family", *GRIDS}

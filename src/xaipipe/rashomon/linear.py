@@ -120,7 +120,7 @@ from scipy import linalg, optimize
 
 from ..explain.reliance import features_from_groups, resolve_features
 
-__all__ = ["QUANTITIES", "LINEAR_EXACT", "LinearLossForms", "linear_loss_forms", "linear_mcr", "linear_loss_bound",
+__all__ = ["QUANTITIES", "LINEAR_EXACT", "LINEAR_EXACT_COLUMNS", "LinearLossForms", "linear_loss_forms", "linear_mcr", "linear_loss_bound",
            "linear_exact_scope"]
 
 #: Reliance quantities (as in :mod:`xaipipe.rashomon.sets`).
@@ -679,6 +679,35 @@ def linear_mcr(
 
 #: Scope label of the exact MCR of the class of linear models.
 LINEAR_EXACT = "linear_exact"
+
+#: Columns of ``linear_exact.csv`` (the ``detail`` of :func:`linear_exact_scope`); a dataset without
+#: the scope (classification) gets a table with these columns and no rows.
+LINEAR_EXACT_COLUMNS = (
+    "dataset",
+    "epsilon_grid",
+    "feature",
+    "columns",
+    "quantity",
+    "n_samples",
+    "epsilon",
+    "e_orig_reference",
+    "e_orig_min",
+    "loss_bound",
+    "mr_reference",
+    "mcr_minus",
+    "mcr_plus",
+    "mcr_minus_lower",
+    "mcr_plus_upper",
+    "gap",
+    "converged",
+    "iterations",
+    "e_orig_argmin",
+    "e_orig_argmax",
+    "intercept_argmin",
+    "intercept_argmax",
+    "coef_argmin",
+    "coef_argmax",
+)
 
 
 def linear_loss_bound(X, y, coef, intercept: float, epsilon: float, mode: str) -> tuple[float, float]:

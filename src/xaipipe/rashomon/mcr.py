@@ -837,11 +837,12 @@ def mcr_study(
     -------
     dict
         ``sets``, ``members``, ``mcr`` (columns :data:`MCR_FIRST` first), ``path``,
-        ``envelope``, ``curves``, ``linear_exact`` (empty unless that scope runs)
+        ``envelope``, ``curves``, ``linear_exact`` (no rows unless that scope runs: the
+        columns :data:`xaipipe.rashomon.linear.LINEAR_EXACT_COLUMNS`)
         (DataFrames), ``n_groups`` (fitted groups).
     """
     from .envelope import pd_envelope_table
-    from .linear import LINEAR_EXACT, linear_exact_scope
+    from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
     from .sets import set_sizes
 
     grid_scopes = [s for s in scopes if s != LINEAR_EXACT]
@@ -887,7 +888,7 @@ def mcr_study(
     sets.insert(0, "dataset", dataset)
     scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
     path = mcr_path(members, scope_sets, epsilon_max=eps_grid[-1])
-    detail = pd.DataFrame()
+    detail = pd.DataFrame(columns=list(LINEAR_EXACT_COLUMNS))  # a header, no rows: still a table
     if LINEAR_EXACT in scopes and task == "regression":
         lin_mcr, lin_path, detail = linear_exact_scope(
             X_train, y_train, X_test, y_test, epsilons=eps_grid, epsilon_mode=epsilon_mode,
