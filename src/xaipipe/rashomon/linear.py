@@ -683,30 +683,10 @@ LINEAR_EXACT = "linear_exact"
 #: Columns of ``linear_exact.csv`` (the ``detail`` of :func:`linear_exact_scope`); a dataset without
 #: the scope (classification) gets a table with these columns and no rows.
 LINEAR_EXACT_COLUMNS = (
-    "dataset",
-    "epsilon_grid",
-    "feature",
-    "columns",
-    "quantity",
-    "n_samples",
-    "epsilon",
-    "e_orig_reference",
-    "e_orig_min",
-    "loss_bound",
-    "mr_reference",
-    "mcr_minus",
-    "mcr_plus",
-    "mcr_minus_lower",
-    "mcr_plus_upper",
-    "gap",
-    "converged",
-    "iterations",
-    "e_orig_argmin",
-    "e_orig_argmax",
-    "intercept_argmin",
-    "intercept_argmax",
-    "coef_argmin",
-    "coef_argmax",
+    "dataset", "epsilon_grid", "feature", "columns", "quantity", "n_samples", "epsilon", "e_orig_reference",
+    "e_orig_min", "loss_bound", "mr_reference", "mcr_minus", "mcr_plus", "mcr_minus_lower",
+    "mcr_plus_upper", "gap", "converged", "iterations", "e_orig_argmin", "e_orig_argmax",
+    "intercept_argmin", "intercept_argmax", "coef_argmin", "coef_argmax"
 )
 
 
