@@ -208,6 +208,13 @@ def test_member_table_layout(toy):
     assert len(select_set(members, "cross_family", 0.0)["config_id"].unique()) == 1
     with pytest.raises(ValueError, match="neither"):
         select_set(members, "knn", 0.1)
+    # an empty selection raises, unless asked for (one refit job's families); an unknown scope still raises
+    nobody = members.assign(min_epsilon_cross_family=np.nan)
+    with pytest.raises(ValueError, match="no members"):
+        select_set(nobody, "cross_family", 2.0)
+    assert select_set(nobody, "cross_family", 2.0, allow_empty=True).empty
+    with pytest.raises(ValueError, match="neither"):
+        select_set(members, "knn", 0.1, allow_empty=True)
 
 
 def test_sets_at_smaller_epsilon_reuse_members(toy):

@@ -364,8 +364,8 @@ def pd_envelope_table(
             pdm = members_partial_dependence(chosen, Xv, cols, grid, max_batch_rows=max_batch_rows)
             pdm.insert(0, "feature", feature)
         else:
-            parts = [c[c["feature"] == feature] for c in curves if len(c)]
-            pdm = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else None
+            parts = [p for p in (c[c["feature"] == feature] for c in curves if len(c)) if len(p)]
+            pdm = pd.concat(parts, ignore_index=True) if parts else None
             wanted = sel[["family", "config_id"]].astype(str).drop_duplicates()
             got = set() if pdm is None else set(zip(pdm["family"].astype(str), pdm["config_id"].astype(str)))
             lost = [k for k in zip(wanted["family"], wanted["config_id"]) if k not in got]

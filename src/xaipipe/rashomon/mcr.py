@@ -645,13 +645,6 @@ def _figure_scope(sets: Mapping[str, Any], figure_scope: str) -> str:
     return figure_scope if figure_scope in sets else next(iter(sets))
 
 
-def _scope_selection(base: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFrame:
-    """Rows of ``base`` (:func:`_member_base`) in ``R(ε)`` of ``scope`` (possibly none)."""
-    if scope == CROSS_FAMILY:
-        return base[base[f"min_epsilon_{CROSS_FAMILY}"] <= float(epsilon)]
-    return base[(base["family"] == scope) & (base["min_epsilon_family"] <= float(epsilon))]
-
-
 def rashomon_refit(
     summary: pd.DataFrame,
     X_train,
@@ -723,7 +716,7 @@ n_repeats, e_switch_max_rows, random_state, options, n_jobs, method
     ValueError
         Empty ``families`` or an invalid input (as :func:`mcr_study`).
     """
-    from .envelope import members_curves
+    from .envelope import members_curves, selected_groups
     from .linear import LINEAR_EXACT
 
     families = [str(f) for f in families]
@@ -747,10 +740,8 @@ n_repeats, e_switch_max_rows, random_state, options, n_jobs, method
         loss=loss, n_repeats=n_repeats, random_state=random_state, e_switch_max_rows=e_switch_max_rows,
         method=method, n_jobs=n_jobs,
     )
-    from .envelope import selected_groups
-
     base = _member_base(sets, grid, None)
-    chosen = selected_groups(groups, _scope_selection(base, _figure_scope(sets, figure_scope), epsilon))
+    chosen = selected_groups(groups, select_set(base, _figure_scope(sets, figure_scope), epsilon, allow_empty=True))
     out["curves"] = members_curves(chosen, X_test, feature_names=feature_names, feature_groups=feature_groups,
                                    resolution=pd_resolution, percentiles=(0.0, 1.0), skip_invalid=True)
     out["n_groups"] = len(groups)

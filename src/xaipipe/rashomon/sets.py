@@ -553,7 +553,7 @@ def rashomon_path(
     return pd.DataFrame(rows), memb.reset_index(drop=True)
 
 
-def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFrame:
+def select_set(members: pd.DataFrame, scope: str, epsilon: float, *, allow_empty: bool = False) -> pd.DataFrame:
     """Rows of a :func:`~xaipipe.rashomon.mcr.member_table` in the Rashomon set of ``scope`` at ``epsilon``.
 
     Parameters
@@ -565,6 +565,9 @@ def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFram
     epsilon : float
         Must not exceed the largest ε of the grid the table was built for (larger
         sets were not refitted).
+    allow_empty : bool, default False
+        Return an empty selection instead of raising (e.g. the rows of one
+        ``rashomon_refit`` job's families).
 
     Returns
     -------
@@ -575,7 +578,7 @@ def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFram
     Raises
     ------
     ValueError
-        Unknown scope or an empty selection.
+        Unknown scope, or an empty selection unless ``allow_empty``.
     """
     if scope == CROSS_FAMILY:
         part, col = members, f"min_epsilon_{CROSS_FAMILY}"
@@ -584,7 +587,7 @@ def select_set(members: pd.DataFrame, scope: str, epsilon: float) -> pd.DataFram
             raise ValueError(f"scope {scope!r} is neither 'cross_family' nor a family of the table")
         part, col = members[members["family"].astype(str) == scope], "min_epsilon_family"
     out = part[part[col] <= float(epsilon)]
-    if out.empty:
+    if out.empty and not allow_empty:
         raise ValueError(f"no members of scope {scope!r} at epsilon={epsilon}")
     return out
 
