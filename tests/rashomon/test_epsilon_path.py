@@ -8,7 +8,13 @@ import pytest
 
 from xaipipe.rashomon.rid import mcr_summary, min_resamples
 from xaipipe.rashomon.mcr import mcr_interval, mcr_path, mcr_table, member_table
-from xaipipe.rashomon.sets import configuration_key, cv_standard_error, rashomon_scopes, rashomon_set
+from xaipipe.rashomon.sets import (
+    configuration_key,
+    cv_standard_error,
+    hyperparameter_setting_key,
+    rashomon_scopes,
+    rashomon_set,
+)
 
 
 def _summary():
@@ -55,6 +61,39 @@ def test_prefixes_of_one_configuration_count_once():
         "xgb", "learning_rate=0.1;n_estimators=10")
 
 
+def test_random_state_replicates_are_configurations_but_one_hyperparameter_setting():
+    a = "learning_rate=0.1;n_estimators=10;random_state=1"
+    assert configuration_key("gb", a) != configuration_key("gb", "learning_rate=0.1;n_estimators=10;random_state=2")
+    assert hyperparameter_setting_key("gb", a) == hyperparameter_setting_key(
+        "gb", "learning_rate=0.1;n_estimators=20;random_state=2")
+    assert hyperparameter_setting_key("gb", a) != hyperparameter_setting_key("gb", "learning_rate=0.2;random_state=1")
+    assert hyperparameter_setting_key("gb", a) != hyperparameter_setting_key("xgb", a)
+    # a set of 2 prefixes x 2 replicates of one setting, another setting and a linear model
+    s = pd.DataFrame({
+        "family": ["gb"] * 5 + ["lin"],
+        "config_id": ["learning_rate=0.1;n_estimators=10;random_state=1", "learning_rate=0.1;n_estimators=20;random_state=1",
+                      "learning_rate=0.1;n_estimators=10;random_state=7", "learning_rate=0.1;n_estimators=20;random_state=7",
+                      "learning_rate=0.2;n_estimators=10;random_state=1", "default"],
+        "status": "ok", "n_folds": 5,
+        "rmse_mean": [1.00, 1.01, 1.02, 1.03, 1.04, 1.05], "rmse_std": 0.2,
+    })
+    epsilons = [0.0, 0.15, 1.0]
+    sets = rashomon_scopes(s, metric="rmse", epsilon=1.0, mode="se")
+    summ = sets["cross_family"].summary()
+    assert (summ["size"], summ["n_configurations"], summ["n_hyperparameter_settings"]) == (6, 4, 3)
+    members = _members(s, sets, epsilons)
+    table = mcr_table(members, sets, epsilons=epsilons)
+    path = mcr_path(members, sets, epsilon_max=1.0)
+    cross = table[(table["scope"] == "cross_family") & (table["feature"] == "a") & (table["quantity"] == "mr_ratio")]
+    # se = 0.2 * sqrt(5/4) / sqrt(5) = 0.1: eps 0.15 admits rmse <= 1.015 (two prefixes of one replicate)
+    assert cross[["n_members", "n_configurations", "n_hyperparameter_settings"]].values.tolist() == [
+        [1, 1, 1], [2, 1, 1], [6, 4, 3]]
+    steps = path[(path["scope"] == "cross_family") & (path["feature"] == "a") & (path["quantity"] == "mr_ratio")]
+    # replicate 7 enters at gap 0.2: a new configuration, the same hyperparameter setting
+    assert steps[["n_members", "n_configurations", "n_hyperparameter_settings"]].values.tolist() == [
+        [1, 1, 1], [2, 1, 1], [3, 2, 1], [4, 2, 1], [5, 3, 2], [6, 4, 3]]
+
+
 def _members(s, sets, epsilons):
     rng = np.random.default_rng(0)
     rows = []
@@ -79,6 +118,8 @@ def test_exact_path_matches_brute_force_min_max_at_every_epsilon():
         gaps = rs.table.set_index(["family", "config_id"])["gap"]
         # a step at each distinct entry epsilon, starting at 0
         assert part["epsilon"].iloc[0] == 0.0 and part["epsilon"].is_monotonic_increasing
+        np.testing.assert_allclose(part["epsilon_abs"], part["loss_bound"] - rs.reference["loss"], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(part["epsilon_abs"], part["epsilon"] * rs.reference_se, rtol=1e-12)
         for eps in np.linspace(0, 8, 33):  # the step function agrees with a brute-force set at any epsilon
             inset = [k for k, g in gaps.items() if g <= eps + 1e-12]
             vals = members[(members["feature"] == "a") & members.set_index(["family", "config_id"]).index.isin(inset)

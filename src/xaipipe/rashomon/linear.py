@@ -777,12 +777,13 @@ def linear_exact_scope(
                 "mr_reference": float(rec.mr_reference),
             }
             path.append({**common, "n_members": np.nan, "n_configurations": np.nan,
-                         "argmin_config": "", "argmax_config": ""})
+                         "argmin_config": "", "argmax_config": "", "n_hyperparameter_settings": np.nan})
             if eps in grid:
                 rows.append({**common, "cv_metric": "mse (test split)", "reference_family": "linear_regression",
                              "reference_config_id": "ols", "n_members": np.nan, "n_undefined": 0,
                              "argmin_config": "", "argmax_config": "", "rashomon_ratio": np.nan,
-                             "grid_size": np.nan, "n_configurations": np.nan, "n_families": 1})
+                             "grid_size": np.nan, "n_configurations": np.nan, "n_families": 1,
+                             "n_hyperparameter_settings": np.nan})
     detail = pd.concat([frames[e] for e in grid], ignore_index=True)
     detail.insert(0, "dataset", dataset)
     return pd.DataFrame(rows), pd.DataFrame(path), detail

@@ -85,6 +85,7 @@ from .sets import (
     SCOPES,
     check_epsilons,
     configuration_key,
+    hyperparameter_setting_key,
     epsilon_min,
     rashomon_scopes,
     select_set,
@@ -397,7 +398,9 @@ def mcr_table(
         min/max), ``argmin_config`` / ``argmax_config`` (``family:config_id`` of
         the extreme members), ``rashomon_ratio`` (``|R(ε)| / |F|`` of the scope's
         grid), ``grid_size``, ``n_configurations`` (distinct configurations:
-        prefixes of one ensemble configuration count once), ``n_families``.
+        prefixes of one ensemble configuration count once), ``n_families``,
+        ``n_hyperparameter_settings`` (as ``n_configurations``, and the
+        ``random_state`` replicates of one setting also count once).
 
     Raises
     ------
@@ -423,6 +426,7 @@ def mcr_table(
             keys = in_set[["family", "config_id"]].drop_duplicates()
             n_members = keys.shape[0]
             n_configurations = len({configuration_key(f, c) for f, c in keys.itertuples(index=False)})
+            n_settings = len({hyperparameter_setting_key(f, c) for f, c in keys.itertuples(index=False)})
             n_families = keys["family"].nunique()
             loss_bound = rs.threshold_at(eps)
             for (feature, est), sub in in_set.groupby(["feature", "estimator"], sort=False):
@@ -462,6 +466,7 @@ def mcr_table(
                         "grid_size": grid_size,
                         "n_configurations": n_configurations,
                         "n_families": n_families,
+                        "n_hyperparameter_settings": n_settings,
                     })
     return pd.DataFrame(rows)
 
@@ -500,7 +505,9 @@ def mcr_path(
         loss at that ε), ``feature``, ``estimator``, ``loss``, ``quantity``,
         ``mcr_minus``, ``mcr_plus`` (over the members with gap <= ε; undefined MR
         values left out as in :func:`mcr_interval`), ``mr_reference``,
-        ``n_members``, ``n_configurations``, ``argmin_config``, ``argmax_config``.
+        ``n_members``, ``n_configurations``, ``argmin_config``, ``argmax_config``,
+        ``n_hyperparameter_settings``, ``epsilon_abs`` (``loss_bound`` minus the
+        reference's CV loss).
 
     Raises
     ------
@@ -526,8 +533,10 @@ def mcr_path(
         steps = np.unique(np.maximum(keys[gap].to_numpy(dtype=float), 0.0))
         entry = np.maximum(keys[gap].to_numpy(dtype=float), 0.0)
         config_keys = [configuration_key(f, c) for f, c in zip(keys["family"], keys["config_id"])]
+        setting_keys = [hyperparameter_setting_key(f, c) for f, c in zip(keys["family"], keys["config_id"])]
         n_members = np.searchsorted(entry, steps, side="right")
         n_configs = [len(set(config_keys[:k])) for k in n_members]
+        n_settings = [len(set(setting_keys[:k])) for k in n_members]
         for (feature, est), sub in part.groupby(["feature", "estimator"], sort=False):
             sub = sub.assign(_entry=np.maximum(sub[gap].to_numpy(dtype=float), 0.0)).sort_values(
                 "_entry", kind="stable")
@@ -536,7 +545,7 @@ def mcr_path(
             labels = (sub["family"].astype(str) + ":" + sub["config_id"].astype(str)).to_numpy()
             for q in quantities:
                 v = sub[q].to_numpy(dtype=float)
-                for step, n_m, n_c in zip(steps, n_members, n_configs):
+                for step, n_m, n_c, n_s in zip(steps, n_members, n_configs, n_settings):
                     k = int(np.searchsorted(e, step, side="right"))
                     lo, hi, _ = mcr_interval(v[:k])
                     rows.append({
@@ -548,6 +557,8 @@ def mcr_path(
                         "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
                         "n_members": int(n_m), "n_configurations": int(n_c),
                         "argmin_config": labels[lo] if lo >= 0 else "", "argmax_config": labels[hi] if hi >= 0 else "",
+                        "n_hyperparameter_settings": int(n_s),
+                        "epsilon_abs": rs.threshold_at(step) - float(rs.reference["loss"]),
                     })
     return pd.DataFrame(rows)
 

@@ -84,6 +84,7 @@ __all__ = [
     "set_sizes",
     "cv_standard_error",
     "configuration_key",
+    "hyperparameter_setting_key",
     "epsilon_min",
     "check_epsilons",
     "scope_name",
@@ -193,6 +194,15 @@ class RashomonSet:
             if self.size else 0
 
     @property
+    def n_hyperparameter_settings(self) -> int:
+        """Distinct hyperparameter settings among the members: as
+        :attr:`n_configurations`, and the ``random_state`` replicates of one setting
+        also count once (:func:`hyperparameter_setting_key`)."""
+        return int(self.members.apply(
+            lambda r: hyperparameter_setting_key(r["family"], r["config_id"]), axis=1).nunique()) \
+            if self.size else 0
+
+    @property
     def families(self) -> list[str]:
         """Families with at least one member, in table order."""
         return list(pd.unique(self.members["family"].astype(str)))
@@ -200,7 +210,8 @@ class RashomonSet:
     def summary(self) -> dict:
         """Scalar description: scope, epsilon, mode, metric, reference, threshold
         (= ``loss_bound``, the absolute bound actually used) and ``epsilon_abs``
-        (``loss_bound - reference_loss``), size, distinct configurations, families,
+        (``loss_bound - reference_loss``), size, distinct configurations, distinct
+        hyperparameter settings (``random_state`` replicates count once), families,
         grid_size, n_failed, ratio, and the reference's CV standard error (absolute
         and relative to its loss)."""
         se = self.reference_se
@@ -225,6 +236,7 @@ class RashomonSet:
             "ratio": self.ratio,
             "reference_se": se,
             "reference_se_relative": se / loss if loss > 0 else float("nan"),
+            "n_hyperparameter_settings": self.n_hyperparameter_settings,
         }
 
 
@@ -365,12 +377,28 @@ def cv_standard_error(row, metric: str) -> float:
 def configuration_key(family: str, config_id: str) -> str:
     """``family:config_id`` without ``n_estimators``: the key under which the ensemble
     prefixes of one configuration are one configuration."""
+    return _key_without(family, config_id, ())
+
+
+def hyperparameter_setting_key(family: str, config_id: str) -> str:
+    """``family:config_id`` without ``n_estimators`` and ``random_state``: the key under
+    which the ensemble prefixes *and* the ``random_state`` replicates of one
+    hyperparameter setting (``rashomon.sample`` ``replicates``) are one setting.
+
+    Replicates are different fitted models (row subsampling, bootstrap), hence distinct
+    members and distinct configurations; this key tells how many of them differ in
+    something other than the seed of the learner."""
+    return _key_without(family, config_id, ("random_state",))
+
+
+def _key_without(family: str, config_id: str, drop: tuple[str, ...]) -> str:
     from ..models.families import PREFIX_PARAM
     from ..models.grid import config_id as make_id
     from ..models.grid import params_from_config_id
 
     params = params_from_config_id(str(config_id))
-    params.pop(PREFIX_PARAM, None)
+    for name in (PREFIX_PARAM, *drop):
+        params.pop(name, None)
     return f"{family}:{make_id(params)}"
 
 
