@@ -537,6 +537,8 @@ def mcr_path(
         n_members = np.searchsorted(entry, steps, side="right")
         n_configs = [len(set(config_keys[:k])) for k in n_members]
         n_settings = [len(set(setting_keys[:k])) for k in n_members]
+        bounds = [rs.threshold_at(step) for step in steps]
+        ref_loss = float(rs.reference["loss"])
         for (feature, est), sub in part.groupby(["feature", "estimator"], sort=False):
             sub = sub.assign(_entry=np.maximum(sub[gap].to_numpy(dtype=float), 0.0)).sort_values(
                 "_entry", kind="stable")
@@ -545,12 +547,12 @@ def mcr_path(
             labels = (sub["family"].astype(str) + ":" + sub["config_id"].astype(str)).to_numpy()
             for q in quantities:
                 v = sub[q].to_numpy(dtype=float)
-                for step, n_m, n_c, n_s in zip(steps, n_members, n_configs, n_settings):
+                for step, bound, n_m, n_c, n_s in zip(steps, bounds, n_members, n_configs, n_settings):
                     k = int(np.searchsorted(e, step, side="right"))
                     lo, hi, _ = mcr_interval(v[:k])
                     rows.append({
                         "dataset": dataset, "scope": scope, "epsilon": float(step), "epsilon_mode": rs.mode,
-                        "loss_bound": rs.threshold_at(step), "feature": feature, "estimator": est,
+                        "loss_bound": bound, "feature": feature, "estimator": est,
                         "loss": sub["loss"].iloc[0], "quantity": q,
                         "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
                         "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
@@ -558,7 +560,7 @@ def mcr_path(
                         "n_members": int(n_m), "n_configurations": int(n_c),
                         "argmin_config": labels[lo] if lo >= 0 else "", "argmax_config": labels[hi] if hi >= 0 else "",
                         "n_hyperparameter_settings": int(n_s),
-                        "epsilon_abs": rs.threshold_at(step) - float(rs.reference["loss"]),
+                        "epsilon_abs": bound - ref_loss,
                     })
     return pd.DataFrame(rows)
 

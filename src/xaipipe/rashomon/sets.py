@@ -190,17 +190,18 @@ class RashomonSet:
     def n_configurations(self) -> int:
         """Distinct configurations among the members: ensemble prefixes of one
         configuration (values of ``n_estimators``) count once (:func:`configuration_key`)."""
-        return int(self.members.apply(lambda r: configuration_key(r["family"], r["config_id"]), axis=1).nunique()) \
-            if self.size else 0
+        return self._n_distinct(configuration_key)
 
     @property
     def n_hyperparameter_settings(self) -> int:
         """Distinct hyperparameter settings among the members: as
         :attr:`n_configurations`, and the ``random_state`` replicates of one setting
         also count once (:func:`hyperparameter_setting_key`)."""
-        return int(self.members.apply(
-            lambda r: hyperparameter_setting_key(r["family"], r["config_id"]), axis=1).nunique()) \
-            if self.size else 0
+        return self._n_distinct(hyperparameter_setting_key)
+
+    def _n_distinct(self, key) -> int:
+        m = self.members
+        return len({key(f, c) for f, c in zip(m["family"], m["config_id"])})
 
     @property
     def families(self) -> list[str]:
