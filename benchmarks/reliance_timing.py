@@ -17,7 +17,7 @@ As a script, on Friedman's (1991) simulated regression data (scikit-learn's
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

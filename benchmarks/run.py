@@ -407,7 +407,7 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
         by_id = dict(zip(ids, fitted))
         models = [(g, i, by_id[cid]) for g, grp in enumerate(groups) for i, cid in enumerate(grp.config_ids)]
         # the refitted models predict exactly as the prefixes the engine evaluates
-        for (g, i, model), (_, _, short) in zip(models, member_models(groups)):
+        for (_g, _i, model), (_, _, short) in zip(models, member_models(groups)):
             np.testing.assert_array_equal(model.predict(data["X_test"]), short.predict(data["X_test"]))
         rec.add(f"rashomon refit abalone-{len(configs)}", tn, tp, mn, mp,
                 f"{len(configs)} fits vs {len(groups)}; test predictions bitwise equal")
@@ -423,7 +423,7 @@ def dataset_rashomon_stage(rec, data, cfg, cores):
     task = data["task"]
     metric = cfg["selection"][task]
     frames = []
-    for family, table in data.get("cv", {}).items():
+    for _family, table in data.get("cv", {}).items():
         s = summarize_cv(table, task)
         frames.append(s)
     summary = pd.concat(frames, ignore_index=True)

@@ -145,13 +145,14 @@ def main() -> None:
     print(pd.DataFrame(metrics).to_string(index=False))
 
     if args.figures:
+        from sklearn.inspection import permutation_importance
+
         from xaipipe.explain.importance import split_gain_importance
         from xaipipe.plots.curves import plot_precision_recall_curves, plot_roc_curves
         from xaipipe.plots.lime import plot_lime_vs_shap
         from xaipipe.plots.seed000 import plot_importance_before_shap, plot_response_vs_features
         from xaipipe.plots.shap_force import plot_shap_force_local, save_force_html
         from xaipipe.plots.style import figure_style, save_figure
-        from sklearn.inspection import permutation_importance
 
         d = args.figures
         d.mkdir(parents=True, exist_ok=True)

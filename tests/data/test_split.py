@@ -29,7 +29,7 @@ def test_classification_split_is_stratified():
     assert abs(y[test].mean() - y.mean()) < 0.01
     ytr = y[np.asarray(split["train"])]
     ref = list(StratifiedKFold(5, shuffle=True, random_state=1).split(np.zeros(len(ytr)), ytr))
-    for (tr, va), (rtr, rva) in zip(folds_from_split(split), ref):
+    for (_tr, va), (_rtr, rva) in zip(folds_from_split(split), ref):
         np.testing.assert_array_equal(va, rva)
         assert abs(ytr[va].mean() - ytr.mean()) < 0.02
 

@@ -4,8 +4,7 @@ import threading
 
 import numpy as np
 import pytest
-from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
-from sklearn.ensemble import _gb
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor, _gb
 
 from xaipipe.models import boosting
 from xaipipe.models.boosting import fast_leaf_updates, fit_estimator, update_terminal_regions

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.rashomon.rid import mcr_per_resample, mcr_summary, rid_summary
 from xaipipe.plots.bootstrap import plot_rid, plot_rid_cdf, plot_set_sizes
 from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.rashomon.rid import mcr_per_resample, mcr_summary, rid_summary
 
 
 def _reliance():

@@ -36,7 +36,7 @@ def test_one_panel_per_force_row(comparison):
     table, rows = comparison
     fig = plot_lime_vs_shap(table, rows, max_display=5, title="LIME and SHAP")
     assert isinstance(fig, Figure) and len(fig.axes) == 3
-    for ax, (kind, r) in zip(fig.axes, rows.items()):
+    for ax, (_kind, r) in zip(fig.axes, rows.items()):
         assert ax.get_xlabel() == "contribution (log-odds of class 1)"
         assert f"row {r}" in ax.get_title(loc="left")
         assert "g(x)" in ax.get_title(loc="left") and "base + sum" in ax.get_title(loc="left")

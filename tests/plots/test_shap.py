@@ -11,6 +11,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from xaipipe.explain.shapley import global_importance, shap_values  # noqa: E402
+from xaipipe.models.families import make_estimator  # noqa: E402
 from xaipipe.plots.shap import (  # noqa: E402
     interaction_partner,
     local_rows,
@@ -21,8 +23,6 @@ from xaipipe.plots.shap import (  # noqa: E402
     plot_shap_waterfall,
     to_explanation,
 )
-from xaipipe.explain.shapley import global_importance, shap_values  # noqa: E402
-from xaipipe.models.families import make_estimator  # noqa: E402
 from xaipipe.plots.style import figure_style, save_figure  # noqa: E402
 
 NAMES = ["alpha", "beta", "gamma", "delta", "eps", "zeta"]

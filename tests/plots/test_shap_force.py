@@ -13,9 +13,9 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from sklearn.datasets import load_breast_cancer  # noqa: E402
 
-from xaipipe.plots.shap import local_rows  # noqa: E402
 from xaipipe.explain.shapley import shap_values  # noqa: E402
 from xaipipe.models.families import make_estimator  # noqa: E402
+from xaipipe.plots.shap import local_rows  # noqa: E402
 from xaipipe.plots.shap_force import force_rows, plot_shap_force, plot_shap_force_local, save_force_html  # noqa: E402
 from xaipipe.plots.style import figure_style, save_figure  # noqa: E402
 

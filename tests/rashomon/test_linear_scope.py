@@ -48,7 +48,7 @@ def test_scope_brackets_the_reference_and_is_nested(diabetes):
     np.testing.assert_allclose(ratio["mr_reference"], ratio["mr_ratio_ols"], rtol=1e-8)  # the reference is OLS
     assert (ratio["mcr_minus"] <= ratio["mr_reference"] + 1e-9).all()
     assert (ratio["mr_reference"] <= ratio["mcr_plus"] + 1e-9).all()
-    for (_, q), part in mcr.groupby(["feature", "quantity"]):
+    for (_, _q), part in mcr.groupby(["feature", "quantity"]):
         part = part.sort_values("epsilon")
         assert part["mcr_minus"].is_monotonic_decreasing and part["mcr_plus"].is_monotonic_increasing
         assert part["loss_bound"].is_monotonic_increasing

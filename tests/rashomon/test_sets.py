@@ -107,8 +107,8 @@ def test_cross_family_set_is_within_epsilon_of_global_best():
     assert scope_name(both) == CROSS_FAMILY and scope_name(a) == "gradient_boosting"
     for eps in (0.0, 0.02, 0.1, 0.5):
         cross = rashomon_set(both, metric="rmse", epsilon=eps)
-        expect = {(f, c) for f, c, l in zip(both["family"], both["config_id"], both["rmse_mean"])
-                  if (l - best) / best <= eps}
+        expect = {(f, c) for f, c, loss in zip(both["family"], both["config_id"], both["rmse_mean"])
+                  if (loss - best) / best <= eps}
         assert set(zip(cross.members["family"], cross.members["config_id"])) == expect
         union = set()
         for part in (a, b, c):

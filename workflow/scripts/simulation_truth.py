@@ -1,7 +1,6 @@
 """Rule simulation_truth: the pipeline's estimates on the simulated datasets beside the DGP's truth."""
 import pandas as pd
 
-from xaipipe.data.sources import read_canonical
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.studies.simulation import truth_table

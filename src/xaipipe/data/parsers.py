@@ -40,7 +40,8 @@ from __future__ import annotations
 import gzip
 import io
 import warnings
-from typing import TYPE_CHECKING, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -89,24 +90,24 @@ def get_parser(name: str, dataset: str | None = None) -> Parser:
         raise ValueError(f"{where}unknown parser {name!r} (source.parser); known parsers: {sorted(PARSERS)}") from None
 
 
-def _single(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> bytes:
+def _single(blobs: Mapping[str, bytes], entry: DatasetEntry) -> bytes:
     if len(blobs) != 1:
         raise ValueError(f"dataset {entry.dataset!r}: parser expects one file, got {list(blobs)}")
     return next(iter(blobs.values()))
 
 
-def _named(blobs: Mapping[str, bytes], suffix: str, entry: "DatasetEntry") -> bytes:
+def _named(blobs: Mapping[str, bytes], suffix: str, entry: DatasetEntry) -> bytes:
     found = [b for p, b in blobs.items() if p.endswith(suffix)]
     if len(found) != 1:
         raise ValueError(f"dataset {entry.dataset!r}: expected one file ending in {suffix!r}, got {list(blobs)}")
     return found[0]
 
 
-def _header_less_names(entry: "DatasetEntry") -> list[str]:
+def _header_less_names(entry: DatasetEntry) -> list[str]:
     return list(entry.id_columns) + list(entry.feature_columns or ()) + [entry.target]
 
 
-def _check_width(frame: pd.DataFrame, names: list[str], entry: "DatasetEntry") -> None:
+def _check_width(frame: pd.DataFrame, names: list[str], entry: DatasetEntry) -> None:
     if frame.shape[1] != len(names):
         raise ValueError(
             f"dataset {entry.dataset!r}: the file has {frame.shape[1]} columns, the registry entry names "
@@ -115,14 +116,14 @@ def _check_width(frame: pd.DataFrame, names: list[str], entry: "DatasetEntry") -
 
 
 @register_parser("whitespace_table")
-def parse_whitespace_table(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.DataFrame:
+def parse_whitespace_table(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """Whitespace-separated table without header (Airfoil's ``airfoil_self_noise.dat``)."""
     names = _header_less_names(entry)
     return pd.read_csv(io.BytesIO(_single(blobs, entry)), sep=r"\s+", header=None, names=names)
 
 
 @register_parser("biff8_xls")
-def parse_biff8_xls(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.DataFrame:
+def parse_biff8_xls(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """First sheet of a legacy Excel workbook (Concrete's ``Concrete_Data.xls``); its header
     row is replaced by the registry's names."""
     with warnings.catch_warnings():
@@ -137,7 +138,7 @@ def parse_biff8_xls(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.Dat
 
 
 @register_parser("wine_quality_pair")
-def parse_wine_quality_pair(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.DataFrame:
+def parse_wine_quality_pair(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """The red and white Wine Quality files, red rows first, with a ``color`` column."""
     parts = []
     for color in ("red", "white"):
@@ -149,21 +150,21 @@ def parse_wine_quality_pair(blobs: Mapping[str, bytes], entry: "DatasetEntry") -
 
 
 @register_parser("csv_no_header")
-def parse_csv_no_header(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.DataFrame:
+def parse_csv_no_header(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """Comma-separated file without header (Abalone's ``abalone.data``)."""
     names = _header_less_names(entry)
     return pd.read_csv(io.BytesIO(_single(blobs, entry)), header=None, names=names)
 
 
 @register_parser("wdbc")
-def parse_wdbc(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.DataFrame:
+def parse_wdbc(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """Breast Cancer Wisconsin (Diagnostic) ``wdbc.data``: ID, diagnosis, 30 features, no header."""
     names = list(entry.id_columns) + [entry.target] + list(entry.feature_columns or ())
     return pd.read_csv(io.BytesIO(_single(blobs, entry)), header=None, names=names)
 
 
 @register_parser("diabetes_raw")
-def parse_diabetes_raw(blobs: Mapping[str, bytes], entry: "DatasetEntry") -> pd.DataFrame:
+def parse_diabetes_raw(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """scikit-learn's unscaled Diabetes files (Efron et al. 2004): ten features, the response."""
     X = np.loadtxt(gzip.open(io.BytesIO(_named(blobs, "diabetes_data_raw.csv.gz", entry))))
     y = np.loadtxt(gzip.open(io.BytesIO(_named(blobs, "diabetes_target.csv.gz", entry))))

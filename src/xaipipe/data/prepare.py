@@ -21,8 +21,9 @@ The correlation matrix (Pearson) is computed on the numeric columns *before*
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 
@@ -134,7 +135,7 @@ class DatasetEntry:
         return tuple(dict(f) for f in self.source.get("files") or ())
 
     @classmethod
-    def from_mapping(cls, dataset: str, mapping: Mapping[str, Any], origin: str = "") -> "DatasetEntry":
+    def from_mapping(cls, dataset: str, mapping: Mapping[str, Any], origin: str = "") -> DatasetEntry:
         """Entry from its registry form (no validation: see :func:`validate_entry`)."""
         columns = mapping.get("columns") or {}
         features = columns.get("features")

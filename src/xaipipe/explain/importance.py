@@ -62,7 +62,7 @@ tree-based methods. ACM TKDD 15(2), 26.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

@@ -52,8 +52,9 @@ Config hook
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -118,8 +119,12 @@ def _final(model):
 def _output_function(model) -> tuple[Any, str]:
     """``f(Z)`` in the space TreeSHAP's raw output explains, and its name."""
     from sklearn.base import is_classifier
-    from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
-                                  RandomForestRegressor)
+    from sklearn.ensemble import (
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     try:

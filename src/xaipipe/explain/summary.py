@@ -5,7 +5,7 @@ mean |SHAP| and the ranking-agreement table (MR vs mean |SHAP| vs split gain).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd

@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import inspect
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import numpy as np
 

@@ -17,7 +17,8 @@ reads it.
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -201,7 +202,7 @@ def cross_validate_grid(
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
     records = []
-    for (fn, unit, f, tr, va), rows in zip(jobs, results):
+    for (_fn, _unit, f, tr, va), rows in zip(jobs, results):
         for row in rows:
             cid = config_id(row["params"])
             rec = {

@@ -11,8 +11,9 @@ cross-validation (:mod:`xaipipe.models.cv`), the Rashomon-set refits
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .families import PREFIX_PARAM
 

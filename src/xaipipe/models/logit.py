@@ -81,7 +81,8 @@ Relation to the pipeline's model
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -265,8 +266,7 @@ def logit_inference(
     """
     import statsmodels.api as sm
     from scipy import stats
-    from statsmodels.tools.sm_exceptions import (ConvergenceWarning, PerfectSeparationError,
-                                                 PerfectSeparationWarning)
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationError, PerfectSeparationWarning
 
     if not (isinstance(alpha, float) and 0.0 < alpha < 1.0):
         raise ValueError(f"alpha must be a float in (0, 1), got {alpha!r}")

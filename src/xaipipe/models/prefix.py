@@ -31,8 +31,8 @@ fold. ``tests/models/test_prefix.py`` proves the bitwise equality per family.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier

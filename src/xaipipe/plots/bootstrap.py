@@ -20,7 +20,7 @@ large enough for the level, otherwise the range over the ``B`` resamples. :func:
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

@@ -18,7 +18,7 @@ probability (or any score increasing in it, e.g. log-odds) on the test rows.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

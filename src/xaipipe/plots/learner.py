@@ -14,7 +14,7 @@ inside it, so the under-coverage of the naive interval is visible at a glance.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd

@@ -18,13 +18,13 @@ and returns a matplotlib Figure; callers apply
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from .style import SEQUENTIAL_CMAP
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
+from .style import SEQUENTIAL_CMAP
 
 __all__ = ["plot_ice", "plot_centered_ice", "plot_dice", "plot_pd_2d", "pd_ice_figures", "OUTPUT_LABELS"]
 

@@ -20,7 +20,7 @@ Figure; save it with :func:`xaipipe.plots.style.save_figure`.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd

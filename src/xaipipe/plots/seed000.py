@@ -22,7 +22,7 @@ The seed's data are private; the pipeline draws these figures on Breast Cancer
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

@@ -38,12 +38,12 @@ result always gives the same figure and the caller's random stream is untouched.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from .style import SEQUENTIAL_CMAP, figure_style
 from ..explain.shapley import ShapResult, _global_numpy_seed
+from .style import SEQUENTIAL_CMAP, figure_style
 
 __all__ = [
     "to_explanation",

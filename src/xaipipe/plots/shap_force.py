@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from .shap import LOCAL_ROW_KINDS, local_rows
 from ..explain.shapley import ShapResult
+from .shap import LOCAL_ROW_KINDS, local_rows
 from .style import figure_style
 
 __all__ = ["force_rows", "plot_shap_force", "plot_shap_force_local", "save_force_html"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 __all__ = ["STYLE_FILE", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "figure_style", "save_figure"]
 

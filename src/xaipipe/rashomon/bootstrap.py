@@ -112,8 +112,9 @@ fitted group :func:`xaipipe.rashomon.refit.group_reliance`.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -416,7 +416,7 @@ def _ratio(prob: _Problem, sign: int, Kh_eig, tol: float, max_iter: int, scale: 
     it = 0
     prev_width = np.inf
     smallest, stalled = np.inf, 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
         # minimise s*(tau*e - D) = sum s(tau - lam_i) x_i^2 - s*bt'x + s(tau e_min - d0)
         res = _trs(s * (tau - lam), -s * bt, prob.rho)
         theta = Q @ res.x

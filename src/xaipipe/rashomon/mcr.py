@@ -65,7 +65,8 @@ existence of simpler machine learning models. FAccT '22 (Rashomon ratio).
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -85,8 +86,8 @@ from .sets import (
     SCOPES,
     check_epsilons,
     configuration_key,
-    hyperparameter_setting_key,
     epsilon_min,
+    hyperparameter_setting_key,
     rashomon_scopes,
     select_set,
 )
@@ -239,7 +240,7 @@ def _member_base(sets: Mapping[str, Any], grid: Sequence[float], dataset: str | 
     metric, mode = first.metric, first.mode
     # every configuration in any scope's largest set
     parts = []
-    for scope, rs in sets.items():
+    for _scope, rs in sets.items():
         mem = rs.members.copy()
         parts.append(mem)
     members = pd.concat(parts, ignore_index=True).drop_duplicates(["family", "config_id"])

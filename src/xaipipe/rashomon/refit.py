@@ -9,8 +9,9 @@ the same as the cross-validation's), and the MR of all of them comes from one pa
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 

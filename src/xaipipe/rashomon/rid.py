@@ -12,7 +12,7 @@ they are (:func:`mcr_summary`). Columns are named ``quantity`` (``mr_ratio`` /
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

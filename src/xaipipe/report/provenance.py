@@ -6,8 +6,9 @@ import hashlib
 import json
 import platform
 import subprocess
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = ["PACKAGES", "git_state", "config_sha256", "package_versions", "snakemake_run_info", "build_manifest"]
 

@@ -12,7 +12,8 @@ stored results are read: re-rendering never refits a model.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -233,8 +234,8 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
         return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio",
                     title=title)
     if kind.startswith("shap_"):
-        from ..plots import shap as plot_shap
         from ..io import read_joblib
+        from ..plots import shap as plot_shap
 
         result = read_joblib(sources["shap"])
         if kind == "shap_bar":

@@ -125,6 +125,7 @@ Breiman, L. (2001). Random forests. Machine Learning 45(1), 5-32.
 from ._base import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
+    LOSSES,  # noqa: F401  (re-exported)
     RELIANCE_COLUMNS,
     RelianceResult,
     features_from_groups,
@@ -135,7 +136,6 @@ from ._base import (
     squared_error,
     zero_one,
 )
-from ._base import LOSSES  # noqa: F401  (re-exported)
 from ._linear import linear_coefficients
 from ._model_reliance import METHODS, model_reliance
 

@@ -403,7 +403,6 @@ if AVAILABLE:
         # is formed tree by tree in the ensemble's order.
         n = ptr.shape[0] - 1
         T = entry.shape[1]
-        W = table.shape[1]
         D = start.shape[1]
         rows = Xs.shape[0]
         smax = 1

@@ -102,7 +102,8 @@ the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
