@@ -57,8 +57,11 @@ def main(argv=None) -> int:
     load_config, load_dataset = run.load_config, run.load_dataset
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "data" / "uci"),
-                        help="offline UCI mirror (default ../shared/data/uci)")
+    parser.add_argument(
+        "--mirror",
+        default=str(REPO.parent / "shared" / "data" / "uci"),
+        help="offline UCI mirror (default ../shared/data/uci)",
+    )
     parser.add_argument("--stages", type=int, default=900, help="n_estimators of every fit (default 900)")
     parser.add_argument("--depths", type=int, nargs="+", default=[2, 3, 5], help="max_depth values")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
@@ -68,8 +71,11 @@ def main(argv=None) -> int:
     data = load_dataset("abalone", cfg, args.mirror)
     train, _ = data["folds"][0]
     X, y = data["X_train"][train], data["y_train"][train]
-    print(f"abalone fold 0: {X.shape[0]} rows x {X.shape[1]} features, {args.stages} stages, "
-          f"depths {args.depths}, {args.rounds} rounds", flush=True)
+    print(
+        f"abalone fold 0: {X.shape[0]} rows x {X.shape[1]} features, {args.stages} stages, "
+        f"depths {args.depths}, {args.rounds} rounds",
+        flush=True,
+    )
 
     def plain(est):
         return est.fit(X, y)
@@ -89,8 +95,13 @@ def main(argv=None) -> int:
             for loss in LOSSES:
                 preds = {}
                 for name in order:
-                    est = GradientBoostingRegressor(n_estimators=args.stages, max_depth=depth, loss=loss,
-                                                    learning_rate=0.1, random_state=cfg["seed"])
+                    est = GradientBoostingRegressor(
+                        n_estimators=args.stages,
+                        max_depth=depth,
+                        loss=loss,
+                        learning_rate=0.1,
+                        random_state=cfg["seed"],
+                    )
                     t = time.perf_counter()
                     paths[name](est)
                     seconds[(name, loss)] += time.perf_counter() - t
@@ -102,8 +113,10 @@ def main(argv=None) -> int:
     tot = {p: sum(seconds[(p, loss)] for loss in LOSSES) for p in paths}
     for loss in LOSSES + ("all",):
         s = tot if loss == "all" else {p: seconds[(p, loss)] for p in paths}
-        print(f"{loss}: plain_s={s['plain']:.2f} leaf_s={s['leaf']:.2f} pipeline_s={s['pipeline']:.2f} "
-              f"ratio={s['plain'] / s['pipeline']:.2f} validation_saving={1 - s['pipeline'] / s['leaf']:.1%}")
+        print(
+            f"{loss}: plain_s={s['plain']:.2f} leaf_s={s['leaf']:.2f} pipeline_s={s['pipeline']:.2f} "
+            f"ratio={s['plain'] / s['pipeline']:.2f} validation_saving={1 - s['pipeline'] / s['leaf']:.1%}"
+        )
     print("check: training predictions bitwise equal on every fit")
     return 0
 

@@ -41,8 +41,7 @@ import sys
 # checked first, in this order, anywhere in the stack.
 ENCLOSING = [
     ("import", ("_find_and_load (<frozen importlib._bootstrap>",)),
-    ("numba compile / cache load", ("_compile_for_args (numba/", "numba/core/compiler.py",
-                                    "numba/core/caching.py")),
+    ("numba compile / cache load", ("_compile_for_args (numba/", "numba/core/compiler.py", "numba/core/caching.py")),
     ("figure: save (PDF/PNG)", ("savefig (matplotlib/",)),
 ]
 # The others: the innermost frame that matches one of them decides.
@@ -52,15 +51,32 @@ ACTIVITIES = [
     ("random forest besides the trees (scikit-learn)", ("sklearn/ensemble/_forest.py",)),
     ("xgboost training", ("train (xgboost/training.py",)),
     ("TreeSHAP (shap)", ("shap/explainers/_tree.py",)),
-    ("model-agnostic SHAP (shap)", ("shap/explainers/_permutation.py", "shap/explainers/_exact.py",
-                                    "shap/explainers/_kernel.py")),
-    ("MR engine (numba kernels)", ("xaipipe/explain/reliance/_kernels.py", "xaipipe/explain/reliance/_engine.py",
-                                   # before the issue-22 refactor
-                                   "xaipipe/rashomon/_kernels.py", "xaipipe/rashomon/engine.py")),
+    (
+        "model-agnostic SHAP (shap)",
+        ("shap/explainers/_permutation.py", "shap/explainers/_exact.py", "shap/explainers/_kernel.py"),
+    ),
+    (
+        "MR engine (numba kernels)",
+        (
+            "xaipipe/explain/reliance/_kernels.py",
+            "xaipipe/explain/reliance/_engine.py",
+            # before the issue-22 refactor
+            "xaipipe/rashomon/_kernels.py",
+            "xaipipe/rashomon/engine.py",
+        ),
+    ),
     ("prediction (xgboost)", ("predict (xgboost/core.py", "inplace_predict (xgboost/core.py")),
-    ("prediction (scikit-learn)", ("predict (sklearn/", "predict_proba (sklearn/", "staged_",
-                                   "_raw_predict (sklearn/", "decision_function (sklearn/",
-                                   "_accumulate_prediction (sklearn/")),
+    (
+        "prediction (scikit-learn)",
+        (
+            "predict (sklearn/",
+            "predict_proba (sklearn/",
+            "staged_",
+            "_raw_predict (sklearn/",
+            "decision_function (sklearn/",
+            "_accumulate_prediction (sklearn/",
+        ),
+    ),
     ("figure: draw", ("matplotlib/", "shap/plots/")),
     ("metrics (scikit-learn)", ("sklearn/metrics/",)),
     ("CSV / joblib I/O", ("to_csv (pandas/", "read_csv (pandas/", "joblib/numpy_pickle.py")),
@@ -72,10 +88,17 @@ ACTIVITIES = [
 # (``Popen._try_wait``, ``EpollSelector.select``). py-spy's --nonblocking mode cannot always
 # tell such a thread is idle and samples it; these samples are not CPU.
 IDLE = "idle (waiting)"
-IDLE_FRAMES = ("wait (threading.py", "join (threading.py", "_wait_for_tstate_lock (threading.py",
-               "_try_wait (subprocess.py", "select (selectors.py", "get (queue.py",
-               "_poll (multiprocessing/connection.py", "_recv (multiprocessing/connection.py",
-               "wait (multiprocessing/connection.py")
+IDLE_FRAMES = (
+    "wait (threading.py",
+    "join (threading.py",
+    "_wait_for_tstate_lock (threading.py",
+    "_try_wait (subprocess.py",
+    "select (selectors.py",
+    "get (queue.py",
+    "_poll (multiprocessing/connection.py",
+    "_recv (multiprocessing/connection.py",
+    "wait (multiprocessing/connection.py",
+)
 OTHER = "other"
 _PROCESS = re.compile(r'process (\d+):"(.*?)";', re.S)
 _SCRIPT = re.compile(r"tmp[\w-]*\.(\w+)\.py")
@@ -139,7 +162,7 @@ def parse(lines):
         # root process, then its descendants (a `bash -c` command line may contain ';')
         while m := _PROCESS.match(stack):
             command = m.group(2)
-            stack = stack[m.end():]
+            stack = stack[m.end() :]
         frames = stack.split(";")
         yield owner(command, frames), classify(frames), int(count)
 
@@ -167,12 +190,14 @@ def main(argv=None):
     total = sum(by_activity.values())
     if not total:
         sys.exit(f"{args.raw}: no samples")
-    print(f"{total} samples = {total / args.rate:.0f} CPU-s at {args.rate:g} Hz "
-          f"(and {idle} samples of waiting threads, {idle / args.rate:.0f} s, left out)\n")
+    print(
+        f"{total} samples = {total / args.rate:.0f} CPU-s at {args.rate:g} Hz "
+        f"(and {idle} samples of waiting threads, {idle / args.rate:.0f} s, left out)\n"
+    )
     print("| activity | CPU-s | share | largest parts (script or worker: CPU-s) |")
     print("|---|---|---|---|")
     for what, n in by_activity.most_common():
-        parts = sorted(((c, who) for (who, w), c in by_owner.items() if w == what), reverse=True)[:args.top]
+        parts = sorted(((c, who) for (who, w), c in by_owner.items() if w == what), reverse=True)[: args.top]
         listed = ", ".join(f"{who} {c / args.rate:.0f}" for c, who in parts if c / args.rate >= 1)
         print(f"| {what} | {n / args.rate:.0f} | {100 * n / total:.1f} % | {listed} |")
     per_owner = collections.Counter()

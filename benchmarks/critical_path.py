@@ -184,8 +184,9 @@ def critical_path(duration: dict[int, float], deps: dict[int, set[int]]) -> tupl
     return finish[end], path[::-1]
 
 
-def list_schedule(duration: dict[int, float], threads: dict[int, int], deps: dict[int, set[int]],
-                  cores: int | None) -> tuple[float, dict[int, float]]:
+def list_schedule(
+    duration: dict[int, float], threads: dict[int, int], deps: dict[int, set[int]], cores: int | None
+) -> tuple[float, dict[int, float]]:
     """Makespan and start times of the greedy list schedule described in the module docstring.
 
     ``cores=None``: unbounded. Raises ValueError for ``cores < 1``.
@@ -255,12 +256,16 @@ def report(jobs: dict[int, Job], missing: list[str], cores=CORES, out=print, dur
     benchmarked = [job for job in jobs.values() if job.benchmark]
     wall = sum(duration.values())
     core_s = sum(duration[j] * job.threads for j, job in jobs.items())
-    out(f"jobs: {len(jobs)} ({len(benchmarked) - len(missing)} benchmark files read, {len(missing)} missing"
+    out(
+        f"jobs: {len(jobs)} ({len(benchmarked) - len(missing)} benchmark files read, {len(missing)} missing"
         + (f": {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}" if missing else "")
-        + f"; {len(jobs) - len(benchmarked)} jobs without a benchmark count 0 s)")
+        + f"; {len(jobs) - len(benchmarked)} jobs without a benchmark count 0 s)"
+    )
     out(f"job durations: {'measured wall' if kind == 'wall' else 'cpu_time / threads'}")
-    out(f"total CPU (cpu_time): {sum(j.cpu_s for j in jobs.values()):.1f} s; sum of job durations: {wall:.1f} s; "
-        f"core-seconds (duration x threads): {core_s:.1f} s")
+    out(
+        f"total CPU (cpu_time): {sum(j.cpu_s for j in jobs.values()):.1f} s; sum of job durations: {wall:.1f} s; "
+        f"core-seconds (duration x threads): {core_s:.1f} s"
+    )
     length, path = critical_path(duration, deps)
     out(f"\ncritical path: {length:.1f} s over {len(path)} jobs")
     out("\n| job | threads | duration_s | cumulative_s |\n|---|---|---|---|")
@@ -273,19 +278,25 @@ def report(jobs: dict[int, Job], missing: list[str], cores=CORES, out=print, dur
     for k in cores:
         span, _ = list_schedule(duration, threads, deps, k)
         busy = (sum(duration[j] * threads[j] for j in jobs) / (k * span)) if k and span else float("nan")
-        out(f"| {'unbounded' if k is None else k} | {span:.1f} | {span / 60:.1f} | {one / span:.2f} | "
-            f"{'-' if k is None else f'{busy:.2f}'} |")
+        out(
+            f"| {'unbounded' if k is None else k} | {span:.1f} | {span / 60:.1f} | {one / span:.2f} | "
+            f"{'-' if k is None else f'{busy:.2f}'} |"
+        )
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     argv = argv[: argv.index("--")] if "--" in argv else argv
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("benchmarks", type=Path, help="the run's logs/<version>/benchmarks folder")
     ap.add_argument("--run-cores", type=int, default=2, help="--cores of the measured run (caps threads; default 2)")
-    ap.add_argument("--duration", choices=("wall", "cpu"), default="wall",
-                    help="job duration: measured wall (default) or cpu_time / threads (a run that shared the machine)")
+    ap.add_argument(
+        "--duration",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="job duration: measured wall (default) or cpu_time / threads (a run that shared the machine)",
+    )
     opts = ap.parse_args(argv)
     if not opts.benchmarks.is_dir():
         ap.error(f"{opts.benchmarks}: no such folder")

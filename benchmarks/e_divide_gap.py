@@ -41,20 +41,37 @@ def gaps(data_dir: Path, dataset: str, repeats: int, seed: int = 0) -> pd.DataFr
     file_order = np.broadcast_to(np.arange(n), (G, 1, n))
     fo = model_reliance(model, X, y, estimator="e_divide", features=features, permutations=file_order)
     perms = random_permutations(n, repeats, G, seed)
-    draws = np.stack([
-        model_reliance(model, X, y, estimator="e_divide", features=features,
-                       permutations=np.ascontiguousarray(perms[:, r:r + 1])).e_switch.ravel()
-        for r in range(repeats)
-    ])  # (R, G)
+    draws = np.stack(
+        [
+            model_reliance(
+                model,
+                X,
+                y,
+                estimator="e_divide",
+                features=features,
+                permutations=np.ascontiguousarray(perms[:, r : r + 1]),
+            ).e_switch.ravel()
+            for r in range(repeats)
+        ]
+    )  # (R, G)
     es = exact.e_switch.ravel()
     mean, se = draws.mean(0), draws.std(0, ddof=1) / np.sqrt(repeats)
-    return pd.DataFrame({
-        "dataset": dataset, "variable": list(features), "n_test": n,
-        "e_orig": exact.e_orig.ravel()[0], "e_switch": es,
-        "e_divide_file_order": fo.e_switch.ravel(), "e_divide_random_mean": mean, "e_divide_random_se": se,
-        "gap_file_order": fo.e_switch.ravel() / es - 1, "gap_random_mean": mean / es - 1,
-        "gap_one_halving_sd": draws.std(0, ddof=1) / es, "z_random_mean": (mean - es) / se,
-    })
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "variable": list(features),
+            "n_test": n,
+            "e_orig": exact.e_orig.ravel()[0],
+            "e_switch": es,
+            "e_divide_file_order": fo.e_switch.ravel(),
+            "e_divide_random_mean": mean,
+            "e_divide_random_se": se,
+            "gap_file_order": fo.e_switch.ravel() / es - 1,
+            "gap_random_mean": mean / es - 1,
+            "gap_one_halving_sd": draws.std(0, ddof=1) / es,
+            "z_random_mean": (mean - es) / se,
+        }
+    )
 
 
 def main(argv=None) -> None:

@@ -84,12 +84,19 @@ class Trial:
         return self.resume_rc == 0 and not self.differences
 
     def line(self) -> str:
-        what = (f"killed at {self.kill_at_s:6.1f} s ({self.done_at_kill} jobs done, running: "
-                f"{', '.join(sorted(self.running_at_kill)) or 'none'})" if self.killed
-                else f"ended before {self.kill_at_s:6.1f} s (not killed)")
-        outcome = ("byte-identical" if self.identical else
-                   f"resume rc {self.resume_rc}" if self.resume_rc else
-                   f"{len(self.differences)} differences: {'; '.join(self.differences[:5])}")
+        what = (
+            f"killed at {self.kill_at_s:6.1f} s ({self.done_at_kill} jobs done, running: "
+            f"{', '.join(sorted(self.running_at_kill)) or 'none'})"
+            if self.killed
+            else f"ended before {self.kill_at_s:6.1f} s (not killed)"
+        )
+        outcome = (
+            "byte-identical"
+            if self.identical
+            else f"resume rc {self.resume_rc}"
+            if self.resume_rc
+            else f"{len(self.differences)} differences: {'; '.join(self.differences[:5])}"
+        )
         return f"run {self.index:2d}: {what}; resumed in {self.resume_s:5.1f} s: {outcome}"
 
 
@@ -107,8 +114,9 @@ def run_snakemake(workdir: Path, args: list[str], log: Path) -> tuple[int, float
     """Run ``python -m snakemake args`` in ``workdir`` to the end; (exit code, wall seconds)."""
     t0 = time.monotonic()
     with open(log, "a") as fh:
-        rc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=workdir, stdout=fh,
-                            stderr=subprocess.STDOUT, env=_env()).returncode
+        rc = subprocess.run(
+            [sys.executable, "-m", "snakemake", *args], cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, env=_env()
+        ).returncode
     return rc, time.monotonic() - t0
 
 
@@ -139,8 +147,10 @@ def _group_alive(pgid: int) -> list[int]:
 
 def _progress(output: str) -> tuple[int, list[str]]:
     """(jobs finished, rules started and not finished) from Snakemake's output so far."""
-    started = {jobid: rule for rule, jobid in re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    jobid: (\d+)$",
-                                                          output, flags=re.M)}
+    started = {
+        jobid: rule
+        for rule, jobid in re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    jobid: (\d+)$", output, flags=re.M)
+    }
     finished = set(re.findall(r"^Finished jobid: (\d+)", output, flags=re.M))
     return len(finished), [rule for jobid, rule in started.items() if jobid not in finished]
 
@@ -159,20 +169,28 @@ def kill_and_resume(workdir: Path, args: list[str], kill_at_s: float, index: int
 
 def unlock(workdir: Path, args: list[str]) -> int:
     """``snakemake --unlock args`` in ``workdir`` (the documented first step of the recovery)."""
-    return subprocess.run([sys.executable, "-m", "snakemake", "--unlock", *args], cwd=workdir,
-                          capture_output=True, env=_env()).returncode
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--unlock", *args], cwd=workdir, capture_output=True, env=_env()
+    ).returncode
 
 
-def start_and_kill(workdir: Path, args: list[str], kill_at_s: float, log: Path,
-                   mode: str = "a") -> tuple[bool, float, int, list[str]]:
+def start_and_kill(
+    workdir: Path, args: list[str], kill_at_s: float, log: Path, mode: str = "a"
+) -> tuple[bool, float, int, list[str]]:
     """Start ``snakemake args`` in ``workdir`` and SIGKILL its whole process group after
     ``kill_at_s`` seconds (unless it ended before); waits until no process of the group is left.
     Returns (killed, seconds it ran, jobs finished in this run, rules running at the kill)."""
     start = log.stat().st_size if log.exists() and mode == "a" else 0
     with open(log, mode) as fh:
         t_start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=workdir, stdout=fh,
-                                stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "snakemake", *args],
+            cwd=workdir,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            env=_env(),
+            start_new_session=True,
+        )
         try:
             proc.wait(timeout=kill_at_s)
             killed = False
@@ -199,9 +217,19 @@ def results_dir(workdir: Path) -> Path:
     return folders[0]
 
 
-def run_trials(reference: Path, args: list[str], kills: int, *, seed: int, duration_s: float, root: Path,
-               span: tuple[float, float] = (0.05, 0.95), attempts: int = 3, keep: bool = False,
-               report=print) -> list[Trial]:
+def run_trials(
+    reference: Path,
+    args: list[str],
+    kills: int,
+    *,
+    seed: int,
+    duration_s: float,
+    root: Path,
+    span: tuple[float, float] = (0.05, 0.95),
+    attempts: int = 3,
+    keep: bool = False,
+    report=print,
+) -> list[Trial]:
     """``kills`` killed-and-resumed runs, each in a fresh copy under ``root``, compared with the
     finished run in ``reference``; kill moments uniform in ``span`` x ``duration_s`` seconds.
 
@@ -235,9 +263,19 @@ def run_trials(reference: Path, args: list[str], kills: int, *, seed: int, durat
     return trials
 
 
-def run_serial(reference: Path, args: list[str], kills: int, *, seed: int, duration_s: float, root: Path,
-               span: tuple[float, float] = (0.05, 0.95), attempts: int = 3, keep: bool = False,
-               report=print) -> list[Trial]:
+def run_serial(
+    reference: Path,
+    args: list[str],
+    kills: int,
+    *,
+    seed: int,
+    duration_s: float,
+    root: Path,
+    span: tuple[float, float] = (0.05, 0.95),
+    attempts: int = 3,
+    keep: bool = False,
+    report=print,
+) -> list[Trial]:
     """One copy killed ``kills`` times in a row: each time ``snakemake args`` (resuming the
     previous attempt), SIGKILL after a delay, ``snakemake --unlock``; then the last run to the end,
     compared with the finished run in ``reference``.
@@ -299,8 +337,9 @@ def run_serial(reference: Path, args: list[str], kills: int, *, seed: int, durat
 
 def summary(trials: list[Trial]) -> str:
     killed = sum(t.killed for t in trials)
-    return (f"{sum(t.identical for t in trials)} of {len(trials)} resumed byte-identical"
-            + (f" ({len(trials) - killed} ended before their kill moment)" if killed < len(trials) else ""))
+    return f"{sum(t.identical for t in trials)} of {len(trials)} resumed byte-identical" + (
+        f" ({len(trials) - killed} ended before their kill moment)" if killed < len(trials) else ""
+    )
 
 
 def main(argv=None) -> int:
@@ -309,13 +348,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--configfile", nargs="+", default=list(TINY), help="config files, in merge order")
-    ap.add_argument("--mirror", default=os.environ.get("XAIPIPE_UCI_MIRROR", str(REPO.parent / "shared/data/uci")),
-                    help="UCI mirror (default $XAIPIPE_UCI_MIRROR or ../shared/data/uci)")
+    ap.add_argument(
+        "--mirror",
+        default=os.environ.get("XAIPIPE_UCI_MIRROR", str(REPO.parent / "shared/data/uci")),
+        help="UCI mirror (default $XAIPIPE_UCI_MIRROR or ../shared/data/uci)",
+    )
     ap.add_argument("--workdir", type=Path, help="where the copies go (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep every copy (default: only those that differ)")
-    ap.add_argument("--serial", action="store_true",
-                    help="kill one run N times in a row (each kill followed by --unlock and a rerun that "
-                         "resumes it), instead of N runs killed once each")
+    ap.add_argument(
+        "--serial",
+        action="store_true",
+        help="kill one run N times in a row (each kill followed by --unlock and a rerun that "
+        "resumes it), instead of N runs killed once each",
+    )
     opts = ap.parse_args(argv)
     root = opts.workdir or Path(tempfile.mkdtemp(prefix="kill_resume_"))
     args = snakemake_args(opts.configfile, Path(opts.mirror).resolve(), opts.cores)

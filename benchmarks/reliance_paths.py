@@ -80,10 +80,14 @@ def main(argv=None) -> int:
                 rows = np.arange(len(y))
                 if est == "e_switch" and len(y) > 400:
                     rows = np.sort(np.random.default_rng(args.seed).choice(len(y), 400, replace=False))
-                kw = dict(estimator=est, loss=loss,
-                          features=features_from_groups(list(data.features), data.feature_groups),
-                          feature_names=list(data.features), random_state=args.seed,
-                          n_repeats=20 if est == "permutation" else None)
+                kw = dict(
+                    estimator=est,
+                    loss=loss,
+                    features=features_from_groups(list(data.features), data.feature_groups),
+                    feature_names=list(data.features),
+                    random_state=args.seed,
+                    n_repeats=20 if est == "permutation" else None,
+                )
                 t = time.perf_counter()
                 a = model_reliance(model, X[rows], y[rows], method="generic", **kw)
                 generic = time.perf_counter() - t
@@ -96,11 +100,16 @@ def main(argv=None) -> int:
                 total["generic"] += generic
                 total["engine"] += engine
                 used = "engine" if engine_preferred(model, est) else "generic"
-                print(f"{ds}/{fam} {est}: generic_s={generic:.2f} engine_s={engine:.2f} "
-                      f"ratio={generic / engine:.2f} used={used}", flush=True)
+                print(
+                    f"{ds}/{fam} {est}: generic_s={generic:.2f} engine_s={engine:.2f} "
+                    f"ratio={generic / engine:.2f} used={used}",
+                    flush=True,
+                )
     if total["engine"]:
-        print(f"all: generic_s={total['generic']:.2f} engine_s={total['engine']:.2f} "
-              f"ratio={total['generic'] / total['engine']:.2f} (every pair bitwise equal)")
+        print(
+            f"all: generic_s={total['generic']:.2f} engine_s={total['engine']:.2f} "
+            f"ratio={total['generic'] / total['engine']:.2f} (every pair bitwise equal)"
+        )
     return 0
 
 

@@ -27,6 +27,7 @@ from xaipipe.models.prefix import ensemble_kind, n_members
 
 __all__ = ["truncated_ensemble", "time_reliance_paths"]
 
+
 def truncated_ensemble(model, k: int):
     """A shallow copy of a fitted random forest / gradient boosting model keeping
     its first ``k`` trees (stages).
@@ -104,15 +105,20 @@ def time_reliance_paths(
     t = time.process_time()
     b = model_reliance(model, Xv, y, n_estimators=ks, method="generic", **kw)
     generic_s = time.process_time() - t
-    out = {"members": len(ks), "engine_s": engine_s, "generic_s": generic_s,
-           "equal": bool(np.array_equal(a.e_orig, b.e_orig) and np.array_equal(a.e_switch, b.e_switch))}
+    out = {
+        "members": len(ks),
+        "engine_s": engine_s,
+        "generic_s": generic_s,
+        "equal": bool(np.array_equal(a.e_orig, b.e_orig) and np.array_equal(a.e_switch, b.e_switch)),
+    }
     if baseline:
         from sklearn.inspection import permutation_importance
 
         t = time.process_time()
         for k in ks:
-            permutation_importance(truncated_ensemble(model, k), Xv, y, n_repeats=n_repeats,
-                                   random_state=random_state, scoring=scoring)
+            permutation_importance(
+                truncated_ensemble(model, k), Xv, y, n_repeats=n_repeats, random_state=random_state, scoring=scoring
+            )
         out["permutation_importance_s"] = time.process_time() - t
     return out
 
@@ -139,19 +145,22 @@ def main(argv=None) -> int:
     if not 1 <= args.members <= args.n_estimators:
         ap.error("--members must be in [1, --n-estimators]")
     X, y = make_friedman1(n_samples=2 * args.rows, n_features=10, noise=1.0, random_state=0)
-    model = make_estimator(args.family, "regression", {"n_estimators": args.n_estimators, "max_depth": 3},
-                           random_state=0, n_jobs=1).fit(X[: args.rows], y[: args.rows])
+    model = make_estimator(
+        args.family, "regression", {"n_estimators": args.n_estimators, "max_depth": 3}, random_state=0, n_jobs=1
+    ).fit(X[: args.rows], y[: args.rows])
     ks = sorted({max(1, round(args.n_estimators * (i + 1) / args.members)) for i in range(args.members)})
     model_reliance(model, X[:20], y[:20], n_repeats=1, random_state=0, method="engine")  # load the numba kernels
-    out = time_reliance_paths(model, X[args.rows:], y[args.rows:], ks, n_repeats=args.repeats,
-                              baseline=not args.no_baseline)
-    print(f"{args.family} n_estimators={args.n_estimators} members={out['members']} rows={args.rows} "
-          f"repeats={args.repeats} load_average={os.getloadavg()[0]:.2f}")
+    out = time_reliance_paths(
+        model, X[args.rows :], y[args.rows :], ks, n_repeats=args.repeats, baseline=not args.no_baseline
+    )
+    print(
+        f"{args.family} n_estimators={args.n_estimators} members={out['members']} rows={args.rows} "
+        f"repeats={args.repeats} load_average={os.getloadavg()[0]:.2f}"
+    )
     line = f"engine_s={out['engine_s']:.2f} generic_s={out['generic_s']:.2f}"
     if "permutation_importance_s" in out:
         line += f" permutation_importance_s={out['permutation_importance_s']:.2f}"
-    print(line + f" generic/engine={out['generic_s'] / max(out['engine_s'], 1e-9):.2f} "
-          f"bitwise_equal={out['equal']}")
+    print(line + f" generic/engine={out['generic_s'] / max(out['engine_s'], 1e-9):.2f} bitwise_equal={out['equal']}")
     return 0 if out["equal"] else 1
 
 

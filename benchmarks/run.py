@@ -155,11 +155,19 @@ class Recorder:
         return out, time.perf_counter() - t0, self.rss.peak
 
     def add(self, stage, naive_s, pipeline_s, naive_mb, pipeline_mb, check=""):
-        rec = {"stage": stage, "naive_s": naive_s, "pipeline_s": pipeline_s, "ratio": naive_s / pipeline_s,
-               "naive_peak_rss_mb": naive_mb, "pipeline_peak_rss_mb": pipeline_mb, "check": check}
+        rec = {
+            "stage": stage,
+            "naive_s": naive_s,
+            "pipeline_s": pipeline_s,
+            "ratio": naive_s / pipeline_s,
+            "naive_peak_rss_mb": naive_mb,
+            "pipeline_peak_rss_mb": pipeline_mb,
+            "check": check,
+        }
         self.stages.append(rec)
-        print(f"{stage}: naive_s={naive_s:.2f} pipeline_s={pipeline_s:.2f} ratio={naive_s / pipeline_s:.2f}",
-              flush=True)
+        print(
+            f"{stage}: naive_s={naive_s:.2f} pipeline_s={pipeline_s:.2f} ratio={naive_s / pipeline_s:.2f}", flush=True
+        )
         return rec
 
 
@@ -185,12 +193,21 @@ def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
     X = prepared[info["features"]].to_numpy(dtype=np.float64)
     y = prepared[info["target"]].to_numpy()
     y = y.astype(np.int64) if info["task"] == "classification" else y.astype(np.float64)
-    split = make_split(y, info["task"], test_size=cfg["split"]["test_size"], n_folds=cfg["split"]["cv_folds"],
-                       random_state=cfg["seed"])
+    split = make_split(
+        y, info["task"], test_size=cfg["split"]["test_size"], n_folds=cfg["split"]["cv_folds"], random_state=cfg["seed"]
+    )
     train, test = np.asarray(split["train"]), np.asarray(split["test"])
-    return {"name": name, "task": info["task"], "X_train": X[train], "y_train": y[train], "X_test": X[test],
-            "y_test": y[test], "folds": folds_from_split(split), "features": list(info["features"]),
-            "feature_groups": dict(info.get("feature_groups") or {})}
+    return {
+        "name": name,
+        "task": info["task"],
+        "X_train": X[train],
+        "y_train": y[train],
+        "X_test": X[test],
+        "y_test": y[test],
+        "folds": folds_from_split(split),
+        "features": list(info["features"]),
+        "feature_groups": dict(info.get("feature_groups") or {}),
+    }
 
 
 def family_grid(cfg: dict, task: str, family: str, quick: bool) -> dict:
@@ -211,8 +228,9 @@ def naive_grid(family, task, grid, data, seed, options, cores):
 
     est = make_estimator(family, task, {}, random_state=seed, n_jobs=1, options=options)
     param_grid = {k: expand_values(v, name=k) for k, v in grid.items()}
-    scoring = "neg_root_mean_squared_error" if task == "regression" else {"log_loss": "neg_log_loss",
-                                                                           "accuracy": "accuracy"}
+    scoring = (
+        "neg_root_mean_squared_error" if task == "regression" else {"log_loss": "neg_log_loss", "accuracy": "accuracy"}
+    )
     gs = GridSearchCV(est, param_grid, cv=data["folds"], scoring=scoring, n_jobs=cores, refit=False)
     gs.fit(data["X_train"], data["y_train"])
     return gs.cv_results_
@@ -221,8 +239,17 @@ def naive_grid(family, task, grid, data, seed, options, cores):
 def pipeline_grid(family, task, grid, data, seed, options, cores):
     from xaipipe.models.cv import cross_validate_grid
 
-    return cross_validate_grid(family, task, grid, data["X_train"], data["y_train"], data["folds"],
-                               random_state=seed, options=options, n_jobs=cores)
+    return cross_validate_grid(
+        family,
+        task,
+        grid,
+        data["X_train"],
+        data["y_train"],
+        data["folds"],
+        random_state=seed,
+        options=options,
+        n_jobs=cores,
+    )
 
 
 def compare_grid(task, grid, cv_results, table, folds) -> str:
@@ -235,8 +262,10 @@ def compare_grid(task, grid, cv_results, table, folds) -> str:
         if task == "regression":
             ref[cid] = [-cv_results[f"split{f}_test_score"][i] for f in range(len(folds))]
         else:
-            ref[cid] = [(-cv_results[f"split{f}_test_log_loss"][i], cv_results[f"split{f}_test_accuracy"][i])
-                        for f in range(len(folds))]
+            ref[cid] = [
+                (-cv_results[f"split{f}_test_log_loss"][i], cv_results[f"split{f}_test_accuracy"][i])
+                for f in range(len(folds))
+            ]
     ours = table.sort_values(["config_index", "fold"])
     assert set(ours["config_id"]) == set(ref), "the two paths evaluated different configurations"
     worst = 0.0
@@ -269,11 +298,13 @@ def check_prefix_predictions(family, task, grid, data, seed, options) -> str:
     X, y = data["X_train"], data["y_train"]
     checked = 0
     for base, ks in prefix_groups(expand_grid(grid)):
-        big = make_estimator(family, task, dict(base, **{PREFIX_PARAM: max(ks)}), random_state=seed, n_jobs=1,
-                             options=options).fit(X[tr], y[tr])
+        big = make_estimator(
+            family, task, dict(base, **{PREFIX_PARAM: max(ks)}), random_state=seed, n_jobs=1, options=options
+        ).fit(X[tr], y[tr])
         k = min(ks)
-        alone = make_estimator(family, task, dict(base, **{PREFIX_PARAM: k}), random_state=seed, n_jobs=1,
-                               options=options).fit(X[tr], y[tr])
+        alone = make_estimator(
+            family, task, dict(base, **{PREFIX_PARAM: k}), random_state=seed, n_jobs=1, options=options
+        ).fit(X[tr], y[tr])
         np.testing.assert_array_equal(prefix_predictions(big, X[va], [k])[0], model_output(alone)(X[va]))
         checked += 1
     return f"; n_estimators={min(ks)} refitted alone = prefix, bitwise ({checked} configurations)"
@@ -320,8 +351,10 @@ def naive_reliance(models, X, y, scoring, R, seed, cores):
     """permutation_importance of every member (columns in parallel, as its n_jobs does)."""
     from sklearn.inspection import permutation_importance
 
-    return [permutation_importance(m, X, y, scoring=scoring, n_repeats=R, random_state=seed,
-                                   n_jobs=cores).importances for m in models]
+    return [
+        permutation_importance(m, X, y, scoring=scoring, n_repeats=R, random_state=seed, n_jobs=cores).importances
+        for m in models
+    ]
 
 
 def pipeline_reliance(groups, X, y, loss, perms, cores):
@@ -381,8 +414,15 @@ def reliance_stage(rec, name, groups, models, X, y, task, cfg, cores):
     naive, tn, mn = rec.time(naive_reliance, [m for _, _, m in models], X, y, scoring, R, seed, cores)
     arrays, tp, mp = rec.time(pipeline_reliance, groups, X, y, loss, perms, cores)
     check = compare_reliance(naive, arrays, models)
-    return rec.add(f"rashomon reliance {name}", tn, tp, mn, mp, check + f"; {len(models)} members, "
-                   f"{len(groups)} fitted groups, {X.shape[0]} test rows, {X.shape[1]} columns, {R} repeats")
+    return rec.add(
+        f"rashomon reliance {name}",
+        tn,
+        tp,
+        mn,
+        mp,
+        check + f"; {len(models)} members, "
+        f"{len(groups)} fitted groups, {X.shape[0]} test rows, {X.shape[1]} columns, {R} repeats",
+    )
 
 
 def abalone_study_stages(rec, data, cfg, cores, quick):
@@ -398,8 +438,11 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
     X, y = data["X_train"], data["y_train"]
     groups, tp, mp = rec.time(fit_member_groups, members, "regression", X, y, random_state=seed, n_jobs=cores)
     if quick:
-        print(f"rashomon refit abalone-{len(configs)}: pipeline_s={tp:.2f} (naive refit skipped in --quick; "
-              "the naive members are truncated copies)", flush=True)
+        print(
+            f"rashomon refit abalone-{len(configs)}: pipeline_s={tp:.2f} (naive refit skipped in --quick; "
+            "the naive members are truncated copies)",
+            flush=True,
+        )
         models = member_models(groups)
     else:
         fitted, tn, mn = rec.time(naive_refit, configs, X, y, seed, cores)
@@ -409,8 +452,14 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
         # the refitted models predict exactly as the prefixes the engine evaluates
         for (_g, _i, model), (_, _, short) in zip(models, member_models(groups)):
             np.testing.assert_array_equal(model.predict(data["X_test"]), short.predict(data["X_test"]))
-        rec.add(f"rashomon refit abalone-{len(configs)}", tn, tp, mn, mp,
-                f"{len(configs)} fits vs {len(groups)}; test predictions bitwise equal")
+        rec.add(
+            f"rashomon refit abalone-{len(configs)}",
+            tn,
+            tp,
+            mn,
+            mp,
+            f"{len(configs)} fits vs {len(groups)}; test predictions bitwise equal",
+        )
     label = f"abalone-{len(configs)}" + (" (n_estimators 10..90)" if quick else "")
     return reliance_stage(rec, label, groups, models, data["X_test"], data["y_test"], "regression", cfg, cores)
 
@@ -427,11 +476,23 @@ def dataset_rashomon_stage(rec, data, cfg, cores):
         s = summarize_cv(table, task)
         frames.append(s)
     summary = pd.concat(frames, ignore_index=True)
-    sets = rashomon_scopes(summary, metric=metric, epsilon=max(cfg["rashomon"]["epsilons"]),
-                           mode=cfg["rashomon"]["epsilon_mode"], scopes=cfg["rashomon"]["scopes"])
+    sets = rashomon_scopes(
+        summary,
+        metric=metric,
+        epsilon=max(cfg["rashomon"]["epsilons"]),
+        mode=cfg["rashomon"]["epsilon_mode"],
+        scopes=cfg["rashomon"]["scopes"],
+    )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
-    groups = fit_member_groups(candidates, task, data["X_train"], data["y_train"], random_state=int(cfg["seed"]),
-                               options=cfg["estimator_options"], n_jobs=cores)
+    groups = fit_member_groups(
+        candidates,
+        task,
+        data["X_train"],
+        data["y_train"],
+        random_state=int(cfg["seed"]),
+        options=cfg["estimator_options"],
+        n_jobs=cores,
+    )
     models = member_models(groups)
     return reliance_stage(rec, data["name"], groups, models, data["X_test"], data["y_test"], task, cfg, cores)
 
@@ -460,13 +521,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="Airfoil + Abalone, n_estimators 5..100 step 5")
     parser.add_argument("--cores", type=int, default=os.cpu_count(), help="n_jobs of both paths (default: all)")
-    parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "data" / "uci"),
-                        help="offline UCI mirror (default ../shared/data/uci)")
+    parser.add_argument(
+        "--mirror",
+        default=str(REPO.parent / "shared" / "data" / "uci"),
+        help="offline UCI mirror (default ../shared/data/uci)",
+    )
     parser.add_argument("--datasets", nargs="+", help="override the datasets of the mode")
     parser.add_argument("--families", nargs="+", default=FAMILIES, help=f"grid families (default {FAMILIES})")
-    parser.add_argument("--rashomon-sets", nargs="*", metavar="DATASET",
-                        help="datasets of the 'rashomon reliance <dataset>' stages (default: the mode's "
-                             f"datasets; --quick: {QUICK_RASHOMON_SETS}); no value: none")
+    parser.add_argument(
+        "--rashomon-sets",
+        nargs="*",
+        metavar="DATASET",
+        help="datasets of the 'rashomon reliance <dataset>' stages (default: the mode's "
+        f"datasets; --quick: {QUICK_RASHOMON_SETS}); no value: none",
+    )
     parser.add_argument("--json", help="also write the stage records here")
     args = parser.parse_args(argv)
 
@@ -480,8 +548,11 @@ def main(argv=None):
     if unknown:
         parser.error(f"--rashomon-sets {unknown}: not among the datasets of this run {names}")
     cores = int(args.cores)
-    print(f"mode={'quick' if args.quick else 'full'} cores={cores} datasets={names} rashomon_sets={set_names} "
-          f"load_average={os.getloadavg()[0]:.2f} cpu_count={os.cpu_count()}", flush=True)
+    print(
+        f"mode={'quick' if args.quick else 'full'} cores={cores} datasets={names} rashomon_sets={set_names} "
+        f"load_average={os.getloadavg()[0]:.2f} cpu_count={os.cpu_count()}",
+        flush=True,
+    )
     if os.getloadavg()[0] > 0.5:
         print("warning: the machine is not idle; these timings are not evidence", flush=True)
     rss = PeakRSS()
@@ -499,9 +570,14 @@ def main(argv=None):
             rashomon.append(dataset_rashomon_stage(rec, data, cfg, cores))
     rel = [r for r in rashomon if r["stage"].startswith("rashomon reliance")]
     if rel:
-        rec.add("rashomon reliance (all)", sum(r["naive_s"] for r in rel), sum(r["pipeline_s"] for r in rel),
-                max(r["naive_peak_rss_mb"] for r in rel), max(r["pipeline_peak_rss_mb"] for r in rel),
-                "sum of the rashomon reliance stages")
+        rec.add(
+            "rashomon reliance (all)",
+            sum(r["naive_s"] for r in rel),
+            sum(r["pipeline_s"] for r in rel),
+            max(r["naive_peak_rss_mb"] for r in rel),
+            max(r["pipeline_peak_rss_mb"] for r in rel),
+            "sum of the rashomon reliance stages",
+        )
     elapsed = time.perf_counter() - t_start
     rss.close()
     print("\nchecks:")
@@ -515,13 +591,25 @@ def main(argv=None):
     import numba
     import sklearn
 
-    print(f"\nelapsed {elapsed:.1f} s; python {platform.python_version()}, scikit-learn {sklearn.__version__}, "
-          f"numpy {np.__version__}, numba {numba.__version__}; {platform.processor() or platform.machine()}; "
-          f"load_average_end={os.getloadavg()[0]:.2f}")
+    print(
+        f"\nelapsed {elapsed:.1f} s; python {platform.python_version()}, scikit-learn {sklearn.__version__}, "
+        f"numpy {np.__version__}, numba {numba.__version__}; {platform.processor() or platform.machine()}; "
+        f"load_average_end={os.getloadavg()[0]:.2f}"
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({"mode": "quick" if args.quick else "full", "cores": cores,
-                                               "datasets": names, "stages": rec.stages,
-                                               "peak_rss_mb": rss.overall, "elapsed_s": elapsed}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "mode": "quick" if args.quick else "full",
+                    "cores": cores,
+                    "datasets": names,
+                    "stages": rec.stages,
+                    "peak_rss_mb": rss.overall,
+                    "elapsed_s": elapsed,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

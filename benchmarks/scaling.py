@@ -102,26 +102,56 @@ def main(argv=None):
     base_grid = {"n_estimators": {"start": 25, "stop": 500, "step": 25}, "learning_rate": [0.1]}
 
     def cv(X, y, grid, folds):
-        return cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=SEED,
-                                   n_jobs=args.cores)
+        return cross_validate_grid(
+            "gradient_boosting", "regression", grid, X, y, folds, random_state=SEED, n_jobs=args.cores
+        )
 
     for n in (800, 1600, 3200):
         idx = np.sort(rng.choice(len(ytr), n, replace=False))
         folds = subsample_folds(n, 5, SEED)
-        record("grid_cv", "rows", n, best_time(lambda: cv(Xtr[idx], ytr[idx], base_grid, folds), args.repeats),
-               p=Xtr.shape[1], K=500, configs=20)
+        record(
+            "grid_cv",
+            "rows",
+            n,
+            best_time(lambda: cv(Xtr[idx], ytr[idx], base_grid, folds), args.repeats),
+            p=Xtr.shape[1],
+            K=500,
+            configs=20,
+        )
     folds = data["folds"]
     for p in (3, 5, 10):
-        record("grid_cv", "features", p, best_time(lambda: cv(Xtr[:, :p], ytr, base_grid, folds), args.repeats),
-               n=len(ytr), K=500, configs=20)
+        record(
+            "grid_cv",
+            "features",
+            p,
+            best_time(lambda: cv(Xtr[:, :p], ytr, base_grid, folds), args.repeats),
+            n=len(ytr),
+            K=500,
+            configs=20,
+        )
     for K in (250, 500, 1000):
         grid = {"n_estimators": {"start": K // 20, "stop": K, "step": K // 20}, "learning_rate": [0.1]}
-        record("grid_cv", "K", K, best_time(lambda: cv(Xtr, ytr, grid, folds), args.repeats),
-               n=len(ytr), p=Xtr.shape[1], configs=20, naive_trees_per_fold=sum(range(K // 20, K + 1, K // 20)))
+        record(
+            "grid_cv",
+            "K",
+            K,
+            best_time(lambda: cv(Xtr, ytr, grid, folds), args.repeats),
+            n=len(ytr),
+            p=Xtr.shape[1],
+            configs=20,
+            naive_trees_per_fold=sum(range(K // 20, K + 1, K // 20)),
+        )
     for n_lr in (1, 2, 4):
         grid = dict(base_grid, learning_rate=[0.05, 0.1, 0.2, 0.3][:n_lr])
-        record("grid_cv", "configs", 20 * n_lr, best_time(lambda: cv(Xtr, ytr, grid, folds), args.repeats),
-               n=len(ytr), p=Xtr.shape[1], K=500)
+        record(
+            "grid_cv",
+            "configs",
+            20 * n_lr,
+            best_time(lambda: cv(Xtr, ytr, grid, folds), args.repeats),
+            n=len(ytr),
+            p=Xtr.shape[1],
+            K=500,
+        )
 
     # ---------------------------------------------------------------- MR of Rashomon members
     configs = expand_grid(THESIS_GRID)
@@ -134,19 +164,39 @@ def main(argv=None):
     def mr(gs, X, y, cols=None):
         perms = sklearn_permutations(X.shape[0], R, SEED)
         for g in gs:
-            model_reliance(g.model, X, y, n_estimators=g.n_estimators, permutations=perms, features=cols,
-                           n_jobs=args.cores, method="engine")
+            model_reliance(
+                g.model,
+                X,
+                y,
+                n_estimators=g.n_estimators,
+                permutations=perms,
+                features=cols,
+                n_jobs=args.cores,
+                method="engine",
+            )
 
     # the 12 groups of learning rate 0.1 (the sizes below keep this mix of depths and losses)
     lr01 = [g for g in groups if g.base_params["learning_rate"] == 0.1]
     mr(lr01[:1], Xte[:50], yte[:50])  # load the compiled kernels
     for n in (209, 418, 836):
         idx = np.sort(rng.choice(len(yte), n, replace=False)) if n < len(yte) else np.arange(len(yte))
-        record("mr", "rows", n, best_time(lambda: mr(lr01, Xte[idx], yte[idx]), args.repeats),
-               members=9 * len(lr01), p=Xte.shape[1])
+        record(
+            "mr",
+            "rows",
+            n,
+            best_time(lambda: mr(lr01, Xte[idx], yte[idx]), args.repeats),
+            members=9 * len(lr01),
+            p=Xte.shape[1],
+        )
     for p in (2, 5, 10):
-        record("mr", "features", p, best_time(lambda: mr(lr01, Xte, yte, list(range(p))), args.repeats),
-               members=9 * len(lr01), n=len(yte))
+        record(
+            "mr",
+            "features",
+            p,
+            best_time(lambda: mr(lr01, Xte, yte, list(range(p))), args.repeats),
+            members=9 * len(lr01),
+            n=len(yte),
+        )
     # members: 4 groups (one per depth; lr 0.1, squared error), 12 (lr 0.1, every depth and
     # loss), 36 (the whole grid): every size has the same share of each depth
     sizes = {
@@ -156,8 +206,15 @@ def main(argv=None):
     }
     for n_groups, chosen in sizes.items():
         assert len(chosen) == n_groups
-        record("mr", "members", 9 * n_groups, best_time(lambda: mr(chosen, Xte, yte), args.repeats),
-               n=len(yte), p=Xte.shape[1], groups=n_groups)
+        record(
+            "mr",
+            "members",
+            9 * n_groups,
+            best_time(lambda: mr(chosen, Xte, yte), args.repeats),
+            n=len(yte),
+            p=Xte.shape[1],
+            groups=n_groups,
+        )
 
     frame = pd.DataFrame(rows)
     print("\n| kernel | factor | sizes | seconds | exponent b |")
@@ -166,8 +223,10 @@ def main(argv=None):
     for (kernel, factor), part in frame.groupby(["kernel", "factor"], sort=False):
         b = exponent(part["size"], part["seconds"])
         fits.append({"kernel": kernel, "factor": factor, "exponent": b})
-        print(f"| {kernel} | {factor} | {', '.join(str(s) for s in part['size'])} | "
-              f"{', '.join(f'{s:.2f}' for s in part['seconds'])} | {b:.2f} |")
+        print(
+            f"| {kernel} | {factor} | {', '.join(str(s) for s in part['size'])} | "
+            f"{', '.join(f'{s:.2f}' for s in part['seconds'])} | {b:.2f} |"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps({"points": rows, "exponents": fits}, indent=2))
 

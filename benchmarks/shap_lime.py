@@ -69,8 +69,10 @@ def main() -> None:
         "perfect_separation_warning": bool(table["perfect_separation_warning"].iloc[0]),
         "C": float(table["C"].iloc[0]),
         "seconds": time.perf_counter() - t0,
-        "top_penalized": table.iloc[1:].assign(a=lambda d: d["penalized_coefficient"].abs())
-        .sort_values("a", ascending=False).head(6)[["term", "penalized_coefficient", "penalized_odds_ratio", "sd"]]
+        "top_penalized": table.iloc[1:]
+        .assign(a=lambda d: d["penalized_coefficient"].abs())
+        .sort_values("a", ascending=False)
+        .head(6)[["term", "penalized_coefficient", "penalized_odds_ratio", "sd"]]
         .to_dict("records"),
     }
     # the same table on a few features, where the MLE exists
@@ -79,8 +81,18 @@ def main() -> None:
     if len(few) == 4:
         cols = [data.features.index(f) for f in few]
         small = logit_inference(data.X_train[:, cols], data.y_train, few)
-        out["logit_4_features"] = small[["term", "coefficient", "std_error", "p_value", "odds_ratio",
-                                         "odds_ratio_ci_low", "odds_ratio_ci_high", "separation"]].to_dict("records")
+        out["logit_4_features"] = small[
+            [
+                "term",
+                "coefficient",
+                "std_error",
+                "p_value",
+                "odds_ratio",
+                "odds_ratio_ci_low",
+                "odds_ratio_ci_high",
+                "separation",
+            ]
+        ].to_dict("records")
     print("logistic regression:", json.dumps({k: v for k, v in out["logit"].items() if k != "top_penalized"}))
     print(pd.DataFrame(out["logit"]["top_penalized"]).to_string(index=False))
     if "logit_4_features" in out:
@@ -96,9 +108,11 @@ def main() -> None:
     summary = lime_shap_summary(comparison)
     rows = {k: int(shap_result.row_index[i]) for k, i in force_rows(shap_result).items()}
     out["lime"] = {
-        "seconds": lime_seconds, "n_rows": int(len(summary)),
-        "xgboost_params": {k: v for k, v in xgb.get_params().items() if k in ("n_estimators", "learning_rate",
-                                                                               "max_depth")},
+        "seconds": lime_seconds,
+        "n_rows": int(len(summary)),
+        "xgboost_params": {
+            k: v for k, v in xgb.get_params().items() if k in ("n_estimators", "learning_rate", "max_depth")
+        },
         "lime_gap_median": float(summary["lime_local_accuracy_gap"].median()),
         "lime_gap_max": float(summary["lime_local_accuracy_gap"].max()),
         "shap_gap_max": float(summary["shap_local_accuracy_gap"].max()),
@@ -121,11 +135,20 @@ def main() -> None:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Linear regression equation is singular")
-            check = kernel_vs_tree_shap(model, data.X_test[: args.kernel_rows], data.X_train,
-                                        n_samples=(128, 512, 2048, 8192), background_size=50,
-                                        feature_names=data.features, random_state=0)
-        out["kernel"][family] = {"seconds": time.perf_counter() - t0, "summary": check.summary.to_dict("records"),
-                                 "mean_abs_tree_shap": float(check.values["tree_shap"].abs().mean())}
+            check = kernel_vs_tree_shap(
+                model,
+                data.X_test[: args.kernel_rows],
+                data.X_train,
+                n_samples=(128, 512, 2048, 8192),
+                background_size=50,
+                feature_names=data.features,
+                random_state=0,
+            )
+        out["kernel"][family] = {
+            "seconds": time.perf_counter() - t0,
+            "summary": check.summary.to_dict("records"),
+            "mean_abs_tree_shap": float(check.values["tree_shap"].abs().mean()),
+        }
         print(f"KernelSHAP vs TreeSHAP, {family}:")
         print(check.summary.drop(columns=["output"]).to_string(index=False))
 
@@ -137,10 +160,16 @@ def main() -> None:
         proba = model.predict_proba(data.X_test)
         pred = np.argmax(proba, axis=1)
         scores[family] = (data.y_test, proba[:, 1])
-        metrics.append({"family": family, "specificity": specificity(data.y_test, pred),
-                        "recall": float(np.mean(pred[data.y_test == 1] == 1)),
-                        "f_0.5": f_beta(data.y_test, pred, 0.5), "f_1": f_beta(data.y_test, pred, 1.0),
-                        "f_2": f_beta(data.y_test, pred, 2.0)})
+        metrics.append(
+            {
+                "family": family,
+                "specificity": specificity(data.y_test, pred),
+                "recall": float(np.mean(pred[data.y_test == 1] == 1)),
+                "f_0.5": f_beta(data.y_test, pred, 0.5),
+                "f_1": f_beta(data.y_test, pred, 1.0),
+                "f_2": f_beta(data.y_test, pred, 2.0),
+            }
+        )
     out["metrics"] = metrics
     print(pd.DataFrame(metrics).to_string(index=False))
 
@@ -167,15 +196,25 @@ def main() -> None:
             frame = pd.read_csv(data_dir / "prepared.csv")
             save_figure(plot_response_vs_features(frame, data.target, data.features), d / "fig_4_1.png")
             gain = split_gain_importance(xgb, feature_names=data.features)
-            pfi = permutation_importance(xgb, data.X_test, data.y_test, scoring="neg_log_loss", n_repeats=10,
-                                         random_state=0)
-            imp = pd.DataFrame({"feature": data.features, "permutation_importance": pfi.importances_mean,
-                                "pfi_std": pfi.importances_std}).merge(
-                gain.rename(columns={"split_gain": "builtin_importance"})[["feature", "builtin_importance"]])
-            save_figure(plot_importance_before_shap(imp, permutation_std="pfi_std",
-                                                    builtin_label="split-gain share (total gain)",
-                                                    permutation_label="PFI: increase in log loss"),
-                        d / "fig_4_2.png")
+            pfi = permutation_importance(
+                xgb, data.X_test, data.y_test, scoring="neg_log_loss", n_repeats=10, random_state=0
+            )
+            imp = pd.DataFrame(
+                {
+                    "feature": data.features,
+                    "permutation_importance": pfi.importances_mean,
+                    "pfi_std": pfi.importances_std,
+                }
+            ).merge(gain.rename(columns={"split_gain": "builtin_importance"})[["feature", "builtin_importance"]])
+            save_figure(
+                plot_importance_before_shap(
+                    imp,
+                    permutation_std="pfi_std",
+                    builtin_label="split-gain share (total gain)",
+                    permutation_label="PFI: increase in log loss",
+                ),
+                d / "fig_4_2.png",
+            )
     if args.json:
         args.json.write_text(json.dumps(out, indent=2, default=float))
 

@@ -9,6 +9,7 @@ exits (Linux only); the tree's from ``getrusage(RUSAGE_CHILDREN)`` after it exit
 command's stderr goes to ``--log`` (default ``logs/snakemake_cpu.log``, git-ignored). See docs/performance.md,
 "Snakemake's own scheduler loop".
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,10 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.2)
     wall = time.perf_counter() - t0
     tree = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"rc={proc.returncode} wall_s={wall:.1f} own_user_s={own[0]:.1f} own_sys_s={own[1]:.1f} "
-          f"tree_user_s={tree.ru_utime:.1f} tree_sys_s={tree.ru_stime:.1f}")
+    print(
+        f"rc={proc.returncode} wall_s={wall:.1f} own_user_s={own[0]:.1f} own_sys_s={own[1]:.1f} "
+        f"tree_user_s={tree.ru_utime:.1f} tree_sys_s={tree.ru_stime:.1f}"
+    )
     return proc.returncode
 
 

@@ -11,13 +11,14 @@ from xaipipe.paths import PATHS, result_path
 
 
 def test_fills_given_wildcards_and_keeps_others():
-    assert result_path("cv", "results/v1", dataset="airfoil", family="xgboost") == \
-        "results/v1/models/airfoil/cv/xgboost.csv"
+    assert (
+        result_path("cv", "results/v1", dataset="airfoil", family="xgboost")
+        == "results/v1/models/airfoil/cv/xgboost.csv"
+    )
     assert result_path("cv", "results/v1", dataset="airfoil") == "results/v1/models/airfoil/cv/{family}.csv"
     assert result_path("cv", "results/v1") == "results/v1/models/{dataset}/cv/{family}.csv"
     assert result_path("manifest", "results/v2") == "results/v2/manifest.json"
-    assert result_path("model_figure", "r", dataset="wine", kind="ice", ext="pdf") == \
-        "r/figures/wine/{family}/ice.pdf"
+    assert result_path("model_figure", "r", dataset="wine", kind="ice", ext="pdf") == "r/figures/wine/{family}/ice.pdf"
     # a study takes the dataset slot of the Rashomon paths
     assert result_path("mcr", "r", dataset="abalone_study") == "r/rashomon/abalone_study/mcr.csv"
 

@@ -25,7 +25,14 @@ def test_check_int():
 def test_check_fraction_and_confidence():
     assert check_fraction(1, "f") == 1.0 and check_fraction(np.float32(0.25), "f") == 0.25
     assert check_fraction(0, "f", low_open=False) == 0.0
-    for bad, kw in ((0, {}), (1.5, {}), (np.nan, {}), (np.inf, {}), (1.0, {"high_open": True}), (-0.1, {"low_open": False})):
+    for bad, kw in (
+        (0, {}),
+        (1.5, {}),
+        (np.nan, {}),
+        (np.inf, {}),
+        (1.0, {"high_open": True}),
+        (-0.1, {"low_open": False}),
+    ):
         with pytest.raises(ValueError, match="f must lie in"):
             check_fraction(bad, "f", **kw)
     with pytest.raises(ValueError, match=r"f must lie in \[0, 1\)"):

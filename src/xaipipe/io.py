@@ -80,9 +80,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         except OSError:  # cross-device: copy next to the target under a hidden name
             import shutil
 
-            with tempfile.NamedTemporaryFile(
-                dir=target.parent, prefix="." + target.name + ".", delete=False
-            ) as fh:
+            with tempfile.NamedTemporaryFile(dir=target.parent, prefix="." + target.name + ".", delete=False) as fh:
                 side = Path(fh.name)
             shutil.copyfile(tmp_path, side)
             os.replace(side, target)

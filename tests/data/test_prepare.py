@@ -17,9 +17,7 @@ def test_airfoil_drops_attack_angle(canonical):
 
 
 def test_wine_white_variant_is_the_thesis_data(canonical):
-    prepared, info, _ = prepare_table(
-        *canonical["wine_quality"], {"variant": "white", "drop": ["free_sulfur_dioxide"]}
-    )
+    prepared, info, _ = prepare_table(*canonical["wine_quality"], {"variant": "white", "drop": ["free_sulfur_dioxide"]})
     assert info["n_rows"] == 4898
     assert len(info["features"]) == 10 and "free_sulfur_dioxide" not in info["features"]
     assert "color" not in prepared.columns

@@ -85,8 +85,10 @@ def test_registry_file_is_valid_against_the_schema_with_jsonschema():
     [
         ({"task": "multiclass"}, r"'my_data'.*datasets\.my_data\.task.*'multiclass'"),
         ({"source": {"kind": "ftp", "path": "x"}}, r"unknown source kind 'ftp'.*source\.kind.*uci.*openml"),
-        ({"source": {"kind": "uci", "uci_id": 1, "parser": "mystery", "files": []}},
-         r"unknown parser 'mystery'.*known parsers.*whitespace_table"),
+        (
+            {"source": {"kind": "uci", "uci_id": 1, "parser": "mystery", "files": []}},
+            r"unknown parser 'mystery'.*known parsers.*whitespace_table",
+        ),
         ({"source": {"kind": "file", "url": "https://example.org/a.csv"}}, r"source\.url needs source\.sha256"),
         ({"source": {"kind": "file", "path": "a.csv", "sha256": "abc"}}, r"datasets\.my_data\.source\.sha256"),
         ({"source": {"kind": "file"}}, r"datasets\.my_data\.source"),
@@ -98,9 +100,13 @@ def test_registry_file_is_valid_against_the_schema_with_jsonschema():
         ({"categorical": ["y"]}, r"categorical lists the target 'y'"),
         ({"columns": {"features": ["a"]}, "categorical": ["b"]}, r"categorical names unknown column\(s\) \['b'\]"),
         ({"positive_class": "yes"}, r"positive_class is only defined for classification"),
-        ({"columns": {"other": ["c"]},
-          "variants": {"column": "c", "default": "z", "options": {"a": {"rows": ["a"]}}}},
-         r"variants\.default 'z' is not one of"),
+        (
+            {
+                "columns": {"other": ["c"]},
+                "variants": {"column": "c", "default": "z", "options": {"a": {"rows": ["a"]}}},
+            },
+            r"variants\.default 'z' is not one of",
+        ),
         ({"colour": "red"}, r"'colour' was unexpected"),
     ],
 )
@@ -128,9 +134,16 @@ def test_to_mapping_round_trip():
 # Merging with the configuration
 # --------------------------------------------------------------------------- #
 def test_config_entry_declares_a_new_dataset():
-    config = {"my_data": {"source": {"kind": "file", "path": "data/my.csv"}, "task": "regression",
-                          "target": "y", "categorical": ["region"], "families": ["linear_regression"],
-                          "enabled": True}}
+    config = {
+        "my_data": {
+            "source": {"kind": "file", "path": "data/my.csv"},
+            "task": "regression",
+            "target": "y",
+            "categorical": ["region"],
+            "families": ["linear_regression"],
+            "enabled": True,
+        }
+    }
     reg = load_registry(REGISTRY_FILE, config)
     assert list(reg)[-1] == "my_data" and len(reg) == 8  # six theses + simulated + my_data
     e = reg["my_data"]
@@ -140,8 +153,11 @@ def test_config_entry_declares_a_new_dataset():
 
 
 def test_config_keys_replace_the_registry_keys():
-    config = {"airfoil": {"drop": ["attack-angle"]}, "breast_cancer": {"positive_class": "B"},
-              "abalone": {"categorical": [], "name": "Abalone (no Sex groups)"}}
+    config = {
+        "airfoil": {"drop": ["attack-angle"]},
+        "breast_cancer": {"positive_class": "B"},
+        "abalone": {"categorical": [], "name": "Abalone (no Sex groups)"},
+    }
     reg = load_registry(REGISTRY_FILE, config)
     assert reg["airfoil"].drop == ("attack-angle",)
     assert reg["breast_cancer"].positive_class == "B"
@@ -166,23 +182,34 @@ def test_unknown_dataset_without_source_is_refused():
 
 def test_variant_option_is_checked_against_the_declared_variants():
     assert load_registry(REGISTRY_FILE, {"wine_quality": {"variant": "both"}})
-    with pytest.raises(RegistryError, match=r"datasets\.wine_quality\.variant must be one of \['white', 'red', "
-                                            r"'both'\], got 'rose'"):
+    with pytest.raises(
+        RegistryError,
+        match=r"datasets\.wine_quality\.variant must be one of \['white', 'red', "
+        r"'both'\], got 'rose'",
+    ):
         load_registry(REGISTRY_FILE, {"wine_quality": {"variant": "rose"}})
     with pytest.raises(RegistryError, match=r"datasets\.airfoil\.variant: dataset 'airfoil' declares no variants"):
         load_registry(REGISTRY_FILE, {"airfoil": {"variant": "white"}})
 
 
 def test_preparation_options_and_input_files(tmp_path):
-    reg = load_registry(REGISTRY_FILE, {"airfoil": {"drop": ["attack-angle"], "families": ["xgboost"]},
-                                        "abalone": {"one_hot": ["Sex"]},
-                                        "wine_quality": {"variant": "red", "enabled": True}})
+    reg = load_registry(
+        REGISTRY_FILE,
+        {
+            "airfoil": {"drop": ["attack-angle"], "families": ["xgboost"]},
+            "abalone": {"one_hot": ["Sex"]},
+            "wine_quality": {"variant": "red", "enabled": True},
+        },
+    )
     assert preparation_options(reg["airfoil"], {"drop": ["attack-angle"], "families": ["xgboost"]}) == {
-        "drop": ["attack-angle"]}
+        "drop": ["attack-angle"]
+    }
     assert preparation_options(reg["abalone"], {"one_hot": ["Sex"]}) == {"drop": [], "one_hot": ["Sex"]}
     assert preparation_options(reg["wine_quality"], {"variant": "red"}) == {"drop": [], "variant": "red"}
-    assert input_files(reg["wine_quality"], "m") == ["m/wine-quality/winequality-red.csv",
-                                                     "m/wine-quality/winequality-white.csv"]
+    assert input_files(reg["wine_quality"], "m") == [
+        "m/wine-quality/winequality-red.csv",
+        "m/wine-quality/winequality-white.csv",
+    ]
     assert input_files(reg["wine_quality"], "") == []
     assert input_files(reg["diabetes"], "m") == []  # bundled with scikit-learn, never from the mirror
 
@@ -212,8 +239,9 @@ def test_file_csv_source(tmp_path, monkeypatch):
     assert sidecar["source"] == "file" and sidecar["source_kind"] == "file"
     assert sidecar["feature_columns"] == ["x1", "region", "x2"] and sidecar["categorical_columns"] == ["region"]
     raw = Path("data/my.csv").read_bytes()
-    assert sidecar["raw"] == [{"path": str(Path("data/my.csv").resolve()),
-                               "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw)}]
+    assert sidecar["raw"] == [
+        {"path": str(Path("data/my.csv").resolve()), "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw)}
+    ]
     # the categorical column becomes one feature group of 0/1 columns
     prepared, info, _ = prepare_table(canonical, sidecar, preparation_options(e))
     assert info["feature_groups"] == {"region": ["region_east", "region_north", "region_south"]}
@@ -233,14 +261,17 @@ def test_file_csv_read_options_sha256_and_compression(tmp_path, monkeypatch):
     text = frame.to_csv(index=False, sep=";").encode()
     Path("my.csv.gz").write_bytes(gzip.compress(text, mtime=0))
     digest = hashlib.sha256(Path("my.csv.gz").read_bytes()).hexdigest()
-    e = entry(source={"kind": "file", "path": "my.csv.gz", "sha256": digest, "read_options": {"sep": ";"}},
-              categorical=["region"])
+    e = entry(
+        source={"kind": "file", "path": "my.csv.gz", "sha256": digest, "read_options": {"sep": ";"}},
+        categorical=["region"],
+    )
     canonical, sidecar = load_canonical(e)
     assert canonical.shape == (50, 4) and sidecar["raw"][0]["sha256"] == digest
     wrong = "0" * 64
     with pytest.raises(ChecksumError) as info:
-        load_canonical(entry(source={"kind": "file", "path": "my.csv.gz", "sha256": wrong,
-                                     "read_options": {"sep": ";"}}))
+        load_canonical(
+            entry(source={"kind": "file", "path": "my.csv.gz", "sha256": wrong, "read_options": {"sep": ";"}})
+        )
     msg = str(info.value)
     assert "'my_data'" in msg and "my.csv.gz" in msg and wrong in msg and digest in msg
 
@@ -252,8 +283,7 @@ def test_file_parquet_source_equals_csv(tmp_path, monkeypatch):
     frame.to_csv("my.csv", index=False)
     frame.to_parquet("my.parquet", index=False)
     from_csv, _ = load_canonical(entry(source={"kind": "file", "path": "my.csv"}, categorical=["region"]))
-    from_parquet, sidecar = load_canonical(entry(source={"kind": "file", "path": "my.parquet"},
-                                                 categorical=["region"]))
+    from_parquet, sidecar = load_canonical(entry(source={"kind": "file", "path": "my.parquet"}, categorical=["region"]))
     pd.testing.assert_frame_equal(from_parquet, from_csv, check_exact=False, rtol=1e-15)
     assert sidecar["file"]["format"] == "parquet"
 
@@ -366,8 +396,11 @@ def test_openml_multiclass_target_is_refused(tmp_path, no_openml_network):
     e = entry("iris", task="classification", target="class", source={"kind": "openml", "data_id": 61})
     canonical, sidecar = load_canonical(e, download={"cache_dir": str(cache), "retries": 1, "backoff_s": 0})
     assert canonical.shape == (150, 5)
-    with pytest.raises(ValueError, match=r"'iris': the classification target 'class' has 3 classes.*only "
-                                         r"regression and binary classification"):
+    with pytest.raises(
+        ValueError,
+        match=r"'iris': the classification target 'class' has 3 classes.*only "
+        r"regression and binary classification",
+    ):
         prepare_table(canonical, sidecar, {})
 
 
@@ -380,8 +413,12 @@ def test_openml_by_name_passes_the_query(monkeypatch, tmp_path):
     def fake_fetch_openml(**kwargs):
         calls.append(kwargs)
         frame = user_frame(40)
-        return Bunch(frame=frame, data=frame, details={"id": "9", "name": "mine", "version": "2"},
-                     url="https://www.openml.org/d/9")
+        return Bunch(
+            frame=frame,
+            data=frame,
+            details={"id": "9", "name": "mine", "version": "2"},
+            url="https://www.openml.org/d/9",
+        )
 
     monkeypatch.setattr(sklearn.datasets, "fetch_openml", fake_fetch_openml)
     e = entry(source={"kind": "openml", "name": "mine", "version": 2}, categorical=["region"])
@@ -411,8 +448,11 @@ def test_sklearn_files_source_is_the_unscaled_diabetes():
 def test_sklearn_files_checksum_error(monkeypatch):
     e = load_registry(REGISTRY_FILE)["diabetes"]
     bad = dict(e.source, files=[dict(e.source["files"][0], sha256="1" * 64), e.source["files"][1]])
-    with pytest.raises(ChecksumError, match=r"'diabetes': checksum mismatch for .*diabetes_data_raw\.csv\.gz: "
-                                            r"expected SHA-256 1{64}, got 7fc0ded5"):
+    with pytest.raises(
+        ChecksumError,
+        match=r"'diabetes': checksum mismatch for .*diabetes_data_raw\.csv\.gz: "
+        r"expected SHA-256 1{64}, got 7fc0ded5",
+    ):
         load_canonical(DatasetEntry.from_mapping("diabetes", {**e.to_mapping(), "source": bad}))
 
 
@@ -450,8 +490,11 @@ def test_uci_mirror_parsers_read_every_row_of_the_manifest(mirror):
 
 def test_uci_without_mirror_files_cannot_use_the_mirror(mirror):
     e = entry("other_uci", source={"kind": "uci", "uci_id": 9})
-    with pytest.raises(ValueError, match=r"'other_uci': the config key uci_mirror is set but the registry entry "
-                                         r"declares no mirror files"):
+    with pytest.raises(
+        ValueError,
+        match=r"'other_uci': the config key uci_mirror is set but the registry entry "
+        r"declares no mirror files",
+    ):
         load_canonical(e, mirror=mirror)
 
 
@@ -467,8 +510,11 @@ def _load(tmp_path, frame, **keys):
 
 def test_unknown_target_and_columns_are_named(tmp_path):
     frame = user_frame(30)
-    with pytest.raises(ValueError, match=r"'my_data': the target 'price' \(datasets\.my_data\.target\) is not a "
-                                         r"column of .*my\.csv; its columns are \['x1', 'region', 'x2', 'y'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"'my_data': the target 'price' \(datasets\.my_data\.target\) is not a "
+        r"column of .*my\.csv; its columns are \['x1', 'region', 'x2', 'y'\]",
+    ):
         _load(tmp_path, frame, target="price")
     with pytest.raises(ValueError, match=r"datasets\.my_data\.categorical names column\(s\) \['area'\]"):
         _load(tmp_path, frame, categorical=["area"])
@@ -482,8 +528,11 @@ def test_unknown_target_and_columns_are_named(tmp_path):
 def test_non_numeric_column_not_declared_categorical(tmp_path):
     e, canonical, sidecar = _load(tmp_path, user_frame(30))
     assert canonical["region"].dtype == "str"  # kept as text in the canonical table
-    with pytest.raises(ValueError, match=r"'my_data': non-numeric feature\(s\) \['region'\]; declare them in "
-                                         r"datasets\.my_data\.categorical"):
+    with pytest.raises(
+        ValueError,
+        match=r"'my_data': non-numeric feature\(s\) \['region'\]; declare them in "
+        r"datasets\.my_data\.categorical",
+    ):
         prepare_table(canonical, sidecar, preparation_options(e))
     # dropping it is the other way out
     prepared, info, _ = prepare_table(canonical, sidecar, {"drop": ["region"]})
@@ -532,15 +581,17 @@ def test_classification_targets(tmp_path):
     frame = user_frame(60)
     frame["y"] = np.arange(60) % 4
     e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])
-    with pytest.raises(ValueError, match=r"'my_data': the classification target 'y' has 4 classes \['0', '1', '2', "
-                                         r"'3'\]; only regression and binary classification are supported"):
+    with pytest.raises(
+        ValueError,
+        match=r"'my_data': the classification target 'y' has 4 classes \['0', '1', '2', "
+        r"'3'\]; only regression and binary classification are supported",
+    ):
         prepare_table(canonical, sidecar, {})
     frame["y"] = np.where(np.arange(60) % 3 == 0, "spam", "ham")
     e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])
     with pytest.raises(ValueError, match=r"give datasets\.my_data\.positive_class.*\['ham', 'spam'\]"):
         prepare_table(canonical, sidecar, {})
-    e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"],
-                                  positive_class="spam")
+    e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"], positive_class="spam")
     prepared, info, _ = prepare_table(canonical, sidecar, {})
     assert info["class_counts"] == {"0": 40, "1": 20} and info["positive_class"] == "spam"
     with pytest.raises(ValueError, match=r"datasets\.my_data\.positive_class 'eggs' is not a level"):
@@ -557,10 +608,16 @@ def test_variants_and_order_are_declared_data(tmp_path):
     """The Wine-Quality mechanism on any dataset: order_by + variants from the registry entry."""
     frame = user_frame(40)
     frame["site"] = np.where(np.arange(40) < 25, "b", "a")  # served b first
-    keys = dict(columns={"other": ["site"]}, categorical=["region"],
-                order_by={"column": "site", "levels": ["a", "b"]},
-                variants={"column": "site", "default": "only_a",
-                          "options": {"only_a": {"rows": ["a"]}, "all": {"indicators": {"site_b": "b"}}}})
+    keys = dict(
+        columns={"other": ["site"]},
+        categorical=["region"],
+        order_by={"column": "site", "levels": ["a", "b"]},
+        variants={
+            "column": "site",
+            "default": "only_a",
+            "options": {"only_a": {"rows": ["a"]}, "all": {"indicators": {"site_b": "b"}}},
+        },
+    )
     e, canonical, sidecar = _load(tmp_path, frame, **keys)
     assert canonical["site"].tolist() == ["a"] * 15 + ["b"] * 25  # stable: rows keep file order within a level
     np.testing.assert_array_equal(canonical["x1"].iloc[:15], frame["x1"].iloc[25:])

@@ -33,8 +33,12 @@ def canonical_columns(dataset):
     from xaipipe.data.registry import load_registry
 
     e = load_registry(REPO / "config" / "datasets.yaml")[dataset]
-    return {"id": list(e.id_columns), "features": list(e.feature_columns), "target": [e.target],
-            "other": list(e.other_columns)}
+    return {
+        "id": list(e.id_columns),
+        "features": list(e.feature_columns),
+        "target": [e.target],
+        "other": list(e.other_columns),
+    }
 
 
 EXPECTED_SHAPES = {
@@ -182,14 +186,19 @@ class _FakeUCI(LoopbackServer):
         if url.path == "/api/dataset":
             uci_id = int(parse_qs(url.query)["id"][0])
             frame, roles = self.tables[uci_id]
-            body = json.dumps({
-                "status": 200,
-                "data": {
-                    "uci_id": uci_id, "name": f"dataset {uci_id}",
-                    "data_url": f"{self.base}/static/public/{uci_id}/data.csv",
-                    "variables": roles, "additional_info": None, "intro_paper": None,
-                },
-            }).encode()
+            body = json.dumps(
+                {
+                    "status": 200,
+                    "data": {
+                        "uci_id": uci_id,
+                        "name": f"dataset {uci_id}",
+                        "data_url": f"{self.base}/static/public/{uci_id}/data.csv",
+                        "variables": roles,
+                        "additional_info": None,
+                        "intro_paper": None,
+                    },
+                }
+            ).encode()
             return body, "application/json"
         if url.path.startswith("/static/public/"):
             uci_id = int(url.path.split("/")[3])
@@ -201,9 +210,7 @@ class _FakeUCI(LoopbackServer):
 def fake_uci(canonical, registry, monkeypatch):
     import ucimlrepo.fetch
 
-    tables = {
-        registry[d].uci_id: _uci_frame(d, canonical[d][0]) for d in DATASETS if registry[d].uci_id is not None
-    }
+    tables = {registry[d].uci_id: _uci_frame(d, canonical[d][0]) for d in DATASETS if registry[d].uci_id is not None}
     with _FakeUCI(tables) as server:
         monkeypatch.setattr(ucimlrepo.fetch, "API_BASE_URL", f"{server.base}/api/dataset")
         yield server

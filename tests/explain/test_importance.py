@@ -63,8 +63,7 @@ def test_groups_are_summed_and_forest_uses_mdi():
     X, y = X[:200, :6], y[:200]
     rf = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
     names = ["a", "b", "c", "d", "e", "f"]
-    table = split_gain_importance(rf, features={"ab": ["a", "b"], "c": ["c"], "def": [3, 4, 5]},
-                                  feature_names=names)
+    table = split_gain_importance(rf, features={"ab": ["a", "b"], "c": ["c"], "def": [3, 4, 5]}, feature_names=names)
     fi = rf.feature_importances_
     np.testing.assert_allclose(table["split_gain"], [fi[:2].sum(), fi[2], fi[3:].sum()], rtol=1e-12)
     assert table["split_gain"].sum() == pytest.approx(1.0) and (table["kind"] == "mdi").all()

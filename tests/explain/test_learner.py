@@ -130,8 +130,7 @@ def test_each_refit_equals_a_separately_fitted_model():
     y = X[:, 0] - X[:, 1] ** 2 + rng.normal(0, 0.1, 90)
     grid = np.array([-0.5, 0.0, 0.7])
     est = RandomForestRegressor(n_estimators=5, max_depth=3, random_state=123)
-    kw = dict(n_refits=3, fraction=0.6, grids={"x0": grid, "x2": grid}, pd_features=["x0", "x2"],
-              random_state=11)
+    kw = dict(n_refits=3, fraction=0.6, grids={"x0": grid, "x2": grid}, pd_features=["x0", "x2"], random_state=11)
     pd_r, pfi_r = learner_refits(est, X, y, pfi_estimator="e_divide", **kw)
     pd_p, pfi_p = learner_refits(est, X, y, pfi_estimator="permutation", n_repeats=2, **kw)
     splits = subsample_splits(90, 3, 0.6, random_state=11)
@@ -180,8 +179,17 @@ def test_identical_refits_have_zero_width_and_equal_the_single_model():
     X, y = _dgp(rng, 80)
     Xe, ye = _dgp(rng, 40)
     grid = np.array([-0.6, 0.1, 0.8])
-    res = learner_pd_pfi(LinearRegression(), X, y, n_refits=4, fraction=1.0, X_eval=Xe, y_eval=ye,
-                         grids={"x0": grid, "x1": grid}, pfi_estimator="e_switch")
+    res = learner_pd_pfi(
+        LinearRegression(),
+        X,
+        y,
+        n_refits=4,
+        fraction=1.0,
+        X_eval=Xe,
+        y_eval=ye,
+        grids={"x0": grid, "x1": grid},
+        pfi_estimator="e_switch",
+    )
     for cols in (["std", "se", "se_naive"],):
         assert (res.pd[cols].to_numpy() == 0).all()
     np.testing.assert_array_equal(res.pd["ci_low"], res.pd["mean"])
@@ -205,8 +213,9 @@ def test_identical_refits_have_zero_width_and_equal_the_single_model():
 def test_corrected_is_wider_than_naive_by_the_nadeau_bengio_factor():
     rng = np.random.default_rng(2)
     X, y = _dgp(rng, 150)
-    res = learner_pd_pfi(LinearRegression(), X, y, n_refits=7, fraction=0.7, resolution=4,
-                         pfi_estimator="e_divide", random_state=5)
+    res = learner_pd_pfi(
+        LinearRegression(), X, y, n_refits=7, fraction=0.7, resolution=4, pfi_estimator="e_divide", random_state=5
+    )
     n1, n2 = 105, 45
     factor = np.sqrt((1 / 7 + n2 / n1) / (1 / 7))
     np.testing.assert_allclose(res.pd.test_train_ratio, n2 / n1, rtol=1e-15)
@@ -238,8 +247,15 @@ def test_corrected_intervals_cover_the_known_dgp_in_repeated_simulations():
     cover = {"pd": [], "pd_naive": [], "pfi": [], "pfi_naive": []}
     for r in range(25):
         X, y = _dgp(np.random.default_rng(100 + r), 240)
-        res = learner_pd_pfi(make_pipeline(PolynomialFeatures(2), LinearRegression()), X, y, n_refits=8,
-                             grids={"x0": z, "x1": z}, pfi_estimator="e_divide", random_state=r)
+        res = learner_pd_pfi(
+            make_pipeline(PolynomialFeatures(2), LinearRegression()),
+            X,
+            y,
+            n_refits=8,
+            grids={"x0": z, "x1": z},
+            pfi_estimator="e_divide",
+            random_state=r,
+        )
         for f in ("x0", "x1"):
             p = res.pd[res.pd.feature == f].sort_values("grid_index")
             t = true_pd[f]
@@ -284,8 +300,15 @@ def test_classifier_factory_with_one_hot_group():
     y = (x + (level == 2) + rng.normal(0, 0.5, n) > 0.5).astype(int)
     names = ["x", "S_a", "S_b", "S_c"]
     factory = estimator_factory("logistic_regression", "classification", {"C": 1.0})
-    res = learner_pd_pfi(factory, pd.DataFrame(X, columns=names), y, n_refits=3, resolution=4,
-                         features={"x": ["x"], "S": ["S_a", "S_b", "S_c"]}, n_repeats=2)
+    res = learner_pd_pfi(
+        factory,
+        pd.DataFrame(X, columns=names),
+        y,
+        n_refits=3,
+        resolution=4,
+        features={"x": ["x"], "S": ["S_a", "S_b", "S_c"]},
+        n_repeats=2,
+    )
     s = res.pd[res.pd.feature == "S"].sort_values("grid_index")
     assert list(s.level) == ["S_a", "S_b", "S_c"] and list(s.grid_value) == [0.0, 1.0, 2.0]
     assert (res.pd.output == "proba").all()
@@ -341,14 +364,33 @@ def test_learner_tables_wrap_learner_pd_pfi():
     y = x[:, 0] + 2 * x[:, 1] ** 2 + level + rng.normal(0, 0.3, n)
     names = ["x0", "x1", "g_a", "g_b"]
     groups = {"g": ["g_a", "g_b"]}
-    kw = dict(n_refits=3, fraction=0.7, resolution=4, pfi_estimator="e_divide", n_repeats=2, confidence=0.9,
-              random_state=2)
-    out = learner_tables("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}, X, y,
-                         dataset="toy", pd_features=["x1", "g"], feature_names=names, feature_groups=groups, **kw)
+    kw = dict(
+        n_refits=3, fraction=0.7, resolution=4, pfi_estimator="e_divide", n_repeats=2, confidence=0.9, random_state=2
+    )
+    out = learner_tables(
+        "gradient_boosting",
+        "regression",
+        {"n_estimators": 5, "max_depth": 2},
+        X,
+        y,
+        dataset="toy",
+        pd_features=["x1", "g"],
+        feature_names=names,
+        feature_groups=groups,
+        **kw,
+    )
     assert set(out) == {"pd", "pfi", "pd_refits", "pfi_refits"}
-    ref = learner_pd_pfi(estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}),
-                         X, y, feature_names=names, features={"x0": [0], "x1": [1], "g": [2, 3]},
-                         pd_features=["x1", "g"], kind="uniform", percentiles=(0.0, 1.0), **kw)  # the rule's grid
+    ref = learner_pd_pfi(
+        estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}),
+        X,
+        y,
+        feature_names=names,
+        features={"x0": [0], "x1": [1], "g": [2, 3]},
+        pd_features=["x1", "g"],
+        kind="uniform",
+        percentiles=(0.0, 1.0),
+        **kw,
+    )  # the rule's grid
     for name in out:
         frame = out[name]
         assert list(frame.columns[:2]) == ["dataset", "model"]
@@ -361,7 +403,8 @@ def test_learner_tables_wrap_learner_pd_pfi():
     first = out["pd_refits"][(out["pd_refits"]["refit"] == 0) & (out["pd_refits"]["feature"] == "x1")]
     train, hold = subsample_splits(n, 3, 0.7, random_state=2)[0]
     model = estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2})(
-        random_state=seed).fit(X[train], y[train])
+        random_state=seed
+    ).fit(X[train], y[train])
     grid = first.sort_values("grid_index")["grid_value"].to_numpy()
     Xh = X[hold]  # PD on the refit's held-out rows
     brute = [model.predict(np.column_stack([Xh[:, 0], np.full(len(hold), g), Xh[:, 2:]])).mean() for g in grid]

@@ -26,14 +26,12 @@ def setup():
 @pytest.fixture(scope="module")
 def explained(setup):
     model, X, Xtr, names = setup
-    return lime_explanations(model, X, Xtr, rows=[3, 11, 25], feature_names=names, num_samples=1000,
-                             random_state=4)
+    return lime_explanations(model, X, Xtr, rows=[3, 11, 25], feature_names=names, num_samples=1000, random_state=4)
 
 
 def test_two_runs_are_equal_and_rows_independent(setup, explained):
     model, X, Xtr, names = setup
-    again = lime_explanations(model, X, Xtr, rows=[3, 11, 25], feature_names=names, num_samples=1000,
-                              random_state=4)
+    again = lime_explanations(model, X, Xtr, rows=[3, 11, 25], feature_names=names, num_samples=1000, random_state=4)
     for field in ("weights", "intercept", "local_prediction", "score", "model_output"):
         np.testing.assert_array_equal(getattr(again, field), getattr(explained, field))
     assert again.conditions == explained.conditions
@@ -46,13 +44,14 @@ def test_two_runs_are_equal_and_rows_independent(setup, explained):
 def test_local_prediction_is_the_surrogate_at_x(setup, explained):
     model, X, _, _ = setup
     # discretised: x is the all-ones interpretable input, so g(x) = intercept + sum of weights
-    np.testing.assert_allclose(explained.local_prediction, explained.intercept + explained.weights.sum(axis=1),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        explained.local_prediction, explained.intercept + explained.weights.sum(axis=1), rtol=1e-10, atol=1e-12
+    )
     # f(x) is the margin (log-odds) of the model at the explained rows
-    np.testing.assert_allclose(explained.model_output, model.predict(X[[3, 11, 25]], output_margin=True),
-                               rtol=1e-6)
-    np.testing.assert_allclose(explained.local_accuracy_gap,
-                               np.abs(explained.local_prediction - explained.model_output))
+    np.testing.assert_allclose(explained.model_output, model.predict(X[[3, 11, 25]], output_margin=True), rtol=1e-6)
+    np.testing.assert_allclose(
+        explained.local_accuracy_gap, np.abs(explained.local_prediction - explained.model_output)
+    )
     assert explained.output == "log_odds" and explained.details["mode"] == "regression"
     assert all(len(c) == 8 for c in explained.conditions)
     assert any("<" in c or ">" in c for c in explained.conditions[0])  # quartile conditions
@@ -60,8 +59,9 @@ def test_local_prediction_is_the_surrogate_at_x(setup, explained):
 
 def test_continuous_surrogate_and_probability_output(setup):
     model, X, Xtr, names = setup
-    res = lime_explanations(model, X, Xtr, rows=[0], feature_names=names, num_samples=500,
-                            discretize_continuous=False, output="probability")
+    res = lime_explanations(
+        model, X, Xtr, rows=[0], feature_names=names, num_samples=500, discretize_continuous=False, output="probability"
+    )
     z = (X[0] - Xtr.mean(0)) / Xtr.std(0)  # LIME's scaler: training mean and (population) SD
     np.testing.assert_allclose(res.local_prediction, res.intercept + res.weights @ z, rtol=1e-8)
     np.testing.assert_allclose(res.model_output, model.predict_proba(X[[0]])[:, 1], rtol=1e-6)

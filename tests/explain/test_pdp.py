@@ -139,8 +139,9 @@ def test_regressor_pd_and_ice_equal_sklearn(reg_data, regressor):
 def test_classifier_probability_pd_and_ice_equal_sklearn(clf_data, classifier):
     X, _ = clf_data
     grid = pdp.feature_grid(X[:, 0], resolution=12)
-    sk = sk_pd(classifier, X, [0], method="brute", kind="both", response_method="predict_proba",
-               custom_values={0: grid})
+    sk = sk_pd(
+        classifier, X, [0], method="brute", kind="both", response_method="predict_proba", custom_values={0: grid}
+    )
     ice = pdp.ice_curves(classifier, X, 0, grid, output="proba", max_batch_rows=333)
     assert ice.shape == (X.shape[0], grid.size)
     assert np.all((ice >= 0) & (ice <= 1))
@@ -152,10 +153,10 @@ def test_logit_output_equals_decision_function_pd(clf_data):
     X, y = clf_data
     model = LogisticRegression().fit(X, y)  # decision_function = log-odds of class 1
     grid = pdp.feature_grid(X[:, 1], resolution=9)
-    sk = sk_pd(model, X, [1], method="brute", kind="individual", response_method="decision_function",
-               custom_values={1: grid})
-    np.testing.assert_allclose(pdp.ice_curves(model, X, 1, grid, output="logit"), sk["individual"][0],
-                               atol=1e-8)
+    sk = sk_pd(
+        model, X, [1], method="brute", kind="individual", response_method="decision_function", custom_values={1: grid}
+    )
+    np.testing.assert_allclose(pdp.ice_curves(model, X, 1, grid, output="logit"), sk["individual"][0], atol=1e-8)
 
 
 def test_logit_is_finite_for_certain_predictions(clf_data):
@@ -179,10 +180,8 @@ def test_pd_2d_equals_sklearn(reg_data, regressor, clf_data, classifier):
     np.testing.assert_allclose(ours, sk["average"][0], atol=1e-12)
     Xc, _ = clf_data
     h1, h2 = pdp.feature_grid(Xc[:, 2], resolution=5), pdp.feature_grid(Xc[:, 1], resolution=3)
-    sk = sk_pd(classifier, Xc, (2, 1), method="brute", custom_values={2: h1, 1: h2},
-               response_method="predict_proba")
-    np.testing.assert_allclose(pdp.partial_dependence_2d(classifier, Xc, (2, 1), h1, h2), sk["average"][0],
-                               atol=1e-12)
+    sk = sk_pd(classifier, Xc, (2, 1), method="brute", custom_values={2: h1, 1: h2}, response_method="predict_proba")
+    np.testing.assert_allclose(pdp.partial_dependence_2d(classifier, Xc, (2, 1), h1, h2), sk["average"][0], atol=1e-12)
     pair = pdp.explain_pair(regressor, X, (0, 1), grids=(g1, g2))
     np.testing.assert_allclose(pair.pd, ours)
 
@@ -302,16 +301,18 @@ def test_local_polynomial_exact_for_quadratics_on_nonuniform_grid():
     np.testing.assert_allclose(raw[:, 1:-1], exact[:, 1:-1], atol=1e-8)
     # polyorder 1 is exact for lines only
     lines = coef[:, [0]] + coef[:, [1]] * grid
-    np.testing.assert_allclose(pdp.ice_derivatives(lines, grid, smooth=3, polyorder=1),
-                               np.broadcast_to(coef[:, [1]], lines.shape), atol=1e-9)
+    np.testing.assert_allclose(
+        pdp.ice_derivatives(lines, grid, smooth=3, polyorder=1), np.broadcast_to(coef[:, [1]], lines.shape), atol=1e-9
+    )
 
 
 def test_smoothing_parameter_reduces_noise():
     rng = np.random.default_rng(5)
     grid = np.linspace(0, 1, 101)
     noisy = np.sin(3 * grid)[None, :] + 0.01 * rng.normal(size=(20, 101))
-    err = {s: np.sqrt(np.mean((pdp.ice_derivatives(noisy, grid, smooth=s) - 3 * np.cos(3 * grid)) ** 2))
-           for s in (0, 2, 6)}
+    err = {
+        s: np.sqrt(np.mean((pdp.ice_derivatives(noisy, grid, smooth=s) - 3 * np.cos(3 * grid)) ** 2)) for s in (0, 2, 6)
+    }
     assert err[6] < err[2] < err[0]
 
 
@@ -365,8 +366,7 @@ def test_onehot_group_ice_brute_force():
     def f(A):
         return A[:, 0] * (1 + A[:, 1]) + 2 * A[:, 3]
 
-    eff = pdp.explain_feature(f, X, "Sex", feature_names=names,
-                              feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]})
+    eff = pdp.explain_feature(f, X, "Sex", feature_names=names, feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]})
     assert eff.levels == ("Sex_F", "Sex_I", "Sex_M") and eff.categorical
     np.testing.assert_array_equal(eff.grid, [0.0, 1.0, 2.0])
     np.testing.assert_allclose(eff.ice, brute_ice(f, X, [1, 2, 3], np.eye(3)))
@@ -496,17 +496,40 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
     y = X[:, 0] * X[:, 1] + X[:, 4] - X[:, 5] + 0.1 * rng.normal(size=n)
     model = GradientBoostingRegressor(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
     groups = {"g": ["g_a", "g_b", "g_c"]}
-    kw = dict(feature_names=names, feature_groups=groups, resolution=7, kind="uniform", percentiles=(0.0, 1.0),
-              anchor="min", smooth=0, max_curves=25, pair_resolution=4)
-    curves, pairs = pdp.pd_ice_tables(model, X, top=["g", "x1", "x0"], extra=["x2", "x1"], row_ids=np.arange(n) + 100,
-                                      **kw)
+    kw = dict(
+        feature_names=names,
+        feature_groups=groups,
+        resolution=7,
+        kind="uniform",
+        percentiles=(0.0, 1.0),
+        anchor="min",
+        smooth=0,
+        max_curves=25,
+        pair_resolution=4,
+    )
+    curves, pairs = pdp.pd_ice_tables(
+        model, X, top=["g", "x1", "x0"], extra=["x2", "x1"], row_ids=np.arange(n) + 100, **kw
+    )
     # the variables: the top ones ranked 1.., the extra ones (not already on top) rank 0
     ranks = curves.drop_duplicates("feature").set_index("feature")["rank"].to_dict()
     assert ranks == {"g": 1, "x1": 2, "x0": 3, "x2": 0}
     assert list(curves.columns) == ["rank", "feature", "grid_value", "level", "kind", "row", "value"]
-    effects = [pdp.explain_feature(model, X, f, feature_names=names, feature_groups=groups, resolution=7,
-                                   kind="uniform", percentiles=(0.0, 1.0), anchor="min", smooth=0,
-                                   row_ids=np.arange(n) + 100) for f in ["g", "x1", "x0", "x2"]]
+    effects = [
+        pdp.explain_feature(
+            model,
+            X,
+            f,
+            feature_names=names,
+            feature_groups=groups,
+            resolution=7,
+            kind="uniform",
+            percentiles=(0.0, 1.0),
+            anchor="min",
+            smooth=0,
+            row_ids=np.arange(n) + 100,
+        )
+        for f in ["g", "x1", "x0", "x2"]
+    ]
     pd.testing.assert_frame_equal(curves.drop(columns="rank"), pdp.effects_table(effects, max_curves=25))
     ice = curves[(curves["feature"] == "x1") & (curves["kind"] == "ice")]
     assert ice["row"].nunique() == 25 and ice["row"].min() >= 100
@@ -524,8 +547,11 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
         Z = X.copy()
         Z[:, 1], Z[:, 0] = r["value_1"], r["value_2"]
         assert r["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-12)
-    ref = pdp.pair_table(pdp.explain_pair(model, X, ("x1", "x0"), feature_names=names, resolution=4,
-                                          kind="uniform", percentiles=(0.0, 1.0)))
+    ref = pdp.pair_table(
+        pdp.explain_pair(
+            model, X, ("x1", "x0"), feature_names=names, resolution=4, kind="uniform", percentiles=(0.0, 1.0)
+        )
+    )
     pd.testing.assert_frame_equal(pairs, ref)
     # fewer than two numeric variables on top: no pair, the table keeps its columns
     _, none = pdp.pd_ice_tables(model, X, top=["g", "x0"], **kw)

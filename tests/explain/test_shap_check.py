@@ -83,8 +83,9 @@ def test_tables_and_seed(setup, check):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Linear regression equation is singular")
         again = kernel_vs_tree_shap(model, Xe, Xb, n_samples=GRID[:2], background_size=20, feature_names=names)
-    np.testing.assert_array_equal(again.values["kernel_shap"],
-                                  check.values[check.values.n_samples.isin(GRID[:2])]["kernel_shap"])
+    np.testing.assert_array_equal(
+        again.values["kernel_shap"], check.values[check.values.n_samples.isin(GRID[:2])]["kernel_shap"]
+    )
 
 
 def test_shap_algorithm_hook():

@@ -52,7 +52,7 @@ def reg_data():
     rng = np.random.default_rng(11)
     X = rng.normal(size=(260, P))
     y = X[:, 0] + 2 * np.sin(X[:, 1]) + X[:, 2] * X[:, 3] + 0.3 * rng.normal(size=260)
-    return X[:200], y[:200], X[200:200 + N_TEST]
+    return X[:200], y[:200], X[200 : 200 + N_TEST]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def clf_data():
     X = rng.normal(size=(260, P))
     score = X[:, 0] - X[:, 1] + 0.8 * X[:, 2] * X[:, 3] + 0.7 * rng.normal(size=260)
     y = (score > 0).astype(int)
-    return X[:200], y[:200], X[200:200 + N_TEST]
+    return X[:200], y[:200], X[200 : 200 + N_TEST]
 
 
 def _log_odds_from_proba(model, X):
@@ -119,7 +119,12 @@ def test_local_accuracy_regression(reg_data, family, params, algorithm, perturba
     Xtr, ytr, Xte = reg_data
     model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
     r = shap_values(model, Xte, X_background=Xtr)
-    assert (r.algorithm, r.output, r.link, r.feature_perturbation) == (algorithm, "prediction", "identity", perturbation)
+    assert (r.algorithm, r.output, r.link, r.feature_perturbation) == (
+        algorithm,
+        "prediction",
+        "identity",
+        perturbation,
+    )
     assert r.values.shape == (N_TEST, P) and r.base_values.shape == (N_TEST,)
     assert r.values.dtype == np.float64
     oracle = model.predict(Xte)
@@ -383,8 +388,10 @@ def test_permutation_exact_for_two_features_and_close_otherwise(clf_data):
     # p = 2: the antithetic pair covers both orderings -> exact for any model
     model2 = KNeighborsClassifier(n_neighbors=9).fit(Xtr[:, :2], ytr)
     r2 = shap_values(model2, Xte[:4, :2], X_background=Xtr[:, :2], background_size=20, n_permutations=1)
-    f2 = lambda Z: np.log(np.clip(model2.predict_proba(Z)[:, 1], 1e-6, 1 - 1e-6)) - np.log(
-        np.clip(model2.predict_proba(Z)[:, 0], 1e-6, 1 - 1e-6))
+    f2 = lambda Z: (
+        np.log(np.clip(model2.predict_proba(Z)[:, 1], 1e-6, 1 - 1e-6))
+        - np.log(np.clip(model2.predict_proba(Z)[:, 0], 1e-6, 1 - 1e-6))
+    )
     B2 = _background(r2, Xtr[:, :2])
     for i in range(4):
         np.testing.assert_allclose(r2.values[i], brute_force_shapley(f2, Xte[i, :2], B2)[0], atol=1e-10)
@@ -524,16 +531,22 @@ def test_tidy_outputs(reg_data):
 def test_auto_algorithm_comes_from_the_registry(reg_data, clf_data):
     Xr, yr, _ = reg_data
     Xc, yc, _ = clf_data
-    expected = {("linear_regression", "regression"): "linear_explainer",
-                ("logistic_regression", "classification"): "linear_explainer",
-                ("decision_tree", "regression"): "tree_explainer", ("random_forest", "regression"): "tree_explainer",
-                ("extra_trees", "classification"): "tree_explainer",
-                ("gradient_boosting", "classification"): "tree_explainer",
-                ("xgboost", "regression"): "xgboost_pred_contribs", ("gaussian_nb", "classification"): "permutation",
-                ("qda", "classification"): "permutation", ("knn", "classification"): "permutation"}
+    expected = {
+        ("linear_regression", "regression"): "linear_explainer",
+        ("logistic_regression", "classification"): "linear_explainer",
+        ("decision_tree", "regression"): "tree_explainer",
+        ("random_forest", "regression"): "tree_explainer",
+        ("extra_trees", "classification"): "tree_explainer",
+        ("gradient_boosting", "classification"): "tree_explainer",
+        ("xgboost", "regression"): "xgboost_pred_contribs",
+        ("gaussian_nb", "classification"): "permutation",
+        ("qda", "classification"): "permutation",
+        ("knn", "classification"): "permutation",
+    }
     for (family, task), algorithm in expected.items():
-        params = {"n_estimators": 3} if family in ("random_forest", "extra_trees", "gradient_boosting",
-                                                   "xgboost") else {}
+        params = (
+            {"n_estimators": 3} if family in ("random_forest", "extra_trees", "gradient_boosting", "xgboost") else {}
+        )
         X, y = (Xr, yr) if task == "regression" else (Xc, yc)
         assert auto_algorithm(make_estimator(family, task, params, random_state=0).fit(X, y)) == algorithm
     from sklearn.svm import SVR
@@ -541,20 +554,41 @@ def test_auto_algorithm_comes_from_the_registry(reg_data, clf_data):
     assert auto_algorithm(SVR().fit(Xr, yr)) == "permutation"  # not a registered family
 
 
-@pytest.mark.parametrize("family,params,interactions", [
-    ("xgboost", {"n_estimators": 8, "max_depth": 3}, True),
-    ("random_forest", {"n_estimators": 4, "max_depth": 4}, False),
-])
+@pytest.mark.parametrize(
+    "family,params,interactions",
+    [
+        ("xgboost", {"n_estimators": 8, "max_depth": 3}, True),
+        ("random_forest", {"n_estimators": 4, "max_depth": 4}, False),
+    ],
+)
 def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
     Xtr, ytr, Xte = reg_data
     model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
     names = list("abcde")
     test_rows = np.arange(N_TEST) * 2 + 7  # positions in prepared.csv
-    out = shap_tables(model, Xte, Xtr, test_rows=test_rows, feature_names=names, dataset="toy", family=family,
-                      max_rows=20, max_rows_forest=12, interactions=True, random_state=1)
+    out = shap_tables(
+        model,
+        Xte,
+        Xtr,
+        test_rows=test_rows,
+        feature_names=names,
+        dataset="toy",
+        family=family,
+        max_rows=20,
+        max_rows_forest=12,
+        interactions=True,
+        random_state=1,
+    )
     assert set(out) == {"values", "rows", "importance", "interactions", "meta", "result"}
-    ref = shap_values(model, Xte, X_background=Xtr, feature_names=names, max_rows=12 if family == "random_forest"
-                      else 20, interactions=interactions, random_state=1)
+    ref = shap_values(
+        model,
+        Xte,
+        X_background=Xtr,
+        feature_names=names,
+        max_rows=12 if family == "random_forest" else 20,
+        interactions=interactions,
+        random_state=1,
+    )
     res = out["result"]
     assert res.estimator is None and res.algorithm == ref.algorithm
     np.testing.assert_array_equal(res.values, ref.values)

@@ -33,16 +33,32 @@ def data():
 def test_reliance_report_rows_and_e_switch_subsample(data):
     Xtr, ytr, Xte, yte, names = data
     gb = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(Xtr, ytr)
-    table = reliance_report(gb, Xte, yte, feature_names=names, feature_groups={"g": ["x0", "x1"]},
-                            n_repeats=3, e_switch_max_rows=50, random_state=1)
+    table = reliance_report(
+        gb,
+        Xte,
+        yte,
+        feature_names=names,
+        feature_groups={"g": ["x0", "x1"]},
+        n_repeats=3,
+        e_switch_max_rows=50,
+        random_state=1,
+    )
     assert len(table) == 3 * 9  # three estimators x (8 single features + one group)
     assert set(table["feature"]) == {"g"} | {f"x{i}" for i in range(2, 10)}
     sw = table[table.estimator == "e_switch"]
     assert (sw["n_samples"] == 50).all() and (sw["algorithm"] == "all_pairs").all()
     perm = table[table.estimator == "permutation"]
     assert (perm["n_repeats"] == 3).all() and perm["mr_difference_se"].notna().all()
-    again = reliance_report(gb, Xte, yte, feature_names=names, feature_groups={"g": ["x0", "x1"]},
-                            n_repeats=3, e_switch_max_rows=50, random_state=1)
+    again = reliance_report(
+        gb,
+        Xte,
+        yte,
+        feature_names=names,
+        feature_groups={"g": ["x0", "x1"]},
+        n_repeats=3,
+        e_switch_max_rows=50,
+        random_state=1,
+    )
     pd.testing.assert_frame_equal(table, again)
 
 
@@ -54,8 +70,15 @@ def test_linear_model_uses_the_closed_form_on_all_rows(data):
 
 
 def test_top_features_orders_by_quantity():
-    table = pd.DataFrame({"estimator": "permutation", "loss": "squared_error",
-                          "feature": ["a", "b", "c"], "mr_difference": [1.0, 3.0, 2.0], "mr_ratio": [9, 1, 2]})
+    table = pd.DataFrame(
+        {
+            "estimator": "permutation",
+            "loss": "squared_error",
+            "feature": ["a", "b", "c"],
+            "mr_difference": [1.0, 3.0, 2.0],
+            "mr_ratio": [9, 1, 2],
+        }
+    )
     assert top_features(table, 2, estimator="permutation", loss="squared_error") == ["b", "c"]
     assert top_features(table, 1, estimator="permutation", loss="squared_error", quantity="mr_ratio") == ["a"]
     with pytest.raises(ValueError, match="e_divide"):
@@ -71,8 +94,9 @@ def test_split_gain_not_applicable_for_linear(data):
 
 
 def test_grouped_mean_abs_shap_sums_group_members_per_row():
-    long = pd.DataFrame({"row": [0, 0, 0, 1, 1, 1], "feature": ["a_1", "a_2", "b"] * 2,
-                         "shap_value": [1.0, -3.0, 2.0, 0.5, 0.5, -1.0]})
+    long = pd.DataFrame(
+        {"row": [0, 0, 0, 1, 1, 1], "feature": ["a_1", "a_2", "b"] * 2, "shap_value": [1.0, -3.0, 2.0, 0.5, 0.5, -1.0]}
+    )
     out = grouped_mean_abs_shap(long, {"a": ["a_1", "a_2"]}).set_index("feature")["mean_abs_shap"]
     assert out["a"] == pytest.approx((2.0 + 1.0) / 2) and out["b"] == pytest.approx(1.5)
 
@@ -89,37 +113,47 @@ def test_ranking_agreement_is_scipy_spearman():
 def test_reliance_tables_wrap_the_report_and_split_gain(data):
     Xtr, ytr, Xte, yte, names = data
     gb = GradientBoostingRegressor(n_estimators=10, random_state=0).fit(Xtr, ytr)
-    kw = dict(feature_names=names, feature_groups={"g": ["x0", "x1"]}, n_repeats=2, e_switch_max_rows=40,
-              random_state=3)
+    kw = dict(
+        feature_names=names, feature_groups={"g": ["x0", "x1"]}, n_repeats=2, e_switch_max_rows=40, random_state=3
+    )
     table, gain = reliance_tables(gb, Xte, yte, dataset="diabetes", family="gradient_boosting", **kw)
     report = reliance_report(gb, Xte, yte, **kw)
     assert list(table.columns[: len(RELIANCE_FIRST)]) == RELIANCE_FIRST
     assert (table["dataset"] == "diabetes").all() and (table["model"] == "gradient_boosting").all()
     pd.testing.assert_frame_equal(table.drop(columns=["dataset", "model"])[list(report.columns)], report)
     assert list(gain.columns[:2]) == ["dataset", "model"]
-    pd.testing.assert_frame_equal(gain.drop(columns=["dataset", "model"]),
-                                  split_gain_or_nan(gb, names, {"g": ["x0", "x1"]}))
+    pd.testing.assert_frame_equal(
+        gain.drop(columns=["dataset", "model"]), split_gain_or_nan(gb, names, {"g": ["x0", "x1"]})
+    )
     assert gain["feature"].tolist() == ["g"] + names[2:]
 
 
 def _shap_long(features, values):
     rows = np.arange(values.shape[0])
-    return pd.DataFrame({"row": np.repeat(rows, len(features)), "feature": np.tile(features, len(rows)),
-                         "shap_value": values.ravel()})
+    return pd.DataFrame(
+        {"row": np.repeat(rows, len(features)), "feature": np.tile(features, len(rows)), "shap_value": values.ravel()}
+    )
 
 
 def test_ranking_tables_per_model():
-    rel = pd.DataFrame({
-        "dataset": "toy", "model": ["gb"] * 6,
-        "feature": ["a", "g", "c"] * 2, "estimator": ["permutation"] * 3 + ["e_divide"] * 3,
-        "loss": "squared_error", "mr_difference": [3.0, 1.0, 2.0, 9.0, 9.0, 9.0], "mr_ratio": 1.0,
-    })
+    rel = pd.DataFrame(
+        {
+            "dataset": "toy",
+            "model": ["gb"] * 6,
+            "feature": ["a", "g", "c"] * 2,
+            "estimator": ["permutation"] * 3 + ["e_divide"] * 3,
+            "loss": "squared_error",
+            "mr_difference": [3.0, 1.0, 2.0, 9.0, 9.0, 9.0],
+            "mr_ratio": 1.0,
+        }
+    )
     gain = pd.DataFrame({"feature": ["a", "g", "c"], "split_gain": [0.5, 0.2, 0.3]})
     shap = _shap_long(["a", "g_1", "g_2", "c"], np.array([[1.0, 2.0, -0.5, 0.1], [-3.0, 1.0, 1.0, 0.3]]))
     lin = rel.assign(model="lin", mr_difference=[1.0, 2.0, 3.0, 0, 0, 0])
     no_gain = gain.assign(split_gain=np.nan)
-    importances, agreement = ranking_tables([rel, lin], [gain, no_gain], [shap, shap], dataset="toy",
-                                            feature_groups={"g": ["g_1", "g_2"]})
+    importances, agreement = ranking_tables(
+        [rel, lin], [gain, no_gain], [shap, shap], dataset="toy", feature_groups={"g": ["g_1", "g_2"]}
+    )
     gb = importances[importances["model"] == "gb"].set_index("feature")
     assert list(importances.columns[:2]) == ["dataset", "model"]
     assert gb["model_reliance"].to_dict() == {"a": 3.0, "g": 1.0, "c": 2.0}  # permutation rows only
@@ -133,6 +167,13 @@ def test_ranking_tables_per_model():
         got = agreement[agreement["model"] == model].drop(columns=["dataset", "model"]).reset_index(drop=True)
         pd.testing.assert_frame_equal(got, ref)
     # another estimator / quantity
-    imp2, _ = ranking_tables([rel], [gain], [shap], dataset="toy", feature_groups={"g": ["g_1", "g_2"]},
-                             estimator="e_divide", quantity="mr_ratio")
+    imp2, _ = ranking_tables(
+        [rel],
+        [gain],
+        [shap],
+        dataset="toy",
+        feature_groups={"g": ["g_1", "g_2"]},
+        estimator="e_divide",
+        quantity="mr_ratio",
+    )
     assert (imp2["model_reliance"] == 1.0).all() and (imp2["model_reliance_rank"] == 1).all()

@@ -42,8 +42,14 @@ def _assert_bitwise(a, b, X):
 @pytest.mark.parametrize("max_depth", [1, 3, 5])
 def test_regression_leaf_values_are_bitwise_scikit_learn(loss, max_depth):
     X, y = _regression_data()
-    params = dict(loss=loss, max_depth=max_depth, n_estimators=60, learning_rate=0.1,
-                  min_samples_leaf=1 if max_depth < 5 else 3, random_state=0)
+    params = dict(
+        loss=loss,
+        max_depth=max_depth,
+        n_estimators=60,
+        learning_rate=0.1,
+        min_samples_leaf=1 if max_depth < 5 else 3,
+        random_state=0,
+    )
     plain = GradientBoostingRegressor(**params).fit(X, y)
     fast = fit_estimator(GradientBoostingRegressor(**params), X, y)
     _assert_bitwise(plain, fast, X)
@@ -75,18 +81,20 @@ def test_the_fast_path_is_taken(monkeypatch):
 
     monkeypatch.setattr(boosting, "_call_original", counting_fallback)
     monkeypatch.setattr(boosting.np, "partition", counting_partition)
-    fit_estimator(GradientBoostingRegressor(loss="absolute_error", n_estimators=5, max_depth=2,
-                                            random_state=0), X, y)
+    fit_estimator(GradientBoostingRegressor(loss="absolute_error", n_estimators=5, max_depth=2, random_state=0), X, y)
     assert calls["fallback"] == 0 and calls["fast"] >= 5 * 2  # every leaf of every stage
 
 
-@pytest.mark.parametrize("make", [
-    lambda: GradientBoostingRegressor(loss="huber", subsample=0.7, n_estimators=30, random_state=0),
-    lambda: GradientBoostingRegressor(loss="quantile", alpha=0.3, n_estimators=30, random_state=0),
-    lambda: GradientBoostingRegressor(loss="squared_error", n_estimators=30, random_state=0),
-    lambda: GradientBoostingClassifier(loss="exponential", n_estimators=30, random_state=0),
-    lambda: GradientBoostingClassifier(subsample=0.6, n_estimators=30, random_state=0),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: GradientBoostingRegressor(loss="huber", subsample=0.7, n_estimators=30, random_state=0),
+        lambda: GradientBoostingRegressor(loss="quantile", alpha=0.3, n_estimators=30, random_state=0),
+        lambda: GradientBoostingRegressor(loss="squared_error", n_estimators=30, random_state=0),
+        lambda: GradientBoostingClassifier(loss="exponential", n_estimators=30, random_state=0),
+        lambda: GradientBoostingClassifier(subsample=0.6, n_estimators=30, random_state=0),
+    ],
+)
 def test_other_cases_are_scikit_learn_unchanged(make):
     X, y = _classification_data() if isinstance(make(), GradientBoostingClassifier) else _regression_data()
     _assert_bitwise(make().fit(X, y), fit_estimator(make(), X, y), X)
@@ -104,7 +112,8 @@ def test_multiclass_and_sample_weights_fall_back_bitwise():
     a = GradientBoostingRegressor(loss="absolute_error", n_estimators=20, random_state=0).fit(Xr, yr, sample_weight=w)
     with fast_leaf_updates():
         b = GradientBoostingRegressor(loss="absolute_error", n_estimators=20, random_state=0).fit(
-            Xr, yr, sample_weight=w)
+            Xr, yr, sample_weight=w
+        )
     _assert_bitwise(a, b, Xr)
 
 

@@ -54,8 +54,7 @@ def test_row_losses_average_to_scikit_learn_metrics():
     ll = row_losses(y, p, "log_loss").mean()
     assert ll == pytest.approx(skm.log_loss(y, np.column_stack([1 - p, p])), rel=1e-12)
     assert ll == pytest.approx(classification_metrics(y, p)["log_loss"], rel=1e-12)
-    np.testing.assert_array_equal(row_losses(y, np.column_stack([1 - p, p]), "log_loss"),
-                                  row_losses(y, p, "log_loss"))
+    np.testing.assert_array_equal(row_losses(y, np.column_stack([1 - p, p]), "log_loss"), row_losses(y, p, "log_loss"))
     t = rng.normal(size=50)
     f = t + rng.normal(size=50)
     assert row_losses(t, f, "mse").mean() == pytest.approx(skm.mean_squared_error(t, f), rel=1e-12)
@@ -143,8 +142,9 @@ def test_seeded_runs_are_identical_and_seeds_differ():
     pd.testing.assert_frame_equal(r1, r2)
     r3 = paired_bootstrap_test(a, b, n_bootstrap=300, random_state=8)
     assert r3["se"].iloc[0] != r1["se"].iloc[0]
-    np.testing.assert_array_equal(bootstrap_indices(60, 300, 7),
-                                  np.random.default_rng(7).integers(0, 60, size=(300, 60)))
+    np.testing.assert_array_equal(
+        bootstrap_indices(60, 300, 7), np.random.default_rng(7).integers(0, 60, size=(300, 60))
+    )
 
 
 def test_pairing_matters_when_losses_are_correlated():
@@ -189,8 +189,9 @@ def test_interval_coverage_and_test_size_on_simulated_losses():
         b = base + rng.normal(0.0, 1.0, size=n)
         res = paired_bootstrap_test(a, b, n_bootstrap=B, random_state=r).iloc[0]
         cover += res["ci_low"] <= 0.3 <= res["ci_high"]
-        null = paired_bootstrap_test(base + rng.normal(size=n), base + rng.normal(size=n), n_bootstrap=B,
-                                     random_state=r).iloc[0]
+        null = paired_bootstrap_test(
+            base + rng.normal(size=n), base + rng.normal(size=n), n_bootstrap=B, random_state=r
+        ).iloc[0]
         reject += null["p_value"] < 0.05
     # binomial sd of a coverage over 300 samples ~ 0.013
     assert 0.90 <= cover / reps <= 0.985
@@ -244,31 +245,43 @@ def test_compare_families_equals_pairwise_tests_and_ignores_row_order(tmp_path):
     out = compare_families(long, dataset="breast_cancer", n_bootstrap=500, random_state=4)
     assert list(out.columns) == COMPARISON_COLUMNS
     assert len(out) == 3 * 2  # 3 pairs x (error_rate, log_loss)
-    assert set(zip(out.family_a, out.family_b)) == {("gaussian_nb", "qda"), ("gaussian_nb", "random_forest"),
-                                                    ("qda", "random_forest")}
+    assert set(zip(out.family_a, out.family_b)) == {
+        ("gaussian_nb", "qda"),
+        ("gaussian_nb", "random_forest"),
+        ("qda", "random_forest"),
+    }
     for _, r in out.iterrows():
         ta, tb = tables[r.family_a], tables[r.family_b]
         col = "proba_1" if r.loss == "log_loss" else "y_pred"
-        ref = paired_bootstrap_test(row_losses(ta.y_true, ta[col], r.loss), row_losses(tb.y_true, tb[col], r.loss),
-                                    n_bootstrap=500, random_state=4).iloc[0]
+        ref = paired_bootstrap_test(
+            row_losses(ta.y_true, ta[col], r.loss),
+            row_losses(tb.y_true, tb[col], r.loss),
+            n_bootstrap=500,
+            random_state=4,
+        ).iloc[0]
         for c in ("mean_a", "mean_b", "difference", "se", "z", "p_value", "ci_low", "ci_high"):
             assert r[c] == pytest.approx(ref[c], rel=1e-12, abs=1e-15), c
     # Same result from the in-memory tables in their original order, and with a family fewer
     # the remaining pair is unchanged (one set of resamples for every pair).
-    pd.testing.assert_frame_equal(out, compare_families(tables, dataset="breast_cancer", n_bootstrap=500,
-                                                        random_state=4))
-    two = compare_families({k: tables[k] for k in ("qda", "gaussian_nb")}, dataset="breast_cancer",
-                           n_bootstrap=500, random_state=4)
-    pd.testing.assert_frame_equal(two.reset_index(drop=True),
-                                  out[(out.family_a == "gaussian_nb") & (out.family_b == "qda")]
-                                  .reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        out, compare_families(tables, dataset="breast_cancer", n_bootstrap=500, random_state=4)
+    )
+    two = compare_families(
+        {k: tables[k] for k in ("qda", "gaussian_nb")}, dataset="breast_cancer", n_bootstrap=500, random_state=4
+    )
+    pd.testing.assert_frame_equal(
+        two.reset_index(drop=True),
+        out[(out.family_a == "gaussian_nb") & (out.family_b == "qda")].reset_index(drop=True),
+    )
 
 
 def test_compare_families_regression_and_errors(tmp_path):
     rng = np.random.default_rng(3)
     y = rng.normal(size=50)
-    reg = {f: pd.DataFrame({"row": np.arange(50), "y_true": y, "y_pred": y + rng.normal(0, s, 50)})
-           for f, s in (("linear_regression", 1.0), ("xgboost", 0.5))}
+    reg = {
+        f: pd.DataFrame({"row": np.arange(50), "y_true": y, "y_pred": y + rng.normal(0, s, 50)})
+        for f, s in (("linear_regression", 1.0), ("xgboost", 0.5))
+    }
     out = compare_families(reg, n_bootstrap=100)
     assert out["loss"].tolist() == ["mse", "mae"] and (out["dataset"] == "").all()
     with pytest.raises(ValueError, match="does not apply"):
@@ -308,8 +321,13 @@ def test_draws_and_test_loss_summary_are_those_of_the_table():
     pd.testing.assert_frame_equal(pairs, compare_families(tables, dataset="bc", n_bootstrap=300, random_state=5))
     assert list(loss.columns) == TEST_LOSS_COLUMNS and len(loss) == 3 * 2
     pd.testing.assert_frame_equal(loss, loss_summary(tables, dataset="bc", n_bootstrap=300, random_state=5))
-    draws = bootstrap_differences(shuffled, loss="log_loss", pairs=[("gaussian_nb", "qda"), ("qda", "random_forest")],
-                                  n_bootstrap=300, random_state=5)
+    draws = bootstrap_differences(
+        shuffled,
+        loss="log_loss",
+        pairs=[("gaussian_nb", "qda"), ("qda", "random_forest")],
+        n_bootstrap=300,
+        random_state=5,
+    )
     assert list(draws.columns) == ["family_a", "family_b", "loss", "bootstrap", "difference"] and len(draws) == 600
     for (fa, fb), d in draws.groupby(["family_a", "family_b"]):
         row = pairs[(pairs.family_a == fa) & (pairs.family_b == fb) & (pairs.loss == "log_loss")].iloc[0]
@@ -342,8 +360,9 @@ def test_reject_option_curves_of_every_family():
     assert list(curves.columns[:2]) == ["dataset", "family"] and len(curves) == 3 * 3
     for f, t in tables.items():
         ref = reject_option_curve(t.y_true, t.proba_1, risks=[0.0, 0.2, 0.5])
-        pd.testing.assert_frame_equal(curves[curves.family == f].drop(columns=["dataset", "family"])
-                                      .reset_index(drop=True), ref)
+        pd.testing.assert_frame_equal(
+            curves[curves.family == f].drop(columns=["dataset", "family"]).reset_index(drop=True), ref
+        )
     with pytest.raises(ValueError, match="proba_1"):
         reject_option_curves({"a": tables["qda"].drop(columns="proba_1")})
 
@@ -404,11 +423,12 @@ def test_aligned_predictions_sorts_each_family_by_row_and_infers_the_task():
     rng = np.random.default_rng(5)
     y = rng.normal(size=20)
     order = rng.permutation(20)  # adversarial row order: each family's table shuffled differently
-    reg = {"xgboost": pd.DataFrame({"row": order, "y_true": y[order], "y_pred": y[order] + 1}),
-           "linear_regression": pd.DataFrame({"row": np.arange(20), "y_true": y, "y_pred": y})}
+    reg = {
+        "xgboost": pd.DataFrame({"row": order, "y_true": y[order], "y_pred": y[order] + 1}),
+        "linear_regression": pd.DataFrame({"row": np.arange(20), "y_true": y, "y_pred": y}),
+    }
     dataset, task, families, per, losses = aligned_predictions(reg)
-    assert (dataset, task, families, losses) == ("", "regression",
-                                                 ["linear_regression", "xgboost"], ("mse", "mae"))
+    assert (dataset, task, families, losses) == ("", "regression", ["linear_regression", "xgboost"], ("mse", "mae"))
     for f in families:
         np.testing.assert_array_equal(per[f]["row"], np.arange(20))
         np.testing.assert_array_equal(per[f]["y_true"], y)

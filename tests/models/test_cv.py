@@ -35,8 +35,9 @@ def test_regression_cv_equals_gridsearchcv(family, grid):
     table = cross_validate_grid(family, "regression", grid, X, y, folds, random_state=5, n_jobs=1)
     summary = summarize_cv(table, "regression")
     est = make_estimator(family, "regression", {}, random_state=5, n_jobs=1)
-    gs = GridSearchCV(est, [{k: list(v) for k, v in grid.items()}], cv=folds,
-                      scoring="neg_root_mean_squared_error", refit=False).fit(X, y)
+    gs = GridSearchCV(
+        est, [{k: list(v) for k, v in grid.items()}], cv=folds, scoring="neg_root_mean_squared_error", refit=False
+    ).fit(X, y)
     ref = pd.DataFrame(gs.cv_results_["params"])
     ref["score"] = -gs.cv_results_["mean_test_score"]
     ref["std"] = gs.cv_results_["std_test_score"]
@@ -137,10 +138,21 @@ def test_cv_tables_wraps_cross_validation_summary_and_selection():
     X, y = X[:150], y[:150]
     folds = _folds(X, y, False)
     grid = {"n_estimators": [3, 6], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
-    table, summary, best = cv_tables("gradient_boosting", "regression", grid, X, y, folds, selection="mae",
-                                     random_state=1, options={"subsample": 0.8}, dataset="diabetes")
-    ref = cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=1,
-                              options={"subsample": 0.8})
+    table, summary, best = cv_tables(
+        "gradient_boosting",
+        "regression",
+        grid,
+        X,
+        y,
+        folds,
+        selection="mae",
+        random_state=1,
+        options={"subsample": 0.8},
+        dataset="diabetes",
+    )
+    ref = cross_validate_grid(
+        "gradient_boosting", "regression", grid, X, y, folds, random_state=1, options={"subsample": 0.8}
+    )
     timing = ["fit_time_s", "predict_time_s"]
     assert table.columns[0] == "dataset" and (table["dataset"] == "diabetes").all()
     pd.testing.assert_frame_equal(table.drop(columns=["dataset"] + timing), ref.drop(columns=timing))
@@ -153,19 +165,43 @@ def test_cv_tables_wraps_cross_validation_summary_and_selection():
     assert best["params"] == params and type(best["params"]["n_estimators"]) is int
     assert best["config_id"] == chosen["config_id"] and best["cv_mean"] == chosen["mae_mean"]
     assert best["cv_std"] == chosen["mae_std"] and best["selection_metric"] == "mae"
-    assert {k: best[k] for k in ("dataset", "task", "family", "n_configs", "n_failed", "failed_configs", "seed",
-                                 "options")} == {
-        "dataset": "diabetes", "task": "regression", "family": "gradient_boosting", "n_configs": 8, "n_failed": 0,
-        "failed_configs": [], "seed": 1, "options": {"subsample": 0.8}}
+    assert {
+        k: best[k] for k in ("dataset", "task", "family", "n_configs", "n_failed", "failed_configs", "seed", "options")
+    } == {
+        "dataset": "diabetes",
+        "task": "regression",
+        "family": "gradient_boosting",
+        "n_configs": 8,
+        "n_failed": 0,
+        "failed_configs": [],
+        "seed": 1,
+        "options": {"subsample": 0.8},
+    }
     # a failed configuration is recorded; the best is chosen among the others
     Xc, yc = load_breast_cancer(return_X_y=True)
-    _, summary, best = cv_tables("qda", "classification", {"reg_param": [0.0, 0.3]}, Xc, yc, _folds(Xc, yc, True),
-                                 selection="log_loss", random_state=0)
+    _, summary, best = cv_tables(
+        "qda",
+        "classification",
+        {"reg_param": [0.0, 0.3]},
+        Xc,
+        yc,
+        _folds(Xc, yc, True),
+        selection="log_loss",
+        random_state=0,
+    )
     assert best["failed_configs"] == ["reg_param=0.0"] and best["n_failed"] == 1
     assert best["params"] == {"reg_param": 0.3} and (summary["dataset"] == "").all()
     with pytest.raises(ValueError, match="not a loss"):
-        cv_tables("qda", "classification", {"reg_param": [0.3]}, Xc, yc, _folds(Xc, yc, True), selection="accuracy",
-                  random_state=0)
+        cv_tables(
+            "qda",
+            "classification",
+            {"reg_param": [0.3]},
+            Xc,
+            yc,
+            _folds(Xc, yc, True),
+            selection="accuracy",
+            random_state=0,
+        )
 
 
 def test_classification_cv_specificity_and_f_beta_equal_gridsearchcv():
@@ -177,10 +213,9 @@ def test_classification_cv_specificity_and_f_beta_equal_gridsearchcv():
     X, y = X[:300], y[:300]
     folds = _folds(X, y, True)
     grid = {"C": [0.01, 1.0]}
-    table = cross_validate_grid("logistic_regression", "classification", grid, X, y, folds, random_state=0,
-                                beta=2.0)
+    table = cross_validate_grid("logistic_regression", "classification", grid, X, y, folds, random_state=0, beta=2.0)
     summary = summarize_cv(table, "classification")
-    assert list(table.columns[table.columns.get_loc("roc_auc") + 1:][:2]) == ["specificity", "f_beta"]
+    assert list(table.columns[table.columns.get_loc("roc_auc") + 1 :][:2]) == ["specificity", "f_beta"]
     assert {"specificity_mean", "specificity_std", "f_beta_mean", "f_beta_std"} <= set(summary.columns)
     est = make_estimator("logistic_regression", "classification", {}, random_state=0)
     scoring = {"spec": make_scorer(recall_score, pos_label=0), "f2": make_scorer(fbeta_score, beta=2.0)}
@@ -196,11 +231,14 @@ def test_classification_cv_specificity_and_f_beta_equal_gridsearchcv():
     assert (plain["f_beta"] == plain["f1"]).all()  # beta defaults to 1
 
 
-@pytest.mark.parametrize("family,grid", [
-    ("gradient_boosting", {"n_estimators": [4, 8], "learning_rate": [0.1, 0.2], "max_depth": [2, 3]}),
-    ("decision_tree", {"max_depth": [2, 6], "min_samples_split": [2, 5]}),
-    ("ridge", {"alpha": [0.1, 1.0, 10.0]}),
-])
+@pytest.mark.parametrize(
+    "family,grid",
+    [
+        ("gradient_boosting", {"n_estimators": [4, 8], "learning_rate": [0.1, 0.2], "max_depth": [2, 3]}),
+        ("decision_tree", {"max_depth": [2, 6], "min_samples_split": [2, 5]}),
+        ("ridge", {"alpha": [0.1, 1.0, 10.0]}),
+    ],
+)
 def test_shards_concatenate_to_the_whole_table(family, grid):
     """Shards hold disjoint fit units, all folds each, and together the unsharded table exactly."""
     from xaipipe.models.cv import n_fit_units
@@ -210,8 +248,10 @@ def test_shards_concatenate_to_the_whole_table(family, grid):
     whole = cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0)
     n = n_fit_units(family, grid)
     assert n == {"gradient_boosting": 4, "decision_tree": 2, "ridge": 3}[family]
-    parts = [cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(k, n))
-             for k in range(n)]
+    parts = [
+        cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(k, n))
+        for k in range(n)
+    ]
     assert all(len(p) > 0 and len(p) % len(folds) == 0 for p in parts)
     assert not set.intersection(*(set(p["config_id"]) for p in parts))
     joined = pd.concat(parts).sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
@@ -234,20 +274,21 @@ def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
     X, y = X[:150], y[:150]
     folds = _folds(X, y, False)
     grid = {"max_depth": [2, 4], "min_samples_split": [2, 8]}
-    sample = {"n_iter": 4, "distributions": {"max_depth": {"randint": [2, 6]},
-                                             "max_features": {"choice": [1.0, 0.5]}}}
+    sample = {"n_iter": 4, "distributions": {"max_depth": {"randint": [2, 6]}, "max_features": {"choice": [1.0, 0.5]}}}
     kw = {"selection": "rmse", "random_state": 3, "sample": sample, "dataset": "diabetes"}
     whole = cv_tables("decision_tree", "regression", grid, X, y, folds, **kw)
     n = n_fit_units("decision_tree", grid, sample=sample, random_state=3)
     assert n >= 3
     paths = []
     for k in reversed(range(n)):
-        part = cross_validate_grid("decision_tree", "regression", grid, X, y, folds, random_state=3,
-                                   sample=sample, shard=(k, n))
+        part = cross_validate_grid(
+            "decision_tree", "regression", grid, X, y, folds, random_state=3, sample=sample, shard=(k, n)
+        )
         paths.append(tmp_path / f"shard_{k}.joblib")
         joblib.dump(part, paths[-1])
-    split = cv_tables("decision_tree", "regression", grid, None, None, folds,
-                      shards=[joblib.load(p) for p in paths], **kw)
+    split = cv_tables(
+        "decision_tree", "regression", grid, None, None, folds, shards=[joblib.load(p) for p in paths], **kw
+    )
     times = ["fit_time_s", "predict_time_s"]
     pd.testing.assert_frame_equal(split[0].drop(columns=times), whole[0].drop(columns=times))
     assert split[2] == whole[2]
@@ -259,10 +300,12 @@ def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
     # a missing or repeated shard is named, not silently summarised
     parts = [joblib.load(p) for p in paths]
     with pytest.raises(ValueError, match="missing"):
-        combine_cv_shards(parts[1:], family="decision_tree", grid=grid, sample=sample, random_state=3,
-                          n_folds=len(folds))
+        combine_cv_shards(
+            parts[1:], family="decision_tree", grid=grid, sample=sample, random_state=3, n_folds=len(folds)
+        )
     with pytest.raises(ValueError, match="repeated"):
-        combine_cv_shards(parts + parts[:1], family="decision_tree", grid=grid, sample=sample, random_state=3,
-                          n_folds=len(folds))
+        combine_cv_shards(
+            parts + parts[:1], family="decision_tree", grid=grid, sample=sample, random_state=3, n_folds=len(folds)
+        )
     with pytest.raises(ValueError, match="another family|hold rows of"):
         combine_cv_shards(parts, family="random_forest", grid={"n_estimators": [3]})

@@ -62,8 +62,11 @@ SCALED = {"ridge", "lasso", "elastic_net", "logistic_regression", "qda", "knn"}
 LINEAR = {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}
 PREFIX = {"random_forest": "forest", "extra_trees": "forest", "gradient_boosting": "boosting", "xgboost": "xgboost"}
 ENGINE = {"random_forest", "extra_trees", "gradient_boosting"}
-LOG_ODDS = {"logistic_regression": "decision_function", "qda": "decision_function",
-            "gaussian_nb": "joint_log_likelihood"}
+LOG_ODDS = {
+    "logistic_regression": "decision_function",
+    "qda": "decision_function",
+    "gaussian_nb": "joint_log_likelihood",
+}
 
 
 @pytest.fixture()
@@ -132,8 +135,9 @@ def test_every_family_builds_and_fits_for_its_tasks(name, data):
 
 
 def test_make_estimator_options_and_grid_values():
-    est = make_estimator("gradient_boosting", R, {"max_depth": 2}, random_state=1,
-                         options={"max_depth": 5, "subsample": 0.5})
+    est = make_estimator(
+        "gradient_boosting", R, {"max_depth": 2}, random_state=1, options={"max_depth": 5, "subsample": 0.5}
+    )
     assert est.get_params()["max_depth"] == 2 and est.get_params()["subsample"] == 0.5  # grid wins
     est = make_estimator("random_forest", R, {"random_state": 9, "n_jobs": 3}, random_state=1, n_jobs=2)
     assert est.get_params()["random_state"] == 9 and est.get_params()["n_jobs"] == 3  # explicit wins
@@ -144,7 +148,9 @@ def test_make_estimator_options_and_grid_values():
 def test_family_of_unregistered_and_subclasses():
     assert family_of(SVR()) is None
     assert family_of(Pipeline([("scale", StandardScaler()), ("model", SVR())])) is None
-    assert family_of(Pipeline([("scale", StandardScaler()), ("model", RandomForestRegressor())])).name == "random_forest"
+    assert (
+        family_of(Pipeline([("scale", StandardScaler()), ("model", RandomForestRegressor())])).name == "random_forest"
+    )
 
     class MyForest(RandomForestRegressor):
         pass
@@ -188,10 +194,12 @@ def test_family_fields_are_validated(kwargs, match):
 
 
 def test_register_config_families(registry, data):
-    names = register_config_families({
-        "svr": {"estimators": {R: "sklearn.svm:SVR"}, "scaled": True, "defaults": {"C": 3.0}},
-        "ridge": {"estimators": {R: "sklearn.linear_model:Ridge"}, "label": "Ridge regression", "linear": True},
-    })
+    names = register_config_families(
+        {
+            "svr": {"estimators": {R: "sklearn.svm:SVR"}, "scaled": True, "defaults": {"C": 3.0}},
+            "ridge": {"estimators": {R: "sklearn.linear_model:Ridge"}, "label": "Ridge regression", "linear": True},
+        }
+    )
     assert names == ["svr", "ridge"]
     svr = get_family("svr")
     assert svr.label == "svr" and svr.shap_algorithm == "permutation" and svr.prefix is None
@@ -209,7 +217,10 @@ def test_register_config_families(registry, data):
 @pytest.mark.parametrize(
     "entry, match",
     [
-        ({"estimators": {R: "sklearn.svm:SVR"}, "colour": "red"}, r"config key families\.bad: unknown field\(s\) \['colour'\]"),
+        (
+            {"estimators": {R: "sklearn.svm:SVR"}, "colour": "red"},
+            r"config key families\.bad: unknown field\(s\) \['colour'\]",
+        ),
         ({"estimators": {R: "sklearn.svm:SVR"}, "prefix": "tree"}, r"config key families\.bad: .*prefix must be"),
         ({"estimators": {"ranking": "sklearn.svm:SVR"}}, r"config key families\.bad: .*estimators must map tasks"),
         ({"label": "no estimators"}, r"config key families\.bad: "),
@@ -238,9 +249,16 @@ HGB_GRID = {"max_iter": [10, 25], "max_depth": [2, 3]}
 def hgb_family():
     """scikit-learn's HistGradientBoostingRegressor as one registry entry (no prefix
     sharing, model-agnostic SHAP), unregistered afterwards."""
-    fam = register_family(Family(HGB, "Histogram Gradient Boosting",
-                                 {R: "sklearn.ensemble:HistGradientBoostingRegressor"},
-                                 seeded=True, prefix=None, shap_algorithm="permutation"))
+    fam = register_family(
+        Family(
+            HGB,
+            "Histogram Gradient Boosting",
+            {R: "sklearn.ensemble:HistGradientBoostingRegressor"},
+            seeded=True,
+            prefix=None,
+            shap_algorithm="permutation",
+        )
+    )
     yield fam
     del FAMILIES[HGB]
 
@@ -268,8 +286,13 @@ def _new_family_pipeline(hgb_family):
     # cross-validation: every fold score bitwise GridSearchCV's
     table = cross_validate_grid(HGB, R, HGB_GRID, Xtr, ytr, folds, random_state=0)
     summary = summarize_cv(table, R)
-    gs = GridSearchCV(HistGradientBoostingRegressor(random_state=0), HGB_GRID, cv=folds,
-                      scoring="neg_root_mean_squared_error", refit=False).fit(Xtr, ytr)
+    gs = GridSearchCV(
+        HistGradientBoostingRegressor(random_state=0),
+        HGB_GRID,
+        cv=folds,
+        scoring="neg_root_mean_squared_error",
+        refit=False,
+    ).fit(Xtr, ytr)
     ref = pd.DataFrame(gs.cv_results_["params"]).assign(score=-gs.cv_results_["mean_test_score"])
     for i, cfg in enumerate(expand_grid(HGB_GRID)):
         row = ref[(ref["max_iter"] == cfg["max_iter"]) & (ref["max_depth"] == cfg["max_depth"])]
@@ -308,8 +331,9 @@ def _new_family_pipeline(hgb_family):
     np.testing.assert_allclose(res.base_values + res.values.sum(axis=1), model.predict(Xte[:4]), atol=1e-8)
 
     # Rashomon set and MCR with another family: the new family is a scope and a member
-    tree = summarize_cv(cross_validate_grid("decision_tree", R, {"max_depth": [2, 3]}, Xtr, ytr, folds,
-                                            random_state=0), R)
+    tree = summarize_cv(
+        cross_validate_grid("decision_tree", R, {"max_depth": [2, 3]}, Xtr, ytr, folds, random_state=0), R
+    )
     both = pd.concat([summary, tree], ignore_index=True)
     rs = rashomon_set(both, metric="rmse", epsilon=10.0)
     assert set(rs.members["family"]) == {HGB, "decision_tree"} and rs.size == 6
@@ -318,8 +342,9 @@ def _new_family_pipeline(hgb_family):
     wide = sizes[sizes["epsilon"] == 10.0].set_index("scope")
     assert wide.loc[HGB, f"size_{HGB}"] == 4 and wide.loc["cross_family", f"size_{HGB}"] == 4
     assert wide.loc["cross_family", "size"] == 6 and np.isnan(wide.loc["decision_tree", f"size_{HGB}"])
-    members, mcr, groups = rashomon_reliance(both, Xtr, ytr, Xte, yte, task=R, metric="rmse", epsilons=[0.0, 10.0],
-                                             n_repeats=3, random_state=0)
+    members, mcr, groups = rashomon_reliance(
+        both, Xtr, ytr, Xte, yte, task=R, metric="rmse", epsilons=[0.0, 10.0], n_repeats=3, random_state=0
+    )
     assert HGB in set(mcr["scope"]) and {HGB, "decision_tree"} <= set(members["family"])
     hgb_groups = [g for g in groups if g.family == HGB]
     assert len(hgb_groups) == 4 and all(g.n_estimators == [] for g in hgb_groups)  # no prefix sharing
@@ -337,10 +362,10 @@ def test_new_family_in_worker_processes(hgb_family):
     X, y = load_diabetes(return_X_y=True)
     folds = list(KFold(2, shuffle=True, random_state=0).split(X[:100]))
     serial = cross_validate_grid(HGB, R, {"max_iter": [5, 10]}, X[:100], y[:100], folds, random_state=0)
-    parallel = cross_validate_grid(HGB, R, {"max_iter": [5, 10]}, X[:100], y[:100], folds, random_state=0,
-                                   n_jobs=2)
-    pd.testing.assert_frame_equal(serial.drop(columns=["fit_time_s", "predict_time_s"]),
-                                  parallel.drop(columns=["fit_time_s", "predict_time_s"]))
+    parallel = cross_validate_grid(HGB, R, {"max_iter": [5, 10]}, X[:100], y[:100], folds, random_state=0, n_jobs=2)
+    pd.testing.assert_frame_equal(
+        serial.drop(columns=["fit_time_s", "predict_time_s"]), parallel.drop(columns=["fit_time_s", "predict_time_s"])
+    )
     members = pd.DataFrame({"family": HGB, "config_id": ["max_iter=5", "max_iter=10"]})
     groups = fit_member_groups(members, R, X[:100], y[:100], random_state=0, n_jobs=2)
     assert [g.config_ids for g in groups] == [["max_iter=5"], ["max_iter=10"]]

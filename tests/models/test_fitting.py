@@ -34,8 +34,7 @@ def _rank_deficient():
 
 def test_fit_group_fits_the_largest_n_estimators(reg):
     X, y, Xte, _ = reg
-    fit = fit_group("gradient_boosting", "regression", {"max_depth": 2}, X, y, n_estimators=[3, 10, 5],
-                    random_state=4)
+    fit = fit_group("gradient_boosting", "regression", {"max_depth": 2}, X, y, n_estimators=[3, 10, 5], random_state=4)
     assert isinstance(fit, GroupFit) and fit.ok and fit.message == "" and fit.fit_time_s > 0
     assert fit.estimator.n_estimators == 10 and fit.estimator.n_estimators_ == 10
     ref = GradientBoostingRegressor(n_estimators=10, max_depth=2, random_state=4).fit(X, y)
@@ -47,8 +46,16 @@ def test_fit_group_fits_the_largest_n_estimators(reg):
 
 def test_fit_group_options_and_threads(clf):
     X, y, Xte, _ = clf
-    fit = fit_group("random_forest", "classification", {"n_estimators": 5}, X, y, random_state=1,
-                    options={"max_depth": 3, "n_estimators": 50}, n_jobs=2)
+    fit = fit_group(
+        "random_forest",
+        "classification",
+        {"n_estimators": 5},
+        X,
+        y,
+        random_state=1,
+        options={"max_depth": 3, "n_estimators": 50},
+        n_jobs=2,
+    )
     est = fit.estimator
     assert est.max_depth == 3 and est.n_estimators == 5 and est.n_jobs == 2  # grid values win over options
     ref = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=1).fit(X, y)
@@ -71,13 +78,29 @@ def test_fit_group_linalg_error_becomes_a_message():
 def test_fit_best_regression(reg):
     X, y, Xte, yte = reg
     rows = np.arange(200, 260) * 3  # positions in prepared.csv
-    est, record, pred = fit_best("random_forest", "regression", {"n_estimators": 6, "max_depth": 4}, X, y, Xte, yte,
-                                 test_rows=rows, random_state=2, dataset="diabetes", n_jobs=2)
+    est, record, pred = fit_best(
+        "random_forest",
+        "regression",
+        {"n_estimators": 6, "max_depth": 4},
+        X,
+        y,
+        Xte,
+        yte,
+        test_rows=rows,
+        random_state=2,
+        dataset="diabetes",
+        n_jobs=2,
+    )
     assert est.n_jobs == 1  # the saved model predicts bitwise reproducibly
     ref = make_estimator("random_forest", "regression", {"n_estimators": 6, "max_depth": 4}, random_state=2).fit(X, y)
     np.testing.assert_array_equal(est.predict(Xte), ref.predict(Xte))
     assert {k: record[k] for k in ("dataset", "task", "model", "n_train", "n_test")} == {
-        "dataset": "diabetes", "task": "regression", "model": "random_forest", "n_train": 200, "n_test": 60}
+        "dataset": "diabetes",
+        "task": "regression",
+        "model": "random_forest",
+        "n_train": 200,
+        "n_test": 60,
+    }
     assert record["params"] == {"n_estimators": 6, "max_depth": 4} and record["fit_time_s"] > 0
     assert record["metrics"]["rmse"] == pytest.approx(np.sqrt(mean_squared_error(yte, ref.predict(Xte))), rel=1e-12)
     assert list(pred.columns) == ["row", "y_true", "y_pred"]
@@ -88,8 +111,17 @@ def test_fit_best_regression(reg):
 
 def test_fit_best_classification(clf):
     X, y, Xte, yte = clf
-    est, record, pred = fit_best("logistic_regression", "classification", {"C": 0.5}, X, y, Xte, yte,
-                                 test_rows=np.arange(len(yte)), random_state=0)
+    est, record, pred = fit_best(
+        "logistic_regression",
+        "classification",
+        {"C": 0.5},
+        X,
+        y,
+        Xte,
+        yte,
+        test_rows=np.arange(len(yte)),
+        random_state=0,
+    )
     proba = est.predict_proba(Xte)
     assert list(pred.columns) == ["row", "y_true", "proba_1", "y_pred"]
     np.testing.assert_array_equal(pred["proba_1"], proba[:, 1])
@@ -100,5 +132,4 @@ def test_fit_best_classification(clf):
     assert (m["tn"], m["fp"], m["fn"], m["tp"]) == (tn, fp, fn, tp)
     Xd, yd = _rank_deficient()
     with pytest.raises(np.linalg.LinAlgError):
-        fit_best("qda", "classification", {"reg_param": 0.0}, Xd, yd, Xd, yd, test_rows=np.arange(80),
-                 random_state=0)
+        fit_best("qda", "classification", {"reg_param": 0.0}, Xd, yd, Xd, yd, test_rows=np.arange(80), random_state=0)

@@ -25,8 +25,11 @@ def test_grid_is_the_parameter_grid_product():
 
 
 def test_prefix_groups_share_n_estimators():
-    grid = {"n_estimators": {"start": 100, "stop": 2000, "step": 100}, "learning_rate": [0.01, 0.1, 0.2],
-            "max_depth": [3, 6]}
+    grid = {
+        "n_estimators": {"start": 100, "stop": 2000, "step": 100},
+        "learning_rate": [0.01, 0.1, 0.2],
+        "max_depth": [3, 6],
+    }
     configs = expand_grid(grid)
     groups = prefix_groups(configs)
     assert len(configs) == 120 and len(groups) == 6

@@ -43,8 +43,11 @@ def test_table_matches_closed_form_and_sklearn(simulated):
     np.testing.assert_allclose(table["ci_low"], beta - q * se, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(table["ci_high"], beta + q * se, rtol=1e-5, atol=1e-7)
     # odds ratios are exp of the coefficient columns, exactly
-    for col, base in [("odds_ratio", "coefficient"), ("odds_ratio_ci_low", "ci_low"),
-                      ("odds_ratio_ci_high", "ci_high")]:
+    for col, base in [
+        ("odds_ratio", "coefficient"),
+        ("odds_ratio_ci_low", "ci_low"),
+        ("odds_ratio_ci_high", "ci_high"),
+    ]:
         np.testing.assert_array_equal(table[col].to_numpy(), np.exp(table[base].to_numpy()))
     np.testing.assert_allclose(table["sd"].iloc[1:], X.std(0))
     assert list(table["term"]) == ["const", "a", "b", "c"]
@@ -59,26 +62,32 @@ def test_alpha_changes_the_intervals(simulated):
     t90 = logit_inference(X, y, ["a", "b", "c"], alpha=0.10)
     t95 = logit_inference(X, y, ["a", "b", "c"])
     assert np.all(t90["ci_high"] - t90["ci_low"] < t95["ci_high"] - t95["ci_low"])
-    np.testing.assert_allclose((t90["ci_high"] - t90["ci_low"]) / (t95["ci_high"] - t95["ci_low"]),
-                               stats.norm.ppf(0.95) / stats.norm.ppf(0.975))
+    np.testing.assert_allclose(
+        (t90["ci_high"] - t90["ci_low"]) / (t95["ci_high"] - t95["ci_low"]),
+        stats.norm.ppf(0.95) / stats.norm.ppf(0.975),
+    )
 
 
 def test_penalized_columns_are_the_pipeline_model_on_the_same_scale(simulated):
     X, y = simulated
     C = 0.05
-    model = make_estimator("logistic_regression", "classification", {"C": C}, random_state=0,
-                           options={"tol": 1e-12}).fit(X, y)
+    model = make_estimator(
+        "logistic_regression", "classification", {"C": C}, random_state=0, options={"tol": 1e-12}
+    ).fit(X, y)
     table = logit_inference(X, y, ["a", "b", "c"], penalized_model=model)
     Z = (X - X.mean(0)) / X.std(0)
     D = np.column_stack([np.ones(len(Z)), Z])
 
     def objective(w):  # 0.5 ||w_slopes||^2 + C sum logloss, the documented objective
         eta = D @ w
-        return (0.5 * w[1:] @ w[1:] + C * np.sum(np.logaddexp(0, eta) - y * eta),
-                np.r_[0.0, w[1:]] + C * D.T @ (expit(eta) - y))
+        return (
+            0.5 * w[1:] @ w[1:] + C * np.sum(np.logaddexp(0, eta) - y * eta),
+            np.r_[0.0, w[1:]] + C * D.T @ (expit(eta) - y),
+        )
 
-    opt = minimize(objective, np.zeros(4), jac=True, method="L-BFGS-B",
-                   options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000})
+    opt = minimize(
+        objective, np.zeros(4), jac=True, method="L-BFGS-B", options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000}
+    )
     np.testing.assert_allclose(table["penalized_coefficient"], opt.x, atol=1e-5)
     np.testing.assert_array_equal(table["penalized_odds_ratio"], np.exp(table["penalized_coefficient"]))
     assert table["C"].eq(C).all()

@@ -62,7 +62,7 @@ def test_classification_metrics_equal_to_sklearn_one_call_per_metric(case):
             p1 = p1 * 0.5
         elif case == "perfect":
             p1 = np.where(y == 1, 0.9, 0.1)
-        y_hat = (np.column_stack([1 - p1, p1]).argmax(axis=1))
+        y_hat = np.column_stack([1 - p1, p1]).argmax(axis=1)
         m = classification_metrics(y, np.column_stack([1 - p1, p1]))
         assert m["precision"] == skm.precision_score(y, y_hat, zero_division=0)
         assert m["recall"] == skm.recall_score(y, y_hat, zero_division=0)

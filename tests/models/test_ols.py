@@ -81,8 +81,13 @@ def test_squared_terms_comparison_errors(diabetes_split):
     with pytest.raises(ValueError, match="not among the features"):
         squared_terms_comparison(Xtr, ytr, Xte, yte, names, selected=["bmi", "BMI"])
     with pytest.raises(ValueError, match="constant"):
-        squared_terms_comparison(np.column_stack([Xtr, np.ones(len(Xtr))]), ytr,
-                                 np.column_stack([Xte, np.ones(len(Xte))]), yte, names + ["one"])
+        squared_terms_comparison(
+            np.column_stack([Xtr, np.ones(len(Xtr))]),
+            ytr,
+            np.column_stack([Xte, np.ones(len(Xte))]),
+            yte,
+            names + ["one"],
+        )
     with pytest.raises(ValueError, match="regression loss"):
         squared_terms_comparison(Xtr, ytr, Xte, yte, names, losses=("error_rate",))
     with pytest.raises(ValueError, match="shape"):

@@ -35,11 +35,13 @@ def _fit(family, task, data, params=None):
     return make_estimator(family, task, params or {}, random_state=0).fit(X, y)
 
 
-@pytest.mark.parametrize("family", ["linear_regression", "decision_tree", "random_forest", "gradient_boosting",
-                                    "xgboost"])
+@pytest.mark.parametrize(
+    "family", ["linear_regression", "decision_tree", "random_forest", "gradient_boosting", "xgboost"]
+)
 def test_regressor_outputs(family, reg):
-    model = _fit(family, "regression", reg, {} if family in ("linear_regression", "decision_tree")
-                 else {"n_estimators": 5})
+    model = _fit(
+        family, "regression", reg, {} if family in ("linear_regression", "decision_tree") else {"n_estimators": 5}
+    )
     X = reg[2]
     np.testing.assert_array_equal(model_output(model)(X), model.predict(X))
     np.testing.assert_array_equal(model_output(model, "predict")(X), model.predict(X))
@@ -51,8 +53,19 @@ def test_regressor_outputs(family, reg):
             model_output(model, "logit")
 
 
-@pytest.mark.parametrize("family", ["logistic_regression", "decision_tree", "random_forest", "gradient_boosting",
-                                    "xgboost", "gaussian_nb", "qda", "knn"])
+@pytest.mark.parametrize(
+    "family",
+    [
+        "logistic_regression",
+        "decision_tree",
+        "random_forest",
+        "gradient_boosting",
+        "xgboost",
+        "gaussian_nb",
+        "qda",
+        "knn",
+    ],
+)
 def test_classifier_probability_outputs(family, clf):
     params = {"n_estimators": 5} if family in ("random_forest", "gradient_boosting", "xgboost") else {}
     if family == "qda":
@@ -75,8 +88,12 @@ def test_classifier_probability_outputs(family, clf):
 @pytest.mark.parametrize("family", ["logistic_regression", "gaussian_nb", "qda"])
 def test_exact_log_odds(family, clf):
     Xtr, ytr, X = clf
-    model = _fit(family, "classification", clf, {"C": 10.0} if family == "logistic_regression" else
-                 {"reg_param": 0.1} if family == "qda" else {})
+    model = _fit(
+        family,
+        "classification",
+        clf,
+        {"C": 10.0} if family == "logistic_regression" else {"reg_param": 0.1} if family == "qda" else {},
+    )
     f = model_output(model, "logit")
     got = f(X)
     est = final_estimator(model)
@@ -86,8 +103,12 @@ def test_exact_log_odds(family, clf):
         assert f.source == "decision_function"
     elif family == "gaussian_nb":
         # the class-conditional normal log densities plus the log priors (Hastie et al. 2009, eq. 6.33)
-        jll = [np.log(est.class_prior_[k]) - 0.5 * np.sum(np.log(2 * np.pi * est.var_[k]))
-               - 0.5 * np.sum((X - est.theta_[k]) ** 2 / est.var_[k], axis=1) for k in (0, 1)]
+        jll = [
+            np.log(est.class_prior_[k])
+            - 0.5 * np.sum(np.log(2 * np.pi * est.var_[k]))
+            - 0.5 * np.sum((X - est.theta_[k]) ** 2 / est.var_[k], axis=1)
+            for k in (0, 1)
+        ]
         expected = jll[1] - jll[0]
         assert f.source == "joint_log_likelihood"
     else:

@@ -61,8 +61,12 @@ def test_forest_prefix_of_the_full_model_equals_predict(regression_data):
 def test_ensemble_kinds_come_from_the_family_registry(regression_data, classification_data):
     X, y, _ = regression_data
     Xc, yc, _ = classification_data
-    expected = {"random_forest": "forest", "extra_trees": "forest", "gradient_boosting": "boosting",
-                "xgboost": "xgboost"}
+    expected = {
+        "random_forest": "forest",
+        "extra_trees": "forest",
+        "gradient_boosting": "boosting",
+        "xgboost": "xgboost",
+    }
     for family, kind in expected.items():
         for task, (A, b) in (("regression", (X, y)), ("classification", (Xc, yc))):
             est = make_estimator(family, task, {"n_estimators": 4}, random_state=0).fit(A, b)
@@ -99,8 +103,9 @@ def test_xgboost_chained_margins_equal_iteration_range(task, regression_data, cl
     # The prefixes come from one pass (each segment starts at the previous margin):
     # every one must be bitwise the model's own predict with iteration_range=(0, k).
     X, y, X_new = regression_data if task == "regression" else classification_data
-    est = make_estimator("xgboost", task, {"n_estimators": 150, "learning_rate": 0.1, "max_depth": 4},
-                         random_state=3).fit(X, y)
+    est = make_estimator(
+        "xgboost", task, {"n_estimators": 150, "learning_rate": 0.1, "max_depth": 4}, random_state=3
+    ).fit(X, y)
     ks = [150, 1, 2, 37, 37, 99, 100]
     out = prefix_predictions(est, X_new, ks)
     method = est.predict_proba if task == "classification" else est.predict

@@ -10,9 +10,15 @@ from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.models.sampling import distribution, sample_configurations
 
-SPEC = {"n_iter": 6, "distributions": {"learning_rate": {"loguniform": [0.01, 0.3]}, "max_depth": {"randint": [2, 4]},
-                                       "subsample": {"uniform": [0.5, 1.0]}},
-        "grid": {"n_estimators": [5, 10]}}
+SPEC = {
+    "n_iter": 6,
+    "distributions": {
+        "learning_rate": {"loguniform": [0.01, 0.3]},
+        "max_depth": {"randint": [2, 4]},
+        "subsample": {"uniform": [0.5, 1.0]},
+    },
+    "grid": {"n_estimators": [5, 10]},
+}
 
 
 def test_draws_are_seeded_within_bounds_and_crossed_with_the_grid():
@@ -50,8 +56,11 @@ def test_sampled_configurations_are_cross_validated_with_the_grid_and_never_sele
     y = X[:, 0] + rng.normal(scale=0.5, size=120)
     folds = [(np.flatnonzero(np.arange(120) % 3 != k), np.flatnonzero(np.arange(120) % 3 == k)) for k in range(3)]
     grid = {"n_estimators": [5, 10], "learning_rate": [0.1]}
-    spec = {"n_iter": 3, "distributions": {"learning_rate": {"loguniform": [0.05, 0.5]},
-                                           "max_depth": {"randint": [1, 3]}}, "grid": {"n_estimators": [5, 10]}}
+    spec = {
+        "n_iter": 3,
+        "distributions": {"learning_rate": {"loguniform": [0.05, 0.5]}, "max_depth": {"randint": [1, 3]}},
+        "grid": {"n_estimators": [5, 10]},
+    }
     table = cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=0, sample=spec)
     assert list(table["origin"].unique()) == ["grid", "sample"]
     n_grid = len(expand_grid(grid))
@@ -64,8 +73,16 @@ def test_sampled_configurations_are_cross_validated_with_the_grid_and_never_sele
     boosted = summary.copy()
     boosted.loc[boosted["origin"] == "sample", "rmse_mean"] = 0.0
     assert select_best(boosted, "rmse")["origin"] == "grid"
-    only_sampled = cross_validate_grid("ridge", "regression", None, X, y, folds, random_state=0,
-                                       sample={"n_iter": 4, "distributions": {"alpha": {"loguniform": [0.01, 10.0]}}})
+    only_sampled = cross_validate_grid(
+        "ridge",
+        "regression",
+        None,
+        X,
+        y,
+        folds,
+        random_state=0,
+        sample={"n_iter": 4, "distributions": {"alpha": {"loguniform": [0.01, 10.0]}}},
+    )
     assert (only_sampled["origin"] == "sample").all() and only_sampled["config_id"].nunique() == 4
 
 
@@ -78,17 +95,17 @@ def test_replicates_repeat_every_draw_over_random_state_and_keep_the_draws():
     # the first copy of each draw is the draw itself; the replicates follow it, crossed with the grid
     assert [c for c in rep if "random_state" not in c] == base
     for i in range(0, len(rep), 6):
-        block = rep[i:i + 6]
+        block = rep[i : i + 6]
         assert len({hyper(c) for c in block}) == 2  # one draw x n_estimators (5, 10)
         seeds = [c.get("random_state") for c in block]
         assert len(set(seeds)) == 3 and all(isinstance(s, int) for s in seeds if s is not None)
     assert rep == sample_configurations({**SPEC, "replicates": 3}, random_state=3)
     # raising R keeps the replicates already drawn
-    assert [c for i, c in enumerate(rep) if i % 6 < 4] == sample_configurations({**SPEC, "replicates": 2},
-                                                                                 random_state=3)
+    assert [c for i, c in enumerate(rep) if i % 6 < 4] == sample_configurations(
+        {**SPEC, "replicates": 2}, random_state=3
+    )
     # a drawn random_state is the first replicate's
-    drawn = {**SPEC, "distributions": {**SPEC["distributions"], "random_state": {"randint": [0, 999]}},
-             "replicates": 2}
+    drawn = {**SPEC, "distributions": {**SPEC["distributions"], "random_state": {"randint": [0, 999]}}, "replicates": 2}
     out = sample_configurations(drawn, random_state=5)
     firsts = sample_configurations({**drawn, "replicates": 1}, random_state=5)
     assert [c for i, c in enumerate(out) if (i // 2) % 2 == 0] == firsts

@@ -21,10 +21,22 @@ def _reliance():
         for k in range(size):
             for f, centre in (("a", 3.0), ("b", 1.2)):
                 ratio = centre + rng.normal(0, 0.2)
-                rows.append({"bootstrap": b, "family": "gradient_boosting", "config_id": f"c{k}", "feature": f,
-                             "estimator": "permutation", "loss": "squared_error", "e_orig": 1.0,
-                             "e_switch": ratio, "mr_ratio": ratio, "mr_difference": ratio - 1.0,
-                             "set_size": size, "weight": 1.0 / size})
+                rows.append(
+                    {
+                        "bootstrap": b,
+                        "family": "gradient_boosting",
+                        "config_id": f"c{k}",
+                        "feature": f,
+                        "estimator": "permutation",
+                        "loss": "squared_error",
+                        "e_orig": 1.0,
+                        "e_switch": ratio,
+                        "mr_ratio": ratio,
+                        "mr_difference": ratio - 1.0,
+                        "set_size": size,
+                        "weight": 1.0 / size,
+                    }
+                )
     return pd.DataFrame(rows)
 
 

@@ -150,12 +150,16 @@ def _predictions(task, n=80, seed=3):
         if task == "classification":
             y = (np.arange(n) % 2).astype(int)
             p = 1 / (1 + np.exp(-((2 * y - 1) * 1.5 + rng.normal(0, noise, n))))
-            frames.append(pd.DataFrame({"family": family, "row": rows, "y_true": y, "proba_1": p,
-                                        "y_pred": (p > 0.5).astype(int)}))
+            frames.append(
+                pd.DataFrame(
+                    {"family": family, "row": rows, "y_true": y, "proba_1": p, "y_pred": (p > 0.5).astype(int)}
+                )
+            )
         else:
             y = np.linspace(0, 10, n)
-            frames.append(pd.DataFrame({"family": family, "row": rows, "y_true": y,
-                                        "y_pred": y + rng.normal(0, noise, n)}))
+            frames.append(
+                pd.DataFrame({"family": family, "row": rows, "y_true": y, "y_pred": y + rng.normal(0, noise, n)})
+            )
     return pd.concat(frames, ignore_index=True)
 
 

@@ -13,17 +13,36 @@ from xaipipe.studies.coverage import COVERAGE_COLUMNS
 
 def _table(families=("gradient_boosting",), epsilons=(1.0,)):
     rows = []
-    base = dict(scope="", epsilon_mode="", epsilon=np.nan, grid_value=np.nan, n_intervals=100, n_repetitions=100,
-                n=500, mean_width=1.0, mean_error=0.1)
+    base = dict(
+        scope="",
+        epsilon_mode="",
+        epsilon=np.nan,
+        grid_value=np.nan,
+        n_intervals=100,
+        n_repetitions=100,
+        n=500,
+        mean_width=1.0,
+        mean_error=0.1,
+    )
     for fam in families:
         for q in ("learner_pd", "learner_mr_ratio", "learner_mr_difference"):
             for interval, shift in (("corrected", 0.0), ("naive", -0.3)):
                 for target, t_shift in (("f_star", -0.1), ("learner", 0.0)):
                     for c in (0.5, 0.8, 0.9, 0.95):
                         for feature in ("x1", "all"):
-                            rows.append({**base, "quantity": q, "interval": interval, "target": target,
-                                         "family": fam, "feature": feature, "nominal": c,
-                                         "coverage": max(c + shift + t_shift, 0.0), "coverage_se": 0.02})
+                            rows.append(
+                                {
+                                    **base,
+                                    "quantity": q,
+                                    "interval": interval,
+                                    "target": target,
+                                    "family": fam,
+                                    "feature": feature,
+                                    "nominal": c,
+                                    "coverage": max(c + shift + t_shift, 0.0),
+                                    "coverage_se": 0.02,
+                                }
+                            )
     for eps in epsilons:
         for q in ("mcr_ratio", "mcr_difference"):
             for scope in ("cross_family", "linear_exact"):
@@ -31,9 +50,22 @@ def _table(families=("gradient_boosting",), epsilons=(1.0,)):
                     if scope == "linear_exact" and interval != "mcr":
                         continue
                     for k, feature in enumerate(("x1", "x2", "x6", "active", "irrelevant", "all")):
-                        rows.append({**base, "quantity": q, "interval": interval, "target": "f_star", "family": "",
-                                     "scope": scope, "epsilon_mode": "se", "epsilon": eps, "feature": feature,
-                                     "nominal": np.nan, "coverage": k / 10, "coverage_se": 0.01 * (k + 1)})
+                        rows.append(
+                            {
+                                **base,
+                                "quantity": q,
+                                "interval": interval,
+                                "target": "f_star",
+                                "family": "",
+                                "scope": scope,
+                                "epsilon_mode": "se",
+                                "epsilon": eps,
+                                "feature": feature,
+                                "nominal": np.nan,
+                                "coverage": k / 10,
+                                "coverage_se": 0.01 * (k + 1),
+                            }
+                        )
     return pd.DataFrame(rows)[COVERAGE_COLUMNS]
 
 
@@ -54,8 +86,12 @@ def test_panels_points_and_error_bars(tmp_path):
         ax_pd = fig.axes[0]
         pts = _errorbar_points(ax_pd)
         assert len(pts) == 4  # corrected / naive x f* / learner
-        want = table[(table["quantity"] == "learner_pd") & (table["feature"] == "all")
-                     & (table["interval"] == "corrected") & (table["target"] == "f_star")].sort_values("nominal")
+        want = table[
+            (table["quantity"] == "learner_pd")
+            & (table["feature"] == "all")
+            & (table["interval"] == "corrected")
+            & (table["target"] == "f_star")
+        ].sort_values("nominal")
         assert any(np.array_equal(x, want["nominal"]) and np.allclose(y, want["coverage"]) for x, y in pts)
         # error bars: +- 1.96 SE
         cont = ax_pd.containers[0]

@@ -67,8 +67,12 @@ def test_oob_figure_one_oob_and_one_test_line_per_forest(split, tmp_path):
     with figure_style():
         fig = pl.plot_oob_curve(curve)
         labels = [ln.get_label() for ln in fig.axes[0].lines]
-        assert labels == ["bagging: OOB", "bagging: test", "random forest (max_features=0.333): OOB",
-                          "random forest (max_features=0.333): test"]
+        assert labels == [
+            "bagging: OOB",
+            "bagging: test",
+            "random forest (max_features=0.333): OOB",
+            "random forest (max_features=0.333): test",
+        ]
         np.testing.assert_array_equal(fig.axes[0].lines[0].get_ydata(), curve["oob_mse"].iloc[:15])
         _render(fig, tmp_path / "oob.png")
 
@@ -96,8 +100,9 @@ def test_depth_figure(split, tmp_path):
 
 
 def test_shrinkage_figure_marks_early_stopping_on_each_panel(split, tmp_path):
-    curves = il.boosting_staged_curves(*_args(split), learning_rates=(0.05, 0.5), n_estimators=80,
-                                       n_iter_no_change=3, max_depth=2)
+    curves = il.boosting_staged_curves(
+        *_args(split), learning_rates=(0.05, 0.5), n_estimators=80, n_iter_no_change=3, max_depth=2
+    )
     stops = curves[curves["early_stop"]]
     assert len(stops) >= 1
     with figure_style():

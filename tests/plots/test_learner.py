@@ -17,22 +17,51 @@ def _pd_table():
         n = 3 if levels else 5
         for i in range(n):
             m = float(i) if name == "a" else float(i) ** 2
-            rows.append({"feature": name, "grid_index": i, "grid_value": float(i) / 2 if not levels else float(i),
-                         "level": levels[i] if levels else "", "output": "predict", "mean": m,
-                         "ci_low": m - 0.4, "ci_high": m + 0.4, "ci_low_naive": m - 0.1, "ci_high_naive": m + 0.1,
-                         "n_refits": 10, "n_train": 190, "n_test": 110, "confidence": 0.95})
+            rows.append(
+                {
+                    "feature": name,
+                    "grid_index": i,
+                    "grid_value": float(i) / 2 if not levels else float(i),
+                    "level": levels[i] if levels else "",
+                    "output": "predict",
+                    "mean": m,
+                    "ci_low": m - 0.4,
+                    "ci_high": m + 0.4,
+                    "ci_low_naive": m - 0.1,
+                    "ci_high_naive": m + 0.1,
+                    "n_refits": 10,
+                    "n_train": 190,
+                    "n_test": 110,
+                    "confidence": 0.95,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def _pfi_table():
     rows = []
     for name, m in (("a", 0.2), ("b", 0.9), ("c", -0.01)):
-        rows.append({"feature": name, "estimator": "permutation", "loss": "squared_error",
-                     "mr_difference_mean": m, "mr_difference_ci_low": m - 0.3, "mr_difference_ci_high": m + 0.3,
-                     "mr_difference_ci_low_naive": m - 0.05, "mr_difference_ci_high_naive": m + 0.05,
-                     "mr_ratio_mean": 1 + m, "mr_ratio_ci_low": 1 + m - 0.2, "mr_ratio_ci_high": 1 + m + 0.2,
-                     "mr_ratio_ci_low_naive": 1 + m - 0.02, "mr_ratio_ci_high_naive": 1 + m + 0.02,
-                     "n_refits": 10, "n_train": 190, "n_test": 110, "confidence": 0.95})
+        rows.append(
+            {
+                "feature": name,
+                "estimator": "permutation",
+                "loss": "squared_error",
+                "mr_difference_mean": m,
+                "mr_difference_ci_low": m - 0.3,
+                "mr_difference_ci_high": m + 0.3,
+                "mr_difference_ci_low_naive": m - 0.05,
+                "mr_difference_ci_high_naive": m + 0.05,
+                "mr_ratio_mean": 1 + m,
+                "mr_ratio_ci_low": 1 + m - 0.2,
+                "mr_ratio_ci_high": 1 + m + 0.2,
+                "mr_ratio_ci_low_naive": 1 + m - 0.02,
+                "mr_ratio_ci_high_naive": 1 + m + 0.02,
+                "n_refits": 10,
+                "n_train": 190,
+                "n_test": 110,
+                "confidence": 0.95,
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -27,8 +27,7 @@ def comparison():
     model.fit(X[:400], y[:400])
     result = shap_values(model, X[400:450], feature_names=names)
     rows = {kind: int(result.row_index[i]) for kind, i in force_rows(result).items()}
-    lime = lime_explanations(model, X[400:450], X[:400], rows=list(rows.values()), feature_names=names,
-                             num_samples=500)
+    lime = lime_explanations(model, X[400:450], X[:400], rows=list(rows.values()), feature_names=names, num_samples=500)
     return compare_lime_shap(lime, result), rows
 
 

@@ -20,8 +20,9 @@ def data():
     X = np.column_stack([rng.normal(size=(80, 2)), np.eye(3)[rng.integers(0, 3, 80)]])
     names = ["age", "cement", "Sex_F", "Sex_I", "Sex_M"]
     effs = [pdp.explain_feature(_model, X, j, feature_names=names, resolution=25) for j in (0, 1)]
-    group = pdp.explain_feature(_model, X, "Sex", feature_names=names,
-                                feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]})
+    group = pdp.explain_feature(
+        _model, X, "Sex", feature_names=names, feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}
+    )
     pair = pdp.explain_pair(_model, X, ("age", "cement"), feature_names=names, resolution=8)
     return effs, group, pair
 

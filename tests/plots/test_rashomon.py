@@ -36,14 +36,30 @@ def tables():
     y = X[:, 0] + 0.5 * X[:, 1] ** 2 + X[:, 2] + 0.3 * rng.normal(size=n)
     folds = [(np.flatnonzero(np.arange(90) % 3 != k), np.flatnonzero(np.arange(90) % 3 == k)) for k in range(3)]
     parts = []
-    for fam, grid in [("gradient_boosting", {"n_estimators": [5, 10, 20], "max_depth": [1, 2]}),
-                      ("decision_tree", {"max_depth": [2, 4]})]:
-        s = summarize_cv(cross_validate_grid(fam, "regression", grid, X[:90], y[:90], folds, random_state=0), "regression")
+    for fam, grid in [
+        ("gradient_boosting", {"n_estimators": [5, 10, 20], "max_depth": [1, 2]}),
+        ("decision_tree", {"max_depth": [2, 4]}),
+    ]:
+        s = summarize_cv(
+            cross_validate_grid(fam, "regression", grid, X[:90], y[:90], folds, random_state=0), "regression"
+        )
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
     members, mcr, groups = rashomon_reliance(
-        summary, X[:90], y[:90], X[90:], y[90:], task="regression", metric="rmse", epsilons=EPS,
-        feature_names=NAMES, feature_groups={"s": ["s_F", "s_M"]}, n_repeats=3, random_state=0, dataset="toy")
+        summary,
+        X[:90],
+        y[:90],
+        X[90:],
+        y[90:],
+        task="regression",
+        metric="rmse",
+        epsilons=EPS,
+        feature_names=NAMES,
+        feature_groups={"s": ["s_F", "s_M"]},
+        n_repeats=3,
+        random_state=0,
+        dataset="toy",
+    )
     return dict(members=members, mcr=mcr, groups=groups, X=X[90:])
 
 
@@ -110,8 +126,9 @@ def test_pd_envelope(tables, tmp_path):
     envs["a"], curves["a"] = pd_envelope(pdm, (ref["family"], ref["config_id"]), members=sel, grid=grid), pdm
     levels = onehot_grid(X[:, 2:4])
     pdm = members_partial_dependence(groups, X, [2, 3], levels)
-    envs["s"] = pd_envelope(pdm, (ref["family"], ref["config_id"]), members=sel,
-                            grid=[f"level {i}" for i in range(len(levels))])
+    envs["s"] = pd_envelope(
+        pdm, (ref["family"], ref["config_id"]), members=sel, grid=[f"level {i}" for i in range(len(levels))]
+    )
     with figure_style():
         fig = plot_pd_envelope(envs, curves=curves)
         assert len(fig.axes) == 2
@@ -123,9 +140,17 @@ def test_pd_envelope(tables, tmp_path):
 
 
 def test_pd_envelope_table_round_trip(tables, tmp_path):
-    env, curves = pd_envelope_table(tables["groups"], tables["members"], tables["X"], scope="cross_family",
-                                    epsilon=0.5, feature_names=NAMES, feature_groups={"s": ["s_F", "s_M"]},
-                                    top_k=3, resolution=10)
+    env, curves = pd_envelope_table(
+        tables["groups"],
+        tables["members"],
+        tables["X"],
+        scope="cross_family",
+        epsilon=0.5,
+        feature_names=NAMES,
+        feature_groups={"s": ["s_F", "s_M"]},
+        top_k=3,
+        resolution=10,
+    )
     assert set(env["feature"]) == {"a", "b", "s"}
     assert env.loc[env["feature"] == "s", "x"].tolist() == ["s_F", "s_M"]
     assert (env["pd_min"] <= env["pd_reference"] + 1e-12).all() and (env["pd_reference"] <= env["pd_max"] + 1e-12).all()
@@ -139,5 +164,12 @@ def test_pd_envelope_table_round_trip(tables, tmp_path):
         assert len(fig.axes) == 3
         _render(fig, tmp_path, "pd_table")
     with pytest.raises(ValueError, match="top_k"):
-        pd_envelope_table(tables["groups"], tables["members"], tables["X"], scope="cross_family", epsilon=0.5,
-                          feature_names=NAMES, top_k=0)
+        pd_envelope_table(
+            tables["groups"],
+            tables["members"],
+            tables["X"],
+            scope="cross_family",
+            epsilon=0.5,
+            feature_names=NAMES,
+            top_k=0,
+        )

@@ -16,11 +16,20 @@ def _table(members=1, estimator="permutation"):
     rows = []
     for m in range(members):
         for name, ratio, se in [("a", 1.2, 0.05), ("b", 3.0, 0.2), ("c", 0.98, 0.01), ("Sex", 1.6, 0.1)]:
-            rows.append({"member": m, "feature": name, "estimator": estimator, "loss": "squared_error",
-                         "mr_ratio": ratio + m, "mr_difference": (ratio - 1) * 10,
-                         "mr_ratio_se": se if estimator == "permutation" else np.nan,
-                         "mr_difference_se": se * 10 if estimator == "permutation" else np.nan,
-                         "mr_ratio_std": se * 3, "mr_difference_std": se * 30})
+            rows.append(
+                {
+                    "member": m,
+                    "feature": name,
+                    "estimator": estimator,
+                    "loss": "squared_error",
+                    "mr_ratio": ratio + m,
+                    "mr_difference": (ratio - 1) * 10,
+                    "mr_ratio_se": se if estimator == "permutation" else np.nan,
+                    "mr_difference_se": se * 10 if estimator == "permutation" else np.nan,
+                    "mr_ratio_std": se * 3,
+                    "mr_difference_std": se * 30,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -70,8 +79,7 @@ def test_difference_without_uncertainty_has_no_error_bars(tmp_path):
 
 
 def test_side_by_side_uses_reliance_order(tmp_path):
-    split = pd.DataFrame({"feature": ["a", "b", "c", "Sex"], "split_gain": [0.4, 0.3, 0.2, 0.1],
-                          "kind": "mdi"})
+    split = pd.DataFrame({"feature": ["a", "b", "c", "Sex"], "split_gain": [0.4, 0.3, 0.2, 0.1], "kind": "mdi"})
     with figure_style():
         fig = plot_reliance_vs_split_gain(_table(2), split, member=1, error="std")
         left, right = fig.axes

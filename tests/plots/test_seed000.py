@@ -19,7 +19,8 @@ def frame():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(300, 7))
     return pd.DataFrame(X, columns=[f"f{j}" for j in range(7)]).assign(
-        row_id=np.arange(300), diagnosis=(X[:, 0] > 0).astype(int), strength=X[:, 1] * 2 + rng.normal(size=300))
+        row_id=np.arange(300), diagnosis=(X[:, 0] > 0).astype(int), strength=X[:, 1] * 2 + rng.normal(size=300)
+    )
 
 
 def test_response_vs_features_binary_draws_boxes(frame):
@@ -31,8 +32,11 @@ def test_response_vs_features_binary_draws_boxes(frame):
     ax = visible[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"] and ax.get_xlabel() == "diagnosis"
     # the box medians are the class medians of the feature
-    medians = sorted(line.get_ydata()[0] for line in ax.lines if len(line.get_ydata()) == 2
-                     and line.get_ydata()[0] == line.get_ydata()[1] and line.get_color() != "k")
+    medians = sorted(
+        line.get_ydata()[0]
+        for line in ax.lines
+        if len(line.get_ydata()) == 2 and line.get_ydata()[0] == line.get_ydata()[1] and line.get_color() != "k"
+    )
     for c in (0, 1):
         assert any(np.isclose(m, frame.loc[frame.diagnosis == c, "f0"].median()) for m in medians)
 
@@ -49,10 +53,14 @@ def test_response_vs_features_continuous_draws_scatter(frame):
 
 
 def test_importance_before_shap(frame):
-    imp = pd.DataFrame({"feature": [f"f{j}" for j in range(7)],
-                        "builtin_importance": [0.4, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05],
-                        "permutation_importance": [0.01, 0.3, 0.02, 0.0, 0.05, 0.0, 0.1],
-                        "pfi_std": np.full(7, 0.01)})
+    imp = pd.DataFrame(
+        {
+            "feature": [f"f{j}" for j in range(7)],
+            "builtin_importance": [0.4, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05],
+            "permutation_importance": [0.01, 0.3, 0.02, 0.0, 0.05, 0.0, 0.1],
+            "pfi_std": np.full(7, 0.01),
+        }
+    )
     fig = plot_importance_before_shap(imp, permutation_std="pfi_std", max_display=4, title="Fig. 4.2")
     assert len(fig.axes) == 2
     left, right = fig.axes

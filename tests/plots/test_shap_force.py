@@ -81,6 +81,7 @@ def test_stacked_force_html_is_self_contained_and_reproducible(result, tmp_path)
     assert html.count('"outValue"') == result.n_rows
     # same result -> same bytes; Python's random state is left as it was
     import random
+
     state = random.getstate()
     save_force_html(result, tmp_path / "again.html")
     assert random.getstate() == state

@@ -52,8 +52,16 @@ def brute(data):
             for cfg in expand_grid(grid):
                 model = make_estimator(family, "regression", cfg, random_state=SEED).fit(X[boot], y[boot])
                 loss = mean_squared_error(y[oob], model.predict(X[oob]))
-                out.append({"bootstrap": b, "family": family, "config_id": config_id(cfg), "loss": loss,
-                            "model": model, "oob": oob})
+                out.append(
+                    {
+                        "bootstrap": b,
+                        "family": family,
+                        "config_id": config_id(cfg),
+                        "loss": loss,
+                        "model": model,
+                        "oob": oob,
+                    }
+                )
     return pd.DataFrame(out)
 
 
@@ -69,8 +77,16 @@ def _e_switch(model, X, y, col):
 
 def _run(data, **kw):
     X, y = data
-    args = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse",
-                n_bootstrap=B, mr_estimator="e_switch", random_state=SEED)
+    args = dict(
+        task="regression",
+        grids=GRIDS,
+        epsilon=0.03,
+        epsilon_mode="absolute",
+        metric="mse",
+        n_bootstrap=B,
+        mr_estimator="e_switch",
+        random_state=SEED,
+    )
     args.update(kw)
     return bootstrap_rashomon(X, y, **args)
 
@@ -128,8 +144,11 @@ def test_sets_losses_and_mr_equal_brute_force(data, brute):
         oob = m["oob"]
         Xo, yo = X[oob], y[oob]
         e_orig = np.mean((yo - m["model"].predict(Xo)) ** 2)
-        rows = res.reliance[(res.reliance.bootstrap == m.bootstrap) & (res.reliance.config_id == m.config_id)
-                            & (res.reliance.family == m.family)].set_index("feature")
+        rows = res.reliance[
+            (res.reliance.bootstrap == m.bootstrap)
+            & (res.reliance.config_id == m.config_id)
+            & (res.reliance.family == m.family)
+        ].set_index("feature")
         for j, f in enumerate(["x0", "x1", "x2"]):
             e_sw = _e_switch(m["model"], Xo, yo, j)
             assert rows.loc[f, "e_orig"] == pytest.approx(e_orig, rel=1e-12)
@@ -174,8 +193,12 @@ def test_permutation_mr_uses_common_permutations_per_resample(data, brute):
                 Z = Xo.copy()
                 Z[:, j] = Xo[perms[j, r], j]
                 sw.append(np.mean((yo - row["model"].predict(Z)) ** 2))
-            got = res.reliance[(res.reliance.bootstrap == 1) & (res.reliance.config_id == m.config_id)
-                               & (res.reliance.family == m.family) & (res.reliance.feature == f)].iloc[0]
+            got = res.reliance[
+                (res.reliance.bootstrap == 1)
+                & (res.reliance.config_id == m.config_id)
+                & (res.reliance.family == m.family)
+                & (res.reliance.feature == f)
+            ].iloc[0]
             assert got["mr_difference"] == pytest.approx(np.mean(sw) - e_orig, rel=1e-10, abs=1e-14)
 
 
@@ -187,10 +210,14 @@ def test_mr_on_a_fixed_test_set(data, brute):
     res = _run(data, mr_data="test", X_test=Xt, y_test=yt)
     assert (res.sizes["n_mr"] == 30).all()
     best = res.models[res.models.is_best].iloc[0]
-    model = brute[(brute.bootstrap == best.bootstrap) & (brute.config_id == best.config_id)
-                  & (brute.family == best.family)]["model"].iloc[0]
-    got = res.reliance[(res.reliance.bootstrap == best.bootstrap) & (res.reliance.config_id == best.config_id)
-                       & (res.reliance.family == best.family)]
+    model = brute[
+        (brute.bootstrap == best.bootstrap) & (brute.config_id == best.config_id) & (brute.family == best.family)
+    ]["model"].iloc[0]
+    got = res.reliance[
+        (res.reliance.bootstrap == best.bootstrap)
+        & (res.reliance.config_id == best.config_id)
+        & (res.reliance.family == best.family)
+    ]
     np.testing.assert_allclose(got["e_orig"], np.mean((yt - model.predict(Xt)) ** 2), rtol=1e-12)
 
 
@@ -268,9 +295,15 @@ def test_classification_and_failed_fits():
     x = rng.normal(size=(80, 2))
     X = np.column_stack([x, x[:, 0]])  # rank-deficient: QDA without shrinkage fails
     y = (x[:, 0] + 0.5 * rng.normal(size=80) > 0).astype(int)
-    res = bootstrap_rashomon(X, y, task="classification", epsilon=0.05, n_bootstrap=2, n_repeats=2,
-                             grids={"qda": {"reg_param": [0.0, 0.5]},
-                                    "logistic_regression": {"C": [0.01, 1.0]}})
+    res = bootstrap_rashomon(
+        X,
+        y,
+        task="classification",
+        epsilon=0.05,
+        n_bootstrap=2,
+        n_repeats=2,
+        grids={"qda": {"reg_param": [0.0, 0.5]}, "logistic_regression": {"C": [0.01, 1.0]}},
+    )
     failed = res.models[res.models.status == "failed"]
     assert set(failed["config_id"]) == {"reg_param=0.0"} and not failed["in_set"].any()
     assert failed["loss"].isna().all() and (res.sizes["n_failed"] == 1).all()
@@ -305,11 +338,15 @@ def test_invalid_options_are_rejected(data, kwargs):
 
 
 def test_mcr_per_resample_leaves_undefined_values_out():
-    rel = pd.DataFrame({
-        "bootstrap": [0, 0, 0, 1, 1], "feature": "x0", "set_size": [3, 3, 3, 2, 2],
-        "mr_ratio": [np.inf, 1.5, 1.2, np.nan, np.nan],  # an MR with zero loss; a resample with none defined
-        "mr_difference": [0.3, 0.2, 0.2, 0.1, -0.4],
-    })
+    rel = pd.DataFrame(
+        {
+            "bootstrap": [0, 0, 0, 1, 1],
+            "feature": "x0",
+            "set_size": [3, 3, 3, 2, 2],
+            "mr_ratio": [np.inf, 1.5, 1.2, np.nan, np.nan],  # an MR with zero loss; a resample with none defined
+            "mr_difference": [0.3, 0.2, 0.2, 0.1, -0.4],
+        }
+    )
     out = mcr_per_resample(rel).set_index(["bootstrap", "quantity"])
     assert list(mcr_per_resample(rel).columns) == MCR_COLUMNS
     assert tuple(out.loc[(0, "mr_ratio"), ["mcr_minus", "mcr_plus"]]) == (1.2, 1.5)
@@ -321,13 +358,27 @@ def test_mcr_per_resample_leaves_undefined_values_out():
 
 def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
     X, y = data
-    kw = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse", n_bootstrap=B,
-              mr_estimator="e_switch", random_state=SEED)
+    kw = dict(
+        task="regression",
+        grids=GRIDS,
+        epsilon=0.03,
+        epsilon_mode="absolute",
+        metric="mse",
+        n_bootstrap=B,
+        mr_estimator="e_switch",
+        random_state=SEED,
+    )
     tables = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], confidence=0.5, **kw)
     res = _run(data)
     assert set(tables) == {"models", "reliance", "sizes", "mcr", "rid", "mcr_summary"}
-    expected = {"models": res.models, "reliance": res.reliance, "sizes": res.sizes, "mcr": res.mcr,
-                "rid": rid_summary(res.reliance), "mcr_summary": mcr_summary(res.mcr, confidence=0.5)}
+    expected = {
+        "models": res.models,
+        "reliance": res.reliance,
+        "sizes": res.sizes,
+        "mcr": res.mcr,
+        "rid": rid_summary(res.reliance),
+        "mcr_summary": mcr_summary(res.mcr, confidence=0.5),
+    }
     for name, frame in tables.items():
         assert frame.columns[0] == "dataset" and (frame["dataset"] == "toy").all()
         frame = frame.drop(columns="dataset")
@@ -336,8 +387,9 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
             frame = frame.drop(columns=["epsilon", "epsilon_mode"])
         pd.testing.assert_frame_equal(frame, expected[name])
     # one-hot groups are one variable
-    grouped = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"],
-                               feature_groups={"g": ["x1", "x2"]}, **kw)
+    grouped = bootstrap_tables(
+        X, y, dataset="toy", feature_names=["x0", "x1", "x2"], feature_groups={"g": ["x1", "x2"]}, **kw
+    )
     assert list(pd.unique(grouped["reliance"]["feature"])) == ["x0", "g"]
     pd.testing.assert_frame_equal(grouped["models"], tables["models"])  # the sets do not depend on the variables
 
@@ -346,16 +398,45 @@ def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data)
     from xaipipe.rashomon.sets import cv_standard_error
 
     X, y = data
-    summary = pd.DataFrame({"family": "gradient_boosting", "config_id": ["a", "b"], "status": "ok", "n_folds": 5,
-                            "mse_mean": [1.0, 1.3], "mse_std": [0.2, 0.1]})
-    tables = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], task="regression",
-                              grids=GRIDS, epsilon=2.0, epsilon_mode="se", metric="mse", n_bootstrap=2,
-                              mr_estimator="e_switch", random_state=SEED, cv_summary=summary)
+    summary = pd.DataFrame(
+        {
+            "family": "gradient_boosting",
+            "config_id": ["a", "b"],
+            "status": "ok",
+            "n_folds": 5,
+            "mse_mean": [1.0, 1.3],
+            "mse_std": [0.2, 0.1],
+        }
+    )
+    tables = bootstrap_tables(
+        X,
+        y,
+        dataset="toy",
+        feature_names=["x0", "x1", "x2"],
+        task="regression",
+        grids=GRIDS,
+        epsilon=2.0,
+        epsilon_mode="se",
+        metric="mse",
+        n_bootstrap=2,
+        mr_estimator="e_switch",
+        random_state=SEED,
+        cv_summary=summary,
+    )
     expected = 2.0 * cv_standard_error(summary.iloc[0], "mse")
     assert np.allclose(tables["sizes"]["epsilon"], expected) and (tables["sizes"]["epsilon_mode"] == "absolute").all()
     with pytest.raises(ValueError, match="cv_summary"):
-        bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], task="regression", grids=GRIDS,
-                         epsilon=1.0, epsilon_mode="se", n_bootstrap=2)
+        bootstrap_tables(
+            X,
+            y,
+            dataset="toy",
+            feature_names=["x0", "x1", "x2"],
+            task="regression",
+            grids=GRIDS,
+            epsilon=1.0,
+            epsilon_mode="se",
+            n_bootstrap=2,
+        )
 
 
 @pytest.mark.parametrize("n_shards", [2, B])
@@ -365,8 +446,18 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
     from xaipipe.rashomon.bootstrap import bootstrap_shard, combine_bootstrap_shards
 
     X, y = data
-    kw = dict(task="regression", grids=GRIDS, epsilon=0.03, epsilon_mode="absolute", metric="mse", n_bootstrap=B,
-              mr_estimator="permutation", n_repeats=2, random_state=SEED, feature_names=["x0", "x1", "x2"])
+    kw = dict(
+        task="regression",
+        grids=GRIDS,
+        epsilon=0.03,
+        epsilon_mode="absolute",
+        metric="mse",
+        n_bootstrap=B,
+        mr_estimator="permutation",
+        n_repeats=2,
+        random_state=SEED,
+        feature_names=["x0", "x1", "x2"],
+    )
     whole = bootstrap_tables(X, y, dataset="toy", confidence=0.5, **kw)
     paths = []
     for k in reversed(range(n_shards)):
@@ -374,8 +465,7 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
         assert sorted(shard["sizes"]["bootstrap"]) == list(range(k, B, n_shards))
         paths.append(tmp_path / f"bootstrap_{k}.joblib")
         write_joblib(paths[-1], shard)
-    split = combine_bootstrap_shards([read_joblib(p) for p in paths], n_bootstrap=B, dataset="toy",
-                                     confidence=0.5)
+    split = combine_bootstrap_shards([read_joblib(p) for p in paths], n_bootstrap=B, dataset="toy", confidence=0.5)
     assert set(split) == set(whole)
     for name in whole:
         write_csv(tmp_path / f"a_{name}.csv", whole[name])

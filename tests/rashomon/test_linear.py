@@ -33,11 +33,11 @@ def brute_losses(X, y, thetas, G):
         b0, beta = chunk[:, 0], chunk[:, 1:]
         f = b0[:, None] + beta @ X.T
         eo.append(np.mean((y[None, :] - f) ** 2, axis=1))
-        c = beta[:, G] @ X[:, G].T                       # (m, n): X1 part of donor i
+        c = beta[:, G] @ X[:, G].T  # (m, n): X1 part of donor i
         d = b0[:, None] + beta[:, other] @ X[:, other].T  # (m, n): rest of receiver j
-        R = y[None, None, :] - d[:, None, :] - c[:, :, None]   # R[m, i, j]
+        R = y[None, None, :] - d[:, None, :] - c[:, :, None]  # R[m, i, j]
         R[:, np.arange(n), np.arange(n)] = 0.0
-        es.append((R ** 2).sum(axis=(1, 2)) / (n * (n - 1)))
+        es.append((R**2).sum(axis=(1, 2)) / (n * (n - 1)))
     return np.concatenate(eo), np.concatenate(es)
 
 
@@ -54,7 +54,7 @@ def ellipsoid_samples(X, y, bound, n_samples, rng):
     th = np.linalg.lstsq(Z, y, rcond=None)[0]
     e_min = np.mean((y - Z @ th) ** 2)
     _, s, Vt = np.linalg.svd(Z / np.sqrt(n), full_matrices=False)
-    k = s > 1e-10 * s[0]                 # one-hot levels + intercept: drop the null direction
+    k = s > 1e-10 * s[0]  # one-hot levels + intercept: drop the null direction
     d = int(k.sum())
     v = rng.normal(size=(n_samples, d))
     v /= np.linalg.norm(v, axis=1, keepdims=True)
@@ -102,13 +102,14 @@ def test_quadratic_forms_equal_all_pairs_definition(G):
     n, p = 23, 5
     X = rng.normal(size=(n, p)) * [1, 10, 0.1, 3, 1] + [0, 5, -2, 0, 1]
     y = X @ rng.normal(size=p) + rng.normal(size=n)
-    order = np.argsort(X[:, G[0]])                      # adversarial: sorted by X1
+    order = np.argsort(X[:, G[0]])  # adversarial: sorted by X1
     X, y = X[order], y[order]
     forms = linear_loss_forms(X, y, G)
     coefs = rng.normal(size=(6, p))
     b0 = rng.normal(size=6)
     eo, es = forms.e_orig(coefs, b0), forms.e_switch(coefs, b0)
     for k in range(6):  # explicit double loop, one pair at a time
+
         def f(x, k=k):
             return b0[k] + x @ coefs[k]
 
@@ -148,7 +149,7 @@ CASES = [  # (n, p, seed, onehot, epsilon as a fraction of the reference loss)
     (30, 2, 11, False, 0.2),
     (45, 3, 12, False, 0.5),
     (60, 4, 13, False, 0.1),
-    (40, 2, 14, True, 0.3),   # 2 numeric + a 3-level one-hot group
+    (40, 2, 14, True, 0.3),  # 2 numeric + a 3-level one-hot group
 ]
 
 
@@ -163,13 +164,15 @@ def test_intervals_bracket_and_are_reached_by_brute_force(n, p, seed, onehot, fr
     b0, coef = perturbed_reference(X, y, seed)
     e_ref = brute_losses(X, y, np.r_[b0, coef], [0])[0][0]
     eps = frac * e_ref
-    out = linear_mcr(X, y, reference_coef=coef, reference_intercept=b0, epsilon=eps,
-                     feature_names=names, feature_groups=groups)
+    out = linear_mcr(
+        X, y, reference_coef=coef, reference_intercept=b0, epsilon=eps, feature_names=names, feature_groups=groups
+    )
     assert out["converged"].all()
     assert np.allclose(out["loss_bound"], e_ref + eps)
     rng = np.random.default_rng(seed + 100)
     thetas, _ = ellipsoid_samples(X, y, e_ref + eps, 6000, rng)
     from xaipipe.explain.reliance import features_from_groups
+
     feats = features_from_groups(names, groups)
     for fname, G in feats.items():
         for q in ("mr_ratio", "mr_difference"):
@@ -201,9 +204,12 @@ def _slsqp_extreme(X, y, G, q, bound, starts, sign):
     best = np.inf
     for x0 in starts:
         res = optimize.minimize(
-            lambda t: sign * brute_value(X, y, t, G, q)[0], x0, method="SLSQP",
+            lambda t: sign * brute_value(X, y, t, G, q)[0],
+            x0,
+            method="SLSQP",
             constraints=[{"type": "ineq", "fun": lambda t: bound - brute_losses(X, y, t, G)[0][0]}],
-            options={"ftol": 1e-13, "maxiter": 300})
+            options={"ftol": 1e-13, "maxiter": 300},
+        )
         if brute_losses(X, y, res.x, G)[0][0] <= bound * (1 + 1e-10):
             best = min(best, sign * brute_value(X, y, res.x, G, q)[0])
     return sign * best
@@ -309,8 +315,10 @@ def test_epsilon_zero_with_sample_ols_collapses_to_reference():
         assert r.mcr_minus == pytest.approx(r.mr_reference, rel=1e-9, abs=1e-12)
         assert r.mcr_plus == pytest.approx(r.mr_reference, rel=1e-9, abs=1e-12)
     # a small epsilon opens it a little, continuously (width ~ sqrt(epsilon))
-    widths = [(o["mcr_plus"] - o["mcr_minus"]).to_numpy() for o in (
-        linear_mcr(X, y, reference_coef=th[1:], reference_intercept=th[0], epsilon=e) for e in (1e-8, 1e-6))]
+    widths = [
+        (o["mcr_plus"] - o["mcr_minus"]).to_numpy()
+        for o in (linear_mcr(X, y, reference_coef=th[1:], reference_intercept=th[0], epsilon=e) for e in (1e-8, 1e-6))
+    ]
     assert np.all(widths[0] > 0) and np.all(widths[0] < 1e-2)
     np.testing.assert_allclose(widths[1] / widths[0], 10.0, rtol=0.05)
 
@@ -338,7 +346,7 @@ def test_intercept_offset_enters_both_losses_equally():
     eo0, es0 = brute_losses(X, y, np.r_[b0, coef], [1])
     eo1, es1 = brute_losses(X, y, np.r_[b0 + 0.7, coef], [1])
     m0 = np.mean(y - b0 - X @ coef)
-    assert eo1 - eo0 == pytest.approx((m0 - 0.7) ** 2 - m0 ** 2, rel=1e-10)
+    assert eo1 - eo0 == pytest.approx((m0 - 0.7) ** 2 - m0**2, rel=1e-10)
     assert es1 - es0 == pytest.approx(eo1 - eo0, rel=1e-10)
 
 
@@ -356,7 +364,7 @@ def test_diabetes_raw_units_match_standardised_units():
     data = load_diabetes(scaled=False)
     X, y = data.data, data.target
     Z = np.c_[np.ones(len(y)), X]
-    assert np.linalg.cond(Z.T @ Z) > 1e7   # the raw normal equations are ill-conditioned
+    assert np.linalg.cond(Z.T @ Z) > 1e7  # the raw normal equations are ill-conditioned
     rng = np.random.default_rng(0)
     idx = rng.permutation(len(y))
     tr, te = idx[:354], idx[354:]
@@ -368,7 +376,7 @@ def test_diabetes_raw_units_match_standardised_units():
     Xs, cs, bs = _standardised_refit(X[te], th[1:], th[0])
     std = linear_mcr(Xs, y[te], reference_coef=cs, reference_intercept=bs, **kw)
     X6 = X[te].copy()
-    X6[:, 4] *= 1e6                                   # s1 in micro-units
+    X6[:, 4] *= 1e6  # s1 in micro-units
     c6 = th[1:].copy()
     c6[4] /= 1e6
     big = linear_mcr(X6, y[te], reference_coef=c6, reference_intercept=th[0], **kw)
@@ -391,11 +399,11 @@ def test_condition_number_1e11_synthetic_design():
     rng = np.random.default_rng(9)
     n = 300
     base = rng.normal(size=(n, 4))
-    base[:, 1] = base[:, 0] + 1e-4 * base[:, 1]          # nearly collinear pair
+    base[:, 1] = base[:, 0] + 1e-4 * base[:, 1]  # nearly collinear pair
     scales = np.array([1e-4, 1e-4, 1e5, 1.0])
     X = base * scales + np.array([0.0, 0.0, 3e6, 10.0])  # large offsets and scales
     y = base @ np.array([1.0, 0.5, -1.0, 2.0]) + rng.normal(size=n)
-    assert np.linalg.cond(np.c_[np.ones(n), X]) > 1e11      # (its Gram matrix: > 1e22)
+    assert np.linalg.cond(np.c_[np.ones(n), X]) > 1e11  # (its Gram matrix: > 1e22)
     Z = np.c_[np.ones(n), X]
     th = np.linalg.lstsq(Z[:200], y[:200], rcond=None)[0]
     Xt, yt = X[200:], y[200:]
@@ -420,8 +428,15 @@ def test_onehot_levels_alone_are_collinear_error_grouped_fine():
     with pytest.raises(ValueError, match="collinear"):
         linear_mcr(X, y, reference_coef=coef, reference_intercept=b0, epsilon=0.1)
     names = ["a", "b", "s_f", "s_i", "s_m"]
-    out = linear_mcr(X, y, reference_coef=coef, reference_intercept=b0, epsilon=0.1,
-                     feature_names=names, feature_groups={"sex": ["s_f", "s_i", "s_m"]})
+    out = linear_mcr(
+        X,
+        y,
+        reference_coef=coef,
+        reference_intercept=b0,
+        epsilon=0.1,
+        feature_names=names,
+        feature_groups={"sex": ["s_f", "s_i", "s_m"]},
+    )
     assert out["feature"].unique().tolist() == ["a", "b", "sex"]
     assert out["converged"].all()
 
@@ -444,12 +459,12 @@ def test_trust_region_subproblem_is_global(seed):
     r = 4
     lam = np.sort(rng.normal(size=r))
     g = rng.normal(size=r)
-    if seed % 2:          # hard case: no gradient on the leftmost eigenvector
+    if seed % 2:  # hard case: no gradient on the leftmost eigenvector
         lam[0] = -abs(lam[0]) - 0.5
         g[0] = 0.0
-    if seed == 5:         # nearly hard case
+    if seed == 5:  # nearly hard case
         g[0] = 1e-9
-    if seed == 4:         # convex with interior solution
+    if seed == 4:  # convex with interior solution
         lam = np.abs(lam) + 1.0
         g *= 0.01
     radius = 0.8
@@ -507,7 +522,8 @@ def test_bad_inputs(small):
 def test_dataframe_input_uses_column_names(small):
     X, y = small
     frame = pd.DataFrame(X, columns=["alpha", "beta"])
-    out = linear_mcr(frame, y, reference_coef=[1.0, 0.0], reference_intercept=0.0, epsilon=0.1,
-                     quantity=["mr_difference"])
+    out = linear_mcr(
+        frame, y, reference_coef=[1.0, 0.0], reference_intercept=0.0, epsilon=0.1, quantity=["mr_difference"]
+    )
     assert out["feature"].tolist() == ["alpha", "beta"]
     assert out["quantity"].tolist() == ["mr_difference"] * 2

@@ -37,14 +37,16 @@ def test_loss_bound_modes():
 
 def test_scope_brackets_the_reference_and_is_nested(diabetes):
     Xtr, ytr, Xte, yte, names = diabetes
-    mcr, path, detail = linear_exact_scope(Xtr, ytr, Xte, yte, epsilons=[0.0, 1.0, 2.0], feature_names=names,
-                                           path_points=5, dataset="diabetes")
+    mcr, path, detail = linear_exact_scope(
+        Xtr, ytr, Xte, yte, epsilons=[0.0, 1.0, 2.0], feature_names=names, path_points=5, dataset="diabetes"
+    )
     assert set(mcr["scope"]) == {"linear_exact"} and set(mcr["epsilon"]) == {0.0, 1.0, 2.0}
     assert (mcr["estimator"] == "e_switch").all() and mcr["n_members"].isna().all()
     ols = LinearRegression().fit(Xtr, ytr)
     exact = model_reliance(ols, Xte, yte, estimator="e_switch", method="linear", feature_names=names).to_frame()
     ratio = mcr[mcr["quantity"] == "mr_ratio"].merge(
-        exact[["feature", "mr_ratio"]].rename(columns={"mr_ratio": "mr_ratio_ols"}), on="feature")
+        exact[["feature", "mr_ratio"]].rename(columns={"mr_ratio": "mr_ratio_ols"}), on="feature"
+    )
     np.testing.assert_allclose(ratio["mr_reference"], ratio["mr_ratio_ols"], rtol=1e-8)  # the reference is OLS
     assert (ratio["mcr_minus"] <= ratio["mr_reference"] + 1e-9).all()
     assert (ratio["mr_reference"] <= ratio["mcr_plus"] + 1e-9).all()

@@ -46,17 +46,34 @@ def toy():
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
     members, mcr, groups = rashomon_reliance(
-        summary, Xtr, ytr, Xte, yte, task="regression", metric="rmse", epsilons=EPS,
-        feature_names=NAMES, feature_groups=GROUPS, estimators=("permutation", "e_divide"),
-        n_repeats=3, random_state=SEED, dataset="toy",
+        summary,
+        Xtr,
+        ytr,
+        Xte,
+        yte,
+        task="regression",
+        metric="rmse",
+        epsilons=EPS,
+        feature_names=NAMES,
+        feature_groups=GROUPS,
+        estimators=("permutation", "e_divide"),
+        n_repeats=3,
+        random_state=SEED,
+        dataset="toy",
     )
-    return dict(X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, summary=summary, members=members,
-                mcr=mcr, groups=groups)
+    return dict(
+        X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, summary=summary, members=members, mcr=mcr, groups=groups
+    )
 
 
 def test_params_from_config_id_round_trip():
-    grid = {"n_estimators": [100], "learning_rate": [0.1, 1e-05], "loss": ["huber"], "max_depth": [None, 3],
-            "bootstrap": [True]}
+    grid = {
+        "n_estimators": [100],
+        "learning_rate": [0.1, 1e-05],
+        "loss": ["huber"],
+        "max_depth": [None, 3],
+        "bootstrap": [True],
+    }
     for cfg in expand_grid(grid):
         assert params_from_config_id(config_id(cfg)) == cfg
     assert params_from_config_id("default") == {}
@@ -87,8 +104,9 @@ def test_one_fit_per_prefix_group(toy):
             assert len(g.config_ids) == 1
     # the refit is the cross-validated configuration fitted on all training rows
     g = gb[0]
-    ref = make_estimator("gradient_boosting", "regression", dict(g.base_params, n_estimators=max(g.n_estimators)),
-                         random_state=SEED).fit(toy["X_train"], toy["y_train"])
+    ref = make_estimator(
+        "gradient_boosting", "regression", dict(g.base_params, n_estimators=max(g.n_estimators)), random_state=SEED
+    ).fit(toy["X_train"], toy["y_train"])
     np.testing.assert_array_equal(ref.predict(toy["X_test"]), g.model.predict(toy["X_test"]))
 
 
@@ -105,8 +123,9 @@ def test_member_reliance_equals_separately_fitted_models(toy):
         got = rows.set_index("feature").loc[list(FEATURES)]
         np.testing.assert_allclose(got["e_orig"], ref.e_orig[0], rtol=1e-12)
         np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0].mean(axis=1), rtol=1e-12)
-        np.testing.assert_allclose(got["mr_difference_se"],
-                                   ref.mr_difference()[0].std(axis=1, ddof=1) / np.sqrt(3), rtol=1e-9)
+        np.testing.assert_allclose(
+            got["mr_difference_se"], ref.mr_difference()[0].std(axis=1, ddof=1) / np.sqrt(3), rtol=1e-9
+        )
 
 
 def test_generic_path_gives_the_same_table(toy):
@@ -131,11 +150,24 @@ def test_engine_threads_do_not_change_the_table(toy):
 
 def test_e_switch_subsample_is_shared_and_seeded(toy):
     lin = [g for g in toy["groups"] if g.family == "linear_regression"]
-    got = members_reliance(lin, toy["X_test"], toy["y_test"], features=FEATURES, estimators=("e_switch",),
-                           random_state=SEED, e_switch_max_rows=15)
+    got = members_reliance(
+        lin,
+        toy["X_test"],
+        toy["y_test"],
+        features=FEATURES,
+        estimators=("e_switch",),
+        random_state=SEED,
+        e_switch_max_rows=15,
+    )
     rows = np.sort(np.random.default_rng(SEED).choice(40, 15, replace=False))
-    ref = model_reliance(lin[0].model, toy["X_test"][rows], toy["y_test"][rows], features=FEATURES,
-                         estimator="e_switch", method="generic")  # all pairs, no closed form
+    ref = model_reliance(
+        lin[0].model,
+        toy["X_test"][rows],
+        toy["y_test"][rows],
+        features=FEATURES,
+        estimator="e_switch",
+        method="generic",
+    )  # all pairs, no closed form
     assert ref.algorithm == "all_pairs"
     np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0, :, 0], rtol=1e-10)
     assert got["algorithm"].iloc[0] == "linear_closed_form" and (got["n_samples"] == 15).all()
@@ -143,8 +175,9 @@ def test_e_switch_subsample_is_shared_and_seeded(toy):
 
 def test_mcr_contains_reference_and_widens(toy):
     mcr = toy["mcr"]
-    assert {"dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus", "mr_reference",
-            "n_members"} <= set(mcr.columns)
+    assert {"dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus", "mr_reference", "n_members"} <= set(
+        mcr.columns
+    )
     assert (mcr["mcr_minus"] <= mcr["mr_reference"]).all()
     assert (mcr["mr_reference"] <= mcr["mcr_plus"]).all()
     assert set(mcr["scope"]) == set(GRIDS) | {"cross_family"}
@@ -170,15 +203,21 @@ def test_mcr_equals_brute_force_min_max(toy):
             assert len(set(zip(inside["family"], inside["config_id"]))) == rs.size
             for (feature, est), sub in inside.groupby(["feature", "estimator"]):
                 for q in ("mr_ratio", "mr_difference"):
-                    row = mcr[(mcr["scope"] == scope) & (mcr["epsilon"] == eps) & (mcr["feature"] == feature)
-                              & (mcr["estimator"] == est) & (mcr["quantity"] == q)]
+                    row = mcr[
+                        (mcr["scope"] == scope)
+                        & (mcr["epsilon"] == eps)
+                        & (mcr["feature"] == feature)
+                        & (mcr["estimator"] == est)
+                        & (mcr["quantity"] == q)
+                    ]
                     assert len(row) == 1
                     assert row["mcr_minus"].iloc[0] == sub[q].min()
                     assert row["mcr_plus"].iloc[0] == sub[q].max()
                     assert row["n_members"].iloc[0] == rs.size
                     assert row["rashomon_ratio"].iloc[0] == pytest.approx(rs.ratio)
-                    ref = sub[(sub["family"] == rs.reference["family"])
-                              & (sub["config_id"] == rs.reference["config_id"])]
+                    ref = sub[
+                        (sub["family"] == rs.reference["family"]) & (sub["config_id"] == rs.reference["config_id"])
+                    ]
                     assert row["mr_reference"].iloc[0] == ref[q].iloc[0]
 
 
@@ -191,8 +230,9 @@ def test_cross_family_membership_is_within_epsilon_of_global_best(toy):
         assert inside.tolist() == expect.tolist()
         # family sets: within eps of the family's own best
         fam_best = members["family"].map(toy["summary"].groupby("family")["rmse_mean"].min())
-        assert ((members["min_epsilon_family"] <= eps).tolist()
-                == ((members["cv_loss"] - fam_best) / fam_best <= eps).tolist())
+        assert (members["min_epsilon_family"] <= eps).tolist() == (
+            (members["cv_loss"] - fam_best) / fam_best <= eps
+        ).tolist()
 
 
 def test_member_table_layout(toy):
@@ -201,8 +241,16 @@ def test_member_table_layout(toy):
     assert len(members) == n_members * len(FEATURES) * 2
     assert members.groupby(["family", "config_id", "estimator"]).size().eq(len(FEATURES)).all()
     assert members["rank_mr_ratio"].between(1, len(FEATURES)).all()
-    for col in ("cv_loss", "cv_loss_std", "gap_family", "gap_cross_family", "is_reference_cross_family",
-                "max_depth", "n_estimators", "mr_ratio_se"):
+    for col in (
+        "cv_loss",
+        "cv_loss_std",
+        "gap_family",
+        "gap_cross_family",
+        "is_reference_cross_family",
+        "max_depth",
+        "n_estimators",
+        "mr_ratio_se",
+    ):
         assert col in members
     assert members.drop_duplicates(["family", "config_id"])["is_reference_cross_family"].sum() == 1
     assert len(select_set(members, "cross_family", 0.0)["config_id"].unique()) == 1
@@ -290,8 +338,12 @@ def test_mcr_table_leaves_undefined_members_out(toy):
     rows = (got["scope"] == "cross_family") & (got["epsilon"] == EPS[-1]) & (got["quantity"] == "mr_ratio")
     assert (got.loc[rows, "n_undefined"] == 1).all() and (base.loc[rows, "n_undefined"] == 0).all()
     for _, row in got[rows].iterrows():
-        sub = members[(members["min_epsilon_cross_family"] <= EPS[-1]) & (members["feature"] == row["feature"])
-                      & (members["estimator"] == row["estimator"]) & ~hit]
+        sub = members[
+            (members["min_epsilon_cross_family"] <= EPS[-1])
+            & (members["feature"] == row["feature"])
+            & (members["estimator"] == row["estimator"])
+            & ~hit
+        ]
         assert row["mcr_minus"] == sub["mr_ratio"].min() and row["mcr_plus"] == sub["mr_ratio"].max()
         assert row["n_members"] == base.loc[row.name, "n_members"]  # still a member of the set
         assert f"{victim['family']}:{victim['config_id']}" not in (row["argmin_config"], row["argmax_config"])
@@ -301,9 +353,18 @@ def _study(toy, **kw):
     from xaipipe.rashomon.mcr import mcr_study
 
     # no column groups: the toy's group "c" is not one-hot, so it has no PD grid
-    args = dict(task="regression", metric="rmse", epsilons=EPS, epsilon=0.3, feature_names=NAMES,
-                estimators=("permutation", "e_switch"), n_repeats=3, pd_resolution=7, random_state=SEED,
-                dataset="toy")
+    args = dict(
+        task="regression",
+        metric="rmse",
+        epsilons=EPS,
+        epsilon=0.3,
+        feature_names=NAMES,
+        estimators=("permutation", "e_switch"),
+        n_repeats=3,
+        pd_resolution=7,
+        random_state=SEED,
+        dataset="toy",
+    )
     args.update(kw)
     return mcr_study(toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], **args)
 
@@ -311,11 +372,21 @@ def _study(toy, **kw):
 def _refit(toy, families, **kw):
     from xaipipe.rashomon.mcr import rashomon_refit
 
-    args = dict(task="regression", metric="rmse", epsilons=EPS, epsilon=0.3, feature_names=NAMES,
-                estimators=("permutation", "e_switch"), n_repeats=3, pd_resolution=7, random_state=SEED)
+    args = dict(
+        task="regression",
+        metric="rmse",
+        epsilons=EPS,
+        epsilon=0.3,
+        feature_names=NAMES,
+        estimators=("permutation", "e_switch"),
+        n_repeats=3,
+        pd_resolution=7,
+        random_state=SEED,
+    )
     args.update(kw)
-    return rashomon_refit(toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"],
-                          families=families, **args)
+    return rashomon_refit(
+        toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], families=families, **args
+    )
 
 
 @pytest.fixture(scope="module")
@@ -323,13 +394,16 @@ def one_job(toy):
     return {scope: _study(toy, figure_scope=scope) for scope in ("cross_family", "gradient_boosting")}
 
 
-@pytest.mark.parametrize("jobs, figure_scope", [
-    ([], "cross_family"),
-    ([["random_forest"]], "cross_family"),
-    ([["xgboost", "linear_regression"], ["gradient_boosting"]], "cross_family"),
-    ([["linear_regression"], ["xgboost"], ["random_forest"], ["gradient_boosting"]], "cross_family"),
-    ([["random_forest", "gradient_boosting"]], "gradient_boosting"),
-])
+@pytest.mark.parametrize(
+    "jobs, figure_scope",
+    [
+        ([], "cross_family"),
+        ([["random_forest"]], "cross_family"),
+        ([["xgboost", "linear_regression"], ["gradient_boosting"]], "cross_family"),
+        ([["linear_regression"], ["xgboost"], ["random_forest"], ["gradient_boosting"]], "cross_family"),
+        ([["random_forest", "gradient_boosting"]], "gradient_boosting"),
+    ],
+)
 def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job, jobs, figure_scope, tmp_path):
     from xaipipe.io import write_csv
 

@@ -21,15 +21,17 @@ from xaipipe.rashomon.sets import (
 
 def _summary(family="gb", losses=(1.0, 1.04, 1.2, 0.98, 1.5), status=None):
     n = len(losses)
-    return pd.DataFrame({
-        "dataset": "toy",
-        "family": family,
-        "config_id": [f"c={i}" for i in range(n)],
-        "config_index": np.arange(n),
-        "status": status or ["ok"] * n,
-        "rmse_mean": list(losses),
-        "rmse_std": 0.1,
-    })
+    return pd.DataFrame(
+        {
+            "dataset": "toy",
+            "family": family,
+            "config_id": [f"c={i}" for i in range(n)],
+            "config_index": np.arange(n),
+            "status": status or ["ok"] * n,
+            "rmse_mean": list(losses),
+            "rmse_std": 0.1,
+        }
+    )
 
 
 def _brute(losses, ok, eps, mode, ref_loss):
@@ -107,8 +109,11 @@ def test_cross_family_set_is_within_epsilon_of_global_best():
     assert scope_name(both) == CROSS_FAMILY and scope_name(a) == "gradient_boosting"
     for eps in (0.0, 0.02, 0.1, 0.5):
         cross = rashomon_set(both, metric="rmse", epsilon=eps)
-        expect = {(f, c) for f, c, loss in zip(both["family"], both["config_id"], both["rmse_mean"])
-                  if (loss - best) / best <= eps}
+        expect = {
+            (f, c)
+            for f, c, loss in zip(both["family"], both["config_id"], both["rmse_mean"])
+            if (loss - best) / best <= eps
+        }
         assert set(zip(cross.members["family"], cross.members["config_id"])) == expect
         union = set()
         for part in (a, b, c):
@@ -117,8 +122,9 @@ def test_cross_family_set_is_within_epsilon_of_global_best():
         assert expect <= union
         assert cross.scope == CROSS_FAMILY
     # the linear model (60 % worse) joins only at large epsilon
-    assert ("linear_regression", "c=0") not in set(zip(*rashomon_set(both, metric="rmse", epsilon=0.3)
-                                                      .members[["family", "config_id"]].T.values))
+    assert ("linear_regression", "c=0") not in set(
+        zip(*rashomon_set(both, metric="rmse", epsilon=0.3).members[["family", "config_id"]].T.values)
+    )
 
 
 def test_real_cv_summary():
@@ -128,8 +134,10 @@ def test_real_cv_summary():
     X = rng.normal(size=(90, 3))
     y = X[:, 0] + 0.3 * rng.normal(size=90)
     folds = [(np.flatnonzero(np.arange(90) % 3 != k), np.flatnonzero(np.arange(90) % 3 == k)) for k in range(3)]
-    s = summarize_cv(cross_validate_grid("decision_tree", "regression", {"max_depth": [1, 2, 3, 5]}, X, y, folds,
-                                         random_state=0), "regression")
+    s = summarize_cv(
+        cross_validate_grid("decision_tree", "regression", {"max_depth": [1, 2, 3, 5]}, X, y, folds, random_state=0),
+        "regression",
+    )
     r = rashomon_set(s, metric="mse", epsilon=0.5, mode="absolute")
     best = s["mse_mean"].min()
     assert set(r.members["config_id"]) == set(s.loc[s["mse_mean"] <= best + 0.5, "config_id"])
@@ -143,16 +151,19 @@ def test_real_cv_summary():
     assert summ["reference_se_relative"] == pytest.approx(fold_sd / np.sqrt(3) / best)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"epsilon": -0.1}, "epsilon"),
-    ({"epsilon": float("nan")}, "epsilon"),
-    ({"epsilon": True}, "epsilon"),
-    ({"epsilon": 0.1, "mode": "ratio"}, "mode"),
-    ({"epsilon": 0.1, "metric": "r2"}, "not a loss"),
-    ({"epsilon": 0.1, "metric": "mae"}, "lacks column"),
-    ({"epsilon": 0.1, "reference": "c=99"}, "not a configuration"),
-    ({"epsilon": 0.1, "reference": 3}, "reference must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"epsilon": -0.1}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"epsilon": True}, "epsilon"),
+        ({"epsilon": 0.1, "mode": "ratio"}, "mode"),
+        ({"epsilon": 0.1, "metric": "r2"}, "not a loss"),
+        ({"epsilon": 0.1, "metric": "mae"}, "lacks column"),
+        ({"epsilon": 0.1, "reference": "c=99"}, "not a configuration"),
+        ({"epsilon": 0.1, "reference": 3}, "reference must be"),
+    ],
+)
 def test_invalid_arguments(kwargs, match):
     kwargs = {"metric": "rmse", **kwargs}
     with pytest.raises(ValueError, match=match):
@@ -201,8 +212,14 @@ def _sizes_oracle(summary, scope, eps_grid, mode="relative"):
 
 
 def test_set_sizes_of_every_scope():
-    summary = pd.concat([_summary("gb"), _summary("rf", losses=(0.99, 1.3, 1.01)),
-                         _summary("dt", losses=(1.1, 1.2), status=["ok", "failed"])], ignore_index=True)
+    summary = pd.concat(
+        [
+            _summary("gb"),
+            _summary("rf", losses=(0.99, 1.3, 1.01)),
+            _summary("dt", losses=(1.1, 1.2), status=["ok", "failed"]),
+        ],
+        ignore_index=True,
+    )
     eps = [0.1, 0.0, 0.02]
     sizes = set_sizes(summary, metric="rmse", epsilons=eps)
     grid = [0.0, 0.02, 0.1]
@@ -211,8 +228,9 @@ def test_set_sizes_of_every_scope():
     assert sizes["epsilon"].tolist() == grid * 4
     for scope, part in sizes.groupby("scope", sort=False):
         assert part["size"].tolist() == _sizes_oracle(summary, scope, grid), scope
-        path, _ = rashomon_path(summary if scope == CROSS_FAMILY else summary[summary["family"] == scope],
-                                metric="rmse", epsilons=eps)
+        path, _ = rashomon_path(
+            summary if scope == CROSS_FAMILY else summary[summary["family"] == scope], metric="rmse", epsilons=eps
+        )
         # rashomon_path's table of that scope (size_<family> columns of other scopes' families are NaN)
         pd.testing.assert_frame_equal(part[list(path.columns)].reset_index(drop=True), path, check_dtype=False)
         others = [c for c in part.columns if c.startswith("size_") and c not in path.columns]

@@ -16,17 +16,24 @@ _spec.loader.exec_module(bench_run)
 CFG = {
     "seed": 3,
     "grids": {
-        "regression": {"decision_tree": {"max_depth": [1, 3]},
-                       "gradient_boosting": {"n_estimators": [2, 5], "max_depth": [1, 2]},
-                       "random_forest": {"n_estimators": [2, 4], "max_depth": [3]}},
+        "regression": {
+            "decision_tree": {"max_depth": [1, 3]},
+            "gradient_boosting": {"n_estimators": [2, 5], "max_depth": [1, 2]},
+            "random_forest": {"n_estimators": [2, 4], "max_depth": [3]},
+        },
         "classification": {"gradient_boosting": {"n_estimators": [2, 4], "max_depth": [1]}},
     },
     "estimator_options": {},
     "selection": {"regression": "rmse", "classification": "log_loss"},
-    "rashomon": {"n_repeats": 3, "epsilons": [0.0, 0.5], "epsilon_mode": "relative",
-                 "scopes": ["family", "cross_family"],
-                 "abalone_study": {"grid": {"n_estimators": [2, 4], "learning_rate": [0.1, 0.3], "max_depth": [1],
-                                            "loss": ["squared_error"]}}},
+    "rashomon": {
+        "n_repeats": 3,
+        "epsilons": [0.0, 0.5],
+        "epsilon_mode": "relative",
+        "scopes": ["family", "cross_family"],
+        "abalone_study": {
+            "grid": {"n_estimators": [2, 4], "learning_rate": [0.1, 0.3], "max_depth": [1], "loss": ["squared_error"]}
+        },
+    },
 }
 
 
@@ -37,8 +44,17 @@ def _data(name, task, n=90, p=4, seed=0):
     if task == "classification":
         y = (y > np.median(y)).astype(np.int64)
     folds = [(np.flatnonzero(np.arange(n) % 3 != k), np.flatnonzero(np.arange(n) % 3 == k)) for k in range(3)]
-    return {"name": name, "task": task, "X_train": X[:n], "y_train": y[:n], "X_test": X[n:], "y_test": y[n:],
-            "folds": folds, "features": [f"x{j}" for j in range(p)], "feature_groups": {}}
+    return {
+        "name": name,
+        "task": task,
+        "X_train": X[:n],
+        "y_train": y[:n],
+        "X_test": X[n:],
+        "y_test": y[n:],
+        "folds": folds,
+        "features": [f"x{j}" for j in range(p)],
+        "feature_groups": {},
+    }
 
 
 @pytest.fixture()
@@ -50,8 +66,9 @@ def recorder():
 
 def test_grid_and_rashomon_stages(recorder, capsys):
     reg, clf = _data("toy", "regression"), _data("toy_clf", "classification", seed=1)
-    out = bench_run.grid_stage(recorder, [reg, clf], CFG, 1, False, ["decision_tree", "gradient_boosting",
-                                                                      "random_forest"])
+    out = bench_run.grid_stage(
+        recorder, [reg, clf], CFG, 1, False, ["decision_tree", "gradient_boosting", "random_forest"]
+    )
     assert out["stage"] == "grid (all)" and out["naive_s"] > 0 and out["pipeline_s"] > 0
     checks = {r["stage"]: r["check"] for r in recorder.stages}
     assert checks["grid toy/gradient_boosting"].startswith("12 fold RMSEs bitwise equal; n_estimators=2 refitted")
@@ -80,11 +97,15 @@ def test_member_models_and_warm_up():
 
     data = _data("toy", "regression")
     gb = make_estimator("gradient_boosting", "regression", {"n_estimators": 6}, random_state=0).fit(
-        data["X_train"], data["y_train"])
+        data["X_train"], data["y_train"]
+    )
     tree = make_estimator("decision_tree", "regression", {"max_depth": 2}, random_state=0).fit(
-        data["X_train"], data["y_train"])
-    groups = [FittedGroup("gradient_boosting", {}, [3, 6], ["n_estimators=3", "n_estimators=6"], gb),
-              FittedGroup("decision_tree", {"max_depth": 2}, [], ["max_depth=2"], tree)]
+        data["X_train"], data["y_train"]
+    )
+    groups = [
+        FittedGroup("gradient_boosting", {}, [3, 6], ["n_estimators=3", "n_estimators=6"], gb),
+        FittedGroup("decision_tree", {"max_depth": 2}, [], ["max_depth=2"], tree),
+    ]
     models = bench_run.member_models(groups)
     assert [(g, i) for g, i, _ in models] == [(0, 0), (0, 1), (1, 0)]
     assert models[0][2].n_estimators == 3 and models[2][2] is tree

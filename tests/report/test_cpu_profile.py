@@ -15,23 +15,30 @@ ROOT = 'process 10:"/venv/bin/python /venv/bin/snakemake --cores 2"'
 BASH = 'process 11:"/usr/bin/bash -c set -euo pipefail;  /venv/bin/python /w/.snakemake/scripts/tmpab_1.cv.py"'
 CV = 'process 12:"/venv/bin/python /w/.snakemake/scripts/tmpab_1.cv.py"'
 LOKY = 'process 13:"/venv/bin/python -m joblib.externals.loky.backend.popen_loky_posix --process-name L-1 --pipe 9"'
-FIT = ("BaseGradientBoosting._fit_stage (sklearn/ensemble/_gb.py:500);DecisionTreeRegressor.fit "
-       "(sklearn/tree/_classes.py:1399);BaseDecisionTree._fit (sklearn/tree/_classes.py:467)")
-RAW = "\n".join([
-    f"{ROOT};{BASH};{CV};<module> (tmpab_1.cv.py:47);main (tmpab_1.cv.py:16);{FIT} 30",
-    f"{ROOT};{BASH};{CV};{LOKY};_run_module_as_main (<frozen runpy>:198);_fit_one (xaipipe/rashomon/mcr.py:90);"
-    f"{FIT} 50",
-    f"{ROOT};{BASH};{CV};<module> (tmpab_1.cv.py:3);_find_and_load (<frozen importlib._bootstrap>:1176);"
-    "<module> (matplotlib/pyplot.py:60) 7",
-    f"{ROOT};run (snakemake/cli.py:10);Condition.wait (threading.py:331) 400",
-    f"{ROOT};schedule (snakemake/scheduling/job_scheduler.py:300) 5",
-    # methods are written with their class: still waits
-    f"{ROOT};{BASH};run (snakemake/shell.py:9);Popen._try_wait (subprocess.py:2004) 3",
-    f"{ROOT};{BASH};{CV};{LOKY};loop (x.py:1);EpollSelector.select (selectors.py:468) 4",
-    # a `python -c` command line with newlines, as py-spy writes it
-    'process 20:"/venv/bin/python -c \nimport x\nx.run()\n";<module> (<string>:2);savefig (matplotlib/figure.py:3400);'
-    "draw (matplotlib/backends/backend_agg.py:380) 2",
-]) + "\n"
+FIT = (
+    "BaseGradientBoosting._fit_stage (sklearn/ensemble/_gb.py:500);DecisionTreeRegressor.fit "
+    "(sklearn/tree/_classes.py:1399);BaseDecisionTree._fit (sklearn/tree/_classes.py:467)"
+)
+RAW = (
+    "\n".join(
+        [
+            f"{ROOT};{BASH};{CV};<module> (tmpab_1.cv.py:47);main (tmpab_1.cv.py:16);{FIT} 30",
+            f"{ROOT};{BASH};{CV};{LOKY};_run_module_as_main (<frozen runpy>:198);_fit_one (xaipipe/rashomon/mcr.py:90);"
+            f"{FIT} 50",
+            f"{ROOT};{BASH};{CV};<module> (tmpab_1.cv.py:3);_find_and_load (<frozen importlib._bootstrap>:1176);"
+            "<module> (matplotlib/pyplot.py:60) 7",
+            f"{ROOT};run (snakemake/cli.py:10);Condition.wait (threading.py:331) 400",
+            f"{ROOT};schedule (snakemake/scheduling/job_scheduler.py:300) 5",
+            # methods are written with their class: still waits
+            f"{ROOT};{BASH};run (snakemake/shell.py:9);Popen._try_wait (subprocess.py:2004) 3",
+            f"{ROOT};{BASH};{CV};{LOKY};loop (x.py:1);EpollSelector.select (selectors.py:468) 4",
+            # a `python -c` command line with newlines, as py-spy writes it
+            'process 20:"/venv/bin/python -c \nimport x\nx.run()\n";<module> (<string>:2);savefig (matplotlib/figure.py:3400);'
+            "draw (matplotlib/backends/backend_agg.py:380) 2",
+        ]
+    )
+    + "\n"
+)
 
 
 def _tables():
@@ -75,11 +82,15 @@ def test_truncated_file_is_an_error():
 
 
 def test_subpackage_modules_name_the_worker_and_the_engine():
-    engine = ("engine_sums (xaipipe/explain/reliance/_engine.py:300);"
-              "_kernel_sums (xaipipe/explain/reliance/_engine.py:340);accumulate (xaipipe/explain/reliance/_kernels.py:800)")
-    raw = (f"{ROOT};{BASH};{CV};{LOKY};_run_module_as_main (<frozen runpy>:198);"
-           f"fit_group (xaipipe/models/fitting.py:95);{FIT} 6\n"
-           f"{ROOT};{BASH};{CV};{LOKY};group_reliance (xaipipe/rashomon/refit.py:200);{engine} 4\n")
+    engine = (
+        "engine_sums (xaipipe/explain/reliance/_engine.py:300);"
+        "_kernel_sums (xaipipe/explain/reliance/_engine.py:340);accumulate (xaipipe/explain/reliance/_kernels.py:800)"
+    )
+    raw = (
+        f"{ROOT};{BASH};{CV};{LOKY};_run_module_as_main (<frozen runpy>:198);"
+        f"fit_group (xaipipe/models/fitting.py:95);{FIT} 6\n"
+        f"{ROOT};{BASH};{CV};{LOKY};group_reliance (xaipipe/rashomon/refit.py:200);{engine} 4\n"
+    )
     by_activity, by_owner = cpu_profile.tables(raw.splitlines(keepends=True))
     assert by_owner[("worker: models.fitting", "tree fit (scikit-learn)")] == 6
     assert by_owner[("worker: rashomon.refit", "MR engine (numba kernels)")] == 4

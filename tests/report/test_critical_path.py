@@ -107,7 +107,10 @@ Job stats:
 def test_job_graph_and_benchmarks_from_a_dry_run(tmp_path):
     jobs = cp.parse_dry_run(DRY_RUN)
     assert {j: (job.rule, job.threads, job.wildcards) for j, job in jobs.items()} == {
-        6: ("split", 1, "dataset=a"), 7: ("cv", 2, "dataset=a, family=rf"), 0: ("all", 1, "")}
+        6: ("split", 1, "dataset=a"),
+        7: ("cv", 2, "dataset=a, family=rf"),
+        0: ("all", 1, ""),
+    }
     assert cp.dependencies(jobs) == {6: set(), 7: {6}, 0: {7}}
     bench = tmp_path / "benchmarks"
     (bench / "cv" / "a").mkdir(parents=True)

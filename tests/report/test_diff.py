@@ -8,8 +8,9 @@ from xaipipe.report.diff import diff_tables, diff_versions, main
 
 
 def test_diff_tables_reports_changed_numbers_only():
-    a = pd.DataFrame({"dataset": ["x", "x", "y"], "model": ["m1", "m2", "m1"], "rmse": [1.0, 2.0, 3.0],
-                      "r2": [0.5, 0.6, np.nan]})
+    a = pd.DataFrame(
+        {"dataset": ["x", "x", "y"], "model": ["m1", "m2", "m1"], "rmse": [1.0, 2.0, 3.0], "r2": [0.5, 0.6, np.nan]}
+    )
     b = a.copy()
     b.loc[1, "rmse"] = 2.5
     b.loc[2, "r2"] = 0.1
@@ -48,8 +49,14 @@ def test_compare_trees_skips_measured_times_of_pickled_tables(tmp_path):
 
     from xaipipe.report.diff import compare_trees
 
-    table = pd.DataFrame({"config_id": ["a", "b"], "rmse": [1.5, 2.25], "min_samples_split": [2.0, float("nan")],
-                          "fit_time_s": [0.1, 0.2]})
+    table = pd.DataFrame(
+        {
+            "config_id": ["a", "b"],
+            "rmse": [1.5, 2.25],
+            "min_samples_split": [2.0, float("nan")],
+            "fit_time_s": [0.1, 0.2],
+        }
+    )
     for name in ("a", "b"):
         (tmp_path / name / "shards").mkdir(parents=True)
     joblib.dump(table, tmp_path / "a/shards/t.joblib")

@@ -134,8 +134,13 @@ def test_markdown_table():
 def test_command_line_module(bench, tmp_path):
     _, root = bench
     out = tmp_path / "profile"
-    res = subprocess.run([sys.executable, "-m", "xaipipe.report.profiling", str(root), str(out), "--top", "3"],
-                         capture_output=True, text=True, check=True, cwd=tmp_path)
+    res = subprocess.run(
+        [sys.executable, "-m", "xaipipe.report.profiling", str(root), str(out), "--top", "3"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
     assert "Slowest 3 of 5 jobs" in res.stdout
     table = pd.read_csv(out / "slowest_rules.csv")
     assert table["wall_s"].iloc[0] == 60.0 and len(table) == 5
@@ -149,7 +154,9 @@ def test_profile_tables_wraps_the_pieces(bench):
     ref = read_benchmarks(root, PATTERNS)
     pd.testing.assert_frame_equal(jobs, ref)
     pd.testing.assert_frame_equal(totals, rule_totals(ref))
-    assert text.startswith("Slowest 2 of 5 jobs (sum of job wall times 125 s, CPU 216 s):")  # 58 + 19 + mean(99, 101) + 39; NA left out
+    assert text.startswith(
+        "Slowest 2 of 5 jobs (sum of job wall times 125 s, CPU 216 s):"
+    )  # 58 + 19 + mean(99, 101) + 39; NA left out
     assert markdown_table(slowest_jobs(ref, 2), JOB_VIEW) in text
     assert text.endswith(markdown_table(totals, RULE_VIEW))
     assert list(totals["rule"]) == ["shap", "cv", "abalone_study"]  # patterns are repo-relative: path fallback

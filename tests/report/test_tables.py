@@ -26,22 +26,50 @@ def records():
         ("breast_cancer", "classification", "gaussian_nb", {}, (Xc, yc)),
     ]:
         n = int(0.8 * len(y))
-        est, rec, pred = fit_best(family, task, params, X[:n], y[:n], X[n:], y[n:], test_rows=np.arange(n, len(y)),
-                                  random_state=0, dataset=dataset)
-        best = {"dataset": dataset, "family": family, "selection_metric": "rmse" if task == "regression" else
-                "log_loss", "cv_mean": 1.0 + len(out), "cv_std": 0.1, "config_id": "default"}
+        est, rec, pred = fit_best(
+            family,
+            task,
+            params,
+            X[:n],
+            y[:n],
+            X[n:],
+            y[n:],
+            test_rows=np.arange(n, len(y)),
+            random_state=0,
+            dataset=dataset,
+        )
+        best = {
+            "dataset": dataset,
+            "family": family,
+            "selection_metric": "rmse" if task == "regression" else "log_loss",
+            "cv_mean": 1.0 + len(out),
+            "cv_std": 0.1,
+            "config_id": "default",
+        }
         out.append((rec, best, pred))
     return out
 
 
 def test_metric_tables_of_every_dataset(records):
     recs, bests, preds = zip(*records)
-    per_dataset = [rt.test_metrics_table([r for r in recs if r["dataset"] == d], [b for b in bests if b["dataset"] == d])
-                   for d in ("diabetes", "breast_cancer")]
+    per_dataset = [
+        rt.test_metrics_table([r for r in recs if r["dataset"] == d], [b for b in bests if b["dataset"] == d])
+        for d in ("diabetes", "breast_cancer")
+    ]
     metrics, best, confusion = rt.test_metric_tables(per_dataset)
     pd.testing.assert_frame_equal(metrics, pd.concat(per_dataset, ignore_index=True))
-    assert list(metrics.columns) == ["dataset", "task", "model", *rt.TEST_METRIC_COLUMNS, "selection_metric",
-                                     "cv_mean", "cv_std", "config_id", "n_train", "n_test"]
+    assert list(metrics.columns) == [
+        "dataset",
+        "task",
+        "model",
+        *rt.TEST_METRIC_COLUMNS,
+        "selection_metric",
+        "cv_mean",
+        "cv_std",
+        "config_id",
+        "n_train",
+        "n_test",
+    ]
     for rec in recs:
         row = metrics[(metrics["dataset"] == rec["dataset"]) & (metrics["model"] == rec["model"])].iloc[0]
         for m in rt.TEST_METRIC_COLUMNS:
@@ -49,8 +77,17 @@ def test_metric_tables_of_every_dataset(records):
                 assert row[m] == rec["metrics"][m]
             else:
                 assert np.isnan(row[m])
-    assert list(best.columns) == ["dataset", "task", "model", "selection_metric", "cv_mean", "cv_std", "config_id",
-                                  "n_train", "n_test"]
+    assert list(best.columns) == [
+        "dataset",
+        "task",
+        "model",
+        "selection_metric",
+        "cv_mean",
+        "cv_std",
+        "config_id",
+        "n_train",
+        "n_test",
+    ]
     assert best["cv_mean"].tolist() == [1.0, 2.0, 3.0, 4.0] and len(best) == 4
     # confusion matrices of the classifiers, long form, against scikit-learn
     assert list(confusion.columns) == ["dataset", "model", "true_class", "predicted_class", "count"]

@@ -50,7 +50,9 @@ def test_available_and_pd_features(config):
     assert not available(entry, ["abalone"], fams)
     assert not available({"kind": "rashomon_rank_heatmap", "study": "abalone_study"}, ["abalone"], fams, [])
     assert thesis_pd_features(config["thesis"], "airfoil", "gradient_boosting") == [
-        "frequency", "suction-side-displacement-thickness"]
+        "frequency",
+        "suction-side-displacement-thickness",
+    ]
     assert thesis_pd_features(config["thesis"], "abalone", "gradient_boosting") == ["Whole_weight"]
     assert figure_sources(entry, "results/v1") == {"curves": "results/v1/explain/airfoil/gradient_boosting/pd_ice.csv"}
 
@@ -62,14 +64,23 @@ def test_latex_table_uses_booktabs():
 
 
 def test_render_test_metrics_table(tmp_path):
-    metrics = pd.DataFrame({"dataset": ["airfoil"] * 2, "model": ["random_forest", "gradient_boosting"],
-                            "rmse": [1.8, 1.5], "mae": [1.3, 1.0], "r2": [0.93, 0.95]})
+    metrics = pd.DataFrame(
+        {
+            "dataset": ["airfoil"] * 2,
+            "model": ["random_forest", "gradient_boosting"],
+            "rmse": [1.8, 1.5],
+            "mae": [1.3, 1.0],
+            "r2": [0.93, 0.95],
+        }
+    )
     path = tmp_path / "m.csv"
     metrics.to_csv(path, index=False)
-    reference = {"test_metrics": {"rows": [
-        {"dataset": "airfoil", "model": "random_forest", "rmse": 1.8258, "mae": 1.3177, "r2": 0.9335}]}}
-    table, tex = render_table({"kind": "test_metrics", "dataset": "airfoil"}, {"metrics": str(path)}, reference,
-                              "t")
+    reference = {
+        "test_metrics": {
+            "rows": [{"dataset": "airfoil", "model": "random_forest", "rmse": 1.8258, "mae": 1.3177, "r2": 0.9335}]
+        }
+    }
+    table, tex = render_table({"kind": "test_metrics", "dataset": "airfoil"}, {"metrics": str(path)}, reference, "t")
     assert table["Model"].tolist() == ["Random Forest", "Gradient Boosting"]
     assert table.loc[0, "RMSE (thesis)"] == 1.8258 and pd.isna(table.loc[1, "RMSE (thesis)"])
     assert "--" in tex
@@ -93,22 +104,36 @@ def test_seed000_figures_4_1_to_4_5_render_from_stored_results(tmp_path):
     frame.insert(0, "row_id", np.arange(len(frame)))
     res = "results/v"
     entry = {"dataset": "breast_cancer", "model": "xgboost"}
-    sources = {**figure_sources({"kind": "response_vs_features", **entry}, res),
-               **figure_sources({"kind": "importance_before_shap", **entry}, res),
-               **figure_sources({"kind": "shap_force_high", **entry}, res)}
+    sources = {
+        **figure_sources({"kind": "response_vs_features", **entry}, res),
+        **figure_sources({"kind": "importance_before_shap", **entry}, res),
+        **figure_sources({"kind": "shap_force_high", **entry}, res),
+    }
     assert sources["split_gain"] == "results/v/explain/breast_cancer/xgboost/split_gain.csv"
     sources = {k: str(tmp_path / v) for k, v in sources.items()}
     for path in sources.values():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(sources["prepared"], index=False)
     write_json(sources["prepared_info"], {"target": "Diagnosis", "features": names})
-    gain = pd.DataFrame({"dataset": "breast_cancer", "model": "xgboost", "feature": names,
-                         "split_gain": np.arange(6.0), "kind": "total_gain"})
+    gain = pd.DataFrame(
+        {
+            "dataset": "breast_cancer",
+            "model": "xgboost",
+            "feature": names,
+            "split_gain": np.arange(6.0),
+            "kind": "total_gain",
+        }
+    )
     gain.to_csv(sources["split_gain"], index=False)
-    reliance = pd.DataFrame({"feature": names * 3, "estimator": ["permutation"] * 12 + ["e_divide"] * 6,
-                             "loss": ["log_loss"] * 6 + ["zero_one"] * 6 + ["log_loss"] * 6,
-                             "mr_ratio": np.r_[np.linspace(1, 2, 6), np.full(6, 3.0), np.ones(6)],
-                             "mr_ratio_std": np.r_[np.full(6, 0.1), np.zeros(12)]})
+    reliance = pd.DataFrame(
+        {
+            "feature": names * 3,
+            "estimator": ["permutation"] * 12 + ["e_divide"] * 6,
+            "loss": ["log_loss"] * 6 + ["zero_one"] * 6 + ["log_loss"] * 6,
+            "mr_ratio": np.r_[np.linspace(1, 2, 6), np.full(6, 3.0), np.ones(6)],
+            "mr_ratio_std": np.r_[np.full(6, 0.1), np.zeros(12)],
+        }
+    )
     reliance.to_csv(sources["reliance"], index=False)
     model = make_estimator("xgboost", "classification", {"n_estimators": 10, "max_depth": 2}, random_state=0)
     model.fit(X[:400], y[:400])

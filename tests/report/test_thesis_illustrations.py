@@ -16,9 +16,11 @@ from xaipipe.studies.illustrations import fit_diabetes_tree, illustration_table 
 
 def test_sources_come_from_the_catalog():
     assert figure_sources({"kind": "illustration", "illustration": "pruning_path"}, "results/v1") == {
-        "table": "results/v1/illustrations/pruning_path.csv"}
+        "table": "results/v1/illustrations/pruning_path.csv"
+    }
     assert figure_sources({"kind": "illustration", "illustration": "diabetes_tree"}, "results/v1") == {
-        "model": "results/v1/illustrations/diabetes_tree.joblib"}
+        "model": "results/v1/illustrations/diabetes_tree.joblib"
+    }
     with pytest.raises(ValueError, match="unknown illustration 'pie'"):
         figure_sources({"kind": "illustration", "illustration": "pie"}, "results/v1")
     with pytest.raises(ValueError, match=r"thesis.figures.f: kind 'illustration' needs key\(s\) \['illustration'\]"):
@@ -38,10 +40,13 @@ def test_render_each_from_its_stored_table(name, tmp_path):
     if name == "diabetes_tree":
         write_joblib(sources["model"], fit_diabetes_tree(max_depth=2))
     else:
-        small = {"pruning_path": {"max_alphas": 5}, "oob_curve": {"n_estimators": 5},
-                 "boosting_depth": {"depths": [1, 2], "n_estimators": 5},
-                 "boosting_staged": {"learning_rates": [0.5], "n_estimators": 30, "n_iter_no_change": 3},
-                 "loss_functions": {}}[name]
+        small = {
+            "pruning_path": {"max_alphas": 5},
+            "oob_curve": {"n_estimators": 5},
+            "boosting_depth": {"depths": [1, 2], "n_estimators": 5},
+            "boosting_staged": {"learning_rates": [0.5], "n_estimators": 30, "n_iter_no_change": 3},
+            "loss_functions": {},
+        }[name]
         frame = simulate(n=120, random_state=1)
         write_csv(sources["table"], illustration_table(name, frame, random_state=1, **small))
     fig = render_figure(entry, sources)

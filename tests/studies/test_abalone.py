@@ -92,10 +92,13 @@ def test_affine_target_rescales_gbm_predictions(loss):
     std = GradientBoostingRegressor(n_estimators=40, max_depth=3, loss=loss, random_state=0).fit(X[:150], yz[:150])
     pred_raw, pred_std = raw.predict(X[150:]), std.predict(X[150:])
     np.testing.assert_allclose(pred_std, p["scale"] * pred_raw + p["shift"], rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(root_mean_squared_error(yz[150:], pred_std),
-                               p["scale"] * root_mean_squared_error(y[150:], pred_raw), rtol=1e-9)
+    np.testing.assert_allclose(
+        root_mean_squared_error(yz[150:], pred_std), p["scale"] * root_mean_squared_error(y[150:], pred_raw), rtol=1e-9
+    )
     # whereas log is not affine: the prediction is not a function of the raw one
-    lg = GradientBoostingRegressor(n_estimators=40, max_depth=3, loss=loss, random_state=0).fit(X[:150], np.log(y[:150]))
+    lg = GradientBoostingRegressor(n_estimators=40, max_depth=3, loss=loss, random_state=0).fit(
+        X[:150], np.log(y[:150])
+    )
     assert not np.allclose(np.exp(lg.predict(X[150:])), pred_raw, rtol=1e-3)
 
 
@@ -118,8 +121,9 @@ def test_study_table_is_ranked_cv(small_study):
     X, y, folds, grid, raw, _ = small_study
     assert len(raw) == 8 and raw["rank"].tolist() == list(range(1, 9))
     assert np.all(np.diff(raw["rmse_mean"]) >= 0)
-    ref = summarize_cv(cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=0),
-                       "regression").set_index("config_id")
+    ref = summarize_cv(
+        cross_validate_grid("gradient_boosting", "regression", grid, X, y, folds, random_state=0), "regression"
+    ).set_index("config_id")
     np.testing.assert_array_equal(raw["rmse_mean"], ref.loc[raw["config_id"], "rmse_mean"])
     assert {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_std", "transform"} <= set(raw.columns)
 
@@ -178,8 +182,9 @@ def test_table_4_1_wraps_the_study_and_the_comparison(small_study):
     published = raw.iloc[[2, 0, 1]][["n_estimators", "learning_rate", "max_depth", "loss"]].copy()
     published.insert(0, "rank", [1, 2, 3])
     published.insert(1, "cv_rmse", [1.5, 1.6, 1.7])
-    summary, comparison, pattern = table_4_1(X, y, folds, published.to_dict("records"), grid=grid, random_state=0,
-                                             dataset="abalone_study")
+    summary, comparison, pattern = table_4_1(
+        X, y, folds, published.to_dict("records"), grid=grid, random_state=0, dataset="abalone_study"
+    )
     assert list(summary.columns[:2]) == ["dataset", "family"]
     assert (summary["dataset"] == "abalone_study").all() and (summary["family"] == "gradient_boosting").all()
     cols = [c for c in raw.columns if c != "fit_time_s"]
@@ -236,8 +241,7 @@ def test_sharded_study_errors(small_study):
     with pytest.raises(ValueError, match="do not cover the grid once"):
         table_4_1_from_shards([part, part], [], grid=grid)
     last = study_cv_shard(X, y, folds, grid, shard=1, n_shards=2, random_state=0)
-    rows = [{"rank": 1, "cv_rmse": 1.5, "n_estimators": 5, "learning_rate": 0.1, "max_depth": 1,
-             "loss": "huber"}]
+    rows = [{"rank": 1, "cv_rmse": 1.5, "n_estimators": 5, "learning_rate": 0.1, "max_depth": 1, "loss": "huber"}]
     assert table_4_1_from_shards([part, last], rows, grid=grid)[0]["rank"].tolist() == list(range(1, 9))
     with pytest.raises(ValueError, match="do not cover the grid once"):
         table_4_1_from_shards([part, last], [], grid=dict(grid, max_depth=[1, 2, 3]))

@@ -17,11 +17,20 @@ TINY = dict(
     n=100,
     n_repetitions=3,
     learners={"gradient_boosting": {"n_estimators": 5, "max_depth": 1}},
-    learner_config={"n_refits": 3, "n_repeats": 2, "pd_features": ["x1", "x6"], "grid": [-0.5, 0.5],
-                    "truth_fits": 4, "truth_eval_rows": 100},
-    rashomon_config={"families": {"linear_regression": {}, "gradient_boosting": {"n_estimators": [3, 6],
-                                                                                   "max_depth": [1]}},
-                     "epsilons": [0.0, 1.0, 3.0], "n_repeats": 2, "population_rows": 200},
+    learner_config={
+        "n_refits": 3,
+        "n_repeats": 2,
+        "pd_features": ["x1", "x6"],
+        "grid": [-0.5, 0.5],
+        "truth_fits": 4,
+        "truth_eval_rows": 100,
+    },
+    rashomon_config={
+        "families": {"linear_regression": {}, "gradient_boosting": {"n_estimators": [3, 6], "max_depth": [1]}},
+        "epsilons": [0.0, 1.0, 3.0],
+        "n_repeats": 2,
+        "population_rows": 200,
+    },
     random_state=7,
 )
 
@@ -67,8 +76,12 @@ def test_rows_and_truths(tiny_runs):
     pdt = partial_dependence_truth("friedman1", ["x1", "x6"], [-0.5, 0.5]).set_index(["feature", "grid_value"])
     np.testing.assert_array_equal(lpd["truth"], pdt.loc[list(zip(lpd["feature"], lpd["grid_value"])), "pd"])
     mrt = model_reliance_truth("friedman1").set_index("feature")
-    for q, col in (("learner_mr_ratio", "mr_ratio"), ("mcr_ratio", "mr_ratio"),
-                   ("learner_mr_difference", "mr_difference"), ("mcr_difference", "mr_difference")):
+    for q, col in (
+        ("learner_mr_ratio", "mr_ratio"),
+        ("mcr_ratio", "mr_ratio"),
+        ("learner_mr_difference", "mr_difference"),
+        ("mcr_difference", "mr_difference"),
+    ):
         part = reps[reps["quantity"] == q]
         assert len(part) > 0
         np.testing.assert_array_equal(part["truth"], mrt.loc[part["feature"], col])
@@ -118,10 +131,17 @@ def test_learner_rows_are_learner_pd_pfi_on_the_documented_streams():
     names = feature_names(10)
     split = make_split(frame["y"].to_numpy(), "regression", test_size=0.2, n_folds=5, random_state=split_seed)
     tr = np.asarray(split["train"])
-    res = learner_pd_pfi(estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 1}),
-                         frame[names].to_numpy()[tr], frame["y"].to_numpy()[tr], feature_names=names,
-                         pd_features=["x1", "x6"], grids={"x1": [-0.5, 0.5], "x6": [-0.5, 0.5]}, n_refits=3,
-                         n_repeats=2, random_state=learner_seed)
+    res = learner_pd_pfi(
+        estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 1}),
+        frame[names].to_numpy()[tr],
+        frame["y"].to_numpy()[tr],
+        feature_names=names,
+        pd_features=["x1", "x6"],
+        grids={"x1": [-0.5, 0.5], "x6": [-0.5, 0.5]},
+        n_refits=3,
+        n_repeats=2,
+        random_state=learner_seed,
+    )
     r0 = reps[reps["repetition"] == 0]
     got = r0[r0["quantity"] == "learner_pd"]
     np.testing.assert_array_equal(got["estimate"], res.pd["mean"])
@@ -141,9 +161,18 @@ def test_learner_expected_value_of_ols_matches_closed_forms():
     from xaipipe.data.simulated import get_dgp
 
     reps, _ = coverage_audit(
-        n=400, n_repetitions=2, learners={"linear_regression": {}}, rashomon_config=False, random_state=3,
-        learner_config={"n_refits": 2, "pd_features": ["x3", "x4"], "grid": [-0.8, 0.0, 0.8], "truth_fits": 60,
-                        "truth_eval_rows": 2000},
+        n=400,
+        n_repetitions=2,
+        learners={"linear_regression": {}},
+        rashomon_config=False,
+        random_state=3,
+        learner_config={
+            "n_refits": 2,
+            "pd_features": ["x3", "x4"],
+            "grid": [-0.8, 0.0, 0.8],
+            "truth_fits": 60,
+            "truth_eval_rows": 2000,
+        },
     )
     pdl = reps[(reps["quantity"] == "learner_pd") & (reps["repetition"] == 0)]
     x4, x3 = pdl[pdl["feature"] == "x4"], pdl[pdl["feature"] == "x3"]
@@ -161,21 +190,58 @@ def test_learner_expected_value_of_ols_matches_closed_forms():
 # ----------------------------------------------------------------------------- arithmetic
 
 
-def _learner_row(r, feature, z, estimate, se, se_naive, df, truth, truth_learner, quantity="learner_pd",
-                 active=True):
-    return {"repetition": r, "n": 50, "quantity": quantity, "family": "fam", "scope": "", "epsilon_mode": "",
-            "epsilon": np.nan, "feature": feature, "active": active, "grid_value": z, "estimate": estimate,
-            "se": se, "se_naive": se_naive, "df": df, "ci_low": np.nan, "ci_high": np.nan,
-            "population_low": np.nan, "population_high": np.nan, "n_members": np.nan, "truth": truth,
-            "truth_learner": truth_learner, "truth_learner_se": 0.0}
+def _learner_row(r, feature, z, estimate, se, se_naive, df, truth, truth_learner, quantity="learner_pd", active=True):
+    return {
+        "repetition": r,
+        "n": 50,
+        "quantity": quantity,
+        "family": "fam",
+        "scope": "",
+        "epsilon_mode": "",
+        "epsilon": np.nan,
+        "feature": feature,
+        "active": active,
+        "grid_value": z,
+        "estimate": estimate,
+        "se": se,
+        "se_naive": se_naive,
+        "df": df,
+        "ci_low": np.nan,
+        "ci_high": np.nan,
+        "population_low": np.nan,
+        "population_high": np.nan,
+        "n_members": np.nan,
+        "truth": truth,
+        "truth_learner": truth_learner,
+        "truth_learner_se": 0.0,
+    }
 
 
 def _mcr_row(r, feature, lo, hi, truth, plo=np.nan, phi=np.nan, active=True, eps=1.0, scope="cross_family"):
-    return {"repetition": r, "n": 50, "quantity": "mcr_ratio", "family": "", "scope": scope, "epsilon_mode": "se",
-            "epsilon": eps, "feature": feature, "active": active, "grid_value": np.nan, "estimate": (lo + hi) / 2,
-            "se": np.nan, "se_naive": np.nan, "df": np.nan, "ci_low": lo, "ci_high": hi, "population_low": plo,
-            "population_high": phi, "n_members": 3, "truth": truth, "truth_learner": np.nan,
-            "truth_learner_se": np.nan}
+    return {
+        "repetition": r,
+        "n": 50,
+        "quantity": "mcr_ratio",
+        "family": "",
+        "scope": scope,
+        "epsilon_mode": "se",
+        "epsilon": eps,
+        "feature": feature,
+        "active": active,
+        "grid_value": np.nan,
+        "estimate": (lo + hi) / 2,
+        "se": np.nan,
+        "se_naive": np.nan,
+        "df": np.nan,
+        "ci_low": lo,
+        "ci_high": hi,
+        "population_low": plo,
+        "population_high": phi,
+        "n_members": 3,
+        "truth": truth,
+        "truth_learner": np.nan,
+        "truth_learner_se": np.nan,
+    }
 
 
 def _one(cov, **where):
@@ -190,9 +256,15 @@ def _one(cov, **where):
 def test_interval_known_to_cover_or_miss_gives_one_or_zero():
     # estimate 0, se 1, df huge: the 95 % interval is +-1.96, the 80 % one +-1.28; the truth 1.5 is inside
     # the first only. The naive se 0.1 misses at both levels; the learner target 0.05 is inside all.
-    reps = pd.DataFrame([_learner_row(r, "x1", 0.0, 0.0, 1.0, 0.1, 10**9, 1.5, 0.05) for r in range(2)]
-                        + [_mcr_row(0, "x1", 1.0, 2.0, 1.5), _mcr_row(1, "x1", 1.0, 2.0, 2.0),
-                           _mcr_row(0, "x2", 1.0, 2.0, 2.5), _mcr_row(1, "x2", 1.0, 2.0, 0.5)])
+    reps = pd.DataFrame(
+        [_learner_row(r, "x1", 0.0, 0.0, 1.0, 0.1, 10**9, 1.5, 0.05) for r in range(2)]
+        + [
+            _mcr_row(0, "x1", 1.0, 2.0, 1.5),
+            _mcr_row(1, "x1", 1.0, 2.0, 2.0),
+            _mcr_row(0, "x2", 1.0, 2.0, 2.5),
+            _mcr_row(1, "x2", 1.0, 2.0, 0.5),
+        ]
+    )
     cov = coverage_table(reps, nominal=[0.8, 0.95])
     key = {"quantity": "learner_pd", "feature": "x1", "grid_value": np.nan}
     assert _one(cov, interval="corrected", target="f_star", nominal=0.95, **key)["coverage"] == 1.0
@@ -219,8 +291,20 @@ def test_coverage_arithmetic_against_hand_counts():
     for r in range(R):
         for f, active in (("x1", True), ("x2", True), ("x9", False)):
             for z in (-0.5, 0.0, 0.5):
-                rows.append(_learner_row(r, f, z, rng.normal(), rng.uniform(0.2, 1.5), rng.uniform(0.05, 0.5),
-                                         int(rng.integers(2, 12)), rng.normal(), rng.normal(), active=active))
+                rows.append(
+                    _learner_row(
+                        r,
+                        f,
+                        z,
+                        rng.normal(),
+                        rng.uniform(0.2, 1.5),
+                        rng.uniform(0.05, 0.5),
+                        int(rng.integers(2, 12)),
+                        rng.normal(),
+                        rng.normal(),
+                        active=active,
+                    )
+                )
         for f, active in (("x1", True), ("x9", False)):
             lo = rng.normal()
             hi = lo + rng.uniform(0, 2)
@@ -247,30 +331,44 @@ def test_coverage_arithmetic_against_hand_counts():
     for c in levels:
         for interval, se_col in (("corrected", "se"), ("naive", "se_naive")):
             for target, t_col in (("f_star", "truth"), ("learner", "truth_learner")):
+
                 def lo_hi(rec, c=c, se_col=se_col, t_col=t_col):
                     t = stats.t.ppf(0.5 + c / 2, rec["df"])
                     return rec["estimate"] - t * rec[se_col], rec["estimate"] + t * rec[se_col], rec[t_col]
 
-                cases = {("x2", 0.0): lambda rec: rec["feature"] == "x2" and rec["grid_value"] == 0.0,
-                         ("x1", np.nan): lambda rec: rec["feature"] == "x1",
-                         ("active", np.nan): lambda rec: rec["active"],
-                         ("irrelevant", np.nan): lambda rec: not rec["active"] and rec["quantity"] == "learner_pd",
-                         ("all", np.nan): lambda rec: rec["quantity"] == "learner_pd"}
+                cases = {
+                    ("x2", 0.0): lambda rec: rec["feature"] == "x2" and rec["grid_value"] == 0.0,
+                    ("x1", np.nan): lambda rec: rec["feature"] == "x1",
+                    ("active", np.nan): lambda rec: rec["active"],
+                    ("irrelevant", np.nan): lambda rec: not rec["active"] and rec["quantity"] == "learner_pd",
+                    ("all", np.nan): lambda rec: rec["quantity"] == "learner_pd",
+                }
                 for (feature, z), select in cases.items():
+
                     def sel(rec, select=select):
                         return rec["quantity"] == "learner_pd" and select(rec)
 
                     want_c, want_se = hand(sel, lo_hi)
-                    got = _one(cov, quantity="learner_pd", interval=interval, target=target, nominal=c,
-                               feature=feature, grid_value=z)
+                    got = _one(
+                        cov,
+                        quantity="learner_pd",
+                        interval=interval,
+                        target=target,
+                        nominal=c,
+                        feature=feature,
+                        grid_value=z,
+                    )
                     assert got["coverage"] == pytest.approx(want_c, abs=1e-12)
                     assert got["coverage_se"] == pytest.approx(want_se, abs=1e-12)
-    for interval, cols in (("mcr", ("ci_low", "ci_high")), ("population_members", ("population_low",
-                                                                                    "population_high"))):
+    for interval, cols in (
+        ("mcr", ("ci_low", "ci_high")),
+        ("population_members", ("population_low", "population_high")),
+    ):
         for feature in ("x1", "x9", "all"):
-            want_c, want_se = hand(lambda rec, f=feature: rec["quantity"] == "mcr_ratio" and f in ("all",
-                                                                                                 rec["feature"]),
-                                   lambda rec, cols=cols: (rec[cols[0]], rec[cols[1]], rec["truth"]))
+            want_c, want_se = hand(
+                lambda rec, f=feature: rec["quantity"] == "mcr_ratio" and f in ("all", rec["feature"]),
+                lambda rec, cols=cols: (rec[cols[0]], rec[cols[1]], rec["truth"]),
+            )
             got = _one(cov, quantity="mcr_ratio", interval=interval, feature=feature)
             assert got["coverage"] == pytest.approx(want_c, abs=1e-12)
             assert got["coverage_se"] == pytest.approx(want_se, abs=1e-12)

@@ -23,12 +23,21 @@ def test_same_as_calling_the_function_on_the_pipeline_split(frame):
 
 
 def test_lists_from_the_config_become_tuples(frame):
-    got = ill.illustration_table("boosting_depth", frame, random_state=2, depths=[1, 2], n_estimators=5,
-                                 learning_rate=0.1)
+    got = ill.illustration_table(
+        "boosting_depth", frame, random_state=2, depths=[1, 2], n_estimators=5, learning_rate=0.1
+    )
     assert got["max_depth"].tolist() == [1, 2]
-    curves = ill.illustration_table("boosting_staged", frame, random_state=2, learning_rates=[0.5],
-                                    n_estimators=60, max_depth=2, n_iter_no_change=3,
-                                    validation_fraction=0.1, tol=1e-4)
+    curves = ill.illustration_table(
+        "boosting_staged",
+        frame,
+        random_state=2,
+        learning_rates=[0.5],
+        n_estimators=60,
+        max_depth=2,
+        n_iter_no_change=3,
+        validation_fraction=0.1,
+        tol=1e-4,
+    )
     assert set(curves["learning_rate"]) == {0.5} and len(curves) == 60
 
 

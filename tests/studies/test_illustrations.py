@@ -78,8 +78,9 @@ def test_pruning_path_is_monotone_and_matches_the_path_impurities(split):
     assert path["train_mse"].iloc[0] < 1e-12  # the maximal tree interpolates distinct rows
     few = il.pruning_path(*_args(split), max_alphas=7)
     assert len(few) == 7 and few["alpha"].iloc[[0, -1]].tolist() == path["alpha"].iloc[[0, -1]].tolist()
-    pd.testing.assert_frame_equal(few.reset_index(drop=True),
-                                  path[path["alpha"].isin(few["alpha"])].reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        few.reset_index(drop=True), path[path["alpha"].isin(few["alpha"])].reset_index(drop=True)
+    )
 
 
 # ----------------------------------------------------------------------------- §3.1 OOB
@@ -132,7 +133,7 @@ def test_loss_functions_huber_is_huber_1964_and_the_seeds_formula_is_not():
         return np.where(np.abs(x) <= d, x**2, 2 * d * np.abs(x) - 2 * d**2)
 
     jump = seed_huber(1.3 + eps, 1.3) - seed_huber(1.3 - eps, 1.3)
-    assert jump == pytest.approx(-1.3**2, abs=1e-6)  # discontinuous: drops by delta^2
+    assert jump == pytest.approx(-(1.3**2), abs=1e-6)  # discontinuous: drops by delta^2
     assert special.huber(1.3, 2.0) == pytest.approx(0.5 * (2 * 1.3 * 2.0 - 1.3**2))  # half of 2 delta |r| - delta^2
     with pytest.raises(ValueError, match="delta"):
         il.loss_functions(delta=0.0)
@@ -149,8 +150,9 @@ def test_boosting_depth_curve_against_separate_fits(split):
         m = GradientBoostingRegressor(n_estimators=40, max_depth=int(row["max_depth"]), random_state=2).fit(Xtr, ytr)
         assert row["test_mse"] == np.mean((yte - m.predict(Xte)) ** 2)
         assert row["train_mse"] == np.mean((ytr - m.predict(Xtr)) ** 2)
-        best = GradientBoostingRegressor(n_estimators=int(row["best_iteration"]), max_depth=int(row["max_depth"]),
-                                         random_state=2).fit(Xtr, ytr)
+        best = GradientBoostingRegressor(
+            n_estimators=int(row["best_iteration"]), max_depth=int(row["max_depth"]), random_state=2
+        ).fit(Xtr, ytr)
         assert row["best_test_mse"] == np.mean((yte - best.predict(Xte)) ** 2) <= row["test_mse"]
     assert t["train_mse"].iloc[1] < t["train_mse"].iloc[0]
 
@@ -175,22 +177,26 @@ def test_staged_curves_equal_separate_fits_and_early_stop_is_scikit_learns(split
 
     Xtr, ytr, Xte, yte = _args(split)
     N = 120
-    curves = il.boosting_staged_curves(Xtr, ytr, Xte, yte, learning_rates=(0.02, 0.3), n_estimators=N,
-                                       max_depth=2, n_iter_no_change=5, random_state=4)
+    curves = il.boosting_staged_curves(
+        Xtr, ytr, Xte, yte, learning_rates=(0.02, 0.3), n_estimators=N, max_depth=2, n_iter_no_change=5, random_state=4
+    )
     assert len(curves) == 2 * N
     fit, val = train_test_split(np.arange(len(ytr)), random_state=4, test_size=0.1)
     assert (curves["n_fit"] == len(fit)).all() and (curves["n_validation"] == len(val)).all()
     for lr, part in curves.groupby("learning_rate"):
         part = part.set_index("iteration")
         for m in (1, 17, 60):
-            sep = GradientBoostingRegressor(n_estimators=m, learning_rate=lr, max_depth=2,
-                                            random_state=4).fit(Xtr[fit], ytr[fit])
+            sep = GradientBoostingRegressor(n_estimators=m, learning_rate=lr, max_depth=2, random_state=4).fit(
+                Xtr[fit], ytr[fit]
+            )
             assert part.loc[m, "test_mse"] == np.mean((yte - sep.predict(Xte)) ** 2)
             assert part.loc[m, "train_mse"] == np.mean((ytr[fit] - sep.predict(Xtr[fit])) ** 2)
-            assert part.loc[m, "validation_mse"] == pytest.approx(np.mean((ytr[val] - sep.predict(Xtr[val])) ** 2),
-                                                                  rel=1e-12)
-        es = GradientBoostingRegressor(n_estimators=N, learning_rate=lr, max_depth=2, random_state=4,
-                                       n_iter_no_change=5, validation_fraction=0.1).fit(Xtr, ytr)
+            assert part.loc[m, "validation_mse"] == pytest.approx(
+                np.mean((ytr[val] - sep.predict(Xtr[val])) ** 2), rel=1e-12
+            )
+        es = GradientBoostingRegressor(
+            n_estimators=N, learning_rate=lr, max_depth=2, random_state=4, n_iter_no_change=5, validation_fraction=0.1
+        ).fit(Xtr, ytr)
         marked = part.index[part["early_stop"]].tolist()
         if es.n_estimators_ < N:
             assert marked == [es.n_estimators_]

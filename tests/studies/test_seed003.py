@@ -69,8 +69,7 @@ def test_reference_yaml_holds_the_same_seed_numbers(repo):
     assert bc["bootstrap_resamples"] == 500
     d = ref["diabetes"]
     assert SEED_003_PRINTED["diabetes.ols_intercept"][0] == d["ols_intercept"]
-    assert [SEED_003_PRINTED[f"diabetes.coefficient_{n}"][0] for n in ("age", "sex", "bmi")] == \
-        d["first_coefficients"]
+    assert [SEED_003_PRINTED[f"diabetes.coefficient_{n}"][0] for n in ("age", "sex", "bmi")] == d["first_coefficients"]
 
 
 def test_seed_qda_is_the_seed_own_gaussian_bayes_classifier():
@@ -89,9 +88,13 @@ def test_seed_qda_is_the_seed_own_gaussian_bayes_classifier():
     T, G = (T - mu) / sd, (G - mu) / sd
     labels, counts = np.unique(y_t, return_counts=True)
     prior = counts / counts.sum()
-    logpost = np.column_stack([
-        multivariate_normal(mean=T[y_t == k].mean(0), cov=np.cov(T[y_t == k], rowvar=False)).logpdf(G)
-        + np.log(prior[i]) for i, k in enumerate(labels)])
+    logpost = np.column_stack(
+        [
+            multivariate_normal(mean=T[y_t == k].mean(0), cov=np.cov(T[y_t == k], rowvar=False)).logpdf(G)
+            + np.log(prior[i])
+            for i, k in enumerate(labels)
+        ]
+    )
     hand = labels[np.argmax(logpost - logsumexp(logpost, axis=1, keepdims=True), axis=1)]
     np.testing.assert_array_equal(qda.predict(G_raw), hand)
     assert np.sum(hand != y_g) == 5
@@ -149,8 +152,12 @@ def test_figures_render(rerun):
 
     with figure_style():
         figs = seed003_figures(rerun)
-        assert sorted(figs) == ["fig3_1_reject_option", "fig3_2_error_distribution", "fig3_3_difference",
-                                "fig3_4_predicted_vs_observed"]
+        assert sorted(figs) == [
+            "fig3_1_reject_option",
+            "fig3_2_error_distribution",
+            "fig3_3_difference",
+            "fig3_4_predicted_vs_observed",
+        ]
         assert figs["fig3_3_difference"].axes[0].get_lines()  # drawn from the rerun's draws
         for fig in figs.values():
             plt.close(fig)

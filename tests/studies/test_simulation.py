@@ -66,8 +66,12 @@ def test_module_monte_carlo_agrees_with_closed_form_and_reports_its_error():
     assert z.max() < 4.5
     assert (np.abs(mc["d_pd"] - cf["d_pd"]) <= 4.5 * mc["d_pd_se"] + 1e-12).all()
     # its standard error is the spread of an independent replicate
-    reps = [partial_dependence_truth("friedman1", ["x1"], [0.3], method="monte_carlo", n_mc=2000,
-                                     random_state=s)["pd"].iloc[0] for s in range(40)]
+    reps = [
+        partial_dependence_truth("friedman1", ["x1"], [0.3], method="monte_carlo", n_mc=2000, random_state=s)[
+            "pd"
+        ].iloc[0]
+        for s in range(40)
+    ]
     se = partial_dependence_truth("friedman1", ["x1"], [0.3], method="monte_carlo", n_mc=2000)["pd_se"].iloc[0]
     assert 0.6 < np.std(reps, ddof=1) / se < 1.5
 
@@ -143,8 +147,9 @@ def test_ice_derivative_against_finite_differences(name):
         Xp, Xm = X.copy(), X.copy()
         Xp[:, j] += h
         Xm[:, j] -= h
-        np.testing.assert_allclose(ice_derivative_truth(dgp, X, j), (dgp.f(Xp) - dgp.f(Xm)) / (2 * h),
-                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(
+            ice_derivative_truth(dgp, X, j), (dgp.f(Xp) - dgp.f(Xm)) / (2 * h), rtol=1e-6, atol=1e-6
+        )
 
 
 def test_ice_truth_is_f_star_along_each_row():
@@ -171,8 +176,9 @@ def test_numeric_fallbacks_match_the_closed_forms():
     assert (np.abs(auto["pd"] - cf["pd"]) <= 4.5 * auto["pd_se"]).all()
     # central differences of f* in place of the analytic gradient
     X = plain.sample_X(np.random.default_rng(2), 30, 10)
-    np.testing.assert_allclose(ice_derivative_truth(numeric, X, "x2", GRID),
-                               ice_derivative_truth(plain, X, "x2", GRID), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        ice_derivative_truth(numeric, X, "x2", GRID), ice_derivative_truth(plain, X, "x2", GRID), rtol=1e-6, atol=1e-6
+    )
     with pytest.raises(ValueError, match="no closed-form PD"):
         partial_dependence_truth(numeric, ["x1"], GRID, method="closed_form")
     with pytest.raises(ValueError, match="no closed-form MR"):
@@ -198,23 +204,45 @@ def pipeline_tables():
     s = simulated_split(data, random_state=5)
     names = s["features"]
     model = GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=0).fit(s["X_train"], s["y_train"])
-    rel = reliance_report(model, s["X_test"], s["y_test"], feature_names=names,
-                          estimators=("permutation", "e_switch"), n_repeats=5)
-    effects = [explain_feature(model, s["X_test"], f, feature_names=names, resolution=8, row_ids=s["test"])
-               for f in ("x4", "x1", "x9")]
+    rel = reliance_report(
+        model, s["X_test"], s["y_test"], feature_names=names, estimators=("permutation", "e_switch"), n_repeats=5
+    )
+    effects = [
+        explain_feature(model, s["X_test"], f, feature_names=names, resolution=8, row_ids=s["test"])
+        for f in ("x4", "x1", "x9")
+    ]
     curves = effects_table(effects, max_curves=30)
-    learner = learner_pd_pfi(GradientBoostingRegressor(n_estimators=40, max_depth=3), s["X_train"], s["y_train"],
-                             feature_names=names, pd_features=["x4"], n_refits=3, resolution=6, n_repeats=2)
+    learner = learner_pd_pfi(
+        GradientBoostingRegressor(n_estimators=40, max_depth=3),
+        s["X_train"],
+        s["y_train"],
+        feature_names=names,
+        pd_features=["x4"],
+        n_refits=3,
+        resolution=6,
+        n_repeats=2,
+    )
     ids = {"dataset": "simulated", "model": "gradient_boosting"}
-    return {"data": data, "reliance": with_ids(rel, **ids), "curves": with_ids(curves, **ids),
-            "learner_pd": with_ids(learner.pd, **ids), "learner_pfi": with_ids(learner.pfi, **ids)}
+    return {
+        "data": data,
+        "reliance": with_ids(rel, **ids),
+        "curves": with_ids(curves, **ids),
+        "learner_pd": with_ids(learner.pd, **ids),
+        "learner_pfi": with_ids(learner.pfi, **ids),
+    }
 
 
 def test_truth_table_from_the_pipeline_tables(pipeline_tables):
     t = pipeline_tables
     other = t["reliance"].assign(dataset="airfoil")  # rows of another dataset are ignored
-    table = truth_table("friedman1", data=t["data"], reliance=pd.concat([t["reliance"], other]), curves=t["curves"],
-                        learner_pd=t["learner_pd"], learner_pfi=t["learner_pfi"])
+    table = truth_table(
+        "friedman1",
+        data=t["data"],
+        reliance=pd.concat([t["reliance"], other]),
+        curves=t["curves"],
+        learner_pd=t["learner_pd"],
+        learner_pfi=t["learner_pfi"],
+    )
     assert list(table.columns) == TRUTH_COLUMNS
     assert set(table["quantity"]) == set(QUANTITIES)
     assert (table["dataset"] == "simulated").all() and (table["family"] == "gradient_boosting").all()
@@ -235,7 +263,8 @@ def test_truth_table_from_the_pipeline_tables(pipeline_tables):
     assert len(pdr) == len(src_pd)
     for feature, part in pdr.groupby("feature"):
         np.testing.assert_array_equal(
-            part["truth"], partial_dependence_truth("friedman1", [feature], part["grid_value"].to_numpy())["pd"])
+            part["truth"], partial_dependence_truth("friedman1", [feature], part["grid_value"].to_numpy())["pd"]
+        )
     # the comparison is aligned: a decent fit is close to the truth for the strongest variable
     assert pdr[pdr["feature"] == "x4"]["error"].abs().mean() < 1.0
     ice = table[table["quantity"] == "ice"]
@@ -260,8 +289,15 @@ def test_truth_table_looks_rows_up_by_identifier_not_position():
     """ICE rows refer to data rows by identifier: a table in reversed (adversarial) order gets the same truth."""
     data = simulate(n=60, random_state=1)
     rows = np.arange(60)[::-1]
-    curves = pd.DataFrame({"feature": "x1", "grid_value": np.tile([-0.5, 0.5], 60), "kind": "ice",
-                           "row": np.repeat(rows, 2), "value": 0.0})
+    curves = pd.DataFrame(
+        {
+            "feature": "x1",
+            "grid_value": np.tile([-0.5, 0.5], 60),
+            "kind": "ice",
+            "row": np.repeat(rows, 2),
+            "value": 0.0,
+        }
+    )
     table = truth_table(data=data, curves=curves)
     prepared = data.assign(row_id=np.arange(60))[["row_id", *data.columns]]  # the prepared table works too
     pd.testing.assert_frame_equal(truth_table(data=prepared, curves=curves), table)

@@ -48,15 +48,29 @@ def snakemake(workdir: Path, *args: str, check: bool = True, timeout: int = 1500
 
 def tiny_args(mirror, *extra: str) -> list[str]:
     """Arguments for the tiny config (tests/configs/tiny.yaml: Airfoil, two families)."""
-    return ["--configfile", "config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml",
-            "--config", f"uci_mirror={mirror}", *extra]
+    return [
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        "tests/configs/tiny.yaml",
+        "--config",
+        f"uci_mirror={mirror}",
+        *extra,
+    ]
 
 
 def small_args(mirror: Path, *extra: str, configfiles: tuple = ()) -> list[str]:
     """Arguments for the small config; ``configfiles`` are merged after it (one --configfile
     option: a second --configfile option would replace the first list, not extend it)."""
-    return ["--configfile", "config/config.yaml", "tests/configs/small.yaml", *map(str, configfiles),
-            "--config", f"uci_mirror={mirror}", *extra]
+    return [
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        *map(str, configfiles),
+        "--config",
+        f"uci_mirror={mirror}",
+        *extra,
+    ]
 
 
 @pytest.fixture(scope="session")

@@ -27,9 +27,14 @@ def _start(workdir, mirror):
     # KeyboardInterrupt).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", *tiny_args(mirror)],
-                                cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                                start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "snakemake", "--cores", "2", *tiny_args(mirror)],
+            cwd=workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -106,16 +111,38 @@ def test_changing_one_dataset_reruns_only_its_jobs(small_run, mirror_dir, tmp_pa
 def test_no_network_and_no_mirror_names_the_option(tmp_path):
     work = copy_workflow(tmp_path / "repo")
     closed = "http://127.0.0.1:9"  # discard port: nothing listens, connections are refused at once
-    env_proxy = {"https_proxy": closed, "http_proxy": closed, "HTTPS_PROXY": closed, "HTTP_PROXY": closed,
-                 "no_proxy": "", "NO_PROXY": ""}
+    env_proxy = {
+        "https_proxy": closed,
+        "http_proxy": closed,
+        "HTTPS_PROXY": closed,
+        "HTTP_PROXY": closed,
+        "no_proxy": "",
+        "NO_PROXY": "",
+    }
     override = tmp_path / "o.yaml"
     override.write_text("uci_mirror: ''\ndownload: {retries: 1, timeout_s: 5, cache_dir: ''}\n")
     env = {**os.environ, **env_proxy}
     env.pop("XAIPIPE_TMPDIR", None)
     target = "results/test/data/airfoil/canonical.csv"
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", target, "--configfile",
-                           "config/config.yaml", "tests/configs/small.yaml", str(override)],
-                          cwd=work, capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--cores",
+            "1",
+            target,
+            "--configfile",
+            "config/config.yaml",
+            "tests/configs/small.yaml",
+            str(override),
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode != 0
     log = (work / "logs" / "test" / "data" / "canonical" / "airfoil.log").read_text()
     assert "DownloadError" in log and "uci_mirror" in log and "'airfoil'" in log
@@ -134,8 +161,7 @@ def test_no_network_and_no_mirror_names_the_option(tmp_path):
 def test_bad_config_values_name_the_key(workflow_copy, mirror_dir, tmp_path, override, key):
     path = tmp_path / "bad.yaml"
     path.write_text(override)
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(path,)),
-                     check=False)
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(path,)), check=False)
     assert proc.returncode != 0
     assert key in proc.stdout + proc.stderr
 
@@ -144,8 +170,18 @@ def test_missing_mirror_file_names_it(tmp_path):
     work = copy_workflow(tmp_path / "repo")
     empty = tmp_path / "empty_mirror"
     empty.mkdir()
-    proc = snakemake(work, "-n", "--cores", "1", "results/test/data/airfoil/canonical.csv", "--configfile",
-                     "config/config.yaml", "tests/configs/small.yaml", "--config", f"uci_mirror={empty}",
-                     check=False)
+    proc = snakemake(
+        work,
+        "-n",
+        "--cores",
+        "1",
+        "results/test/data/airfoil/canonical.csv",
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        "--config",
+        f"uci_mirror={empty}",
+        check=False,
+    )
     assert proc.returncode != 0
     assert "airfoil_self_noise.dat" in proc.stdout + proc.stderr

@@ -51,8 +51,9 @@ def test_serial_stops_and_reports_when_unlock_fails(monkeypatch, tmp_path):
         raise AssertionError("no rerun after a failed --unlock")
 
     monkeypatch.setattr(kill_resume, "run_snakemake", no_rerun)
-    trials = kill_resume.run_serial(tmp_path / "ref", ["--cores", "1"], 4, seed=0, duration_s=100.0,
-                                    root=tmp_path, report=lines.append)
+    trials = kill_resume.run_serial(
+        tmp_path / "ref", ["--cores", "1"], 4, seed=0, duration_s=100.0, root=tmp_path, report=lines.append
+    )
     assert len(copies) == 1 and len(trials) == 1
     assert not trials[0].identical and trials[0].resume_rc == 1
     assert "unlock failed" in trials[0].differences[0]
@@ -65,15 +66,31 @@ def test_killed_at_random_moments_resumes_byte_identical(clean_tiny_run, mirror_
     duration = kill_resume.run_duration(clean_tiny_run)
     # one fresh copy killed once ...
     lines = []
-    trials = kill_resume.run_trials(clean_tiny_run, args, 1, seed=3, duration_s=duration, root=tmp_path / "one",
-                                    span=(0.05, 0.6), report=lines.append)
+    trials = kill_resume.run_trials(
+        clean_tiny_run,
+        args,
+        1,
+        seed=3,
+        duration_s=duration,
+        root=tmp_path / "one",
+        span=(0.05, 0.6),
+        report=lines.append,
+    )
     assert len(lines) == 1
     assert all(t.killed for t in trials), lines  # the kill came while the run was running
     assert all(t.resume_rc == 0 for t in trials), lines
     assert kill_resume.summary(trials) == "1 of 1 resumed byte-identical", lines
     # ... and one copy killed three times in a row (--serial), each kill followed by --unlock and a rerun
     lines = []
-    trials = kill_resume.run_serial(clean_tiny_run, args, 3, seed=4, duration_s=duration, root=tmp_path / "serial",
-                                    span=(0.05, 0.8), report=lines.append)
+    trials = kill_resume.run_serial(
+        clean_tiny_run,
+        args,
+        3,
+        seed=4,
+        duration_s=duration,
+        root=tmp_path / "serial",
+        span=(0.05, 0.8),
+        report=lines.append,
+    )
     assert len(trials) == 3 and all(t.killed for t in trials), lines
     assert kill_resume.summary(trials) == "3 of 3 resumed byte-identical", lines

@@ -47,8 +47,18 @@ def own_run(tmp_path_factory, mirror_dir):
     (work / "data").mkdir()
     own_frame().to_csv(work / "data" / "my.csv", index=False)
     (work / "my.yaml").write_text(OWN_CONFIG)
-    snakemake(work, "--cores", "2", "--configfile", "config/config.yaml", "tests/configs/small.yaml",
-              "tests/configs/tiny.yaml", "my.yaml", "--config", f"uci_mirror={mirror_dir}")
+    snakemake(
+        work,
+        "--cores",
+        "2",
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        "tests/configs/tiny.yaml",
+        "my.yaml",
+        "--config",
+        f"uci_mirror={mirror_dir}",
+    )
     return work
 
 

@@ -1,5 +1,6 @@
 """The default workflow profile: result-neutral scheduling settings that are measured in
 docs/performance.md and must not be lost silently."""
+
 import yaml
 from snakemake.settings.types import MaxJobsPerTimespan
 

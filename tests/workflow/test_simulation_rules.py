@@ -27,8 +27,9 @@ def test_default_study_plans_simulated_truth_and_illustrations(workflow_copy, mi
 def test_simulated_switched_off_plans_no_truth_table(workflow_copy, mirror_dir, tmp_path):
     off = tmp_path / "off.yaml"
     off.write_text("datasets:\n  simulated: {enabled: false}\n", encoding="utf-8")
-    proc = snakemake(workflow_copy, "-n", "--configfile", "config/config.yaml", str(off),
-                     "--config", f"uci_mirror={mirror_dir}")
+    proc = snakemake(
+        workflow_copy, "-n", "--configfile", "config/config.yaml", str(off), "--config", f"uci_mirror={mirror_dir}"
+    )
     jobs = _jobs(proc.stdout)
     assert "simulation_truth" not in jobs and "data/simulated/" not in proc.stdout
     assert jobs["illustration"] == 5  # the illustrations do not need the dataset

@@ -26,8 +26,12 @@ from tests.conftest import REPO
 
 from .conftest import copy_workflow, result_differences, snakemake
 
-SLURM_CONFIGS = ("config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml",
-                 "tests/configs/slurm.yaml")
+SLURM_CONFIGS = (
+    "config/config.yaml",
+    "tests/configs/small.yaml",
+    "tests/configs/tiny.yaml",
+    "tests/configs/slurm.yaml",
+)
 SLURM_VERSION = "slurm"  # tests/configs/slurm.yaml
 CANCELLED_JOB = ("cv", "airfoil_linear_regression")  # cancelled twice: attempt 1 and its retry
 RUN_TIMEOUT_S = 1200  # a run that waits forever for a job (the defects this guards) fails here
@@ -45,8 +49,7 @@ def non_local_rules() -> set[str]:
     """
     rules = set()
     for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
-        blocks = re.split(r"^(?:rule (\w+)|use rule \w+ as (\w+) with):", path.read_text(),
-                          flags=re.M)
+        blocks = re.split(r"^(?:rule (\w+)|use rule \w+ as (\w+) with):", path.read_text(), flags=re.M)
         names = [a or b for a, b in zip(blocks[1::3], blocks[2::3])]
         for name, body in zip(names, blocks[3::3]):
             if not re.search(r"^\s+localrule:\s*True", body, flags=re.M):
@@ -64,12 +67,14 @@ def planned_jobs(output: str) -> list[dict]:
             continue
         threads = re.search(r"^\s+threads: (\d+)$", block, flags=re.M)
         wildcards = re.search(r"^\s+wildcards: (.*)$", block, flags=re.M)
-        jobs.append({
-            "rule": rule.group(1),
-            "wildcards": wildcards.group(1) if wildcards else "",
-            "threads": int(threads.group(1)) if threads else 1,
-            "resources": dict(kv.split("=", 1) for kv in res.group(1).split(", ")),
-        })
+        jobs.append(
+            {
+                "rule": rule.group(1),
+                "wildcards": wildcards.group(1) if wildcards else "",
+                "threads": int(threads.group(1)) if threads else 1,
+                "resources": dict(kv.split("=", 1) for kv in res.group(1).split(", ")),
+            }
+        )
     return jobs
 
 
@@ -89,18 +94,36 @@ def test_slurm_profile_lists_every_slurm_rule_and_keeps_the_rerun_triggers():
         assert {"runtime", "mem_mb"} <= set(res), rule
 
 
-@pytest.mark.parametrize("limits", [(), ("--max-threads", "2", "--resources", "mem_mb=3000")],
-                         ids=["profile", "node_limits"])
+@pytest.mark.parametrize(
+    "limits", [(), ("--max-threads", "2", "--resources", "mem_mb=3000")], ids=["profile", "node_limits"]
+)
 def test_slurm_profile_dry_run_keeps_resources_with_account_and_partition(workflow_copy, mirror_dir, limits):
     # The README's command (account and partition through --default-resources) must keep every
     # SLURM rule's runtime, mem_mb and cpus_per_task. A dry run caps threads at --cores (1 if
     # not given), a SLURM run does not: --cores 64 shows the threads the jobs would get.
     # targets: the default one, `coverage` and `illustrations` (off in the small config), and a split CV
     # (tests/configs/split_jobs.yaml), so that every SLURM rule is planned
-    proc = snakemake(workflow_copy, "-n", "all", "coverage", "illustrations", "--workflow-profile", "profiles/slurm", "--configfile",
-                     "config/config.yaml", "tests/configs/small.yaml", "tests/configs/split_jobs.yaml",
-                     "--config", f"uci_mirror={mirror_dir}", "--cores", "64", *limits,
-                     "--default-resources", "slurm_account=acct01", "slurm_partition=part01")
+    proc = snakemake(
+        workflow_copy,
+        "-n",
+        "all",
+        "coverage",
+        "illustrations",
+        "--workflow-profile",
+        "profiles/slurm",
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        "tests/configs/split_jobs.yaml",
+        "--config",
+        f"uci_mirror={mirror_dir}",
+        "--cores",
+        "64",
+        *limits,
+        "--default-resources",
+        "slurm_account=acct01",
+        "slurm_partition=part01",
+    )
     slurm = profile("slurm")
     jobs = [j for j in planned_jobs(proc.stdout) if j["rule"] in non_local_rules()]
     assert {j["rule"] for j in jobs} == non_local_rules()  # the small config plans every SLURM rule
@@ -165,9 +188,20 @@ def slurm_command(mirror: Path, cluster: dict) -> list[str]:
     defaults = [f"slurm_partition={cluster['partition']}"]
     if cluster["accounting"]:
         defaults.append("slurm_account=root")
-    return ["--workflow-profile", "profiles/slurm", "--configfile", *SLURM_CONFIGS,
-            "--config", f"uci_mirror={mirror}", "--max-threads", str(cluster["cpus"]),
-            "--slurm-init-seconds-before-status-checks", "5", "--default-resources", *defaults]
+    return [
+        "--workflow-profile",
+        "profiles/slurm",
+        "--configfile",
+        *SLURM_CONFIGS,
+        "--config",
+        f"uci_mirror={mirror}",
+        "--max-threads",
+        str(cluster["cpus"]),
+        "--slurm-init-seconds-before-status-checks",
+        "5",
+        "--default-resources",
+        *defaults,
+    ]
 
 
 class SqueueWatcher(threading.Thread):
@@ -188,15 +222,23 @@ class SqueueWatcher(threading.Thread):
 
     def poll(self) -> None:
         ids = self.run_ids()
-        out = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%i|%T|%C|%k|%j"],
-                             capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run(
+            ["squeue", "--states=all", "--noheader", "--format=%i|%T|%C|%k|%j"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout
         for line in out.splitlines():
             jobid, state, cpus, comment, name = line.split("|", 4)
             if name not in ids:
                 continue
             self.jobs[jobid] = {"state": state, "cpus": int(cpus), "comment": comment}
-            if (comment == self.comment and jobid not in self.cancelled and len(self.cancelled) < self.max_cancels
-                    and state in ("PENDING", "CONFIGURING", "RUNNING")):
+            if (
+                comment == self.comment
+                and jobid not in self.cancelled
+                and len(self.cancelled) < self.max_cancels
+                and state in ("PENDING", "CONFIGURING", "RUNNING")
+            ):
                 subprocess.run(["scancel", jobid], check=True, timeout=30)
                 self.cancelled.append(jobid)
 
@@ -212,8 +254,14 @@ def run_logged(workdir: Path, args: list[str], log: Path) -> int:
     env = dict(os.environ)
     env.pop("XAIPIPE_TMPDIR", None)
     with open(log, "w") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=workdir, stdout=fh,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "snakemake", *args],
+            cwd=workdir,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
         try:
             return proc.wait(timeout=RUN_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -254,8 +302,16 @@ def slurm_run(cluster, mirror_dir, tmp_path_factory):
     if local_error:
         raise local_error[0]
     print(f"SLURM test runs: {wall:.0f} s wall (local reference run alongside)")
-    return {"work": work, "local": local, "command": command, "rc": (rc1, rc2), "wall_s": wall,
-            "output": [p.read_text() for p in logs], "watcher": watcher, "cluster": cluster}
+    return {
+        "work": work,
+        "local": local,
+        "command": command,
+        "rc": (rc1, rc2),
+        "wall_s": wall,
+        "output": [p.read_text() for p in logs],
+        "watcher": watcher,
+        "cluster": cluster,
+    }
 
 
 def submitted(output: str) -> dict[str, tuple[str, str]]:
@@ -293,8 +349,13 @@ def test_slurm_jobs_went_through_sbatch_within_the_node(slurm_run):
     # ... as SLURM itself records them (squeue keeps finished jobs for MinJobAge; sacct if on)
     records = dict(watcher.jobs)
     if cluster["accounting"]:
-        sacct = subprocess.run(["sacct", "-X", "-n", "-P", "-j", ",".join(jobs), "-o", "JobIDRaw,State,AllocCPUS"],
-                               capture_output=True, text=True, check=True, timeout=60).stdout
+        sacct = subprocess.run(
+            ["sacct", "-X", "-n", "-P", "-j", ",".join(jobs), "-o", "JobIDRaw,State,AllocCPUS"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
         for line in sacct.splitlines():
             jobid, state, cpus = line.split("|")
             records[jobid] = {**records.get(jobid, {}), "state": state.split()[0], "cpus": int(cpus)}

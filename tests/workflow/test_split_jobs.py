@@ -13,19 +13,37 @@ from tests.workflow.conftest import copy_workflow, result_differences, snakemake
 
 pytestmark = pytest.mark.integration
 
-FILES = ("cv/gradient_boosting.csv", "cv/gradient_boosting_summary.csv", "best/gradient_boosting.json",
-         "cv/linear_regression.csv", "best/linear_regression.json")
-RASHOMON = ("sets.csv", "members.csv", "mcr.csv", "mcr_path.csv", "linear_exact.csv", "pd_envelope.csv",
-            "pd_curves.csv")
+FILES = (
+    "cv/gradient_boosting.csv",
+    "cv/gradient_boosting_summary.csv",
+    "best/gradient_boosting.json",
+    "cv/linear_regression.csv",
+    "best/linear_regression.json",
+)
+RASHOMON = (
+    "sets.csv",
+    "members.csv",
+    "mcr.csv",
+    "mcr_path.csv",
+    "linear_exact.csv",
+    "pd_envelope.csv",
+    "pd_curves.csv",
+)
 
 
 def test_split_cv_equals_the_unsplit_cv(clean_tiny_run, mirror_dir, tmp_path):
     work = copy_workflow(tmp_path / "repo")
-    args = ["--configfile", "config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml",
-            "tests/configs/split_jobs.yaml", "--config", f"uci_mirror={mirror_dir}"]
+    args = [
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        "tests/configs/tiny.yaml",
+        "tests/configs/split_jobs.yaml",
+        "--config",
+        f"uci_mirror={mirror_dir}",
+    ]
     models, rashomon = "results/tiny/models/airfoil", "results/tiny/rashomon/airfoil"
-    snakemake(work, *[f"{models}/{f}" for f in FILES], *[f"{rashomon}/{f}" for f in RASHOMON], "--cores", "2",
-              *args)
+    snakemake(work, *[f"{models}/{f}" for f in FILES], *[f"{rashomon}/{f}" for f in RASHOMON], "--cores", "2", *args)
     # gradient boosting (2 grid prefix groups + 3 sampled replicates): 3 jobs of whole fit units;
     # linear regression has one fit unit, so its CV stays one job
     shards = sorted(p.name for p in (work / models / "cv" / "shards").iterdir())

@@ -7,8 +7,12 @@ from tests.conftest import REPO
 
 
 def test_snakefmt_check():
-    proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "--diff", "Snakefile", "workflow"],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", "--diff", "Snakefile", "workflow"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, (
         "snakefmt --check failed; run `snakefmt Snakefile workflow`:\n" + proc.stdout[-4000:] + proc.stderr[-2000:]
     )

@@ -29,8 +29,9 @@ def test_small_run_outputs(small_run):
     metrics = pd.read_csv(res / "tables" / "test_metrics.csv")
     assert list(metrics.columns[:6]) == ["dataset", "task", "model", "rmse", "mae", "r2"]
     small = yaml.safe_load((small_run / "tests" / "configs" / "small.yaml").read_text())
-    expected = {("airfoil", f) for f in ("linear_regression", "decision_tree", "random_forest",
-                                        "gradient_boosting", "xgboost")}
+    expected = {
+        ("airfoil", f) for f in ("linear_regression", "decision_tree", "random_forest", "gradient_boosting", "xgboost")
+    }
     expected |= {(d, f) for d, opts in small["datasets"].items() if "families" in opts for f in opts["families"]}
     assert set(zip(metrics["dataset"], metrics["model"])) == expected and len(metrics) == len(expected)
     reg = metrics[metrics.task == "regression"]
@@ -81,8 +82,15 @@ def test_profile_of_the_run(small_run, mirror_dir):
     jobs = pd.read_csv(small_run / target)
     assert {"cv", "fit", "rashomon", "model_reliance", "shap"} <= set(jobs["rule"])
     # every job of the study is profiled, figures and tables included
-    assert {"prepare", "shap_figures", "pd_figures", "reliance_figures", "thesis_figure", "thesis_table",
-            "manifest"} <= set(jobs["rule"])
+    assert {
+        "prepare",
+        "shap_figures",
+        "pd_figures",
+        "reliance_figures",
+        "thesis_figure",
+        "thesis_table",
+        "manifest",
+    } <= set(jobs["rule"])
     assert (jobs["wall_s"].diff().dropna() <= 0).all() and (jobs["wall_s"] > 0).all()
     assert jobs.loc[jobs.rule == "cv", "wildcards"].str.contains("dataset=airfoil").any()
     totals = pd.read_csv(small_run / "results/test/profile/rule_totals.csv")
@@ -103,14 +111,16 @@ def test_one_dataset_target_runs_only_its_jobs(workflow_copy, mirror_dir):
     assert "manifest" not in _planned_jobs(out)
 
 
-@pytest.mark.parametrize("table,rule,absent", [
-    ("test_metrics", "test_metrics", ("thesis_comparison", "model_reliance", "rashomon")),
-    ("model_reliance", "model_reliance_table", ("shap", "rashomon", "thesis_figure")),
-    ("mcr", "mcr_table", ("shap", "pd_ice", "rashomon_bootstrap", "thesis_figure")),
-])
+@pytest.mark.parametrize(
+    "table,rule,absent",
+    [
+        ("test_metrics", "test_metrics", ("thesis_comparison", "model_reliance", "rashomon")),
+        ("model_reliance", "model_reliance_table", ("shap", "rashomon", "thesis_figure")),
+        ("mcr", "mcr_table", ("shap", "pd_ice", "rashomon_bootstrap", "thesis_figure")),
+    ],
+)
 def test_table_target_alone(workflow_copy, mirror_dir, table, rule, absent):
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", f"{RESULTS}/tables/{table}.csv",
-                     *small_args(mirror_dir))
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", f"{RESULTS}/tables/{table}.csv", *small_args(mirror_dir))
     jobs = _planned_jobs(proc.stdout)
     assert rule in jobs and "manifest" not in jobs
     assert not set(absent) & set(jobs), set(absent) & set(jobs)
@@ -119,8 +129,7 @@ def test_table_target_alone(workflow_copy, mirror_dir, table, rule, absent):
 def test_invalid_config_value_names_the_key(workflow_copy, mirror_dir, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("split:\n  test_size: 1.5\n")
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(bad,)),
-                     check=False)
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(bad,)), check=False)
     assert proc.returncode != 0
     err = proc.stdout + proc.stderr
     assert "test_size" in err and "1.5" in err
@@ -129,8 +138,7 @@ def test_invalid_config_value_names_the_key(workflow_copy, mirror_dir, tmp_path)
 def test_unknown_dataset_is_rejected(workflow_copy, mirror_dir, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("datasets:\n  iris: {}\n")
-    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(bad,)),
-                     check=False)
+    proc = snakemake(workflow_copy, "-n", "--cores", "1", *small_args(mirror_dir, configfiles=(bad,)), check=False)
     assert proc.returncode != 0
     assert "iris" in proc.stdout + proc.stderr
 
@@ -143,8 +151,18 @@ def test_corrupt_mirror_fails_naming_the_file(tmp_path, mirror_dir):
     bad.chmod(0o644)
     bad.write_bytes(bad.read_bytes()[:1000])
     target = f"{RESULTS}/data/abalone/canonical.csv"
-    proc = snakemake(work, "--cores", "1", target, "--configfile", "config/config.yaml",
-                     "tests/configs/small.yaml", "--config", f"uci_mirror={mirror}", check=False)
+    proc = snakemake(
+        work,
+        "--cores",
+        "1",
+        target,
+        "--configfile",
+        "config/config.yaml",
+        "tests/configs/small.yaml",
+        "--config",
+        f"uci_mirror={mirror}",
+        check=False,
+    )
     assert proc.returncode != 0
     log = (work / "logs" / "test" / "data" / "canonical" / "abalone.log").read_text()
     assert "checksum mismatch" in log and str(bad) in log
@@ -163,8 +181,9 @@ def test_explain_outputs(small_run):
     lin = mr[(mr.dataset == "airfoil") & (mr.model == "linear_regression") & (mr.estimator == "e_switch")]
     assert (lin["algorithm"] == "linear_closed_form").all() and (lin["n_samples"] == 301).all()
 
-    curves = pd.read_csv(res / "explain" / "airfoil" / "gradient_boosting" / "pd_ice.csv",
-                         keep_default_na=False, na_values=[""])
+    curves = pd.read_csv(
+        res / "explain" / "airfoil" / "gradient_boosting" / "pd_ice.csv", keep_default_na=False, na_values=[""]
+    )
     assert {"pd", "ice", "c_ice", "d_ice", "d_ice_sd"} <= set(curves["kind"])
     c_ice = curves[curves.kind == "c_ice"].groupby(["feature", "row"])["value"]
     assert (c_ice.apply(lambda v: v.abs().min()) == 0).all()  # zero at the anchor
@@ -183,20 +202,39 @@ def test_explain_outputs(small_run):
 
     learner = pd.read_csv(res / "explain" / "airfoil" / "gradient_boosting" / "learner_pfi.csv")
     assert (learner["n_refits"] == 3).all()
-    assert ((learner["mr_difference_ci_high"] - learner["mr_difference_ci_low"])
-            >= (learner["mr_difference_ci_high_naive"] - learner["mr_difference_ci_low_naive"]) - 1e-12).all()
+    assert (
+        (learner["mr_difference_ci_high"] - learner["mr_difference_ci_low"])
+        >= (learner["mr_difference_ci_high_naive"] - learner["mr_difference_ci_low_naive"]) - 1e-12
+    ).all()
 
     figs = res / "figures" / "airfoil" / "gradient_boosting"
-    for name in ("model_reliance", "ice", "c_ice", "d_ice", "pd_2d", "shap_bar", "shap_beeswarm",
-                 "shap_waterfall_high", "learner_pd"):
+    for name in (
+        "model_reliance",
+        "ice",
+        "c_ice",
+        "d_ice",
+        "pd_2d",
+        "shap_bar",
+        "shap_beeswarm",
+        "shap_waterfall_high",
+        "learner_pd",
+    ):
         assert (figs / f"{name}.pdf").stat().st_size > 1000 and (figs / f"{name}.png").stat().st_size > 1000
 
 
 def test_rashomon_outputs(small_run):
     res = small_run / RESULTS
     mcr = pd.read_csv(res / "tables" / "mcr.csv")
-    assert list(mcr.columns[:8]) == ["dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus",
-                                     "mr_reference", "n_members"]
+    assert list(mcr.columns[:8]) == [
+        "dataset",
+        "scope",
+        "epsilon",
+        "feature",
+        "mcr_minus",
+        "mcr_plus",
+        "mr_reference",
+        "n_members",
+    ]
     assert {"airfoil", "abalone", "diabetes", "breast_cancer"} == set(mcr["dataset"])
     assert "cross_family" in set(mcr["scope"]) and "gradient_boosting" in set(mcr["scope"])
     ok = mcr.dropna(subset=["mr_reference"])
@@ -211,8 +249,9 @@ def test_rashomon_outputs(small_run):
     grow = sets[sets.scope == "cross_family"].sort_values("epsilon")["size"].to_numpy()
     assert (grow[1:] >= grow[:-1]).all()
     study = pd.read_csv(res / "rashomon" / "abalone_study" / "cv_summary.csv")
-    assert len(study) == 4 and {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_mean",
-                                "rmse_std"} <= set(study.columns)
+    assert len(study) == 4 and {"n_estimators", "learning_rate", "max_depth", "loss", "rmse_mean", "rmse_std"} <= set(
+        study.columns
+    )
     # Table 4.1 lists the 15 best configurations, or the whole grid when it is smaller
     table = pd.read_csv(res / "rashomon" / "abalone_study" / "table_4_1.csv")
     assert len(table) == min(15, len(study)) and table["rank"].tolist() == list(range(1, len(table) + 1))
@@ -243,9 +282,10 @@ def test_comparison_and_seed_outputs(small_run):
     metrics = pd.read_csv(res / "tables" / "test_metrics.csv")
     acc = metrics[metrics.dataset == "breast_cancer"].set_index("model")["accuracy"]
     assert np.allclose(err.set_index("family")["mean"].reindex(acc.index), 1 - acc, atol=1e-12)
-    for d, kinds in (("breast_cancer", ("reject_option", "error_bootstrap", "loss_difference", "roc",
-                                        "precision_recall")), ("airfoil", ("loss_difference",
-                                                                            "predicted_vs_observed"))):
+    for d, kinds in (
+        ("breast_cancer", ("reject_option", "error_bootstrap", "loss_difference", "roc", "precision_recall")),
+        ("airfoil", ("loss_difference", "predicted_vs_observed")),
+    ):
         for kind in kinds:
             assert (res / "figures" / d / "comparison" / f"{kind}.png").stat().st_size > 1000
     seed003 = pd.read_csv(res / "studies" / "seed003" / "seed003_comparison.csv")
@@ -262,15 +302,21 @@ def test_comparison_and_seed_outputs(small_run):
     html = (xgb / "shap_force.html").read_text()
     assert "<script" in html and "<script src" not in html
     thesis = res / "thesis"
-    for name in ("000_fig_4_1", "000_fig_4_2", "000_fig_4_3", "000_fig_4_4", "000_fig_4_5",
-                 "000_fig_4_3_waterfall"):
+    for name in ("000_fig_4_1", "000_fig_4_2", "000_fig_4_3", "000_fig_4_4", "000_fig_4_5", "000_fig_4_3_waterfall"):
         assert (thesis / f"{name}.png").stat().st_size > 1000
 
 
 def test_thesis_figures_and_tables(small_run, mirror_dir, tmp_path):
     thesis = small_run / RESULTS / "thesis"
-    for name in ("001_fig_4_1", "001_fig_4_3", "001_fig_5_1", "001_fig_5_2", "001_fig_5_3", "000_fig_4_3",
-                 "000_fig_4_8"):
+    for name in (
+        "001_fig_4_1",
+        "001_fig_4_3",
+        "001_fig_5_1",
+        "001_fig_5_2",
+        "001_fig_5_3",
+        "000_fig_4_3",
+        "000_fig_4_8",
+    ):
         assert (thesis / f"{name}.pdf").read_bytes().rstrip().endswith(b"%%EOF")
         assert (thesis / f"{name}.png").stat().st_size > 1000
     tex = (thesis / "001_table_5_2.tex").read_text()

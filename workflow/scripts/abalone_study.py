@@ -1,4 +1,5 @@
 """Rule abalone_study: seed 001 Table 4.1 (the 324 gradient boosting models on Abalone) from the CV shards."""
+
 import yaml
 
 from xaipipe.io import read_csv, read_json, write_csv
@@ -11,9 +12,12 @@ def main(smk):
     with open(smk.input.reference, encoding="utf-8") as fh:
         published = yaml.safe_load(fh)["abalone_rashomon_top15"]["rows"]
     summary, comparison, pattern = table_4_1_from_shards(
-        [read_csv(path) for path in smk.input.shards], published, grid=study["grid"],
+        [read_csv(path) for path in smk.input.shards],
+        published,
+        grid=study["grid"],
         transform=study["transform"],
-        dataset=read_json(smk.input.info)["dataset"], family=study["family"],
+        dataset=read_json(smk.input.info)["dataset"],
+        family=study["family"],
     )
     get_logger().info("best: %s", summary.iloc[0].to_dict())
     write_csv(smk.output.summary, summary)

@@ -1,4 +1,5 @@
 """Rule abalone_study_cv: one shard of the Table 4.1 CV (some prefix groups of the grid, every fold)."""
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv
 from xaipipe.runner import run
@@ -9,8 +10,14 @@ def main(smk):
     study = smk.params.study
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     summary = study_cv_shard(
-        data.X_train, data.y_train, data.folds, grid=study["grid"], shard=int(smk.wildcards.shard),
-        n_shards=smk.params.n_shards, transform=study["transform"], random_state=smk.params.seed,
+        data.X_train,
+        data.y_train,
+        data.folds,
+        grid=study["grid"],
+        shard=int(smk.wildcards.shard),
+        n_shards=smk.params.n_shards,
+        transform=study["transform"],
+        random_state=smk.params.seed,
         n_jobs=smk.threads,
     )
     # CSV (not joblib): its fit_time_s column is a measured time, which the result comparisons skip

@@ -1,4 +1,5 @@
 """Concatenate per-dataset CSV tables into one."""
+
 import pandas as pd
 
 from xaipipe.io import write_csv

@@ -1,4 +1,5 @@
 """Rule correlation_figure: correlation heatmap of one dataset."""
+
 import pandas as pd
 
 from xaipipe.plots.data import plot_correlation

@@ -3,6 +3,7 @@
 Not named coverage.py: the scripts folder is on the path of joblib workers, and numba imports the
 `coverage` package (coverage.py) at start-up, which a script of that name would shadow.
 """
+
 from xaipipe.io import write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.studies.coverage import coverage_audit

@@ -1,4 +1,5 @@
 """Rule coverage_figure: nominal against empirical coverage (learner intervals) and MCR coverage."""
+
 import pandas as pd
 
 from xaipipe.plots.coverage import plot_coverage

@@ -1,5 +1,6 @@
 """Rule cv: K-fold CV of one family's grid with exact shared-prefix evaluation (or the
 combination of its cv_shard jobs)."""
+
 import joblib
 
 from xaipipe.data.prepare import load_prepared
@@ -12,8 +13,16 @@ def main(smk):
     p = smk.params.cv
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     table, summary, best = cv_tables(
-        smk.wildcards.family, p["task"], p["grid"], data.X_train, data.y_train, data.folds,
-        selection=p["selection"], random_state=p["seed"], options=p["options"], sample=p["sample"],
+        smk.wildcards.family,
+        p["task"],
+        p["grid"],
+        data.X_train,
+        data.y_train,
+        data.folds,
+        selection=p["selection"],
+        random_state=p["seed"],
+        options=p["options"],
+        sample=p["sample"],
         dataset=data.dataset,
         n_jobs=smk.threads,
         beta=p.get("beta", 1.0),

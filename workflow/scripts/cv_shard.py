@@ -1,4 +1,5 @@
 """Rule cv_shard: one shard of a split CV (some fit units of a family's grid, every fold)."""
+
 import joblib
 
 from xaipipe.data.prepare import load_prepared
@@ -10,9 +11,18 @@ def main(smk):
     p = smk.params.cv
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     table = cross_validate_grid(
-        smk.wildcards.family, p["task"], p["grid"], data.X_train, data.y_train, data.folds,
-        random_state=p["seed"], options=p["options"], sample=p["sample"], n_jobs=smk.threads,
-        beta=p.get("beta", 1.0), shard=(int(smk.wildcards.shard), smk.params.n_shards),
+        smk.wildcards.family,
+        p["task"],
+        p["grid"],
+        data.X_train,
+        data.y_train,
+        data.folds,
+        random_state=p["seed"],
+        options=p["options"],
+        sample=p["sample"],
+        n_jobs=smk.threads,
+        beta=p.get("beta", 1.0),
+        shard=(int(smk.wildcards.shard), smk.params.n_shards),
     )
     # pickled, not CSV: the cv job rebuilds the whole table with the dtypes of the unsplit one
     joblib.dump(table, smk.output.shard)

@@ -1,4 +1,5 @@
 """Rule diff_versions: which numbers of the result tables changed between two versions."""
+
 from pathlib import Path
 
 from xaipipe.io import write_csv

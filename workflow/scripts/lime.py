@@ -1,4 +1,5 @@
 """Rule lime: LIME weights beside the SHAP values of the force-plot rows and a seeded sample of test rows."""
+
 import numpy as np
 
 from xaipipe.data.prepare import load_prepared
@@ -18,9 +19,16 @@ def main(smk):
     others = np.setdiff1d(shap.row_index, list(named.values()))
     extra = np.random.default_rng(seed).choice(others, size=min(cfg["n_rows"], len(others)), replace=False)
     rows = sorted({*named.values(), *map(int, extra)})
-    lime = lime_explanations(read_joblib(smk.input.model), data.X_test, data.X_train, rows=rows,
-                             feature_names=data.features, output=shap.output,  # SHAP's output space
-                             num_samples=cfg["num_samples"], random_state=seed)
+    lime = lime_explanations(
+        read_joblib(smk.input.model),
+        data.X_test,
+        data.X_train,
+        rows=rows,
+        feature_names=data.features,
+        output=shap.output,  # SHAP's output space
+        num_samples=cfg["num_samples"],
+        random_state=seed,
+    )
     comparison = compare_lime_shap(lime, shap)
     ids = {"dataset": data.dataset, "family": smk.wildcards.family}
     role = {v: k for k, v in named.items()}

@@ -1,4 +1,5 @@
 """Rule logit: logistic-regression coefficient table (odds ratios) on the training split."""
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import read_joblib, write_csv
 from xaipipe.models.logit import logit_inference

@@ -1,4 +1,5 @@
 """Rule manifest: provenance of results/<version>/."""
+
 from pathlib import Path
 
 import pandas as pd
@@ -14,8 +15,10 @@ def main(smk):
     repo = Path(smk.scriptdir).parents[1]
     run_info = snakemake_run_info(".")
     run_info["finished_at"] = pd.Timestamp.now().isoformat(timespec="seconds")
-    write_json(smk.output.manifest, build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits,
-                                                   extra={"run": run_info}))
+    write_json(
+        smk.output.manifest,
+        build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits, extra={"run": run_info}),
+    )
 
 
 run(snakemake, main)  # noqa: F821

@@ -1,4 +1,5 @@
 """Rule model_reliance: MR of one fitted model on the test set (every estimator x loss) and split gain."""
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.summary import reliance_tables
 from xaipipe.io import read_joblib, write_csv
@@ -9,10 +10,19 @@ def main(smk):
     cfg = smk.params.reliance
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     reliance, split_gain = reliance_tables(
-        read_joblib(smk.input.model), data.X_test, data.y_test, dataset=data.dataset, family=smk.wildcards.family,
-        feature_names=data.features, feature_groups=data.feature_groups, estimators=cfg["estimators"],
-        losses=smk.params.losses, n_repeats=cfg["n_repeats"], e_switch_max_rows=cfg["e_switch_max_rows"],
-        random_state=smk.params.seed, n_jobs=smk.threads,
+        read_joblib(smk.input.model),
+        data.X_test,
+        data.y_test,
+        dataset=data.dataset,
+        family=smk.wildcards.family,
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        estimators=cfg["estimators"],
+        losses=smk.params.losses,
+        n_repeats=cfg["n_repeats"],
+        e_switch_max_rows=cfg["e_switch_max_rows"],
+        random_state=smk.params.seed,
+        n_jobs=smk.threads,
     )
     write_csv(smk.output.reliance, reliance)
     write_csv(smk.output.split_gain, split_gain)

@@ -1,4 +1,5 @@
 """Rule pd_figures: ICE + PD with decile rug, c-ICE, d-ICE and 2-D PD figures."""
+
 import pandas as pd
 
 from xaipipe.plots.pdp import pd_ice_figures

@@ -1,4 +1,5 @@
 """Rule pd_ice: PD / ICE / c-ICE / d-ICE of the top-k variables by MR and the 2-D PD of the top pair."""
+
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
@@ -11,15 +12,31 @@ from xaipipe.runner import get_logger, run
 def main(smk):
     cfg, rank = smk.params.pd, smk.params.ranking
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = top_features(pd.read_csv(smk.input.reliance), cfg["top_k"], estimator=rank["estimator"],
-                       loss=smk.params.loss, quantity=rank["quantity"])
+    top = top_features(
+        pd.read_csv(smk.input.reliance),
+        cfg["top_k"],
+        estimator=rank["estimator"],
+        loss=smk.params.loss,
+        quantity=rank["quantity"],
+    )
     get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", cfg["top_k"], top, smk.params.extra)
     curves, pairs = pd_ice_tables(
-        read_joblib(smk.input.model), data.X_test, top=top, extra=smk.params.extra, feature_names=data.features,
-        feature_groups=data.feature_groups, row_ids=data.test_rows,
-        output="predict" if data.task == "regression" else cfg["classification_output"], resolution=cfg["resolution"],
-        kind=cfg["grid"], percentiles=cfg["percentiles"], anchor=cfg["anchor"], smooth=cfg["smooth"],
-        max_curves=cfg["max_curves"], pair_resolution=cfg["pair_resolution"], max_batch_rows=cfg["max_batch_rows"],
+        read_joblib(smk.input.model),
+        data.X_test,
+        top=top,
+        extra=smk.params.extra,
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        row_ids=data.test_rows,
+        output="predict" if data.task == "regression" else cfg["classification_output"],
+        resolution=cfg["resolution"],
+        kind=cfg["grid"],
+        percentiles=cfg["percentiles"],
+        anchor=cfg["anchor"],
+        smooth=cfg["smooth"],
+        max_curves=cfg["max_curves"],
+        pair_resolution=cfg["pair_resolution"],
+        max_batch_rows=cfg["max_batch_rows"],
     )
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     write_csv(smk.output.curves, with_ids(curves, **ids))

@@ -1,5 +1,6 @@
 """Rule profile: the slowest rules of one version from its benchmark files
 (also a command: ``python -m xaipipe.report.profiling logs/v1/benchmarks results/v1/profile``)."""
+
 from pathlib import Path
 
 from xaipipe.io import write_csv

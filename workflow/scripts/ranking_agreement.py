@@ -1,4 +1,5 @@
 """Rule ranking_agreement: MR vs mean |SHAP| vs split gain rankings of every model of one dataset."""
+
 import pandas as pd
 
 from xaipipe.explain.summary import ranking_tables
@@ -9,9 +10,14 @@ from xaipipe.runner import run
 def main(smk):
     info = read_json(smk.input.info)
     importances, agreement = ranking_tables(
-        [pd.read_csv(p) for p in smk.input.reliance], [pd.read_csv(p) for p in smk.input.split_gain],
-        [pd.read_csv(p) for p in smk.input.shap], dataset=info["dataset"], feature_groups=info.get("feature_groups"),
-        estimator=smk.params.ranking["estimator"], loss=smk.params.loss, quantity=smk.params.ranking["quantity"],
+        [pd.read_csv(p) for p in smk.input.reliance],
+        [pd.read_csv(p) for p in smk.input.split_gain],
+        [pd.read_csv(p) for p in smk.input.shap],
+        dataset=info["dataset"],
+        feature_groups=info.get("feature_groups"),
+        estimator=smk.params.ranking["estimator"],
+        loss=smk.params.loss,
+        quantity=smk.params.ranking["quantity"],
     )
     write_csv(smk.output.importances, importances)
     write_csv(smk.output.agreement, agreement)

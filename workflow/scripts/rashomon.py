@@ -1,4 +1,5 @@
 """Rules rashomon / abalone_study_mcr: Rashomon sets, member MR and MCR of one model class."""
+
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
@@ -14,12 +15,31 @@ def main(smk):
     # rashomon.refit_jobs: some families' refits came from rashomon_refit jobs (None: all here)
     refits = [read_joblib(path) for path in smk.input.get("refits", [])] or None
     out = mcr_study(
-        summary, data.X_train, data.y_train, data.X_test, data.y_test, task=p["task"], metric=p["metric"],
-        epsilons=p["epsilons"], epsilon=p["epsilon"], epsilon_mode=p["epsilon_mode"], scopes=p["scopes"],
-        figure_scope=p["figure_scope"], feature_names=data.features, feature_groups=data.feature_groups,
-        estimators=p["estimators"], loss=p["loss"], n_repeats=p["n_repeats"],
-        e_switch_max_rows=p["e_switch_max_rows"], pd_top_k=p["pd"]["top_k"], pd_resolution=p["pd"]["resolution"],
-        random_state=p["seed"], options=p["options"], dataset=data.dataset, n_jobs=smk.threads, refits=refits,
+        summary,
+        data.X_train,
+        data.y_train,
+        data.X_test,
+        data.y_test,
+        task=p["task"],
+        metric=p["metric"],
+        epsilons=p["epsilons"],
+        epsilon=p["epsilon"],
+        epsilon_mode=p["epsilon_mode"],
+        scopes=p["scopes"],
+        figure_scope=p["figure_scope"],
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        estimators=p["estimators"],
+        loss=p["loss"],
+        n_repeats=p["n_repeats"],
+        e_switch_max_rows=p["e_switch_max_rows"],
+        pd_top_k=p["pd"]["top_k"],
+        pd_resolution=p["pd"]["resolution"],
+        random_state=p["seed"],
+        options=p["options"],
+        dataset=data.dataset,
+        n_jobs=smk.threads,
+        refits=refits,
     )
     get_logger().info("%d member rows from %d fitted groups", len(out["members"]), out["n_groups"])
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):

@@ -1,4 +1,5 @@
 """Rule rashomon_bootstrap_shard: some bootstrap resamples of the Rashomon set (RID, MCR per resample)."""
+
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
@@ -11,14 +12,26 @@ def main(smk):
     p, b = smk.params.rashomon, smk.params.bootstrap
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     shard = bootstrap_shard(
-        data.X_train, data.y_train, task=p["task"], grids=smk.params.grids,
-        epsilon=p["epsilon"], epsilon_mode=p["epsilon_mode"], metric=p["metric"], n_bootstrap=b["n_bootstrap"],
+        data.X_train,
+        data.y_train,
+        task=p["task"],
+        grids=smk.params.grids,
+        epsilon=p["epsilon"],
+        epsilon_mode=p["epsilon_mode"],
+        metric=p["metric"],
+        n_bootstrap=b["n_bootstrap"],
         resamples=range(int(smk.wildcards.shard), b["n_bootstrap"], smk.params.n_shards),
-        mr_data=b["mr_data"], X_test=data.X_test, y_test=data.y_test, feature_names=data.features,
-        feature_groups=data.feature_groups, mr_estimator=b["estimator"], mr_loss=p["loss"],
+        mr_data=b["mr_data"],
+        X_test=data.X_test,
+        y_test=data.y_test,
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        mr_estimator=b["estimator"],
+        mr_loss=p["loss"],
         n_repeats=b["n_repeats"],
         cv_summary=pd.concat([pd.read_csv(f) for f in smk.input.summaries], ignore_index=True),
-        options=p["options"], random_state=p["seed"],
+        options=p["options"],
+        random_state=p["seed"],
         n_jobs=smk.threads,
     )
     write_joblib(smk.output.shard, shard)

@@ -1,4 +1,5 @@
 """Rule rashomon_refit: member refits, MR and PD curves of one family's Rashomon-set members."""
+
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
@@ -12,12 +13,29 @@ def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
     out = rashomon_refit(
-        summary, data.X_train, data.y_train, data.X_test, data.y_test, families=[smk.wildcards.family],
-        task=p["task"], metric=p["metric"], epsilons=p["epsilons"], epsilon=p["epsilon"],
-        epsilon_mode=p["epsilon_mode"], scopes=p["scopes"], figure_scope=p["figure_scope"],
-        feature_names=data.features, feature_groups=data.feature_groups, estimators=p["estimators"],
-        loss=p["loss"], n_repeats=p["n_repeats"], e_switch_max_rows=p["e_switch_max_rows"],
-        pd_resolution=p["pd"]["resolution"], random_state=p["seed"], options=p["options"], n_jobs=smk.threads,
+        summary,
+        data.X_train,
+        data.y_train,
+        data.X_test,
+        data.y_test,
+        families=[smk.wildcards.family],
+        task=p["task"],
+        metric=p["metric"],
+        epsilons=p["epsilons"],
+        epsilon=p["epsilon"],
+        epsilon_mode=p["epsilon_mode"],
+        scopes=p["scopes"],
+        figure_scope=p["figure_scope"],
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        estimators=p["estimators"],
+        loss=p["loss"],
+        n_repeats=p["n_repeats"],
+        e_switch_max_rows=p["e_switch_max_rows"],
+        pd_resolution=p["pd"]["resolution"],
+        random_state=p["seed"],
+        options=p["options"],
+        n_jobs=smk.threads,
     )
     get_logger().info("%d member reliance rows from %d fitted groups", len(out["reliance"]), out["n_groups"])
     # pickled, not CSV: the rashomon job combines the frames with their dtypes

@@ -1,4 +1,5 @@
 """Rule shap_check: KernelSHAP against exact TreeSHAP on a seeded sample of test rows."""
+
 import numpy as np
 
 from xaipipe.data.prepare import load_prepared
@@ -12,9 +13,15 @@ def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     n = len(data.X_test)
     rows = np.sort(np.random.default_rng(smk.params.seed).choice(n, size=min(cfg["n_rows"], n), replace=False))
-    check = kernel_vs_tree_shap(read_joblib(smk.input.model), data.X_test[rows], data.X_train,
-                                n_samples=cfg["n_samples"], background_size=cfg["background_size"],
-                                feature_names=data.features, random_state=smk.params.seed)
+    check = kernel_vs_tree_shap(
+        read_joblib(smk.input.model),
+        data.X_test[rows],
+        data.X_train,
+        n_samples=cfg["n_samples"],
+        background_size=cfg["background_size"],
+        feature_names=data.features,
+        random_state=smk.params.seed,
+    )
     ids = {"dataset": data.dataset, "family": smk.wildcards.family}
     write_csv(smk.output.summary, check.summary.assign(**ids, n_rows=len(rows)))
     write_csv(smk.output.by_feature, check.by_feature.assign(**ids))

@@ -1,4 +1,5 @@
 """Rule shap_figures: bar, beeswarm, dependence and waterfall plots of one model's SHAP values."""
+
 from xaipipe.io import read_joblib
 from xaipipe.plots.shap import shap_figures
 from xaipipe.plots.style import figure_style, save_figure

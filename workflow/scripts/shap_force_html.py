@@ -1,4 +1,5 @@
 """Rule shap_force_html: the interactive stacked force plot of one model's explained test rows."""
+
 from xaipipe.io import read_joblib
 from xaipipe.plots.shap_force import save_force_html
 from xaipipe.runner import run

@@ -1,4 +1,5 @@
 """Rule shap: SHAP values of one fitted model on the test rows (named so that it cannot shadow the shap library)."""
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import shap_tables
 from xaipipe.io import read_joblib, write_csv, write_joblib, write_json
@@ -9,14 +10,24 @@ def main(smk):
     cfg = smk.params.shap
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     out = shap_tables(
-        read_joblib(smk.input.model), data.X_test, data.X_train, test_rows=data.test_rows,
-        feature_names=data.features, dataset=data.dataset, family=smk.wildcards.family, max_rows=cfg["max_rows"],
-        max_rows_forest=cfg["max_rows_random_forest"], background_size=cfg["background_size"],
-        interactions=cfg["interactions"], algorithm=cfg.get("algorithm", "auto"), n_jobs=smk.threads,
+        read_joblib(smk.input.model),
+        data.X_test,
+        data.X_train,
+        test_rows=data.test_rows,
+        feature_names=data.features,
+        dataset=data.dataset,
+        family=smk.wildcards.family,
+        max_rows=cfg["max_rows"],
+        max_rows_forest=cfg["max_rows_random_forest"],
+        background_size=cfg["background_size"],
+        interactions=cfg["interactions"],
+        algorithm=cfg.get("algorithm", "auto"),
+        n_jobs=smk.threads,
         random_state=smk.params.seed,
     )
-    get_logger().info("%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"],
-                      out["meta"]["output"])
+    get_logger().info(
+        "%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"], out["meta"]["output"]
+    )
     for name in ("values", "rows", "importance", "interactions"):
         write_csv(smk.output[name], out[name])
     write_json(smk.output.meta, out["meta"])

@@ -1,4 +1,5 @@
 """Rule simulation_truth: the pipeline's estimates on the simulated datasets beside the DGP's truth."""
+
 import pandas as pd
 
 from xaipipe.io import read_json, write_csv
@@ -21,8 +22,16 @@ def main(smk):
             found = [_read(p["tables"][key], dataset, p["family"]) for p in parts if key in p["tables"]]
             tables[key] = pd.concat(found, ignore_index=True) if found else None
         data = pd.read_csv(prepared_path)
-        out.append(truth_table(simulation["dgp"], dataset=dataset, data=data, noise_sd=simulation["noise_sd"],
-                               random_state=int(smk.params.seed), **tables))
+        out.append(
+            truth_table(
+                simulation["dgp"],
+                dataset=dataset,
+                data=data,
+                noise_sd=simulation["noise_sd"],
+                random_state=int(smk.params.seed),
+                **tables,
+            )
+        )
         get_logger().info("%s: %d estimates beside the truth", dataset, len(out[-1]))
     write_csv(smk.output.table, pd.concat(out, ignore_index=True))
 

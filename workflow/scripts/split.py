@@ -1,4 +1,5 @@
 """Rule split: train/test rows and CV folds."""
+
 import pandas as pd
 
 from xaipipe.data.split import make_split

@@ -1,4 +1,5 @@
 """Rule squared_terms: OLS on the |t| >= 2 variables and their squares against OLS on all variables."""
+
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv
 from xaipipe.models.ols import squared_terms_comparison
@@ -7,9 +8,17 @@ from xaipipe.runner import run
 
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    table = squared_terms_comparison(data.X_train, data.y_train, data.X_test, data.y_test, data.features,
-                                     losses=("mse", "mae"), n_bootstrap=smk.params.n_bootstrap,
-                                     confidence=smk.params.confidence, random_state=smk.params.seed)
+    table = squared_terms_comparison(
+        data.X_train,
+        data.y_train,
+        data.X_test,
+        data.y_test,
+        data.features,
+        losses=("mse", "mae"),
+        n_bootstrap=smk.params.n_bootstrap,
+        confidence=smk.params.confidence,
+        random_state=smk.params.seed,
+    )
     table.insert(0, "dataset", data.dataset)
     write_csv(smk.output.table, table)
 

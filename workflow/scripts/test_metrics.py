@@ -1,4 +1,5 @@
 """Rule test_metrics: all datasets' test metrics, best configurations, confusion matrices."""
+
 import pandas as pd
 
 from xaipipe.io import write_csv

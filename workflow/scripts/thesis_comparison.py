@@ -1,4 +1,5 @@
 """Rule thesis_comparison: reproduced Tables 5.2 / 5.4 / 5.6 beside the published ones."""
+
 import pandas as pd
 import yaml
 

@@ -1,4 +1,5 @@
 """Rule thesis_table: one thesis table (reproduced beside published) as LaTeX booktabs and CSV."""
+
 import yaml
 
 from xaipipe.io import atomic_path, write_csv

@@ -170,8 +170,9 @@ def parse_diabetes_raw(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.Da
     y = np.loadtxt(gzip.open(io.BytesIO(_named(blobs, "diabetes_target.csv.gz", entry))))
     features = list(entry.feature_columns or ())
     if X.ndim != 2 or X.shape[1] != len(features):
-        raise ValueError(f"dataset {entry.dataset!r}: the data file has shape {X.shape}, the registry names "
-                         f"{len(features)} features")
+        raise ValueError(
+            f"dataset {entry.dataset!r}: the data file has shape {X.shape}, the registry names {len(features)} features"
+        )
     frame = pd.DataFrame(X, columns=features)
     frame[entry.target] = y
     return frame

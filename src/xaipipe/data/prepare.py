@@ -41,7 +41,9 @@ def check_features(frame: pd.DataFrame, dataset: str, columns: list[str]) -> Non
     """
     all_nan = [c for c in columns if frame[c].isna().all()]
     if all_nan:
-        raise ValueError(f"dataset {dataset!r}: column(s) {all_nan} are entirely NaN; drop them in config datasets.{dataset}.drop")
+        raise ValueError(
+            f"dataset {dataset!r}: column(s) {all_nan} are entirely NaN; drop them in config datasets.{dataset}.drop"
+        )
     some_nan = [c for c in columns if frame[c].isna().any()]
     if some_nan:
         counts = {c: int(frame[c].isna().sum()) for c in some_nan}
@@ -64,8 +66,9 @@ def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any
     """Binary 0/1 coding of a classification target (in place); returns the positive class
     and the class counts."""
     if frame[target].isna().any():
-        raise ValueError(f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} "
-                         "missing values")
+        raise ValueError(
+            f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values"
+        )
     levels = sorted(frame[target].astype(str).unique())
     if len(levels) != 2:
         shown = levels if len(levels) <= 10 else levels[:10] + ["..."]
@@ -76,8 +79,10 @@ def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any
     if positive is None:
         positive = next((p for lv, p in _DEFAULT_POSITIVE if set(levels) == lv), None)
         if positive is None:
-            raise ValueError(f"dataset {dataset!r}: give datasets.{dataset}.positive_class, the class of "
-                             f"{target!r} coded 1: one of {levels}")
+            raise ValueError(
+                f"dataset {dataset!r}: give datasets.{dataset}.positive_class, the class of "
+                f"{target!r} coded 1: one of {levels}"
+            )
     positive = str(positive)
     if positive not in levels:
         raise ValueError(f"datasets.{dataset}.positive_class {positive!r} is not a level of {target!r} {levels}")
@@ -148,8 +153,9 @@ def prepare_table(
             frame[name] = (frame[column] == level).astype(float)
             features = features + [name]
     elif variant is not None:
-        raise ValueError(f"datasets.{dataset}.variant is only defined for datasets whose registry entry declares "
-                         "variants")
+        raise ValueError(
+            f"datasets.{dataset}.variant is only defined for datasets whose registry entry declares variants"
+        )
 
     positive = options.get("positive_class", sidecar.get("positive_class"))
     class_counts = None
@@ -159,8 +165,9 @@ def prepare_table(
         raise ValueError(f"datasets.{dataset}.positive_class is only defined for classification datasets")
     else:
         if frame[target].isna().any():
-            raise ValueError(f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} "
-                             "missing values")
+            raise ValueError(
+                f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values"
+            )
         if frame[target].nunique() <= 1:
             raise ValueError(f"dataset {dataset!r}: the regression target {target!r} is constant")
 

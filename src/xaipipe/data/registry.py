@@ -52,8 +52,20 @@ __all__ = [
 ]
 
 #: keys of a registry entry (also accepted inline in the configuration)
-ENTRY_KEYS = ("name", "task", "target", "columns", "categorical", "drop", "positive_class", "variants",
-              "order_by", "doi", "citation", "source")
+ENTRY_KEYS = (
+    "name",
+    "task",
+    "target",
+    "columns",
+    "categorical",
+    "drop",
+    "positive_class",
+    "variants",
+    "order_by",
+    "doi",
+    "citation",
+    "source",
+)
 #: keys that only the configuration's ``datasets.<d>`` entries have
 OPTION_KEYS = ("enabled", "families", "one_hot", "variant")
 #: source kinds
@@ -220,8 +232,9 @@ def _path_text(path: Iterable) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
-def validate_entry(dataset: str, mapping: Mapping[str, Any], *, origin: str = "",
-                   schema: str | os.PathLike | None = None) -> DatasetEntry:
+def validate_entry(
+    dataset: str, mapping: Mapping[str, Any], *, origin: str = "", schema: str | os.PathLike | None = None
+) -> DatasetEntry:
     """Check one (merged) registry entry and build its :class:`DatasetEntry`.
 
     Parameters
@@ -273,8 +286,10 @@ def validate_entry(dataset: str, mapping: Mapping[str, Any], *, origin: str = ""
             from .simulated import DGPS
 
             if source["dgp"] not in DGPS:
-                raise RegistryError(f"{where}: unknown DGP {source['dgp']!r} (datasets.{dataset}.source.dgp); "
-                                    f"known DGPs: {sorted(DGPS)}")
+                raise RegistryError(
+                    f"{where}: unknown DGP {source['dgp']!r} (datasets.{dataset}.source.dgp); "
+                    f"known DGPs: {sorted(DGPS)}"
+                )
         if kind == "file" and "url" in source and "sha256" not in source:
             raise RegistryError(
                 f"{where}: datasets.{dataset}.source.url needs source.sha256 (the SHA-256 of the file, "
@@ -294,8 +309,9 @@ def validate_entry(dataset: str, mapping: Mapping[str, Any], *, origin: str = ""
     for role, cols in roles.items():
         for col in cols:
             if col in seen:
-                raise RegistryError(f"{where}: column {col!r} is in datasets.{dataset}.{seen[col]} and "
-                                    f"datasets.{dataset}.{role}")
+                raise RegistryError(
+                    f"{where}: column {col!r} is in datasets.{dataset}.{seen[col]} and datasets.{dataset}.{role}"
+                )
             seen[col] = role
     if entry.target in seen:
         raise RegistryError(f"{where}: the target {entry.target!r} is also in datasets.{dataset}.{seen[entry.target]}")
@@ -305,31 +321,42 @@ def validate_entry(dataset: str, mapping: Mapping[str, Any], *, origin: str = ""
             raise RegistryError(f"{where}: datasets.{dataset}.{key} lists the target {entry.target!r}")
         not_features = [c for c in cols if seen.get(c) in ("columns.id", "columns.other")]
         if not_features:
-            raise RegistryError(f"{where}: datasets.{dataset}.{key} lists {not_features}, which are id or other "
-                                "columns, not features")
+            raise RegistryError(
+                f"{where}: datasets.{dataset}.{key} lists {not_features}, which are id or other columns, not features"
+            )
         if entry.feature_columns is not None and key == "categorical":
             unknown = [c for c in cols if c not in entry.feature_columns]
             if unknown:
-                raise RegistryError(f"{where}: datasets.{dataset}.categorical names unknown column(s) {unknown}; "
-                                    f"features are {list(entry.feature_columns)}")
+                raise RegistryError(
+                    f"{where}: datasets.{dataset}.categorical names unknown column(s) {unknown}; "
+                    f"features are {list(entry.feature_columns)}"
+                )
     if entry.positive_class is not None and entry.task != "classification":
-        raise RegistryError(f"{where}: datasets.{dataset}.positive_class is only defined for classification "
-                            f"datasets (task is {entry.task!r})")
+        raise RegistryError(
+            f"{where}: datasets.{dataset}.positive_class is only defined for classification "
+            f"datasets (task is {entry.task!r})"
+        )
     if entry.variants:
         v = entry.variants
         if v["default"] not in v["options"]:
-            raise RegistryError(f"{where}: datasets.{dataset}.variants.default {v['default']!r} is not one of "
-                                f"variants.options {list(v['options'])}")
+            raise RegistryError(
+                f"{where}: datasets.{dataset}.variants.default {v['default']!r} is not one of "
+                f"variants.options {list(v['options'])}"
+            )
         if v["column"] == entry.target or v["column"] in (entry.feature_columns or ()):
-            raise RegistryError(f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be an id or "
-                                "other column (not the target or a feature)")
+            raise RegistryError(
+                f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be an id or "
+                "other column (not the target or a feature)"
+            )
         if v["column"] not in seen:
-            raise RegistryError(f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be declared "
-                                "in columns.other")
+            raise RegistryError(
+                f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be declared in columns.other"
+            )
     declared = set(seen) | {entry.target}
     if entry.order_by and entry.feature_columns is not None and entry.order_by["column"] not in declared:
-        raise RegistryError(f"{where}: datasets.{dataset}.order_by.column {entry.order_by['column']!r} is not a "
-                            "declared column")
+        raise RegistryError(
+            f"{where}: datasets.{dataset}.order_by.column {entry.order_by['column']!r} is not a declared column"
+        )
     return entry
 
 
@@ -382,8 +409,10 @@ def load_registry(
         options = dict(options or {})
         unknown = [k for k in options if k not in ENTRY_KEYS and k not in OPTION_KEYS]
         if unknown:
-            raise RegistryError(f"config key datasets.{dataset}: unknown key(s) {unknown}; registry keys: "
-                                f"{list(ENTRY_KEYS)}, options: {list(OPTION_KEYS)}")
+            raise RegistryError(
+                f"config key datasets.{dataset}: unknown key(s) {unknown}; registry keys: "
+                f"{list(ENTRY_KEYS)}, options: {list(OPTION_KEYS)}"
+            )
         inline = {k: v for k, v in options.items() if k in ENTRY_KEYS}
         if dataset in merged:
             if inline:
@@ -404,11 +433,15 @@ def load_registry(
             continue
         entry = out[dataset]
         if not entry.variants:
-            raise RegistryError(f"config key datasets.{dataset}.variant: dataset {dataset!r} declares no variants "
-                                f"(variant is only defined for datasets whose registry entry has `variants`)")
+            raise RegistryError(
+                f"config key datasets.{dataset}.variant: dataset {dataset!r} declares no variants "
+                f"(variant is only defined for datasets whose registry entry has `variants`)"
+            )
         if variant not in entry.variants["options"]:
-            raise RegistryError(f"config key datasets.{dataset}.variant must be one of "
-                                f"{list(entry.variants['options'])}, got {variant!r}")
+            raise RegistryError(
+                f"config key datasets.{dataset}.variant must be one of "
+                f"{list(entry.variants['options'])}, got {variant!r}"
+            )
     return out
 
 
@@ -442,8 +475,9 @@ def input_files(entry: DatasetEntry, mirror: str | os.PathLike | None = None) ->
     return []
 
 
-def check_ols_inference(names: Iterable[str], registry: Mapping[str, DatasetEntry],
-                        datasets: Iterable[str]) -> list[str]:
+def check_ols_inference(
+    names: Iterable[str], registry: Mapping[str, DatasetEntry], datasets: Iterable[str]
+) -> list[str]:
     """Validate the ``ols_inference`` config key; return the listed datasets that are run.
 
     Raises
@@ -456,11 +490,14 @@ def check_ols_inference(names: Iterable[str], registry: Mapping[str, DatasetEntr
     out = []
     for name in names:
         if name not in registry:
-            raise RegistryError(f"config key ols_inference lists {name!r}, which is not a known dataset "
-                                f"(known: {list(registry)})")
+            raise RegistryError(
+                f"config key ols_inference lists {name!r}, which is not a known dataset (known: {list(registry)})"
+            )
         if registry[name].task != "regression":
-            raise RegistryError(f"config key ols_inference lists {name!r}, a {registry[name].task} dataset; "
-                                "OLS inference needs a regression dataset")
+            raise RegistryError(
+                f"config key ols_inference lists {name!r}, a {registry[name].task} dataset; "
+                "OLS inference needs a regression dataset"
+            )
         if name in run:
             out.append(name)
     return out

@@ -370,20 +370,21 @@ class Friedman1(DGP):
 
     def _f(self, X):
         u = self._u(X)
-        return (10.0 * np.sin(np.pi * u[:, 0] * u[:, 1]) + 20.0 * (u[:, 2] - 0.5) ** 2
-                + 10.0 * u[:, 3] + 5.0 * u[:, 4])
+        return 10.0 * np.sin(np.pi * u[:, 0] * u[:, 1]) + 20.0 * (u[:, 2] - 0.5) ** 2 + 10.0 * u[:, 3] + 5.0 * u[:, 4]
 
     def _gradient(self, X):
         u = self._u(X)
         c = np.cos(np.pi * u[:, 0] * u[:, 1])
         # chain rule: du/dx = 1/2
-        return np.column_stack([
-            5.0 * np.pi * u[:, 1] * c,
-            5.0 * np.pi * u[:, 0] * c,
-            20.0 * (u[:, 2] - 0.5),
-            np.full(len(u), 5.0),
-            np.full(len(u), 2.5),
-        ])
+        return np.column_stack(
+            [
+                5.0 * np.pi * u[:, 1] * c,
+                5.0 * np.pi * u[:, 0] * c,
+                20.0 * (u[:, 2] - 0.5),
+                np.full(len(u), 5.0),
+                np.full(len(u), 2.5),
+            ]
+        )
 
     def _pd(self, j, z):
         u = (z + 1.0) / 2.0
@@ -405,8 +406,13 @@ class Friedman1(DGP):
         return np.full(z.shape, 5.0 if j == 3 else 2.5)
 
     def _mr_difference(self, j):
-        return (200.0 * (_E_SIN2 - _E_COND_SIN_SQ), 200.0 * (_E_SIN2 - _E_COND_SIN_SQ),
-                40.0 / 9.0, 50.0 / 3.0, 25.0 / 6.0)[j]
+        return (
+            200.0 * (_E_SIN2 - _E_COND_SIN_SQ),
+            200.0 * (_E_SIN2 - _E_COND_SIN_SQ),
+            40.0 / 9.0,
+            50.0 / 3.0,
+            25.0 / 6.0,
+        )[j]
 
     def _mean(self):
         return 10.0 * _E_SIN + 5.0 / 3.0 + 7.5
@@ -476,10 +482,14 @@ def get_dgp(dgp: str | DGP = DEFAULT_DGP) -> DGP:
 
 # ----------------------------------------------------------------------------- simulation
 def _check_seed(random_state) -> int:
-    if (not isinstance(random_state, (numbers.Integral, np.integer)) or isinstance(random_state, bool)
-            or random_state < 0):
-        raise ValueError(f"random_state must be a non-negative integer (the data must be reproducible), "
-                         f"got {random_state!r}")
+    if (
+        not isinstance(random_state, (numbers.Integral, np.integer))
+        or isinstance(random_state, bool)
+        or random_state < 0
+    ):
+        raise ValueError(
+            f"random_state must be a non-negative integer (the data must be reproducible), got {random_state!r}"
+        )
     return int(random_state)
 
 
@@ -583,8 +593,7 @@ def simulation_sidecar(
     sigma = _check_noise(noise_sd)
     try:
         mean, var = model.mean(), model.variance()
-        population = {"mean_f": mean, "var_f": var,
-                      "r2_bound": var / (var + sigma**2) if var + sigma**2 > 0 else None}
+        population = {"mean_f": mean, "var_f": var, "r2_bound": var / (var + sigma**2) if var + sigma**2 > 0 else None}
     except NotImplementedError:
         population = None
     names = feature_names(p)
@@ -610,11 +619,13 @@ def simulation_sidecar(
         "noise_sd": sigma,
         "seed": _check_seed(random_state),
         "active_features": names[: model.n_active],
-        "irrelevant_features": names[model.n_active:],
+        "irrelevant_features": names[model.n_active :],
         "interactions": [list(pair) for pair in model.interactions],
         "population": population,
-        "rng": ("numpy.random.Generator(PCG64); SeedSequence(seed).spawn(2): child 0 draws X with "
-                "uniform(low, high, size=(n, p)), child 1 the noise with standard_normal(n)"),
+        "rng": (
+            "numpy.random.Generator(PCG64); SeedSequence(seed).spawn(2): child 0 draws X with "
+            "uniform(low, high, size=(n, p)), child 1 the noise with standard_normal(n)"
+        ),
         "serialization": "xaipipe.data.canonical.canonical_to_csv_bytes (float_format %.17g, LF, UTF-8)",
         "numpy_version": np.__version__,
         "canonical_sha256": canonical_sha256(frame),
@@ -642,6 +653,4 @@ def load_simulated(
     (table, sidecar)
     """
     frame = simulate(dgp, n=n, p=p, noise_sd=noise_sd, random_state=random_state)
-    return frame, simulation_sidecar(frame, dgp=dgp, noise_sd=noise_sd, random_state=random_state,
-                                     dataset=dataset)
-
+    return frame, simulation_sidecar(frame, dgp=dgp, noise_sd=noise_sd, random_state=random_state, dataset=dataset)

@@ -143,8 +143,12 @@ def normalize_canonical(entry: DatasetEntry, frame: pd.DataFrame, where: str = "
             f"dataset {dataset!r}: the target {entry.target!r} (datasets.{dataset}.target) is not a column of "
             f"{where}; its columns are {columns}"
         )
-    for key, cols in (("columns.id", entry.id_columns), ("columns.features", entry.feature_columns or ()),
-                      ("columns.other", entry.other_columns), ("categorical", entry.categorical)):
+    for key, cols in (
+        ("columns.id", entry.id_columns),
+        ("columns.features", entry.feature_columns or ()),
+        ("columns.other", entry.other_columns),
+        ("categorical", entry.categorical),
+    ):
         missing = [c for c in cols if c not in columns]
         if missing:
             raise ValueError(
@@ -282,12 +286,17 @@ def read_sklearn(entry: DatasetEntry) -> tuple[pd.DataFrame, list[dict]]:
 
         loader = getattr(sklearn.datasets, source["loader"], None)
         if not callable(loader) or not source["loader"].startswith("load_"):
-            raise ValueError(f"dataset {entry.dataset!r}: source.loader {source['loader']!r} is not a load_* "
-                             "function of sklearn.datasets")
+            raise ValueError(
+                f"dataset {entry.dataset!r}: source.loader {source['loader']!r} is not a load_* "
+                "function of sklearn.datasets"
+            )
         bunch = loader(as_frame=True)
         frame = bunch.frame
-        record = _frame_record(frame, f"sklearn.datasets.{source['loader']}",
-                               "SHA-256 of the loader's frame written with DataFrame.to_csv(index=False)")
+        record = _frame_record(
+            frame,
+            f"sklearn.datasets.{source['loader']}",
+            "SHA-256 of the loader's frame written with DataFrame.to_csv(index=False)",
+        )
         return normalize_canonical(entry, frame, f"sklearn.datasets.{source['loader']}"), [record]
     from importlib import resources
 
@@ -295,8 +304,13 @@ def read_sklearn(entry: DatasetEntry) -> tuple[pd.DataFrame, list[dict]]:
     blobs, records = {}, []
     for spec in entry.files:
         path = Path(str(base / spec["path"]))
-        data = _verified_bytes(path, spec, entry.dataset, "scikit-learn's bundled file",
-                               "; another scikit-learn version may bundle other bytes")
+        data = _verified_bytes(
+            path,
+            spec,
+            entry.dataset,
+            "scikit-learn's bundled file",
+            "; another scikit-learn version may bundle other bytes",
+        )
         blobs[spec["path"]] = data
         records.append({"path": str(path), "sha256": spec["sha256"], "bytes": len(data)})
     return _parse(entry, blobs, "scikit-learn's bundled files"), records
@@ -419,8 +433,7 @@ def fetch_uci(
             last = exc
         except Exception as exc:  # not a network problem: do not retry
             raise DownloadError(
-                f"ucimlrepo failed for dataset {dataset!r} (UCI id {uci_id}): "
-                f"{type(exc).__name__}: {exc}. {hint}"
+                f"ucimlrepo failed for dataset {dataset!r} (UCI id {uci_id}): {type(exc).__name__}: {exc}. {hint}"
             ) from exc
         finally:
             socket.setdefaulttimeout(previous)
@@ -476,12 +489,13 @@ def _file_format(entry: DatasetEntry, name: str) -> str:
         return "csv"
     if suffixes and suffixes[-1] in (".parquet", ".pq"):
         return "parquet"
-    raise ValueError(f"dataset {entry.dataset!r}: cannot tell the format of {name} from its extension; set "
-                     f"datasets.{entry.dataset}.source.format to csv or parquet")
+    raise ValueError(
+        f"dataset {entry.dataset!r}: cannot tell the format of {name} from its extension; set "
+        f"datasets.{entry.dataset}.source.format to csv or parquet"
+    )
 
 
-def _download_url(entry: DatasetEntry, url: str, expected: str,
-                  download: Mapping[str, Any]) -> tuple[bytes, dict]:
+def _download_url(entry: DatasetEntry, url: str, expected: str, download: Mapping[str, Any]) -> tuple[bytes, dict]:
     """Bytes of ``url`` (from the cache when there), checked against ``expected``."""
     cache_dir = download.get("cache_dir")
     name = Path(url.split("?")[0]).name or "data"
@@ -519,8 +533,9 @@ def _download_url(entry: DatasetEntry, url: str, expected: str,
     return data, {"url": url, "cached": False, "attempts": attempt}
 
 
-def read_file_source(entry: DatasetEntry, download: Mapping[str, Any] | None = None
-                     ) -> tuple[pd.DataFrame, list[dict], dict]:
+def read_file_source(
+    entry: DatasetEntry, download: Mapping[str, Any] | None = None
+) -> tuple[pd.DataFrame, list[dict], dict]:
     """A CSV or Parquet file (source kind ``file``), local or downloaded.
 
     Parameters
@@ -578,8 +593,10 @@ def read_file_source(entry: DatasetEntry, download: Mapping[str, Any] | None = N
         else:
             frame = pd.read_parquet(io.BytesIO(data), **options)
     except (ValueError, TypeError, ImportError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise ValueError(f"dataset {entry.dataset!r}: cannot read {name} as {fmt} "
-                         f"(read_options {options}): {type(exc).__name__}: {exc}") from exc
+        raise ValueError(
+            f"dataset {entry.dataset!r}: cannot read {name} as {fmt} "
+            f"(read_options {options}): {type(exc).__name__}: {exc}"
+        ) from exc
     frame.columns = [str(c) for c in frame.columns]
     record = {"path": name, "sha256": sha256_bytes(data), "bytes": len(data)}
     info = {"origin": origin, "format": fmt, **info}
@@ -639,9 +656,14 @@ def fetch_openml_source(
     previous = socket.getdefaulttimeout()
     socket.setdefaulttimeout(float(download.get("timeout_s", 60)))
     try:
-        bunch = fetch(**query, data_home=data_home, target_column=None, as_frame=True,
-                      n_retries=max(1, int(download.get("retries", 3))),
-                      delay=max(1e-3, float(download.get("backoff_s", 5))))
+        bunch = fetch(
+            **query,
+            data_home=data_home,
+            target_column=None,
+            as_frame=True,
+            n_retries=max(1, int(download.get("retries", 3))),
+            delay=max(1e-3, float(download.get("backoff_s", 5))),
+        )
     except Exception as exc:  # network errors, unknown ids: one clear message
         raise DownloadError(
             f"could not fetch dataset {entry.dataset!r} ({label}) with scikit-learn's fetch_openml: "
@@ -652,12 +674,19 @@ def fetch_openml_source(
     frame = bunch.frame if getattr(bunch, "frame", None) is not None else bunch.data
     details = dict(getattr(bunch, "details", None) or {})
     url = getattr(bunch, "url", None) or details.get("url")
-    record = _frame_record(frame, url or f"openml:{details.get('id', source.get('data_id', source.get('name')))}",
-                           "SHA-256 of fetch_openml's frame written with DataFrame.to_csv(index=False)")
+    record = _frame_record(
+        frame,
+        url or f"openml:{details.get('id', source.get('data_id', source.get('name')))}",
+        "SHA-256 of fetch_openml's frame written with DataFrame.to_csv(index=False)",
+    )
     if details.get("md5_checksum"):
         record["md5_checksum"] = details["md5_checksum"]
-    info = {"data_id": details.get("id", source.get("data_id")), "name": details.get("name", source.get("name")),
-            "version": details.get("version", source.get("version")), "url": url}
+    info = {
+        "data_id": details.get("id", source.get("data_id")),
+        "name": details.get("name", source.get("name")),
+        "version": details.get("version", source.get("version")),
+        "url": url,
+    }
     return normalize_canonical(entry, frame, label), [record], info
 
 
@@ -679,8 +708,13 @@ def _read_uci(entry, *, mirror, download, fetch):
     )
     frame = canonical_from_ucimlrepo(entry, original, roles)
     entry = _with_roles(entry, [str(c).strip() for c in original.columns], roles)
-    raw = [_frame_record(original, info.get("data_url") or f"ucimlrepo:{entry.uci_id}",
-                         "SHA-256 of ucimlrepo's data.original written with DataFrame.to_csv(index=False)")]
+    raw = [
+        _frame_record(
+            original,
+            info.get("data_url") or f"ucimlrepo:{entry.uci_id}",
+            "SHA-256 of ucimlrepo's data.original written with DataFrame.to_csv(index=False)",
+        )
+    ]
     return frame, raw, "ucimlrepo", {"ucimlrepo": info}, entry
 
 
@@ -729,16 +763,38 @@ def read_simulated_source(entry: DatasetEntry) -> tuple[pd.DataFrame, list[dict]
 
     source = entry.source
     if entry.target != "y":
-        raise ValueError(f"dataset {entry.dataset!r}: a simulated dataset's target is 'y' "
-                         f"(datasets.{entry.dataset}.target is {entry.target!r})")
+        raise ValueError(
+            f"dataset {entry.dataset!r}: a simulated dataset's target is 'y' "
+            f"(datasets.{entry.dataset}.target is {entry.target!r})"
+        )
     try:
-        frame, meta = load_simulated(source["dgp"], n=int(source["n"]), p=int(source["p"]),
-                                     noise_sd=float(source["noise_sd"]), random_state=int(source["seed"]),
-                                     dataset=entry.dataset)
+        frame, meta = load_simulated(
+            source["dgp"],
+            n=int(source["n"]),
+            p=int(source["p"]),
+            noise_sd=float(source["noise_sd"]),
+            random_state=int(source["seed"]),
+            dataset=entry.dataset,
+        )
     except ValueError as exc:
         raise ValueError(f"dataset {entry.dataset!r}: datasets.{entry.dataset}.source: {exc}") from exc
-    common = {"dataset", "name", "source", "uci_id", "doi", "citation", "task", "target", "id_columns",
-              "feature_columns", "other_columns", "columns", "canonical_sha256", "n_rows", "n_columns"}
+    common = {
+        "dataset",
+        "name",
+        "source",
+        "uci_id",
+        "doi",
+        "citation",
+        "task",
+        "target",
+        "id_columns",
+        "feature_columns",
+        "other_columns",
+        "columns",
+        "canonical_sha256",
+        "n_rows",
+        "n_columns",
+    }
     info = {k: v for k, v in meta.items() if k not in common}
     return normalize_canonical(entry, frame, f"the simulated data of {entry.dataset!r}"), [], info
 
@@ -765,8 +821,12 @@ SOURCE_READERS: dict[str, Callable[..., tuple]] = {
 def read_canonical(path: str | os.PathLike, sidecar: Mapping[str, Any]) -> pd.DataFrame:
     """Read a canonical CSV with the dtypes recorded in its sidecar."""
     dtypes = {c["name"]: c["dtype"] for c in sidecar["columns"]}
-    frame = pd.read_csv(path, dtype={k: ("str" if v == "object" or v == "str" else v) for k, v in dtypes.items()},
-                        keep_default_na=False, na_values=[""])
+    frame = pd.read_csv(
+        path,
+        dtype={k: ("str" if v == "object" or v == "str" else v) for k, v in dtypes.items()},
+        keep_default_na=False,
+        na_values=[""],
+    )
     return frame[list(dtypes)]
 
 
@@ -817,8 +877,10 @@ def load_canonical(
     kind = entry.kind
     reader = SOURCE_READERS.get(kind)
     if reader is None:
-        raise ValueError(f"dataset {entry.dataset!r}: unknown source kind {kind!r} (datasets.{entry.dataset}"
-                         f".source.kind); known kinds: {', '.join(SOURCE_READERS)}")
+        raise ValueError(
+            f"dataset {entry.dataset!r}: unknown source kind {kind!r} (datasets.{entry.dataset}"
+            f".source.kind); known kinds: {', '.join(SOURCE_READERS)}"
+        )
     frame, raw, origin, extra, entry = reader(entry, mirror=mirror, download=download, fetch=fetch)
     ids, other, target = list(entry.id_columns), list(entry.other_columns), entry.target
     sidecar = {

@@ -327,8 +327,25 @@ def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resol
     return specs
 
 
-def _one_refit(k, estimator, reseed, seed, perm_seed, X, y, train, X_ev, y_ev, specs, groups,
-               pd_output, pfi_estimator, loss, n_repeats, max_rows):
+def _one_refit(
+    k,
+    estimator,
+    reseed,
+    seed,
+    perm_seed,
+    X,
+    y,
+    train,
+    X_ev,
+    y_ev,
+    specs,
+    groups,
+    pd_output,
+    pfi_estimator,
+    loss,
+    n_repeats,
+    max_rows,
+):
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
     from .reliance import model_reliance
@@ -340,8 +357,14 @@ def _one_refit(k, estimator, reseed, seed, perm_seed, X, y, train, X_ev, y_ev, s
         randomised = pfi_estimator in ("permutation", "e_divide")  # permutations / halvings
         kwargs = dict(n_repeats=n_repeats, random_state=perm_seed) if randomised else {}
         arrays = model_reliance(
-            model, X_ev, y_ev, features={g: list(c) for g, c in groups.items()},
-            estimator=pfi_estimator, loss=loss, max_rows_per_batch=max_rows, **kwargs,
+            model,
+            X_ev,
+            y_ev,
+            features={g: list(c) for g, c in groups.items()},
+            estimator=pfi_estimator,
+            loss=loss,
+            max_rows_per_batch=max_rows,
+            **kwargs,
         )
     return k, pds, arrays
 
@@ -527,10 +550,27 @@ def learner_refits(
     tasks = []
     for k, ((train, hold), (_, mseed, pseed)) in enumerate(zip(splits, seeds)):
         Xk, yk = (Xe, ye) if fixed_eval else (Xa[hold], ya[hold])
-        tasks.append(delayed(_one_refit)(
-            k, estimator, reseed, mseed, pseed, Xa, ya, train, Xk, yk, pd_specs, pfi_groups,
-            pd_output, pfi_estimator, loss, n_repeats, int(max_rows_per_batch),
-        ))
+        tasks.append(
+            delayed(_one_refit)(
+                k,
+                estimator,
+                reseed,
+                mseed,
+                pseed,
+                Xa,
+                ya,
+                train,
+                Xk,
+                yk,
+                pd_specs,
+                pfi_groups,
+                pd_output,
+                pfi_estimator,
+                loss,
+                n_repeats,
+                int(max_rows_per_batch),
+            )
+        )
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
     results = sorted(results, key=lambda r: r[0])
 
@@ -539,8 +579,9 @@ def learner_refits(
     for k, pds, arrays in results:
         for spec, values in zip(pd_specs, pds):
             for i, (gv, val) in enumerate(zip(spec.values, values)):
-                pd_rows.append((k, spec.name, i, float(gv), spec.levels[i] if spec.levels else "",
-                                out_label, float(val), n1, n2))
+                pd_rows.append(
+                    (k, spec.name, i, float(gv), spec.levels[i] if spec.levels else "", out_label, float(val), n1, n2)
+                )
         if arrays is not None:
             diff = arrays.mr_difference().mean(axis=2)[0]
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -548,10 +589,22 @@ def learner_refits(
             e_sw = arrays.e_switch.mean(axis=2)[0]
             R = arrays.e_switch.shape[2]
             for g, name in enumerate(arrays.features):
-                pfi_rows.append((k, name, arrays.estimator, loss_name, float(arrays.e_orig[0]),
-                                 float(e_sw[g]), float(diff[g]), float(ratio[g]), R, n1, n2))
-    return (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS),
-            pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+                pfi_rows.append(
+                    (
+                        k,
+                        name,
+                        arrays.estimator,
+                        loss_name,
+                        float(arrays.e_orig[0]),
+                        float(e_sw[g]),
+                        float(diff[g]),
+                        float(ratio[g]),
+                        R,
+                        n1,
+                        n2,
+                    )
+                )
+    return (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
 
 
 def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> LearnerResult:
@@ -591,8 +644,14 @@ def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> Le
     """
     c = check_confidence(confidence)
     pd_refits, pfi_refits = learner_refits(estimator, X, y, **kwargs)
-    pd_tab = learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
-    pfi_tab = learner_pfi_table(pfi_refits, confidence=c) if not pfi_refits.empty else pd.DataFrame(columns=LEARNER_PFI_COLUMNS)
+    pd_tab = (
+        learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
+    )
+    pfi_tab = (
+        learner_pfi_table(pfi_refits, confidence=c)
+        if not pfi_refits.empty
+        else pd.DataFrame(columns=LEARNER_PFI_COLUMNS)
+    )
     return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
 
 
@@ -635,11 +694,22 @@ def learner_tables(
     from .reliance import features_from_groups
 
     result = learner_pd_pfi(
-        estimator_factory(family, task, params, options=options), X, y,
-        feature_names=list(feature_names), features=features_from_groups(list(feature_names), feature_groups),
-        pd_features=list(pd_features), n_refits=n_refits, fraction=fraction, resolution=resolution, kind=kind,
-        percentiles=tuple(percentiles), pfi_estimator=pfi_estimator, n_repeats=n_repeats, confidence=confidence,
-        random_state=random_state, n_jobs=n_jobs,
+        estimator_factory(family, task, params, options=options),
+        X,
+        y,
+        feature_names=list(feature_names),
+        features=features_from_groups(list(feature_names), feature_groups),
+        pd_features=list(pd_features),
+        n_refits=n_refits,
+        fraction=fraction,
+        resolution=resolution,
+        kind=kind,
+        percentiles=tuple(percentiles),
+        pfi_estimator=pfi_estimator,
+        n_repeats=n_repeats,
+        confidence=confidence,
+        random_state=random_state,
+        n_jobs=n_jobs,
     )
     ids = {"dataset": dataset, "model": family}
     return {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}

@@ -24,15 +24,36 @@ __all__ = [
 ]
 
 #: Per-refit PD values (one row per refit x feature x grid point).
-PD_REFIT_COLUMNS = ["refit", "feature", "grid_index", "grid_value", "level", "output",
-                    "value", "n_train", "n_test"]
+PD_REFIT_COLUMNS = ["refit", "feature", "grid_index", "grid_value", "level", "output", "value", "n_train", "n_test"]
 #: Per-refit PFI values (one row per refit x feature).
-PFI_REFIT_COLUMNS = ["refit", "feature", "estimator", "loss", "e_orig", "e_switch",
-                     "mr_difference", "mr_ratio", "n_repeats", "n_train", "n_test"]
+PFI_REFIT_COLUMNS = [
+    "refit",
+    "feature",
+    "estimator",
+    "loss",
+    "e_orig",
+    "e_switch",
+    "mr_difference",
+    "mr_ratio",
+    "n_repeats",
+    "n_train",
+    "n_test",
+]
 _INTERVAL = ["mean", "std", "se", "se_naive", "ci_low", "ci_high", "ci_low_naive", "ci_high_naive"]
 #: Columns of :func:`learner_pd_table`.
-LEARNER_PD_COLUMNS = ["feature", "grid_index", "grid_value", "level", "output", *_INTERVAL,
-                      "n_refits", "n_train", "n_test", "test_train_ratio", "confidence"]
+LEARNER_PD_COLUMNS = [
+    "feature",
+    "grid_index",
+    "grid_value",
+    "level",
+    "output",
+    *_INTERVAL,
+    "n_refits",
+    "n_train",
+    "n_test",
+    "test_train_ratio",
+    "confidence",
+]
 #: Columns of :func:`learner_pfi_table`.
 LEARNER_PFI_COLUMNS = (
     ["feature", "estimator", "loss", "e_orig_mean"]
@@ -96,9 +117,14 @@ def corrected_t_interval(values, test_train_ratio: float, *, confidence: float =
     se = np.sqrt((1.0 / K + ratio) * s2)
     se_naive = np.sqrt(s2 / K)
     return {
-        "mean": mean, "std": np.sqrt(s2), "se": se, "se_naive": se_naive,
-        "ci_low": mean - t * se, "ci_high": mean + t * se,
-        "ci_low_naive": mean - t * se_naive, "ci_high_naive": mean + t * se_naive,
+        "mean": mean,
+        "std": np.sqrt(s2),
+        "se": se,
+        "se_naive": se_naive,
+        "ci_low": mean - t * se,
+        "ci_high": mean + t * se,
+        "ci_low_naive": mean - t * se_naive,
+        "ci_high_naive": mean + t * se_naive,
         "t": t,
     }
 
@@ -157,8 +183,13 @@ def learner_pd_table(pd_refits: pd.DataFrame, *, confidence: float = 0.95) -> pd
         part = part.sort_values("refit")
         ci = corrected_t_interval(part["value"].to_numpy(), ratio, confidence=c)
         first = part.iloc[0]
-        rec = {"feature": feature, "grid_index": int(gi), "grid_value": float(first["grid_value"]),
-               "level": first["level"], "output": first["output"]}
+        rec = {
+            "feature": feature,
+            "grid_index": int(gi),
+            "grid_value": float(first["grid_value"]),
+            "level": first["level"],
+            "output": first["output"],
+        }
         rec.update({k: float(ci[k]) for k in _INTERVAL})
         rec.update({"n_refits": K, "n_train": n1, "n_test": n2, "test_train_ratio": ratio, "confidence": c})
         out.append(rec)
@@ -198,8 +229,12 @@ def learner_pfi_table(pfi_refits: pd.DataFrame, *, confidence: float = 0.95) -> 
             raise ValueError(f"feature {feature!r} does not have exactly one value per refit")
         part = part.sort_values("refit")
         first = part.iloc[0]
-        rec = {"feature": feature, "estimator": first["estimator"], "loss": first["loss"],
-               "e_orig_mean": float(part["e_orig"].mean())}
+        rec = {
+            "feature": feature,
+            "estimator": first["estimator"],
+            "loss": first["loss"],
+            "e_orig_mean": float(part["e_orig"].mean()),
+        }
         for m in ("mr_difference", "mr_ratio"):
             ci = corrected_t_interval(part[m].to_numpy(), ratio, confidence=c)
             rec.update({f"{m}_{k}": float(ci[k]) for k in _INTERVAL})

@@ -135,8 +135,9 @@ def _output_function(estimator, output: str, proba_clip: float):
     if output == "prediction":
         if classifier:
             raise ValueError("output='prediction' is for regressors; use 'log_odds' or 'probability'")
-        return (lambda Z: np.asarray(estimator.predict(_model_input(estimator, Z)), dtype=np.float64).reshape(-1)), \
-            output
+        return (
+            lambda Z: np.asarray(estimator.predict(_model_input(estimator, Z)), dtype=np.float64).reshape(-1)
+        ), output
     if output not in ("log_odds", "probability"):
         raise ValueError(f"output must be 'auto', 'log_odds', 'probability' or 'prediction', got {output!r}")
     if not classifier:
@@ -145,8 +146,9 @@ def _output_function(estimator, output: str, proba_clip: float):
     if classes is None or not np.array_equal(np.asarray(classes), [0, 1]):
         raise ValueError(f"binary classifiers with classes [0, 1] only, got classes_={classes!r}")
     if output == "probability":
-        return (lambda Z: np.asarray(estimator.predict_proba(_model_input(estimator, Z))[:, 1], dtype=np.float64)), \
-            output
+        return (
+            lambda Z: np.asarray(estimator.predict_proba(_model_input(estimator, Z))[:, 1], dtype=np.float64)
+        ), output
     try:
         import xgboost as xgb
     except ImportError:  # pragma: no cover - hard dependency
@@ -154,8 +156,9 @@ def _output_function(estimator, output: str, proba_clip: float):
     if xgb is not None and isinstance(estimator, xgb.XGBClassifier):
         return (lambda Z: np.asarray(estimator.predict(Z, output_margin=True), dtype=np.float64).reshape(-1)), output
     if hasattr(estimator, "decision_function"):  # logistic regression, gradient boosting, LDA / QDA: log-odds
-        return (lambda Z: np.asarray(estimator.decision_function(_model_input(estimator, Z)),
-                                     dtype=np.float64).reshape(-1)), output
+        return (
+            lambda Z: np.asarray(estimator.decision_function(_model_input(estimator, Z)), dtype=np.float64).reshape(-1)
+        ), output
 
     def clipped(Z):
         p = np.asarray(estimator.predict_proba(_model_input(estimator, Z))[:, 1], dtype=np.float64)
@@ -258,8 +261,13 @@ def lime_explanations(
     conditions = []
     for k, (i, seed) in enumerate(zip(idx, seeds)):
         explainer = lime.lime_tabular.LimeTabularExplainer(
-            Tr, mode=mode, feature_names=list(names), discretize_continuous=bool(discretize_continuous),
-            discretizer=discretizer, kernel_width=width, feature_selection="none",
+            Tr,
+            mode=mode,
+            feature_names=list(names),
+            discretize_continuous=bool(discretize_continuous),
+            discretizer=discretizer,
+            kernel_width=width,
+            feature_selection="none",
             random_state=np.random.RandomState(seed),
         )
         exp = explainer.explain_instance(Xa[i], predict_fn, labels=(label,), num_features=p, num_samples=num_samples)
@@ -277,19 +285,35 @@ def lime_explanations(
         z = np.ones(p) if discretize_continuous else (Xa[i] - explainer.scaler.mean_) / explainer.scaler.scale_
         g = intercept[k] + w @ z
         if abs(g - local_pred[k]) > _LOCAL_PRED_RTOL * max(1.0, abs(g)):
-            raise RuntimeError(f"row {int(i)}: LIME's local_pred {local_pred[k]!r} differs from the surrogate "
-                               f"at x, {g!r}")
+            raise RuntimeError(
+                f"row {int(i)}: LIME's local_pred {local_pred[k]!r} differs from the surrogate at x, {g!r}"
+            )
     direct = f(Xa[idx])
     if not np.allclose(direct, fx, rtol=1e-12, atol=1e-12):
         raise RuntimeError("LIME's f(x) differs from the model output at the explained rows")
     return LimeResult(
-        weights=weights, intercept=intercept, local_prediction=local_pred, model_output=fx, score=score,
-        data=Xa[idx].copy(), conditions=tuple(conditions), feature_names=names, row_index=idx.astype(np.int64),
-        output=output, discretize_continuous=bool(discretize_continuous),
-        details={"num_samples": int(num_samples), "kernel_width": width, "discretizer": discretizer if
-                 discretize_continuous else None, "random_state": int(random_state), "row_seeds": seeds,
-                 "mode": mode, "feature_selection": "none", "surrogate": "Ridge(alpha=1)",
-                 "lime_version": getattr(lime, "__version__", None) or _lime_version()},
+        weights=weights,
+        intercept=intercept,
+        local_prediction=local_pred,
+        model_output=fx,
+        score=score,
+        data=Xa[idx].copy(),
+        conditions=tuple(conditions),
+        feature_names=names,
+        row_index=idx.astype(np.int64),
+        output=output,
+        discretize_continuous=bool(discretize_continuous),
+        details={
+            "num_samples": int(num_samples),
+            "kernel_width": width,
+            "discretizer": discretizer if discretize_continuous else None,
+            "random_state": int(random_state),
+            "row_seeds": seeds,
+            "mode": mode,
+            "feature_selection": "none",
+            "surrogate": "Ridge(alpha=1)",
+            "lime_version": getattr(lime, "__version__", None) or _lime_version(),
+        },
     )
 
 
@@ -313,18 +337,20 @@ def lime_frame(result: LimeResult) -> pd.DataFrame:
     if not isinstance(result, LimeResult):
         raise TypeError(f"expected a LimeResult, got {type(result).__name__}")
     n, p = result.weights.shape
-    return pd.DataFrame({
-        "row": np.repeat(result.row_index, p),
-        "feature": np.tile(np.asarray(result.feature_names, dtype=object), n),
-        "feature_value": result.data.reshape(-1),
-        "condition": [c for row in result.conditions for c in row],
-        "lime_weight": result.weights.reshape(-1),
-        "intercept": np.repeat(result.intercept, p),
-        "local_prediction": np.repeat(result.local_prediction, p),
-        "model_output": np.repeat(result.model_output, p),
-        "local_accuracy_gap": np.repeat(result.local_accuracy_gap, p),
-        "score": np.repeat(result.score, p),
-    })
+    return pd.DataFrame(
+        {
+            "row": np.repeat(result.row_index, p),
+            "feature": np.tile(np.asarray(result.feature_names, dtype=object), n),
+            "feature_value": result.data.reshape(-1),
+            "condition": [c for row in result.conditions for c in row],
+            "lime_weight": result.weights.reshape(-1),
+            "intercept": np.repeat(result.intercept, p),
+            "local_prediction": np.repeat(result.local_prediction, p),
+            "model_output": np.repeat(result.model_output, p),
+            "local_accuracy_gap": np.repeat(result.local_accuracy_gap, p),
+            "score": np.repeat(result.score, p),
+        }
+    )
 
 
 def compare_lime_shap(lime_result: LimeResult, shap_result, *, atol: float = 1e-5) -> pd.DataFrame:
@@ -370,8 +396,10 @@ def compare_lime_shap(lime_result: LimeResult, shap_result, *, atol: float = 1e-
     if tuple(shap_result.feature_names) != tuple(lime_result.feature_names):
         raise ValueError("LIME and SHAP results have different features")
     if shap_result.output != lime_result.output:
-        raise ValueError(f"output spaces differ: LIME {lime_result.output!r}, SHAP {shap_result.output!r}; "
-                         f"explain both in the same space (lime_explanations(output=...))")
+        raise ValueError(
+            f"output spaces differ: LIME {lime_result.output!r}, SHAP {shap_result.output!r}; "
+            f"explain both in the same space (lime_explanations(output=...))"
+        )
     pos = {int(r): k for k, r in enumerate(shap_result.row_index)}
     missing = [int(r) for r in lime_result.row_index if int(r) not in pos]
     if missing:
@@ -384,8 +412,10 @@ def compare_lime_shap(lime_result: LimeResult, shap_result, *, atol: float = 1e-
     tol = atol * np.maximum(1.0, np.abs(fx))
     if np.any(np.abs(fx_shap - fx) > tol):
         k = int(np.argmax(np.abs(fx_shap - fx)))
-        raise ValueError(f"row {int(lime_result.row_index[k])}: LIME saw f(x) = {fx[k]!r}, SHAP {fx_shap[k]!r}: "
-                         "not the same model or output space")
+        raise ValueError(
+            f"row {int(lime_result.row_index[k])}: LIME saw f(x) = {fx[k]!r}, SHAP {fx_shap[k]!r}: "
+            "not the same model or output space"
+        )
     shap_sum = base + phi.sum(axis=1)
     shap_gap = np.abs(shap_sum - fx_shap)
     # relative to the magnitude of the terms, as shapley.shap_values checks it (XGBoost adds in float32)
@@ -400,25 +430,27 @@ def compare_lime_shap(lime_result: LimeResult, shap_result, *, atol: float = 1e-
         return r
 
     rep = lambda a: np.repeat(a, p)  # noqa: E731
-    return pd.DataFrame({
-        "row": rep(lime_result.row_index),
-        "feature": np.tile(np.asarray(lime_result.feature_names, dtype=object), n),
-        "feature_value": lime_result.data.reshape(-1),
-        "condition": [c for row in lime_result.conditions for c in row],
-        "lime_weight": lime_result.weights.reshape(-1),
-        "shap_value": phi.reshape(-1),
-        "lime_rank": ranks(lime_result.weights).reshape(-1),
-        "shap_rank": ranks(phi).reshape(-1),
-        "model_output": rep(fx),
-        "lime_intercept": rep(lime_result.intercept),
-        "lime_local_prediction": rep(lime_result.local_prediction),
-        "lime_local_accuracy_gap": rep(lime_result.local_accuracy_gap),
-        "lime_score": rep(lime_result.score),
-        "shap_base_value": rep(base),
-        "shap_sum": rep(shap_sum),
-        "shap_local_accuracy_gap": rep(shap_gap),
-        "output": lime_result.output,
-    })
+    return pd.DataFrame(
+        {
+            "row": rep(lime_result.row_index),
+            "feature": np.tile(np.asarray(lime_result.feature_names, dtype=object), n),
+            "feature_value": lime_result.data.reshape(-1),
+            "condition": [c for row in lime_result.conditions for c in row],
+            "lime_weight": lime_result.weights.reshape(-1),
+            "shap_value": phi.reshape(-1),
+            "lime_rank": ranks(lime_result.weights).reshape(-1),
+            "shap_rank": ranks(phi).reshape(-1),
+            "model_output": rep(fx),
+            "lime_intercept": rep(lime_result.intercept),
+            "lime_local_prediction": rep(lime_result.local_prediction),
+            "lime_local_accuracy_gap": rep(lime_result.local_accuracy_gap),
+            "lime_score": rep(lime_result.score),
+            "shap_base_value": rep(base),
+            "shap_sum": rep(shap_sum),
+            "shap_local_accuracy_gap": rep(shap_gap),
+            "output": lime_result.output,
+        }
+    )
 
 
 def lime_shap_summary(comparison: pd.DataFrame, *, top_k: int = 5) -> pd.DataFrame:
@@ -437,8 +469,18 @@ def lime_shap_summary(comparison: pd.DataFrame, *, top_k: int = 5) -> pd.DataFra
     """
     from scipy.stats import spearmanr
 
-    need = {"row", "lime_weight", "shap_value", "lime_rank", "shap_rank", "model_output", "lime_local_prediction",
-            "lime_local_accuracy_gap", "shap_local_accuracy_gap", "lime_score"}
+    need = {
+        "row",
+        "lime_weight",
+        "shap_value",
+        "lime_rank",
+        "shap_rank",
+        "model_output",
+        "lime_local_prediction",
+        "lime_local_accuracy_gap",
+        "shap_local_accuracy_gap",
+        "lime_score",
+    }
     if not need <= set(comparison.columns):
         raise ValueError(f"comparison lacks columns {sorted(need - set(comparison.columns))}")
     if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
@@ -448,18 +490,22 @@ def lime_shap_summary(comparison: pd.DataFrame, *, top_k: int = 5) -> pd.DataFra
         w, phi = g["lime_weight"].to_numpy(), g["shap_value"].to_numpy()
         nz = phi != 0
         k = min(int(top_k), len(g))
-        out.append({
-            "row": int(row),
-            "model_output": float(g["model_output"].iloc[0]),
-            "lime_local_prediction": float(g["lime_local_prediction"].iloc[0]),
-            "lime_local_accuracy_gap": float(g["lime_local_accuracy_gap"].iloc[0]),
-            "shap_local_accuracy_gap": float(g["shap_local_accuracy_gap"].iloc[0]),
-            "lime_score": float(g["lime_score"].iloc[0]),
-            "spearman": float(spearmanr(w, phi).statistic),
-            "sign_agreement": float(np.mean(np.sign(w[nz]) == np.sign(phi[nz]))) if nz.any() else float("nan"),
-            "top_k_overlap": len(set(g.loc[g["lime_rank"] <= k, "feature"]) & set(g.loc[g["shap_rank"] <= k,
-                                                                                       "feature"])) / k,
-            "sum_lime_weights": float(w.sum()),
-            "sum_shap_values": float(phi.sum()),
-        })
+        out.append(
+            {
+                "row": int(row),
+                "model_output": float(g["model_output"].iloc[0]),
+                "lime_local_prediction": float(g["lime_local_prediction"].iloc[0]),
+                "lime_local_accuracy_gap": float(g["lime_local_accuracy_gap"].iloc[0]),
+                "shap_local_accuracy_gap": float(g["shap_local_accuracy_gap"].iloc[0]),
+                "lime_score": float(g["lime_score"].iloc[0]),
+                "spearman": float(spearmanr(w, phi).statistic),
+                "sign_agreement": float(np.mean(np.sign(w[nz]) == np.sign(phi[nz]))) if nz.any() else float("nan"),
+                "top_k_overlap": len(
+                    set(g.loc[g["lime_rank"] <= k, "feature"]) & set(g.loc[g["shap_rank"] <= k, "feature"])
+                )
+                / k,
+                "sum_lime_weights": float(w.sum()),
+                "sum_shap_values": float(phi.sum()),
+            }
+        )
     return pd.DataFrame(out)

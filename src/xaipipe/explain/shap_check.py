@@ -141,8 +141,10 @@ def _output_function(model) -> tuple[Any, str]:
     if isinstance(model, regressors) or (xgb is not None and isinstance(model, xgb.XGBRegressor)):
         return (lambda Z: np.asarray(model.predict(Z), dtype=np.float64).reshape(-1)), "prediction"
     kind = "classifier" if is_classifier(model) else "model"
-    raise ValueError(f"kernel_vs_tree_shap supports scikit-learn trees, forests, gradient boosting and XGBoost; "
-                     f"got the {kind} {type(model).__name__}")
+    raise ValueError(
+        f"kernel_vs_tree_shap supports scikit-learn trees, forests, gradient boosting and XGBoost; "
+        f"got the {kind} {type(model).__name__}"
+    )
 
 
 def _matrix(X, name: str, p: int | None = None) -> np.ndarray:
@@ -214,8 +216,11 @@ def kernel_vs_tree_shap(
     if isinstance(background_size, bool) or not isinstance(background_size, (int, np.integer)) or background_size < 1:
         raise ValueError(f"background_size must be a positive integer, got {background_size!r}")
     rng = np.random.default_rng([5, int(random_state)])
-    idx = np.arange(B_all.shape[0]) if background_size >= B_all.shape[0] else np.sort(
-        rng.choice(B_all.shape[0], size=background_size, replace=False))
+    idx = (
+        np.arange(B_all.shape[0])
+        if background_size >= B_all.shape[0]
+        else np.sort(rng.choice(B_all.shape[0], size=background_size, replace=False))
+    )
     background = B_all[idx]
 
     fx = f(Xe)
@@ -229,12 +234,14 @@ def kernel_vs_tree_shap(
     # a wrong output space gives gaps of the order of the output itself
     terms = np.abs(tree_base) + np.abs(tree_values).sum(axis=1) + np.abs(fx)
     if np.any(tree_gap > 1e-5 * np.maximum(1.0, terms)):
-        raise RuntimeError(f"interventional TreeSHAP does not add up to the model output of "
-                           f"{type(model).__name__} (max gap {tree_gap.max():.3g}): output space mismatch")
+        raise RuntimeError(
+            f"interventional TreeSHAP does not add up to the model output of "
+            f"{type(model).__name__} (max gap {tree_gap.max():.3g}): output space mismatch"
+        )
 
     kernel = shap.KernelExplainer(f, background, link="identity")
     kernel_base = float(np.asarray(kernel.expected_value).reshape(-1)[0])
-    max_coalitions = 2 ** p - 2 if p <= 30 else np.inf
+    max_coalitions = 2**p - 2 if p <= 30 else np.inf
     rows, summary, by_row, by_feature = [], [], [], []
     scale = max(float(np.abs(tree_values).max()), np.finfo(float).tiny)
     for n in grid:
@@ -243,41 +250,72 @@ def kernel_vs_tree_shap(
         kv = kv.reshape(Xe.shape)
         diff = kv - tree_values
         kernel_gap = np.abs(kernel_base + kv.sum(axis=1) - fx)
-        summary.append({
-            "n_samples": n,
-            "n_coalitions": int(min(n, max_coalitions)),
-            "exhaustive": bool(n >= max_coalitions),
-            "max_abs_difference": float(np.abs(diff).max()),
-            "mean_abs_difference": float(np.abs(diff).mean()),
-            "rmse": float(np.sqrt(np.mean(diff ** 2))),
-            "max_relative_difference": float(np.abs(diff).max() / scale),
-            "kernel_local_accuracy_gap": float(kernel_gap.max()),
-            "tree_local_accuracy_gap": float(tree_gap.max()),
-            "output": output,
-        })
-        by_row.append(pd.DataFrame({
-            "n_samples": n, "row": np.arange(Xe.shape[0]),
-            "max_abs_difference": np.abs(diff).max(axis=1), "mean_abs_difference": np.abs(diff).mean(axis=1),
-            "kernel_local_accuracy_gap": kernel_gap, "tree_local_accuracy_gap": tree_gap, "model_output": fx,
-        }))
-        by_feature.append(pd.DataFrame({
-            "n_samples": n, "feature": names,
-            "max_abs_difference": np.abs(diff).max(axis=0), "mean_abs_difference": np.abs(diff).mean(axis=0),
-            "mean_abs_tree_shap": np.abs(tree_values).mean(axis=0),
-        }))
-        rows.append(pd.DataFrame({
-            "n_samples": n, "row": np.repeat(np.arange(Xe.shape[0]), p), "feature": np.tile(names, Xe.shape[0]),
-            "kernel_shap": kv.reshape(-1), "tree_shap": tree_values.reshape(-1), "difference": diff.reshape(-1),
-        }))
+        summary.append(
+            {
+                "n_samples": n,
+                "n_coalitions": int(min(n, max_coalitions)),
+                "exhaustive": bool(n >= max_coalitions),
+                "max_abs_difference": float(np.abs(diff).max()),
+                "mean_abs_difference": float(np.abs(diff).mean()),
+                "rmse": float(np.sqrt(np.mean(diff**2))),
+                "max_relative_difference": float(np.abs(diff).max() / scale),
+                "kernel_local_accuracy_gap": float(kernel_gap.max()),
+                "tree_local_accuracy_gap": float(tree_gap.max()),
+                "output": output,
+            }
+        )
+        by_row.append(
+            pd.DataFrame(
+                {
+                    "n_samples": n,
+                    "row": np.arange(Xe.shape[0]),
+                    "max_abs_difference": np.abs(diff).max(axis=1),
+                    "mean_abs_difference": np.abs(diff).mean(axis=1),
+                    "kernel_local_accuracy_gap": kernel_gap,
+                    "tree_local_accuracy_gap": tree_gap,
+                    "model_output": fx,
+                }
+            )
+        )
+        by_feature.append(
+            pd.DataFrame(
+                {
+                    "n_samples": n,
+                    "feature": names,
+                    "max_abs_difference": np.abs(diff).max(axis=0),
+                    "mean_abs_difference": np.abs(diff).mean(axis=0),
+                    "mean_abs_tree_shap": np.abs(tree_values).mean(axis=0),
+                }
+            )
+        )
+        rows.append(
+            pd.DataFrame(
+                {
+                    "n_samples": n,
+                    "row": np.repeat(np.arange(Xe.shape[0]), p),
+                    "feature": np.tile(names, Xe.shape[0]),
+                    "kernel_shap": kv.reshape(-1),
+                    "tree_shap": tree_values.reshape(-1),
+                    "difference": diff.reshape(-1),
+                }
+            )
+        )
     return ShapCheck(
         summary=pd.DataFrame(summary),
         by_row=pd.concat(by_row, ignore_index=True),
         by_feature=pd.concat(by_feature, ignore_index=True),
         values=pd.concat(rows, ignore_index=True),
         base_value=tree_base,
-        details={"model": type(model).__name__, "output": output, "background_size": int(background.shape[0]),
-                 "background_index": [int(i) for i in idx], "random_state": int(random_state),
-                 "kernel_base_value": kernel_base, "feature_perturbation": "interventional", "l1_reg": False},
+        details={
+            "model": type(model).__name__,
+            "output": output,
+            "background_size": int(background.shape[0]),
+            "background_index": [int(i) for i in idx],
+            "random_state": int(random_state),
+            "kernel_base_value": kernel_base,
+            "feature_perturbation": "interventional",
+            "l1_reg": False,
+        },
     )
 
 
@@ -313,6 +351,7 @@ def shap_algorithm(family: str, overrides: Mapping[str, str] | None = None) -> s
     for fam, algo in overrides.items():
         get_family(fam)
         if algo not in ("auto", *ALGORITHMS):
-            raise ValueError(f"explain.shap.algorithm.{fam}: unknown algorithm {algo!r}; "
-                             f"expected one of {['auto', *ALGORITHMS]}")
+            raise ValueError(
+                f"explain.shap.algorithm.{fam}: unknown algorithm {algo!r}; expected one of {['auto', *ALGORITHMS]}"
+            )
     return overrides.get(family, "auto")

@@ -104,8 +104,15 @@ def reliance_report(
                     rows = np.sort(np.random.default_rng(random_state).choice(len(y), e_switch_max_rows, replace=False))
                     Xe, ye = X[rows], y[rows]
             result = model_reliance(
-                model, Xe, ye, features=features, feature_names=list(feature_names),
-                estimator=estimator, loss=loss, n_jobs=n_jobs, **kwargs,
+                model,
+                Xe,
+                ye,
+                features=features,
+                feature_names=list(feature_names),
+                estimator=estimator,
+                loss=loss,
+                n_jobs=n_jobs,
+                **kwargs,
             )
             out.append(result.to_frame().drop(columns=["member"]))
     return pd.concat(out, ignore_index=True)
@@ -216,8 +223,16 @@ def reliance_tables(
     from ..io import with_ids
 
     table = reliance_report(
-        model, X, y, feature_names=feature_names, feature_groups=feature_groups, estimators=estimators,
-        losses=losses, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows, random_state=random_state,
+        model,
+        X,
+        y,
+        feature_names=feature_names,
+        feature_groups=feature_groups,
+        estimators=estimators,
+        losses=losses,
+        n_repeats=n_repeats,
+        e_switch_max_rows=e_switch_max_rows,
+        random_state=random_state,
         n_jobs=n_jobs,
     )
     ids = {"dataset": dataset, "model": family}

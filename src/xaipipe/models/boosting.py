@@ -50,14 +50,23 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["VERIFIED_SKLEARN", "fast_leaf_updates", "fit_estimator", "update_terminal_regions",
-           "validate_parameters"]
+__all__ = ["VERIFIED_SKLEARN", "fast_leaf_updates", "fit_estimator", "update_terminal_regions", "validate_parameters"]
 
 #: Parameters of ``sklearn.ensemble._gb._update_terminal_regions`` this module mirrors;
 #: with another signature, or a scikit-learn release not in :data:`VERIFIED_SKLEARN`,
 #: the context manager patches nothing (plain scikit-learn: slower, same results).
-_SIGNATURE = ("loss", "tree", "X", "y", "neg_gradient", "raw_prediction", "sample_weight",
-              "sample_mask", "learning_rate", "k")
+_SIGNATURE = (
+    "loss",
+    "tree",
+    "X",
+    "y",
+    "neg_gradient",
+    "raw_prediction",
+    "sample_weight",
+    "sample_mask",
+    "learning_rate",
+    "k",
+)
 
 #: scikit-learn releases (major.minor) whose ``_update_terminal_regions`` this module
 #: was checked against, line by line and by ``tests/models/test_boosting.py``.
@@ -190,8 +199,9 @@ def _kind(loss) -> str | None:
     return None
 
 
-def update_terminal_regions(loss, tree, X, y, neg_gradient, raw_prediction, sample_weight,
-                            sample_mask, learning_rate=0.1, k=0):
+def update_terminal_regions(
+    loss, tree, X, y, neg_gradient, raw_prediction, sample_weight, sample_mask, learning_rate=0.1, k=0
+):
     """Drop-in for scikit-learn's ``_update_terminal_regions``: same leaf values, fewer calls.
 
     Parameters
@@ -227,16 +237,17 @@ def update_terminal_regions(loss, tree, X, y, neg_gradient, raw_prediction, samp
     from sklearn.tree._tree import TREE_LEAF
 
     kind = _kind(loss)
-    if (kind is None or _original is None or not np.all(sample_mask)
-            or not np.all(sample_weight == 1.0)):
-        return _call_original(loss, tree, X, y, neg_gradient, raw_prediction, sample_weight,
-                              sample_mask, learning_rate, k)
+    if kind is None or _original is None or not np.all(sample_mask) or not np.all(sample_weight == 1.0):
+        return _call_original(
+            loss, tree, X, y, neg_gradient, raw_prediction, sample_weight, sample_mask, learning_rate, k
+        )
     terminal_regions = tree.apply(X)
     leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
     counts = np.bincount(terminal_regions, minlength=tree.node_count)[leaves]
     if counts.min() == 0:
-        return _call_original(loss, tree, X, y, neg_gradient, raw_prediction, sample_weight,
-                              sample_mask, learning_rate, k)
+        return _call_original(
+            loss, tree, X, y, neg_gradient, raw_prediction, sample_weight, sample_mask, learning_rate, k
+        )
     # Rows grouped by leaf (leaves ascending, as np.nonzero over the leaves visits
     # them), ascending row order inside each leaf (stable sort), as np.nonzero gives.
     order = np.argsort(terminal_regions, kind="stable")

@@ -107,5 +107,8 @@ def f_beta(y_true, y_pred, beta: float, *, pos_label=1, zero_division: float = 0
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not np.isfinite(beta) or beta <= 0:
         raise ValueError(f"beta must be a positive finite number, got {beta!r}")
     y_true, y_pred, _ = _binary_labels(y_true, y_pred, pos_label)
-    return float(fbeta_score(y_true, y_pred, beta=float(beta), pos_label=pos_label, average="binary",
-                             zero_division=zero_division))
+    return float(
+        fbeta_score(
+            y_true, y_pred, beta=float(beta), pos_label=pos_label, average="binary", zero_division=zero_division
+        )
+    )

@@ -105,14 +105,36 @@ LOSSES = {"error_rate": "classification", "log_loss": "classification", "mse": "
 DEFAULT_LOSSES = {"classification": ("error_rate", "log_loss"), "regression": ("mse", "mae")}
 #: Columns of :func:`compare_families` (``tables/model_comparison.csv``).
 COMPARISON_COLUMNS = [
-    "dataset", "family_a", "family_b", "loss", "n_test", "mean_a", "mean_b", "difference", "se", "z",
-    "p_value", "ci_low", "ci_high", "n_bootstrap", "confidence",
+    "dataset",
+    "family_a",
+    "family_b",
+    "loss",
+    "n_test",
+    "mean_a",
+    "mean_b",
+    "difference",
+    "se",
+    "z",
+    "p_value",
+    "ci_low",
+    "ci_high",
+    "n_bootstrap",
+    "confidence",
 ]
 _TEST_COLUMNS = COMPARISON_COLUMNS[4:]
 #: Columns of :func:`loss_summary` (``comparison/<dataset>/test_loss.csv``).
 TEST_LOSS_COLUMNS = [
-    "dataset", "family", "loss", "n_test", "mean", "se_binomial", "se_bootstrap", "ci_low", "ci_high",
-    "n_bootstrap", "confidence",
+    "dataset",
+    "family",
+    "loss",
+    "n_test",
+    "mean",
+    "se_binomial",
+    "se_bootstrap",
+    "ci_low",
+    "ci_high",
+    "n_bootstrap",
+    "confidence",
 ]
 # Bound on the size of one block of resampled losses (elements), to bound memory.
 _BLOCK = 1 << 22
@@ -228,8 +250,8 @@ def _resampled_means(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     out = np.empty((k, idx.shape[0]))
     step = max(1, _BLOCK // max(1, n * k))
     for start in range(0, idx.shape[0], step):
-        block = idx[start:start + step]
-        out[:, start:start + step] = values[:, block].mean(axis=-1)
+        block = idx[start : start + step]
+        out[:, start : start + step] = values[:, block].mean(axis=-1)
     return out
 
 
@@ -303,17 +325,25 @@ def error_rate_summary(
     e = float(loss.mean())
     draws = bootstrap_error_rate(y_true, y_pred, n_bootstrap=n_bootstrap, random_state=random_state)["error_rate"]
     s = _summary(e, draws.to_numpy(), confidence)
-    return pd.DataFrame([{
-        "n_test": n, "n_errors": int(loss.sum()), "error_rate": e, "se_binomial": float(np.sqrt(e * (1 - e) / n)),
-        "se_bootstrap": s["se"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n_bootstrap": n_bootstrap,
-        "confidence": confidence,
-    }])
+    return pd.DataFrame(
+        [
+            {
+                "n_test": n,
+                "n_errors": int(loss.sum()),
+                "error_rate": e,
+                "se_binomial": float(np.sqrt(e * (1 - e) / n)),
+                "se_bootstrap": s["se"],
+                "ci_low": s["ci_low"],
+                "ci_high": s["ci_high"],
+                "n_bootstrap": n_bootstrap,
+                "confidence": confidence,
+            }
+        ]
+    )
 
 
 # ----------------------------------------------------------------------------- paired test
-def bootstrap_loss_difference(
-    loss_a, loss_b, *, n_bootstrap: int = 1000, random_state: int | None = 0
-) -> np.ndarray:
+def bootstrap_loss_difference(loss_a, loss_b, *, n_bootstrap: int = 1000, random_state: int | None = 0) -> np.ndarray:
     """Paired bootstrap draws ``mean(loss_a[s_b]) - mean(loss_b[s_b])`` (seed 003, Fig 3.3).
 
     Parameters
@@ -374,9 +404,19 @@ def paired_bootstrap_test(
     draws = bootstrap_loss_difference(a, b, n_bootstrap=n_bootstrap, random_state=random_state)
     mean_a, mean_b = float(a.mean()), float(b.mean())
     diff = float(np.mean(a - b))
-    return pd.DataFrame([{"n_test": n, "mean_a": mean_a, "mean_b": mean_b, "difference": diff,
-                          **_summary(diff, draws, confidence), "n_bootstrap": n_bootstrap,
-                          "confidence": confidence}])
+    return pd.DataFrame(
+        [
+            {
+                "n_test": n,
+                "mean_a": mean_a,
+                "mean_b": mean_b,
+                "difference": diff,
+                **_summary(diff, draws, confidence),
+                "n_bootstrap": n_bootstrap,
+                "confidence": confidence,
+            }
+        ]
+    )
 
 
 # ----------------------------------------------------------------------------- all pairs
@@ -427,8 +467,7 @@ def _long_predictions(predictions) -> pd.DataFrame:
     raise TypeError("predictions must be a DataFrame with a 'family' column or a mapping family -> DataFrame")
 
 
-def aligned_predictions(predictions, dataset: str | None = None,
-                        losses: Sequence[str] | None = None):
+def aligned_predictions(predictions, dataset: str | None = None, losses: Sequence[str] | None = None):
     """Validate a long test-predictions table and split it per family on common test rows.
 
     Shared by every function that resamples the test rows (and by the comparison figures), so
@@ -475,8 +514,9 @@ def aligned_predictions(predictions, dataset: str | None = None,
     families = sorted(table["family"].astype(str).unique())
     if not families:
         raise ValueError("the predictions table holds no family")
-    has_proba = {f: ("proba_1" in table.columns and table.loc[table.family == f, "proba_1"].notna().all())
-                 for f in families}
+    has_proba = {
+        f: ("proba_1" in table.columns and table.loc[table.family == f, "proba_1"].notna().all()) for f in families
+    }
     if len(set(has_proba.values())) > 1:
         raise ValueError(f"families mix classification (proba_1) and regression outputs: {has_proba}")
     task = "classification" if next(iter(has_proba.values())) else "regression"
@@ -495,8 +535,10 @@ def aligned_predictions(predictions, dataset: str | None = None,
     for f in families[1:]:
         sub = per[f]
         if len(sub) != len(ref) or not np.array_equal(sub["row"].to_numpy(), ref["row"].to_numpy()):
-            raise ValueError(f"families {families[0]!r} and {f!r} are scored on different test rows "
-                             f"({len(ref)} and {len(sub)} rows); a paired test needs the same rows")
+            raise ValueError(
+                f"families {families[0]!r} and {f!r} are scored on different test rows "
+                f"({len(ref)} and {len(sub)} rows); a paired test needs the same rows"
+            )
         if not np.array_equal(sub["y_true"].to_numpy(), ref["y_true"].to_numpy()):
             raise ValueError(f"families {families[0]!r} and {f!r} disagree on y_true for some test rows")
     return ("" if dataset is None else dataset), task, families, per, losses
@@ -570,10 +612,21 @@ def compare_families(
             d = L[fa] - L[fb]
             draws = _resampled_means(d, idx)[0]
             diff = float(np.mean(d))
-            rows.append({"dataset": dataset, "family_a": fa, "family_b": fb,
-                         "loss": loss, "n_test": n, "mean_a": float(L[fa].mean()), "mean_b": float(L[fb].mean()),
-                         "difference": diff, **_summary(diff, draws, confidence), "n_bootstrap": n_bootstrap,
-                         "confidence": confidence})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "family_a": fa,
+                    "family_b": fb,
+                    "loss": loss,
+                    "n_test": n,
+                    "mean_a": float(L[fa].mean()),
+                    "mean_b": float(L[fb].mean()),
+                    "difference": diff,
+                    **_summary(diff, draws, confidence),
+                    "n_bootstrap": n_bootstrap,
+                    "confidence": confidence,
+                }
+            )
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
@@ -614,10 +667,21 @@ def loss_summary(
         for f in families:
             mean = float(L[f].mean())
             s = _summary(mean, _resampled_means(L[f], idx)[0], confidence)
-            rows.append({"dataset": dataset, "family": f, "loss": loss, "n_test": n, "mean": mean,
-                         "se_binomial": float(np.sqrt(mean * (1 - mean) / n)) if loss == "error_rate" else np.nan,
-                         "se_bootstrap": s["se"], "ci_low": s["ci_low"], "ci_high": s["ci_high"],
-                         "n_bootstrap": n_bootstrap, "confidence": confidence})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "family": f,
+                    "loss": loss,
+                    "n_test": n,
+                    "mean": mean,
+                    "se_binomial": float(np.sqrt(mean * (1 - mean) / n)) if loss == "error_rate" else np.nan,
+                    "se_bootstrap": s["se"],
+                    "ci_low": s["ci_low"],
+                    "ci_high": s["ci_high"],
+                    "n_bootstrap": n_bootstrap,
+                    "confidence": confidence,
+                }
+            )
     return pd.DataFrame(rows, columns=TEST_LOSS_COLUMNS)
 
 
@@ -674,14 +738,30 @@ def bootstrap_differences(
     frames = []
     if pairs is not None:
         for fa, fb in pairs:
-            frames.append(pd.DataFrame({"family_a": str(fa), "family_b": str(fb), "loss": loss,
-                                        "bootstrap": np.arange(n_bootstrap),
-                                        "difference": _resampled_means(L[str(fa)] - L[str(fb)], idx)[0]}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "family_a": str(fa),
+                        "family_b": str(fb),
+                        "loss": loss,
+                        "bootstrap": np.arange(n_bootstrap),
+                        "difference": _resampled_means(L[str(fa)] - L[str(fb)], idx)[0],
+                    }
+                )
+            )
         columns = ["family_a", "family_b", "loss", "bootstrap", "difference"]
     else:
         for f in families:
-            frames.append(pd.DataFrame({"family": str(f), "loss": loss, "bootstrap": np.arange(n_bootstrap),
-                                        "value": _resampled_means(L[str(f)], idx)[0]}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "family": str(f),
+                        "loss": loss,
+                        "bootstrap": np.arange(n_bootstrap),
+                        "value": _resampled_means(L[str(f)], idx)[0],
+                    }
+                )
+            )
         columns = ["family", "loss", "bootstrap", "value"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
@@ -699,10 +779,14 @@ def comparison_tables(
     single family) and :func:`loss_summary` of one dataset's test predictions,
     from one set of resamples."""
     _, _, families, _, _ = aligned_predictions(predictions, dataset, losses)
-    kwargs = {"dataset": dataset, "losses": losses, "n_bootstrap": n_bootstrap, "confidence": confidence,
-              "random_state": random_state}
-    pairs = compare_families(predictions, **kwargs) if len(families) > 1 else pd.DataFrame(
-        columns=COMPARISON_COLUMNS)
+    kwargs = {
+        "dataset": dataset,
+        "losses": losses,
+        "n_bootstrap": n_bootstrap,
+        "confidence": confidence,
+        "random_state": random_state,
+    }
+    pairs = compare_families(predictions, **kwargs) if len(families) > 1 else pd.DataFrame(columns=COMPARISON_COLUMNS)
     return pairs, loss_summary(predictions, **kwargs)
 
 
@@ -758,9 +842,17 @@ def reject_option_curve(y_true, proba, *, risks=None, classes=None) -> pd.DataFr
     for r in lam:
         accepted = top > 1.0 - r
         k = int(accepted.sum())
-        rows.append({"risk": float(r), "threshold": float(1.0 - r), "n_test": n, "n_rejected": n - k,
-                     "rejected_share": (n - k) / n, "n_accepted": k,
-                     "error_accepted": float(wrong[accepted].mean()) if k else float("nan")})
+        rows.append(
+            {
+                "risk": float(r),
+                "threshold": float(1.0 - r),
+                "n_test": n,
+                "n_rejected": n - k,
+                "rejected_share": (n - k) / n,
+                "n_accepted": k,
+                "error_accepted": float(wrong[accepted].mean()) if k else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -31,7 +31,12 @@ from .output import model_output
 from .prefix import prefix_predictions
 
 __all__ = [
-    "combine_cv_shards", "cross_validate_grid", "cv_tables", "metric_names", "n_fit_units", "select_best",
+    "combine_cv_shards",
+    "cross_validate_grid",
+    "cv_tables",
+    "metric_names",
+    "n_fit_units",
+    "select_best",
     "summarize_cv",
 ]
 
@@ -43,8 +48,14 @@ def metric_names(task: str) -> tuple[str, ...]:
 
 def _row(cfg: dict, fit_time: float, predict_time: float, metrics: dict, message: str = "") -> dict:
     """One configuration's result on one fold (``message``: the failure, empty when the fit succeeded)."""
-    return {"params": cfg, "status": "failed" if message else "ok", "message": message, "fit_time_s": fit_time,
-            "predict_time_s": predict_time, "metrics": metrics}
+    return {
+        "params": cfg,
+        "status": "failed" if message else "ok",
+        "message": message,
+        "fit_time_s": fit_time,
+        "predict_time_s": predict_time,
+        "metrics": metrics,
+    }
 
 
 def _fit_group_fold(
@@ -71,8 +82,10 @@ def _fit_group_fold(
     else:
         outputs = [model_output(est)(X[valid])]
     predict_time = time.perf_counter() - t0
-    return [_row(cfg, fit_time, predict_time, evaluate(task, y[valid], out, beta=beta))
-            for cfg, out in zip(configs, outputs)]
+    return [
+        _row(cfg, fit_time, predict_time, evaluate(task, y[valid], out, beta=beta))
+        for cfg, out in zip(configs, outputs)
+    ]
 
 
 def _fit_chain_fold(
@@ -191,8 +204,11 @@ def cross_validate_grid(
 
     fam, configs, origin, groups, units = _fit_plan(family, grid, sample, random_state)
     order = {config_id(c): i for i, c in enumerate(configs)}
-    group_of = {config_id(dict(base, **({} if k is None else {PREFIX_PARAM: k}))): g
-                for g, (base, ks) in enumerate(groups) for k in (ks or [None])}
+    group_of = {
+        config_id(dict(base, **({} if k is None else {PREFIX_PARAM: k}))): g
+        for g, (base, ks) in enumerate(groups)
+        for k in (ks or [None])
+    }
     if shard is not None:
         index, n_shards = _check_shard(shard)
         units = units[index::n_shards]
@@ -230,9 +246,15 @@ def cross_validate_grid(
     return table.sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
 
 
-def combine_cv_shards(shards: Sequence[pd.DataFrame], *, family: str, grid: Mapping[str, Any] | None,
-                      sample: Mapping[str, Any] | None = None, random_state: int = 0,
-                      n_folds: int | None = None) -> pd.DataFrame:
+def combine_cv_shards(
+    shards: Sequence[pd.DataFrame],
+    *,
+    family: str,
+    grid: Mapping[str, Any] | None,
+    sample: Mapping[str, Any] | None = None,
+    random_state: int = 0,
+    n_folds: int | None = None,
+) -> pd.DataFrame:
     """The table of a split CV from its shards: the unsplit :func:`cross_validate_grid` table.
 
     Parameters
@@ -274,7 +296,8 @@ def combine_cv_shards(shards: Sequence[pd.DataFrame], *, family: str, grid: Mapp
         raise ValueError(
             f"CV shards of family {family!r} do not hold each of the {len(configs)} configurations x {folds} "
             f"folds once ({len(table)} rows, {int(pairs.duplicated().sum())} repeated, {len(missing)} missing, "
-            f"e.g. {list(missing[:3])}): a shard is missing or from another configuration")
+            f"e.g. {list(missing[:3])}): a shard is missing or from another configuration"
+        )
     return table.sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
 
 
@@ -288,8 +311,9 @@ def _check_shard(shard) -> tuple[int, int]:
     return index, n_shards
 
 
-def n_fit_units(family: str, grid: Mapping[str, Any] | None, *, sample: Mapping[str, Any] | None = None,
-                random_state: int = 0) -> int:
+def n_fit_units(
+    family: str, grid: Mapping[str, Any] | None, *, sample: Mapping[str, Any] | None = None, random_state: int = 0
+) -> int:
     """Number of fit units of :func:`cross_validate_grid` (prefix groups, depth chains, or
     configurations of a family without shared fits): the most shards a CV can be split into.
 
@@ -353,14 +377,31 @@ def summarize_cv(table: pd.DataFrame, task: str) -> pd.DataFrame:
         ``fit_time_s`` (sum over folds of the shared fit times).
     """
     metrics = list(metric_names(task))
-    fixed = {"family", "config_id", "config_index", "prefix_group", "origin", "fold", "n_train", "n_valid",
-             "status", "message", "fit_time_s", "predict_time_s", *metrics}
+    fixed = {
+        "family",
+        "config_id",
+        "config_index",
+        "prefix_group",
+        "origin",
+        "fold",
+        "n_train",
+        "n_valid",
+        "status",
+        "message",
+        "fit_time_s",
+        "predict_time_s",
+        *metrics,
+    }
     params = [c for c in table.columns if c not in fixed]
     out = []
     for cid, part in table.groupby("config_index", sort=True):
         first = part.iloc[0]
-        rec = {"family": first["family"], "config_id": first["config_id"], "config_index": int(cid),
-               "prefix_group": int(first["prefix_group"])}
+        rec = {
+            "family": first["family"],
+            "config_id": first["config_id"],
+            "config_index": int(cid),
+            "prefix_group": int(first["prefix_group"]),
+        }
         if "origin" in part:
             rec["origin"] = first["origin"]
         rec.update({p: first[p] for p in params})
@@ -448,11 +489,23 @@ def cv_tables(
         ``shards`` that do not hold every configuration x fold of the grid exactly once.
     """
     if shards is None:
-        table = cross_validate_grid(family, task, grid, X, y, folds, random_state=random_state,
-                                    options=options, sample=sample, n_jobs=n_jobs, beta=beta)
+        table = cross_validate_grid(
+            family,
+            task,
+            grid,
+            X,
+            y,
+            folds,
+            random_state=random_state,
+            options=options,
+            sample=sample,
+            n_jobs=n_jobs,
+            beta=beta,
+        )
     else:
-        table = combine_cv_shards(shards, family=family, grid=grid, sample=sample, random_state=random_state,
-                                  n_folds=len(folds))
+        table = combine_cv_shards(
+            shards, family=family, grid=grid, sample=sample, random_state=random_state, n_folds=len(folds)
+        )
     table.insert(0, "dataset", dataset)
     summary = summarize_cv(table.drop(columns="dataset"), task)
     summary.insert(0, "dataset", dataset)

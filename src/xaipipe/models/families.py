@@ -130,17 +130,21 @@ class Family:
             raise ValueError(f"family name must be a non-empty string, got {self.name!r}")
         unknown = [t for t in self.estimators if t not in TASKS]
         if unknown or not self.estimators:
-            raise ValueError(f"family {self.name!r}: estimators must map tasks {TASKS} to classes, got {dict(self.estimators)}")
+            raise ValueError(
+                f"family {self.name!r}: estimators must map tasks {TASKS} to classes, got {dict(self.estimators)}"
+            )
         if self.prefix not in (None, *PREFIX_KINDS):
             raise ValueError(f"family {self.name!r}: prefix must be one of {PREFIX_KINDS} or None, got {self.prefix!r}")
         if self.shap_algorithm not in SHAP_ALGORITHMS:
-            raise ValueError(f"family {self.name!r}: shap_algorithm must be one of {SHAP_ALGORITHMS}, "
-                             f"got {self.shap_algorithm!r}")
+            raise ValueError(
+                f"family {self.name!r}: shap_algorithm must be one of {SHAP_ALGORITHMS}, got {self.shap_algorithm!r}"
+            )
         if self.split_gain not in (None, "mdi", "total_gain"):
             raise ValueError(f"family {self.name!r}: split_gain must be 'mdi', 'total_gain' or None")
         if self.log_odds not in (None, "decision_function", "joint_log_likelihood"):
-            raise ValueError(f"family {self.name!r}: log_odds must be 'decision_function', "
-                             "'joint_log_likelihood' or None")
+            raise ValueError(
+                f"family {self.name!r}: log_odds must be 'decision_function', 'joint_log_likelihood' or None"
+            )
 
     @property
     def tasks(self) -> frozenset:
@@ -210,41 +214,127 @@ def register_family(family: Family, *, replace: bool = False) -> Family:
 
 
 for _f in [
-    Family("linear_regression", "Linear Regression", {_R: "sklearn.linear_model:LinearRegression"},
-           shap_algorithm="linear_explainer", linear=True, output_degree=1),
-    Family("ridge", "Ridge Regression", {_R: "sklearn.linear_model:Ridge"}, scaled=True,
-           shap_algorithm="linear_explainer", linear=True, output_degree=1),
-    Family("lasso", "Lasso", {_R: "sklearn.linear_model:Lasso"}, defaults={"max_iter": 10000}, scaled=True,
-           shap_algorithm="linear_explainer", linear=True, output_degree=1),
-    Family("elastic_net", "Elastic Net", {_R: "sklearn.linear_model:ElasticNet"}, defaults={"max_iter": 10000},
-           scaled=True, shap_algorithm="linear_explainer", linear=True, output_degree=1),
-    Family("logistic_regression", "Logistic Regression", {_C: "sklearn.linear_model:LogisticRegression"},
-           defaults={"max_iter": 5000}, seeded=True, scaled=True, shap_algorithm="linear_explainer",
-           linear=True, log_odds="decision_function", output_degree=1),
-    Family("decision_tree", "Decision Tree",
-           {_R: "sklearn.tree:DecisionTreeRegressor", _C: "sklearn.tree:DecisionTreeClassifier"},
-           seeded=True, depth_chains=True, shap_algorithm="tree_explainer", split_gain="mdi"),
-    Family("random_forest", "Random Forest",
-           {_R: "sklearn.ensemble:RandomForestRegressor", _C: "sklearn.ensemble:RandomForestClassifier"},
-           seeded=True, threaded=True, prefix="forest", shap_algorithm="tree_explainer", engine=True,
-           split_gain="mdi", fit_cost=3.0),
-    Family("extra_trees", "Extra Trees",
-           {_R: "sklearn.ensemble:ExtraTreesRegressor", _C: "sklearn.ensemble:ExtraTreesClassifier"},
-           seeded=True, threaded=True, prefix="forest", shap_algorithm="tree_explainer", engine=True,
-           split_gain="mdi", fit_cost=1.5),
-    Family("gradient_boosting", "Gradient Boosting",
-           {_R: "sklearn.ensemble:GradientBoostingRegressor", _C: "sklearn.ensemble:GradientBoostingClassifier"},
-           seeded=True, prefix="boosting", shap_algorithm="tree_explainer", engine=True, split_gain="mdi",
-           fit_cost=1.0),
-    Family("xgboost", "XGBoost", {_R: "xgboost:XGBRegressor", _C: "xgboost:XGBClassifier"},
-           defaults={"tree_method": "hist"}, seeded=True, threaded=True, prefix="xgboost",
-           shap_algorithm="xgboost_pred_contribs", split_gain="total_gain", fit_cost=0.1),
-    Family("gaussian_nb", "Gaussian Naive Bayes", {_C: "sklearn.naive_bayes:GaussianNB"},
-           log_odds="joint_log_likelihood", output_degree=2),
-    Family("qda", "QDA", {_C: "sklearn.discriminant_analysis:QuadraticDiscriminantAnalysis"},
-           scaled=True, log_odds="decision_function", output_degree=2),
-    Family("knn", "k-Nearest Neighbours", {_C: "sklearn.neighbors:KNeighborsClassifier"},
-           threaded=True, scaled=True),
+    Family(
+        "linear_regression",
+        "Linear Regression",
+        {_R: "sklearn.linear_model:LinearRegression"},
+        shap_algorithm="linear_explainer",
+        linear=True,
+        output_degree=1,
+    ),
+    Family(
+        "ridge",
+        "Ridge Regression",
+        {_R: "sklearn.linear_model:Ridge"},
+        scaled=True,
+        shap_algorithm="linear_explainer",
+        linear=True,
+        output_degree=1,
+    ),
+    Family(
+        "lasso",
+        "Lasso",
+        {_R: "sklearn.linear_model:Lasso"},
+        defaults={"max_iter": 10000},
+        scaled=True,
+        shap_algorithm="linear_explainer",
+        linear=True,
+        output_degree=1,
+    ),
+    Family(
+        "elastic_net",
+        "Elastic Net",
+        {_R: "sklearn.linear_model:ElasticNet"},
+        defaults={"max_iter": 10000},
+        scaled=True,
+        shap_algorithm="linear_explainer",
+        linear=True,
+        output_degree=1,
+    ),
+    Family(
+        "logistic_regression",
+        "Logistic Regression",
+        {_C: "sklearn.linear_model:LogisticRegression"},
+        defaults={"max_iter": 5000},
+        seeded=True,
+        scaled=True,
+        shap_algorithm="linear_explainer",
+        linear=True,
+        log_odds="decision_function",
+        output_degree=1,
+    ),
+    Family(
+        "decision_tree",
+        "Decision Tree",
+        {_R: "sklearn.tree:DecisionTreeRegressor", _C: "sklearn.tree:DecisionTreeClassifier"},
+        seeded=True,
+        depth_chains=True,
+        shap_algorithm="tree_explainer",
+        split_gain="mdi",
+    ),
+    Family(
+        "random_forest",
+        "Random Forest",
+        {_R: "sklearn.ensemble:RandomForestRegressor", _C: "sklearn.ensemble:RandomForestClassifier"},
+        seeded=True,
+        threaded=True,
+        prefix="forest",
+        shap_algorithm="tree_explainer",
+        engine=True,
+        split_gain="mdi",
+        fit_cost=3.0,
+    ),
+    Family(
+        "extra_trees",
+        "Extra Trees",
+        {_R: "sklearn.ensemble:ExtraTreesRegressor", _C: "sklearn.ensemble:ExtraTreesClassifier"},
+        seeded=True,
+        threaded=True,
+        prefix="forest",
+        shap_algorithm="tree_explainer",
+        engine=True,
+        split_gain="mdi",
+        fit_cost=1.5,
+    ),
+    Family(
+        "gradient_boosting",
+        "Gradient Boosting",
+        {_R: "sklearn.ensemble:GradientBoostingRegressor", _C: "sklearn.ensemble:GradientBoostingClassifier"},
+        seeded=True,
+        prefix="boosting",
+        shap_algorithm="tree_explainer",
+        engine=True,
+        split_gain="mdi",
+        fit_cost=1.0,
+    ),
+    Family(
+        "xgboost",
+        "XGBoost",
+        {_R: "xgboost:XGBRegressor", _C: "xgboost:XGBClassifier"},
+        defaults={"tree_method": "hist"},
+        seeded=True,
+        threaded=True,
+        prefix="xgboost",
+        shap_algorithm="xgboost_pred_contribs",
+        split_gain="total_gain",
+        fit_cost=0.1,
+    ),
+    Family(
+        "gaussian_nb",
+        "Gaussian Naive Bayes",
+        {_C: "sklearn.naive_bayes:GaussianNB"},
+        log_odds="joint_log_likelihood",
+        output_degree=2,
+    ),
+    Family(
+        "qda",
+        "QDA",
+        {_C: "sklearn.discriminant_analysis:QuadraticDiscriminantAnalysis"},
+        scaled=True,
+        log_odds="decision_function",
+        output_degree=2,
+    ),
+    Family("knn", "k-Nearest Neighbours", {_C: "sklearn.neighbors:KNeighborsClassifier"}, threaded=True, scaled=True),
 ]:
     register_family(_f)
 del _f
@@ -273,7 +363,9 @@ def register_config_families(entries: Mapping[str, Mapping[str, Any]] | None) ->
         entry = dict(entry or {})
         unknown = sorted(set(entry) - known)
         if unknown:
-            raise ValueError(f"config key families.{name}: unknown field(s) {unknown}; known: {sorted(known - {'name'})}")
+            raise ValueError(
+                f"config key families.{name}: unknown field(s) {unknown}; known: {sorted(known - {'name'})}"
+            )
         entry.setdefault("label", name)
         entry["name"] = name
         try:

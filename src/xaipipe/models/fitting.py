@@ -157,9 +157,14 @@ def fit_best(
     output = model_output(est)(X_test)
     metrics = evaluate(task, y_test, output, confusion=True, beta=beta)
     record = {
-        "dataset": dataset, "task": task, "model": family,
-        "params": params, "n_train": len(y_train), "n_test": len(y_test),
-        "fit_time_s": fit_time, "metrics": metrics,
+        "dataset": dataset,
+        "task": task,
+        "model": family,
+        "params": params,
+        "n_train": len(y_train),
+        "n_test": len(y_test),
+        "fit_time_s": fit_time,
+        "metrics": metrics,
     }
     predictions = pd.DataFrame({"row": test_rows, "y_true": y_test})
     if task == "regression":

@@ -186,8 +186,7 @@ def separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         feas = linprog(np.zeros(k), A_ub=-A, b_ub=-np.ones(A.shape[0]), bounds=[(None, None)] * k, method="highs")
         n_lp += 1
         kind = "complete" if feas.status == 0 else "quasi-complete"
-    return {"separated": bool(separated), "kind": kind, "identified": identified, "direction": direction,
-            "n_lp": n_lp}
+    return {"separated": bool(separated), "kind": kind, "identified": identified, "direction": direction, "n_lp": n_lp}
 
 
 def _penalized_columns(model, names, mean, sd) -> dict[str, Any]:
@@ -197,8 +196,10 @@ def _penalized_columns(model, names, mean, sd) -> dict[str, Any]:
     from sklearn.utils.validation import check_is_fitted
 
     if not isinstance(model, Pipeline) or not isinstance(model.steps[-1][1], LogisticRegression):
-        raise ValueError("penalized_model must be the pipeline's fitted logistic_regression family "
-                         f"(StandardScaler -> LogisticRegression), got {type(model).__name__}")
+        raise ValueError(
+            "penalized_model must be the pipeline's fitted logistic_regression family "
+            f"(StandardScaler -> LogisticRegression), got {type(model).__name__}"
+        )
     check_is_fitted(model)
     scalers = [s for _, s in model.steps[:-1] if s not in (None, "passthrough")]
     if len(scalers) != 1 or not isinstance(scalers[0], StandardScaler):
@@ -207,8 +208,10 @@ def _penalized_columns(model, names, mean, sd) -> dict[str, Any]:
     if lr.coef_.shape != (1, len(names)) or not np.array_equal(lr.classes_, [0, 1]):
         raise ValueError(f"penalized_model must be binary with classes [0, 1] and {len(names)} features")
     if not (np.allclose(sc.mean_, mean, rtol=1e-10, atol=0) and np.allclose(sc.scale_, sd, rtol=1e-10, atol=0)):
-        raise ValueError("penalized_model was fitted on other training rows: its StandardScaler means / standard "
-                         "deviations differ from those of X")
+        raise ValueError(
+            "penalized_model was fitted on other training rows: its StandardScaler means / standard "
+            "deviations differ from those of X"
+        )
     penalty, l1_ratio = getattr(lr, "penalty", "deprecated"), getattr(lr, "l1_ratio", 0.0)
     if not (penalty == "l2" or (penalty == "deprecated" and l1_ratio in (0, 0.0, None))):
         raise ValueError(f"penalized_model must use the L2 penalty, got penalty={penalty!r}, l1_ratio={l1_ratio!r}")
@@ -274,8 +277,9 @@ def logit_inference(
     Z, mean, sd = _standardise(X, names)
     design = np.column_stack([np.ones(Z.shape[0]), Z])
     if np.linalg.matrix_rank(design) < design.shape[1]:
-        raise ValueError("design matrix is rank deficient: logistic coefficients are not identified "
-                         "(collinear features)")
+        raise ValueError(
+            "design matrix is rank deficient: logistic coefficients are not identified (collinear features)"
+        )
     k = design.shape[1]
     sep = separation(design, y)
 
@@ -290,8 +294,11 @@ def logit_inference(
                 raise
             failed = True
     warned_sep = failed or any(issubclass(w.category, PerfectSeparationWarning) for w in caught)
-    converged = fit is not None and bool(fit.mle_retvals.get("converged", False)) and not any(
-        issubclass(w.category, ConvergenceWarning) for w in caught)
+    converged = (
+        fit is not None
+        and bool(fit.mle_retvals.get("converged", False))
+        and not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    )
 
     nan = np.full(k, np.nan)
     if sep["separated"]:

@@ -143,9 +143,7 @@ def classification_metrics(
         p1 = proba
         y_hat = (p1 > 0.5).astype(int)
     with sklearn.config_context(skip_parameter_validation=True):
-        precision, recall, f1, _ = skm.precision_recall_fscore_support(
-            y_true, y_hat, average="binary", zero_division=0
-        )
+        precision, recall, f1, _ = skm.precision_recall_fscore_support(y_true, y_hat, average="binary", zero_division=0)
         out = {
             "log_loss": float(skm.log_loss(y_true, np.column_stack([1 - p1, p1]), labels=[0, 1])),
             "error_rate": float(np.mean(y_hat != y_true)),
@@ -164,8 +162,7 @@ def classification_metrics(
     return out
 
 
-def evaluate(task: str, y_true: np.ndarray, output: np.ndarray, *, confusion: bool = False,
-             beta: float = 1.0) -> dict:
+def evaluate(task: str, y_true: np.ndarray, output: np.ndarray, *, confusion: bool = False, beta: float = 1.0) -> dict:
     """Dispatch to :func:`regression_metrics` or :func:`classification_metrics`.
 
     ``output`` is ``predict`` (regression) or ``predict_proba`` (classification);

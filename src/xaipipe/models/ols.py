@@ -63,8 +63,10 @@ def ols_inference(X: np.ndarray, y: np.ndarray, feature_names: list[str], alpha:
         raise ValueError(f"shape mismatch: X {X.shape}, y {y.shape}, {len(feature_names)} names")
     design = sm.add_constant(X, has_constant="add")
     if np.linalg.matrix_rank(design) < design.shape[1]:
-        raise ValueError("design matrix is rank deficient: OLS coefficients are not identified "
-                         "(e.g. all levels of a one-hot feature plus the intercept)")
+        raise ValueError(
+            "design matrix is rank deficient: OLS coefficients are not identified "
+            "(e.g. all levels of a one-hot feature plus the intercept)"
+        )
     fit = sm.OLS(y, design).fit()
     ci = np.asarray(fit.conf_int(alpha=alpha))
     return pd.DataFrame(
@@ -199,8 +201,13 @@ def squared_terms_comparison(
 
     out = []
     for loss in losses:
-        res = paired_bootstrap_test(row_losses(yte, pred_sq, loss), row_losses(yte, pred_full, loss),
-                                    n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
+        res = paired_bootstrap_test(
+            row_losses(yte, pred_sq, loss),
+            row_losses(yte, pred_full, loss),
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            random_state=random_state,
+        )
         res.insert(0, "n_params_b", len(names) + 1)
         res.insert(0, "n_params_a", design_tr.shape[1])
         res.insert(0, "squares_dropped", ";".join(names[j] for j in two_valued))

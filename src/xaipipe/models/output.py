@@ -112,6 +112,7 @@ def model_output(
     if not hasattr(model, "predict_proba"):
         raise ValueError(f"output={output!r} needs predict_proba, which {type(model).__name__} lacks")
     if output == "predict_proba":
+
         def predict_proba(X):
             return model.predict_proba(_model_input(model, X))
 
@@ -148,6 +149,7 @@ def _exact_log_odds(model, class_index: int):
     if fam is None or fam.log_odds is None or class_index != 1 or classes is None or len(classes) != 2:
         return None
     if fam.log_odds == "decision_function":
+
         def decision(X):
             return np.asarray(model.decision_function(_model_input(model, X)), dtype=np.float64).reshape(-1)
 

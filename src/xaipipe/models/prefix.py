@@ -80,15 +80,11 @@ def _check_ks(ks: Sequence[int], available: int) -> list[int]:
     if any(k < 1 for k in ks):
         raise ValueError(f"n_estimators values must be >= 1, got {ks}")
     if max(ks) > available:
-        raise ValueError(
-            f"asked for a prefix of {max(ks)} members but the ensemble has only {available}"
-        )
+        raise ValueError(f"asked for a prefix of {max(ks)} members but the ensemble has only {available}")
     return ks
 
 
-def prefix_predictions(
-    estimator: BaseEstimator, X: np.ndarray, n_estimators: Sequence[int]
-) -> np.ndarray:
+def prefix_predictions(estimator: BaseEstimator, X: np.ndarray, n_estimators: Sequence[int]) -> np.ndarray:
     """Predictions of every prefix ``k`` in ``n_estimators`` from one fitted ensemble.
 
     Parameters
@@ -122,9 +118,7 @@ def prefix_predictions(
     """
     kind = ensemble_kind(estimator)
     if kind is None:
-        raise TypeError(
-            f"{type(final_estimator(estimator)).__name__} has no shared-prefix structure"
-        )
+        raise TypeError(f"{type(final_estimator(estimator)).__name__} has no shared-prefix structure")
     ks = _check_ks(n_estimators, n_members(estimator))
     est = final_estimator(estimator)
     classifier = is_classifier(est)
@@ -144,9 +138,7 @@ def _forest_prefix(est, X, ks, classifier):
     out = None
     acc = None
     for b, tree in enumerate(est.estimators_[: max(ks)], start=1):
-        p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(
-            Xv, check_input=False
-        )
+        p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(Xv, check_input=False)
         if acc is None:
             acc = np.zeros_like(p, dtype=np.float64)
             out = np.empty((len(ks),) + p.shape, dtype=np.float64)
@@ -185,9 +177,7 @@ def _xgboost_prefix(est, X, ks, classifier):
     by_k = {}
     for k in order:
         nxt = est.predict(X, output_margin=True, base_margin=margin, iteration_range=(prev, k))
-        by_k[k] = (
-            est.predict_proba(X, base_margin=margin, iteration_range=(prev, k)) if classifier else nxt
-        )
+        by_k[k] = est.predict_proba(X, base_margin=margin, iteration_range=(prev, k)) if classifier else nxt
         margin, prev = nxt, k
     first = by_k[order[0]]
     out = np.empty((len(ks),) + np.shape(first), dtype=np.float64)
@@ -246,7 +236,7 @@ def member_predictor(
         k = min(threads, n // _MIN_BLOCK_ROWS)
         edges = np.linspace(0, n, k + 1).astype(int)
         with ThreadPoolExecutor(k) as pool:
-            parts = list(pool.map(lambda ab: one(Z[ab[0]:ab[1]]), zip(edges[:-1], edges[1:])))
+            parts = list(pool.map(lambda ab: one(Z[ab[0] : ab[1]]), zip(edges[:-1], edges[1:])))
         return np.concatenate(parts, axis=1)
 
     return blocks

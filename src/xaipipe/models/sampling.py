@@ -122,8 +122,9 @@ def sample_configurations(spec: Mapping[str, Any], *, random_state: int, exclude
 
     unknown = set(spec) - {"n_iter", "distributions", "grid", "replicates"}
     if unknown:
-        raise ValueError(f"sampling spec has unknown key(s) {sorted(unknown)}; "
-                         "expected n_iter, distributions, grid, replicates")
+        raise ValueError(
+            f"sampling spec has unknown key(s) {sorted(unknown)}; expected n_iter, distributions, grid, replicates"
+        )
     n_iter = int(spec.get("n_iter", 0))
     if n_iter < 0:
         raise ValueError(f"n_iter must be >= 0, got {n_iter}")
@@ -139,8 +140,10 @@ def sample_configurations(spec: Mapping[str, Any], *, random_state: int, exclude
     draws = list(ParameterSampler(dists, n_iter, random_state=random_state)) if dists else [{}]
     # R - 1 further seeds per draw, each draw from its own stream: replicates = 1 keeps the draws,
     # and raising R keeps the replicates already drawn
-    seeds = [np.random.default_rng([random_state, 21, i]).integers(0, 2**31 - 1, size=replicates - 1)
-             for i in range(len(draws))]
+    seeds = [
+        np.random.default_rng([random_state, 21, i]).integers(0, 2**31 - 1, size=replicates - 1)
+        for i in range(len(draws))
+    ]
     seen = {config_id(c) for c in exclude}
     out = []
     for draw, more in zip(draws, seeds):

@@ -100,23 +100,51 @@ def plot_rid(
     n = len(summ)
     fig, ax = plt.subplots(figsize=(6.3, 0.6 * n + 1.4))
     for i, row in summ.iterrows():
-        ax.add_patch(Rectangle((row[q25], i - 0.18), row[q75] - row[q25], 0.36, facecolor=BOX_COLOUR,
-                               alpha=0.35, edgecolor=BOX_COLOUR, label="RID quartiles" if i == 0 else None))
-        ax.plot([row[q50]] * 2, [i - 0.18, i + 0.18], color="black", linewidth=1.6,
-                label="RID median" if i == 0 else None)
+        ax.add_patch(
+            Rectangle(
+                (row[q25], i - 0.18),
+                row[q75] - row[q25],
+                0.36,
+                facecolor=BOX_COLOUR,
+                alpha=0.35,
+                edgecolor=BOX_COLOUR,
+                label="RID quartiles" if i == 0 else None,
+            )
+        )
+        ax.plot(
+            [row[q50]] * 2, [i - 0.18, i + 0.18], color="black", linewidth=1.6, label="RID median" if i == 0 else None
+        )
         ax.plot([row[qlo], row[q25]], [i, i], color=BOX_COLOUR, linewidth=1.0)
-        ax.plot([row[q75], row[qhi]], [i, i], color=BOX_COLOUR, linewidth=1.0,
-                label=f"RID {100 * lo:g}-{100 * hi:g} %" if i == 0 else None)
+        ax.plot(
+            [row[q75], row[qhi]],
+            [i, i],
+            color=BOX_COLOUR,
+            linewidth=1.0,
+            label=f"RID {100 * lo:g}-{100 * hi:g} %" if i == 0 else None,
+        )
         ax.plot([row["mean"]], [i], "o", color="black", markersize=3, label="RID mean" if i == 0 else None)
         if ms is not None and row["feature"] in ms.index:
             r = ms.loc[row["feature"]]
-            what = (f"{100 * c:g} % percentile interval" if r["interval"] == "percentile"
-                    else f"range over B = {int(r['n_resamples'])} resamples")
-            ax.plot([r["mcr_minus_low"], r["mcr_minus_high"]], [i + 0.3] * 2, color=MINUS_COLOUR, linewidth=2.0,
-                    label=f"MCR$^-$ {what}" if i == 0 else None)
+            what = (
+                f"{100 * c:g} % percentile interval"
+                if r["interval"] == "percentile"
+                else f"range over B = {int(r['n_resamples'])} resamples"
+            )
+            ax.plot(
+                [r["mcr_minus_low"], r["mcr_minus_high"]],
+                [i + 0.3] * 2,
+                color=MINUS_COLOUR,
+                linewidth=2.0,
+                label=f"MCR$^-$ {what}" if i == 0 else None,
+            )
             ax.plot([r["mcr_minus_median"]], [i + 0.3], marker="<", color=MINUS_COLOUR, linestyle="none")
-            ax.plot([r["mcr_plus_low"], r["mcr_plus_high"]], [i - 0.3] * 2, color=PLUS_COLOUR, linewidth=2.0,
-                    label=f"MCR$^+$ {what}" if i == 0 else None)
+            ax.plot(
+                [r["mcr_plus_low"], r["mcr_plus_high"]],
+                [i - 0.3] * 2,
+                color=PLUS_COLOUR,
+                linewidth=2.0,
+                label=f"MCR$^+$ {what}" if i == 0 else None,
+            )
             ax.plot([r["mcr_plus_median"]], [i - 0.3], marker=">", color=PLUS_COLOUR, linestyle="none")
     ax.axvline(NO_RELIANCE[quantity], color="0.3", linestyle="--", linewidth=0.8)
     ax.set_yticks(np.arange(n), summ["feature"].astype(str).tolist())
@@ -204,8 +232,9 @@ def plot_set_sizes(sizes: pd.DataFrame, *, title: str | None = None):
     return fig
 
 
-def rid_figures(reliance: pd.DataFrame, mcr: pd.DataFrame, sizes: pd.DataFrame, *, confidence: float = 0.95,
-                title: str = "") -> dict:
+def rid_figures(
+    reliance: pd.DataFrame, mcr: pd.DataFrame, sizes: pd.DataFrame, *, confidence: float = 0.95, title: str = ""
+) -> dict:
     """The ``rid_figures`` rule: the Rashomon importance distribution and the bootstrap set sizes.
 
     Returns
@@ -213,5 +242,7 @@ def rid_figures(reliance: pd.DataFrame, mcr: pd.DataFrame, sizes: pd.DataFrame, 
     dict
         ``rid``, ``set_sizes`` -> Figure.
     """
-    return {"rid": plot_rid(reliance, mcr, confidence=confidence, title=f"{title}: Rashomon importance distribution"),
-            "set_sizes": plot_set_sizes(sizes, title=f"{title}: Rashomon set size per bootstrap resample")}
+    return {
+        "rid": plot_rid(reliance, mcr, confidence=confidence, title=f"{title}: Rashomon importance distribution"),
+        "set_sizes": plot_set_sizes(sizes, title=f"{title}: Rashomon set size per bootstrap resample"),
+    }

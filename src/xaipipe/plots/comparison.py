@@ -25,7 +25,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["COMPARISON_FIGURES", "comparison_figures", "plot_error_distribution", "plot_loss_difference", "plot_predicted_vs_observed", "plot_reject_option", "plot_reject_options"]
+__all__ = [
+    "COMPARISON_FIGURES",
+    "comparison_figures",
+    "plot_error_distribution",
+    "plot_loss_difference",
+    "plot_predicted_vs_observed",
+    "plot_reject_option",
+    "plot_reject_options",
+]
 
 BAR_COLOUR = "#0072B2"  # blue
 CURVE_COLOUR = "#D55E00"  # vermillion
@@ -62,8 +70,15 @@ def _bins(arr: np.ndarray, bins) -> np.ndarray | int | str:
     return "auto"
 
 
-def plot_loss_difference(draws, result: pd.DataFrame | None = None, *, loss: str | None = None,
-                         labels: tuple[str, str] = ("a", "b"), bins=None, title: str | None = None):
+def plot_loss_difference(
+    draws,
+    result: pd.DataFrame | None = None,
+    *,
+    loss: str | None = None,
+    labels: tuple[str, str] = ("a", "b"),
+    bins=None,
+    title: str | None = None,
+):
     """Histogram of the paired bootstrap differences of mean test loss (seed 003, Fig 3.3).
 
     Parameters
@@ -110,8 +125,14 @@ def plot_loss_difference(draws, result: pd.DataFrame | None = None, *, loss: str
     if result is not None:
         ax.axvline(float(row["difference"]), color=CURVE_COLOUR, linewidth=1.4, label="observed difference")
         conf = float(row["confidence"])
-        ax.axvspan(float(row["ci_low"]), float(row["ci_high"]), color=CURVE_COLOUR, alpha=0.12, zorder=0,
-                   label=f"{100 * conf:g} % percentile interval")
+        ax.axvspan(
+            float(row["ci_low"]),
+            float(row["ci_high"]),
+            color=CURVE_COLOUR,
+            alpha=0.12,
+            zorder=0,
+            label=f"{100 * conf:g} % percentile interval",
+        )
         # The test's numbers as a legend entry without a handle.
         ax.plot([], [], " ", label=f"se = {row['se']:.3g}, z = {row['z']:.2f},\ntwo-sided p = {row['p_value']:.3g}")
     name = _LOSS_LABELS.get(loss, loss or "loss")
@@ -162,14 +183,19 @@ def plot_error_distribution(draws, error_rate: float, n_test: int, *, bins=None,
         raise ValueError(f"n_test must be positive, got {n_test!r}")
     se = float(np.sqrt(e * (1 - e) / int(n_test)))
     fig, ax = plt.subplots()
-    ax.hist(arr, bins=_bins(arr, bins), density=True, color=BAR_COLOUR, alpha=0.7,
-            label=f"bootstrap, B = {arr.size} (sd {np.std(arr, ddof=1):.4f})")
+    ax.hist(
+        arr,
+        bins=_bins(arr, bins),
+        density=True,
+        color=BAR_COLOUR,
+        alpha=0.7,
+        label=f"bootstrap, B = {arr.size} (sd {np.std(arr, ddof=1):.4f})",
+    )
     lo = min(arr.min(), e - 4 * se)
     hi = max(arr.max(), e + 4 * se)
     x = np.linspace(lo, hi, 400)
     if se > 0:
-        ax.plot(x, norm.pdf(x, loc=e, scale=se), color=CURVE_COLOUR,
-                label=f"normal, binomial se = {se:.4f}")
+        ax.plot(x, norm.pdf(x, loc=e, scale=se), color=CURVE_COLOUR, label=f"normal, binomial se = {se:.4f}")
     ax.axvline(e, color="black", linestyle="--", linewidth=1.0, label=f"test error {e:.4f}")
     ax.set_xlabel(f"test error (n = {int(n_test)} rows)")
     ax.set_ylabel("density")
@@ -274,9 +300,15 @@ def plot_predicted_vs_observed(points: pd.DataFrame, *, title: str | None = None
     ax.set_xlabel("predicted")
     ax.set_ylabel("observed")
     ax.set_aspect("equal", adjustable="datalim")
-    ax.text(0.03, 0.97, f"R² = {summ['r2']:.3f}\nRMSE = {summ['rmse']:.4g}\nn = {int(summ['n_test'])}\n"
-            "line: observed = predicted",
-            transform=ax.transAxes, va="top", ha="left", fontsize=8)
+    ax.text(
+        0.03,
+        0.97,
+        f"R² = {summ['r2']:.3f}\nRMSE = {summ['rmse']:.4g}\nn = {int(summ['n_test'])}\nline: observed = predicted",
+        transform=ax.transAxes,
+        va="top",
+        ha="left",
+        fontsize=8,
+    )
     if title:
         ax.set_title(title)
     fig.tight_layout()
@@ -410,10 +442,12 @@ def comparison_figures(
         row = pairs[(pairs.family_a == fa) & (pairs.family_b == fb) & (pairs.loss == loss)]
         if len(row) != 1:
             raise ValueError(f"pairs table lacks the row ({fa}, {fb}, {loss})")
-        draws = bootstrap_differences(predictions, loss=loss, pairs=[(fa, fb)], n_bootstrap=n_bootstrap,
-                                      random_state=random_state)["difference"]
-        figs["loss_difference"] = plot_loss_difference(draws, row.reset_index(drop=True), labels=(fa, fb),
-                                                       title=f"{name}: {fa} against {fb}")
+        draws = bootstrap_differences(
+            predictions, loss=loss, pairs=[(fa, fb)], n_bootstrap=n_bootstrap, random_state=random_state
+        )["difference"]
+        figs["loss_difference"] = plot_loss_difference(
+            draws, row.reset_index(drop=True), labels=(fa, fb), title=f"{name}: {fa} against {fb}"
+        )
     else:
         fig, ax = plt.subplots()
         ax.text(0.5, 0.5, f"{name}: one family ({best}), no pair to compare", ha="center", va="center")
@@ -423,10 +457,12 @@ def comparison_figures(
     if task == "classification":
         figs["reject_option"] = plot_reject_options(reject_option_curves(predictions), title=name)
         s = test_loss[(test_loss.family == best) & (test_loss.loss == "error_rate")].iloc[0]
-        draws = bootstrap_differences(predictions, loss="error_rate", families=[best], n_bootstrap=n_bootstrap,
-                                      random_state=random_state)["value"]
-        figs["error_bootstrap"] = plot_error_distribution(draws, float(s["mean"]), int(s["n_test"]),
-                                                          title=f"{name} / {best}: test error")
+        draws = bootstrap_differences(
+            predictions, loss="error_rate", families=[best], n_bootstrap=n_bootstrap, random_state=random_state
+        )["value"]
+        figs["error_bootstrap"] = plot_error_distribution(
+            draws, float(s["mean"]), int(s["n_test"]), title=f"{name} / {best}: test error"
+        )
         scores = {f: (per[f]["y_true"].to_numpy(), per[f]["proba_1"].to_numpy()) for f in families}
         figs["roc"] = plot_roc_curves(scores, title=f"{name}: ROC (test set)")
         figs["precision_recall"] = plot_precision_recall_curves(scores, title=f"{name}: precision-recall (test set)")

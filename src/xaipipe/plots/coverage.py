@@ -28,8 +28,20 @@ CORRECTED_COLOUR = "#0072B2"  # Okabe-Ito blue
 NAIVE_COLOUR = "#E69F00"  # Okabe-Ito orange
 SCOPE_COLOURS = ["#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 
-_NEEDED = ["quantity", "interval", "target", "family", "scope", "epsilon", "feature", "grid_value", "nominal",
-           "coverage", "coverage_se", "n_repetitions"]
+_NEEDED = [
+    "quantity",
+    "interval",
+    "target",
+    "family",
+    "scope",
+    "epsilon",
+    "feature",
+    "grid_value",
+    "nominal",
+    "coverage",
+    "coverage_se",
+    "n_repetitions",
+]
 _LEARNER = {
     "learner_pd": "learner-PD (pointwise)",
     "learner_mr_ratio": "learner-PFI, ratio $e_{switch}/e_{orig}$",
@@ -53,8 +65,14 @@ def _check(table) -> pd.DataFrame:
     return frame
 
 
-def plot_coverage(coverage: pd.DataFrame, *, epsilon: float | None = None, feature: str = "all",
-                  band: float = 1.96, title: str | None = None):
+def plot_coverage(
+    coverage: pd.DataFrame,
+    *,
+    epsilon: float | None = None,
+    feature: str = "all",
+    band: float = 1.96,
+    title: str | None = None,
+):
     """Nominal against empirical coverage of the learner intervals; MCR coverage per variable.
 
     Parameters
@@ -107,7 +125,7 @@ def plot_coverage(coverage: pd.DataFrame, *, epsilon: float | None = None, featu
     for i, fam in enumerate(families):
         part = learner[learner["family"] == fam]
         for k, (quantity, label) in enumerate(_LEARNER.items()):
-            ax = fig.add_subplot(grid[i, 2 * k:2 * k + 2])
+            ax = fig.add_subplot(grid[i, 2 * k : 2 * k + 2])
             ax.plot([0, 1], [0, 1], linestyle=":", color="0.4", linewidth=1)
             q = part[part["quantity"] == quantity]
             for interval, colour in (("corrected", CORRECTED_COLOUR), ("naive", NAIVE_COLOUR)):
@@ -115,9 +133,19 @@ def plot_coverage(coverage: pd.DataFrame, *, epsilon: float | None = None, featu
                     s = q[(q["interval"] == interval) & (q["target"] == target)].sort_values("nominal")
                     if s.empty:
                         continue
-                    ax.errorbar(s["nominal"], s["coverage"], yerr=band * s["coverage_se"], color=colour,
-                                linestyle=style, marker=marker, markerfacecolor=face, markersize=4, capsize=2,
-                                linewidth=1, label=f"{interval}, {'f*' if target == 'f_star' else 'learner'}")
+                    ax.errorbar(
+                        s["nominal"],
+                        s["coverage"],
+                        yerr=band * s["coverage_se"],
+                        color=colour,
+                        linestyle=style,
+                        marker=marker,
+                        markerfacecolor=face,
+                        markersize=4,
+                        capsize=2,
+                        linewidth=1,
+                        label=f"{interval}, {'f*' if target == 'f_star' else 'learner'}",
+                    )
             ax.set_xlim(0.4, 1.02)
             ax.set_ylim(-0.02, 1.02)
             ax.set_title(f"{label}\n{fam}" if len(families) > 1 else label, fontsize="small")
@@ -125,15 +153,15 @@ def plot_coverage(coverage: pd.DataFrame, *, epsilon: float | None = None, featu
             if k == 0:
                 ax.set_ylabel(f"empirical coverage ({feature})")
             if i == 0 and k == 0:
-                ax.legend(loc="upper left", fontsize="x-small", title="interval, target",
-                          title_fontsize="x-small")
+                ax.legend(loc="upper left", fontsize="x-small", title="interval, target", title_fontsize="x-small")
     if not mcr.empty:
         scopes = list(pd.unique(mcr["scope"]))
         for k, (quantity, label) in enumerate(_MCR.items()):
-            ax = fig.add_subplot(grid[nrows - 1, 3 * k:3 * k + 3])
+            ax = fig.add_subplot(grid[nrows - 1, 3 * k : 3 * k + 3])
             q = mcr[mcr["quantity"] == quantity]
             feats = [f for f in pd.unique(q["feature"]) if f not in _AGGREGATES] + [
-                f for f in _AGGREGATES if f in set(q["feature"])]
+                f for f in _AGGREGATES if f in set(q["feature"])
+            ]
             x = np.arange(len(feats), dtype=float)
             width = 0.8 / max(len(scopes), 1)
             for j, scope in enumerate(scopes):
@@ -144,17 +172,24 @@ def plot_coverage(coverage: pd.DataFrame, *, epsilon: float | None = None, featu
                         continue
                     s = s.reindex(feats)
                     xs = x - 0.4 + width * (j + (0.3 if interval == "mcr" else 0.7))
-                    ax.errorbar(xs, s["coverage"], yerr=band * s["coverage_se"], fmt="o", color=colour,
-                                markerfacecolor=face, markersize=4, capsize=2, linewidth=1,
-                                label=scope if interval == "mcr" else None)
+                    ax.errorbar(
+                        xs,
+                        s["coverage"],
+                        yerr=band * s["coverage_se"],
+                        fmt="o",
+                        color=colour,
+                        markerfacecolor=face,
+                        markersize=4,
+                        capsize=2,
+                        linewidth=1,
+                        label=scope if interval == "mcr" else None,
+                    )
             ax.set_xticks(x, feats, rotation=45, fontsize="x-small")
             ax.set_ylim(-0.02, 1.02)
-            ax.set_title(f"{label}: coverage of MR(f*) at ε = {float(epsilon):g} (no nominal level)",
-                         fontsize="small")
+            ax.set_title(f"{label}: coverage of MR(f*) at ε = {float(epsilon):g} (no nominal level)", fontsize="small")
             if k == 0:
                 ax.set_ylabel("empirical coverage")
-                ax.legend(loc="best", fontsize="x-small", title="scope (open: population MR)",
-                          title_fontsize="x-small")
+                ax.legend(loc="best", fontsize="x-small", title="scope (open: population MR)", title_fontsize="x-small")
     n = frame["n"].iloc[0] if "n" in frame else None
     info = f"R = {n_rep} repetitions" + (f", n = {int(n)}" if n is not None and np.isfinite(n) else "")
     info += f"; error bars ±{band:g} Monte-Carlo SE"

@@ -59,7 +59,11 @@ def _curves(display_cls, scores, pos_label, title, xlabel, ylabel):
         fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
         for k, (family, (y_true, score)) in enumerate(scores.items()):
             display_cls.from_predictions(
-                y_true, score, pos_label=pos_label, name=family, ax=ax,
+                y_true,
+                score,
+                pos_label=pos_label,
+                name=family,
+                ax=ax,
                 plot_chance_level=(k == len(scores) - 1),
             )
         ax.set_xlabel(xlabel)
@@ -97,8 +101,14 @@ def plot_roc_curves(scores: Mapping, *, pos_label=1, title: str | None = None):
     """
     from sklearn.metrics import RocCurveDisplay
 
-    return _curves(RocCurveDisplay, scores, pos_label, title,
-                   "false-positive rate (1 - specificity)", "true-positive rate (sensitivity)")
+    return _curves(
+        RocCurveDisplay,
+        scores,
+        pos_label,
+        title,
+        "false-positive rate (1 - specificity)",
+        "true-positive rate (sensitivity)",
+    )
 
 
 def plot_precision_recall_curves(scores: Mapping, *, pos_label=1, title: str | None = None):

@@ -37,8 +37,9 @@ def plot_correlation(corr: pd.DataFrame, title: str | None = None):
         for i in range(n):
             for j in range(n):
                 v = values[i, j]
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6.5,
-                        color="white" if abs(v) > 0.6 else "black")
+                ax.text(
+                    j, i, f"{v:.2f}", ha="center", va="center", fontsize=6.5, color="white" if abs(v) > 0.6 else "black"
+                )
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Pearson correlation")
     if title:
         ax.set_title(title)

@@ -44,8 +44,9 @@ def _table(table: pd.DataFrame, needed: Sequence[str], what: str) -> pd.DataFram
     return table
 
 
-def plot_regression_tree(tree, feature_names: Sequence[str] | None = None, *, precision: int = 2,
-                         target_name: str = "progression index"):
+def plot_regression_tree(
+    tree, feature_names: Sequence[str] | None = None, *, precision: int = 2, target_name: str = "progression index"
+):
     """Fig 2.1: a fitted regression tree drawn by :func:`sklearn.tree.plot_tree`.
 
     Parameters
@@ -68,12 +69,19 @@ def plot_regression_tree(tree, feature_names: Sequence[str] | None = None, *, pr
     import matplotlib.pyplot as plt
     from sklearn.tree import plot_tree
 
-    names = [str(n) for n in (feature_names if feature_names is not None
-                              else getattr(tree, "feature_names_in_", []))]
+    names = [str(n) for n in (feature_names if feature_names is not None else getattr(tree, "feature_names_in_", []))]
     depth = tree.get_depth()
     fig, ax = plt.subplots(figsize=(max(6.3, 1.6 * 2**depth), 1.3 * (depth + 1) + 0.6))
-    plot_tree(tree, feature_names=names or None, filled=True, impurity=False, rounded=True,
-              precision=precision, ax=ax, fontsize=8)
+    plot_tree(
+        tree,
+        feature_names=names or None,
+        filled=True,
+        impurity=False,
+        rounded=True,
+        precision=precision,
+        ax=ax,
+        fontsize=8,
+    )
     ax.set_title(f"Regression tree: {target_name} (depth {depth}, {tree.get_n_leaves()} leaves)")
     return fig
 
@@ -102,8 +110,9 @@ def plot_pruning_path(path: pd.DataFrame):
     ax.step(t["alpha"], t["train_mse"], where="post", label=TRAIN_LABEL)
     ax.step(t["alpha"], t["test_mse"], where="post", label=TEST_LABEL)
     best = t.loc[t["test_mse"].idxmin()]
-    ax.plot([best["alpha"]], [best["test_mse"]], "o", color="black",
-            label=f"min test MSE ({int(best['n_leaves'])} leaves)")
+    ax.plot(
+        [best["alpha"]], [best["test_mse"]], "o", color="black", label=f"min test MSE ({int(best['n_leaves'])} leaves)"
+    )
     positive = t["alpha"][t["alpha"] > 0]
     if len(positive):
         ax.set_xscale("symlog", linthresh=float(positive.min()))

@@ -27,8 +27,17 @@ MEAN_COLOUR = "#000000"
 BAND_COLOUR = "#0072B2"  # Okabe-Ito blue
 TRUTH_COLOUR = "#D55E00"  # vermillion
 
-_PD_NEEDED = ["feature", "grid_index", "grid_value", "level", "mean", "ci_low", "ci_high",
-              "ci_low_naive", "ci_high_naive"]
+_PD_NEEDED = [
+    "feature",
+    "grid_index",
+    "grid_value",
+    "level",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "ci_low_naive",
+    "ci_high_naive",
+]
 _MEASURES = {
     "mr_difference": ("learner-PFI  $e_{switch}-e_{orig}$ (loss units)", 0.0),
     "mr_ratio": ("learner-PFI  $e_{switch}/e_{orig}$", 1.0),
@@ -124,11 +133,27 @@ def plot_learner_pd(
         lo, hi = part["ci_low"].to_numpy(dtype=float), part["ci_high"].to_numpy(dtype=float)
         nlo, nhi = part["ci_low_naive"].to_numpy(dtype=float), part["ci_high_naive"].to_numpy(dtype=float)
         if categorical:
-            ax.errorbar(x, m, yerr=[m - lo, hi - m], fmt="none", ecolor=BAND_COLOUR, elinewidth=1.0,
-                        capsize=4, label="corrected CI")
+            ax.errorbar(
+                x,
+                m,
+                yerr=[m - lo, hi - m],
+                fmt="none",
+                ecolor=BAND_COLOUR,
+                elinewidth=1.0,
+                capsize=4,
+                label="corrected CI",
+            )
             if show_naive:
-                ax.errorbar(x, m, yerr=[m - nlo, nhi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=3.0,
-                            capsize=0, label="naive CI")
+                ax.errorbar(
+                    x,
+                    m,
+                    yerr=[m - nlo, nhi - m],
+                    fmt="none",
+                    ecolor=MEAN_COLOUR,
+                    elinewidth=3.0,
+                    capsize=0,
+                    label="naive CI",
+                )
             ax.plot(x, m, "o", color=MEAN_COLOUR, label="learner-PD")
             ax.set_xticks(x, levels)
         else:
@@ -144,7 +169,7 @@ def plot_learner_pd(
                 raise ValueError(f"truth of {name!r} has shape {tv.shape}, the grid has {m.shape[0]} points")
             ax.plot(x, tv, linestyle="--", color=TRUTH_COLOUR, label="true PD")
         ax.set_xlabel(name)
-    for ax in axes.ravel()[len(names):]:
+    for ax in axes.ravel()[len(names) :]:
         ax.set_visible(False)
     for row in axes:
         row[0].set_ylabel(ylabel)
@@ -200,11 +225,13 @@ def plot_learner_pfi(
     y = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(6.3, 0.45 * len(names) + 1.4))
     ax.barh(y, m - ref, left=ref, color=BAND_COLOUR, alpha=0.35, height=0.7, label="learner-PFI")
-    ax.errorbar(m, y, xerr=[m - lo, hi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=0.9, capsize=3,
-                label="corrected CI")
+    ax.errorbar(
+        m, y, xerr=[m - lo, hi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=0.9, capsize=3, label="corrected CI"
+    )
     if show_naive:
-        ax.errorbar(m, y, xerr=[m - nlo, nhi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=3.5, capsize=0,
-                    label="naive CI")
+        ax.errorbar(
+            m, y, xerr=[m - nlo, nhi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=3.5, capsize=0, label="naive CI"
+        )
     ax.axvline(ref, color="0.3", linestyle="--", linewidth=0.8)
     ax.set_yticks(y, names)
     ax.set_ylim(len(names) - 0.5, -0.5)
@@ -225,5 +252,7 @@ def learner_figures(pd_table: pd.DataFrame, pfi: pd.DataFrame, *, title: str = "
     dict
         ``learner_pd``, ``learner_pfi`` -> Figure.
     """
-    return {"learner_pd": plot_learner_pd(pd_table, title=f"{title}: learner-PD"),
-            "learner_pfi": plot_learner_pfi(pfi, title=f"{title}: learner-PFI")}
+    return {
+        "learner_pd": plot_learner_pd(pd_table, title=f"{title}: learner-PD"),
+        "learner_pfi": plot_learner_pfi(pfi, title=f"{title}: learner-PFI"),
+    }

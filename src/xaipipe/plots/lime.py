@@ -15,8 +15,11 @@ from .style import figure_style
 
 __all__ = ["plot_lime_vs_shap"]
 
-_OUTPUT_LABELS = {"log_odds": "log-odds of class 1", "probability": "probability of class 1",
-                  "prediction": "prediction"}
+_OUTPUT_LABELS = {
+    "log_odds": "log-odds of class 1",
+    "probability": "probability of class 1",
+    "prediction": "prediction",
+}
 _KIND_TITLES = {"high": "high prediction", "low": "low prediction", "near_base": "near the base value"}
 
 
@@ -56,8 +59,18 @@ def plot_lime_vs_shap(
     """
     import matplotlib.pyplot as plt
 
-    need = {"row", "feature", "condition", "lime_weight", "shap_value", "model_output", "lime_local_prediction",
-            "lime_local_accuracy_gap", "shap_sum", "output"}
+    need = {
+        "row",
+        "feature",
+        "condition",
+        "lime_weight",
+        "shap_value",
+        "model_output",
+        "lime_local_prediction",
+        "lime_local_accuracy_gap",
+        "shap_sum",
+        "output",
+    }
     if not isinstance(comparison, pd.DataFrame) or not need <= set(comparison.columns):
         missing = sorted(need - set(getattr(comparison, "columns", [])))
         raise ValueError(f"comparison must be compare_lime_shap's table; missing columns {missing}")
@@ -77,8 +90,9 @@ def plot_lime_vs_shap(
     unit = _OUTPUT_LABELS.get(output, output)
     k = min(int(max_display), int(comparison.groupby("row").size().min()))
     with figure_style():
-        fig, axes = plt.subplots(1, len(labelled), figsize=(4.6 * len(labelled), 0.42 * k + 1.9),
-                                 squeeze=False, layout="constrained")
+        fig, axes = plt.subplots(
+            1, len(labelled), figsize=(4.6 * len(labelled), 0.42 * k + 1.9), squeeze=False, layout="constrained"
+        )
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         for ax, (label, r) in zip(axes[0], labelled):
             g = comparison[comparison["row"].astype(int) == r]
@@ -91,10 +105,14 @@ def plot_lime_vs_shap(
             ax.set_xlabel(f"contribution ({unit})")
             first = g.iloc[0]
             head = f"{_KIND_TITLES.get(label, label)} - " if label else ""
-            ax.set_title(f"{head}row {r}\n"
-                         f"f(x) = {first['model_output']:.3g}; SHAP: base + sum = {first['shap_sum']:.3g}\n"
-                         f"LIME: g(x) = {first['lime_local_prediction']:.3g} "
-                         f"(|g(x) - f(x)| = {first['lime_local_accuracy_gap']:.2g})", fontsize="small", loc="left")
+            ax.set_title(
+                f"{head}row {r}\n"
+                f"f(x) = {first['model_output']:.3g}; SHAP: base + sum = {first['shap_sum']:.3g}\n"
+                f"LIME: g(x) = {first['lime_local_prediction']:.3g} "
+                f"(|g(x) - f(x)| = {first['lime_local_accuracy_gap']:.2g})",
+                fontsize="small",
+                loc="left",
+            )
         axes[0][0].legend(loc="lower right", fontsize="small")
         if title:
             fig.suptitle(title)

@@ -84,27 +84,41 @@ def _ylabel(effect: FeatureEffect, ylabel: str | None, centered: bool) -> str:
     return f"centered {base}" if centered else base
 
 
-def _draw_curves(ax, effect: FeatureEffect, curves, line, line_label, line_colour, keep, alpha,
-                 curve_label: str = "ICE") -> None:
+def _draw_curves(
+    ax, effect: FeatureEffect, curves, line, line_label, line_colour, keep, alpha, curve_label: str = "ICE"
+) -> None:
     """ICE-like curves + one summary line on ``ax`` (numeric or one-hot feature)."""
     curves = np.asarray(curves)[keep]
     if effect.categorical:
         k = effect.grid.size
         rng = np.random.default_rng(0)
         jitter = rng.uniform(-0.18, 0.18, size=curves.shape)
-        ax.scatter((np.arange(k)[None, :] + jitter).ravel(), curves.ravel(), s=3,
-                   color=ICE_COLOUR, alpha=alpha, linewidths=0, label=curve_label)
+        ax.scatter(
+            (np.arange(k)[None, :] + jitter).ravel(),
+            curves.ravel(),
+            s=3,
+            color=ICE_COLOUR,
+            alpha=alpha,
+            linewidths=0,
+            label=curve_label,
+        )
         for j in range(k):
-            ax.hlines(line[j], j - 0.3, j + 0.3, colors=line_colour, linestyles="--", linewidth=2.0,
-                      label=line_label if j == 0 else None)
+            ax.hlines(
+                line[j],
+                j - 0.3,
+                j + 0.3,
+                colors=line_colour,
+                linestyles="--",
+                linewidth=2.0,
+                label=line_label if j == 0 else None,
+            )
         ax.set_xticks(np.arange(k), effect.levels, rotation=30 if k > 3 else 0)
         ax.set_xlim(-0.6, k - 0.4)
     else:
         segs = [np.column_stack([effect.grid, c]) for c in curves]
         from matplotlib.collections import LineCollection
 
-        ax.add_collection(LineCollection(segs, colors=ICE_COLOUR, linewidths=0.5, alpha=alpha,
-                                     label=curve_label))
+        ax.add_collection(LineCollection(segs, colors=ICE_COLOUR, linewidths=0.5, alpha=alpha, label=curve_label))
         ax.plot(effect.grid, line, color=line_colour, linestyle="--", linewidth=2.0, label=line_label)
         ax.autoscale_view()
         _rug(ax, effect.deciles)
@@ -163,8 +177,17 @@ def plot_ice(
         for r, mode in enumerate(modes):
             ax = axes[r, c]
             if mode:
-                _draw_curves(ax, eff, eff.c_ice, eff.pd_centered, "centered PD", CENTRED_PD_COLOUR, keep, alpha,
-                             curve_label="c-ICE")
+                _draw_curves(
+                    ax,
+                    eff,
+                    eff.c_ice,
+                    eff.pd_centered,
+                    "centered PD",
+                    CENTRED_PD_COLOUR,
+                    keep,
+                    alpha,
+                    curve_label="c-ICE",
+                )
                 ax.axhline(0.0, color="0.5", linewidth=0.6, linestyle=":")
             else:
                 _draw_curves(ax, eff, eff.ice, eff.pd, "PD", PD_COLOUR, keep, alpha)
@@ -236,7 +259,11 @@ def plot_dice(
         raise ValueError(f"no d-ICE results for {bad} (one-hot groups have no derivative)")
     ncol = len(effs)
     fig, axes = plt.subplots(
-        2, ncol, figsize=(3.2 * ncol + 0.6, 4.4), squeeze=False, sharex="col",
+        2,
+        ncol,
+        figsize=(3.2 * ncol + 0.6, 4.4),
+        squeeze=False,
+        sharex="col",
         gridspec_kw={"height_ratios": [3, 1.3]},
     )
     for c, eff in enumerate(effs):
@@ -363,6 +390,7 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
         "ice": plot_ice(effects),
         "c_ice": plot_centered_ice(effects),
         "d_ice": plot_dice(numeric) if numeric else placeholder("no d-ICE: no numeric variable among the top-k"),
-        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k") if pairs.empty
+        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k")
+        if pairs.empty
         else plot_pd_2d(pairs),
     }

@@ -121,15 +121,37 @@ def plot_member_reliance(
     fig, ax = plt.subplots(figsize=(6.0, max(2.2, 0.42 * len(feats) + 1.2)))
     data = [rows.loc[rows["feature"] == f, quantity].to_numpy(dtype=float) for f in feats]
     pos = np.arange(len(feats))[::-1]
-    ax.boxplot([d[np.isfinite(d)] for d in data], positions=pos, orientation="horizontal", widths=0.6,
-               showfliers=False, patch_artist=False, medianprops={"color": "0.3"})
+    ax.boxplot(
+        [d[np.isfinite(d)] for d in data],
+        positions=pos,
+        orientation="horizontal",
+        widths=0.6,
+        showfliers=False,
+        patch_artist=False,
+        medianprops={"color": "0.3"},
+    )
     for p, d in zip(pos, data):
-        ax.scatter(d, p + rng.uniform(-0.18, 0.18, d.size), s=9, alpha=0.55, color=MEMBER_COLOUR,
-                   linewidths=0, label="members" if p == pos[0] else None, zorder=3)
+        ax.scatter(
+            d,
+            p + rng.uniform(-0.18, 0.18, d.size),
+            s=9,
+            alpha=0.55,
+            color=MEMBER_COLOUR,
+            linewidths=0,
+            label="members" if p == pos[0] else None,
+            zorder=3,
+        )
     for p, f in zip(pos, feats):
         if f in ref_v.index:
-            ax.scatter([ref_v[f]], [p], marker="D", s=36, color=REFERENCE_COLOUR, zorder=4,
-                       label="reference model" if p == pos[0] else None)
+            ax.scatter(
+                [ref_v[f]],
+                [p],
+                marker="D",
+                s=36,
+                color=REFERENCE_COLOUR,
+                zorder=4,
+                label="reference model" if p == pos[0] else None,
+            )
     label, base = _LABELS[quantity]
     ax.axvline(base, color="0.5", linestyle=":", linewidth=0.8)
     ax.set_yticks(pos, feats)
@@ -175,10 +197,12 @@ def plot_rank_heatmap(
     if max_members is not None and max_members < 1:
         raise ValueError(f"max_members must be >= 1 or None, got {max_members!r}")
     rows, ref = _scope_rows(members, scope, epsilon, estimator)
-    rows = rows.assign(_rank=rows.groupby(["family", "config_id"])[quantity]
-                       .rank(ascending=False, method="min"))
-    order = (rows[["family", "config_id", "cv_loss"]].drop_duplicates(["family", "config_id"])
-             .sort_values("cv_loss", kind="stable"))
+    rows = rows.assign(_rank=rows.groupby(["family", "config_id"])[quantity].rank(ascending=False, method="min"))
+    order = (
+        rows[["family", "config_id", "cv_loss"]]
+        .drop_duplicates(["family", "config_id"])
+        .sort_values("cv_loss", kind="stable")
+    )
     if max_members is not None:
         order = order.head(max_members)
     ref_feat = ref.set_index("feature")[quantity] if len(ref) else None
@@ -202,8 +226,15 @@ def plot_rank_heatmap(
         for i in range(ranks.shape[0]):
             for j in range(ranks.shape[1]):
                 if np.isfinite(ranks[i, j]):
-                    ax.text(j, i, f"{int(ranks[i, j])}", ha="center", va="center", fontsize=6,
-                            color="white" if ranks[i, j] <= len(feats) / 2 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{int(ranks[i, j])}",
+                        ha="center",
+                        va="center",
+                        fontsize=6,
+                        color="white" if ranks[i, j] <= len(feats) / 2 else "black",
+                    )
     cbar = fig.colorbar(im, ax=ax, fraction=0.04)
     cbar.set_label(f"rank of {quantity} (1 = most relied on)")
     ax.set_xlabel(f"variable ({estimator}; ε = {epsilon:g})")
@@ -251,10 +282,8 @@ def plot_mcr_intervals(
     rows = rows.sort_values("mr_reference", ascending=True, kind="stable")
     pos = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(6.0, max(2.2, 0.4 * len(rows) + 1.2)))
-    ax.hlines(pos, rows["mcr_minus"], rows["mcr_plus"], color=MEMBER_COLOUR, linewidth=3.0,
-              label="[MCR$_-$, MCR$_+$]")
-    ax.scatter(rows["mr_reference"], pos, marker="D", s=30, color=REFERENCE_COLOUR, zorder=3,
-               label="reference model")
+    ax.hlines(pos, rows["mcr_minus"], rows["mcr_plus"], color=MEMBER_COLOUR, linewidth=3.0, label="[MCR$_-$, MCR$_+$]")
+    ax.scatter(rows["mr_reference"], pos, marker="D", s=30, color=REFERENCE_COLOUR, zorder=3, label="reference model")
     label, base = _LABELS[quantity]
     ax.axvline(base, color="0.5", linestyle=":", linewidth=0.8)
     ax.set_yticks(pos, rows["feature"].astype(str))
@@ -308,8 +337,7 @@ def plot_epsilon_sensitivity(
     _check_quantity(quantity)
     if ncols < 1:
         raise ValueError(f"ncols must be >= 1, got {ncols!r}")
-    rows = _one(_one(_one(mcr, "scope", scope, "MCR"), "estimator", estimator, "MCR"),
-                "quantity", quantity, "MCR")
+    rows = _one(_one(_one(mcr, "scope", scope, "MCR"), "estimator", estimator, "MCR"), "quantity", quantity, "MCR")
     if features is None:
         last = rows[rows["epsilon"] == rows["epsilon"].min()]
         features = list(last.sort_values("mr_reference", ascending=False)["feature"])
@@ -320,8 +348,7 @@ def plot_epsilon_sensitivity(
     nf = len(features)
     nc = min(ncols, nf)
     nr = int(np.ceil(nf / nc))
-    fig, axes = plt.subplots(nr, nc, figsize=(2.4 * nc + 0.6, 2.1 * nr + 0.5), squeeze=False,
-                             sharex=True)
+    fig, axes = plt.subplots(nr, nc, figsize=(2.4 * nc + 0.6, 2.1 * nr + 0.5), squeeze=False, sharex=True)
     label, base = _LABELS[quantity]
     for i, f in enumerate(features):
         ax = axes[i // nc, i % nc]
@@ -329,12 +356,10 @@ def plot_epsilon_sensitivity(
         if epsilon_max is not None and len(r) and float(r["epsilon"].iloc[-1]) < epsilon_max:
             r = pd.concat([r, r.iloc[[-1]].assign(epsilon=float(epsilon_max))], ignore_index=True)
         eps = r["epsilon"].to_numpy(dtype=float)
-        ax.fill_between(eps, r["mcr_minus"], r["mcr_plus"], step="post", color=MEMBER_COLOUR, alpha=0.25,
-                        linewidth=0)
+        ax.fill_between(eps, r["mcr_minus"], r["mcr_plus"], step="post", color=MEMBER_COLOUR, alpha=0.25, linewidth=0)
         ax.step(eps, r["mcr_minus"], where="post", color=MEMBER_COLOUR, label="MCR$_-$ / MCR$_+$")
         ax.step(eps, r["mcr_plus"], where="post", color=MEMBER_COLOUR)
-        ax.step(eps, r["mr_reference"], where="post", color=REFERENCE_COLOUR, linestyle="--",
-                label="reference")
+        ax.step(eps, r["mr_reference"], where="post", color=REFERENCE_COLOUR, linestyle="--", label="reference")
         ax.axhline(base, color="0.5", linestyle=":", linewidth=0.7)
         ax.set_title(str(f), fontsize=8)
         if i // nc == nr - 1:
@@ -404,14 +429,27 @@ def plot_pd_envelope(
                 c = c.sort_values("grid_index")
                 ax.plot(x[c["grid_index"].to_numpy()], c["pd"], color="0.6", linewidth=0.4, alpha=0.5)
         if numeric:
-            ax.fill_between(x, env["pd_min"], env["pd_max"], color=MEMBER_COLOUR, alpha=0.3, linewidth=0,
-                            label=f"Rashomon envelope ({int(env['n_members'].iloc[0])} models)")
+            ax.fill_between(
+                x,
+                env["pd_min"],
+                env["pd_max"],
+                color=MEMBER_COLOUR,
+                alpha=0.3,
+                linewidth=0,
+                label=f"Rashomon envelope ({int(env['n_members'].iloc[0])} models)",
+            )
             ax.plot(x, env["pd_reference"], color=REFERENCE_COLOUR, label="reference PD")
         else:
-            ax.vlines(x, env["pd_min"], env["pd_max"], color=MEMBER_COLOUR, linewidth=6, alpha=0.4,
-                      label=f"Rashomon envelope ({int(env['n_members'].iloc[0])} models)")
-            ax.scatter(x, env["pd_reference"], marker="D", color=REFERENCE_COLOUR, zorder=3,
-                       label="reference PD")
+            ax.vlines(
+                x,
+                env["pd_min"],
+                env["pd_max"],
+                color=MEMBER_COLOUR,
+                linewidth=6,
+                alpha=0.4,
+                label=f"Rashomon envelope ({int(env['n_members'].iloc[0])} models)",
+            )
+            ax.scatter(x, env["pd_reference"], marker="D", color=REFERENCE_COLOUR, zorder=3, label="reference PD")
             ax.set_xticks(x, env["x"].astype(str))
         ax.set_xlabel(str(feature))
     axes[0, 0].set_ylabel(ylabel)
@@ -426,8 +464,17 @@ def plot_pd_envelope(
 RASHOMON_FIGURES = ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
 
 
-def rashomon_figures(members: pd.DataFrame, mcr: pd.DataFrame, envelope: pd.DataFrame, curves: pd.DataFrame, *,
-                     scope: str, epsilon: float, quantity: str = "mr_ratio", path: pd.DataFrame | None = None) -> dict:
+def rashomon_figures(
+    members: pd.DataFrame,
+    mcr: pd.DataFrame,
+    envelope: pd.DataFrame,
+    curves: pd.DataFrame,
+    *,
+    scope: str,
+    epsilon: float,
+    quantity: str = "mr_ratio",
+    path: pd.DataFrame | None = None,
+) -> dict:
     """The ``rashomon_figures`` rule: Figs 4.1 (MR of every member) and 4.2 (rank heatmap) of seed 001,
     the MCR intervals, the ε-sensitivity (from the exact ε-path ``path`` when given,
     else from the ε grid of ``mcr``) and the PD envelope of one model class.
@@ -449,13 +496,20 @@ def rashomon_figures(members: pd.DataFrame, mcr: pd.DataFrame, envelope: pd.Data
     envelopes = {f: part for f, part in envelope.groupby("feature", sort=False)}
     member_curves = {f: part for f, part in curves.groupby("feature", sort=False)}
     return {
-        "member_reliance": plot_member_reliance(members, title=f"{name}: MR of every model in R({eps:g}), {scope}",
-                                                **kw),
+        "member_reliance": plot_member_reliance(
+            members, title=f"{name}: MR of every model in R({eps:g}), {scope}", **kw
+        ),
         "rank_heatmap": plot_rank_heatmap(members, title=f"{name}: MR ranks in R({eps:g}), {scope}", **kw),
         "mcr_intervals": plot_mcr_intervals(mcr, title=f"{name}: MCR, {scope}, eps = {eps:g}", **kw),
         "epsilon_sensitivity": plot_epsilon_sensitivity(
-            mcr if path is None else path, scope=scope, estimator=estimator, quantity=q,
-            epsilon_max=float(mcr["epsilon"].max()), title=f"{name}: MCR as a function of eps (exact path), {scope}"),
-        "pd_envelope": plot_pd_envelope(envelopes, curves=member_curves,
-                                        title=f"{name}: PD of the Rashomon set R({eps:g}), {scope}"),
+            mcr if path is None else path,
+            scope=scope,
+            estimator=estimator,
+            quantity=q,
+            epsilon_max=float(mcr["epsilon"].max()),
+            title=f"{name}: MCR as a function of eps (exact path), {scope}",
+        ),
+        "pd_envelope": plot_pd_envelope(
+            envelopes, curves=member_curves, title=f"{name}: PD of the Rashomon set R({eps:g}), {scope}"
+        ),
     }

@@ -35,8 +35,7 @@ def _one_model(table: pd.DataFrame, member) -> pd.DataFrame:
         if col in frame and frame[col].nunique(dropna=False) > 1:
             values = sorted(map(str, frame[col].unique()))[:5]
             raise ValueError(
-                f"the table holds several values of {col!r} ({values}); "
-                "filter it to one model first (or pass member=)"
+                f"the table holds several values of {col!r} ({values}); filter it to one model first (or pass member=)"
             )
     if frame["feature"].duplicated().any():
         raise ValueError("a feature appears twice in the table")
@@ -65,8 +64,17 @@ def _bars(ax, names, v, err, xlabel, ref, color):
     """Bars from the reference value (1 for the ratio, 0 otherwise) to ``v``."""
     base = 0.0 if ref is None else ref
     y = np.arange(len(names))
-    ax.barh(y, v - base, left=base, xerr=err, color=color, ecolor="black", capsize=2,
-            height=0.7, error_kw={"elinewidth": 0.8})
+    ax.barh(
+        y,
+        v - base,
+        left=base,
+        xerr=err,
+        color=color,
+        ecolor="black",
+        capsize=2,
+        height=0.7,
+        error_kw={"elinewidth": 0.8},
+    )
     ax.set_yticks(y, names)
     ax.set_ylim(len(names) - 0.5, -0.5)  # most important on top (idempotent for shared axes)
     if ref is not None:
@@ -121,8 +129,7 @@ def plot_model_reliance(
     names = frame["feature"].astype(str).to_numpy()[order]
     xlabel, ref, _ = _VALUES[value]
     fig, ax = plt.subplots(figsize=(5.5, max(2.0, 0.3 * len(names) + 1.2)))
-    _bars(ax, names, v[order], None if err is None else err[order],
-          xlabel + _note(value, err, error), ref, "C0")
+    _bars(ax, names, v[order], None if err is None else err[order], xlabel + _note(value, err, error), ref, "C0")
     if title:
         ax.set_title(title)
     fig.tight_layout()
@@ -180,14 +187,18 @@ def plot_reliance_vs_split_gain(
     gain = split_gain.set_index(split_gain["feature"].astype(str))["split_gain"].reindex(names)
     kind = str(split_gain["kind"].iloc[0]) if "kind" in split_gain else "split gain"
     xlabel, ref, _ = _VALUES[value]
-    fig, (left, right) = plt.subplots(
-        1, 2, sharey=True, figsize=(7.5, max(2.0, 0.3 * len(names) + 1.2))
-    )
-    _bars(left, names, v[order], None if err is None else err[order],
-          xlabel + _note(value, err, error), ref, "C0")
+    fig, (left, right) = plt.subplots(1, 2, sharey=True, figsize=(7.5, max(2.0, 0.3 * len(names) + 1.2)))
+    _bars(left, names, v[order], None if err is None else err[order], xlabel + _note(value, err, error), ref, "C0")
     left.set_title("Model reliance")
-    _bars(right, names, gain.to_numpy(dtype=float), None,
-          f"Split-gain share ({kind})\n(sums to 1; training data)", None, "C1")
+    _bars(
+        right,
+        names,
+        gain.to_numpy(dtype=float),
+        None,
+        f"Split-gain share ({kind})\n(sums to 1; training data)",
+        None,
+        "C1",
+    )
     right.set_title("Split-gain importance")
     right.tick_params(axis="y", left=False)
     if title:
@@ -196,8 +207,9 @@ def plot_reliance_vs_split_gain(
     return fig
 
 
-def reliance_figures(table: pd.DataFrame, split_gain: pd.DataFrame, *, estimator: str, loss: str, quantity: str,
-                     title: str = "") -> dict:
+def reliance_figures(
+    table: pd.DataFrame, split_gain: pd.DataFrame, *, estimator: str, loss: str, quantity: str, title: str = ""
+) -> dict:
     """The ``reliance_figures`` rule: MR bars with uncertainty and MR beside split gain.
 
     Parameters
@@ -216,8 +228,10 @@ def reliance_figures(table: pd.DataFrame, split_gain: pd.DataFrame, *, estimator
     """
     part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
     return {
-        "model_reliance": plot_model_reliance(part, value=quantity, error="se",
-                                              title=f"{title}: model reliance ({estimator}, {loss})"),
-        "reliance_vs_split_gain": plot_reliance_vs_split_gain(part, split_gain, value=quantity, error="se",
-                                                              title=f"{title}: model reliance vs split gain"),
+        "model_reliance": plot_model_reliance(
+            part, value=quantity, error="se", title=f"{title}: model reliance ({estimator}, {loss})"
+        ),
+        "reliance_vs_split_gain": plot_reliance_vs_split_gain(
+            part, split_gain, value=quantity, error="se", title=f"{title}: model reliance vs split gain"
+        ),
     }

@@ -99,8 +99,9 @@ def plot_response_vs_features(
     n_cols = min(int(n_cols), len(features))
     n_rows = math.ceil(len(features) / n_cols)
     with figure_style():
-        fig, axes = plt.subplots(n_rows, n_cols, figsize=(2.1 * n_cols, 1.9 * n_rows), squeeze=False,
-                                 layout="constrained")
+        fig, axes = plt.subplots(
+            n_rows, n_cols, figsize=(2.1 * n_cols, 1.9 * n_rows), squeeze=False, layout="constrained"
+        )
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         if kind == "scatter":
             take = np.arange(len(frame))
@@ -113,12 +114,13 @@ def plot_response_vs_features(
                 ax.boxplot(groups, tick_labels=[str(c) for c in classes], widths=0.6, flierprops={"markersize": 2})
                 ax.set_xlabel(target, fontsize="x-small")
             else:
-                ax.scatter(frame[col].to_numpy()[take], y.to_numpy()[take], s=3, alpha=0.4, color=colors[0],
-                           linewidths=0)
+                ax.scatter(
+                    frame[col].to_numpy()[take], y.to_numpy()[take], s=3, alpha=0.4, color=colors[0], linewidths=0
+                )
                 ax.set_ylabel(target, fontsize="x-small")
             ax.set_title(col, fontsize="small")
             ax.tick_params(labelsize="x-small")
-        for ax in list(axes.flat)[len(features):]:
+        for ax in list(axes.flat)[len(features) :]:
             ax.set_visible(False)
         if title:
             fig.suptitle(title)
@@ -184,8 +186,10 @@ def plot_importance_before_shap(
     with figure_style():
         fig, axes = plt.subplots(1, 2, figsize=(9.5, 0.3 * k + 1.3), layout="constrained")
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        for ax, col, label, color in [(axes[0], builtin, builtin_label, colors[0]),
-                                      (axes[1], permutation, permutation_label, colors[1 % len(colors)])]:
+        for ax, col, label, color in [
+            (axes[0], builtin, builtin_label, colors[0]),
+            (axes[1], permutation, permutation_label, colors[1 % len(colors)]),
+        ]:
             top = importance.iloc[np.argsort(-importance[col].to_numpy(dtype=float), kind="stable")[:k]][::-1]
             err = top[permutation_std].to_numpy(dtype=float) if (permutation_std and col == permutation) else None
             ax.barh(np.arange(k), top[col].to_numpy(dtype=float), xerr=err, color=color)

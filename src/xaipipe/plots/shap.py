@@ -185,7 +185,11 @@ def plot_shap_bar(result: ShapResult, *, max_display: int = 15, title: str | Non
 
 
 def plot_shap_beeswarm(
-    result: ShapResult, *, max_display: int = 15, title: str | None = None, random_state: int = 0,
+    result: ShapResult,
+    *,
+    max_display: int = 15,
+    title: str | None = None,
+    random_state: int = 0,
 ):
     """Summary (beeswarm) plot of the SHAP values (000 Fig. 4.7), ``shap.plots.beeswarm``.
 
@@ -217,8 +221,13 @@ def plot_shap_beeswarm(
         fig, ax = plt.subplots(figsize=(6.3, 0.3 * k + 1.3))
         with _global_numpy_seed(random_state):
             shap.plots.beeswarm(
-                to_explanation(result), max_display=k, ax=ax, show=False, plot_size=None,
-                color=plt.get_cmap(SEQUENTIAL_CMAP), s=10,
+                to_explanation(result),
+                max_display=k,
+                ax=ax,
+                show=False,
+                plot_size=None,
+                color=plt.get_cmap(SEQUENTIAL_CMAP),
+                s=10,
             )
         ax.set_xlabel(f"SHAP value ({result.output_label})")
         _restyle(fig)
@@ -273,8 +282,7 @@ def plot_shap_dependence(
         fixed = _feature_index(result, interaction_feature)
     expl = to_explanation(result)
     with figure_style():
-        fig, axes = plt.subplots(1, len(idx), figsize=(3.9 * len(idx), 3.2), squeeze=False,
-                                 layout="constrained")
+        fig, axes = plt.subplots(1, len(idx), figsize=(3.9 * len(idx), 3.2), squeeze=False, layout="constrained")
         for ax, j in zip(axes[0], idx):
             if interaction_feature == "auto":
                 partner = interaction_partner(result, j)
@@ -328,8 +336,9 @@ def plot_shap_waterfall(result: ShapResult, row: int, *, max_display: int = 12, 
         shap.plots.waterfall(to_explanation(result)[int(row)], max_display=k, show=False)
         fig = plt.gcf()
         ax = fig.axes[0]
-        label = title or (f"row {int(result.row_index[row])}: f(x) = {result.model_output[row]:.3g} "
-                          f"({result.output_label})")
+        label = title or (
+            f"row {int(result.row_index[row])}: f(x) = {result.model_output[row]:.3g} ({result.output_label})"
+        )
         ax.set_title(label, loc="left")
     return fig
 
@@ -348,9 +357,13 @@ def plot_shap_local(result: ShapResult, *, max_display: int = 12) -> dict:
     for kind in LOCAL_ROW_KINDS:
         i = rows[kind]
         figs[kind] = plot_shap_waterfall(
-            result, i, max_display=max_display,
-            title=(f"{names[kind]} - row {int(result.row_index[i])}: "
-                   f"f(x) = {result.model_output[i]:.3g} ({result.output_label})"),
+            result,
+            i,
+            max_display=max_display,
+            title=(
+                f"{names[kind]} - row {int(result.row_index[i])}: "
+                f"f(x) = {result.model_output[i]:.3g} ({result.output_label})"
+            ),
         )
     return figs
 

@@ -123,14 +123,22 @@ def plot_shap_force(
     interactive = plt.isinteractive()  # shap.plots.force(show=False) switches interactive mode off
     with figure_style():
         fig = shap.plots.force(
-            float(result.base_values[i]), result.values[i], _display_values(result.data[i]),
-            feature_names=list(result.feature_names), out_names="f(x)", matplotlib=True,
-            show=False, figsize=figsize, contribution_threshold=float(contribution_threshold),
+            float(result.base_values[i]),
+            result.values[i],
+            _display_values(result.data[i]),
+            feature_names=list(result.feature_names),
+            out_names="f(x)",
+            matplotlib=True,
+            show=False,
+            figsize=figsize,
+            contribution_threshold=float(contribution_threshold),
             text_rotation=float(text_rotation),
         )
         ax = fig.axes[0]
-        label = title or (f"row {int(result.row_index[i])}: f(x) = {result.model_output[i]:.3g}, "
-                          f"base value = {result.base_values[i]:.3g}")
+        label = title or (
+            f"row {int(result.row_index[i])}: f(x) = {result.model_output[i]:.3g}, "
+            f"base value = {result.base_values[i]:.3g}"
+        )
         fig.suptitle(label, x=0.01, y=0.99, ha="left", va="top")
         ax.set_xlabel(f"model output ({result.output_label})")
     if interactive:
@@ -151,9 +159,13 @@ def plot_shap_force_local(result: ShapResult, *, contribution_threshold: float =
     for kind in LOCAL_ROW_KINDS:
         i = rows[kind]
         figs[kind] = plot_shap_force(
-            result, i, contribution_threshold=contribution_threshold,
-            title=(f"Force plot, {_KIND_TITLES[kind]} - row {int(result.row_index[i])}: "
-                   f"f(x) = {result.model_output[i]:.3g} ({result.output_label})"),
+            result,
+            i,
+            contribution_threshold=contribution_threshold,
+            title=(
+                f"Force plot, {_KIND_TITLES[kind]} - row {int(result.row_index[i])}: "
+                f"f(x) = {result.model_output[i]:.3g} ({result.output_label})"
+            ),
         )
     return figs
 
@@ -205,8 +217,12 @@ def save_force_html(
     if not np.allclose(base, base[0], rtol=1e-12, atol=1e-12):
         raise ValueError("the stacked force plot needs one base value; this result's base values differ by row")
     plot = shap.plots.force(
-        float(base[0]), result.values[idx], _display_values(result.data[idx]),
-        feature_names=list(result.feature_names), out_names=f"f(x) ({result.output_label})", link=link,
+        float(base[0]),
+        result.values[idx],
+        _display_values(result.data[idx]),
+        feature_names=list(result.feature_names),
+        out_names=f"f(x) ({result.output_label})",
+        link=link,
     )
     saved = random.getstate()
     random.seed(random_state)

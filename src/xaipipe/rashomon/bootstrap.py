@@ -144,12 +144,48 @@ __all__ = [
 
 MR_DATA = ("oob", "test")
 
-MODEL_COLUMNS = ["bootstrap", "family", "config_id", "prefix_group", "status", "metric", "loss",
-                 "best_loss", "gap", "threshold", "in_set", "is_best", "n_oob"]
-RELIANCE_COLUMNS = ["bootstrap", "family", "config_id", "feature", "estimator", "loss", "e_orig",
-                    "e_switch", "mr_ratio", "mr_difference", "set_size", "weight"]
-SIZE_COLUMNS = ["bootstrap", "n_models", "n_failed", "set_size", "best_family", "best_config_id",
-                "best_loss", "threshold", "n_unique_rows", "n_oob", "n_mr"]
+MODEL_COLUMNS = [
+    "bootstrap",
+    "family",
+    "config_id",
+    "prefix_group",
+    "status",
+    "metric",
+    "loss",
+    "best_loss",
+    "gap",
+    "threshold",
+    "in_set",
+    "is_best",
+    "n_oob",
+]
+RELIANCE_COLUMNS = [
+    "bootstrap",
+    "family",
+    "config_id",
+    "feature",
+    "estimator",
+    "loss",
+    "e_orig",
+    "e_switch",
+    "mr_ratio",
+    "mr_difference",
+    "set_size",
+    "weight",
+]
+SIZE_COLUMNS = [
+    "bootstrap",
+    "n_models",
+    "n_failed",
+    "set_size",
+    "best_family",
+    "best_config_id",
+    "best_loss",
+    "threshold",
+    "n_unique_rows",
+    "n_oob",
+    "n_mr",
+]
 
 
 # ----------------------------------------------------------------------------- small pieces
@@ -264,8 +300,16 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
             if not fam.ensemble and PREFIX_PARAM in base:
                 ks = []
             cfgs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-            out.append({"family": family, "spec": fam, "base": dict(base), "ks": list(ks), "configs": cfgs,
-                        "config_ids": [config_id(c) for c in cfgs]})
+            out.append(
+                {
+                    "family": family,
+                    "spec": fam,
+                    "base": dict(base),
+                    "ks": list(ks),
+                    "configs": cfgs,
+                    "config_ids": [config_id(c) for c in cfgs],
+                }
+            )
     return out
 
 
@@ -275,8 +319,16 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
 def _fit_group(group, task, X, y, seed, options):
     from ..models.fitting import fit_group
 
-    fit = fit_group(group["spec"], task, group["base"], X, y, n_estimators=group["ks"], random_state=seed,
-                    options=(options or {}).get(group["family"]))
+    fit = fit_group(
+        group["spec"],
+        task,
+        group["base"],
+        X,
+        y,
+        n_estimators=group["ks"],
+        random_state=seed,
+        options=(options or {}).get(group["family"]),
+    )
     return fit.estimator
 
 
@@ -286,8 +338,27 @@ def _group_outputs(est, group, X, ks=None):
     return member_predictor(est, (group["ks"] if ks is None else ks) or None)(X)
 
 
-def _one_resample(b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
-                  mr_estimator, mr_loss, perms, seed, options, max_rows):
+def _one_resample(
+    b,
+    boot,
+    oob,
+    groups,
+    task,
+    X,
+    y,
+    X_mr,
+    y_mr,
+    fgroups,
+    metric,
+    epsilon,
+    mode,
+    mr_estimator,
+    mr_loss,
+    perms,
+    seed,
+    options,
+    max_rows,
+):
     from ..models.metrics import evaluate
     from .refit import FittedGroup, group_reliance
     from .sets import rashomon_set
@@ -299,51 +370,94 @@ def _one_resample(b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric,
         fitted.append(est)
         outs = [None] * len(group["configs"]) if est is None else _group_outputs(est, group, X[oob])
         for cid, out in zip(group["config_ids"], outs):
-            models.append({"bootstrap": b, "family": group["family"], "config_id": cid, "prefix_group": gi,
-                           "status": "failed" if est is None else "ok", "metric": metric,
-                           "loss": np.nan if out is None else float(evaluate(task, y[oob], out)[metric])})
+            models.append(
+                {
+                    "bootstrap": b,
+                    "family": group["family"],
+                    "config_id": cid,
+                    "prefix_group": gi,
+                    "status": "failed" if est is None else "ok",
+                    "metric": metric,
+                    "loss": np.nan if out is None else float(evaluate(task, y[oob], out)[metric]),
+                }
+            )
     frame = pd.DataFrame(models)
     if not (frame["status"] == "ok").any():
         raise ValueError(f"bootstrap resample {b}: every configuration failed to fit")
-    rs = rashomon_set(frame.assign(**{f"{metric}_mean": frame["loss"]}), metric=metric, epsilon=epsilon,
-                      mode=mode)
+    rs = rashomon_set(frame.assign(**{f"{metric}_mean": frame["loss"]}), metric=metric, epsilon=epsilon, mode=mode)
     member = rs.table["in_set"].to_numpy(dtype=bool)
     best = float(rs.reference["loss"])
     size = int(member.sum())
     for rec, m, gap, ref in zip(models, member, rs.table["gap"], rs.table["is_reference"]):
-        rec.update({"best_loss": best, "gap": float(gap), "threshold": float(rs.threshold), "in_set": bool(m),
-                    "is_best": bool(ref), "n_oob": int(oob.size)})
+        rec.update(
+            {
+                "best_loss": best,
+                "gap": float(gap),
+                "threshold": float(rs.threshold),
+                "in_set": bool(m),
+                "is_best": bool(ref),
+                "n_oob": int(oob.size),
+            }
+        )
 
     reliance = []
     start = 0
     for gi, group in enumerate(groups):
         n_cfg = len(group["configs"])
-        mask = member[start:start + n_cfg]
+        mask = member[start : start + n_cfg]
         start += n_cfg
         if not mask.any():
             continue
         ids = [cid for cid, m in zip(group["config_ids"], mask) if m]
         ks = [k for k, m in zip(group["ks"], mask) if m] if group["ks"] else []
-        fg = FittedGroup(family=group["family"], base_params=dict(group["base"]), n_estimators=ks,
-                         config_ids=ids, model=fitted[gi])
-        arr = group_reliance(fg, X_mr, y_mr, features={g: list(c) for g, c in fgroups.items()},
-                             estimator=mr_estimator, loss=mr_loss,
-                             permutations=perms,
-                             max_rows_per_batch=max_rows)
+        fg = FittedGroup(
+            family=group["family"], base_params=dict(group["base"]), n_estimators=ks, config_ids=ids, model=fitted[gi]
+        )
+        arr = group_reliance(
+            fg,
+            X_mr,
+            y_mr,
+            features={g: list(c) for g, c in fgroups.items()},
+            estimator=mr_estimator,
+            loss=mr_loss,
+            permutations=perms,
+            max_rows_per_batch=max_rows,
+        )
         diff = arr.mr_difference().mean(axis=2)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = arr.mr_ratio().mean(axis=2)
         e_sw = arr.e_switch.mean(axis=2)
         for i, cid in enumerate(ids):
             for g, fname in enumerate(arr.features):
-                reliance.append({"bootstrap": b, "family": group["family"], "config_id": cid, "feature": fname,
-                                 "estimator": arr.estimator, "loss": arr.loss, "e_orig": float(arr.e_orig[i]),
-                                 "e_switch": float(e_sw[i, g]), "mr_ratio": float(ratio[i, g]),
-                                 "mr_difference": float(diff[i, g]), "set_size": size, "weight": 1.0 / size})
-    sizes = {"bootstrap": b, "n_models": len(models), "n_failed": int((frame["status"] != "ok").sum()),
-             "set_size": size, "best_family": str(rs.reference["family"]),
-             "best_config_id": str(rs.reference["config_id"]), "best_loss": best, "threshold": float(rs.threshold),
-             "n_unique_rows": int(np.unique(boot).size), "n_oob": int(oob.size), "n_mr": int(X_mr.shape[0])}
+                reliance.append(
+                    {
+                        "bootstrap": b,
+                        "family": group["family"],
+                        "config_id": cid,
+                        "feature": fname,
+                        "estimator": arr.estimator,
+                        "loss": arr.loss,
+                        "e_orig": float(arr.e_orig[i]),
+                        "e_switch": float(e_sw[i, g]),
+                        "mr_ratio": float(ratio[i, g]),
+                        "mr_difference": float(diff[i, g]),
+                        "set_size": size,
+                        "weight": 1.0 / size,
+                    }
+                )
+    sizes = {
+        "bootstrap": b,
+        "n_models": len(models),
+        "n_failed": int((frame["status"] != "ok").sum()),
+        "set_size": size,
+        "best_family": str(rs.reference["family"]),
+        "best_config_id": str(rs.reference["config_id"]),
+        "best_loss": best,
+        "threshold": float(rs.threshold),
+        "n_unique_rows": int(np.unique(boot).size),
+        "n_oob": int(oob.size),
+        "n_mr": int(X_mr.shape[0]),
+    }
     return b, models, reliance, sizes
 
 
@@ -476,8 +590,10 @@ def bootstrap_rashomon(
         raise ValueError(f"metric {metric!r} is not a classification loss")
     from .sets import EPSILON_MODES
 
-    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real) or not (
-        np.isfinite(epsilon) and epsilon >= 0
+    if (
+        isinstance(epsilon, (bool, np.bool_))
+        or not isinstance(epsilon, numbers.Real)
+        or not (np.isfinite(epsilon) and epsilon >= 0)
     ):
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if epsilon_mode not in EPSILON_MODES:
@@ -544,12 +660,34 @@ def bootstrap_rashomon(
     for b in wanted:
         (boot, oob), (_, s_perm) = splits[b], seeds[b]
         X_mr, y_mr = (Xa[oob], ya[oob]) if mr_data == "oob" else (Xt, yt)
-        perms = (random_permutations(X_mr.shape[0], R, len(fgroups), estimator_stream(mr_estimator, s_perm))
-                 if mr_estimator in ("permutation", "e_divide") else None)
-        tasks.append(delayed(_one_resample)(
-            b, boot, oob, groups, task, Xa, ya, X_mr, y_mr, fgroups, metric, float(epsilon), epsilon_mode,
-            mr_estimator, mr_loss, perms, seed, options, int(max_rows_per_batch),
-        ))
+        perms = (
+            random_permutations(X_mr.shape[0], R, len(fgroups), estimator_stream(mr_estimator, s_perm))
+            if mr_estimator in ("permutation", "e_divide")
+            else None
+        )
+        tasks.append(
+            delayed(_one_resample)(
+                b,
+                boot,
+                oob,
+                groups,
+                task,
+                Xa,
+                ya,
+                X_mr,
+                y_mr,
+                fgroups,
+                metric,
+                float(epsilon),
+                epsilon_mode,
+                mr_estimator,
+                mr_loss,
+                perms,
+                seed,
+                options,
+                int(max_rows_per_batch),
+            )
+        )
     results = Parallel(n_jobs=int(n_jobs), backend="loky" if int(n_jobs) != 1 else "sequential")(tasks)
     results = sorted(results, key=lambda r: r[0])
 
@@ -564,8 +702,11 @@ def bootstrap_rashomon(
     keys = list(dict.fromkeys(k for cfg in params.values() for k in cfg))
     for k in keys:
         # object dtype: integers stay integers next to the other families' None
-        models[k] = pd.Series([params[(f, c)].get(k) for f, c in zip(models["family"], models["config_id"])],
-                              index=models.index, dtype=object)
+        models[k] = pd.Series(
+            [params[(f, c)].get(k) for f, c in zip(models["family"], models["config_id"])],
+            index=models.index,
+            dtype=object,
+        )
     return RashomonBootstrap(models=models, reliance=reliance, sizes=sizes, mcr=mcr_per_resample(reliance))
 
 
@@ -622,19 +763,33 @@ def bootstrap_shard(
         rs = rashomon_set(cv_summary, metric=metric or default_metric(task), epsilon=epsilon, mode="se")
         epsilon, epsilon_mode = rs.loss_bound - float(rs.reference["loss"]), "absolute"
     result = bootstrap_rashomon(
-        X, y, task=task, grids=grids, epsilon=epsilon, epsilon_mode=epsilon_mode, metric=metric,
-        n_bootstrap=n_bootstrap, mr_data=mr_data,
+        X,
+        y,
+        task=task,
+        grids=grids,
+        epsilon=epsilon,
+        epsilon_mode=epsilon_mode,
+        metric=metric,
+        n_bootstrap=n_bootstrap,
+        mr_data=mr_data,
         **({"X_test": X_test, "y_test": y_test} if mr_data == "test" else {}),
-        features=features_from_groups(list(feature_names), feature_groups), feature_names=list(feature_names),
-        mr_estimator=mr_estimator, mr_loss=mr_loss, n_repeats=n_repeats, options=options,
-        random_state=random_state, n_jobs=n_jobs, resamples=resamples,
+        features=features_from_groups(list(feature_names), feature_groups),
+        feature_names=list(feature_names),
+        mr_estimator=mr_estimator,
+        mr_loss=mr_loss,
+        n_repeats=n_repeats,
+        options=options,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        resamples=resamples,
     )
     sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
     return {"models": result.models, "reliance": result.reliance, "sizes": sizes}
 
 
-def combine_bootstrap_shards(shards: Sequence[Mapping[str, pd.DataFrame]], *, n_bootstrap: int, dataset: str,
-                             confidence: float = 0.95) -> dict:
+def combine_bootstrap_shards(
+    shards: Sequence[Mapping[str, pd.DataFrame]], *, n_bootstrap: int, dataset: str, confidence: float = 0.95
+) -> dict:
     """The aggregation of the split ``rashomon_bootstrap``: the rule's six tables from its shards.
 
     Parameters
@@ -675,8 +830,14 @@ def combine_bootstrap_shards(shards: Sequence[Mapping[str, pd.DataFrame]], *, n_
     if not np.array_equal(got, np.arange(n_bootstrap)):
         raise ValueError(f"bootstrap shards must hold resamples 0..B-1 once each, got {sorted(got.tolist())}")
     mcr = mcr_per_resample(reliance)
-    tables = {"models": models, "reliance": reliance, "sizes": sizes, "mcr": mcr,
-              "rid": rid_summary(reliance), "mcr_summary": mcr_summary(mcr, confidence=confidence)}
+    tables = {
+        "models": models,
+        "reliance": reliance,
+        "sizes": sizes,
+        "mcr": mcr,
+        "rid": rid_summary(reliance),
+        "mcr_summary": mcr_summary(mcr, confidence=confidence),
+    }
     return {name: with_ids(frame, dataset=dataset) for name, frame in tables.items()}
 
 
@@ -720,5 +881,9 @@ def bootstrap_tables(
     """
     if "resamples" in kwargs:
         raise TypeError("bootstrap_tables runs every resample; use bootstrap_shard for some")
-    return combine_bootstrap_shards([bootstrap_shard(X, y, **kwargs)], n_bootstrap=kwargs.get("n_bootstrap", 10),
-                                    dataset=dataset, confidence=confidence)
+    return combine_bootstrap_shards(
+        [bootstrap_shard(X, y, **kwargs)],
+        n_bootstrap=kwargs.get("n_bootstrap", 10),
+        dataset=dataset,
+        confidence=confidence,
+    )

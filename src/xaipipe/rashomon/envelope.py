@@ -19,8 +19,13 @@ from .refit import FittedGroup
 from .sets import CROSS_FAMILY, select_set
 
 __all__ = [
-    "members_partial_dependence", "pd_envelope", "pd_envelope_table", "envelope_variables", "selected_groups",
-    "variable_grid", "members_curves",
+    "members_partial_dependence",
+    "pd_envelope",
+    "pd_envelope_table",
+    "envelope_variables",
+    "selected_groups",
+    "variable_grid",
+    "members_curves",
 ]
 
 
@@ -95,12 +100,16 @@ def members_partial_dependence(
             sums[:, k[starts]] += np.add.reduceat(out, starts, axis=1)
         pdv = sums / n
         m = pdv.shape[0]
-        frames.append(pd.DataFrame({
-            "family": grp.family,
-            "config_id": np.repeat(np.asarray(grp.config_ids, dtype=object), K),
-            "grid_index": np.tile(np.arange(K), m),
-            "pd": pdv.ravel(),
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "family": grp.family,
+                    "config_id": np.repeat(np.asarray(grp.config_ids, dtype=object), K),
+                    "grid_index": np.tile(np.arange(K), m),
+                    "pd": pdv.ravel(),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -140,8 +149,9 @@ def pd_envelope(
         keys = set(zip(members["family"].astype(str), members["config_id"].astype(str)))
         mask = [(f, c) in keys for f, c in zip(frame["family"].astype(str), frame["config_id"].astype(str))]
         frame = frame[np.asarray(mask, dtype=bool)]
-    ref = frame[(frame["family"].astype(str) == str(reference[0]))
-                & (frame["config_id"].astype(str) == str(reference[1]))]
+    ref = frame[
+        (frame["family"].astype(str) == str(reference[0])) & (frame["config_id"].astype(str) == str(reference[1]))
+    ]
     if ref.empty:
         raise ValueError(f"reference {reference!r} has no PD curve among the members")
     agg = frame.groupby("grid_index")["pd"].agg(["min", "max"]).rename(columns={"min": "pd_min", "max": "pd_max"})
@@ -216,13 +226,27 @@ def selected_groups(groups: Sequence[FittedGroup], selection: pd.DataFrame) -> l
     for g in groups:
         idx = [i for i, c in enumerate(g.config_ids) if (g.family, c) in keys]
         if idx:
-            chosen.append(FittedGroup(g.family, g.base_params, [g.n_estimators[i] for i in idx] if g.n_estimators
-                                      else [], [g.config_ids[i] for i in idx], g.model, g.fit_time_s))
+            chosen.append(
+                FittedGroup(
+                    g.family,
+                    g.base_params,
+                    [g.n_estimators[i] for i in idx] if g.n_estimators else [],
+                    [g.config_ids[i] for i in idx],
+                    g.model,
+                    g.fit_time_s,
+                )
+            )
     return chosen
 
 
-def variable_grid(Xv: np.ndarray, columns: Sequence[int], feature_names: Sequence[str], *, resolution: int,
-                  percentiles: tuple[float, float]) -> tuple[np.ndarray, list]:
+def variable_grid(
+    Xv: np.ndarray,
+    columns: Sequence[int],
+    feature_names: Sequence[str],
+    *,
+    resolution: int,
+    percentiles: tuple[float, float],
+) -> tuple[np.ndarray, list]:
     """Grid of one variable and its labels: quantiles of a numeric column
     (:func:`xaipipe.explain.pdp.feature_grid`) or the levels of a one-hot group
     (:func:`xaipipe.explain.pdp.onehot_grid`, labelled by level name, ``"(none)"`` for the
@@ -282,7 +306,7 @@ def members_curves(
     spec = features_from_groups(feature_names, feature_groups)
     Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
     frames = []
-    for feature in (list(spec) if variables is None else list(variables)):
+    for feature in list(spec) if variables is None else list(variables):
         if not groups:
             break
         cols = spec[feature]
@@ -351,8 +375,9 @@ def pd_envelope_table(
     """
     if (groups is None) == (curves is None):
         raise ValueError("give either groups or curves")
-    sel, ref_key, top = envelope_variables(members, scope=scope, epsilon=epsilon, top_k=top_k,
-                                           estimator=estimator, quantity=quantity)
+    sel, ref_key, top = envelope_variables(
+        members, scope=scope, epsilon=epsilon, top_k=top_k, estimator=estimator, quantity=quantity
+    )
     spec = features_from_groups(feature_names, feature_groups)
     Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
     chosen = selected_groups(groups, sel) if groups is not None else None

@@ -120,8 +120,16 @@ from scipy import linalg, optimize
 
 from ..explain.reliance import features_from_groups, resolve_features
 
-__all__ = ["QUANTITIES", "LINEAR_EXACT", "LINEAR_EXACT_COLUMNS", "LinearLossForms", "linear_loss_forms", "linear_mcr", "linear_loss_bound",
-           "linear_exact_scope"]
+__all__ = [
+    "QUANTITIES",
+    "LINEAR_EXACT",
+    "LINEAR_EXACT_COLUMNS",
+    "LinearLossForms",
+    "linear_loss_forms",
+    "linear_mcr",
+    "linear_loss_bound",
+    "linear_exact_scope",
+]
 
 #: Reliance quantities (as in :mod:`xaipipe.rashomon.sets`).
 QUANTITIES = ("mr_ratio", "mr_difference")
@@ -278,10 +286,10 @@ def linear_loss_forms(X, y, columns) -> LinearLossForms:
 
 @dataclass
 class _TRS:
-    x: np.ndarray     # solution in the eigenbasis
-    value: float      # objective at x (without constant)
-    dual: float       # certified lower bound on the minimum
-    lam: float        # multiplier of the ball constraint
+    x: np.ndarray  # solution in the eigenbasis
+    value: float  # objective at x (without constant)
+    dual: float  # certified lower bound on the minimum
+    lam: float  # multiplier of the ball constraint
 
 
 def _trs(lam_eig: np.ndarray, gt: np.ndarray, radius: float) -> _TRS:
@@ -339,7 +347,7 @@ def _trs(lam_eig: np.ndarray, gt: np.ndarray, radius: float) -> _TRS:
 
     a = 1e-30 * scale
     if gnorm > 0 and xnorm(a) > radius:
-        hi = gnorm / (2.0 * radius) + tiny       # every curvature >= hi: ‖x(hi)‖ <= radius
+        hi = gnorm / (2.0 * radius) + tiny  # every curvature >= hi: ‖x(hi)‖ <= radius
 
         def f(delta):  # decreasing in delta
             return 1.0 / radius - 1.0 / xnorm(delta)
@@ -366,11 +374,11 @@ def _trs(lam_eig: np.ndarray, gt: np.ndarray, radius: float) -> _TRS:
 class _Problem:
     """One variable's MCR problem in whitened coordinates (units of c0)."""
 
-    K: np.ndarray        # D(w) = w'Kw + b'w + d0, w = u - u0
+    K: np.ndarray  # D(w) = w'Kw + b'w + d0, w = u - u0
     b: np.ndarray
     d0: float
-    e_min: float         # e_orig of the sample's OLS fit / c0
-    rho: float           # radius of R(eps) in (w, m)
+    e_min: float  # e_orig of the sample's OLS fit / c0
+    rho: float  # radius of R(eps) in (w, m)
     w_ref: np.ndarray
     m_ref: float
 
@@ -407,7 +415,7 @@ def _ratio(prob: _Problem, sign: int, Kh_eig, tol: float, max_iter: int, scale: 
     r1 = lam.size
     bh = np.concatenate([prob.b, [0.0]])
     bt = Q.T @ bh
-    e_max = prob.e_min + prob.rho ** 2
+    e_max = prob.e_min + prob.rho**2
     s = float(sign)
     w_best, m_best = prob.w_ref.copy(), prob.m_ref
     best = prob.D(w_best) / prob.e(w_best, m_best)
@@ -574,16 +582,16 @@ def linear_mcr(
     U = Qf @ Ur
     keep = sig > max(n, p) * _EPS * sig[0] if sig.size and sig[0] > 0 else np.zeros(sig.size, bool)
     Uk, sk, Vk = U[:, keep], sig[keep], Vt[keep]
-    yn = yc / math.sqrt(n * c0)                     # ‖yn‖ = 1
+    yn = yc / math.sqrt(n * c0)  # ‖yn‖ = 1
     u0 = Uk.T @ yn
-    e_min = float(np.sum((yn - Uk @ u0) ** 2))       # e_orig(OLS)/c0
+    e_min = float(np.sum((yn - Uk @ u0) ** 2))  # e_orig(OLS)/c0
     if "mr_ratio" in qs and e_min <= 1e3 * _EPS:
         raise ValueError("the sample is fitted exactly by a linear model (e_orig = 0): MR is undefined")
 
     # reference model, evaluated directly on the sample
     resid_ref = yc - Xc @ coef
     m_ref = ym - b0 - float(xm @ coef)
-    e_ref = float(resid_ref @ resid_ref) / n + m_ref ** 2
+    e_ref = float(resid_ref @ resid_ref) / n + m_ref**2
     bound_abs = e_ref + eps
     rho2 = bound_abs / c0 - e_min
     if rho2 < -1e-9 * (bound_abs / c0):  # pragma: no cover - OLS is the minimum
@@ -611,15 +619,17 @@ def linear_mcr(
                     f"variable {fname!r}: its columns are exactly collinear with the other columns "
                     "(a null direction of the design trades X1 against X2), so MR is unbounded on "
                     "R(epsilon) (MCR+ = inf); group the collinear columns (e.g. all levels of a one-hot "
-                    "feature) or drop one")
+                    "feature) or drop one"
+                )
         P1 = (Xs[:, G] @ Vk[:, G].T) / sk / math.sqrt(n)
         P2 = (Xs[:, ~G] @ Vk[:, ~G].T) / sk / math.sqrt(n)
         nn = n / (n - 1.0)
         C = P2.T @ P1
         K = -nn * (C + C.T)
         k = 2.0 * nn * (P1.T @ yn)
-        prob = _Problem(K=K, b=2.0 * K @ u0 + k, d0=float(u0 @ K @ u0 + k @ u0), e_min=e_min,
-                        rho=rho, w_ref=w_ref, m_ref=m_ref_n)
+        prob = _Problem(
+            K=K, b=2.0 * K @ u0 + k, d0=float(u0 @ K @ u0 + k @ u0), e_min=e_min, rho=rho, w_ref=w_ref, m_ref=m_ref_n
+        )
         r = K.shape[0]
         K_eig = linalg.eigh(K) if r else (np.zeros(0), np.zeros((0, 0)))
         Kh = np.zeros((r + 1, r + 1))
@@ -650,30 +660,32 @@ def linear_mcr(
                 conv = [abs(lo - lo_b) <= tol_d, abs(hi_b - hi) <= tol_d]
             int_lo, beta_lo = to_model(w_lo, m_lo)
             int_hi, beta_hi = to_model(w_hi, m_hi)
-            rows.append({
-                "feature": fname,
-                "columns": json.dumps([int(c) for c in cols]),
-                "quantity": q,
-                "n_samples": n,
-                "epsilon": eps,
-                "e_orig_reference": e_ref,
-                "e_orig_min": c0 * e_min,
-                "loss_bound": bound_abs,
-                "mr_reference": mr_ref,
-                "mcr_minus": vals[0],
-                "mcr_plus": vals[1],
-                "mcr_minus_lower": vals[2],
-                "mcr_plus_upper": vals[3],
-                "gap": max(vals[0] - vals[2], vals[3] - vals[1]),
-                "converged": bool(all(conv)),
-                "iterations": int(it_lo + it_hi),
-                "e_orig_argmin": c0 * prob.e(w_lo, m_lo),
-                "e_orig_argmax": c0 * prob.e(w_hi, m_hi),
-                "intercept_argmin": int_lo,
-                "intercept_argmax": int_hi,
-                "coef_argmin": json.dumps([float(v) for v in beta_lo]),
-                "coef_argmax": json.dumps([float(v) for v in beta_hi]),
-            })
+            rows.append(
+                {
+                    "feature": fname,
+                    "columns": json.dumps([int(c) for c in cols]),
+                    "quantity": q,
+                    "n_samples": n,
+                    "epsilon": eps,
+                    "e_orig_reference": e_ref,
+                    "e_orig_min": c0 * e_min,
+                    "loss_bound": bound_abs,
+                    "mr_reference": mr_ref,
+                    "mcr_minus": vals[0],
+                    "mcr_plus": vals[1],
+                    "mcr_minus_lower": vals[2],
+                    "mcr_plus_upper": vals[3],
+                    "gap": max(vals[0] - vals[2], vals[3] - vals[1]),
+                    "converged": bool(all(conv)),
+                    "iterations": int(it_lo + it_hi),
+                    "e_orig_argmin": c0 * prob.e(w_lo, m_lo),
+                    "e_orig_argmax": c0 * prob.e(w_hi, m_hi),
+                    "intercept_argmin": int_lo,
+                    "intercept_argmax": int_hi,
+                    "coef_argmin": json.dumps([float(v) for v in beta_lo]),
+                    "coef_argmax": json.dumps([float(v) for v in beta_hi]),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -683,10 +695,30 @@ LINEAR_EXACT = "linear_exact"
 #: Columns of ``linear_exact.csv`` (the ``detail`` of :func:`linear_exact_scope`); a dataset without
 #: the scope (classification) gets a table with these columns and no rows.
 LINEAR_EXACT_COLUMNS = (
-    "dataset", "epsilon_grid", "feature", "columns", "quantity", "n_samples", "epsilon", "e_orig_reference",
-    "e_orig_min", "loss_bound", "mr_reference", "mcr_minus", "mcr_plus", "mcr_minus_lower",
-    "mcr_plus_upper", "gap", "converged", "iterations", "e_orig_argmin", "e_orig_argmax",
-    "intercept_argmin", "intercept_argmax", "coef_argmin", "coef_argmax"
+    "dataset",
+    "epsilon_grid",
+    "feature",
+    "columns",
+    "quantity",
+    "n_samples",
+    "epsilon",
+    "e_orig_reference",
+    "e_orig_min",
+    "loss_bound",
+    "mr_reference",
+    "mcr_minus",
+    "mcr_plus",
+    "mcr_minus_lower",
+    "mcr_plus_upper",
+    "gap",
+    "converged",
+    "iterations",
+    "e_orig_argmin",
+    "e_orig_argmax",
+    "intercept_argmin",
+    "intercept_argmax",
+    "coef_argmin",
+    "coef_argmax",
 )
 
 
@@ -762,28 +794,63 @@ def linear_exact_scope(
     frames = {}
     for eps in path_eps:
         e_ref, bound = linear_loss_bound(Xte, y_test, ols.coef_, ols.intercept_, eps, epsilon_mode)
-        out = linear_mcr(Xte, y_test, reference_coef=ols.coef_, reference_intercept=float(ols.intercept_),
-                         epsilon=bound - e_ref, feature_names=names, feature_groups=feature_groups)
+        out = linear_mcr(
+            Xte,
+            y_test,
+            reference_coef=ols.coef_,
+            reference_intercept=float(ols.intercept_),
+            epsilon=bound - e_ref,
+            feature_names=names,
+            feature_groups=feature_groups,
+        )
         out.insert(0, "epsilon_grid", float(eps))
         frames[float(eps)] = out
     rows, path = [], []
     for eps, out in frames.items():
         for rec in out.itertuples(index=False):
             common = {
-                "dataset": dataset, "scope": LINEAR_EXACT, "epsilon": eps, "epsilon_mode": epsilon_mode,
-                "loss_bound": float(rec.loss_bound), "epsilon_abs": float(rec.loss_bound - rec.e_orig_reference),
-                "feature": rec.feature, "estimator": "e_switch", "loss": "squared_error", "quantity": rec.quantity,
-                "mcr_minus": float(rec.mcr_minus), "mcr_plus": float(rec.mcr_plus),
+                "dataset": dataset,
+                "scope": LINEAR_EXACT,
+                "epsilon": eps,
+                "epsilon_mode": epsilon_mode,
+                "loss_bound": float(rec.loss_bound),
+                "epsilon_abs": float(rec.loss_bound - rec.e_orig_reference),
+                "feature": rec.feature,
+                "estimator": "e_switch",
+                "loss": "squared_error",
+                "quantity": rec.quantity,
+                "mcr_minus": float(rec.mcr_minus),
+                "mcr_plus": float(rec.mcr_plus),
                 "mr_reference": float(rec.mr_reference),
             }
-            path.append({**common, "n_members": np.nan, "n_configurations": np.nan,
-                         "argmin_config": "", "argmax_config": "", "n_hyperparameter_settings": np.nan})
+            path.append(
+                {
+                    **common,
+                    "n_members": np.nan,
+                    "n_configurations": np.nan,
+                    "argmin_config": "",
+                    "argmax_config": "",
+                    "n_hyperparameter_settings": np.nan,
+                }
+            )
             if eps in grid:
-                rows.append({**common, "cv_metric": "mse (test split)", "reference_family": "linear_regression",
-                             "reference_config_id": "ols", "n_members": np.nan, "n_undefined": 0,
-                             "argmin_config": "", "argmax_config": "", "rashomon_ratio": np.nan,
-                             "grid_size": np.nan, "n_configurations": np.nan, "n_families": 1,
-                             "n_hyperparameter_settings": np.nan})
+                rows.append(
+                    {
+                        **common,
+                        "cv_metric": "mse (test split)",
+                        "reference_family": "linear_regression",
+                        "reference_config_id": "ols",
+                        "n_members": np.nan,
+                        "n_undefined": 0,
+                        "argmin_config": "",
+                        "argmax_config": "",
+                        "rashomon_ratio": np.nan,
+                        "grid_size": np.nan,
+                        "n_configurations": np.nan,
+                        "n_families": 1,
+                        "n_hyperparameter_settings": np.nan,
+                    }
+                )
     detail = pd.concat([frames[e] for e in grid], ignore_index=True)
     detail.insert(0, "dataset", dataset)
     return pd.DataFrame(rows), pd.DataFrame(path), detail

@@ -109,8 +109,20 @@ __all__ = [
 
 #: Columns of a CV summary that are not hyperparameters.
 _SUMMARY_FIXED = {
-    "dataset", "family", "config_id", "config_index", "prefix_group", "n_folds", "status",
-    "message", "fit_time_s", "predict_time_s", "loss", "gap", "in_set", "is_reference",
+    "dataset",
+    "family",
+    "config_id",
+    "config_index",
+    "prefix_group",
+    "n_folds",
+    "status",
+    "message",
+    "fit_time_s",
+    "predict_time_s",
+    "loss",
+    "gap",
+    "in_set",
+    "is_reference",
 }
 
 
@@ -212,8 +224,16 @@ def members_reliance(
         for grp in groups:
             t0 = time.perf_counter()
             arr = group_reliance(
-                grp, Xe, ye, features=features, feature_names=feature_names, estimator=est_name,
-                loss=loss, permutations=perms, method=method, max_rows_per_batch=max_rows_per_batch,
+                grp,
+                Xe,
+                ye,
+                features=features,
+                feature_names=feature_names,
+                estimator=est_name,
+                loss=loss,
+                permutations=perms,
+                method=method,
+                max_rows_per_batch=max_rows_per_batch,
                 n_jobs=n_jobs,
             )
             elapsed = time.perf_counter() - t0
@@ -246,8 +266,9 @@ def _member_base(sets: Mapping[str, Any], grid: Sequence[float], dataset: str | 
     members = pd.concat(parts, ignore_index=True).drop_duplicates(["family", "config_id"])
     hyper = _hyperparameter_columns(members)
     base = members[["family", "config_id"] + hyper].copy()
-    base.insert(0, "dataset", dataset if dataset is not None else (
-        members["dataset"].iloc[0] if "dataset" in members else ""))
+    base.insert(
+        0, "dataset", dataset if dataset is not None else (members["dataset"].iloc[0] if "dataset" in members else "")
+    )
     base["cv_metric"] = metric
     base["cv_loss"] = members[f"{metric}_mean"].to_numpy(dtype=float)
     std = f"{metric}_std"
@@ -330,9 +351,7 @@ def member_table(
         f, c = merged.loc[missing, key].iloc[0]
         raise ValueError(f"no reliance rows for member ({f}, {c})")
     merged["rank_mr_ratio"] = (
-        merged.groupby(["family", "config_id", "estimator"])["mr_ratio"]
-        .rank(ascending=False, method="min")
-        .astype(int)
+        merged.groupby(["family", "config_id", "estimator"])["mr_ratio"].rank(ascending=False, method="min").astype(int)
     )
     return merged.reset_index(drop=True)
 
@@ -442,33 +461,35 @@ def mcr_table(
                     else:
                         mn = mx = np.nan
                         amin = amax = ""
-                    rows.append({
-                        "dataset": dataset,
-                        "scope": scope,
-                        "epsilon": eps,
-                        "epsilon_mode": rs.mode,
-                        "loss_bound": loss_bound,
-                        "epsilon_abs": loss_bound - float(rs.reference["loss"]),
-                        "cv_metric": rs.metric,
-                        "reference_family": str(rs.reference["family"]),
-                        "reference_config_id": str(rs.reference["config_id"]),
-                        "feature": feature,
-                        "estimator": est,
-                        "loss": sub["loss"].iloc[0],
-                        "quantity": q,
-                        "mcr_minus": mn,
-                        "mcr_plus": mx,
-                        "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
-                        "n_members": n_members,
-                        "n_undefined": n_undefined,
-                        "argmin_config": amin,
-                        "argmax_config": amax,
-                        "rashomon_ratio": n_members / grid_size,
-                        "grid_size": grid_size,
-                        "n_configurations": n_configurations,
-                        "n_families": n_families,
-                        "n_hyperparameter_settings": n_settings,
-                    })
+                    rows.append(
+                        {
+                            "dataset": dataset,
+                            "scope": scope,
+                            "epsilon": eps,
+                            "epsilon_mode": rs.mode,
+                            "loss_bound": loss_bound,
+                            "epsilon_abs": loss_bound - float(rs.reference["loss"]),
+                            "cv_metric": rs.metric,
+                            "reference_family": str(rs.reference["family"]),
+                            "reference_config_id": str(rs.reference["config_id"]),
+                            "feature": feature,
+                            "estimator": est,
+                            "loss": sub["loss"].iloc[0],
+                            "quantity": q,
+                            "mcr_minus": mn,
+                            "mcr_plus": mx,
+                            "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
+                            "n_members": n_members,
+                            "n_undefined": n_undefined,
+                            "argmin_config": amin,
+                            "argmax_config": amax,
+                            "rashomon_ratio": n_members / grid_size,
+                            "grid_size": grid_size,
+                            "n_configurations": n_configurations,
+                            "n_families": n_families,
+                            "n_hyperparameter_settings": n_settings,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -542,7 +563,8 @@ def mcr_path(
         ref_loss = float(rs.reference["loss"])
         for (feature, est), sub in part.groupby(["feature", "estimator"], sort=False):
             sub = sub.assign(_entry=np.maximum(sub[gap].to_numpy(dtype=float), 0.0)).sort_values(
-                "_entry", kind="stable")
+                "_entry", kind="stable"
+            )
             ref = ref_rows[(ref_rows["feature"] == feature) & (ref_rows["estimator"] == est)]
             e = sub["_entry"].to_numpy()
             labels = (sub["family"].astype(str) + ":" + sub["config_id"].astype(str)).to_numpy()
@@ -551,18 +573,28 @@ def mcr_path(
                 for step, bound, n_m, n_c, n_s in zip(steps, bounds, n_members, n_configs, n_settings):
                     k = int(np.searchsorted(e, step, side="right"))
                     lo, hi, _ = mcr_interval(v[:k])
-                    rows.append({
-                        "dataset": dataset, "scope": scope, "epsilon": float(step), "epsilon_mode": rs.mode,
-                        "loss_bound": bound, "feature": feature, "estimator": est,
-                        "loss": sub["loss"].iloc[0], "quantity": q,
-                        "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
-                        "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
-                        "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
-                        "n_members": int(n_m), "n_configurations": int(n_c),
-                        "argmin_config": labels[lo] if lo >= 0 else "", "argmax_config": labels[hi] if hi >= 0 else "",
-                        "n_hyperparameter_settings": int(n_s),
-                        "epsilon_abs": bound - ref_loss,
-                    })
+                    rows.append(
+                        {
+                            "dataset": dataset,
+                            "scope": scope,
+                            "epsilon": float(step),
+                            "epsilon_mode": rs.mode,
+                            "loss_bound": bound,
+                            "feature": feature,
+                            "estimator": est,
+                            "loss": sub["loss"].iloc[0],
+                            "quantity": q,
+                            "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
+                            "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
+                            "mr_reference": float(ref[q].iloc[0]) if len(ref) else np.nan,
+                            "n_members": int(n_m),
+                            "n_configurations": int(n_c),
+                            "argmin_config": labels[lo] if lo >= 0 else "",
+                            "argmax_config": labels[hi] if hi >= 0 else "",
+                            "n_hyperparameter_settings": int(n_s),
+                            "epsilon_abs": bound - ref_loss,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -636,19 +668,30 @@ def rashomon_reliance(
         The refitted models (for PD envelopes).
     """
     grid = check_epsilons(epsilons)
-    sets = rashomon_scopes(summary, metric=metric, epsilon=grid[-1], mode=epsilon_mode,
-                           scopes=scopes, references=references)
+    sets = rashomon_scopes(
+        summary, metric=metric, epsilon=grid[-1], mode=epsilon_mode, scopes=scopes, references=references
+    )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
-    groups = fit_member_groups(candidates, task, X_train, y_train, random_state=random_state, options=options,
-                               n_jobs=n_jobs)
+    groups = fit_member_groups(
+        candidates, task, X_train, y_train, random_state=random_state, options=options, n_jobs=n_jobs
+    )
     if features is None and feature_names is not None:
         features = features_from_groups(feature_names, feature_groups)
     if loss is None:
         loss = "squared_error" if task == "regression" else "log_loss"
     rel = members_reliance(
-        groups, X_test, y_test, features=features, feature_names=feature_names, estimators=estimators,
-        loss=loss, n_repeats=n_repeats, random_state=random_state, e_switch_max_rows=e_switch_max_rows,
-        method=method, n_jobs=n_jobs,
+        groups,
+        X_test,
+        y_test,
+        features=features,
+        feature_names=feature_names,
+        estimators=estimators,
+        loss=loss,
+        n_repeats=n_repeats,
+        random_state=random_state,
+        e_switch_max_rows=e_switch_max_rows,
+        method=method,
+        n_jobs=n_jobs,
     )
     members = member_table(sets, rel, epsilons=grid, dataset=dataset)
     return members, mcr_table(members, sets, epsilons=grid), groups
@@ -744,26 +787,42 @@ n_repeats, e_switch_max_rows, random_state, options, n_jobs, method
     out = {"families": families, "reliance": pd.DataFrame(), "curves": pd.DataFrame(), "n_groups": 0}
     if mine.empty:
         return out
-    groups = fit_member_groups(mine, task, X_train, y_train, random_state=random_state, options=options,
-                               n_jobs=n_jobs)
+    groups = fit_member_groups(mine, task, X_train, y_train, random_state=random_state, options=options, n_jobs=n_jobs)
     features = features_from_groups(feature_names, feature_groups)
     if loss is None:
         loss = "squared_error" if task == "regression" else "log_loss"
     out["reliance"] = members_reliance(
-        groups, X_test, y_test, features=features, feature_names=feature_names, estimators=estimators,
-        loss=loss, n_repeats=n_repeats, random_state=random_state, e_switch_max_rows=e_switch_max_rows,
-        method=method, n_jobs=n_jobs,
+        groups,
+        X_test,
+        y_test,
+        features=features,
+        feature_names=feature_names,
+        estimators=estimators,
+        loss=loss,
+        n_repeats=n_repeats,
+        random_state=random_state,
+        e_switch_max_rows=e_switch_max_rows,
+        method=method,
+        n_jobs=n_jobs,
     )
     base = _member_base(sets, grid, None)
     chosen = selected_groups(groups, select_set(base, _figure_scope(sets, figure_scope), epsilon, allow_empty=True))
-    out["curves"] = members_curves(chosen, X_test, feature_names=feature_names, feature_groups=feature_groups,
-                                   resolution=pd_resolution, percentiles=(0.0, 1.0), skip_invalid=True)
+    out["curves"] = members_curves(
+        chosen,
+        X_test,
+        feature_names=feature_names,
+        feature_groups=feature_groups,
+        resolution=pd_resolution,
+        percentiles=(0.0, 1.0),
+        skip_invalid=True,
+    )
     out["n_groups"] = len(groups)
     return out
 
 
-def _combined_reliance(refits: Sequence[Mapping[str, Any]], families: Sequence[str],
-                       estimators: Sequence[str]) -> pd.DataFrame:
+def _combined_reliance(
+    refits: Sequence[Mapping[str, Any]], families: Sequence[str], estimators: Sequence[str]
+) -> pd.DataFrame:
     """The reliance rows of :func:`rashomon_refit` jobs in the order of one job: estimator-major,
     then the families in ``families`` order (each family's groups are contiguous)."""
     owner = {}
@@ -855,30 +914,68 @@ def mcr_study(
     curves_parts = None
     if refits is None:
         members, mcr, groups = rashomon_reliance(
-            summary, X_train, y_train, X_test, y_test, task=task, metric=metric, epsilons=eps_grid,
-            epsilon_mode=epsilon_mode, scopes=grid_scopes, feature_names=feature_names,
-            feature_groups=feature_groups, estimators=estimators, loss=loss, n_repeats=n_repeats,
-            e_switch_max_rows=e_switch_max_rows, random_state=random_state, options=options, dataset=dataset,
+            summary,
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+            task=task,
+            metric=metric,
+            epsilons=eps_grid,
+            epsilon_mode=epsilon_mode,
+            scopes=grid_scopes,
+            feature_names=feature_names,
+            feature_groups=feature_groups,
+            estimators=estimators,
+            loss=loss,
+            n_repeats=n_repeats,
+            e_switch_max_rows=e_switch_max_rows,
+            random_state=random_state,
+            options=options,
+            dataset=dataset,
             n_jobs=n_jobs,
         )
         n_groups = len(groups)
     else:
         groups = None
-        largest = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode,
-                                  scopes=grid_scopes)
-        order = [str(f) for f in pd.unique(pd.concat(
-            [rs.members["family"] for rs in largest.values()], ignore_index=True).astype(str))]
+        largest = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
+        order = [
+            str(f)
+            for f in pd.unique(
+                pd.concat([rs.members["family"] for rs in largest.values()], ignore_index=True).astype(str)
+            )
+        ]
         parts = list(refits)
         done = {str(f) for r in parts for f in r["families"]}
         rest = [f for f in order if f not in done]
         if rest:
-            parts.append(rashomon_refit(
-                summary, X_train, y_train, X_test, y_test, families=rest, task=task, metric=metric,
-                epsilons=eps_grid, epsilon=epsilon, epsilon_mode=epsilon_mode, scopes=grid_scopes,
-                figure_scope=figure_scope, feature_names=feature_names, feature_groups=feature_groups,
-                estimators=estimators, loss=loss, n_repeats=n_repeats, e_switch_max_rows=e_switch_max_rows,
-                pd_resolution=pd_resolution, random_state=random_state, options=options, n_jobs=n_jobs,
-            ))
+            parts.append(
+                rashomon_refit(
+                    summary,
+                    X_train,
+                    y_train,
+                    X_test,
+                    y_test,
+                    families=rest,
+                    task=task,
+                    metric=metric,
+                    epsilons=eps_grid,
+                    epsilon=epsilon,
+                    epsilon_mode=epsilon_mode,
+                    scopes=grid_scopes,
+                    figure_scope=figure_scope,
+                    feature_names=feature_names,
+                    feature_groups=feature_groups,
+                    estimators=estimators,
+                    loss=loss,
+                    n_repeats=n_repeats,
+                    e_switch_max_rows=e_switch_max_rows,
+                    pd_resolution=pd_resolution,
+                    random_state=random_state,
+                    options=options,
+                    n_jobs=n_jobs,
+                )
+            )
         rel = _combined_reliance(parts, order, estimators)
         members = member_table(largest, rel, epsilons=eps_grid, dataset=dataset)
         mcr = mcr_table(members, largest, epsilons=eps_grid)
@@ -896,16 +993,40 @@ def mcr_study(
     detail = pd.DataFrame(columns=list(LINEAR_EXACT_COLUMNS))  # a header, no rows: still a table
     if LINEAR_EXACT in scopes and task == "regression":
         lin_mcr, lin_path, detail = linear_exact_scope(
-            X_train, y_train, X_test, y_test, epsilons=eps_grid, epsilon_mode=epsilon_mode,
-            feature_names=feature_names, feature_groups=feature_groups, dataset=dataset or "",
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+            epsilons=eps_grid,
+            epsilon_mode=epsilon_mode,
+            feature_names=feature_names,
+            feature_groups=feature_groups,
+            dataset=dataset or "",
         )
         mcr = pd.concat([mcr, lin_mcr], ignore_index=True)
         path = pd.concat([path, lin_path], ignore_index=True)
     scope = figure_scope if figure_scope in set(mcr["scope"]) - {LINEAR_EXACT} else mcr["scope"].iloc[0]
     envelope, curves = pd_envelope_table(
-        groups, members, X_test, scope=scope, epsilon=epsilon, feature_names=feature_names,
-        feature_groups=feature_groups, top_k=pd_top_k, estimator=estimators[0], resolution=pd_resolution,
-        percentiles=(0.0, 1.0), curves=curves_parts,
+        groups,
+        members,
+        X_test,
+        scope=scope,
+        epsilon=epsilon,
+        feature_names=feature_names,
+        feature_groups=feature_groups,
+        top_k=pd_top_k,
+        estimator=estimators[0],
+        resolution=pd_resolution,
+        percentiles=(0.0, 1.0),
+        curves=curves_parts,
     )
-    return {"sets": sets, "members": members, "mcr": mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]],
-            "path": path, "envelope": envelope, "curves": curves, "linear_exact": detail, "n_groups": n_groups}
+    return {
+        "sets": sets,
+        "members": members,
+        "mcr": mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]],
+        "path": path,
+        "envelope": envelope,
+        "curves": curves,
+        "linear_exact": detail,
+        "n_groups": n_groups,
+    }

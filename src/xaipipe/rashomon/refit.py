@@ -52,6 +52,7 @@ class FittedGroup:
     def n_members(self) -> int:
         return len(self.config_ids)
 
+
 def _fit_cost(family, ks) -> float:
     """Relative cost of a refit (family registry's ``fit_cost`` per tree): orders the refits only."""
     return get_family(family).fit_cost * (max(ks) if ks else 1)
@@ -122,8 +123,16 @@ def fit_member_groups(
     # returned groups does not change.
     order = sorted(range(len(jobs)), key=lambda i: -_fit_cost(jobs[i][0], jobs[i][2]))
     done = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fit_group)(get_family(jobs[i][0]), task, jobs[i][1], X, y, n_estimators=jobs[i][2],
-                           random_state=random_state, options=opts.get(jobs[i][0]))
+        delayed(fit_group)(
+            get_family(jobs[i][0]),
+            task,
+            jobs[i][1],
+            X,
+            y,
+            n_estimators=jobs[i][2],
+            random_state=random_state,
+            options=opts.get(jobs[i][0]),
+        )
         for i in order
     )
     fitted = [None] * len(jobs)
@@ -174,7 +183,16 @@ def group_reliance(
         Members in the order of ``group.config_ids``.
     """
     return model_reliance(
-        group.model, X, y, n_estimators=group.n_estimators or None, method=method, n_jobs=n_jobs,
-        features=features, feature_names=feature_names, estimator=estimator, loss=loss,
-        permutations=permutations, max_rows_per_batch=max_rows_per_batch,
+        group.model,
+        X,
+        y,
+        n_estimators=group.n_estimators or None,
+        method=method,
+        n_jobs=n_jobs,
+        features=features,
+        feature_names=feature_names,
+        estimator=estimator,
+        loss=loss,
+        permutations=permutations,
+        max_rows_per_batch=max_rows_per_batch,
     )

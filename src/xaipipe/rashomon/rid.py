@@ -194,10 +194,16 @@ def mcr_per_resample(reliance: pd.DataFrame) -> pd.DataFrame:
         for m in QUANTITIES:
             v = part[m].to_numpy(dtype=float)
             lo, hi, _ = mcr_interval(v)
-            rows.append({"bootstrap": int(b), "feature": feature, "quantity": m,
-                         "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
-                         "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
-                         "set_size": int(part["set_size"].iloc[0])})
+            rows.append(
+                {
+                    "bootstrap": int(b),
+                    "feature": feature,
+                    "quantity": m,
+                    "mcr_minus": float(v[lo]) if lo >= 0 else np.nan,
+                    "mcr_plus": float(v[hi]) if hi >= 0 else np.nan,
+                    "set_size": int(part["set_size"].iloc[0]),
+                }
+            )
     return pd.DataFrame(rows, columns=MCR_COLUMNS)
 
 

@@ -328,8 +328,7 @@ def _reference_index(table: pd.DataFrame, reference) -> int:
         hit = np.flatnonzero(table["config_id"].astype(str).to_numpy() == reference)
         if len(hit) > 1:
             raise ValueError(
-                f"reference {reference!r} matches configurations of several families; "
-                "give (family, config_id)"
+                f"reference {reference!r} matches configurations of several families; give (family, config_id)"
             )
         label = reference
     elif isinstance(reference, Mapping):
@@ -347,9 +346,7 @@ def _reference_index(table: pd.DataFrame, reference) -> int:
         )
         label = tuple(reference)
     else:
-        raise ValueError(
-            f"reference must be None, a config_id, (family, config_id) or a mapping; got {reference!r}"
-        )
+        raise ValueError(f"reference must be None, a config_id, (family, config_id) or a mapping; got {reference!r}")
     if len(hit) == 0:
         raise ValueError(f"reference {label!r} is not a configuration of the summary")
     if not ok[hit[0]]:
@@ -415,9 +412,7 @@ def _gap(loss: np.ndarray, ref: float, mode: str, se: float = float("nan")) -> n
             )
         return (loss - ref) / se
     if ref <= 0:
-        raise ValueError(
-            f"relative epsilon needs a reference loss > 0, got {ref!r}; use mode='absolute'"
-        )
+        raise ValueError(f"relative epsilon needs a reference loss > 0, got {ref!r}; use mode='absolute'")
     return (loss - ref) / ref
 
 
@@ -690,8 +685,9 @@ def set_sizes(
     ValueError
         As :func:`rashomon_scopes` / :func:`rashomon_path`.
     """
-    names = list(rashomon_scopes(summary, metric=metric, epsilon=check_epsilons(epsilons)[-1], mode=mode,
-                                 scopes=scopes))
+    names = list(
+        rashomon_scopes(summary, metric=metric, epsilon=check_epsilons(epsilons)[-1], mode=mode, scopes=scopes)
+    )
     order = sorted(n for n in names if n != CROSS_FAMILY) + [n for n in names if n == CROSS_FAMILY]
     tables = []
     for name in order:

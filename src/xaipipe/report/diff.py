@@ -25,16 +25,42 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["TIME_COLUMNS", "PROVENANCE_KEYS", "diff_tables", "diff_versions", "file_difference", "compare_trees",
-           "main"]
+__all__ = [
+    "TIME_COLUMNS",
+    "PROVENANCE_KEYS",
+    "diff_tables",
+    "diff_versions",
+    "file_difference",
+    "compare_trees",
+    "main",
+]
 
 #: Measured times: they differ between any two runs.
 TIME_COLUMNS = frozenset({"fit_time_s", "predict_time_s", "compute_time_s"})
 #: Provenance fields of the JSON sidecars and the manifest: when and where a run happened.
-PROVENANCE_KEYS = frozenset({
-    "retrieved_at", "mirror", "path", "git", "run", "started_at", "finished_at", "created_at", "log",
-    "host", "python", "platform", "packages", "config_sha256", "config", "command", "cores", "workdir", "xaipipe",
-})
+PROVENANCE_KEYS = frozenset(
+    {
+        "retrieved_at",
+        "mirror",
+        "path",
+        "git",
+        "run",
+        "started_at",
+        "finished_at",
+        "created_at",
+        "log",
+        "host",
+        "python",
+        "platform",
+        "packages",
+        "config_sha256",
+        "config",
+        "command",
+        "cores",
+        "workdir",
+        "xaipipe",
+    }
+)
 
 DIFF_COLUMNS = ["table", "key", "column", "value_a", "value_b", "abs_diff", "rel_diff", "status"]
 
@@ -43,8 +69,9 @@ def _key_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
 
 
-def diff_tables(a: pd.DataFrame, b: pd.DataFrame, *, name: str = "", rtol: float = 1e-9,
-                atol: float = 0.0) -> pd.DataFrame:
+def diff_tables(
+    a: pd.DataFrame, b: pd.DataFrame, *, name: str = "", rtol: float = 1e-9, atol: float = 0.0
+) -> pd.DataFrame:
     """Changed numbers between two versions of one table.
 
     Parameters
@@ -84,8 +111,14 @@ def diff_tables(a: pd.DataFrame, b: pd.DataFrame, *, name: str = "", rtol: float
     for key in kb.index.difference(ka.index):
         rows.append({"table": name, "key": key[0], "column": "", "status": "only_in_b"})
     common = ka.index.intersection(kb.index)
-    numeric = [c for c in a.columns if c in b.columns and c not in keys
-               and pd.api.types.is_numeric_dtype(a[c]) and pd.api.types.is_numeric_dtype(b[c])]
+    numeric = [
+        c
+        for c in a.columns
+        if c in b.columns
+        and c not in keys
+        and pd.api.types.is_numeric_dtype(a[c])
+        and pd.api.types.is_numeric_dtype(b[c])
+    ]
     for col in numeric:
         va = ka.loc[common, col].to_numpy(dtype=float)
         vb = kb.loc[common, col].to_numpy(dtype=float)
@@ -94,16 +127,24 @@ def diff_tables(a: pd.DataFrame, b: pd.DataFrame, *, name: str = "", rtol: float
             changed = (nan_a != nan_b) | (~nan_a & ~nan_b & (np.abs(vb - va) > atol + rtol * np.abs(va)))
         for i in np.flatnonzero(changed):
             diff = vb[i] - va[i]
-            rows.append({
-                "table": name, "key": common[i][0], "column": col, "value_a": va[i], "value_b": vb[i],
-                "abs_diff": abs(diff), "rel_diff": abs(diff) / abs(va[i]) if va[i] not in (0.0,) else np.inf,
-                "status": "changed",
-            })
+            rows.append(
+                {
+                    "table": name,
+                    "key": common[i][0],
+                    "column": col,
+                    "value_a": va[i],
+                    "value_b": vb[i],
+                    "abs_diff": abs(diff),
+                    "rel_diff": abs(diff) / abs(va[i]) if va[i] not in (0.0,) else np.inf,
+                    "status": "changed",
+                }
+            )
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
-def diff_versions(dir_a: str | Path, dir_b: str | Path, *, rtol: float = 1e-9, atol: float = 0.0
-                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def diff_versions(
+    dir_a: str | Path, dir_b: str | Path, *, rtol: float = 1e-9, atol: float = 0.0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Compare every ``tables/*.csv`` of two ``results/<version>`` folders.
 
     Returns
@@ -131,13 +172,15 @@ def diff_versions(dir_a: str | Path, dir_b: str | Path, *, rtol: float = 1e-9, a
             d = diff_tables(pd.read_csv(pa), pd.read_csv(pb), name=name, rtol=rtol, atol=atol)
             details.append(d)
             changed = d[d["status"] == "changed"]
-            rec.update({
-                "n_changed": len(changed),
-                "max_abs_diff": changed["abs_diff"].max() if len(changed) else 0.0,
-                "max_rel_diff": changed["rel_diff"].max() if len(changed) else 0.0,
-                "rows_only_in_a": int((d["status"] == "only_in_a").sum()),
-                "rows_only_in_b": int((d["status"] == "only_in_b").sum()),
-            })
+            rec.update(
+                {
+                    "n_changed": len(changed),
+                    "max_abs_diff": changed["abs_diff"].max() if len(changed) else 0.0,
+                    "max_rel_diff": changed["rel_diff"].max() if len(changed) else 0.0,
+                    "rows_only_in_a": int((d["status"] == "only_in_a").sum()),
+                    "rows_only_in_b": int((d["status"] == "only_in_b").sum()),
+                }
+            )
         summary.append(rec)
     details = pd.concat(details, ignore_index=True) if details else pd.DataFrame(columns=DIFF_COLUMNS)
     return details, pd.DataFrame(summary)
@@ -179,14 +222,14 @@ def _same_object(a, b) -> bool:
 
     if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b):
         return type(a).__name__ == type(b).__name__ and all(
-            _same_object(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+            _same_object(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
     if isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame):  # e.g. a cv_shard table
         a, b = (t.drop(columns=[c for c in t.columns if c in TIME_COLUMNS]) for t in (a, b))
         return list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes) and a.equals(b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and a.dtype == b.dtype and bool(
-            np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_object(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -283,8 +326,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="write the changed numbers to this CSV")
     parser.add_argument("--rtol", type=float, default=1e-9)
     parser.add_argument("--atol", type=float, default=0.0)
-    parser.add_argument("--all", action="store_true",
-                        help="every file, identical apart from measured times and provenance (exit 1 otherwise)")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every file, identical apart from measured times and provenance (exit 1 otherwise)",
+    )
     args = parser.parse_args(argv)
     if args.all:
         diffs = compare_trees(args.version_a, args.version_b)

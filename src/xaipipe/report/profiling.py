@@ -54,8 +54,7 @@ __all__ = [
 BENCHMARK_COLUMNS = ("s", "max_rss", "mean_load", "cpu_time")
 
 #: Columns of :func:`read_benchmarks` / :func:`slowest_jobs`.
-JOB_COLUMNS = ["rule", "wildcards", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "share", "cumulative_share",
-               "path"]
+JOB_COLUMNS = ["rule", "wildcards", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "share", "cumulative_share", "path"]
 
 _WILDCARD = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,\s*((?:[^{}]|\{[^{}]*\})*))?\}")
 
@@ -77,7 +76,7 @@ def pattern_regex(pattern: str) -> re.Pattern:
         raise ValueError("empty benchmark pattern")
     out, pos, seen = [], 0, set()
     for m in _WILDCARD.finditer(pattern):
-        out.append(re.escape(pattern[pos:m.start()]))
+        out.append(re.escape(pattern[pos : m.start()]))
         name, constraint = m.group(1), m.group(2)
         if name in seen:
             out.append(f"(?P={name})")
@@ -219,8 +218,9 @@ def read_benchmarks(
             rule = named[0]
             wildcards = ",".join(f"{k}={v}" for k, v in named[1].items())
         rows.append({"rule": rule, "wildcards": wildcards, **rec, "path": rel.as_posix()})
-    frame = pd.DataFrame(rows, columns=["rule", "wildcards", "wall_s", "cpu_s", "max_rss_mb", "mean_load",
-                                        "repeats", "path"])
+    frame = pd.DataFrame(
+        rows, columns=["rule", "wildcards", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "repeats", "path"]
+    )
     return _with_shares(frame)[JOB_COLUMNS]
 
 
@@ -254,13 +254,15 @@ def rule_totals(jobs: pd.DataFrame) -> pd.DataFrame:
     if jobs.empty:
         return pd.DataFrame(columns=["rule", "jobs", "wall_s", "cpu_s", "max_wall_s", "max_rss_mb", "share"])
     grouped = jobs.groupby("rule", sort=False)
-    out = pd.DataFrame({
-        "jobs": grouped.size(),
-        "wall_s": grouped["wall_s"].sum(min_count=1),
-        "cpu_s": grouped["cpu_s"].sum(min_count=1),
-        "max_wall_s": grouped["wall_s"].max(),
-        "max_rss_mb": grouped["max_rss_mb"].max(),
-    }).reset_index()
+    out = pd.DataFrame(
+        {
+            "jobs": grouped.size(),
+            "wall_s": grouped["wall_s"].sum(min_count=1),
+            "cpu_s": grouped["cpu_s"].sum(min_count=1),
+            "max_wall_s": grouped["wall_s"].max(),
+            "max_rss_mb": grouped["max_rss_mb"].max(),
+        }
+    ).reset_index()
     total = float(np.nansum(out["wall_s"].to_numpy(dtype=float)))
     out["share"] = out["wall_s"] / total if total > 0 else np.nan
     return out.sort_values(["wall_s", "rule"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -312,8 +314,10 @@ def main(argv=None) -> int:
 
     from ..io import write_csv
 
-    parser = argparse.ArgumentParser(prog="python -m xaipipe.report.profiling",
-                                     description="The slowest jobs and per-rule totals of a run's benchmark files.")
+    parser = argparse.ArgumentParser(
+        prog="python -m xaipipe.report.profiling",
+        description="The slowest jobs and per-rule totals of a run's benchmark files.",
+    )
     parser.add_argument("benchmarks", help="benchmark folder, e.g. logs/v1/benchmarks")
     parser.add_argument("outdir", help="output folder, e.g. results/v1/profile")
     parser.add_argument("--top", type=int, default=25, help="jobs in the Markdown table (default 25)")

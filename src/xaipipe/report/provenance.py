@@ -13,8 +13,21 @@ from typing import Any
 __all__ = ["PACKAGES", "git_state", "config_sha256", "package_versions", "snakemake_run_info", "build_manifest"]
 
 PACKAGES = (
-    "xaipipe", "numpy", "pandas", "scipy", "scikit-learn", "xgboost", "shap", "statsmodels",
-    "matplotlib", "joblib", "ucimlrepo", "xlrd", "snakemake", "pyyaml", "jsonschema",
+    "xaipipe",
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "xgboost",
+    "shap",
+    "statsmodels",
+    "matplotlib",
+    "joblib",
+    "ucimlrepo",
+    "xlrd",
+    "snakemake",
+    "pyyaml",
+    "jsonschema",
 )
 
 
@@ -25,6 +38,7 @@ def git_state(path: str | Path) -> dict:
     non-ignored files exist (``git status --porcelain``). Both are None outside
     a git repository.
     """
+
     def _git(*args):
         return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, timeout=30)
 
@@ -72,8 +86,14 @@ def snakemake_run_info(workdir: str | Path = ".") -> dict:
     """
     import re
 
-    info = {"started_at": None, "cores": None, "command": None, "workflow_id": None,
-            "snakemake_version": None, "log": None}
+    info = {
+        "started_at": None,
+        "cores": None,
+        "command": None,
+        "workflow_id": None,
+        "snakemake_version": None,
+        "log": None,
+    }
     logs = sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"))
     if not logs:
         return info
@@ -133,14 +153,23 @@ def build_manifest(
         "config": dict(config),
         "config_sha256": config_sha256(config),
         "packages": package_versions(),
-        "xaipipe": {"path": str(Path(__file__).resolve().parents[1]),
-                    "from_checkout": Path(__file__).resolve().parents[1] == (Path(repo) / "src" / "xaipipe").resolve()},
+        "xaipipe": {
+            "path": str(Path(__file__).resolve().parents[1]),
+            "from_checkout": Path(__file__).resolve().parents[1] == (Path(repo) / "src" / "xaipipe").resolve(),
+        },
         "platform": {"system": platform.system(), "machine": platform.machine(), "python": platform.python_version()},
         "datasets": datasets,
         "seeds": {
             "seed": config.get("seed"),
-            "splits": {name: {"seed": sp["seed"], "test_size": sp["test_size"], "n_folds": sp["n_folds"],
-                              "stratified": sp["stratified"]} for name, sp in splits.items()},
+            "splits": {
+                name: {
+                    "seed": sp["seed"],
+                    "test_size": sp["test_size"],
+                    "n_folds": sp["n_folds"],
+                    "stratified": sp["stratified"],
+                }
+                for name, sp in splits.items()
+            },
         },
     }
     manifest.update(dict(extra or {}))

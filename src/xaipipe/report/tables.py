@@ -12,9 +12,25 @@ __all__ = ["TEST_METRIC_COLUMNS", "test_metric_tables", "test_metrics_table", "t
 
 #: Column order of ``tables/test_metrics.csv`` after ``dataset``, ``task``, ``model``.
 TEST_METRIC_COLUMNS = (
-    "rmse", "mae", "r2", "mse",
-    "accuracy", "balanced_accuracy", "precision", "recall", "f1", "roc_auc", "log_loss", "brier", "error_rate",
-    "tn", "fp", "fn", "tp", "specificity", "f_beta",
+    "rmse",
+    "mae",
+    "r2",
+    "mse",
+    "accuracy",
+    "balanced_accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "roc_auc",
+    "log_loss",
+    "brier",
+    "error_rate",
+    "tn",
+    "fp",
+    "fn",
+    "tp",
+    "specificity",
+    "f_beta",
 )
 
 
@@ -32,14 +48,16 @@ def test_metrics_table(records: Iterable[Mapping[str, Any]], best: Iterable[Mapp
         b = best_by.get((r["dataset"], r["model"]), {})
         row = {"dataset": r["dataset"], "task": r["task"], "model": r["model"]}
         row.update({m: r["metrics"].get(m, np.nan) for m in TEST_METRIC_COLUMNS})
-        row.update({
-            "selection_metric": b.get("selection_metric"),
-            "cv_mean": b.get("cv_mean"),
-            "cv_std": b.get("cv_std"),
-            "config_id": b.get("config_id"),
-            "n_train": r["n_train"],
-            "n_test": r["n_test"],
-        })
+        row.update(
+            {
+                "selection_metric": b.get("selection_metric"),
+                "cv_mean": b.get("cv_mean"),
+                "cv_std": b.get("cv_std"),
+                "config_id": b.get("config_id"),
+                "n_train": r["n_train"],
+                "n_test": r["n_test"],
+            }
+        )
         rows.append(row)
     return pd.DataFrame.from_records(rows)
 
@@ -76,13 +94,20 @@ def thesis_comparison(metrics: pd.DataFrame, reference: Mapping[str, Any], toler
             diff = reproduced - published
             rel = diff / abs(published)
             better = reproduced >= published if metric == "r2" else reproduced <= published
-            rows.append({
-                "table": ref["table"], "dataset": ref["dataset"], "model": ref["model"], "metric": metric,
-                "published": published, "reproduced": reproduced, "difference": diff,
-                "relative_difference": rel,
-                "within_tolerance": bool(np.isfinite(reproduced) and (better or abs(rel) <= tolerance)),
-                "source": source,
-            })
+            rows.append(
+                {
+                    "table": ref["table"],
+                    "dataset": ref["dataset"],
+                    "model": ref["model"],
+                    "metric": metric,
+                    "published": published,
+                    "reproduced": reproduced,
+                    "difference": diff,
+                    "relative_difference": rel,
+                    "within_tolerance": bool(np.isfinite(reproduced) and (better or abs(rel) <= tolerance)),
+                    "source": source,
+                }
+            )
     return pd.DataFrame.from_records(rows)
 
 
@@ -104,14 +129,17 @@ def test_metric_tables(tables) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame
         ``predicted_class``, ``count``).
     """
     table = pd.concat(list(tables), ignore_index=True)
-    best = table[["dataset", "task", "model", "selection_metric", "cv_mean", "cv_std", "config_id", "n_train",
-                  "n_test"]]
+    best = table[
+        ["dataset", "task", "model", "selection_metric", "cv_mean", "cv_std", "config_id", "n_train", "n_test"]
+    ]
     clf = table[table["task"] == "classification"]
-    long = clf.melt(id_vars=["dataset", "model"], value_vars=["tn", "fp", "fn", "tp"],
-                    var_name="cell", value_name="count")
+    long = clf.melt(
+        id_vars=["dataset", "model"], value_vars=["tn", "fp", "fn", "tp"], var_name="cell", value_name="count"
+    )
     long["true_class"] = long["cell"].map({"tn": 0, "fp": 0, "fn": 1, "tp": 1})
     long["predicted_class"] = long["cell"].map({"tn": 0, "fp": 1, "fn": 0, "tp": 1})
     long["count"] = long["count"].astype(int)
     confusion = long[["dataset", "model", "true_class", "predicted_class", "count"]].sort_values(
-        ["dataset", "model", "true_class", "predicted_class"])
+        ["dataset", "model", "true_class", "predicted_class"]
+    )
     return table, best, confusion

@@ -71,7 +71,6 @@ ILLUSTRATION_PLOTS = {
 TABLE_KINDS = {"test_metrics": ("dataset",), "abalone_top15": ()}
 
 
-
 def check_mapping(mapping: Mapping[str, Any]) -> None:
     """Validate the ``thesis`` config section.
 
@@ -117,8 +116,11 @@ def thesis_pd_features(mapping: Mapping[str, Any], dataset: str, model: str) -> 
     """Variables that thesis PD/ICE figures need for ``dataset`` / ``model`` (beyond the top-k by MR)."""
     out: list[str] = []
     for entry in (mapping.get("figures") or {}).values():
-        if entry.get("kind") in ("pd", "ice", "c_ice") and entry.get("dataset") == dataset \
-                and entry.get("model") == model:
+        if (
+            entry.get("kind") in ("pd", "ice", "c_ice")
+            and entry.get("dataset") == dataset
+            and entry.get("model") == model
+        ):
             out += [f for f in entry["features"] if f not in out]
     return out
 
@@ -138,11 +140,15 @@ def figure_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
     if kind.startswith("shap_"):
         return {"shap": result_path("shap_result", results, dataset=d, family=m)}
     if kind == "response_vs_features":
-        return {"prepared": result_path("prepared", results, dataset=d),
-                "prepared_info": result_path("prepared_info", results, dataset=d)}
+        return {
+            "prepared": result_path("prepared", results, dataset=d),
+            "prepared_info": result_path("prepared_info", results, dataset=d),
+        }
     if kind == "importance_before_shap":
-        return {"split_gain": result_path("split_gain", results, dataset=d, family=m),
-                "reliance": result_path("model_reliance", results, dataset=d, family=m)}
+        return {
+            "split_gain": result_path("split_gain", results, dataset=d, family=m),
+            "reliance": result_path("model_reliance", results, dataset=d, family=m),
+        }
     if kind == "illustration":
         name = entry["illustration"]
         if name not in ILLUSTRATION_PLOTS:
@@ -179,8 +185,15 @@ def _pd_only(effects, title):
     return fig
 
 
-def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsilon: float | None = None,
-                  estimator: str = "permutation", loss: str = "squared_error", quantity: str = "mr_difference"):
+def render_figure(
+    entry: Mapping[str, Any],
+    sources: Mapping[str, str],
+    *,
+    epsilon: float | None = None,
+    estimator: str = "permutation",
+    loss: str = "squared_error",
+    quantity: str = "mr_difference",
+):
     """Render one thesis figure from stored results.
 
     Parameters
@@ -231,8 +244,7 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
         members = pd.read_csv(sources["members"])
         scope = entry.get("scope", "gradient_boosting")
         plot = plot_member_reliance if kind == "rashomon_member_reliance" else plot_rank_heatmap
-        return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio",
-                    title=title)
+        return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio", title=title)
     if kind.startswith("shap_"):
         from ..io import read_joblib
         from ..plots import shap as plot_shap
@@ -263,11 +275,12 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
     if kind == "importance_before_shap":
         from ..plots.seed000 import plot_importance_before_shap
 
-        return plot_importance_before_shap(importance_before_shap(pd.read_csv(sources["split_gain"]),
-                                                                  pd.read_csv(sources["reliance"]), loss=loss),
-                                           permutation_std="permutation_importance_std",
-                                           permutation_label=f"permutation importance: MR ratio (test {loss})",
-                                           title=title)
+        return plot_importance_before_shap(
+            importance_before_shap(pd.read_csv(sources["split_gain"]), pd.read_csv(sources["reliance"]), loss=loss),
+            permutation_std="permutation_importance_std",
+            permutation_label=f"permutation importance: MR ratio (test {loss})",
+            title=title,
+        )
     if kind == "illustration":
         from ..plots import illustrations as plot_illustrations
 
@@ -284,8 +297,9 @@ def render_figure(entry: Mapping[str, Any], sources: Mapping[str, str], *, epsil
     raise ValueError(f"unknown figure kind {kind!r}")
 
 
-def importance_before_shap(split_gain: pd.DataFrame, reliance: pd.DataFrame, *,
-                           loss: str | None = None) -> pd.DataFrame:
+def importance_before_shap(
+    split_gain: pd.DataFrame, reliance: pd.DataFrame, *, loss: str | None = None
+) -> pd.DataFrame:
     """The table of 000 Fig 4.2: each feature's built-in importance (the model's
     ``split_gain`` table) beside its permutation importance (the ``permutation``
     rows of the model-reliance table: ``mr_ratio`` and its ``mr_ratio_std`` over
@@ -307,8 +321,9 @@ def importance_before_shap(split_gain: pd.DataFrame, reliance: pd.DataFrame, *,
     if loss is not None:
         perm = perm[perm["loss"] == loss]
     if perm.empty:
-        raise ValueError(f"model-reliance table has no 'permutation' rows (loss {loss!r}; "
-                         "explain.reliance.estimators / losses)")
+        raise ValueError(
+            f"model-reliance table has no 'permutation' rows (loss {loss!r}; explain.reliance.estimators / losses)"
+        )
     if perm["feature"].duplicated().any():
         raise ValueError(f"model-reliance table holds several losses {sorted(set(perm['loss']))}; give loss=")
     a, b = set(split_gain["feature"]), set(perm["feature"])
@@ -325,12 +340,14 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str, float_format: 
     """A booktabs LaTeX table (``\\toprule``/``\\midrule``/``\\bottomrule``) of ``frame``."""
     floats = frame.select_dtypes("float").columns
     styler = frame.style.hide(axis="index").format(float_format, subset=floats, na_rep="--")
-    return styler.to_latex(hrules=True, caption=caption, label=label, position="htbp",
-                           column_format="l" + "r" * (frame.shape[1] - 1))
+    return styler.to_latex(
+        hrules=True, caption=caption, label=label, position="htbp", column_format="l" + "r" * (frame.shape[1] - 1)
+    )
 
 
-def render_table(entry: Mapping[str, Any], sources: Mapping[str, str], reference: Mapping[str, Any],
-                 name: str) -> tuple[pd.DataFrame, str]:
+def render_table(
+    entry: Mapping[str, Any], sources: Mapping[str, str], reference: Mapping[str, Any], name: str
+) -> tuple[pd.DataFrame, str]:
     """One thesis table: reproduced numbers beside the published ones.
 
     Returns
@@ -357,13 +374,20 @@ def render_table(entry: Mapping[str, Any], sources: Mapping[str, str], reference
         caption = entry.get("caption", f"Test-set metrics, {d} (reproduced and as published)")
     elif kind == "abalone_top15":
         comp = pd.read_csv(sources["comparison"])
-        table = pd.DataFrame({
-            "Rank": comp["rank"],
-            "RMSE": comp["our_rmse"], "Shrinkage": comp["our_learning_rate"], "Loss": comp["our_loss"],
-            "Depth": comp["our_max_depth"], "Trees": comp["our_n_estimators"],
-            "RMSE (thesis)": comp["pub_rmse"], "Loss (thesis)": comp["pub_loss"],
-            "Depth (thesis)": comp["pub_max_depth"], "Trees (thesis)": comp["pub_n_estimators"],
-        })
+        table = pd.DataFrame(
+            {
+                "Rank": comp["rank"],
+                "RMSE": comp["our_rmse"],
+                "Shrinkage": comp["our_learning_rate"],
+                "Loss": comp["our_loss"],
+                "Depth": comp["our_max_depth"],
+                "Trees": comp["our_n_estimators"],
+                "RMSE (thesis)": comp["pub_rmse"],
+                "Loss (thesis)": comp["pub_loss"],
+                "Depth (thesis)": comp["pub_max_depth"],
+                "Trees (thesis)": comp["pub_n_estimators"],
+            }
+        )
         caption = entry.get("caption", "The 15 best of 324 gradient boosting models on Abalone by 5-fold CV RMSE")
     else:
         raise ValueError(f"unknown table kind {kind!r}")

@@ -72,8 +72,7 @@ THESIS_SEED = 20250223
 #: Hyperparameter columns of the study tables, in Table 4.1's order.
 HYPERPARAMETERS = ["learning_rate", "loss", "max_depth", "n_estimators"]
 #: Target transformations of :func:`transform_target`.
-TRANSFORMS = ("none", "zscore", "minmax", "divide", "log", "log1p", "sqrt", "boxcox",
-              "log_zscore", "boxcox_zscore")
+TRANSFORMS = ("none", "zscore", "minmax", "divide", "log", "log1p", "sqrt", "boxcox", "log_zscore", "boxcox_zscore")
 #: Transformations of the form ``a y + b`` (``a > 0``): no refit needed.
 AFFINE_TRANSFORMS = ("none", "zscore", "minmax", "divide")
 
@@ -266,8 +265,9 @@ def thesis_study(
     from ..models.cv import cross_validate_grid, summarize_cv
 
     yt, _ = transform_target(y, transform, divisor=divisor)
-    table = cross_validate_grid("gradient_boosting", "regression", grid, np.asarray(X), yt, folds,
-                                random_state=random_state, n_jobs=n_jobs)
+    table = cross_validate_grid(
+        "gradient_boosting", "regression", grid, np.asarray(X), yt, folds, random_state=random_state, n_jobs=n_jobs
+    )
     summary = summarize_cv(table, "regression")
     return rank_models(summary, transform)
 
@@ -278,8 +278,22 @@ def rank_models(summary: pd.DataFrame, transform: str = "none") -> pd.DataFrame:
     out = summary.sort_values(["rmse_mean", "config_index"], kind="stable").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     out["transform"] = transform
-    keep = ["rank", "config_id", "n_estimators", "learning_rate", "max_depth", "loss", "rmse_mean",
-            "rmse_std", "mae_mean", "r2_mean", "status", "transform", "fit_time_s", "n_folds"]
+    keep = [
+        "rank",
+        "config_id",
+        "n_estimators",
+        "learning_rate",
+        "max_depth",
+        "loss",
+        "rmse_mean",
+        "rmse_std",
+        "mae_mean",
+        "r2_mean",
+        "status",
+        "transform",
+        "fit_time_s",
+        "n_folds",
+    ]
     return out[[c for c in keep if c in out.columns]]
 
 
@@ -317,8 +331,13 @@ def load_published(path: str | Path) -> pd.DataFrame:
 
 def _key(frame: pd.DataFrame) -> pd.Series:
     return (
-        frame["learning_rate"].astype(float).round(6).astype(str) + "|" + frame["loss"].astype(str)
-        + "|" + frame["max_depth"].astype(int).astype(str) + "|" + frame["n_estimators"].astype(int).astype(str)
+        frame["learning_rate"].astype(float).round(6).astype(str)
+        + "|"
+        + frame["loss"].astype(str)
+        + "|"
+        + frame["max_depth"].astype(int).astype(str)
+        + "|"
+        + frame["n_estimators"].astype(int).astype(str)
     )
 
 
@@ -481,8 +500,17 @@ def study_cv_shard(
     if n_shards > n_units:
         raise ValueError(f"n_shards={n_shards} is more than the grid's {n_units} prefix groups")
     yt, _ = transform_target(y, transform, divisor=divisor)
-    table = cross_validate_grid("gradient_boosting", "regression", grid, np.asarray(X), yt, folds,
-                                random_state=random_state, n_jobs=n_jobs, shard=(shard, n_shards))
+    table = cross_validate_grid(
+        "gradient_boosting",
+        "regression",
+        grid,
+        np.asarray(X),
+        yt,
+        folds,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        shard=(shard, n_shards),
+    )
     return summarize_cv(table, "regression")
 
 
@@ -528,7 +556,9 @@ def table_4_1_from_shards(
     index = summary["config_index"].to_numpy()
     if not np.array_equal(index, np.arange(n_configs)):
         dup = sorted(set(index[pd.Series(index).duplicated().to_numpy()]))
-        raise ValueError(f"shards do not cover the grid once: duplicated config_index {dup[:5]}, "
-                         f"{len(summary)} rows for {n_configs} configurations (a shard missing?)")
+        raise ValueError(
+            f"shards do not cover the grid once: duplicated config_index {dup[:5]}, "
+            f"{len(summary)} rows for {n_configs} configurations (a shard missing?)"
+        )
     table = rank_models(summary.reset_index(drop=True), transform)
     return _study_tables(table, published_rows, dataset=dataset, family=family)

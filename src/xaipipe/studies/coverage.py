@@ -129,8 +129,11 @@ DEFAULT_RASHOMON_CONFIG: dict[str, Any] = {
     "families": {
         "linear_regression": {},
         "decision_tree": {"max_depth": [3, 5, 8], "min_samples_leaf": [1, 5, 20]},
-        "gradient_boosting": {"n_estimators": {"start": 50, "stop": 300, "step": 50},
-                              "learning_rate": [0.1], "max_depth": [2, 3]},
+        "gradient_boosting": {
+            "n_estimators": {"start": 50, "stop": 300, "step": 50},
+            "learning_rate": [0.1],
+            "max_depth": [2, 3],
+        },
     },
     "epsilon_mode": "se",
     "epsilons": [0.0, 0.5, 1.0, 2.0],
@@ -145,15 +148,49 @@ DEFAULT_NOMINAL = (0.5, 0.8, 0.9, 0.95, 0.99)
 
 #: Columns of the per-repetition table (one row per repetition x interval).
 REPETITION_COLUMNS = [
-    "repetition", "n", "quantity", "family", "scope", "epsilon_mode", "epsilon", "feature", "active",
-    "grid_value", "estimate", "se", "se_naive", "df", "ci_low", "ci_high", "population_low",
-    "population_high", "n_members", "truth", "truth_learner", "truth_learner_se",
+    "repetition",
+    "n",
+    "quantity",
+    "family",
+    "scope",
+    "epsilon_mode",
+    "epsilon",
+    "feature",
+    "active",
+    "grid_value",
+    "estimate",
+    "se",
+    "se_naive",
+    "df",
+    "ci_low",
+    "ci_high",
+    "population_low",
+    "population_high",
+    "n_members",
+    "truth",
+    "truth_learner",
+    "truth_learner_se",
 ]
 
 #: Columns of :func:`coverage_table`.
 COVERAGE_COLUMNS = [
-    "quantity", "interval", "target", "family", "scope", "epsilon_mode", "epsilon", "feature", "grid_value",
-    "nominal", "coverage", "coverage_se", "n_intervals", "n_repetitions", "n", "mean_width", "mean_error",
+    "quantity",
+    "interval",
+    "target",
+    "family",
+    "scope",
+    "epsilon_mode",
+    "epsilon",
+    "feature",
+    "grid_value",
+    "nominal",
+    "coverage",
+    "coverage_se",
+    "n_intervals",
+    "n_repetitions",
+    "n",
+    "mean_width",
+    "mean_error",
 ]
 
 _LEARNER_QUANTITIES = ("learner_pd", "learner_mr_ratio", "learner_mr_difference")
@@ -205,16 +242,22 @@ def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, 
         train = simulate(dgp, n=n1, p=p, noise_sd=noise_sd, random_state=s_train)
         ev = simulate(dgp, n=2 * n_eval, p=p, noise_sd=noise_sd, random_state=s_eval).to_numpy()
         X, y, donor = ev[:n_eval, :p], ev[:n_eval, p], ev[n_eval:, :p]
-        model = fit_estimator(estimator_factory(family, _TASK, params, options=options)(random_state=s_model),
-                              train.to_numpy()[:, :p], train["y"].to_numpy())
+        model = fit_estimator(
+            estimator_factory(family, _TASK, params, options=options)(random_state=s_model),
+            train.to_numpy()[:, :p],
+            train["y"].to_numpy(),
+        )
         blocks = []
         for j in pd_idx:
             for z in grid:
                 Xz = X.copy()
                 Xz[:, j] = z
                 blocks.append(Xz)
-        pd_values = model.predict(np.vstack(blocks)).reshape(len(pd_idx) * len(grid), n_eval).mean(axis=1) \
-            if blocks else np.empty(0)
+        pd_values = (
+            model.predict(np.vstack(blocks)).reshape(len(pd_idx) * len(grid), n_eval).mean(axis=1)
+            if blocks
+            else np.empty(0)
+        )
         e_orig = float(np.mean((y - model.predict(X)) ** 2))
         switched = []
         for j in range(p):
@@ -243,8 +286,16 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
 
     def add(quantity, feature, grid_value, values):
         v = np.asarray(values, dtype=float)
-        rows.append({"family": family, "quantity": quantity, "feature": feature, "grid_value": grid_value,
-                     "truth_learner": float(v.mean()), "truth_learner_se": float(v.std(ddof=1) / np.sqrt(M))})
+        rows.append(
+            {
+                "family": family,
+                "quantity": quantity,
+                "feature": feature,
+                "grid_value": grid_value,
+                "truth_learner": float(v.mean()),
+                "truth_learner_se": float(v.std(ddof=1) / np.sqrt(M)),
+            }
+        )
 
     pd_all = np.array([r[1] for r in out])
     k = 0
@@ -267,21 +318,49 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list
     from ..explain.learner import estimator_factory, learner_pd_pfi
 
     res = learner_pd_pfi(
-        estimator_factory(family, _TASK, params, options=options), Xtr, ytr, feature_names=names,
-        pd_features=list(lc["pd_features"]), grids={f: list(lc["grid"]) for f in lc["pd_features"]},
-        n_refits=int(lc["n_refits"]), fraction=float(lc["fraction"]), pfi_estimator=lc["pfi_estimator"],
-        n_repeats=int(lc["n_repeats"]), random_state=seed, n_jobs=1,
+        estimator_factory(family, _TASK, params, options=options),
+        Xtr,
+        ytr,
+        feature_names=names,
+        pd_features=list(lc["pd_features"]),
+        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
+        n_refits=int(lc["n_refits"]),
+        fraction=float(lc["fraction"]),
+        pfi_estimator=lc["pfi_estimator"],
+        n_repeats=int(lc["n_repeats"]),
+        random_state=seed,
+        n_jobs=1,
     )
     rows = []
     for rec in res.pd.itertuples(index=False):
-        rows.append({"repetition": r, "quantity": "learner_pd", "family": family, "feature": rec.feature,
-                     "grid_value": float(rec.grid_value), "estimate": rec.mean, "se": rec.se,
-                     "se_naive": rec.se_naive, "df": int(rec.n_refits) - 1})
+        rows.append(
+            {
+                "repetition": r,
+                "quantity": "learner_pd",
+                "family": family,
+                "feature": rec.feature,
+                "grid_value": float(rec.grid_value),
+                "estimate": rec.mean,
+                "se": rec.se,
+                "se_naive": rec.se_naive,
+                "df": int(rec.n_refits) - 1,
+            }
+        )
     for rec in res.pfi.to_dict("records"):
         for m in ("mr_ratio", "mr_difference"):
-            rows.append({"repetition": r, "quantity": f"learner_{m}", "family": family, "feature": rec["feature"],
-                         "grid_value": np.nan, "estimate": rec[f"{m}_mean"], "se": rec[f"{m}_se"],
-                         "se_naive": rec[f"{m}_se_naive"], "df": int(rec["n_refits"]) - 1})
+            rows.append(
+                {
+                    "repetition": r,
+                    "quantity": f"learner_{m}",
+                    "family": family,
+                    "feature": rec["feature"],
+                    "grid_value": np.nan,
+                    "estimate": rec[f"{m}_mean"],
+                    "se": rec[f"{m}_se"],
+                    "se_naive": rec[f"{m}_se_naive"],
+                    "df": int(rec["n_refits"]) - 1,
+                }
+            )
     return rows
 
 
@@ -297,37 +376,90 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
     rows = []
     if scopes:
         summary = pd.concat(
-            [summarize_cv(cross_validate_grid(fam, _TASK, grid, Xtr, ytr, folds, random_state=model_seed,
-                                              options=(options or {}).get(fam)), _TASK)
-             for fam, grid in rc["families"].items()],
+            [
+                summarize_cv(
+                    cross_validate_grid(
+                        fam, _TASK, grid, Xtr, ytr, folds, random_state=model_seed, options=(options or {}).get(fam)
+                    ),
+                    _TASK,
+                )
+                for fam, grid in rc["families"].items()
+            ],
             ignore_index=True,
         )
         _, mcr, groups = rashomon_reliance(
-            summary, Xtr, ytr, Xte, yte, task=_TASK, metric="rmse", epsilons=eps, epsilon_mode=mode,
-            scopes=scopes, feature_names=names, estimators=(rc["estimator"],), loss="squared_error",
-            n_repeats=int(rc["n_repeats"]), random_state=model_seed, options=options, n_jobs=1,
+            summary,
+            Xtr,
+            ytr,
+            Xte,
+            yte,
+            task=_TASK,
+            metric="rmse",
+            epsilons=eps,
+            epsilon_mode=mode,
+            scopes=scopes,
+            feature_names=names,
+            estimators=(rc["estimator"],),
+            loss="squared_error",
+            n_repeats=int(rc["n_repeats"]),
+            random_state=model_seed,
+            options=options,
+            n_jobs=1,
         )
         # the same sets, every member's MR on a fresh large sample (one permutation, shared by all members)
         sets = rashomon_scopes(summary, metric="rmse", epsilon=eps[-1], mode=mode, scopes=scopes)
-        rel_pop = members_reliance(groups, X_pop, y_pop, feature_names=names, estimators=("permutation",),
-                                   loss="squared_error", n_repeats=1, random_state=pop_seed, n_jobs=1)
+        rel_pop = members_reliance(
+            groups,
+            X_pop,
+            y_pop,
+            feature_names=names,
+            estimators=("permutation",),
+            loss="squared_error",
+            n_repeats=1,
+            random_state=pop_seed,
+            n_jobs=1,
+        )
         pop = mcr_table(member_table(sets, rel_pop, epsilons=eps), sets, epsilons=eps)
         pop = pop.set_index(["scope", "epsilon", "feature", "quantity"])[["mcr_minus", "mcr_plus"]]
         for rec in mcr.to_dict("records"):
             key = (rec["scope"], rec["epsilon"], rec["feature"], rec["quantity"])
-            rows.append({"repetition": r, "quantity": _MCR_QUANTITIES[rec["quantity"]], "scope": rec["scope"],
-                         "epsilon_mode": mode, "epsilon": rec["epsilon"], "feature": rec["feature"],
-                         "estimate": rec["mr_reference"], "ci_low": rec["mcr_minus"], "ci_high": rec["mcr_plus"],
-                         "population_low": float(pop.loc[key, "mcr_minus"]),
-                         "population_high": float(pop.loc[key, "mcr_plus"]), "n_members": rec["n_members"]})
+            rows.append(
+                {
+                    "repetition": r,
+                    "quantity": _MCR_QUANTITIES[rec["quantity"]],
+                    "scope": rec["scope"],
+                    "epsilon_mode": mode,
+                    "epsilon": rec["epsilon"],
+                    "feature": rec["feature"],
+                    "estimate": rec["mr_reference"],
+                    "ci_low": rec["mcr_minus"],
+                    "ci_high": rec["mcr_plus"],
+                    "population_low": float(pop.loc[key, "mcr_minus"]),
+                    "population_high": float(pop.loc[key, "mcr_plus"]),
+                    "n_members": rec["n_members"],
+                }
+            )
     if LINEAR_EXACT in rc["scopes"]:
-        lin, _, _ = linear_exact_scope(Xtr, ytr, Xte, yte, epsilons=eps, epsilon_mode=mode, feature_names=names,
-                                       path_points=2)
+        lin, _, _ = linear_exact_scope(
+            Xtr, ytr, Xte, yte, epsilons=eps, epsilon_mode=mode, feature_names=names, path_points=2
+        )
         for rec in lin.to_dict("records"):
-            rows.append({"repetition": r, "quantity": _MCR_QUANTITIES[rec["quantity"]], "scope": LINEAR_EXACT,
-                         "epsilon_mode": mode, "epsilon": rec["epsilon"], "feature": rec["feature"],
-                         "estimate": rec["mr_reference"], "ci_low": rec["mcr_minus"], "ci_high": rec["mcr_plus"],
-                         "population_low": np.nan, "population_high": np.nan, "n_members": np.nan})
+            rows.append(
+                {
+                    "repetition": r,
+                    "quantity": _MCR_QUANTITIES[rec["quantity"]],
+                    "scope": LINEAR_EXACT,
+                    "epsilon_mode": mode,
+                    "epsilon": rec["epsilon"],
+                    "feature": rec["feature"],
+                    "estimate": rec["mr_reference"],
+                    "ci_low": rec["mcr_minus"],
+                    "ci_high": rec["mcr_plus"],
+                    "population_low": np.nan,
+                    "population_high": np.nan,
+                    "n_members": np.nan,
+                }
+            )
     return rows
 
 
@@ -346,12 +478,24 @@ def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners
         tr, te = np.asarray(split["train"]), np.asarray(split["test"])
         rows = []
         for family, params in learners.items():
-            rows += _learner_rows(r, family, params, (options or {}).get(family), X[tr], y[tr], names, lc,
-                                  learner_seed)
+            rows += _learner_rows(r, family, params, (options or {}).get(family), X[tr], y[tr], names, lc, learner_seed)
         if rc is not None:
             pop = simulate(dgp, n=int(rc["population_rows"]), p=p, noise_sd=noise_sd, random_state=pop_seed)
-            rows += _mcr_rows(r, X[tr], y[tr], X[te], y[te], folds_from_split(split), names, rc, options,
-                              model_seed, pop[names].to_numpy(), pop["y"].to_numpy(), pop_seed)
+            rows += _mcr_rows(
+                r,
+                X[tr],
+                y[tr],
+                X[te],
+                y[te],
+                folds_from_split(split),
+                names,
+                rc,
+                options,
+                model_seed,
+                pop[names].to_numpy(),
+                pop["y"].to_numpy(),
+                pop_seed,
+            )
     return r, rows
 
 
@@ -460,13 +604,13 @@ def coverage_audit(
         raise ValueError(f"random_state must be a non-negative integer, got {random_state!r}")
     learners = {str(k): dict(v or {}) for k, v in (DEFAULT_LEARNERS if learners is None else learners).items()}
     lc = _merge(DEFAULT_LEARNER_CONFIG, learner_config, "learner_config")
-    rc = None if rashomon_config is False else _merge(DEFAULT_RASHOMON_CONFIG, rashomon_config or {},
-                                                      "rashomon_config")
+    rc = None if rashomon_config is False else _merge(DEFAULT_RASHOMON_CONFIG, rashomon_config or {}, "rashomon_config")
     names = feature_names(p)
     bad = [f for f in lc["pd_features"] if f not in names]
     if bad:
-        raise ValueError(f"learner_config pd_features {bad} are not inputs of a DGP with p={p} "
-                         f"({names[0]}..{names[-1]})")
+        raise ValueError(
+            f"learner_config pd_features {bad} are not inputs of a DGP with p={p} ({names[0]}..{names[-1]})"
+        )
     n_jobs = int(n_jobs)
 
     n_train, _ = _split_sizes(n, test_size, cv_folds)
@@ -474,23 +618,54 @@ def coverage_audit(
     truth_root, reps_root = np.random.SeedSequence(int(random_state)).spawn(2)
 
     # truth: f* (closed form) and, per learner, its expected PD / PFI at training size n1
-    pd_truth = partial_dependence_truth(model, list(lc["pd_features"]), [float(z) for z in lc["grid"]], p=p,
-                                        method="closed_form") if lc["pd_features"] else pd.DataFrame()
+    pd_truth = (
+        partial_dependence_truth(
+            model, list(lc["pd_features"]), [float(z) for z in lc["grid"]], p=p, method="closed_form"
+        )
+        if lc["pd_features"]
+        else pd.DataFrame()
+    )
     mr_truth = model_reliance_truth(model, p=p, noise_sd=float(noise_sd), method="closed_form").set_index("feature")
-    learner_truth = pd.concat(
-        [_learner_truth(fam, prm, (options or {}).get(fam), dgp=model, p=p, noise_sd=float(noise_sd), n1=n1, lc=lc,
-                        names=names, root=truth_root, n_jobs=n_jobs) for fam, prm in learners.items()],
-        ignore_index=True,
-    ) if learners else pd.DataFrame(columns=["family", "quantity", "feature", "grid_value"])
+    learner_truth = (
+        pd.concat(
+            [
+                _learner_truth(
+                    fam,
+                    prm,
+                    (options or {}).get(fam),
+                    dgp=model,
+                    p=p,
+                    noise_sd=float(noise_sd),
+                    n1=n1,
+                    lc=lc,
+                    names=names,
+                    root=truth_root,
+                    n_jobs=n_jobs,
+                )
+                for fam, prm in learners.items()
+            ],
+            ignore_index=True,
+        )
+        if learners
+        else pd.DataFrame(columns=["family", "quantity", "feature", "grid_value"])
+    )
 
     seeds = [tuple(_ints(child, 5)) for child in reps_root.spawn(R)]
     log = logging.getLogger("xaipipe")
-    log.info("coverage audit: %s, n = %d (n_1 = %d per refit), R = %d, learners %s, model class %s",
-             model.name, n, n1, R, list(learners), None if rc is None else list(rc["families"]))
+    log.info(
+        "coverage audit: %s, n = %d (n_1 = %d per refit), R = %d, learners %s, model class %s",
+        model.name,
+        n,
+        n1,
+        R,
+        list(learners),
+        None if rc is None else list(rc["families"]),
+    )
     out = []
     jobs = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential", return_as="generator")(
-        delayed(_one_repetition)(r, seeds[r], model, n, p, float(noise_sd), test_size, cv_folds, learners, lc, rc,
-                                 options)
+        delayed(_one_repetition)(
+            r, seeds[r], model, n, p, float(noise_sd), test_size, cv_folds, learners, lc, rc, options
+        )
         for r in range(R)
     )
     for r, part in jobs:  # in repetition order
@@ -607,8 +782,14 @@ def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFA
         est = part["estimate"].to_numpy(dtype=float)
         df = part["df"].to_numpy(dtype=float)
         rep = part["repetition"].to_numpy()
-        levels_of = list(_feature_groups(part["feature"].to_numpy(), part["grid_value"].to_numpy(dtype=float),
-                                         part["active"].to_numpy(dtype=bool), quantity == "learner_pd"))
+        levels_of = list(
+            _feature_groups(
+                part["feature"].to_numpy(),
+                part["grid_value"].to_numpy(dtype=float),
+                part["active"].to_numpy(dtype=bool),
+                quantity == "learner_pd",
+            )
+        )
         for target, tcol in (("f_star", "truth"), ("learner", "truth_learner")):
             tv = part[tcol].to_numpy(dtype=float)
             if not np.isfinite(tv).all():
@@ -620,9 +801,18 @@ def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFA
                     lo, hi = est - t * se, est + t * se
                     covered = (lo <= tv) & (tv <= hi)
                     for feature, z, mask in levels_of:
-                        rec = {"quantity": quantity, "interval": interval, "target": target, "family": family,
-                               "scope": "", "epsilon_mode": "", "epsilon": np.nan, "feature": feature,
-                               "grid_value": z, "nominal": c}
+                        rec = {
+                            "quantity": quantity,
+                            "interval": interval,
+                            "target": target,
+                            "family": family,
+                            "scope": "",
+                            "epsilon_mode": "",
+                            "epsilon": np.nan,
+                            "feature": feature,
+                            "grid_value": z,
+                            "nominal": c,
+                        }
                         rec.update(_aggregate(rep[mask], covered[mask], (hi - lo)[mask], (est - tv)[mask]))
                         out.append(rec)
     mcr = reps[reps["quantity"].isin(_MCR_QUANTITIES.values())]
@@ -630,18 +820,35 @@ def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFA
         tv = part["truth"].to_numpy(dtype=float)
         est = part["estimate"].to_numpy(dtype=float)
         rep = part["repetition"].to_numpy()
-        levels_of = list(_feature_groups(part["feature"].to_numpy(), part["grid_value"].to_numpy(dtype=float),
-                                         part["active"].to_numpy(dtype=bool), False))
-        for interval, (lcol, hcol) in (("mcr", ("ci_low", "ci_high")),
-                                       ("population_members", ("population_low", "population_high"))):
+        levels_of = list(
+            _feature_groups(
+                part["feature"].to_numpy(),
+                part["grid_value"].to_numpy(dtype=float),
+                part["active"].to_numpy(dtype=bool),
+                False,
+            )
+        )
+        for interval, (lcol, hcol) in (
+            ("mcr", ("ci_low", "ci_high")),
+            ("population_members", ("population_low", "population_high")),
+        ):
             lo, hi = part[lcol].to_numpy(dtype=float), part[hcol].to_numpy(dtype=float)
             if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
                 continue
             covered = (lo <= tv) & (tv <= hi)
             for feature, z, mask in levels_of:
-                rec = {"quantity": quantity, "interval": interval, "target": "f_star", "family": "", "scope": scope,
-                       "epsilon_mode": mode, "epsilon": float(eps), "feature": feature, "grid_value": z,
-                       "nominal": np.nan}
+                rec = {
+                    "quantity": quantity,
+                    "interval": interval,
+                    "target": "f_star",
+                    "family": "",
+                    "scope": scope,
+                    "epsilon_mode": mode,
+                    "epsilon": float(eps),
+                    "feature": feature,
+                    "grid_value": z,
+                    "nominal": np.nan,
+                }
                 rec.update(_aggregate(rep[mask], covered[mask], (hi - lo)[mask], (est - tv)[mask]))
                 out.append(rec)
     table = pd.DataFrame(out)

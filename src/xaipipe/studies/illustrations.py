@@ -113,8 +113,9 @@ def _mse(y: np.ndarray, pred: np.ndarray) -> float:
     return float(np.mean((y - pred) ** 2))
 
 
-def simulated_split(frame: pd.DataFrame, *, target: str = "y", test_size: float = 0.2,
-                    random_state: int = 0) -> dict[str, np.ndarray]:
+def simulated_split(
+    frame: pd.DataFrame, *, target: str = "y", test_size: float = 0.2, random_state: int = 0
+) -> dict[str, np.ndarray]:
     """Train / test arrays of a simulated table, split as the pipeline splits (``make_split``).
 
     Parameters
@@ -142,8 +143,15 @@ def simulated_split(frame: pd.DataFrame, *, target: str = "y", test_size: float 
     train, test = np.sort(train), np.sort(test)
     X = frame[features].to_numpy(dtype=np.float64)
     y = frame[target].to_numpy(dtype=np.float64)
-    return {"X_train": X[train], "y_train": y[train], "X_test": X[test], "y_test": y[test],
-            "train": train, "test": test, "features": features}
+    return {
+        "X_train": X[train],
+        "y_train": y[train],
+        "X_test": X[test],
+        "y_test": y[test],
+        "train": train,
+        "test": test,
+        "features": features,
+    }
 
 
 # ----------------------------------------------------------------------------- Fig 2.1
@@ -217,8 +225,11 @@ def tree_table(tree, feature_names: Sequence[str] | None = None) -> pd.DataFrame
         ``impurity`` (MSE of the node).
     """
     t = tree.tree_
-    names = list(feature_names if feature_names is not None
-                 else getattr(tree, "feature_names_in_", [f"x{j}" for j in range(t.n_features)]))
+    names = list(
+        feature_names
+        if feature_names is not None
+        else getattr(tree, "feature_names_in_", [f"x{j}" for j in range(t.n_features)])
+    )
     n = t.node_count
     depth = np.zeros(n, dtype=np.int64)
     parent = np.full(n, -1, dtype=np.int64)
@@ -227,19 +238,32 @@ def tree_table(tree, feature_names: Sequence[str] | None = None) -> pd.DataFrame
             if child != -1:
                 parent[child], depth[child] = node, depth[node] + 1
     leaf = t.children_left == -1
-    return pd.DataFrame({
-        "node": np.arange(n), "depth": depth, "parent": parent, "is_leaf": leaf,
-        "feature": [("" if leaf[i] else names[t.feature[i]]) for i in range(n)],
-        "threshold": np.where(leaf, np.nan, t.threshold),
-        "left": t.children_left.astype(np.int64), "right": t.children_right.astype(np.int64),
-        "n_samples": t.n_node_samples.astype(np.int64), "value": t.value[:, 0, 0],
-        "impurity": t.impurity,
-    })
+    return pd.DataFrame(
+        {
+            "node": np.arange(n),
+            "depth": depth,
+            "parent": parent,
+            "is_leaf": leaf,
+            "feature": [("" if leaf[i] else names[t.feature[i]]) for i in range(n)],
+            "threshold": np.where(leaf, np.nan, t.threshold),
+            "left": t.children_left.astype(np.int64),
+            "right": t.children_right.astype(np.int64),
+            "n_samples": t.n_node_samples.astype(np.int64),
+            "value": t.value[:, 0, 0],
+            "impurity": t.impurity,
+        }
+    )
 
 
 # ----------------------------------------------------------------------------- Fig 2.2
 def pruning_path(
-    X_train, y_train, X_test, y_test, *, random_state: int = 0, max_alphas: int | None = None,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    random_state: int = 0,
+    max_alphas: int | None = None,
 ) -> pd.DataFrame:
     """Training and test MSE along the minimal cost-complexity pruning path (Fig 2.2).
 
@@ -275,15 +299,26 @@ def pruning_path(
     rows = []
     for i in keep:
         tree = DecisionTreeRegressor(random_state=seed, ccp_alpha=float(alphas[i])).fit(Xtr, ytr)
-        rows.append({"alpha": float(alphas[i]), "n_leaves": int(tree.get_n_leaves()), "depth": int(tree.get_depth()),
-                     "train_mse": _mse(ytr, tree.predict(Xtr)), "test_mse": _mse(yte, tree.predict(Xte)),
-                     "path_impurity": float(impurities[i])})
+        rows.append(
+            {
+                "alpha": float(alphas[i]),
+                "n_leaves": int(tree.get_n_leaves()),
+                "depth": int(tree.get_depth()),
+                "train_mse": _mse(ytr, tree.predict(Xtr)),
+                "test_mse": _mse(yte, tree.predict(Xte)),
+                "path_impurity": float(impurities[i]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------- §3.1 OOB
 def oob_curve(
-    X_train, y_train, X_test=None, y_test=None, *,
+    X_train,
+    y_train,
+    X_test=None,
+    y_test=None,
+    *,
     n_estimators: int = 500,
     max_features: Sequence[float | str] = (1.0, 1.0 / 3.0),
     random_state: int = 0,
@@ -324,8 +359,9 @@ def oob_curve(
     n = len(ytr)
     parts = []
     for mf in max_features:
-        forest = RandomForestRegressor(n_estimators=int(n_estimators), max_features=mf, bootstrap=True,
-                                       random_state=seed, n_jobs=n_jobs).fit(Xtr, ytr)
+        forest = RandomForestRegressor(
+            n_estimators=int(n_estimators), max_features=mf, bootstrap=True, random_state=seed, n_jobs=n_jobs
+        ).fit(Xtr, ytr)
         X32 = np.asarray(Xtr, dtype=np.float32)
         oob_sum = np.zeros(n)
         oob_count = np.zeros(n, dtype=np.int64)
@@ -343,8 +379,17 @@ def oob_curve(
             if have_test:
                 test_sum += tree.predict(np.asarray(Xte, dtype=np.float32), check_input=False)
                 test_mse[b] = _mse(yte, test_sum / (b + 1))
-        parts.append(pd.DataFrame({"max_features": str(mf), "n_trees": np.arange(1, len(oob_mse) + 1),
-                                   "oob_mse": oob_mse, "n_oob_rows": n_rows, "test_mse": test_mse}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "max_features": str(mf),
+                    "n_trees": np.arange(1, len(oob_mse) + 1),
+                    "oob_mse": oob_mse,
+                    "n_oob_rows": n_rows,
+                    "test_mse": test_mse,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -371,13 +416,24 @@ def loss_functions(residuals=None, *, delta: float = 1.0) -> pd.DataFrame:
         raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
     if not np.all(np.isfinite(r)):
         raise ValueError("residuals must be finite")
-    return pd.DataFrame({"residual": r, "squared": 0.5 * r**2, "absolute": np.abs(r),
-                         "huber": special.huber(float(delta), r), "delta": float(delta)})
+    return pd.DataFrame(
+        {
+            "residual": r,
+            "squared": 0.5 * r**2,
+            "absolute": np.abs(r),
+            "huber": special.huber(float(delta), r),
+            "delta": float(delta),
+        }
+    )
 
 
 # ----------------------------------------------------------------------------- Fig 3.2
 def boosting_depth_curve(
-    X_train, y_train, X_test, y_test, *,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
     depths: Sequence[int] = tuple(range(1, 11)),
     n_estimators: int = 300,
     learning_rate: float = 0.1,
@@ -408,13 +464,22 @@ def boosting_depth_curve(
     seed = _seed(random_state)
     rows = []
     for depth in depths:
-        model = GradientBoostingRegressor(n_estimators=int(n_estimators), learning_rate=learning_rate,
-                                          max_depth=int(depth), random_state=seed).fit(Xtr, ytr)
+        model = GradientBoostingRegressor(
+            n_estimators=int(n_estimators), learning_rate=learning_rate, max_depth=int(depth), random_state=seed
+        ).fit(Xtr, ytr)
         staged = np.array([_mse(yte, pred) for pred in model.staged_predict(Xte)])
         best = int(np.argmin(staged))
-        rows.append({"max_depth": int(depth), "n_estimators": int(n_estimators), "learning_rate": float(learning_rate),
-                     "train_mse": _mse(ytr, model.predict(Xtr)), "test_mse": float(staged[-1]),
-                     "best_iteration": best + 1, "best_test_mse": float(staged[best])})
+        rows.append(
+            {
+                "max_depth": int(depth),
+                "n_estimators": int(n_estimators),
+                "learning_rate": float(learning_rate),
+                "train_mse": _mse(ytr, model.predict(Xtr)),
+                "test_mse": float(staged[-1]),
+                "best_iteration": best + 1,
+                "best_test_mse": float(staged[best]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -457,7 +522,11 @@ def _rule_fires_at(v: np.ndarray, n_iter_no_change: int, tol: float) -> int | No
 
 
 def boosting_staged_curves(
-    X_train, y_train, X_test, y_test, *,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
     learning_rates: Sequence[float] = (0.01, 0.1, 0.5),
     n_estimators: int = 1000,
     max_depth: int = 3,
@@ -512,8 +581,9 @@ def boosting_staged_curves(
     Xf, yf, Xv, yv = Xtr[fit_rows], ytr[fit_rows], Xtr[val_rows], ytr[val_rows]
     parts = []
     for lr in learning_rates:
-        model = GradientBoostingRegressor(n_estimators=int(n_estimators), learning_rate=lr, max_depth=max_depth,
-                                          random_state=seed).fit(Xf, yf)
+        model = GradientBoostingRegressor(
+            n_estimators=int(n_estimators), learning_rate=lr, max_depth=max_depth, random_state=seed
+        ).fit(Xf, yf)
         train = np.array([_mse(yf, p) for p in model.staged_predict(Xf)])
         # scikit-learn's validation loss: factor 2 x HalfSquaredError (mean of 0.5 r^2)
         val = np.array([2.0 * np.mean(0.5 * (yv - p) ** 2) for p in model.staged_predict(Xv)])
@@ -521,21 +591,35 @@ def boosting_staged_curves(
         fired = _rule_fires_at(val, n_iter_no_change, tol)
         stop = n_estimators if fired is None else fired  # scikit-learn's n_estimators_
         if check_sklearn:
-            es = GradientBoostingRegressor(n_estimators=int(n_estimators), learning_rate=lr, max_depth=max_depth,
-                                           random_state=seed, n_iter_no_change=n_iter_no_change,
-                                           validation_fraction=validation_fraction, tol=tol).fit(Xtr, ytr)
+            es = GradientBoostingRegressor(
+                n_estimators=int(n_estimators),
+                learning_rate=lr,
+                max_depth=max_depth,
+                random_state=seed,
+                n_iter_no_change=n_iter_no_change,
+                validation_fraction=validation_fraction,
+                tol=tol,
+            ).fit(Xtr, ytr)
             if es.n_estimators_ != stop:
                 raise RuntimeError(
                     f"learning_rate={lr}: scikit-learn's early stopping kept {es.n_estimators_} stages but the "
-                    f"validation curve gives {stop}; scikit-learn's split or stopping rule has changed")
-        parts.append(pd.DataFrame({
-            "learning_rate": float(lr), "iteration": np.arange(1, n_estimators + 1),
-            "train_mse": train, "validation_mse": val, "test_mse": test,
-            "early_stop": np.arange(1, n_estimators + 1) == (fired or 0),
-            "n_fit": len(fit_rows), "n_validation": len(val_rows),
-        }))
+                    f"validation curve gives {stop}; scikit-learn's split or stopping rule has changed"
+                )
+        parts.append(
+            pd.DataFrame(
+                {
+                    "learning_rate": float(lr),
+                    "iteration": np.arange(1, n_estimators + 1),
+                    "train_mse": train,
+                    "validation_mse": val,
+                    "test_mse": test,
+                    "early_stop": np.arange(1, n_estimators + 1) == (fired or 0),
+                    "n_fit": len(fit_rows),
+                    "n_validation": len(val_rows),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
-
 
 
 # ----------------------------------------------------------------------------- the workflow's entry point
@@ -549,8 +633,9 @@ ILLUSTRATIONS = {
 }
 
 
-def illustration_table(name: str, frame: pd.DataFrame | None = None, *, test_size: float = 0.2,
-                       random_state: int = 0, **options) -> pd.DataFrame:
+def illustration_table(
+    name: str, frame: pd.DataFrame | None = None, *, test_size: float = 0.2, random_state: int = 0, **options
+) -> pd.DataFrame:
     """The table of one illustration of chapters 2-3, computed the way the ``illustration`` rule does.
 
     Parameters

@@ -200,14 +200,17 @@ def _min_reg_param(T, y_t, tol: float = 1e-4) -> float:
     """Smallest ``reg_param`` for which scikit-learn 1.9's rank check passes:
     every ``(1 - r) s + r > tol`` for the class variances ``s`` along the principal axes
     (``S² / n_k`` of the centred class block)."""
-    s_min = min(float(np.min(np.linalg.svd(T[y_t == k] - T[y_t == k].mean(0), compute_uv=False) ** 2)
-                      / np.sum(y_t == k)) for k in np.unique(y_t))
+    s_min = min(
+        float(np.min(np.linalg.svd(T[y_t == k] - T[y_t == k].mean(0), compute_uv=False) ** 2) / np.sum(y_t == k))
+        for k in np.unique(y_t)
+    )
     r = (tol - s_min) / (1.0 - s_min)
     return float(np.nextafter(max(r, 0.0), 1.0))
 
 
-def rerun_seed003(*, n_bootstrap: int = 500, random_state: int = 0,
-                  reference: Mapping[str, tuple[float, str]] | None = None) -> Seed003Rerun:
+def rerun_seed003(
+    *, n_bootstrap: int = 500, random_state: int = 0, reference: Mapping[str, tuple[float, str]] | None = None
+) -> Seed003Rerun:
     """Rerun seed 003 once in its own setting and set its numbers beside ours.
 
     Parameters
@@ -250,8 +253,18 @@ def rerun_seed003(*, n_bootstrap: int = 500, random_state: int = 0,
             tolerance = 0.5 * 10.0 ** (-_decimals(seed)) + 1e-12
         tol = float("nan") if tolerance is None else float(tolerance)
         agrees = pd.NA if math.isnan(seed) or math.isnan(ours) else bool(abs(ours - seed) <= tol)
-        rows.append({"section": section, "quantity": quantity, "seed": seed, "ours": ours, "tolerance": tol,
-                     "agrees": agrees, "kind": kind, "note": note})
+        rows.append(
+            {
+                "section": section,
+                "quantity": quantity,
+                "seed": seed,
+                "ours": ours,
+                "tolerance": tol,
+                "agrees": agrees,
+                "kind": kind,
+                "note": note,
+            }
+        )
 
     # ---------------------------------------------------------------- 1. synthetic problem
     X, y = _synthetic(random_state)
@@ -275,18 +288,29 @@ def rerun_seed003(*, n_bootstrap: int = 500, random_state: int = 0,
     add("synthetic.qda_test_error", e, note=f"{int(summ['n_errors'].iloc[0])} of {len(y_g)} test rows")
     add("synthetic.qda_se_binomial", summ["se_binomial"].iloc[0], note="sqrt(e (1 - e) / n)")
     se_b = float(summ["se_bootstrap"].iloc[0])
-    add("synthetic.qda_se_bootstrap", se_b, kind="bootstrap", tolerance=3 * math.sqrt(2) * mc * se_b,
-        note=f"B = {B}, seeded; the seed's bootstrap was unseeded (CompStats); tolerance 3 Monte-Carlo sd")
+    add(
+        "synthetic.qda_se_bootstrap",
+        se_b,
+        kind="bootstrap",
+        tolerance=3 * math.sqrt(2) * mc * se_b,
+        note=f"B = {B}, seeded; the seed's bootstrap was unseeded (CompStats); tolerance 3 Monte-Carlo sd",
+    )
     ideal = math.sqrt(e * (1 - e) / len(y_g))
-    add("synthetic.qda_se_bootstrap_ideal", ideal,
-        note="B -> infinity: equals the binomial se exactly (plug-in sd of the 0/1 losses / sqrt(n))")
+    add(
+        "synthetic.qda_se_bootstrap_ideal",
+        ideal,
+        note="B -> infinity: equals the binomial se exactly (plug-in sd of the 0/1 losses / sqrt(n))",
+    )
     naive = GaussianNB().fit(T, y_t)
     e_nb = float(np.mean(naive.predict(G) != y_g))
     add("synthetic.gaussian_nb_test_error", e_nb)
     add("synthetic.gaussian_nb_se_binomial", math.sqrt(e_nb * (1 - e_nb) / len(y_g)))
-    add("synthetic.gaussian_nb_var_11", naive.var_[0, 0],
+    add(
+        "synthetic.gaussian_nb_var_11",
+        naive.var_[0, 0],
         note="GaussianNB.var_ divides by n_k (plus var_smoothing), np.var(ddof=1) by n_k - 1 (3.8108): "
-             "the seed calls the two equivalent")
+        "the seed calls the two equivalent",
+    )
     reject = reject_option_curve(y_g, qda_prob, classes=qda.classes_)
     error_draws = bootstrap_error_rate(y_g, qda_hy, n_bootstrap=B, random_state=random_state)
 
@@ -302,25 +326,41 @@ def rerun_seed003(*, n_bootstrap: int = 500, random_state: int = 0,
         default_msg = None
     except LinAlgError as exc:  # scikit-learn >= 1.9
         default_msg = str(exc)
-    add("breast_cancer.qda_default_call_error", None,
+    add(
+        "breast_cancer.qda_default_call_error",
+        None,
         note=("QuadraticDiscriminantAnalysis() raises LinAlgError in scikit-learn 1.9: " + default_msg)
-        if default_msg else "QuadraticDiscriminantAnalysis() fits in this scikit-learn", seed=float("nan"))
+        if default_msg
+        else "QuadraticDiscriminantAnalysis() fits in this scikit-learn",
+        seed=float("nan"),
+    )
     qda = _seed_qda(T, y_t, tol=1e-8)
     hy_qda = qda.predict(G)
     naive = GaussianNB().fit(T, y_t)
     hy_nb = naive.predict(G)
     err_qda = float(np.mean(hy_qda != y_g))
     err_nb = float(np.mean(hy_nb != y_g))
-    add("breast_cancer.qda_test_error", err_qda,
+    add(
+        "breast_cancer.qda_test_error",
+        err_qda,
         note=f"QuadraticDiscriminantAnalysis(tol=1e-8): the seed's estimator with 1.9's absolute rank check "
-             f"relaxed (tol does not change predictions); {int(np.sum(hy_qda != y_g))} of {len(y_g)} rows")
+        f"relaxed (tol does not change predictions); {int(np.sum(hy_qda != y_g))} of {len(y_g)} rows",
+    )
     r_min = _min_reg_param(T, y_t)
     err_rmin = float(np.mean(_seed_qda(T, y_t, reg_param=r_min).predict(G) != y_g))
-    add("breast_cancer.qda_test_error_min_reg_param", err_rmin, seed=float("nan"),
-        note=f"smallest reg_param that passes the default check: {r_min:.6g} (raw columns)")
+    add(
+        "breast_cancer.qda_test_error_min_reg_param",
+        err_rmin,
+        seed=float("nan"),
+        note=f"smallest reg_param that passes the default check: {r_min:.6g} (raw columns)",
+    )
     err_r3 = float(np.mean(_seed_qda(T, y_t, reg_param=1e-3).predict(G) != y_g))
-    add("breast_cancer.qda_test_error_reg_param_1e-3", err_r3, seed=float("nan"),
-        note="reg_param=1e-3, the value of the book's current online version")
+    add(
+        "breast_cancer.qda_test_error_reg_param_1e-3",
+        err_r3,
+        seed=float("nan"),
+        note="reg_param=1e-3, the value of the book's current online version",
+    )
     add("breast_cancer.gaussian_nb_test_error", err_nb, note=f"{int(np.sum(hy_nb != y_g))} of {len(y_g)} rows")
     add("breast_cancer.difference", abs(err_nb - err_qda), note="error(naive Bayes) - error(QDA)")
     loss_nb = row_losses(y_g, hy_nb, "error_rate")
@@ -331,28 +371,53 @@ def rerun_seed003(*, n_bootstrap: int = 500, random_state: int = 0,
     se = float(test["se"].iloc[0])
     se0 = float(np.std(draws))  # the seed's np.std (divisor B)
     tol_se = 3 * math.sqrt(2) * mc * se0
-    add("breast_cancer.bootstrap_se_difference", se0, kind="bootstrap", tolerance=tol_se,
-        note=f"np.std of B = {B} paired draws (divisor B, as the seed); divisor B - 1: {se:.4f}")
+    add(
+        "breast_cancer.bootstrap_se_difference",
+        se0,
+        kind="bootstrap",
+        tolerance=tol_se,
+        note=f"np.std of B = {B} paired draws (divisor B, as the seed); divisor B - 1: {se:.4f}",
+    )
     d = loss_nb - loss_qda
     ideal = math.sqrt(np.sum((d - d.mean()) ** 2)) / len(d)
-    add("breast_cancer.bootstrap_se_ideal", ideal, seed=float("nan"),
-        note=f"B -> infinity: sqrt(sum (d_i - mean d)^2) / n; {int(np.sum(d != 0))} discordant rows")
+    add(
+        "breast_cancer.bootstrap_se_ideal",
+        ideal,
+        seed=float("nan"),
+        note=f"B -> infinity: sqrt(sum (d_i - mean d)^2) / n; {int(np.sum(d != 0))} discordant rows",
+    )
     z_seed = diff / se0
-    add("breast_cancer.z", z_seed, kind="bootstrap", tolerance=3 * math.sqrt(2) * mc * z_seed,
-        note="diff / se")
+    add("breast_cancer.z", z_seed, kind="bootstrap", tolerance=3 * math.sqrt(2) * mc * z_seed, note="diff / se")
     p_seed = float(norm(loc=diff, scale=se0).cdf(0))
-    add("breast_cancer.p_value", p_seed, kind="bootstrap",
+    add(
+        "breast_cancer.p_value",
+        p_seed,
+        kind="bootstrap",
         tolerance=float(norm.pdf(z_seed)) * 3 * math.sqrt(2) * mc * z_seed,
         note="the seed's norm(loc=diff, scale=se).cdf(0) = Phi(-|z|): a one-sided tail after orienting "
-             "diff > 0, i.e. half the two-sided p")
-    add("breast_cancer.p_value_two_sided", test["p_value"].iloc[0], seed=float("nan"), kind="bootstrap",
-        note="2 (1 - Phi(|z|)), se with divisor B - 1")
-    add("breast_cancer.p_value_ideal_two_sided", 2 * norm.sf(diff / ideal), seed=float("nan"),
-        note="two-sided, with the ideal bootstrap se")
-    add("breast_cancer.confidence_claimed", 1 - p_seed, kind="bootstrap",
+        "diff > 0, i.e. half the two-sided p",
+    )
+    add(
+        "breast_cancer.p_value_two_sided",
+        test["p_value"].iloc[0],
+        seed=float("nan"),
+        kind="bootstrap",
+        note="2 (1 - Phi(|z|)), se with divisor B - 1",
+    )
+    add(
+        "breast_cancer.p_value_ideal_two_sided",
+        2 * norm.sf(diff / ideal),
+        seed=float("nan"),
+        note="two-sided, with the ideal bootstrap se",
+    )
+    add(
+        "breast_cancer.confidence_claimed",
+        1 - p_seed,
+        kind="bootstrap",
         tolerance=float(norm.pdf(z_seed)) * 3 * math.sqrt(2) * mc * z_seed,
         note="the seed reads 1 - p as 'confidence that the two algorithms differ': a p-value is not the "
-             "probability of the null hypothesis; 1 - p is not a confidence level")
+        "probability of the null hypothesis; 1 - p is not a confidence level",
+    )
 
     # ---------------------------------------------------------------- 3. Diabetes
     Xd, yd = load_diabetes(return_X_y=True)
@@ -370,42 +435,81 @@ def rerun_seed003(*, n_bootstrap: int = 500, random_state: int = 0,
     fit = sm.OLS(y_t, sm.add_constant(T)).fit()
     t_cls = np.asarray(fit.tvalues)[1:]
     for j, name in enumerate(_DIABETES_NAMES[:3]):
-        add(f"diabetes.t_{name}", seed_t[j],
-            note=f"the seed's formula (not the OLS standard error); classical t = {t_cls[j]:.2f}")
+        add(
+            f"diabetes.t_{name}",
+            seed_t[j],
+            note=f"the seed's formula (not the OLS standard error); classical t = {t_cls[j]:.2f}",
+        )
     seed_sel = [n for n, t in zip(_DIABETES_NAMES, seed_t) if abs(t) >= 2]
     cls_sel = [n for n, t in zip(_DIABETES_NAMES, t_cls) if abs(t) >= 2]
     hy = m.predict(G)
-    sq_seed = squared_terms_comparison(T, y_t, G, y_g, _DIABETES_NAMES, selected=seed_sel,
-                                       n_bootstrap=B, random_state=random_state)
-    sq_cls = squared_terms_comparison(T, y_t, G, y_g, _DIABETES_NAMES, t_threshold=2.0,
-                                      n_bootstrap=B, random_state=random_state)
+    sq_seed = squared_terms_comparison(
+        T, y_t, G, y_g, _DIABETES_NAMES, selected=seed_sel, n_bootstrap=B, random_state=random_state
+    )
+    sq_cls = squared_terms_comparison(
+        T, y_t, G, y_g, _DIABETES_NAMES, t_threshold=2.0, n_bootstrap=B, random_state=random_state
+    )
     d_seed = float(sq_seed["difference"].iloc[0])
-    add("diabetes.mse_difference", d_seed,
-        note="MSE(selected + squares) - MSE(all); the seed's selection: " + ", ".join(seed_sel))
-    add("diabetes.mse_difference_classical_t", sq_cls["difference"].iloc[0], seed=float("nan"),
-        note="selection by the classical OLS t: " + ", ".join(cls_sel))
-    se_d = float(np.std(bootstrap_loss_difference(
-        row_losses(y_g, _squared_predictions(T, y_t, G, seed_sel), "mse"), row_losses(y_g, hy, "mse"),
-        n_bootstrap=B, random_state=random_state)))
+    add(
+        "diabetes.mse_difference",
+        d_seed,
+        note="MSE(selected + squares) - MSE(all); the seed's selection: " + ", ".join(seed_sel),
+    )
+    add(
+        "diabetes.mse_difference_classical_t",
+        sq_cls["difference"].iloc[0],
+        seed=float("nan"),
+        note="selection by the classical OLS t: " + ", ".join(cls_sel),
+    )
+    se_d = float(
+        np.std(
+            bootstrap_loss_difference(
+                row_losses(y_g, _squared_predictions(T, y_t, G, seed_sel), "mse"),
+                row_losses(y_g, hy, "mse"),
+                n_bootstrap=B,
+                random_state=random_state,
+            )
+        )
+    )
     p_right = float(norm(loc=d_seed, scale=se_d).cdf(0))
     stale = 0.02631578947368421  # the Breast Cancer `diff` still bound when the Diabetes cell runs
     p_stale = float(norm(loc=stale, scale=se_d).cdf(0))
-    add("diabetes.p_value", p_right, kind="bootstrap",
+    add(
+        "diabetes.p_value",
+        p_right,
+        kind="bootstrap",
         tolerance=float(norm.pdf(d_seed / se_d)) * (d_seed / se_d) * 3 * math.sqrt(2) * mc,
         note=f"the seed's formula with the Diabetes difference {d_seed:.2f} and our se {se_d:.1f} "
-             f"(divisor B); the seed's 0.4999 would need se = {implied_se(8.94, 0.4999):.0f}")
-    add("diabetes.p_value_stale_difference", p_stale, seed=ref.get("diabetes.p_value", (0.4999, ""))[0],
-        kind="bootstrap", tolerance=0.00005 + 1e-9,
+        f"(divisor B); the seed's 0.4999 would need se = {implied_se(8.94, 0.4999):.0f}",
+    )
+    add(
+        "diabetes.p_value_stale_difference",
+        p_stale,
+        seed=ref.get("diabetes.p_value", (0.4999, ""))[0],
+        kind="bootstrap",
+        tolerance=0.00005 + 1e-9,
         note="norm(loc=0.0263, scale=se).cdf(0): the seed's cell computes diff in a displayed, "
-             "non-executed block, so its p uses the Breast Cancer diff 0.0263 -- this reproduces 0.4999")
-    add("diabetes.se_implied_by_p", implied_se(8.94, 0.4999), seed=float("nan"),
+        "non-executed block, so its p uses the Breast Cancer diff 0.0263 -- this reproduces 0.4999",
+    )
+    add(
+        "diabetes.se_implied_by_p",
+        implied_se(8.94, 0.4999),
+        seed=float("nan"),
         note=f"8.94 / Phi^-1(0.5001); p in [0.49985, 0.49995) allows {implied_se(8.94, 0.49985):.0f} to "
-             f"{implied_se(8.94, 0.49995):.0f}; our bootstrap se is {se_d:.1f}")
-    add("diabetes.p_value_two_sided_classical_t", sq_cls["p_value"].iloc[0], seed=float("nan"),
-        kind="bootstrap", note="squared_terms_comparison with the classical t selection, two-sided")
+        f"{implied_se(8.94, 0.49995):.0f}; our bootstrap se is {se_d:.1f}",
+    )
+    add(
+        "diabetes.p_value_two_sided_classical_t",
+        sq_cls["p_value"].iloc[0],
+        seed=float("nan"),
+        kind="bootstrap",
+        note="squared_terms_comparison with the classical t selection, two-sided",
+    )
 
-    squared = pd.concat([sq_seed.assign(selection="seed (its incorrect t)"),
-                         sq_cls.assign(selection="classical OLS t")], ignore_index=True)
+    squared = pd.concat(
+        [sq_seed.assign(selection="seed (its incorrect t)"), sq_cls.assign(selection="classical OLS t")],
+        ignore_index=True,
+    )
     return Seed003Rerun(
         table=pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"agrees": "boolean"}),
         reject_curve=reject,
@@ -449,11 +553,16 @@ def seed003_figures(rerun: Seed003Rerun) -> dict:
     return {
         "fig3_1_reject_option": plot_reject_option(rerun.reject_curve, title="Synthetic 3 classes, QDA"),
         "fig3_2_error_distribution": plot_error_distribution(
-            rerun.error_draws["error_rate"], s["error_rate"], int(s["n_test"]),
-            title="Synthetic 3 classes, QDA test error"),
+            rerun.error_draws["error_rate"],
+            s["error_rate"],
+            int(s["n_test"]),
+            title="Synthetic 3 classes, QDA test error",
+        ),
         "fig3_3_difference": plot_loss_difference(
-            rerun.difference_draws, rerun.difference_test, labels=("naive Bayes", "QDA"),
-            title="Breast Cancer: naive Bayes against QDA"),
-        "fig3_4_predicted_vs_observed": plot_predicted_vs_observed(
-            rerun.diabetes_points, title="Diabetes, OLS"),
+            rerun.difference_draws,
+            rerun.difference_test,
+            labels=("naive Bayes", "QDA"),
+            title="Breast Cancer: naive Bayes against QDA",
+        ),
+        "fig3_4_predicted_vs_observed": plot_predicted_vs_observed(rerun.diabetes_points, title="Diabetes, OLS"),
     }

@@ -90,14 +90,37 @@ __all__ = [
 METHODS = ("auto", "closed_form", "monte_carlo")
 
 #: Columns of :func:`truth_table` (``tables/simulation_truth.csv``).
-TRUTH_COLUMNS = ["dataset", "family", "quantity", "estimator", "loss", "feature", "grid_value", "row",
-                 "estimate", "truth", "truth_se", "error", "ci_low", "ci_high", "method", "source"]
+TRUTH_COLUMNS = [
+    "dataset",
+    "family",
+    "quantity",
+    "estimator",
+    "loss",
+    "feature",
+    "grid_value",
+    "row",
+    "estimate",
+    "truth",
+    "truth_se",
+    "error",
+    "ci_low",
+    "ci_high",
+    "method",
+    "source",
+]
 
 #: Quantities of :func:`truth_table` and the pipeline table each one comes from.
 QUANTITIES = {
-    "e_orig": "model_reliance", "mr_ratio": "model_reliance", "mr_difference": "model_reliance",
-    "pd": "pd_ice", "d_pd": "pd_ice", "ice": "pd_ice", "d_ice": "pd_ice",
-    "learner_pd": "learner_pd", "learner_mr_ratio": "learner_pfi", "learner_mr_difference": "learner_pfi",
+    "e_orig": "model_reliance",
+    "mr_ratio": "model_reliance",
+    "mr_difference": "model_reliance",
+    "pd": "pd_ice",
+    "d_pd": "pd_ice",
+    "ice": "pd_ice",
+    "d_ice": "pd_ice",
+    "learner_pd": "learner_pd",
+    "learner_mr_ratio": "learner_pfi",
+    "learner_mr_difference": "learner_pfi",
 }
 
 _FD_STEP = 1e-5
@@ -227,9 +250,14 @@ def partial_dependence_truth(
         block = None
         if method != "monte_carlo":
             try:
-                block = {"pd": model.partial_dependence(j, z), "pd_se": np.zeros(z.size),
-                         "d_pd": model.partial_dependence_derivative(j, z), "d_pd_se": np.zeros(z.size),
-                         "method": "closed_form", "n_mc": 0}
+                block = {
+                    "pd": model.partial_dependence(j, z),
+                    "pd_se": np.zeros(z.size),
+                    "d_pd": model.partial_dependence_derivative(j, z),
+                    "d_pd_se": np.zeros(z.size),
+                    "method": "closed_form",
+                    "n_mc": 0,
+                }
             except NotImplementedError as exc:
                 if method == "closed_form":
                     raise ValueError(f"DGP {model.name!r}: no closed-form PD for {name!r} ({exc})") from None
@@ -242,8 +270,14 @@ def partial_dependence_truth(
                 Xz[:, j] = value
                 v, g = model.f(Xz), _partial_gradient(model, Xz, j)
                 stats[:, k] = [v.mean(), v.std(ddof=1) / np.sqrt(n_mc), g.mean(), g.std(ddof=1) / np.sqrt(n_mc)]
-            block = {"pd": stats[0], "pd_se": stats[1], "d_pd": stats[2], "d_pd_se": stats[3],
-                     "method": "monte_carlo", "n_mc": n_mc}
+            block = {
+                "pd": stats[0],
+                "pd_se": stats[1],
+                "d_pd": stats[2],
+                "d_pd_se": stats[3],
+                "method": "monte_carlo",
+                "n_mc": n_mc,
+            }
         parts.append(pd.DataFrame({"feature": name, "grid_value": z, **block}))
     return pd.concat(parts, ignore_index=True)
 
@@ -320,9 +354,20 @@ def model_reliance_truth(
             sq = (f_mc - model.f(Xs)) ** 2
             d, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(n_mc))
             used, size = "monte_carlo", n_mc
-        rows.append({"feature": name, "loss": "squared_error", "e_orig": s2, "e_switch": s2 + d,
-                     "mr_ratio": (s2 + d) / s2, "mr_difference": d, "mr_ratio_se": se / s2,
-                     "mr_difference_se": se, "method": used, "n_mc": size})
+        rows.append(
+            {
+                "feature": name,
+                "loss": "squared_error",
+                "e_orig": s2,
+                "e_switch": s2 + d,
+                "mr_ratio": (s2 + d) / s2,
+                "mr_difference": d,
+                "mr_ratio_se": se / s2,
+                "mr_difference_se": se,
+                "method": used,
+                "n_mc": size,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -403,20 +448,25 @@ def _family(table: pd.DataFrame) -> pd.Series:
 
 def _rows(table, dataset, quantity, estimate, truth, truth_se, method, **extra) -> pd.DataFrame:
     n = len(table)
-    out = pd.DataFrame({
-        "dataset": dataset, "family": _family(table).to_numpy(), "quantity": quantity,
-        "estimator": extra.get("estimator", np.full(n, "", dtype=object)),
-        "loss": extra.get("loss", np.full(n, "", dtype=object)),
-        "feature": extra.get("feature", table["feature"].astype(str).to_numpy() if n else []),
-        "grid_value": extra.get("grid_value", np.full(n, np.nan)),
-        "row": extra.get("row", np.full(n, -1, dtype=np.int64)),
-        "estimate": np.asarray(estimate, dtype=np.float64),
-        "truth": np.asarray(truth, dtype=np.float64),
-        "truth_se": np.asarray(truth_se, dtype=np.float64),
-        "ci_low": extra.get("ci_low", np.full(n, np.nan)),
-        "ci_high": extra.get("ci_high", np.full(n, np.nan)),
-        "method": method, "source": QUANTITIES[quantity],
-    })
+    out = pd.DataFrame(
+        {
+            "dataset": dataset,
+            "family": _family(table).to_numpy(),
+            "quantity": quantity,
+            "estimator": extra.get("estimator", np.full(n, "", dtype=object)),
+            "loss": extra.get("loss", np.full(n, "", dtype=object)),
+            "feature": extra.get("feature", table["feature"].astype(str).to_numpy() if n else []),
+            "grid_value": extra.get("grid_value", np.full(n, np.nan)),
+            "row": extra.get("row", np.full(n, -1, dtype=np.int64)),
+            "estimate": np.asarray(estimate, dtype=np.float64),
+            "truth": np.asarray(truth, dtype=np.float64),
+            "truth_se": np.asarray(truth_se, dtype=np.float64),
+            "ci_low": extra.get("ci_low", np.full(n, np.nan)),
+            "ci_high": extra.get("ci_high", np.full(n, np.nan)),
+            "method": method,
+            "source": QUANTITIES[quantity],
+        }
+    )
     out["error"] = out["estimate"] - out["truth"]
     return out[TRUTH_COLUMNS]
 
@@ -510,19 +560,26 @@ def truth_table(
 
     mr = None
     if reliance is not None or learner_pfi is not None:
-        mr = model_reliance_truth(model, p=p, noise_sd=noise_sd, method=method, n_mc=n_mc,
-                                  random_state=random_state).set_index("feature")
+        mr = model_reliance_truth(
+            model, p=p, noise_sd=noise_sd, method=method, n_mc=n_mc, random_state=random_state
+        ).set_index("feature")
 
     def pd_truth(frame: pd.DataFrame, value_col: str = "grid_value"):
         grid = {f: np.unique(part[value_col].to_numpy(dtype=np.float64)) for f, part in frame.groupby("feature")}
         if not grid:
             return np.empty(0), np.empty(0), np.empty(0), np.empty(0), ""
-        truth = partial_dependence_truth(model, list(grid), grid, p=p, method=method, n_mc=n_mc,
-                                         random_state=random_state).set_index(["feature", "grid_value"])
+        truth = partial_dependence_truth(
+            model, list(grid), grid, p=p, method=method, n_mc=n_mc, random_state=random_state
+        ).set_index(["feature", "grid_value"])
         key = pd.MultiIndex.from_arrays([frame["feature"].astype(str), frame[value_col].astype(np.float64)])
         t = truth.loc[key]
-        return (t["pd"].to_numpy(), t["pd_se"].to_numpy(), t["d_pd"].to_numpy(), t["d_pd_se"].to_numpy(),
-                t["method"].to_numpy())
+        return (
+            t["pd"].to_numpy(),
+            t["pd_se"].to_numpy(),
+            t["d_pd"].to_numpy(),
+            t["d_pd_se"].to_numpy(),
+            t["method"].to_numpy(),
+        )
 
     out = []
     if reliance is not None:
@@ -533,9 +590,20 @@ def truth_table(
             t = mr.loc[rel["feature"].astype(str)]
             common = {"estimator": rel["estimator"].astype(str).to_numpy(), "loss": rel["loss"].to_numpy()}
             first = rel.assign(_fam=_family(rel)).drop_duplicates(["_fam", "estimator"]).reset_index(drop=True)
-            out.append(_rows(first, dataset, "e_orig", first["e_orig"], np.full(len(first), noise_sd**2),
-                             np.zeros(len(first)), "closed_form", feature=np.full(len(first), "", dtype=object),
-                             estimator=first["estimator"].astype(str).to_numpy(), loss=first["loss"].to_numpy()))
+            out.append(
+                _rows(
+                    first,
+                    dataset,
+                    "e_orig",
+                    first["e_orig"],
+                    np.full(len(first), noise_sd**2),
+                    np.zeros(len(first)),
+                    "closed_form",
+                    feature=np.full(len(first), "", dtype=object),
+                    estimator=first["estimator"].astype(str).to_numpy(),
+                    loss=first["loss"].to_numpy(),
+                )
+            )
             for q in ("mr_ratio", "mr_difference"):
                 out.append(_rows(rel, dataset, q, rel[q], t[q], t[f"{q}_se"], t["method"].to_numpy(), **common))
     if curves is not None:
@@ -549,8 +617,18 @@ def truth_table(
                 if mask.any():
                     sub = lines[mask].reset_index(drop=True)
                     truth, se = (pdv, pdse) if q == "pd" else (dpd, dpdse)
-                    out.append(_rows(sub, dataset, q, sub["value"], truth[mask], se[mask], how[mask],
-                                     grid_value=sub["grid_value"].to_numpy(dtype=np.float64)))
+                    out.append(
+                        _rows(
+                            sub,
+                            dataset,
+                            q,
+                            sub["value"],
+                            truth[mask],
+                            se[mask],
+                            how[mask],
+                            grid_value=sub["grid_value"].to_numpy(dtype=np.float64),
+                        )
+                    )
         for q in ("ice", "d_ice"):
             sub = cur[cur["kind"] == q].reset_index(drop=True)
             if sub.empty:
@@ -567,32 +645,72 @@ def truth_table(
                 A[:, j] = sub["grid_value"].to_numpy(dtype=np.float64)[idx]
                 truth[idx] = model.f(A) if q == "ice" else _partial_gradient(model, A, j)
             how = "closed_form" if q == "ice" or _has_gradient(model, p) else "finite_difference"
-            out.append(_rows(sub, dataset, q, sub["value"], truth, np.zeros(len(sub)), how,
-                             grid_value=sub["grid_value"].to_numpy(dtype=np.float64), row=rows))
+            out.append(
+                _rows(
+                    sub,
+                    dataset,
+                    q,
+                    sub["value"],
+                    truth,
+                    np.zeros(len(sub)),
+                    how,
+                    grid_value=sub["grid_value"].to_numpy(dtype=np.float64),
+                    row=rows,
+                )
+            )
     if learner_pd is not None:
         lpd = _for_dataset(learner_pd, dataset)
         _need(lpd, ["feature", "grid_value", "mean", "ci_low", "ci_high"], "learner_pd")
         if len(lpd):
             pdv, pdse, _, _, how = pd_truth(lpd)
-            out.append(_rows(lpd, dataset, "learner_pd", lpd["mean"], pdv, pdse, how,
-                             grid_value=lpd["grid_value"].to_numpy(dtype=np.float64),
-                             ci_low=lpd["ci_low"].to_numpy(dtype=np.float64),
-                             ci_high=lpd["ci_high"].to_numpy(dtype=np.float64)))
+            out.append(
+                _rows(
+                    lpd,
+                    dataset,
+                    "learner_pd",
+                    lpd["mean"],
+                    pdv,
+                    pdse,
+                    how,
+                    grid_value=lpd["grid_value"].to_numpy(dtype=np.float64),
+                    ci_low=lpd["ci_low"].to_numpy(dtype=np.float64),
+                    ci_high=lpd["ci_high"].to_numpy(dtype=np.float64),
+                )
+            )
     if learner_pfi is not None:
         lpf = _for_dataset(learner_pfi, dataset)
-        need = ["feature", "estimator", "loss"] + [f"{m}_{s}" for m in ("mr_ratio", "mr_difference")
-                                                   for s in ("mean", "ci_low", "ci_high")]
+        need = ["feature", "estimator", "loss"] + [
+            f"{m}_{s}" for m in ("mr_ratio", "mr_difference") for s in ("mean", "ci_low", "ci_high")
+        ]
         _need(lpf, need, "learner_pfi")
         lpf = lpf[lpf["loss"] == "squared_error"].reset_index(drop=True)
         if len(lpf):
             t = mr.loc[lpf["feature"].astype(str)]
             for m in ("mr_ratio", "mr_difference"):
-                out.append(_rows(lpf, dataset, f"learner_{m}", lpf[f"{m}_mean"], t[m], t[f"{m}_se"],
-                                 t["method"].to_numpy(), estimator=lpf["estimator"].astype(str).to_numpy(),
-                                 loss=lpf["loss"].to_numpy(), ci_low=lpf[f"{m}_ci_low"].to_numpy(dtype=np.float64),
-                                 ci_high=lpf[f"{m}_ci_high"].to_numpy(dtype=np.float64)))
+                out.append(
+                    _rows(
+                        lpf,
+                        dataset,
+                        f"learner_{m}",
+                        lpf[f"{m}_mean"],
+                        t[m],
+                        t[f"{m}_se"],
+                        t["method"].to_numpy(),
+                        estimator=lpf["estimator"].astype(str).to_numpy(),
+                        loss=lpf["loss"].to_numpy(),
+                        ci_low=lpf[f"{m}_ci_low"].to_numpy(dtype=np.float64),
+                        ci_high=lpf[f"{m}_ci_high"].to_numpy(dtype=np.float64),
+                    )
+                )
     if not out:
-        return pd.DataFrame({c: pd.Series(dtype=object if c in ("dataset", "family", "quantity", "estimator",
-                                                                 "loss", "feature", "method", "source")
-                                          else (np.int64 if c == "row" else float)) for c in TRUTH_COLUMNS})
+        return pd.DataFrame(
+            {
+                c: pd.Series(
+                    dtype=object
+                    if c in ("dataset", "family", "quantity", "estimator", "loss", "feature", "method", "source")
+                    else (np.int64 if c == "row" else float)
+                )
+                for c in TRUTH_COLUMNS
+            }
+        )
     return pd.concat(out, ignore_index=True)

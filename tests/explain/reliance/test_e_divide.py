@@ -89,8 +89,11 @@ def test_engine_equals_generic_path_on_random_halvings(kind):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(120, 4))
     y = X[:, 0] * X[:, 1] + X[:, 2] + rng.normal(scale=0.1, size=120)
-    model = (RandomForestRegressor(n_estimators=12, random_state=0) if kind == "forest"
-             else GradientBoostingRegressor(n_estimators=15, random_state=0)).fit(X, y)
+    model = (
+        RandomForestRegressor(n_estimators=12, random_state=0)
+        if kind == "forest"
+        else GradientBoostingRegressor(n_estimators=15, random_state=0)
+    ).fit(X, y)
     kw = dict(estimator="e_divide", n_repeats=5, random_state=9, n_estimators=[4, 12])
     engine = model_reliance(model, X, y, method="engine", **kw)
     generic = model_reliance(model, X, y, method="generic", **kw)

@@ -48,10 +48,14 @@ def data():
 
 MODELS = {
     "gb_squared": (GradientBoostingRegressor(n_estimators=12, max_depth=2, random_state=0), "squared_error"),
-    "gb_huber_sub": (GradientBoostingRegressor(n_estimators=12, max_depth=3, loss="huber", subsample=0.7,
-                                               random_state=1), "squared_error"),
-    "gb_absolute": (GradientBoostingRegressor(n_estimators=12, max_depth=1, loss="absolute_error",
-                                              random_state=2), "squared_error"),
+    "gb_huber_sub": (
+        GradientBoostingRegressor(n_estimators=12, max_depth=3, loss="huber", subsample=0.7, random_state=1),
+        "squared_error",
+    ),
+    "gb_absolute": (
+        GradientBoostingRegressor(n_estimators=12, max_depth=1, loss="absolute_error", random_state=2),
+        "squared_error",
+    ),
     "gb_classifier": (GradientBoostingClassifier(n_estimators=12, max_depth=2, random_state=0), "log_loss"),
     "gb_classifier_01": (GradientBoostingClassifier(n_estimators=12, max_depth=2, random_state=0), "zero_one"),
     "rf_regressor": (RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0), "squared_error"),
@@ -73,9 +77,22 @@ def _ks(model):
     return [3, top, 1, 7, 3]  # any order, duplicates allowed
 
 
-def _engine_arrays(model, X, y, *, kernel, features=None, estimator="permutation", loss=None, n_repeats=None,
-                   random_state=None, permutations=None, n_estimators=None, max_rows_per_batch=DEFAULT_MAX_ROWS,
-                   n_jobs=1):
+def _engine_arrays(
+    model,
+    X,
+    y,
+    *,
+    kernel,
+    features=None,
+    estimator="permutation",
+    loss=None,
+    n_repeats=None,
+    random_state=None,
+    permutations=None,
+    n_estimators=None,
+    max_rows_per_batch=DEFAULT_MAX_ROWS,
+    n_jobs=1,
+):
     """``(e_orig, e_switch)`` of ``engine_sums(..., kernel=kernel)``, its inputs validated and
     built as ``model_reliance`` builds them (``_model_reliance.py``)."""
     Xv, names = check_X(X)
@@ -87,9 +104,21 @@ def _engine_arrays(model, X, y, *, kernel, features=None, estimator="permutation
     loss_name, loss_fn = resolve_loss(loss)
     perms, _, _ = resolve_permutations(estimator, permutations, n_repeats, n, len(cols), random_state)
     designs = switch_designs(estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows_per_batch)
-    e_orig, sums = engine_sums(model, Xv, yv, n_estimators=n_estimators, cols=cols, loss_fn=loss_fn,
-                               loss_name=loss_name, estimator=estimator, perms=perms, designs=designs,
-                               max_rows=max_rows_per_batch, n_jobs=n_jobs, kernel=kernel)
+    e_orig, sums = engine_sums(
+        model,
+        Xv,
+        yv,
+        n_estimators=n_estimators,
+        cols=cols,
+        loss_fn=loss_fn,
+        loss_name=loss_name,
+        estimator=estimator,
+        perms=perms,
+        designs=designs,
+        max_rows=max_rows_per_batch,
+        n_jobs=n_jobs,
+        kernel=kernel,
+    )
     return e_orig, sums / divisor(estimator, n)
 
 
@@ -137,8 +166,9 @@ def test_engine_equals_separately_fitted_members(name, data):
     model, X, y, loss = _fit(name, data)
     ks = [2, 5, len(model.estimators_)]
     perms = random_permutations(N, 4, len(FEATURES), 11)
-    fast = model_reliance(model, X, y, n_estimators=ks, features=FEATURES, loss=loss, permutations=perms,
-                          method="engine")
+    fast = model_reliance(
+        model, X, y, n_estimators=ks, features=FEATURES, loss=loss, permutations=perms, method="engine"
+    )
     for i, k in enumerate(ks):
         single = clone(model).set_params(n_estimators=k).fit(X, data[2] if "classifier" in name else data[1])
         ref = model_reliance(single, X, y, features=FEATURES, loss=loss, permutations=perms, method="generic")
@@ -212,8 +242,19 @@ def test_validation(data):
     with pytest.raises(TypeError, match="no tree-engine support"):
         model_reliance(lin, X, y, method="engine")
     with pytest.raises(TypeError, match="random forest"):
-        engine_sums(lin, X, y, n_estimators=None, cols=[np.array([0])], loss_fn=None, loss_name="",
-                    estimator="e_divide", perms=None, designs=[], max_rows=DEFAULT_MAX_ROWS)
+        engine_sums(
+            lin,
+            X,
+            y,
+            n_estimators=None,
+            cols=[np.array([0])],
+            loss_fn=None,
+            loss_name="",
+            estimator="e_divide",
+            perms=None,
+            designs=[],
+            max_rows=DEFAULT_MAX_ROWS,
+        )
     with pytest.raises(ValueError, match=r"\[1, 12\]"):
         model_reliance(model, X, y, n_estimators=[13], method="engine")
     with pytest.raises(ValueError, match="empty"):
@@ -236,8 +277,9 @@ def test_validation(data):
         tree_terms(model, X, n_trees=0)
     # engine support is a registry capability (Family.engine), not a list of classes
     assert [f.name for f in FAMILIES.values() if f.engine] == ["random_forest", "extra_trees", "gradient_boosting"]
-    assert all(supports_engine(clone(est).fit(X, data[2] if "classifier" in n else y))
-               for n, (est, _) in MODELS.items())
+    assert all(
+        supports_engine(clone(est).fit(X, data[2] if "classifier" in n else y)) for n, (est, _) in MODELS.items()
+    )
 
 
 @pytest.mark.parametrize("estimator", ["permutation", "e_switch"])

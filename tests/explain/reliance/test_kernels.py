@@ -82,7 +82,7 @@ def test_walk_original_matches_apply_and_decision_path(name, models, data):
         path = est.tree_.decision_path(X32).tocsr()
         feat = est.tree_.feature
         for i in range(N):
-            nodes = np.sort(path.indices[path.indptr[i]:path.indptr[i + 1]])  # root first
+            nodes = np.sort(path.indices[path.indptr[i] : path.indptr[i + 1]])  # root first
             for g, cols in enumerate(GROUPS):
                 hits = [v for v in nodes if feat[v] >= 0 and feat[v] in cols]
                 assert entry[g, i, t] == (hits[0] + off if hits else -1)
@@ -104,8 +104,14 @@ def test_float32_split_test_is_scikit_learns():
     probes = []
     for t in thr:
         below32 = np.float32(t)
-        probes += [t, np.nextafter(t, np.inf), np.nextafter(t, -np.inf), float(below32),
-                   float(np.nextafter(below32, np.float32(np.inf))), float(np.nextafter(below32, np.float32(-np.inf)))]
+        probes += [
+            t,
+            np.nextafter(t, np.inf),
+            np.nextafter(t, -np.inf),
+            float(below32),
+            float(np.nextafter(below32, np.float32(np.inf))),
+            float(np.nextafter(below32, np.float32(-np.inf))),
+        ]
     Xp = np.asarray(probes)[:, None]
     X32 = Xp.astype(np.float32)
     ens = _Ensemble(model, 3)
@@ -195,7 +201,7 @@ def test_switched_rows_equal_brute_force(name, path, models, data, monkeypatch):
     for t, est in enumerate(_sk_trees(model)):
         leaves = est.tree_.apply(Xh) + flat.roots[t]
         c = flat.column[t]
-        acc[:, c:c + flat.table.shape[1]] += flat.table[leaves]
+        acc[:, c : c + flat.table.shape[1]] += flat.table[leaves]
         if (t + 1) % per_stage == 0 and (t + 1) // per_stage in slot:
             np.testing.assert_array_equal(out[slot[(t + 1) // per_stage]], acc)
 
@@ -208,7 +214,7 @@ def test_signatures_reproduce_every_threshold_test(name, cols, models, data):
     model = models[name]
     X32 = data[0].astype(np.float32)
     flat = _Ensemble(model, len(model.estimators_)).flat()
-    var = signatures(flat, X32, cols, limit=10 ** 6)
+    var = signatures(flat, X32, cols, limit=10**6)
     capped = signatures(flat, X32, cols, limit=3)
     assert ((capped.nsig == 0) | (capped.nsig <= 3)).all()
     for t in range(flat.n_trees):
@@ -257,10 +263,21 @@ def test_kernel_validation(models, data):
         accumulate(flat, snap, entry, term, X32, np.arange(N), np.zeros((N, 1)), 1, donors=np.arange(N))
     var = signatures(flat, X32, [0])
     with pytest.raises(ValueError, match="donors"):
-        accumulate(flat, snap, entry, term, X32, np.arange(N), np.zeros((N, 1)), 1, donors=np.arange(N) + 1,
-                   X32=X32, variable=var)
+        accumulate(
+            flat,
+            snap,
+            entry,
+            term,
+            X32,
+            np.arange(N),
+            np.zeros((N, 1)),
+            1,
+            donors=np.arange(N) + 1,
+            X32=X32,
+            variable=var,
+        )
     assert thread_count(None) == 1 and thread_count(1) == 1
-    assert 1 <= thread_count(-1) == thread_count(10 ** 6)
+    assert 1 <= thread_count(-1) == thread_count(10**6)
 
 
 def test_serial_and_parallel_kernels_have_their_own_cache_entries():
@@ -269,8 +286,11 @@ def test_serial_and_parallel_kernels_have_their_own_cache_entries():
     K = _kernels
     if not K.AVAILABLE:
         pytest.skip("numba not installed")
-    for serial, parallel in ((K._walk_serial, K._walk_parallel), (K._sig_serial, K._sig_parallel),
-                             (K._acc_serial, K._acc_parallel)):
+    for serial, parallel in (
+        (K._walk_serial, K._walk_parallel),
+        (K._sig_serial, K._sig_parallel),
+        (K._acc_serial, K._acc_parallel),
+    ):
         assert serial.py_func.__qualname__ != parallel.py_func.__qualname__
         assert serial.py_func.__code__ is parallel.py_func.__code__  # the same kernel source
         assert parallel.targetoptions.get("parallel") and not serial.targetoptions.get("parallel")

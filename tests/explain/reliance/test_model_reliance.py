@@ -249,7 +249,7 @@ def _brute_e_switch(f, X, y, cols, loss):
             if i != j:
                 x = X[j].copy()
                 x[cols] = X[i, cols]
-                total += loss(y[j:j + 1], f(x[None]))[0, 0]
+                total += loss(y[j : j + 1], f(x[None]))[0, 0]
     return total / (n * (n - 1))
 
 
@@ -262,8 +262,9 @@ def test_e_switch_chunked_equals_brute_force_definition():
         return np.stack([np.sin(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2, np.tanh(Z @ [1.0, -2.0, 0.5])])
 
     groups = {"a": [0], "bc": [1, 2]}
-    expected = [[_brute_e_switch(lambda z: f(z)[k:k + 1], X, y, c, squared_error) for c in groups.values()]
-                for k in range(2)]
+    expected = [
+        [_brute_e_switch(lambda z: f(z)[k : k + 1], X, y, c, squared_error) for c in groups.values()] for k in range(2)
+    ]
     results = []
     for rows in (6, 13, 10_000):  # one donor per chunk, two donors per chunk, everything at once
         t = model_reliance(f, X, y, estimator="e_switch", features=groups, max_rows_per_batch=rows).to_frame()
@@ -340,8 +341,9 @@ def test_default_permutations_are_seeded_generator_draws(reg, gb_reg):
     predict = member_predictor(gb_reg)
     a = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
     b = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
-    c = model_reliance(predict, X, y, features=[1, 2], n_repeats=3,
-                       permutations=random_permutations(len(y), 3, 2, random_state=42)).to_frame()
+    c = model_reliance(
+        predict, X, y, features=[1, 2], n_repeats=3, permutations=random_permutations(len(y), 3, 2, random_state=42)
+    ).to_frame()
     d = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=43).to_frame()
     # the fitted model (tree engine) draws the same permutations
     e = model_reliance(gb_reg, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
@@ -381,15 +383,23 @@ def test_feature_group_is_permuted_jointly():
         _close(t["e_switch"].iloc[g], np.mean(losses))
     # names resolve through DataFrame columns too
     frame = pd.DataFrame(X, columns=["a", "Sex_F", "Sex_I", "Sex_M", "b"])
-    t2 = model_reliance(predict, frame, y, features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
-                        permutations=perms[1:2]).to_frame()
+    t2 = model_reliance(
+        predict, frame, y, features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms[1:2]
+    ).to_frame()
     _close(t2["e_switch"], t["e_switch"].iloc[1])
     # feature_groups= builds the same variables from the column names (prepared.json's groups)
-    t3 = model_reliance(predict, frame, y, feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
-                        permutations=perms).to_frame()
+    t3 = model_reliance(
+        predict, frame, y, feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms
+    ).to_frame()
     pd.testing.assert_frame_equal(t3, t)
-    t4 = model_reliance(predict, X, y, feature_names=list(frame.columns),
-                        feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms).to_frame()
+    t4 = model_reliance(
+        predict,
+        X,
+        y,
+        feature_names=list(frame.columns),
+        feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
+        permutations=perms,
+    ).to_frame()
     pd.testing.assert_frame_equal(t4, t)
 
 
@@ -493,8 +503,10 @@ def test_pipeline_wrapped_forest_takes_the_generic_path(reg):
     from sklearn.ensemble import RandomForestRegressor
 
     X, y = reg
-    wrapped = make_pipeline(StandardScaler(with_mean=False, with_std=False),  # the identity
-                            RandomForestRegressor(n_estimators=5, max_depth=3, random_state=0)).fit(X, y)
+    wrapped = make_pipeline(
+        StandardScaler(with_mean=False, with_std=False),  # the identity
+        RandomForestRegressor(n_estimators=5, max_depth=3, random_state=0),
+    ).fit(X, y)
     rf = wrapped[-1]
     perms = random_permutations(len(y), 2, X.shape[1], random_state=0)
     a = model_reliance(wrapped, X, y, permutations=perms)
@@ -506,8 +518,9 @@ def test_pipeline_wrapped_forest_takes_the_generic_path(reg):
 
 def test_result_arrays_and_frame(reg, gb_reg):
     X, y = reg
-    res = model_reliance(gb_reg, X, y, features={"a": [0], "bc": [1, 2]}, n_repeats=3, random_state=0,
-                         n_estimators=[2, 9])
+    res = model_reliance(
+        gb_reg, X, y, features={"a": [0], "bc": [1, 2]}, n_repeats=3, random_state=0, n_estimators=[2, 9]
+    )
     m, G, R = res.e_switch.shape
     assert (m, G, R) == (2, 2, 3) and res.e_orig.shape == (2,) and res.features == ["a", "bc"]
     assert res.n_samples == len(y) and res.estimator == "permutation" and not res.deterministic

@@ -103,7 +103,6 @@ Departures from the seed (thesis 001 §4.2) and why
   for the same fitted model.
 """
 
-
 from ._curves import (
     anchor_index,
     centered_ice,

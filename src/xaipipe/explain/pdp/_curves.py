@@ -73,13 +73,9 @@ def model_output(model, output: str = "auto", class_index: int = 1) -> Callable[
     if not hasattr(model, "predict"):
         if callable(model):
             if output != "auto":
-                raise ValueError(
-                    f"output={output!r} applies to estimators; a callable model is used as is"
-                )
+                raise ValueError(f"output={output!r} applies to estimators; a callable model is used as is")
             return model
-        raise TypeError(
-            f"model must be a callable f(X) -> (n,) or a fitted estimator, got {type(model).__name__}"
-        )
+        raise TypeError(f"model must be a callable f(X) -> (n,) or a fitted estimator, got {type(model).__name__}")
     if output == "auto":
         output = "proba" if _is_classifier(model) else "predict"
     class_index = _check_int(class_index, "class_index", 0)
@@ -166,8 +162,7 @@ def ice_curves(
             y = y[:, 0]
         if y.shape != (stop - start,):
             raise ValueError(
-                f"model output must have shape ({stop - start},) for a chunk of "
-                f"{stop - start} rows, got {y.shape}"
+                f"model output must have shape ({stop - start},) for a chunk of {stop - start} rows, got {y.shape}"
             )
         if not np.all(np.isfinite(y)):
             raise ValueError("model output contains NaN or infinite values")

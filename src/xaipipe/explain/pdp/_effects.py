@@ -121,9 +121,7 @@ def _resolve_feature(
     def index_of(item) -> int:
         if isinstance(item, str):
             if names is None or item not in names:
-                raise ValueError(
-                    f"unknown feature {item!r}" + ("" if names else " (pass feature_names to use names)")
-                )
+                raise ValueError(f"unknown feature {item!r}" + ("" if names else " (pass feature_names to use names)"))
             return names.index(item)
         return _check_columns(item, n_features)[0]
 
@@ -218,9 +216,7 @@ def explain_feature(
     if is_group:
         G = onehot_grid(Xv[:, cols])
         level_names = [names[j] if names else f"x{j}" for j in cols]
-        levels = tuple(
-            NO_LEVEL if not row.any() else level_names[int(np.argmax(row))] for row in G
-        )
+        levels = tuple(NO_LEVEL if not row.any() else level_names[int(np.argmax(row))] for row in G)
         ice = ice_curves(model, X, cols, G, **kwargs)
         if anchor == "min":
             a = 0
@@ -231,9 +227,20 @@ def explain_feature(
         c_ice = centered_ice(ice, a)
         pd_ = ice.mean(axis=0)
         return FeatureEffect(
-            feature=name, grid=np.arange(G.shape[0], dtype=np.float64), levels=levels, rows=rows,
-            ice=ice, pd=pd_, c_ice=c_ice, pd_centered=pd_ - pd_[a], anchor=a,
-            d_ice=None, d_pd=None, d_ice_sd=None, deciles=np.empty(0), output=label,
+            feature=name,
+            grid=np.arange(G.shape[0], dtype=np.float64),
+            levels=levels,
+            rows=rows,
+            ice=ice,
+            pd=pd_,
+            c_ice=c_ice,
+            pd_centered=pd_ - pd_[a],
+            anchor=a,
+            d_ice=None,
+            d_pd=None,
+            d_ice_sd=None,
+            deciles=np.empty(0),
+            output=label,
         )
 
     x = Xv[:, cols[0]]
@@ -247,11 +254,20 @@ def explain_feature(
     pd_ = ice.mean(axis=0)
     d_ice = ice_derivatives(ice, g, smooth=smooth, polyorder=polyorder)
     return FeatureEffect(
-        feature=name, grid=g, levels=None, rows=rows, ice=ice, pd=pd_,
-        c_ice=centered_ice(ice, a), pd_centered=pd_ - pd_[a], anchor=a,
-        d_ice=d_ice, d_pd=d_ice.mean(axis=0),
+        feature=name,
+        grid=g,
+        levels=None,
+        rows=rows,
+        ice=ice,
+        pd=pd_,
+        c_ice=centered_ice(ice, a),
+        pd_centered=pd_ - pd_[a],
+        anchor=a,
+        d_ice=d_ice,
+        d_pd=d_ice.mean(axis=0),
         d_ice_sd=derivative_sd(d_ice) if n > 1 else np.zeros(g.size),
-        deciles=deciles(x), output=label,
+        deciles=deciles(x),
+        output=label,
     )
 
 
@@ -308,10 +324,22 @@ def explain_pair(
     else:
         g1, g2 = (_check_1d(g, "grid") for g in grids)
     pd2 = partial_dependence_2d(
-        model, X, (c1[0], c2[0]), g1, g2,
-        output=output, class_index=class_index, max_batch_rows=max_batch_rows,
+        model,
+        X,
+        (c1[0], c2[0]),
+        g1,
+        g2,
+        output=output,
+        class_index=class_index,
+        max_batch_rows=max_batch_rows,
     )
     return PairEffect(
-        feature_1=n1, feature_2=n2, values_1=g1, values_2=g2, pd=pd2,
-        deciles_1=deciles(x1), deciles_2=deciles(x2), output=_output_label(model, output),
+        feature_1=n1,
+        feature_2=n2,
+        values_1=g1,
+        values_2=g2,
+        pd=pd2,
+        deciles_1=deciles(x1),
+        deciles_2=deciles(x2),
+        output=_output_label(model, output),
     )

@@ -181,8 +181,7 @@ def feature_grid(
     ends = _mquantiles(xv, (lo, hi))
     if np.allclose(ends[0], ends[1]):
         raise ValueError(
-            f"the {lo} and {hi} quantiles of x are (nearly) equal ({ends[0]!r}); "
-            "choose percentiles further apart"
+            f"the {lo} and {hi} quantiles of x are (nearly) equal ({ends[0]!r}); choose percentiles further apart"
         )
     if kind == "uniform":
         return np.linspace(ends[0], ends[1], resolution)

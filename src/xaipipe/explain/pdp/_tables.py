@@ -67,36 +67,54 @@ def effects_table(
 
         def curves(kind, mat):
             m = mat[keep]
-            return pd.DataFrame({
-                "grid_value": np.tile(eff.grid, m.shape[0]),
-                "level": np.tile(level, m.shape[0]),
-                "kind": kind,
-                "row": np.repeat(np.asarray(eff.rows)[keep], k).astype(np.int64),
-                "value": m.ravel(),
-            })
+            return pd.DataFrame(
+                {
+                    "grid_value": np.tile(eff.grid, m.shape[0]),
+                    "level": np.tile(level, m.shape[0]),
+                    "kind": kind,
+                    "row": np.repeat(np.asarray(eff.rows)[keep], k).astype(np.int64),
+                    "value": m.ravel(),
+                }
+            )
 
         def line(kind, vec):
-            return pd.DataFrame({
-                "grid_value": eff.grid, "level": level, "kind": kind,
-                "row": np.full(k, -1, dtype=np.int64), "value": np.asarray(vec, dtype=np.float64),
-            })
+            return pd.DataFrame(
+                {
+                    "grid_value": eff.grid,
+                    "level": level,
+                    "kind": kind,
+                    "row": np.full(k, -1, dtype=np.int64),
+                    "value": np.asarray(vec, dtype=np.float64),
+                }
+            )
 
-        blocks = [line("pd", eff.pd), curves("ice", eff.ice), curves("c_ice", eff.c_ice),
-                  line("pd_centered", eff.pd_centered)]
+        blocks = [
+            line("pd", eff.pd),
+            curves("ice", eff.ice),
+            curves("c_ice", eff.c_ice),
+            line("pd_centered", eff.pd_centered),
+        ]
         if eff.d_ice is not None:
             blocks += [curves("d_ice", eff.d_ice), line("d_pd", eff.d_pd), line("d_ice_sd", eff.d_ice_sd)]
         if eff.deciles.size:
-            blocks.append(pd.DataFrame({
-                "grid_value": eff.deciles, "level": "", "kind": "decile",
-                "row": np.full(eff.deciles.size, -1, dtype=np.int64),
-                "value": np.arange(1, eff.deciles.size + 1) / (eff.deciles.size + 1),
-            }))
+            blocks.append(
+                pd.DataFrame(
+                    {
+                        "grid_value": eff.deciles,
+                        "level": "",
+                        "kind": "decile",
+                        "row": np.full(eff.deciles.size, -1, dtype=np.int64),
+                        "value": np.arange(1, eff.deciles.size + 1) / (eff.deciles.size + 1),
+                    }
+                )
+            )
         block = pd.concat(blocks, ignore_index=True)
         block.insert(0, "feature", eff.feature)
         parts.append(block)
     if not parts:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(
-            _TABLE_COLUMNS, [object, float, object, object, np.int64, float])})
+        return pd.DataFrame(
+            {c: pd.Series(dtype=t) for c, t in zip(_TABLE_COLUMNS, [object, float, object, object, np.int64, float])}
+        )
     return pd.concat(parts, ignore_index=True)[_TABLE_COLUMNS]
 
 
@@ -120,14 +138,21 @@ def pair_table(pairs: PairEffect | Sequence[PairEffect]) -> pd.DataFrame:
         if not isinstance(p, PairEffect):
             raise TypeError(f"expected PairEffect, got {type(p).__name__}")
         n1, n2 = p.values_1.size, p.values_2.size
-        parts.append(pd.DataFrame({
-            "feature_1": p.feature_1, "feature_2": p.feature_2,
-            "value_1": np.repeat(p.values_1, n2), "value_2": np.tile(p.values_2, n1),
-            "pd": np.asarray(p.pd, dtype=np.float64).ravel(),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "feature_1": p.feature_1,
+                    "feature_2": p.feature_2,
+                    "value_1": np.repeat(p.values_1, n2),
+                    "value_2": np.tile(p.values_2, n1),
+                    "pd": np.asarray(p.pd, dtype=np.float64).ravel(),
+                }
+            )
+        )
     if not parts:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(
-            _PAIR_COLUMNS, [object, object, float, float, float])})
+        return pd.DataFrame(
+            {c: pd.Series(dtype=t) for c, t in zip(_PAIR_COLUMNS, [object, object, float, float, float])}
+        )
     return pd.concat(parts, ignore_index=True)[_PAIR_COLUMNS]
 
 
@@ -180,9 +205,17 @@ def effect_from_table(table: pd.DataFrame, feature: str) -> FeatureEffect:
     zero = np.flatnonzero((pdc == 0) & np.all(c_ice == 0, axis=0))
     dec = line("decile")
     return FeatureEffect(
-        feature=feature, grid=grid, levels=levels, rows=rows, ice=ice,
-        pd=pd_rows["value"].to_numpy(dtype=np.float64), c_ice=c_ice, pd_centered=pdc,
-        anchor=int(zero[0]) if zero.size else 0, d_ice=d_ice, d_pd=vector("d_pd"),
+        feature=feature,
+        grid=grid,
+        levels=levels,
+        rows=rows,
+        ice=ice,
+        pd=pd_rows["value"].to_numpy(dtype=np.float64),
+        c_ice=c_ice,
+        pd_centered=pdc,
+        anchor=int(zero[0]) if zero.size else 0,
+        d_ice=d_ice,
+        d_pd=vector("d_pd"),
         d_ice_sd=vector("d_ice_sd"),
         deciles=np.empty(0) if dec is None else dec["grid_value"].to_numpy(dtype=np.float64),
         output="",
@@ -208,8 +241,12 @@ def pair_from_table(table: pd.DataFrame, feature_1: str, feature_2: str) -> Pair
     if len(t) != v1.size * v2.size:
         raise ValueError(f"pair ({feature_1!r}, {feature_2!r}) is not a full {v1.size} x {v2.size} grid")
     return PairEffect(
-        feature_1=feature_1, feature_2=feature_2, values_1=v1, values_2=v2,
-        pd=t["pd"].to_numpy(dtype=np.float64).reshape(v1.size, v2.size), output="",
+        feature_1=feature_1,
+        feature_2=feature_2,
+        values_1=v1,
+        values_2=v2,
+        pd=t["pd"].to_numpy(dtype=np.float64).reshape(v1.size, v2.size),
+        output="",
     )
 
 
@@ -261,11 +298,25 @@ def pd_ice_tables(
     top = list(top)
     extra = [f for f in extra if f not in top]
     groups = dict(feature_groups or {})
-    common = dict(feature_names=list(feature_names), output=output, kind=kind, percentiles=tuple(percentiles),
-                  max_batch_rows=max_batch_rows)
+    common = dict(
+        feature_names=list(feature_names),
+        output=output,
+        kind=kind,
+        percentiles=tuple(percentiles),
+        max_batch_rows=max_batch_rows,
+    )
     effects = [
-        explain_feature(model, X, name, feature_groups=groups, resolution=resolution, anchor=anchor,
-                        smooth=smooth, row_ids=row_ids, **common)
+        explain_feature(
+            model,
+            X,
+            name,
+            feature_groups=groups,
+            resolution=resolution,
+            anchor=anchor,
+            smooth=smooth,
+            row_ids=row_ids,
+            **common,
+        )
         for name in top + extra
     ]
     curves = effects_table(effects, max_curves=max_curves, random_state=0)

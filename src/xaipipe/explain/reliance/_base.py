@@ -48,8 +48,7 @@ def _as_member_output(output: Any, n: int, name: str) -> np.ndarray:
     out = np.asarray(output)
     if out.ndim not in (2, 3) or out.shape[1] != n:
         raise ValueError(
-            f"{name}: model output must have shape (n_members, {n}) or "
-            f"(n_members, {n}, n_classes); got {out.shape}"
+            f"{name}: model output must have shape (n_members, {n}) or (n_members, {n}, n_classes); got {out.shape}"
         )
     if not np.issubdtype(out.dtype, np.number) or np.issubdtype(out.dtype, np.complexfloating):
         raise ValueError(f"{name}: model output must be real numbers, got dtype {out.dtype}")
@@ -71,18 +70,14 @@ def _class1_probability(out: np.ndarray, name: str) -> np.ndarray:
     """Probability of class 1 from (m, n) or (m, n, 2) output, as a float array."""
     if out.ndim == 3:
         if out.shape[2] != 2:
-            raise ValueError(
-                f"{name}: only binary classification is supported; output has "
-                f"{out.shape[2]} classes"
-            )
+            raise ValueError(f"{name}: only binary classification is supported; output has {out.shape[2]} classes")
         p = out[..., 1]
     else:
         p = out
     if not np.issubdtype(p.dtype, np.floating):
         p = p.astype(np.float64)
     if p.size and (np.nanmax(p) > 1 or np.nanmin(p) < 0):
-        raise ValueError(f"{name}: probabilities must lie in [0, 1]; got range "
-                         f"[{np.nanmin(p)}, {np.nanmax(p)}]")
+        raise ValueError(f"{name}: probabilities must lie in [0, 1]; got range [{np.nanmin(p)}, {np.nanmax(p)}]")
     return p
 
 
@@ -194,9 +189,7 @@ def resolve_loss(loss) -> tuple[str, Callable]:
     try:
         return loss, LOSSES[loss]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown loss {loss!r}; choose one of {sorted(LOSSES)} or pass a callable"
-        ) from None
+        raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(LOSSES)} or pass a callable") from None
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -365,9 +358,7 @@ def features_from_groups(
 # ----------------------------------------------------------------------------- permutations
 
 
-def random_permutations(
-    n_samples: int, n_repeats: int, n_groups: int = 1, random_state=None
-) -> np.ndarray:
+def random_permutations(n_samples: int, n_repeats: int, n_groups: int = 1, random_state=None) -> np.ndarray:
     """Independent uniform row permutations, as drawn by the default estimator.
 
     ``rng = np.random.default_rng(random_state)`` then
@@ -424,8 +415,7 @@ def check_permutations(perms, n_groups: int, n: int, n_repeats: int | None) -> n
         p = np.broadcast_to(p, (n_groups,) + p.shape)
     if p.ndim != 3 or p.shape[0] != n_groups or p.shape[2] != n or p.shape[1] < 1:
         raise ValueError(
-            f"permutations must have shape (n_repeats, {n}) or ({n_groups}, n_repeats, {n}); "
-            f"got {np.shape(perms)}"
+            f"permutations must have shape (n_repeats, {n}) or ({n_groups}, n_repeats, {n}); got {np.shape(perms)}"
         )
     if n_repeats is not None and p.shape[1] != n_repeats:
         raise ValueError(f"n_repeats={n_repeats} but permutations hold {p.shape[1]} repeats")
@@ -434,10 +424,11 @@ def check_permutations(perms, n_groups: int, n: int, n_repeats: int | None) -> n
     return p
 
 
-
 #: Algorithm labels of the randomised estimators: (drawn here, given by the caller).
-_ALGORITHMS = {"permutation": ("random_permutations", "given_permutations"),
-               "e_divide": ("random_halvings", "given_halvings")}
+_ALGORITHMS = {
+    "permutation": ("random_permutations", "given_permutations"),
+    "e_divide": ("random_halvings", "given_halvings"),
+}
 
 
 def estimator_stream(estimator: str, random_state):
@@ -518,7 +509,7 @@ def switch_designs(
             halvings = []
             for r in range(permutations.shape[1]):
                 p = permutations[g, r]
-                halvings.append((r, p[: 2 * h], np.concatenate([p[h: 2 * h], p[:h]])))
+                halvings.append((r, p[: 2 * h], np.concatenate([p[h : 2 * h], p[:h]])))
             sets.append(halvings)
         elif estimator == "e_switch":
             per_chunk = max(1, int(max_rows_per_batch) // (n - 1))
@@ -538,7 +529,6 @@ def switch_designs(
 def divisor(estimator: str, n: int) -> int:
     """Rows behind one switched loss sum: ``n``, ``2 (n // 2)`` or ``n (n - 1)``."""
     return {"permutation": n, "e_divide": 2 * (n // 2), "e_switch": n * (n - 1)}[estimator]
-
 
 
 @dataclass(frozen=True)

@@ -369,8 +369,22 @@ def _wanted(ks: Sequence[int]) -> dict[int, list[int]]:
 # ----------------------------------------------------------------------------- reliance
 
 
-def engine_sums(model, Xv, yv, *, n_estimators, cols, loss_fn, loss_name, estimator, perms, designs,
-                max_rows: int, n_jobs: int | None = 1, kernel: bool | None = None):
+def engine_sums(
+    model,
+    Xv,
+    yv,
+    *,
+    n_estimators,
+    cols,
+    loss_fn,
+    loss_name,
+    estimator,
+    perms,
+    designs,
+    max_rows: int,
+    n_jobs: int | None = 1,
+    kernel: bool | None = None,
+):
     """``e_orig`` ``(m,)`` and the switched loss sums ``(m, G, R)`` of every prefix member.
 
     Same sums as the generic path
@@ -420,8 +434,9 @@ def engine_sums(model, Xv, yv, *, n_estimators, cols, loss_fn, loss_name, estima
     if kernel is None:
         kernel = _kernels.AVAILABLE
     if kernel:
-        return _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs,
-                            int(max_rows), n_jobs)
+        return _kernel_sums(
+            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs
+        )
     return _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows))
 
 
@@ -480,15 +495,28 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
         # chunk, as the generic path forms them): a recipient's switched rows of all
         # chunks side by side, so its per-tree work (the interval search) is done once.
         row_bytes = 4 * p + 8 * S * ens.width + 64
-        for chunks in _chunks(_chunks(designs[g], max_rows), max(max_rows, KERNEL_BATCH_BYTES // row_bytes),
-                              size=_chunk_rows):
+        for chunks in _chunks(
+            _chunks(designs[g], max_rows), max(max_rows, KERNEL_BATCH_BYTES // row_bytes), size=_chunk_rows
+        ):
             recip, donors, Xh, yh, bounds = _switched_rows([d for c in chunks for d in c], X32, yv, cg)
-            out = accumulate(flat, snapshot, entry, term, Xh, recip, start_of(Xh), S, donors=donors, X32=X32,
-                             variable=variable, n_jobs=n_jobs)
+            out = accumulate(
+                flat,
+                snapshot,
+                entry,
+                term,
+                Xh,
+                recip,
+                start_of(Xh),
+                S,
+                donors=donors,
+                X32=X32,
+                variable=variable,
+                n_jobs=n_jobs,
+            )
             first = 0
             for chunk in chunks:
                 # the chunk's rows of the batch and its data sets' bounds within them
-                own = bounds[first:first + len(chunk)]
+                own = bounds[first : first + len(chunk)]
                 a, b = own[0][0], own[-1][1]
                 local = [(lo - a, hi - a) for lo, hi in own]
                 for k, s in slot.items():

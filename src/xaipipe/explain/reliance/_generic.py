@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = ["generic_sums"]
 
+
 @dataclass(frozen=True)
 class _Job:
     slot: tuple[int, int] | None  # (group, repeat); None = the original data
@@ -54,9 +55,7 @@ def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name):
             raise ValueError(f"predict returned {out.shape[0]} members, earlier {state['m']}")
         losses = np.asarray(loss_fn(yb, out), dtype=np.float64)
         if losses.shape != (out.shape[0], rows):
-            raise ValueError(
-                f"loss {name!r} returned shape {losses.shape}, expected {(out.shape[0], rows)}"
-            )
+            raise ValueError(f"loss {name!r} returned shape {losses.shape}, expected {(out.shape[0], rows)}")
         return [(job, losses[:, a:b].sum(axis=1)) for job, (a, b) in zip(batch, bounds)]
 
     batch, rows = [], 0

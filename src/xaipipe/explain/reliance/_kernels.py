@@ -78,9 +78,21 @@ try:  # numba ships with shap (a hard dependency); keep a clear error otherwise
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
-__all__ = ["AVAILABLE", "MAX_LOCKSTEP", "MAX_SIGNATURES", "PIECE_ROWS", "PIECE_HEIGHT", "BLOCK_NODES", "FlatTrees",
-           "Signatures", "flatten_trees", "walk_original",
-           "signatures", "accumulate", "thread_count"]
+__all__ = [
+    "AVAILABLE",
+    "MAX_LOCKSTEP",
+    "MAX_SIGNATURES",
+    "PIECE_ROWS",
+    "PIECE_HEIGHT",
+    "BLOCK_NODES",
+    "FlatTrees",
+    "Signatures",
+    "flatten_trees",
+    "walk_original",
+    "signatures",
+    "accumulate",
+    "thread_count",
+]
 
 #: Subtrees up to this height are walked branch-free, all switched rows of one
 #: recipient in lock step (every row takes exactly ``height`` steps); deeper ones
@@ -166,8 +178,9 @@ class FlatTrees:
         # the leaf that scikit-learn's walk reaches.
         leaf = left < 0
         idx = np.arange(left.shape[0], dtype=np.int64)
-        self.step = np.ascontiguousarray(np.stack([np.where(leaf, idx, left), np.where(leaf, idx, right)],
-                                                  axis=1).ravel())
+        self.step = np.ascontiguousarray(
+            np.stack([np.where(leaf, idx, left), np.where(leaf, idx, right)], axis=1).ravel()
+        )
         self.step_feature = np.ascontiguousarray(np.where(leaf, 0, feature))
         self.height = _heights(left, right, roots)
         self.ends = np.ascontiguousarray(np.append(roots[1:], left.shape[0]).astype(np.int64))
@@ -343,8 +356,9 @@ if AVAILABLE:
                 mult *= B + 1
         return sig, nsig, rank, radix, base
 
-    def _intervals_impl(child, feature, threshold, key, vcol, X, j, e, lo0, hi0, stack_v, stack_lo, stack_hi,
-                        leaves, ubs):
+    def _intervals_impl(
+        child, feature, threshold, key, vcol, X, j, e, lo0, hi0, stack_v, stack_lo, stack_hi, leaves, ubs
+    ):
         # The leaves reached from node e as the value x of column vcol varies over
         # (lo0, hi0] with every other column fixed at row j's: a node testing vcol
         # sends x <= key[v] left, so it splits an interval (lo, hi] at key[v]; any
@@ -388,9 +402,39 @@ if AVAILABLE:
             P += 1
         return P
 
-    def _accumulate_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table, column,
-                         snapshot, entry, term, Xs, order, ptr, start, X, donors, sig, nsig, rank, radix, base,
-                         single, hmax, vcol, lmax, piece_rows, piece_height, blocks, out):
+    def _accumulate_impl(
+        child,
+        feature,
+        threshold,
+        step,
+        step_feature,
+        height,
+        max_lockstep,
+        table,
+        column,
+        snapshot,
+        entry,
+        term,
+        Xs,
+        order,
+        ptr,
+        start,
+        X,
+        donors,
+        sig,
+        nsig,
+        rank,
+        radix,
+        base,
+        single,
+        hmax,
+        vcol,
+        lmax,
+        piece_rows,
+        piece_height,
+        blocks,
+        out,
+    ):
         # Rows are processed per recipient j (ptr[j]:ptr[j+1] of the sorted order), all
         # its switched rows side by side: a tree whose entry node is -1 for j adds the
         # same stored term to every one of them (one vectorised loop); otherwise the
@@ -454,28 +498,112 @@ if AVAILABLE:
                 m = ptr[j + 1] - a
                 if m == 0:
                     continue
-                _accumulate_block(child, feature, threshold, step, step_feature, height, max_lockstep, table,
-                                  column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
-                                  radix, base, single, hmax, vcol, lmax, piece_rows, piece_height, out, acc,
-                                  dv_all, perm_all, nodes_all, tab_all, tabv_all, bins_all, stk_i, stk_f, pleaf_all,
-                                  pub_all, j, a, m, t0, t1)
+                _accumulate_block(
+                    child,
+                    feature,
+                    threshold,
+                    step,
+                    step_feature,
+                    height,
+                    max_lockstep,
+                    table,
+                    column,
+                    snapshot,
+                    entry,
+                    term,
+                    Xs,
+                    order,
+                    start,
+                    X,
+                    donors,
+                    sig,
+                    nsig,
+                    rank,
+                    radix,
+                    base,
+                    single,
+                    hmax,
+                    vcol,
+                    lmax,
+                    piece_rows,
+                    piece_height,
+                    out,
+                    acc,
+                    dv_all,
+                    perm_all,
+                    nodes_all,
+                    tab_all,
+                    tabv_all,
+                    bins_all,
+                    stk_i,
+                    stk_f,
+                    pleaf_all,
+                    pub_all,
+                    j,
+                    a,
+                    m,
+                    t0,
+                    t1,
+                )
 
-    def _accumulate_block_impl(child, feature, threshold, step, step_feature, height, max_lockstep, table,
-                               column, snapshot, entry, term, Xs, order, start, X, donors, sig, nsig, rank,
-                               radix, base, single, hmax, vcol, lmax, piece_rows, piece_height, out, acc_all,
-                               dv_all, perm_all, nodes_all, tab_all, tabv_all, bins_all, stk_i, stk_f, pleaf_all,
-                               pub_all, j, a, m, t0, t1):
+    def _accumulate_block_impl(
+        child,
+        feature,
+        threshold,
+        step,
+        step_feature,
+        height,
+        max_lockstep,
+        table,
+        column,
+        snapshot,
+        entry,
+        term,
+        Xs,
+        order,
+        start,
+        X,
+        donors,
+        sig,
+        nsig,
+        rank,
+        radix,
+        base,
+        single,
+        hmax,
+        vcol,
+        lmax,
+        piece_rows,
+        piece_height,
+        out,
+        acc_all,
+        dv_all,
+        perm_all,
+        nodes_all,
+        tab_all,
+        tabv_all,
+        bins_all,
+        stk_i,
+        stk_f,
+        pleaf_all,
+        pub_all,
+        j,
+        a,
+        m,
+        t0,
+        t1,
+    ):
         # trees t0..t1-1 for the m switched rows a..a+m-1 of recipient j, whose running
         # sums are the contiguous (D, m) block acc_all[D * a : D * (a + m)]
         W = table.shape[1]
         D = start.shape[1]
-        acc = acc_all[D * a:D * (a + m)].reshape((D, m))
+        acc = acc_all[D * a : D * (a + m)].reshape((D, m))
         if t0 == 0:
             for i in range(m):
                 for d in range(D):
                     acc[d, i] = start[a + i, d]
         # scratch: views of per-recipient rows allocated once per call
-        nodes = nodes_all[a:a + m]
+        nodes = nodes_all[a : a + m]
         tab = tab_all[j]
         tabv = tabv_all[j]
         bleaf = bins_all[j, 0]
@@ -490,8 +618,8 @@ if AVAILABLE:
         pub = pub_all[j] if pieces else pub_all[0, :0]
         stack_x = stk_f[j, 0] if pieces else stk_f[0, 0, :0]
         stack_y = stk_f[j, 1] if pieces else stk_f[0, 1, :0]
-        dv = dv_all[a:a + m] if pieces else dv_all[:0]
-        srt = perm_all[a:a + m] if pieces else perm_all[:0]
+        dv = dv_all[a : a + m] if pieces else dv_all[:0]
+        srt = perm_all[a : a + m] if pieces else perm_all[:0]
         for t in range(t0, t1):
             e = entry[j, t]
             c = column[t]
@@ -509,8 +637,9 @@ if AVAILABLE:
                 # recipient's own value
                 if single:
                     # one column: the leaves on consecutive runs of bins
-                    P = _intervals(child, feature, threshold, rank, vcol, X, j, e, 0, ns, stack_v, stack_lo,
-                                   stack_hi, bleaf, bub)
+                    P = _intervals(
+                        child, feature, threshold, rank, vcol, X, j, e, 0, ns, stack_v, stack_lo, stack_hi, bleaf, bub
+                    )
                     lo = 0
                     for r in range(P):
                         for s_ in range(lo, bub[r]):
@@ -532,7 +661,7 @@ if AVAILABLE:
                                 v = child[v, 1]
                         tab[s_] = v
                 sg = sig[t]
-                dons = donors[a:a + m]
+                dons = donors[a : a + m]
                 for w in range(W):
                     for s_ in range(ns):
                         tabv[s_] = table[tab[s_], w]
@@ -546,8 +675,23 @@ if AVAILABLE:
                 # a sequence of leaves on consecutive intervals (lo, hi] of x
                 # (left-first search: increasing x). Each switched row takes the
                 # leaf of the interval holding its donor's value.
-                P = _intervals(child, feature, threshold, threshold, vcol, X, j, e, -np.inf, np.inf, stack_v,
-                               stack_x, stack_y, pleaf, pub)
+                P = _intervals(
+                    child,
+                    feature,
+                    threshold,
+                    threshold,
+                    vcol,
+                    X,
+                    j,
+                    e,
+                    -np.inf,
+                    np.inf,
+                    stack_v,
+                    stack_x,
+                    stack_y,
+                    pleaf,
+                    pub,
+                )
                 # in the recipient's rows sorted by donor value (dv, with positions
                 # srt), piece r takes a contiguous range: ub_{r-1} < x <= ub_r
                 lo = 0
@@ -607,8 +751,7 @@ if AVAILABLE:
         so a serial and a ``parallel=True`` dispatcher of the *same* function share one
         cache entry and load each other's machine code (measured: ``n_jobs=2`` ran on
         one thread, ``n_jobs=1`` on two, whichever variant compiled first)."""
-        out = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + suffix, fn.__defaults__,
-                                 fn.__closure__)
+        out = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + suffix, fn.__defaults__, fn.__closure__)
         out.__qualname__ = fn.__qualname__ + suffix
         out.__doc__ = fn.__doc__
         return out
@@ -682,8 +825,9 @@ def _group_index(groups, p):
     return ptr, ids
 
 
-def walk_original(flat: FlatTrees, X32: np.ndarray, groups=(), n_trees: int | None = None,
-                  n_jobs: int | None = 1) -> tuple[np.ndarray, np.ndarray]:
+def walk_original(
+    flat: FlatTrees, X32: np.ndarray, groups=(), n_trees: int | None = None, n_jobs: int | None = 1
+) -> tuple[np.ndarray, np.ndarray]:
     """Original leaf of every (row, tree) and the entry node of every variable.
 
     Parameters
@@ -715,8 +859,21 @@ def walk_original(flat: FlatTrees, X32: np.ndarray, groups=(), n_trees: int | No
     ptr, ids = _group_index(groups, X.shape[1])
     leaf = np.empty((X.shape[0], T), dtype=np.int64)
     entry = np.full((len(groups), X.shape[0], T), -1, dtype=np.int32)
-    _call(_walk_serial, _walk_parallel, n_jobs, flat.left, flat.right, flat.feature, flat.threshold,
-          flat.roots[:T], ptr, ids, X, leaf, entry)
+    _call(
+        _walk_serial,
+        _walk_parallel,
+        n_jobs,
+        flat.left,
+        flat.right,
+        flat.feature,
+        flat.threshold,
+        flat.roots[:T],
+        ptr,
+        ids,
+        X,
+        leaf,
+        entry,
+    )
     return leaf, entry
 
 
@@ -744,8 +901,14 @@ class Signatures:
         self.column = int(column)
 
 
-def signatures(flat: FlatTrees, X32: np.ndarray, columns, n_trees: int | None = None,
-               limit: int = MAX_SIGNATURES, n_jobs: int | None = 1) -> Signatures:
+def signatures(
+    flat: FlatTrees,
+    X32: np.ndarray,
+    columns,
+    n_trees: int | None = None,
+    limit: int = MAX_SIGNATURES,
+    n_jobs: int | None = 1,
+) -> Signatures:
     """Per tree, the signature of every row in the variable's columns.
 
     For each tree and each column ``c`` of the variable, let ``tau_c`` be the
@@ -783,17 +946,39 @@ def signatures(flat: FlatTrees, X32: np.ndarray, columns, n_trees: int | None = 
     if cols.size == 0 or cols.min() < 0 or cols.max() >= X.shape[1] or len(set(cols.tolist())) != cols.size:
         raise ValueError(f"columns must be distinct indices in [0, {X.shape[1]}), got {columns!r}")
     T = flat.n_trees if n_trees is None else int(n_trees)
-    out = _call(_sig_serial, _sig_parallel, n_jobs, flat.left, flat.feature, flat.threshold, flat.roots[:T],
-                flat.ends[:T], cols, X, int(limit))
+    out = _call(
+        _sig_serial,
+        _sig_parallel,
+        n_jobs,
+        flat.left,
+        flat.feature,
+        flat.threshold,
+        flat.roots[:T],
+        flat.ends[:T],
+        cols,
+        X,
+        int(limit),
+    )
     if cols.size == 1:
         return Signatures(*out, single=True, column=int(cols[0]))
     return Signatures(*out)
 
 
-def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: np.ndarray,
-               Xh: np.ndarray, recipients: np.ndarray, start: np.ndarray, n_snapshots: int, *,
-               donors: np.ndarray | None = None, X32: np.ndarray | None = None,
-               variable: Signatures | None = None, n_jobs: int | None = 1) -> np.ndarray:
+def accumulate(
+    flat: FlatTrees,
+    snapshot: np.ndarray,
+    entry: np.ndarray,
+    term: np.ndarray,
+    Xh: np.ndarray,
+    recipients: np.ndarray,
+    start: np.ndarray,
+    n_snapshots: int,
+    *,
+    donors: np.ndarray | None = None,
+    X32: np.ndarray | None = None,
+    variable: Signatures | None = None,
+    n_jobs: int | None = 1,
+) -> np.ndarray:
     """Running ensemble sums of switched rows, snapshotted after chosen trees.
 
     Parameters
@@ -867,13 +1052,40 @@ def accumulate(flat: FlatTrees, snapshot: np.ndarray, entry: np.ndarray, term: n
     ptr[1:] = np.cumsum(counts)
     Xs = np.ascontiguousarray(np.asarray(Xh, dtype=np.float32)[order])
     out = np.empty((int(n_snapshots), rows, flat.width), dtype=np.float64)
-    _call(_acc_serial, _acc_parallel, n_jobs, flat.child, flat.feature, flat.threshold, flat.step,
-          flat.step_feature, flat.height, MAX_LOCKSTEP, flat.table, flat.column[:T],
-          np.ascontiguousarray(snapshot, dtype=np.int64), np.ascontiguousarray(entry, dtype=np.int32),
-          np.ascontiguousarray(term, dtype=np.float64), Xs, order, ptr,
-          np.ascontiguousarray(np.asarray(start, dtype=np.float64)[order]),
-          np.ascontiguousarray(X32, dtype=np.float32), np.ascontiguousarray(donors[order]),
-          np.ascontiguousarray(variable.sig[:T]), np.ascontiguousarray(variable.nsig[:T]), variable.rank,
-          variable.radix, variable.base, bool(variable.single), int(flat.height.max()), int(variable.column),
-          _max_leaves(flat), int(PIECE_ROWS), int(PIECE_HEIGHT), _tree_blocks(flat, T, BLOCK_NODES), out)
+    _call(
+        _acc_serial,
+        _acc_parallel,
+        n_jobs,
+        flat.child,
+        flat.feature,
+        flat.threshold,
+        flat.step,
+        flat.step_feature,
+        flat.height,
+        MAX_LOCKSTEP,
+        flat.table,
+        flat.column[:T],
+        np.ascontiguousarray(snapshot, dtype=np.int64),
+        np.ascontiguousarray(entry, dtype=np.int32),
+        np.ascontiguousarray(term, dtype=np.float64),
+        Xs,
+        order,
+        ptr,
+        np.ascontiguousarray(np.asarray(start, dtype=np.float64)[order]),
+        np.ascontiguousarray(X32, dtype=np.float32),
+        np.ascontiguousarray(donors[order]),
+        np.ascontiguousarray(variable.sig[:T]),
+        np.ascontiguousarray(variable.nsig[:T]),
+        variable.rank,
+        variable.radix,
+        variable.base,
+        bool(variable.single),
+        int(flat.height.max()),
+        int(variable.column),
+        _max_leaves(flat),
+        int(PIECE_ROWS),
+        int(PIECE_HEIGHT),
+        _tree_blocks(flat, T, BLOCK_NODES),
+        out,
+    )
     return out

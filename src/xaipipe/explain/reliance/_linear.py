@@ -16,6 +16,7 @@ import numpy as np
 
 __all__ = ["linear_coefficients", "linear_e_switch"]
 
+
 def linear_coefficients(model) -> tuple[np.ndarray, float]:
     """Coefficients ``b`` and intercept ``b0`` with ``model.predict(x) = b0 + x @ b``.
 
@@ -49,9 +50,7 @@ def linear_coefficients(model) -> tuple[np.ndarray, float]:
         or np.ndim(coef) != 1
         or np.ndim(getattr(final, "intercept_", 0.0)) != 0
     ):
-        raise TypeError(
-            f"{type(final).__name__} is not a single-output scikit-learn linear regressor"
-        )
+        raise TypeError(f"{type(final).__name__} is not a single-output scikit-learn linear regressor")
     scale = np.ones(coef.shape[0])
     shift = np.zeros(coef.shape[0])
     for name, step in steps[:-1]:  # z = x * scale + shift, composed left to right
@@ -68,9 +67,7 @@ def linear_coefficients(model) -> tuple[np.ndarray, float]:
         elif isinstance(step, MaxAbsScaler):
             a, b = 1.0 / step.scale_, 0.0
         else:
-            raise TypeError(
-                f"pipeline step {name!r} ({type(step).__name__}) is not a column-wise affine scaler"
-            )
+            raise TypeError(f"pipeline step {name!r} ({type(step).__name__}) is not a column-wise affine scaler")
         scale, shift = scale * a, shift * a + b
     coef = np.asarray(coef, dtype=np.float64)
     return coef * scale, float(final.intercept_) + float(coef @ shift)

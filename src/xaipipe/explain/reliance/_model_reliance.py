@@ -193,15 +193,32 @@ def model_reliance(
             )
     if linear is None and method == "engine" and not supports_engine(model):
         raise TypeError(f"{type(model).__name__} has no tree-engine support; use method='generic'")
-    use_engine = linear is None and not is_callable and (
-        method == "engine" or (method == "auto" and engine_preferred(model, estimator, R)))
+    use_engine = (
+        linear is None
+        and not is_callable
+        and (method == "engine" or (method == "auto" and engine_preferred(model, estimator, R)))
+    )
 
-    designs = [] if linear is not None else switch_designs(
-        estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows)
+    designs = (
+        []
+        if linear is not None
+        else switch_designs(estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows)
+    )
     if use_engine:
-        e_orig, sums = engine_sums(model, Xv, yv, n_estimators=n_estimators, cols=cols, loss_fn=loss_fn,
-                                   loss_name=loss_name, estimator=estimator, perms=perms, designs=designs,
-                                   max_rows=max_rows, n_jobs=n_jobs)
+        e_orig, sums = engine_sums(
+            model,
+            Xv,
+            yv,
+            n_estimators=n_estimators,
+            cols=cols,
+            loss_fn=loss_fn,
+            loss_name=loss_name,
+            estimator=estimator,
+            perms=perms,
+            designs=designs,
+            max_rows=max_rows,
+            n_jobs=n_jobs,
+        )
         path = "engine"
     else:
         from ._generic import generic_sums

@@ -99,7 +99,6 @@ all explainers here use either the interventional (marginal) expectation of 000
 the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -296,13 +295,18 @@ def shap_values(
             f"trees, forests and gradient boosting), got {type(est).__name__}"
         )
     if algorithm == "linear_explainer" and not (fam is not None and fam.linear):
-        raise ValueError(f"algorithm 'linear_explainer' needs a linear family (linear or logistic regression), "
-                         f"got {type(est).__name__}")
+        raise ValueError(
+            f"algorithm 'linear_explainer' needs a linear family (linear or logistic regression), "
+            f"got {type(est).__name__}"
+        )
     if interactions and algorithm not in ("xgboost_pred_contribs", "tree_explainer"):
         raise ValueError(f"interaction values are available for tree models only, not for algorithm {algorithm!r}")
     if algorithm not in ("permutation", "kernel") and link != "auto":
-        natural = "logit" if (_is_classifier(est) and not (algorithm == "tree_explainer"
-                              and _prefix_kind(est) != "boosting")) else "identity"
+        natural = (
+            "logit"
+            if (_is_classifier(est) and not (algorithm == "tree_explainer" and _prefix_kind(est) != "boosting"))
+            else "identity"
+        )
         if link != natural:
             raise ValueError(
                 f"algorithm {algorithm!r} explains this model in its {natural!r} space only; got link={link!r}"
@@ -331,8 +335,21 @@ def shap_values(
     elif algorithm == "linear_explainer":
         fields = _explain_linear(estimator, Xe, background)
     else:
-        fields = _explain_agnostic(estimator, Xe, rows, Xa.shape[0], background, algorithm, link, float(proba_clip),
-                                   n_permutations, n_coalitions, n_jobs, random_state, names)
+        fields = _explain_agnostic(
+            estimator,
+            Xe,
+            rows,
+            Xa.shape[0],
+            background,
+            algorithm,
+            link,
+            float(proba_clip),
+            n_permutations,
+            n_coalitions,
+            n_jobs,
+            random_state,
+            names,
+        )
 
     rtol = fields.pop("_rtol")
     values, base, out = fields["values"], fields["base_values"], fields["model_output"]
@@ -346,8 +363,12 @@ def shap_values(
             f"base + sum(SHAP) = {base[i] + values[i].sum():.10g} but model output {out[i]:.10g}"
         )
     details = dict(fields.pop("details"))
-    details.update(max_abs_additivity_error=max_error, random_state=int(random_state),
-                   max_rows=max_rows, n_rows_in_X=int(Xa.shape[0]))
+    details.update(
+        max_abs_additivity_error=max_error,
+        random_state=int(random_state),
+        max_rows=max_rows,
+        n_rows_in_X=int(Xa.shape[0]),
+    )
     if background is not None:
         # positions of the background rows in X_background (None: all rows)
         details["background_index"] = background_index
@@ -423,10 +444,16 @@ def shap_tables(
         max_rows = min(max_rows or len(X_test), max_rows_forest)
     native = auto_algorithm(model) if algorithm == "auto" else algorithm
     result = shap_values(
-        model, X_test, X_background=X_train, feature_names=feature_names, algorithm=algorithm,
-        background_size=background_size, max_rows=max_rows,
+        model,
+        X_test,
+        X_background=X_train,
+        feature_names=feature_names,
+        algorithm=algorithm,
+        background_size=background_size,
+        max_rows=max_rows,
         interactions=bool(interactions) and native == "xgboost_pred_contribs",
-        n_jobs=n_jobs, random_state=random_state,
+        n_jobs=n_jobs,
+        random_state=random_state,
     )
     test_rows = np.asarray(test_rows)
     values = tidy_frame(result)  # row = position in the test set; row_id = row of prepared.csv
@@ -435,8 +462,7 @@ def shap_tables(
     rows.insert(1, "row_id", test_rows[rows["row"].to_numpy()])
     ids = {"dataset": dataset, "model": family}
     meta = result_metadata(result)
-    meta.update({"dataset": dataset, "model": family,
-                 "test_rows_explained": test_rows[result.row_index].tolist()})
+    meta.update({"dataset": dataset, "model": family, "test_rows_explained": test_rows[result.row_index].tolist()})
     return {
         "values": with_ids(values, **ids),
         "rows": with_ids(rows, **ids),

@@ -91,6 +91,7 @@ def _as_matrix(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
 
+
 def _feature_names(X: Any, estimator: BaseEstimator, p: int, feature_names) -> tuple:
     if feature_names is None:
         if isinstance(X, pd.DataFrame):
@@ -106,6 +107,7 @@ def _feature_names(X: Any, estimator: BaseEstimator, p: int, feature_names) -> t
         raise ValueError("feature_names must be unique")
     return names
 
+
 def _check_binary(estimator: BaseEstimator) -> None:
     classes = getattr(final_estimator(estimator), "classes_", None)
     if classes is None or len(classes) != 2 or not np.array_equal(np.asarray(classes), [0, 1]):
@@ -114,9 +116,11 @@ def _check_binary(estimator: BaseEstimator) -> None:
             f"got classes_={None if classes is None else list(classes)}"
         )
 
+
 def _rng(random_state: int, stream: int) -> np.random.Generator:
     """Independent generator per purpose (rows, background, explainer seeds)."""
     return np.random.default_rng([stream, int(random_state)])
+
 
 def _subsample(n: int, size: int | None, rng: np.random.Generator) -> np.ndarray:
     if size is None or size >= n:
@@ -165,8 +169,12 @@ def _explain_xgboost(estimator, Xe, interactions: bool) -> dict:
         link=link,
         feature_perturbation="tree_path_dependent",
         background_size=0,
-        details={"objective": objective, "iteration_range": list(it), "dtype": "float32",
-                 "n_trees": int(booster.num_boosted_rounds())},
+        details={
+            "objective": objective,
+            "iteration_range": list(it),
+            "dtype": "float32",
+            "n_trees": int(booster.num_boosted_rounds()),
+        },
         _rtol=1e-5,
     )
 
@@ -347,8 +355,15 @@ def _global_numpy_seed(random_state: int) -> Iterator[None]:
         np.random.set_state(saved)
 
 
-def _agnostic_block(algorithm: str, f: Callable, background: np.ndarray, X: np.ndarray,
-                    seeds: Sequence[int], budget: int, feature_names: Sequence[str]):
+def _agnostic_block(
+    algorithm: str,
+    f: Callable,
+    background: np.ndarray,
+    X: np.ndarray,
+    seeds: Sequence[int],
+    budget: int,
+    feature_names: Sequence[str],
+):
     """Explain rows ``X`` one by one, reseeding before each row with ``seeds[i]``
     (so a row's values do not depend on the other rows); returns (values, base)."""
     import shap
@@ -360,19 +375,23 @@ def _agnostic_block(algorithm: str, f: Callable, background: np.ndarray, X: np.n
         if algorithm == "permutation":
             masker = shap.maskers.Independent(background, max_samples=background.shape[0])
             explainer = shap.PermutationExplainer(
-                f, masker, link=shap.links.identity, linearize_link=False, seed=int(seeds[0]),
+                f,
+                masker,
+                link=shap.links.identity,
+                linearize_link=False,
+                seed=int(seeds[0]),
                 feature_names=list(feature_names),
             )
             for i, seed in enumerate(seeds):
                 np.random.seed(int(seed))
-                exp = explainer(X[i:i + 1], max_evals=budget, silent=True)
+                exp = explainer(X[i : i + 1], max_evals=budget, silent=True)
                 values[i] = np.asarray(exp.values, dtype=np.float64).reshape(-1)
                 base[i] = float(np.asarray(exp.base_values).reshape(-1)[0])
         else:
             explainer = shap.KernelExplainer(f, background, link="identity")
             for i, seed in enumerate(seeds):
                 np.random.seed(int(seed))
-                v = explainer.shap_values(X[i:i + 1], nsamples=budget, l1_reg=False, silent=True)
+                v = explainer.shap_values(X[i : i + 1], nsamples=budget, l1_reg=False, silent=True)
                 values[i] = np.asarray(v, dtype=np.float64).reshape(-1)
                 base[i] = float(np.asarray(explainer.expected_value).reshape(-1)[0])
     return values, base
@@ -403,8 +422,21 @@ def _second_order(estimator: BaseEstimator, output: str) -> bool:
     return output == ("log_odds" if _is_classifier(final_estimator(estimator)) else "prediction")
 
 
-def _explain_agnostic(estimator, Xe, rows, n_rows_in_X, background, algorithm, link, proba_clip,
-                      n_permutations, n_coalitions, n_jobs, random_state, feature_names) -> dict:
+def _explain_agnostic(
+    estimator,
+    Xe,
+    rows,
+    n_rows_in_X,
+    background,
+    algorithm,
+    link,
+    proba_clip,
+    n_permutations,
+    n_coalitions,
+    n_jobs,
+    random_state,
+    feature_names,
+) -> dict:
     p = Xe.shape[1]
     details: dict[str, Any] = {}
     if _is_classifier(estimator):
@@ -444,8 +476,9 @@ def _explain_agnostic(estimator, Xe, rows, n_rows_in_X, background, algorithm, l
         parts = Parallel(n_jobs=n_jobs, backend="loky")(delayed(_agnostic_block)(*a) for a in args)
     values = np.concatenate([v for v, _ in parts], axis=0)
     base = np.concatenate([b for _, b in parts], axis=0)
-    details.update(row_seeds="numpy.random.SeedSequence([3, random_state]).generate_state(n_rows_in_X)[row]",
-                   n_jobs=n_jobs)
+    details.update(
+        row_seeds="numpy.random.SeedSequence([3, random_state]).generate_state(n_rows_in_X)[row]", n_jobs=n_jobs
+    )
     return dict(
         values=values,
         base_values=base,

@@ -88,8 +88,6 @@ class ShapResult:
         }.get(self.output, self.output)
 
 
-
-
 def _check_result(result: ShapResult) -> None:
     if not isinstance(result, ShapResult):
         raise TypeError(f"expected a ShapResult, got {type(result).__name__}")
@@ -204,9 +202,11 @@ def interaction_frame(result: ShapResult) -> pd.DataFrame:
     iv = result.interaction_values
     n, p, _ = iv.shape
     names = list(result.feature_names)
-    return pd.DataFrame({
-        "row": np.repeat(result.row_index, p * p),
-        "feature_1": np.tile(np.repeat(names, p), n),
-        "feature_2": np.tile(names, n * p),
-        "interaction_value": iv.reshape(-1),
-    })
+    return pd.DataFrame(
+        {
+            "row": np.repeat(result.row_index, p * p),
+            "feature_1": np.tile(np.repeat(names, p), n),
+            "feature_2": np.tile(names, n * p),
+            "interaction_value": iv.reshape(-1),
+        }
+    )
