@@ -9,7 +9,9 @@ from xaipipe.runner import run
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     model = read_joblib(smk.input.model) if "model" in smk.input.keys() else None  # noqa: SIM118 (names)
-    table = logit_inference(data.X_train, data.y_train, data.features, penalized_model=model)
+    table = logit_inference(
+        data.X_train, data.y_train, data.features, feature_groups=data.feature_groups, penalized_model=model
+    )
     table.insert(0, "dataset", data.dataset)
     write_csv(smk.output.table, table)
 

@@ -17,6 +17,26 @@ Scale
     feature's units (per-unit odds ratio: ``exp(beta_j / sd_j)``).  The
     intercept is the log-odds at the training mean of every feature.
 
+Categorical groups: reference (k - 1) coding
+    The pipeline one-hot encodes a categorical column into one 0/1 column per
+    level (a *feature group*); the levels sum to 1 in every row, so beside an
+    intercept they are collinear and an unpenalised model is not identified
+    (the penalised pipeline model is: its L2 penalty picks one solution). The
+    table therefore codes each group against a reference level, its first
+    level in the prepared (text-sorted) order, as R's ``glm`` and statsmodels'
+    ``C(...)`` do by default, so that ``smf.logit("y ~ x + C(g)")`` on the
+    standardised numeric features reproduces it (tested). The reference level
+    is named in column ``reference_level``; the other levels stay in 0/1 units
+    and their coefficient is the log-odds difference against it.
+
+Aliased terms
+    A column that is constant in the training rows (a level that only occurs
+    in the test rows), or a linear combination of the intercept and earlier
+    terms, is not identified. As R's ``glm`` does, the model is fitted without
+    it and its row is kept with NaN estimates, ``identified`` False and a
+    ``note`` naming the columns it is collinear with. Nothing is raised: the
+    table of a valid dataset is always written.
+
 Unpenalised maximum likelihood
     Fitted with :class:`statsmodels.discrete.discrete_model.Logit` (Newton) with
     an intercept.  Standard errors are ``sqrt(diag(I(beta)^{-1}))`` with the
@@ -81,13 +101,13 @@ Relation to the pipeline's model
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["separation", "logit_inference"]
+__all__ = ["logit_inference", "reference_coding", "separation"]
 
 #: Tolerance of the separation LPs, relative to the largest |s_i x_i' d| at |d_j| <= 1.
 SEPARATION_TOL = 1e-7
@@ -111,14 +131,77 @@ def _check_xy(X, y, feature_names) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return X, y.astype(int), names
 
 
-def _standardise(X: np.ndarray, names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _scaler(X: np.ndarray):
     from sklearn.preprocessing import StandardScaler
 
-    scaler = StandardScaler().fit(X)
-    constant = [n for n, s in zip(names, scaler.var_) if s == 0]
-    if constant:
-        raise ValueError(f"feature(s) {constant} are constant in the training rows")
-    return scaler.transform(X), scaler.mean_, scaler.scale_
+    return StandardScaler().fit(X)
+
+
+def reference_coding(
+    feature_names: Sequence[str], feature_groups: Mapping[str, Sequence[str]] | None
+) -> dict[str, dict[str, str]]:
+    """Reference (k - 1) coding of the one-hot feature groups of a design.
+
+    Parameters
+    ----------
+    feature_names : sequence of str
+        The design's columns in order.
+    feature_groups : mapping group -> member columns, or None
+        One-hot groups as in ``prepared.json`` (``feature_groups``): every
+        level of a categorical column has a 0/1 member, so the members sum to 1
+        in every row and are collinear with an intercept.
+
+    Returns
+    -------
+    dict
+        Member column -> ``{"group": g, "reference_level": r}`` for every member
+        of every group, where ``r`` is the group's **first** member (the first
+        level in the prepared order, which sorts the levels as text), the base
+        level of R's ``glm`` treatment contrasts and of statsmodels' formula
+        ``C(g)``; the reference member itself is left out of an unpenalised model
+        with an intercept.
+
+    Raises
+    ------
+    ValueError
+        A group with no member, or naming a column that is not in
+        ``feature_names`` or is in another group.
+    """
+    names = [str(c) for c in feature_names]
+    coding: dict[str, dict[str, str]] = {}
+    for group, members in (feature_groups or {}).items():
+        members = [str(m) for m in members]
+        if not members:
+            raise ValueError(f"feature group {group!r} has no member column")
+        unknown = [m for m in members if m not in names]
+        if unknown:
+            raise ValueError(f"feature group {group!r} names column(s) {unknown} that are not features")
+        twice = [m for m in members if m in coding]
+        if twice:
+            raise ValueError(f"column(s) {twice} belong to more than one feature group")
+        for m in members:
+            coding[m] = {"group": str(group), "reference_level": members[0]}
+    return coding
+
+
+def _aliased_terms(design: np.ndarray, names: list[str], candidates: list[int]) -> dict[int, str]:
+    """Columns of ``design`` (column 0: the intercept) that are linear combinations of
+    the intercept and earlier kept columns, as R's ``glm`` finds aliased coefficients:
+    column -> note naming the columns it is collinear with."""
+    notes: dict[int, str] = {}
+    if np.linalg.matrix_rank(design[:, [0, *candidates]]) == len(candidates) + 1:
+        return notes
+    kept = [0]
+    for j in candidates:
+        trial = design[:, [*kept, j]]
+        if np.linalg.matrix_rank(trial) > len(kept):
+            kept.append(j)
+            continue
+        coef = np.linalg.lstsq(design[:, kept], design[:, j], rcond=None)[0]
+        big = np.abs(coef) > 1e-8 * max(float(np.abs(coef).max()), 1.0)
+        partners = [("const" if k == 0 else names[k - 1]) for k, b in zip(kept, big) if b]
+        notes[j] = "not identified: a linear combination of " + ", ".join(partners) + " in the training rows (aliased)"
+    return notes
 
 
 def separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
@@ -189,7 +272,7 @@ def separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     return {"separated": bool(separated), "kind": kind, "identified": identified, "direction": direction, "n_lp": n_lp}
 
 
-def _penalized_columns(model, names, mean, sd) -> dict[str, Any]:
+def _penalized_columns(model, names, mean, sd, terms, coding) -> dict[str, Any]:
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -215,7 +298,25 @@ def _penalized_columns(model, names, mean, sd) -> dict[str, Any]:
     penalty, l1_ratio = getattr(lr, "penalty", "deprecated"), getattr(lr, "l1_ratio", 0.0)
     if not (penalty == "l2" or (penalty == "deprecated" and l1_ratio in (0, 0.0, None))):
         raise ValueError(f"penalized_model must use the L2 penalty, got penalty={penalty!r}, l1_ratio={l1_ratio!r}")
-    beta = np.concatenate([np.asarray(lr.intercept_, dtype=float), np.asarray(lr.coef_[0], dtype=float)])
+    w = np.asarray(lr.coef_[0], dtype=float)
+    intercept = np.asarray(lr.intercept_, dtype=float)
+    if not coding:
+        beta = np.concatenate([intercept, w])
+    else:
+        # The pipeline's model keeps every level: on the table's scale (levels in 0/1 units against
+        # their group's reference level, the intercept at the numeric means and the reference levels)
+        # a level's coefficient is the contrast w_l / sd_l - w_r / sd_r and the intercept adds
+        # sum_l w_l (1[l = r] - mean_l) / sd_l over the groups' members.
+        col = {n: i for i, n in enumerate(names)}
+        per_unit = w / np.asarray(sc.scale_, dtype=float)
+        const = float(intercept[0]) + sum(
+            per_unit[col[m]] * ((m == c["reference_level"]) - float(sc.mean_[col[m]])) for m, c in coding.items()
+        )
+        beta = np.empty(len(terms) + 1)
+        beta[0] = const
+        for k, t in enumerate(terms, start=1):
+            j = col[t]
+            beta[k] = per_unit[j] - per_unit[col[coding[t]["reference_level"]]] if t in coding else w[j]
     return {"penalized_coefficient": beta, "penalized_odds_ratio": np.exp(beta), "C": float(lr.C)}
 
 
@@ -224,6 +325,7 @@ def logit_inference(
     y: np.ndarray,
     feature_names: Sequence[str],
     *,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
     alpha: float = 0.05,
     penalized_model=None,
 ) -> pd.DataFrame:
@@ -237,62 +339,99 @@ def logit_inference(
     y : ndarray of shape (n,)
         Labels in {0, 1} (1 = positive class).
     feature_names : sequence of str, length p
+    feature_groups : mapping group -> member columns, optional
+        One-hot groups (``prepared.json``). Each group enters with reference
+        (k - 1) coding (:func:`reference_coding`): its first level is the base,
+        left out of the model and named in column ``reference_level``; every
+        other level is a 0/1 column (not standardised) whose coefficient is the
+        log-odds difference of that level against the base, other features
+        held fixed.
     alpha : float, default=0.05
         ``1 - alpha`` Wald confidence intervals.
     penalized_model : fitted Pipeline, optional
         The pipeline's fitted ``logistic_regression`` model (StandardScaler ->
-        LogisticRegression) on the same ``X``; its coefficients are added beside.
+        LogisticRegression) on the same ``X`` (every level of every group); its
+        coefficients are added beside, on the table's scale.
 
     Returns
     -------
     DataFrame
-        Rows ``const`` then the features.  Columns: ``term``; ``scale``
-        (``"per 1 SD"``, ``"log-odds at the mean"`` for ``const``); ``mean`` and
-        ``sd`` (training mean and population standard deviation of the feature,
-        feature units; NaN for ``const``); ``coefficient`` (log-odds per SD),
-        ``std_error``, ``z_value``, ``p_value`` (two-sided), ``ci_low``,
-        ``ci_high``, ``odds_ratio`` = exp(coefficient), ``odds_ratio_ci_low``,
-        ``odds_ratio_ci_high`` (unpenalised MLE; NaN under separation);
-        ``identified`` (bool), ``direction`` (+1 / -1 / 0) and ``separation``
-        (``"none"``, ``"quasi-complete"``, ``"complete"``); ``n``,
-        ``converged``, ``perfect_separation_warning`` (statsmodels warned),
-        ``log_likelihood``; and, with ``penalized_model``,
+        Rows ``const`` then the features in order, less each group's reference
+        level. Columns: ``term``; ``scale`` (``"per 1 SD"``, ``"vs reference
+        level"`` for a group's level, ``"log-odds at the mean"`` for ``const``,
+        which with groups is the log-odds at the numeric features' means and the
+        reference levels); ``mean`` and ``sd`` (training mean and population
+        standard deviation of the column, feature units; a level's mean is its
+        share of the rows; NaN for ``const``); ``coefficient`` (log-odds per SD, or
+        per level against the base), ``std_error``, ``z_value``, ``p_value``
+        (two-sided), ``ci_low``, ``ci_high``, ``odds_ratio`` = exp(coefficient),
+        ``odds_ratio_ci_low``, ``odds_ratio_ci_high`` (unpenalised MLE; NaN under
+        separation and for terms that are not identified); ``identified`` (bool:
+        False under separation along the term, and for an aliased term),
+        ``direction`` (+1 / -1 / 0) and ``separation`` (``"none"``,
+        ``"quasi-complete"``, ``"complete"``); ``n``, ``converged``,
+        ``perfect_separation_warning`` (statsmodels warned), ``log_likelihood``;
+        with ``feature_groups``, ``group`` and ``reference_level`` (empty for
+        numeric terms); when a term is aliased or the fit fails, ``note`` (why its
+        numbers are missing); and, with ``penalized_model``,
         ``penalized_coefficient``, ``penalized_odds_ratio`` and ``C``.
+
+    Not identified, reported rather than raised: a column constant in the
+    training rows (a level absent from them, a constant feature) or a linear
+    combination of the intercept and earlier terms is *aliased*, as R's
+    ``glm`` reports it: the model is fitted without it and its row says why,
+    naming the columns it is collinear with. A fit that fails without
+    separation (not expected) leaves every unpenalised number NaN with the
+    error in ``note``.
 
     Raises
     ------
     ValueError
-        Malformed inputs, labels other than 0/1 or a single class, constant
-        features, a rank-deficient design (coefficients not identified by
-        collinearity), ``alpha`` outside (0, 1), or a ``penalized_model`` that is
-        not the family's pipeline or was fitted on other rows.
+        Malformed inputs, labels other than 0/1 or a single class, malformed
+        ``feature_groups``, ``alpha`` outside (0, 1), or a ``penalized_model``
+        that is not the family's pipeline or was fitted on other rows.
     """
     import statsmodels.api as sm
     from scipy import stats
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationError, PerfectSeparationWarning
+    from statsmodels.tools.sm_exceptions import (
+        ConvergenceWarning,
+        PerfectSeparationError,
+        PerfectSeparationWarning,
+    )
 
     if not (isinstance(alpha, float) and 0.0 < alpha < 1.0):
         raise ValueError(f"alpha must be a float in (0, 1), got {alpha!r}")
     X, y, names = _check_xy(X, y, feature_names)
-    Z, mean, sd = _standardise(X, names)
+    coding = reference_coding(names, feature_groups)
+    scaler = _scaler(X)
+    mean, sd = scaler.mean_, scaler.scale_
+    terms = [n for n in names if n not in coding or coding[n]["reference_level"] != n]
+    index = [names.index(t) for t in terms]
+    numeric = [j for j, t in zip(index, terms) if t not in coding]
+    # numeric terms standardised (training mean and population SD, as StandardScaler); levels in 0/1 units
+    Z = X[:, index].copy()
+    if numeric:
+        cols = [k for k, t in enumerate(terms) if t not in coding]
+        Z[:, cols] = _scaler(X[:, numeric]).transform(X[:, numeric]) if coding else scaler.transform(X)[:, numeric]
     design = np.column_stack([np.ones(Z.shape[0]), Z])
-    if np.linalg.matrix_rank(design) < design.shape[1]:
-        raise ValueError(
-            "design matrix is rank deficient: logistic coefficients are not identified (collinear features)"
-        )
     k = design.shape[1]
-    sep = separation(design, y)
+    constant = {j + 1 for j in range(len(terms)) if np.ptp(X[:, index[j]]) == 0}
+    notes = {j: "not identified: constant in the training rows (aliased with const)" for j in sorted(constant)}
+    notes |= _aliased_terms(design, terms, [j for j in range(1, k) if j not in constant])
+    kept = [j for j in range(k) if j not in notes]
+    D = design if len(kept) == k else np.ascontiguousarray(design[:, kept])
+    sep = separation(D, y)
 
-    fit, failed = None, False
+    fit, failed, error = None, False, ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            fit = sm.Logit(y, design).fit(method="newton", maxiter=100 if sep["separated"] else 200, disp=0)
-        except (np.linalg.LinAlgError, PerfectSeparationError):
+            fit = sm.Logit(y, D).fit(method="newton", maxiter=100 if sep["separated"] else 200, disp=0)
+        except (np.linalg.LinAlgError, PerfectSeparationError) as exc:
             # Newton's Hessian becomes singular as fitted probabilities reach 0 / 1
-            if not sep["separated"]:
-                raise
             failed = True
+            if not sep["separated"]:
+                error = f"fit failed: {type(exc).__name__}: {exc}"
     warned_sep = failed or any(issubclass(w.category, PerfectSeparationWarning) for w in caught)
     converged = (
         fit is not None
@@ -300,8 +439,8 @@ def logit_inference(
         and not any(issubclass(w.category, ConvergenceWarning) for w in caught)
     )
 
-    nan = np.full(k, np.nan)
-    if sep["separated"]:
+    nan = np.full(len(kept), np.nan)
+    if sep["separated"] or fit is None:
         beta = se = zval = pval = lo = hi = nan
     else:
         beta = np.asarray(fit.params, dtype=float)
@@ -313,32 +452,54 @@ def logit_inference(
         q = stats.norm.ppf(1 - alpha / 2)
         if not np.allclose(lo, beta - q * se, rtol=1e-10, atol=1e-12):  # statsmodels uses the normal quantile
             raise RuntimeError("unexpected statsmodels confidence interval")
+
+    def full(values, fill):
+        """Values of the kept columns placed at their design positions (``fill`` elsewhere)."""
+        if len(kept) == k:
+            return values
+        out = np.full(k, fill, dtype=np.asarray(values).dtype)
+        out[kept] = values
+        return out
+
+    term_mean = np.concatenate([[np.nan], mean[index]])
+    term_sd = np.concatenate([[np.nan], sd[index]])
+    if coding:  # a level's population SD (StandardScaler's scale_ is 1 for a constant column)
+        term_sd = np.concatenate([[np.nan], X[:, index].std(axis=0)])
+        term_sd[1:][[t not in coding for t in terms]] = sd[numeric]
     frame = pd.DataFrame(
         {
-            "term": ["const"] + names,
-            "scale": ["log-odds at the mean"] + ["per 1 SD"] * len(names),
-            "mean": np.concatenate([[np.nan], mean]),
-            "sd": np.concatenate([[np.nan], sd]),
-            "coefficient": beta,
-            "std_error": se,
-            "z_value": zval,
-            "p_value": pval,
-            "ci_low": lo,
-            "ci_high": hi,
-            "odds_ratio": np.exp(beta),
-            "odds_ratio_ci_low": np.exp(lo),
-            "odds_ratio_ci_high": np.exp(hi),
-            "identified": sep["identified"],
-            "direction": sep["direction"],
+            "term": ["const", *terms],
+            "scale": [
+                "log-odds at the means and reference levels" if coding else "log-odds at the mean",
+                *("vs reference level" if t in coding else "per 1 SD" for t in terms),
+            ],
+            "mean": term_mean,
+            "sd": term_sd,
+            "coefficient": full(beta, np.nan),
+            "std_error": full(se, np.nan),
+            "z_value": full(zval, np.nan),
+            "p_value": full(pval, np.nan),
+            "ci_low": full(lo, np.nan),
+            "ci_high": full(hi, np.nan),
+            "odds_ratio": np.exp(full(beta, np.nan)),
+            "odds_ratio_ci_low": np.exp(full(lo, np.nan)),
+            "odds_ratio_ci_high": np.exp(full(hi, np.nan)),
+            "identified": full(sep["identified"], False),
+            "direction": full(sep["direction"], 0),
             "separation": sep["kind"],
             "n": int(design.shape[0]),
             "converged": converged and not sep["separated"],
             "perfect_separation_warning": warned_sep,
-            "log_likelihood": np.nan if sep["separated"] else float(fit.llf),
+            "log_likelihood": np.nan if sep["separated"] or fit is None else float(fit.llf),
         }
     )
+    if coding:
+        frame["group"] = ["", *(coding[t]["group"] if t in coding else "" for t in terms)]
+        frame["reference_level"] = ["", *(coding[t]["reference_level"] if t in coding else "" for t in terms)]
+    if notes or error:
+        frame["note"] = [error or "", *(notes.get(j, error) for j in range(1, k))]
     if penalized_model is not None:
-        pen = _penalized_columns(penalized_model, names, mean, sd)
+        pen = _penalized_columns(penalized_model, names, mean, sd, terms, coding)
         frame["penalized_coefficient"] = pen["penalized_coefficient"]
         frame["penalized_odds_ratio"] = pen["penalized_odds_ratio"]
         frame["C"] = pen["C"]
