@@ -21,6 +21,7 @@ include: "workflow/rules/coverage.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/simulation.smk"
 include: "workflow/rules/targets.smk"
+include: "workflow/rules/code.smk"
 
 
 rule all:

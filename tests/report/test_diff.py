@@ -77,3 +77,43 @@ def test_compare_trees_skips_measured_times_of_pickled_tables(tmp_path):
     assert compare_trees(tmp_path / "a", tmp_path / "b").empty
     joblib.dump(dict(refit, n_groups=2), tmp_path / "b/shards/t.joblib")
     assert len(compare_trees(tmp_path / "a", tmp_path / "b")) == 1
+
+
+def _reliance_table(model, X, y, seed):
+    from xaipipe.explain.reliance import model_reliance
+
+    return model_reliance(model, X, y, estimator="permutation", n_repeats=10, random_state=seed).to_frame()
+
+
+def test_fresh_permutations_are_within_noise_and_a_changed_model_is_flagged():
+    """Two runs of the permutation MR estimator with other seeds differ only by Monte-Carlo error:
+    every change is within 3 SE (or an uncertainty column); a changed model is flagged."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = X @ [2.0, 1.0, 0.0] + rng.normal(size=400)
+    order = np.argsort(y)  # adversarial row order: sorted by the response
+    X, y = X[order], y[order]
+    model = LinearRegression().fit(X, y)
+    a, b = _reliance_table(model, X, y, 1), _reliance_table(model, X, y, 2)
+    d = diff_tables(a, b, name="model_reliance.csv")
+    assert len(d) and not d["status"].eq("changed").any(), d
+    assert {"within_noise", "uncertainty"} == set(d["status"])
+    within = d[d.status == "within_noise"]
+    assert (within["abs_diff"] <= 3 * within["noise_se"]).all()
+    # noise_z = 0: every difference is flagged (apart from uncertainty columns)
+    assert diff_tables(a, b, noise_z=0)["status"].eq("changed").any()
+    # another model: its MR moves far beyond the Monte-Carlo error
+    other = LinearRegression().fit(X, X @ [2.0, 2.0, 0.0] + rng.normal(size=400))
+    flagged = diff_tables(a, _reliance_table(other, X, y, 1))
+    assert set(flagged.loc[flagged.status == "changed", "column"]) >= {"mr_ratio", "mr_difference", "e_switch"}
+    with pytest.raises(ValueError, match="noise_z"):
+        diff_tables(a, b, noise_z=-1)
+
+
+def test_an_exact_quantity_is_flagged_by_any_change():
+    a = pd.DataFrame({"k": ["a"], "mr_ratio": [1.5], "mr_ratio_se": [0.0]})
+    b = a.assign(mr_ratio=1.5 + 1e-6)
+    assert diff_tables(a, b)["status"].tolist() == ["changed"]
+    assert diff_tables(a, b.assign(mr_ratio_se=[1e-3]))["status"].tolist() == ["within_noise", "uncertainty"]

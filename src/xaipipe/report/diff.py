@@ -6,6 +6,18 @@ their non-numeric (key) columns, numeric columns are compared value by value.
 The output lists every number that changed (beyond ``rtol``/``atol``), with both
 values and the absolute and relative change, and a per-table summary.
 
+Noise: a Monte-Carlo or bootstrap estimate changes whenever the random numbers
+behind it do (another seed stream, a reordered loop), without its result changing.
+Where a table carries the standard error of such an estimate (:func:`noise_se_column`:
+the column ``<value>_se``, e.g. ``mr_ratio_se`` of the permutation and ``e_divide``
+MR estimators, ``coverage_se``; ``e_switch`` by ``mr_difference_se``; a learner
+interval's ``mean`` by its ``se``), a change of at most ``noise_z`` standard errors
+of the difference of two independent estimates, ``|b - a| <= noise_z *
+sqrt(se_a^2 + se_b^2)``, is listed as ``within_noise``, not as ``changed``; so is
+a change of a column that only estimates uncertainty (standard errors, standard
+deviations over repeats, interval bounds: :func:`is_uncertainty_column`), as
+``uncertainty``. An exact quantity (SE 0, or no SE column) is flagged by any change.
+
 ``--all`` checks that two versions are *identical apart from measured times and
 provenance* (the test of a refactor): every file under the two folders, CSVs
 exactly (``rtol = atol = 0``; the columns :data:`TIME_COLUMNS` are ignored), JSON
@@ -26,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "NOISE_SE",
     "TIME_COLUMNS",
     "PROVENANCE_KEYS",
     "diff_tables",
@@ -62,7 +75,40 @@ PROVENANCE_KEYS = frozenset(
     }
 )
 
-DIFF_COLUMNS = ["table", "key", "column", "value_a", "value_b", "abs_diff", "rel_diff", "status"]
+DIFF_COLUMNS = ["table", "key", "column", "value_a", "value_b", "abs_diff", "rel_diff", "noise_se", "status"]
+
+#: Value column -> the column of its Monte-Carlo / bootstrap standard error, beyond the
+#: ``<value>_se`` convention (:func:`noise_se_column`).
+NOISE_SE = {
+    # e_switch - e_orig = mr_difference, and e_orig is exact: the same Monte-Carlo error
+    "e_switch": "mr_difference_se",
+    # learner-PD / learner-PFI intervals: the mean over refits and its corrected SE
+    "mean": "se",
+}
+
+#: Default number of standard errors within which a change is noise.
+NOISE_Z = 3.0
+
+
+def is_uncertainty_column(column: str) -> bool:
+    """Whether a column only estimates uncertainty: a standard error (``se``, ``se_*``,
+    ``*_se``), a standard deviation over repeats (``std``, ``*_std``) or an interval bound
+    (``ci_low``, ``ci_high`` and their variants)."""
+    return (
+        column in ("se", "std")
+        or column.startswith(("se_", "ci_low", "ci_high"))
+        or column.endswith(("_se", "_std", "_se_naive"))
+    )
+
+
+def noise_se_column(column: str, columns) -> str | None:
+    """The column holding the Monte-Carlo / bootstrap SE of ``column`` in a table with
+    ``columns``, or None: ``<column>_se`` when present, else :data:`NOISE_SE`."""
+    columns = set(columns)
+    if f"{column}_se" in columns:
+        return f"{column}_se"
+    se = NOISE_SE.get(column)
+    return se if se in columns else None
 
 
 def _key_columns(frame: pd.DataFrame) -> list[str]:
@@ -70,7 +116,13 @@ def _key_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def diff_tables(
-    a: pd.DataFrame, b: pd.DataFrame, *, name: str = "", rtol: float = 1e-9, atol: float = 0.0
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    *,
+    name: str = "",
+    rtol: float = 1e-9,
+    atol: float = 0.0,
+    noise_z: float = NOISE_Z,
 ) -> pd.DataFrame:
     """Changed numbers between two versions of one table.
 
@@ -81,17 +133,25 @@ def diff_tables(
     name : str
         Table name written in the ``table`` column.
     rtol, atol : float
-        A value counts as changed when ``|b - a| > atol + rtol * |a|`` (or when
+        A value counts as different when ``|b - a| > atol + rtol * |a|`` (or when
         exactly one of them is NaN).
+    noise_z : float, default=3.0
+        A difference of at most ``noise_z * sqrt(se_a^2 + se_b^2)`` in a column
+        with a Monte-Carlo / bootstrap SE column (:func:`noise_se_column`) is
+        ``within_noise``; ``0`` flags every difference as ``changed``.
 
     Returns
     -------
     DataFrame
         Columns ``table``, ``key`` (the key columns' values joined by ``|``),
         ``column``, ``value_a``, ``value_b``, ``abs_diff``, ``rel_diff``
-        (``abs_diff / |value_a|``), ``status`` (``changed``, ``only_in_a``,
+        (``abs_diff / |value_a|``), ``noise_se`` (``sqrt(se_a^2 + se_b^2)``,
+        NaN without an SE column), ``status`` (``changed``, ``within_noise``,
+        ``uncertainty`` (:func:`is_uncertainty_column`), ``only_in_a``,
         ``only_in_b``, ``column_only_in_a``, ``column_only_in_b``).
     """
+    if not (isinstance(noise_z, (int, float)) and noise_z >= 0):
+        raise ValueError(f"noise_z must be a number >= 0, got {noise_z!r}")
     keys = [c for c in _key_columns(a) if c in b.columns]
     rows = []
     for col in a.columns.difference(b.columns):
@@ -125,8 +185,20 @@ def diff_tables(
         nan_a, nan_b = np.isnan(va), np.isnan(vb)
         with np.errstate(invalid="ignore"):
             changed = (nan_a != nan_b) | (~nan_a & ~nan_b & (np.abs(vb - va) > atol + rtol * np.abs(va)))
+        se_col = noise_se_column(col, set(a.columns) & set(b.columns))
+        if se_col is not None and se_col in numeric:
+            se = np.hypot(ka.loc[common, se_col].to_numpy(dtype=float), kb.loc[common, se_col].to_numpy(dtype=float))
+        else:
+            se = np.full(len(common), np.nan)
+        uncertainty = is_uncertainty_column(col)
         for i in np.flatnonzero(changed):
             diff = vb[i] - va[i]
+            if uncertainty:
+                status = "uncertainty"
+            elif noise_z > 0 and se[i] > 0 and abs(diff) <= noise_z * se[i]:
+                status = "within_noise"
+            else:
+                status = "changed"
             rows.append(
                 {
                     "table": name,
@@ -136,23 +208,30 @@ def diff_tables(
                     "value_b": vb[i],
                     "abs_diff": abs(diff),
                     "rel_diff": abs(diff) / abs(va[i]) if va[i] not in (0.0,) else np.inf,
-                    "status": "changed",
+                    "noise_se": se[i],
+                    "status": status,
                 }
             )
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
 def diff_versions(
-    dir_a: str | Path, dir_b: str | Path, *, rtol: float = 1e-9, atol: float = 0.0
+    dir_a: str | Path,
+    dir_b: str | Path,
+    *,
+    rtol: float = 1e-9,
+    atol: float = 0.0,
+    noise_z: float = NOISE_Z,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Compare every ``tables/*.csv`` of two ``results/<version>`` folders.
 
     Returns
     -------
     (details, summary)
-        ``details`` as :func:`diff_tables`; ``summary`` one row per table:
-        ``table``, ``in_a``, ``in_b``, ``n_changed``, ``max_abs_diff``,
-        ``max_rel_diff``, ``rows_only_in_a``, ``rows_only_in_b``.
+        ``details`` as :func:`diff_tables` (with ``noise_z``); ``summary`` one row
+        per table: ``table``, ``in_a``, ``in_b``, ``n_changed`` (flagged changes),
+        ``max_abs_diff``, ``max_rel_diff`` (over them), ``n_within_noise``,
+        ``n_uncertainty``, ``rows_only_in_a``, ``rows_only_in_b``.
 
     Raises
     ------
@@ -169,7 +248,7 @@ def diff_versions(
         pa, pb = ta / name, tb / name
         rec = {"table": name, "in_a": pa.is_file(), "in_b": pb.is_file()}
         if rec["in_a"] and rec["in_b"]:
-            d = diff_tables(pd.read_csv(pa), pd.read_csv(pb), name=name, rtol=rtol, atol=atol)
+            d = diff_tables(pd.read_csv(pa), pd.read_csv(pb), name=name, rtol=rtol, atol=atol, noise_z=noise_z)
             details.append(d)
             changed = d[d["status"] == "changed"]
             rec.update(
@@ -177,6 +256,8 @@ def diff_versions(
                     "n_changed": len(changed),
                     "max_abs_diff": changed["abs_diff"].max() if len(changed) else 0.0,
                     "max_rel_diff": changed["rel_diff"].max() if len(changed) else 0.0,
+                    "n_within_noise": int((d["status"] == "within_noise").sum()),
+                    "n_uncertainty": int((d["status"] == "uncertainty").sum()),
                     "rows_only_in_a": int((d["status"] == "only_in_a").sum()),
                     "rows_only_in_b": int((d["status"] == "only_in_b").sum()),
                 }
@@ -327,6 +408,12 @@ def main(argv=None) -> int:
     parser.add_argument("--rtol", type=float, default=1e-9)
     parser.add_argument("--atol", type=float, default=0.0)
     parser.add_argument(
+        "--noise-z",
+        type=float,
+        default=NOISE_Z,
+        help="changes within this many Monte-Carlo / bootstrap SEs are listed as noise (0: flag every change)",
+    )
+    parser.add_argument(
         "--all",
         action="store_true",
         help="every file, identical apart from measured times and provenance (exit 1 otherwise)",
@@ -343,9 +430,21 @@ def main(argv=None) -> int:
 
             write_csv(args.out, diffs)
         return 1 if len(diffs) else 0
-    details, summary = diff_versions(args.version_a, args.version_b, rtol=args.rtol, atol=args.atol)
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
+    details, summary = diff_versions(
+        args.version_a, args.version_b, rtol=args.rtol, atol=args.atol, noise_z=args.noise_z
+    )
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.to_string(index=False))
+        flagged = details[details["status"] == "changed"]
+        print(f"\n{len(flagged)} changed value(s) beyond the Monte-Carlo / bootstrap noise:")
+        if len(flagged):
+            print(flagged.drop(columns="status").to_string(index=False, max_rows=60))
+        noise = details["status"].isin(["within_noise", "uncertainty"])
+        print(
+            f"within noise: {int((details['status'] == 'within_noise').sum())} value(s) within "
+            f"{args.noise_z:g} SE, {int((details['status'] == 'uncertainty').sum())} uncertainty estimate(s) "
+            f"(SEs, SDs, interval bounds); {int(noise.sum())} in all, listed with --out"
+        )
     if args.out:
         from ..io import write_csv
 

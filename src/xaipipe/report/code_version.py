@@ -1,0 +1,140 @@
+"""Which package code a rule runs, as a content hash: results follow the code.
+
+Snakemake reruns a job when its inputs, parameters or software environment change,
+and its ``code`` trigger compares the *modification times* of a rule's script (a
+fresh clone would rerun every script rule) and ignores the package the script
+imports. A result therefore goes stale when a function of :mod:`xaipipe` changes
+and nobody remembers ``--forcerun``.
+
+:func:`code_fingerprint` closes that gap by content: it follows the script's
+imports of the package, transitively (every ``import`` statement of every module
+reached, deferred imports inside functions included, and the ``__init__`` of each
+package on the way, which Python runs on import), and hashes the bytes of the
+script and of every module reached. The workflow passes the hash to every script
+rule as the parameter ``code`` (``workflow/rules/code.smk``), so Snakemake's
+``params`` trigger reruns a job when the code it runs changes, and its dependents
+follow through the ``mtime`` trigger; a clone of the same commit has the same
+hashes and reruns nothing. The granularity is the module: editing one function of
+``rashomon/sets.py`` reruns the jobs whose scripts reach that module, and no job
+that does not reach it (``cv`` does not).
+
+What it does not see: third-party libraries (their versions are in
+``manifest.json``; ``software-env`` covers conda environments), data files the
+code reads outside its inputs, and code reached without an import statement
+(``importlib.import_module`` with a computed name, e.g. a family's estimator
+class ``"module:Class"``, which names third-party classes).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["code_fingerprint", "package_modules"]
+
+
+def _module_file(package_dir: Path, module: str) -> Path | None:
+    """File of ``module`` (dotted, starting with the package's name) inside ``package_dir``."""
+    parts = module.split(".")[1:]
+    base = package_dir.joinpath(*parts)
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    return None
+
+
+def _with_parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+@lru_cache(maxsize=4096)
+def _imports(path: Path, module: str, package: str, package_dir: Path) -> tuple[str, ...]:
+    """Modules of ``package`` that the file ``path`` (module ``module``) imports."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    is_package = path.name == "__init__.py"
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name == package or a.name.startswith(package + ".")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = module.split(".") if is_package else module.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if base != package and not base.startswith(package + "."):
+                continue
+            found.append(base)
+            for alias in node.names:  # `from pkg.sub import module`
+                if _module_file(package_dir, f"{base}.{alias.name}") is not None:
+                    found.append(f"{base}.{alias.name}")
+    return tuple(found)
+
+
+def package_modules(script: str | Path, package_dir: str | Path) -> dict[str, Path]:
+    """Modules of a package that a script reaches through import statements, transitively.
+
+    Parameters
+    ----------
+    script : path
+        A Python file outside (or inside) the package, e.g. a rule's script.
+    package_dir : path
+        The package's folder (``Path(xaipipe.__file__).parent``); its name is the
+        package's import name.
+
+    Returns
+    -------
+    dict
+        Dotted module name -> source file, sorted by name; each imported module
+        brings the ``__init__`` of every package above it.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``script`` or ``package_dir`` does not exist.
+    SyntaxError
+        If a file reached cannot be parsed.
+    """
+    script, package_dir = Path(script), Path(package_dir)
+    if not script.is_file():
+        raise FileNotFoundError(f"script {script} not found")
+    if not (package_dir / "__init__.py").is_file():
+        raise FileNotFoundError(f"{package_dir} is not a package folder (no __init__.py)")
+    package = package_dir.name
+    seen: dict[str, Path] = {}
+    todo = list(_imports(script.resolve(), "__main__", package, package_dir.resolve()))
+    while todo:
+        for name in _with_parents(todo.pop()):
+            if name in seen:
+                continue
+            path = _module_file(package_dir, name)
+            if path is None:  # a name imported from a module, not a module
+                continue
+            seen[name] = path
+            todo += _imports(path.resolve(), name, package, package_dir.resolve())
+    return dict(sorted(seen.items()))
+
+
+def code_fingerprint(script: str | Path, package_dir: str | Path) -> str:
+    """SHA-256 of a script and of every package module it reaches (:func:`package_modules`).
+
+    The hash covers the bytes of each file and its path relative to the package,
+    in sorted order, so it changes when any of those files changes, is added to
+    or leaves the import closure, and is the same in any clone of the same code.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    digest = hashlib.sha256()
+    digest.update(b"script\0" + Path(script).read_bytes() + b"\0")
+    root = Path(package_dir)
+    for name, path in package_modules(script, root).items():
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()

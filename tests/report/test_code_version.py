@@ -1,0 +1,85 @@
+"""The code a rule runs, as a content hash (xaipipe.report.code_version): which modules a script
+reaches, and that the hash moves with exactly those files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import xaipipe
+from xaipipe.report.code_version import code_fingerprint, package_modules
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _package(root: Path) -> Path:
+    """pkg/__init__, pkg/sub/__init__, pkg/sub/a (imports .b at top, ..c inside a function),
+    pkg/sub/b, pkg/c, pkg/unused."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/a.py": "from . import b\n\ndef f():\n    from ..c import g\n    return g()\n",
+        "pkg/sub/b.py": "X = 1\n",
+        "pkg/c.py": "def g():\n    return 2\n",
+        "pkg/unused.py": "Y = 3\n",
+        "script.py": "from pkg.sub.a import f\nimport numpy\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root / "pkg"
+
+
+def test_the_closure_follows_relative_and_deferred_imports_and_parent_packages(tmp_path):
+    pkg = _package(tmp_path)
+    assert list(package_modules(tmp_path / "script.py", pkg)) == [
+        "pkg",
+        "pkg.c",
+        "pkg.sub",
+        "pkg.sub.a",
+        "pkg.sub.b",
+    ]
+
+
+@pytest.mark.parametrize(
+    "edited, changes",
+    [
+        ("pkg/sub/b.py", True),
+        ("pkg/c.py", True),
+        ("pkg/__init__.py", True),
+        ("script.py", True),
+        ("pkg/unused.py", False),
+    ],
+)
+def test_the_hash_moves_with_the_files_reached_only(tmp_path, edited, changes):
+    pkg = _package(tmp_path)
+    before = code_fingerprint(tmp_path / "script.py", pkg)
+    with open(tmp_path / edited, "a") as fh:
+        fh.write("\n# edited\n")
+    assert (code_fingerprint(tmp_path / "script.py", pkg) != before) is changes
+
+
+def test_the_hash_does_not_depend_on_where_the_code_lies(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    assert code_fingerprint(a / "script.py", _package(a)) == code_fingerprint(b / "script.py", _package(b))
+
+
+def test_missing_files_are_named(tmp_path):
+    pkg = _package(tmp_path)
+    with pytest.raises(FileNotFoundError, match="nope.py"):
+        code_fingerprint(tmp_path / "nope.py", pkg)
+    with pytest.raises(FileNotFoundError, match="not a package"):
+        package_modules(tmp_path / "script.py", tmp_path)
+
+
+def test_the_workflow_scripts_reach_what_they_run():
+    pkg = Path(xaipipe.__file__).resolve().parent
+    scripts = REPO / "workflow" / "scripts"
+    cv = package_modules(scripts / "cv.py", pkg)
+    assert "xaipipe.models.cv" in cv and not any(m.startswith("xaipipe.rashomon") for m in cv)
+    assert "xaipipe.rashomon.sets" in package_modules(scripts / "rashomon.py", pkg)
+    # every script of the workflow parses and reaches the package through its runner
+    for script in scripts.glob("*.py"):
+        assert "xaipipe.runner" in package_modules(script, pkg), script.name
