@@ -107,6 +107,11 @@ Departures from Donnelly et al. (2023)
 Only the resampling, the per-resample refits and the RID / MCR summaries are
 new here: the set is :func:`xaipipe.rashomon.sets.rashomon_set` and the MR of a
 fitted group :func:`xaipipe.rashomon.refit.group_reliance`.
+
+Why one module of this size (~900 lines since the tree was formatted with ruff): the
+one-job bootstrap, its shards and their combination must give the same bytes, so
+they share the private per-resample code (``_one_resample``, ``_fit_group``,
+``_group_outputs``) and the seeding; apart they would import each other's privates.
 """
 
 from __future__ import annotations

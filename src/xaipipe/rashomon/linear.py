@@ -99,6 +99,11 @@ exactly solvable trust-region problem and the result exact up to ``tol`` with a
 certificate. The paper's bounds remain valid and are checked against these
 intervals in ``tests/rashomon/test_linear.py``.
 
+Why one module of this size (~860 lines since the tree was formatted with ruff): the
+loss forms, the trust-region subproblem, the difference and ratio searches and the
+scope builder share the private problem class and its eigen-decomposition
+(``_Problem``, ``_trs``); the public surface is three functions.
+
 References
 ----------
 Fisher, A., Rudin, C. & Dominici, F. (2019). JMLR 20(177), 1-81.
