@@ -42,7 +42,9 @@ if (
     )
 
 BASEDIR = Path(workflow.basedir)
-REFERENCE_FILE = str(BASEDIR / "config" / "reference.yaml")
+# Files of the checkout that are rule inputs: paths relative to the working directory, so that a
+# finished run moved or copied elsewhere (with its results) records the same inputs and reruns nothing.
+REFERENCE_FILE = os.path.relpath(BASEDIR / "config" / "reference.yaml")
 
 VERSION = config["version"]
 RESULTS = f"results/{VERSION}"
@@ -118,7 +120,7 @@ for _family in config["explain"]["shap"]["algorithm"]:
 shap_algorithm(ALL_FAMILIES[0], config["explain"]["shap"]["algorithm"])
 
 
-STYLE_FILE = str(BASEDIR / config["report"]["style"])
+STYLE_FILE = os.path.relpath(BASEDIR / config["report"]["style"])
 
 
 def task_of(dataset):
