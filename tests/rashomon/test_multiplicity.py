@@ -109,6 +109,10 @@ def test_rashomon_capacity_against_a_brute_force_maximum():
 
         mi = h(r) + h(1 - r) - q * (h(a) + h(1 - a)) - (1 - q) * (h(b) + h(1 - b))
         np.testing.assert_allclose(got[i], 2 ** mi.max(), rtol=1e-6)
+    # the Blahut-Arimoto path (distributions over classes) agrees with the exact binary solution
+    P3 = rng.uniform(size=(5, 10))
+    both = np.stack([1 - P3, P3], axis=-1)
+    np.testing.assert_allclose(rashomon_capacity(both), rashomon_capacity(P3), rtol=1e-6)
     three = rashomon_capacity(rng.dirichlet(np.ones(3), size=(4, 6)))
     assert ((three >= 1 - 1e-12) & (three <= 3 + 1e-12)).all()
 
