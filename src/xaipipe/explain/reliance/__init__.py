@@ -70,6 +70,13 @@ Estimators (``estimator=`` option, recorded in the ``estimator`` column)
     (the centred second form is used; it avoids cancellation), divided by
     ``n(n-1)``. Deterministic.
 
+Honest Monte-Carlo error (:mod:`._mc_error`)
+--------------------------------------------
+The reported ``*_se = sd / sqrt(R)`` is unbiased in variance but unreliable for ``R = 20`` draws of a
+skewed variable; :func:`exact_monte_carlo_se` computes the exact SE of the ``permutation`` and
+``e_divide`` estimates from the ``n × n`` switched losses (Hoeffding 1951; the matching formula in
+:mod:`._mc_error`). The default tables keep ``sd / sqrt(R)``.
+
 Under dependent features (:mod:`._conditional`)
 -----------------------------------------------
 :func:`conditional_model_reliance` permutes the variable within the leaves of a tree fitted on the
@@ -154,6 +161,7 @@ from ._conditional import (
     grouped_model_reliance,
 )
 from ._linear import linear_coefficients
+from ._mc_error import draw_variance, exact_monte_carlo_se, switch_loss_matrix
 from ._model_reliance import METHODS, model_reliance
 
 __all__ = [
@@ -164,6 +172,9 @@ __all__ = [
     "conditional_strata",
     "correlation_groups",
     "grouped_model_reliance",
+    "draw_variance",
+    "exact_monte_carlo_se",
+    "switch_loss_matrix",
     "DEFAULT_MAX_ROWS",
     "ESTIMATORS",
     "LOSSES",
