@@ -11,7 +11,7 @@ every computation runs on the test split with the settings a default-study rule 
 from __future__ import annotations
 
 import argparse
-import sys
+import importlib.util
 import time
 from pathlib import Path
 
@@ -19,24 +19,28 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _prepared import prepared_data  # noqa: E402
-
-from xaipipe.explain.ale import accumulated_local_effects, accumulated_local_effects_2d  # noqa: E402
-from xaipipe.explain.interactions import h_statistic, shap_interaction_summary  # noqa: E402
-from xaipipe.explain.reliance import (  # noqa: E402
+from xaipipe.explain.ale import accumulated_local_effects, accumulated_local_effects_2d
+from xaipipe.explain.interactions import h_statistic, shap_interaction_summary
+from xaipipe.explain.reliance import (
     conditional_model_reliance,
     exact_monte_carlo_se,
     features_from_groups,
     grouped_model_reliance,
     model_reliance,
 )
-from xaipipe.explain.shapley import shap_values  # noqa: E402
-from xaipipe.models.prefix import member_predictor  # noqa: E402
-from xaipipe.rashomon.multiplicity import predictive_multiplicity  # noqa: E402
+from xaipipe.explain.shapley import shap_values
+from xaipipe.models.prefix import member_predictor
+from xaipipe.rashomon.multiplicity import predictive_multiplicity
 
 DATASETS = ("airfoil", "concrete", "wine_quality", "abalone", "diabetes", "breast_cancer")
+
+
+def _load_prepared():
+    """``benchmarks/_prepared.py`` (a sibling file, not a package)."""
+    spec = importlib.util.spec_from_file_location("_prepared", Path(__file__).with_name("_prepared.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.prepared_data
 
 
 def cpu(fn):
@@ -46,7 +50,7 @@ def cpu(fn):
 
 
 def run(dataset: str, mirror: str) -> list[dict]:
-    p = prepared_data(dataset, mirror=mirror)
+    p = _load_prepared()(dataset, mirror=mirror)
     clf = p.task == "classification"
     est = (GradientBoostingClassifier if clf else GradientBoostingRegressor)(
         n_estimators=300, max_depth=3, random_state=0

@@ -19,6 +19,7 @@ gradient boosting fitted on the training split.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -29,9 +30,15 @@ from scipy import stats
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from xaipipe.explain.reliance import exact_monte_carlo_se, model_reliance
 
-from xaipipe.explain.reliance import exact_monte_carlo_se, model_reliance  # noqa: E402
+
+def _load_prepared():
+    """``benchmarks/_prepared.py`` (a sibling file, not a package)."""
+    spec = importlib.util.spec_from_file_location("_prepared", Path(__file__).with_name("_prepared.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.prepared_data
 
 
 def simulated(seed: int = 0):
@@ -90,9 +97,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     sets = {"simulated_skewed": simulated()}
     try:
-        from _prepared import prepared_data
-
-        p = prepared_data("diabetes", mirror=a.mirror)
+        p = _load_prepared()("diabetes", mirror=a.mirror)
         sets["diabetes"] = (p.X_train, p.y_train, p.X_test, p.y_test, p.features)
     except Exception as exc:  # pragma: no cover - no mirror / scikit-learn copy
         print(f"diabetes skipped: {exc}")
