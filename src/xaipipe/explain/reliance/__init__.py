@@ -70,6 +70,21 @@ Estimators (``estimator=`` option, recorded in the ``estimator`` column)
     (the centred second form is used; it avoids cancellation), divided by
     ``n(n-1)``. Deterministic.
 
+Honest Monte-Carlo error (:mod:`._mc_error`)
+--------------------------------------------
+The reported ``*_se = sd / sqrt(R)`` is unbiased in variance but unreliable for ``R = 20`` draws of a
+skewed variable; :func:`exact_monte_carlo_se` computes the exact SE of the ``permutation`` and
+``e_divide`` estimates from the ``n × n`` switched losses (Hoeffding 1951; the matching formula in
+:mod:`._mc_error`). The default tables keep ``sd / sqrt(R)``.
+
+Under dependent features (:mod:`._conditional`)
+-----------------------------------------------
+:func:`conditional_model_reliance` permutes the variable within the leaves of a tree fitted on the
+training split to predict it from the others (cs-PFI, Molnar et al. 2023; estimator label
+``"conditional_permutation"``); :func:`grouped_model_reliance` permutes clusters of features with
+``|r| >= threshold`` jointly (:func:`correlation_groups`; label ``"grouped_<estimator>"``). Both
+return a :class:`RelianceResult` and go through :func:`model_reliance`.
+
 Multi-member evaluation
 -----------------------
 Every estimator evaluates ``m`` models at once: all ``n_estimators`` prefixes of one
@@ -136,10 +151,30 @@ from ._base import (
     squared_error,
     zero_one,
 )
+from ._conditional import (
+    CONDITIONAL_ESTIMATOR,
+    LINKAGES,
+    conditional_model_reliance,
+    conditional_permutations,
+    conditional_strata,
+    correlation_groups,
+    grouped_model_reliance,
+)
 from ._linear import linear_coefficients
+from ._mc_error import draw_variance, exact_monte_carlo_se, switch_loss_matrix
 from ._model_reliance import METHODS, model_reliance
 
 __all__ = [
+    "CONDITIONAL_ESTIMATOR",
+    "LINKAGES",
+    "conditional_model_reliance",
+    "conditional_permutations",
+    "conditional_strata",
+    "correlation_groups",
+    "grouped_model_reliance",
+    "draw_variance",
+    "exact_monte_carlo_se",
+    "switch_loss_matrix",
     "DEFAULT_MAX_ROWS",
     "ESTIMATORS",
     "LOSSES",

@@ -1,0 +1,131 @@
+"""CPU seconds of one call of each new computation of issue 35 (ALE, conditional and grouped MR,
+H-statistic, SHAP interaction summary, predictive multiplicity, exact MC SE) per dataset.
+
+A gradient boosting (300 trees, depth 3; classification for breast_cancer) is fitted on each
+dataset's training split (``benchmarks/_prepared.py``: the default study's preparation and split);
+every computation runs on the test split with the settings a default-study rule would use.
+
+    python benchmarks/anchors_cpu.py [--mirror ../shared/data/uci] [--datasets abalone diabetes]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+
+from xaipipe.explain.ale import accumulated_local_effects, accumulated_local_effects_2d
+from xaipipe.explain.interactions import h_statistic, shap_interaction_summary
+from xaipipe.explain.reliance import (
+    conditional_model_reliance,
+    exact_monte_carlo_se,
+    features_from_groups,
+    grouped_model_reliance,
+    model_reliance,
+)
+from xaipipe.explain.shapley import shap_values
+from xaipipe.models.prefix import member_predictor
+from xaipipe.rashomon.multiplicity import predictive_multiplicity
+
+DATASETS = ("airfoil", "concrete", "wine_quality", "abalone", "diabetes", "breast_cancer")
+
+
+def _load_prepared():
+    """``benchmarks/_prepared.py`` (a sibling file, not a package)."""
+    spec = importlib.util.spec_from_file_location("_prepared", Path(__file__).with_name("_prepared.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.prepared_data
+
+
+def cpu(fn):
+    t0 = time.process_time()
+    out = fn()
+    return time.process_time() - t0, out
+
+
+def run(dataset: str, mirror: str) -> list[dict]:
+    p = _load_prepared()(dataset, mirror=mirror)
+    clf = p.task == "classification"
+    est = (GradientBoostingClassifier if clf else GradientBoostingRegressor)(
+        n_estimators=300, max_depth=3, random_state=0
+    )
+    fit_s, _ = cpu(lambda: est.fit(p.X_train, p.y_train))
+    X, y, names, groups = p.X_test, p.y_test, p.features, p.feature_groups
+    variables = list(features_from_groups(names, groups))
+    recs = [{"dataset": dataset, "computation": "fit (reference)", "cpu_s": fit_s}]
+
+    def add(name, fn):
+        s, out = cpu(fn)
+        recs.append({"dataset": dataset, "computation": name, "cpu_s": s})
+        return out
+
+    add(
+        "ale 1-D, every variable",
+        lambda: [accumulated_local_effects(est, X, v, feature_names=names, feature_groups=groups) for v in variables],
+    )
+    num = [j for j, c in enumerate(names) if not any(c in g for g in groups.values())]
+    add("ale 2-D, one pair", lambda: accumulated_local_effects_2d(est, X, (num[0], num[1]), feature_names=names))
+    add(
+        "mr permutation R=20 (existing, reference)",
+        lambda: model_reliance(est, X, y, feature_groups=groups, feature_names=names, n_repeats=20, random_state=0),
+    )
+    add(
+        "conditional MR R=20",
+        lambda: conditional_model_reliance(
+            est, X, y, p.X_train, feature_groups=groups, feature_names=names, n_repeats=20, random_state=0
+        ),
+    )
+    add(
+        "grouped MR R=20 (|r|>=0.9)",
+        lambda: grouped_model_reliance(
+            est, X, y, p.X_train, feature_groups=groups, feature_names=names, n_repeats=20, random_state=0
+        ),
+    )
+    add(
+        "H-statistic 300 rows, totals + pairs of top 4",
+        lambda: h_statistic(
+            est,
+            X,
+            variables,
+            pairs=[(a, b) for i, a in enumerate(variables[:4]) for b in variables[i + 1 : 4]],
+            feature_names=names,
+            feature_groups=groups,
+            n_rows=300,
+            n_bootstrap=50,
+        ),
+    )
+    sv = add(
+        "shap interaction values (tree_explainer)", lambda: shap_values(est, X, feature_names=names, interactions=True)
+    )
+    add("shap interaction summary", lambda: shap_interaction_summary(sv))
+    preds = np.asarray(member_predictor(est, list(range(100, 301, 10)))(X))
+    if preds.ndim == 3:
+        preds = preds[..., 1]
+    add("multiplicity, 21 members", lambda: predictive_multiplicity(preds, task=p.task, reference=20, capacity=clf))
+    if not clf:
+        add(
+            "exact MC SE e_divide, every variable",
+            lambda: exact_monte_carlo_se(est, X, y, feature_groups=groups, feature_names=names),
+        )
+    return recs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "uci"))
+    ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    a = ap.parse_args(argv)
+    rows = [r for d in a.datasets for r in run(d, a.mirror)]
+    t = pd.DataFrame(rows).pivot(index="computation", columns="dataset", values="cpu_s")[a.datasets]
+    pd.set_option("display.width", 200)
+    print(t.round(2).to_string())
+
+
+if __name__ == "__main__":
+    main()

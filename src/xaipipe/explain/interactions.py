@@ -1,0 +1,428 @@
+"""Interaction strength: Friedman's H-statistic from partial dependence, and the summary of the SHAP
+interaction values already computed.
+
+Friedman's H² (Friedman, J. H. & Popescu, B. E. 2008, "Predictive learning via rule ensembles",
+Ann. Appl. Stat. 2(3), 916-954, §8.1, eqs. (44)-(45))
+------------------------------------------------------------------------------------------
+Let :math:`F` be the model output and, for a variable (or one-hot group) :math:`S`, :math:`F_S`
+its partial dependence function :math:`F_S(x_S) = \\frac1n \\sum_l F(x_S, x_{l,\\setminus S})`
+and :math:`F_{\\setminus S}(x_{\\setminus S}) = \\frac1n \\sum_l F(x_{l,S}, x_{\\setminus S})`, every
+function *centred* to mean zero over the rows (:math:`F` too). Evaluated at the rows
+:math:`x_1, \\dots, x_n`:
+
+* pairwise (eq. 44): :math:`H^2_{jk} = \\sum_i [F_{jk}(x_{ij}, x_{ik}) - F_j(x_{ij})
+  - F_k(x_{ik})]^2 \\,/\\, \\sum_i F^2_{jk}(x_{ij}, x_{ik})`, the share of the variance of the
+  joint effect of ``j`` and ``k`` that is not the sum of their separate effects;
+* total (eq. 45): :math:`H^2_j = \\sum_i [F(x_i) - F_j(x_{ij}) - F_{\\setminus j}(x_{i\\setminus j})]^2
+  \\,/\\, \\sum_i F^2(x_i)`, the share of the variance of :math:`F` due to interactions of ``j``
+  with any other variables.
+
+Both are 0 when the model is additive in the variable (exactly, up to rounding: the numerator is a
+sum of squares of float differences), and 1 at most for the pairwise statistic on a pure product.
+The *unnormalised* statistic (``h2_unnormalised``; the ``normalize = FALSE`` option of the R package
+``hstats``, Mayer 2023) is the numerator divided by ``n``, in squared output units: H² is a ratio and
+unstable when its denominator (the variance of the joint effect) is tiny, and the unnormalised
+version ranks interactions by their absolute size.
+
+*Analytic value on a product.* For :math:`F = x_1 x_2` with independent :math:`x_1, x_2`,
+:math:`F_{12} = x_1 x_2 - \\mu_1 \\mu_2`, :math:`F_1 = \\mu_2 (x_1 - \\mu_1)`, :math:`F_2 =
+\\mu_1 (x_2 - \\mu_2)`, so the numerator is :math:`(x_1 - \\mu_1)^2 (x_2 - \\mu_2)^2` and
+
+.. math:: H^2_{12} = \\frac{\\sigma_1^2 \\sigma_2^2}{E[x_1^2] E[x_2^2] - \\mu_1^2 \\mu_2^2},
+
+which is :math:`(1/12)^2 / (1/9 - 1/16) = 1/7` for two uniforms on (0, 1). On a sample whose
+empirical distribution is a product (a full factorial design) the estimator equals this formula
+with the sample moments exactly (``tests/explain/test_interactions.py``).
+
+Computation: the statistic needs the PD functions *at the rows*, :math:`n^2` model evaluations per
+variable and per pair. On a random subsample of ``n_rows`` rows (default 300, hstats' ``n_max``):
+for variable :math:`S` the matrix :math:`M_S[i, l] = F(x_{i,S}, x_{l,\\setminus S})` gives both
+:math:`F_S` (row means) and :math:`F_{\\setminus S}` (column means), so the total statistic of every
+variable costs :math:`p n^2` evaluations and each pair :math:`n^2` more. The Monte-Carlo standard
+error is a *bootstrap over the subsample's rows* (``n_bootstrap`` resamples with replacement,
+:math:`M` re-weighted, no new model calls): it estimates the sampling SE of an ``n_rows``-row
+estimate, which is the subsampling error when ``n_rows`` is small against the data.
+
+SHAP interaction values (Lundberg et al. 2020, Nat. Mach. Intell. 2, 56-67, "SHAP interaction
+values")
+-----------------------------------------------------------------------------------------
+:math:`\\Phi_{i,jk}` (row ``i``, features ``j \\ne k``) splits the pairwise interaction equally,
+:math:`\\Phi_{i,jk} = \\Phi_{i,kj}`, so the whole interaction of the pair in row ``i`` is
+:math:`2\\Phi_{i,jk}`; :math:`\\Phi_{i,jj}` is the main effect. :func:`shap_interaction_summary`
+gives the matrix of :math:`\\frac1n\\sum_i |\\Phi_{i,jk}|` (the shap library's interaction summary) and
+a table of the pairs ranked by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ..validation import check_int
+from .pdp._curves import model_output
+from .pdp._effects import _output_label, _resolve_feature
+from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, _check_X
+
+__all__ = [
+    "H_COLUMNS",
+    "HStatisticResult",
+    "h_statistic",
+    "ShapInteractionSummary",
+    "shap_interaction_summary",
+]
+
+#: Columns of :meth:`HStatisticResult.to_frame`.
+H_COLUMNS = [
+    "kind",
+    "feature",
+    "feature_1",
+    "feature_2",
+    "h2",
+    "h2_se",
+    "h2_unnormalised",
+    "h2_unnormalised_se",
+    "h",
+    "n_rows",
+    "n_bootstrap",
+    "se_method",
+    "output",
+]
+
+
+@dataclass(frozen=True)
+class HStatisticResult:
+    """Friedman's H² of every variable (total) and of pairs.
+
+    Attributes
+    ----------
+    features : list of str
+        Variables with a total statistic, length ``G``.
+    pairs : list of (str, str)
+    total : ndarray of shape (G, 2)
+        ``[h2, h2_unnormalised]`` per variable (unitless; squared output units).
+    total_se : ndarray of shape (G, 2)
+        Bootstrap standard errors (NaN with ``n_bootstrap = 0``).
+    pairwise, pairwise_se : ndarray of shape (n_pairs, 2)
+    rows : ndarray of int
+        Positions in ``X`` of the rows used (the subsample, sorted).
+    n_bootstrap : int
+    output : str
+    """
+
+    features: list
+    pairs: list
+    total: np.ndarray
+    total_se: np.ndarray
+    pairwise: np.ndarray
+    pairwise_se: np.ndarray
+    rows: np.ndarray
+    n_bootstrap: int
+    output: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per variable (``kind = "total"``, ``feature``) and per pair (``"pairwise"``,
+        ``feature_1``, ``feature_2``), columns :data:`H_COLUMNS`; ``h = sqrt(h2)``."""
+        n = int(self.rows.size)
+        recs = []
+        for g, name in enumerate(self.features):
+            recs.append(("total", name, "", "", *self.total[g], self.total_se[g]))
+        for q, (a, b) in enumerate(self.pairs):
+            recs.append(("pairwise", f"{a}:{b}", a, b, *self.pairwise[q], self.pairwise_se[q]))
+        frame = pd.DataFrame(
+            {
+                "kind": [r[0] for r in recs],
+                "feature": [r[1] for r in recs],
+                "feature_1": [r[2] for r in recs],
+                "feature_2": [r[3] for r in recs],
+                "h2": [r[4] for r in recs],
+                "h2_se": [r[6][0] for r in recs],
+                "h2_unnormalised": [r[5] for r in recs],
+                "h2_unnormalised_se": [r[6][1] for r in recs],
+            }
+        )
+        frame["h"] = np.sqrt(np.clip(frame["h2"].to_numpy(dtype=float), 0.0, None))
+        frame["n_rows"] = n
+        frame["n_bootstrap"] = int(self.n_bootstrap)
+        frame["se_method"] = "bootstrap_rows" if self.n_bootstrap else "none"
+        frame["output"] = self.output
+        return frame[H_COLUMNS]
+
+
+def _evaluate(f, wrap, Xs: np.ndarray, cols: list[int], max_batch_rows: int) -> np.ndarray:
+    """``M[i, l] = F(x_l with columns cols taken from x_i)``, shape (n, n)."""
+    n = Xs.shape[0]
+    total = n * n
+    out = np.empty(total, dtype=np.float64)
+    for start in range(0, total, max_batch_rows):
+        stop = min(start + max_batch_rows, total)
+        t = np.arange(start, stop)
+        i, l_ = np.divmod(t, n)
+        Z = Xs[l_]
+        Z[:, cols] = Xs[i][:, cols]
+        y = np.asarray(f(wrap(Z)), dtype=np.float64).reshape(-1)
+        if y.shape != (stop - start,) or not np.all(np.isfinite(y)):
+            raise ValueError(f"model output must be finite with shape ({stop - start},), got {y.shape}")
+        out[start:stop] = y
+    return out.reshape(n, n)
+
+
+def _h2(num: np.ndarray, den: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    a = float(w @ num**2)
+    b = float(w @ den**2)
+    return (a / b if b > 0 else float("nan")), a
+
+
+def _centre(v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return v - w @ v
+
+
+def h_statistic(
+    model,
+    X,
+    features=None,
+    *,
+    pairs: Sequence[tuple] | None = None,
+    feature_names: Sequence[str] | None = None,
+    feature_groups: Mapping[str, Sequence] | None = None,
+    output: str = "auto",
+    class_index: int = 1,
+    n_rows: int | None = 300,
+    n_bootstrap: int = 50,
+    random_state=0,
+    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+) -> HStatisticResult:
+    """Friedman's H² (total of each variable and pairwise) on a row subsample, with a bootstrap SE.
+
+    Parameters
+    ----------
+    model : callable or fitted estimator
+        As :func:`xaipipe.explain.pdp.model_output` (``output``, ``class_index``).
+    X : array-like or DataFrame of shape (n, p)
+    features : sequence, optional
+        Variables with a total statistic: column indices / names, names of ``feature_groups``
+        (one-hot groups are one variable). Default: every column, one-hot groups whole.
+    pairs : sequence of (variable, variable), optional
+        Pairs with a pairwise statistic. Default: every pair of ``features``; ``[]`` for none.
+    feature_names, feature_groups
+        As :func:`xaipipe.explain.pdp.explain_feature`.
+    n_rows : int or None, default 300
+        Rows of the random subsample (all rows if ``None`` or ``n <= n_rows``).
+    n_bootstrap : int, default 50
+        Bootstrap resamples of the subsample's rows for the standard errors (0: none).
+    random_state : int, Generator or None
+        Seed of the subsample and of the bootstrap (``np.random.default_rng``).
+    max_batch_rows : int
+        Most rows per model call (``n_rows²`` rows per variable and pair in all).
+
+    Returns
+    -------
+    HStatisticResult
+        ``.to_frame()``: H², its SE, the unnormalised H² and its SE, ``h``, the rows used.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``X``, variables or pairs, fewer than 2 rows, a model output that is not finite.
+    TypeError
+        Non-integer ``n_rows`` / ``n_bootstrap``.
+    """
+    Xv, wrap, x_names = _check_X(X)
+    names = list(feature_names) if feature_names is not None else x_names
+    if names is not None and len(names) != Xv.shape[1]:
+        raise ValueError(f"feature_names has {len(names)} names for {Xv.shape[1]} columns")
+    n_all, p = Xv.shape
+    B = check_int(n_bootstrap, "n_bootstrap", minimum=0)
+    batch = check_int(max_batch_rows, "max_batch_rows", minimum=1)
+    if features is None:
+        grouped = {c for cols in (feature_groups or {}).values() for c in cols}
+        features = list(feature_groups or {}) + [
+            (names[j] if names else j) for j in range(p) if (names[j] if names else j) not in grouped
+        ]
+        features = sorted(features, key=lambda v: _resolve_feature(v, p, names, feature_groups)[1][0])
+    resolved = {}
+    for v in features:
+        name, cols, _ = _resolve_feature(v, p, names, feature_groups)
+        if name in resolved:
+            raise ValueError(f"variable {name!r} given twice")
+        resolved[name] = cols
+    if pairs is None:
+        pair_list = list(combinations(resolved, 2))
+    else:
+        pair_list = []
+        for a, b in pairs:
+            na, ca, _ = _resolve_feature(a, p, names, feature_groups)
+            nb, cb, _ = _resolve_feature(b, p, names, feature_groups)
+            if set(ca) & set(cb):
+                raise ValueError(f"pair ({na!r}, {nb!r}) shares columns")
+            resolved.setdefault(na, ca)
+            resolved.setdefault(nb, cb)
+            pair_list.append((na, nb))
+    rng = np.random.default_rng(random_state)
+    if n_rows is not None:
+        n_rows = check_int(n_rows, "n_rows", minimum=2)
+    rows = np.arange(n_all) if n_rows is None or n_all <= n_rows else np.sort(rng.choice(n_all, n_rows, replace=False))
+    if rows.size < 2:
+        raise ValueError("the H-statistic needs at least 2 rows")
+    Xs = Xv[rows]
+    n = rows.size
+    f = model_output(model, output, class_index)
+    F = np.asarray(f(wrap(Xs.copy())), dtype=np.float64).reshape(-1)
+    mats = {name: _evaluate(f, wrap, Xs, cols, batch) for name, cols in resolved.items()}
+    pair_mats = [_evaluate(f, wrap, Xs, resolved[a] + resolved[b], batch) for a, b in pair_list]
+    total_names = [_resolve_feature(v, p, names, feature_groups)[0] for v in features]
+
+    def stats(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Fc = _centre(F, w)
+        pd_s = {k: _centre(M @ w, w) for k, M in mats.items()}
+        tot = np.array([_h2(Fc - pd_s[k] - _centre(w @ mats[k], w), Fc, w) for k in total_names]).reshape(-1, 2)
+        pw = []
+        for (a, b), M in zip(pair_list, pair_mats):
+            joint = _centre(M @ w, w)
+            pw.append(_h2(joint - pd_s[a] - pd_s[b], joint, w))
+        return tot, np.array(pw).reshape(-1, 2)
+
+    w0 = np.full(n, 1.0 / n)
+    total, pairwise = stats(w0)
+    if B:
+        draws_t, draws_p = [], []
+        for _ in range(B):
+            w = np.bincount(rng.integers(0, n, size=n), minlength=n) / n
+            t, q = stats(w)
+            draws_t.append(t)
+            draws_p.append(q)
+        total_se = np.std(draws_t, axis=0, ddof=1)
+        pairwise_se = np.std(draws_p, axis=0, ddof=1) if pair_list else np.empty((0, 2))
+    else:
+        total_se = np.full(total.shape, np.nan)
+        pairwise_se = np.full(pairwise.shape, np.nan)
+    return HStatisticResult(
+        features=total_names,
+        pairs=pair_list,
+        total=total,
+        total_se=total_se,
+        pairwise=pairwise,
+        pairwise_se=pairwise_se,
+        rows=rows,
+        n_bootstrap=B,
+        output=_output_label(model, output),
+    )
+
+
+# --------------------------------------------------------------------------- SHAP interaction values
+
+
+@dataclass(frozen=True)
+class ShapInteractionSummary:
+    """Mean absolute SHAP interaction values.
+
+    Attributes
+    ----------
+    matrix : DataFrame of shape (p, p)
+        ``matrix.loc[j, k]`` = :math:`\\frac1n \\sum_i |\\Phi_{i,jk}|` (symmetric; the diagonal holds
+        the main effects :math:`\\frac1n \\sum_i |\\Phi_{i,jj}|`), in the units of the SHAP output.
+    signed : DataFrame of shape (p, p)
+        :math:`\\frac1n \\sum_i \\Phi_{i,jk}`.
+    n_rows : int
+    """
+
+    matrix: pd.DataFrame
+    signed: pd.DataFrame
+    n_rows: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair ``j < k``, strongest first: ``feature_1``, ``feature_2``,
+        ``mean_abs_interaction`` (:math:`\\frac1n\\sum_i|\\Phi_{i,jk}|`, shap's convention: half the
+        pair's interaction), ``mean_abs_pair`` (:math:`\\frac1n\\sum_i|2\\Phi_{i,jk}|`, the whole),
+        ``mean_interaction`` (signed), ``share`` (``mean_abs_interaction`` over the sum of the
+        matrix's off-diagonal upper triangle), ``rank`` (1 = strongest), ``n_rows``."""
+        names = list(self.matrix.index)
+        M, S = self.matrix.to_numpy(), self.signed.to_numpy()
+        iu = np.triu_indices(len(names), k=1)
+        vals = M[iu]
+        order = np.argsort(-vals, kind="stable")
+        total = vals.sum()
+        return pd.DataFrame(
+            {
+                "feature_1": [names[iu[0][q]] for q in order],
+                "feature_2": [names[iu[1][q]] for q in order],
+                "mean_abs_interaction": vals[order],
+                "mean_abs_pair": 2.0 * vals[order],
+                "mean_interaction": S[iu][order],
+                "share": vals[order] / total if total > 0 else np.full(order.size, np.nan),
+                "rank": np.arange(1, order.size + 1),
+                "n_rows": self.n_rows,
+            }
+        )
+
+    def main_effects(self) -> pd.Series:
+        """The diagonal: mean |main effect| per feature."""
+        return pd.Series(np.diag(self.matrix.to_numpy()), index=self.matrix.index, name="mean_abs_main_effect")
+
+
+def shap_interaction_summary(values, feature_names: Sequence[str] | None = None) -> ShapInteractionSummary:
+    """Matrix and table of mean |SHAP interaction value| per pair of features.
+
+    Parameters
+    ----------
+    values : ShapResult, ndarray of shape (n, p, p) or DataFrame
+        A :class:`~xaipipe.explain.shapley.ShapResult` with interaction values, the array itself, or
+        the long table of :func:`~xaipipe.explain.shapley.interaction_frame` (the pipeline's
+        ``shap_interactions.csv``: ``row``, ``feature_1``, ``feature_2``, ``interaction_value``; any
+        extra identifier columns are ignored).
+    feature_names : sequence of str, optional
+        For an array (default ``x0, x1, ...``).
+
+    Returns
+    -------
+    ShapInteractionSummary
+
+    Raises
+    ------
+    ValueError
+        A result without interaction values, an array that is not (n, p, p), a table without the
+        columns or with a missing pair.
+    """
+    if isinstance(values, pd.DataFrame):
+        need = {"row", "feature_1", "feature_2", "interaction_value"}
+        if not need <= set(values.columns):
+            raise ValueError(f"the interaction table needs columns {sorted(need)}")
+        if values.empty:
+            raise ValueError("the interaction table has no rows (no interaction values were computed)")
+        names = list(pd.unique(values["feature_1"].astype(str)))
+        p = len(names)
+        rows = pd.unique(values["row"])
+        cube = (
+            values.assign(
+                _r=pd.Categorical(values["row"], categories=rows),
+                _a=pd.Categorical(values["feature_1"].astype(str), categories=names),
+                _b=pd.Categorical(values["feature_2"].astype(str), categories=names),
+            )
+            .sort_values(["_r", "_a", "_b"])["interaction_value"]
+            .to_numpy(dtype=np.float64)
+        )
+        if cube.size != rows.size * p * p:
+            raise ValueError(f"the interaction table must hold every pair of {p} features for each of {rows.size} rows")
+        iv = cube.reshape(rows.size, p, p)
+    else:
+        iv = getattr(values, "interaction_values", values)
+        if iv is None:
+            raise ValueError("the SHAP result has no interaction values (computed with interactions=False)")
+        iv = np.asarray(iv, dtype=np.float64)
+        if iv.ndim != 3 or iv.shape[1] != iv.shape[2]:
+            raise ValueError(f"interaction values must have shape (n, p, p), got {iv.shape}")
+        names = list(getattr(values, "feature_names", None) or feature_names or [f"x{j}" for j in range(iv.shape[1])])
+        if len(names) != iv.shape[1]:
+            raise ValueError(f"{len(names)} feature names for {iv.shape[1]} features")
+    mean_abs = np.abs(iv).mean(axis=0)
+    mean_abs = (mean_abs + mean_abs.T) / 2.0  # symmetric up to rounding already
+    signed = iv.mean(axis=0)
+    signed = (signed + signed.T) / 2.0
+    return ShapInteractionSummary(
+        matrix=pd.DataFrame(mean_abs, index=names, columns=names),
+        signed=pd.DataFrame(signed, index=names, columns=names),
+        n_rows=int(iv.shape[0]),
+    )

@@ -1,0 +1,182 @@
+"""Friedman's H² (zero on additive models, the analytic value on a product, the definition written out)
+and the summary of SHAP interaction values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaipipe.explain.interactions import H_COLUMNS, h_statistic, shap_interaction_summary
+
+
+def _rows(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    x0 = rng.normal(size=n)
+    x1 = 0.7 * x0 + rng.normal(size=n)  # dependent features: H must still be 0 for an additive model
+    x2 = rng.uniform(size=n)
+    return np.column_stack([x0, x1, x2])
+
+
+def test_additive_model_has_zero_h():
+    X = _rows()
+
+    def f(Z):
+        return np.sin(Z[:, 0]) + Z[:, 1] ** 2 - 3 * Z[:, 2]
+
+    r = h_statistic(f, X, n_rows=None, n_bootstrap=10)
+    t = r.to_frame()
+    assert list(t.columns) == H_COLUMNS
+    assert t["kind"].tolist() == ["total"] * 3 + ["pairwise"] * 3
+    assert (t["h2"].abs() < 1e-24).all() and (t["h2_unnormalised"].abs() < 1e-24).all()
+    assert (t["h2_se"] < 1e-12).all()
+
+
+def test_product_on_a_factorial_design_equals_the_analytic_value():
+    v1 = (np.arange(30) + 0.5) / 30  # midpoints of 30 bins of (0, 1)
+    v2 = np.linspace(1.0, 3.0, 20)
+    a, b = np.meshgrid(v1, v2, indexing="ij")
+    X = np.column_stack([a.ravel(), b.ravel()])  # the empirical distribution is a product
+    r = h_statistic(lambda Z: Z[:, 0] * Z[:, 1], X, n_rows=None, n_bootstrap=0)
+    s1, s2 = v1.var(), v2.var()
+    analytic = s1 * s2 / ((v1**2).mean() * (v2**2).mean() - v1.mean() ** 2 * v2.mean() ** 2)
+    t = r.to_frame().set_index("feature")
+    np.testing.assert_allclose(t.loc["x0:x1", "h2"], analytic, rtol=1e-10)
+    # with two variables F_{\1} = F_2, so the total statistics equal the pairwise one
+    np.testing.assert_allclose(t.loc[["x0", "x1"], "h2"], analytic, rtol=1e-10)
+    # unnormalised: the mean of (x1 - mu1)^2 (x2 - mu2)^2 = s1 s2
+    np.testing.assert_allclose(t.loc["x0:x1", "h2_unnormalised"], s1 * s2, rtol=1e-10)
+    assert np.isnan(t["h2_se"]).all() and t["se_method"].eq("none").all()
+    # two uniforms on (0, 1): 1/7 (the midpoint grid has variance (1 - 1/900) / 12)
+    sq = h_statistic(lambda Z: Z[:, 0] * Z[:, 1], np.column_stack([a.ravel(), a.T.ravel()[: a.size]]), n_rows=None)
+    assert sq.pairwise.shape == (1, 2)
+    g = np.meshgrid(v1, v1, indexing="ij")
+    uni = h_statistic(lambda Z: Z[:, 0] * Z[:, 1], np.column_stack([g[0].ravel(), g[1].ravel()]), n_rows=None)
+    assert uni.pairwise[0, 0] == pytest.approx(1 / 7, abs=2e-3)
+
+
+def _brute_h(f, X):
+    """Friedman & Popescu's definitions with explicit loops over rows."""
+    n, p = X.shape
+
+    def pd_at(cols, i):
+        vals = []
+        for l_ in range(n):
+            z = X[l_].copy()
+            z[cols] = X[i, cols]
+            vals.append(f(z[None])[0])
+        return np.mean(vals)
+
+    def centred(v):
+        return v - v.mean()
+
+    F = centred(np.array([f(X[i][None])[0] for i in range(n)]))
+    one = {j: centred(np.array([pd_at([j], i) for i in range(n)])) for j in range(p)}
+    rest = {j: centred(np.array([pd_at([k for k in range(p) if k != j], i) for i in range(n)])) for j in range(p)}
+    total = {j: ((F - one[j] - rest[j]) ** 2).sum() / (F**2).sum() for j in range(p)}
+    total_u = {j: ((F - one[j] - rest[j]) ** 2).mean() for j in range(p)}
+    pair, pair_u = {}, {}
+    for j in range(p):
+        for k in range(j + 1, p):
+            J = centred(np.array([pd_at([j, k], i) for i in range(n)]))
+            pair[(j, k)] = ((J - one[j] - one[k]) ** 2).sum() / (J**2).sum()
+            pair_u[(j, k)] = ((J - one[j] - one[k]) ** 2).mean()
+    return total, total_u, pair, pair_u
+
+
+def test_matches_the_definition_written_out():
+    X = _rows(n=14, seed=3)
+
+    def f(Z):
+        return Z[:, 0] * Z[:, 1] + np.exp(0.3 * Z[:, 0]) * Z[:, 2] + Z[:, 1] ** 2
+
+    r = h_statistic(f, X, n_rows=None, n_bootstrap=0)
+    total, total_u, pair, pair_u = _brute_h(f, X)
+    np.testing.assert_allclose(r.total[:, 0], [total[j] for j in range(3)], rtol=1e-10)
+    np.testing.assert_allclose(r.total[:, 1], [total_u[j] for j in range(3)], rtol=1e-10)
+    assert r.pairs == [("x0", "x1"), ("x0", "x2"), ("x1", "x2")]
+    np.testing.assert_allclose(r.pairwise[:, 0], [pair[q] for q in sorted(pair)], rtol=1e-10, atol=1e-20)
+    np.testing.assert_allclose(r.pairwise[:, 1], [pair_u[q] for q in sorted(pair_u)], rtol=1e-10, atol=1e-20)
+
+
+def test_subsample_bootstrap_groups_and_pairs():
+    rng = np.random.default_rng(5)
+    n = 400
+    level = rng.integers(0, 3, size=n)
+    onehot = np.eye(3)[level]
+    x = rng.normal(size=n)
+    w = rng.normal(size=n)
+    X = pd.DataFrame(np.column_stack([onehot, x, w]), columns=["s_a", "s_b", "s_c", "x", "w"])
+
+    def f(Z):
+        Z = np.asarray(Z)
+        return Z[:, :3] @ [1.0, 2.0, -1.0] * Z[:, 3] + Z[:, 4]  # the group interacts with x, not w
+
+    groups = {"s": ["s_a", "s_b", "s_c"]}
+    r = h_statistic(f, X, feature_groups=groups, n_rows=60, n_bootstrap=30, random_state=1)
+    t = r.to_frame().set_index("feature")
+    assert r.rows.size == 60 and np.all(np.diff(r.rows) > 0)
+    assert list(t.index[t["kind"] == "total"]) == ["s", "x", "w"]
+    assert t.loc["w", "h2"] < 1e-24 and t.loc["s:w", "h2"] < 1e-24 and t.loc["x:w", "h2"] < 1e-24
+    assert t.loc["s:x", "h2"] > 0.1 and 0 < t.loc["s:x", "h2_se"] < t.loc["s:x", "h2"]
+    again = h_statistic(f, X, feature_groups=groups, n_rows=60, n_bootstrap=30, random_state=1)
+    np.testing.assert_array_equal(again.total, r.total)
+    np.testing.assert_array_equal(again.total_se, r.total_se)
+    only = h_statistic(f, X, ["x"], pairs=[("s", "x")], feature_groups=groups, n_rows=60, random_state=1)
+    assert only.features == ["x"] and only.pairs == [("s", "x")]
+    np.testing.assert_allclose(only.pairwise[0], r.pairwise[r.pairs.index(("s", "x"))])
+    with pytest.raises(ValueError, match="shares columns"):
+        h_statistic(f, X, pairs=[("s", "s_a")], feature_groups=groups)
+    with pytest.raises(TypeError):
+        h_statistic(f, X, n_bootstrap=1.5)
+
+
+# --------------------------------------------------------------------------- SHAP interaction summary
+
+
+@pytest.fixture(scope="module")
+def shap_result():
+    from xaipipe.explain.shapley import shap_values
+    from xaipipe.models.families import make_estimator
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = X[:, 0] + 3 * X[:, 2] * X[:, 3] + 0.1 * rng.normal(size=300)
+    model = make_estimator("xgboost", "regression", {"n_estimators": 60, "max_depth": 3}, random_state=0)
+    model.fit(X[:200], y[:200])
+    return shap_values(model, X[200:], feature_names=["a", "b", "c", "d"], interactions=True)
+
+
+def test_shap_interaction_summary_from_result_array_and_table(shap_result):
+    from xaipipe.explain.shapley import interaction_frame
+
+    iv = shap_result.interaction_values
+    s = shap_interaction_summary(shap_result)
+    np.testing.assert_allclose(s.matrix.to_numpy(), np.abs(iv).mean(axis=0), rtol=1e-6, atol=1e-9)
+    assert list(s.matrix.index) == ["a", "b", "c", "d"]
+    t = s.to_frame()
+    assert len(t) == 6 and (t["feature_1"].iloc[0], t["feature_2"].iloc[0]) == ("c", "d")
+    np.testing.assert_allclose(t["mean_abs_pair"], 2 * t["mean_abs_interaction"])
+    assert t["share"].sum() == pytest.approx(1.0) and t["rank"].tolist() == list(range(1, 7))
+    np.testing.assert_allclose(s.main_effects().to_numpy(), np.abs(np.diagonal(iv, axis1=1, axis2=2)).mean(0))
+    from_array = shap_interaction_summary(iv, ["a", "b", "c", "d"])
+    long = interaction_frame(shap_result).assign(dataset="sim", model="xgboost")
+    from_table = shap_interaction_summary(long.sample(frac=1.0, random_state=0))  # row order does not matter
+    for other in (from_array, from_table):
+        names = list(s.matrix.index)  # a shuffled table lists the features in another order
+        np.testing.assert_allclose(other.matrix.loc[names, names].to_numpy(), s.matrix.to_numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            other.signed.loc[names, names].to_numpy(), s.signed.to_numpy(), rtol=1e-12, atol=1e-15
+        )
+
+
+def test_shap_interaction_summary_errors():
+    with pytest.raises(ValueError, match="shape"):
+        shap_interaction_summary(np.zeros((3, 2, 4)))
+    with pytest.raises(ValueError, match="columns"):
+        shap_interaction_summary(pd.DataFrame({"row": [0]}))
+    with pytest.raises(ValueError, match="no rows"):
+        shap_interaction_summary(pd.DataFrame(columns=["row", "feature_1", "feature_2", "interaction_value"]))
+    bad = pd.DataFrame({"row": [0, 0, 0], "feature_1": ["a", "a", "b"], "feature_2": ["a", "b", "a"]})
+    with pytest.raises(ValueError, match="every pair"):
+        shap_interaction_summary(bad.assign(interaction_value=1.0))
