@@ -466,6 +466,7 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
 
 def dataset_rashomon_stage(rec, data, cfg, cores):
     from xaipipe.models.cv import summarize_cv
+    from xaipipe.rashomon.linear import LINEAR_EXACT
     from xaipipe.rashomon.refit import fit_member_groups
     from xaipipe.rashomon.sets import rashomon_scopes
 
@@ -481,7 +482,9 @@ def dataset_rashomon_stage(rec, data, cfg, cores):
         metric=metric,
         epsilon=max(cfg["rashomon"]["epsilons"]),
         mode=cfg["rashomon"]["epsilon_mode"],
-        scopes=cfg["rashomon"]["scopes"],
+        # the grid scopes only, as the rashomon rule (rashomon.mcr): linear_exact is the closed-form
+        # MCR of all linear models, no set of fitted members whose MR this stage times
+        scopes=[s for s in cfg["rashomon"]["scopes"] if s != LINEAR_EXACT],
     )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
     groups = fit_member_groups(
