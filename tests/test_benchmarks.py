@@ -14,9 +14,10 @@ Each run must exit 0 and print what :data:`EXPECTED` gives for it: the lines tha
 script's result (its ratio line, its table header, its own bitwise-equality check). The
 scripts' own assertions (naive scikit-learn against the pipeline, bitwise) run inside.
 
-Cost: about 35 CPU-seconds in all on 2 idle cores (``run`` ~6 s, ``shap_lime`` ~6 s,
-``kill_resume`` ~6 s: four Snakemake runs of the toy workflow); ``critical_path``,
-``timeline`` and ``kill_resume`` run Snakemake on the toy workflow (seconds, not the pipeline).
+Cost: 31 CPU-seconds in all (``run``, ``shap_lime``, ``kill_resume`` ~6 s each), 80 s of wall
+time at a load average of 7.5 on the 2-core development machine, about 40 s on 2 idle cores.
+``critical_path``, ``timeline`` and ``kill_resume`` run Snakemake on the toy workflow (four rules,
+seconds), not on the pipeline, so nothing here is marked ``integration``.
 """
 
 from __future__ import annotations
