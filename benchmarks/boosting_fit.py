@@ -5,6 +5,7 @@ Usage (from the repository root, virtual environment active)::
 
     python benchmarks/boosting_fit.py                      # Abalone, the Table 4.1 grid's losses
     python benchmarks/boosting_fit.py --stages 300 --rounds 2 --depths 2 5
+    python benchmarks/boosting_fit.py --tiny               # benchmarks/run.py's tiny regression table, seconds
 
 On the first CV fold of Abalone's training rows (the pipeline's split), fits one
 ``GradientBoostingRegressor`` per ``max_depth`` x ``loss`` (``learning_rate``
@@ -20,7 +21,8 @@ between rounds so that this machine's drift hits all of them alike:
 Asserts that the three give bitwise-equal training predictions and prints one
 line per path and loss and the ratios
 ``<loss>: plain_s=<x> leaf_s=<y> pipeline_s=<z> ratio=<x/z> validation_saving=<1-z/y>``.
-Evidence for ``docs/performance.md``, not a test.
+Evidence for ``docs/performance.md``, not a test. ``--tiny`` runs the same on the first fold
+of ``benchmarks/run.py --tiny``'s self-made regression table (10 stages, depth 2, 2 rounds).
 """
 
 from __future__ import annotations
@@ -49,30 +51,40 @@ LOSSES = ("squared_error", "absolute_error", "huber")
 
 
 def main(argv=None) -> int:
-    from sklearn.ensemble import GradientBoostingRegressor
-
-    from xaipipe.models.boosting import fast_leaf_updates, fit_estimator
-
     run = _run_module()
-    load_config, load_dataset = run.load_config, run.load_dataset
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--mirror",
-        default=str(REPO.parent / "shared" / "data" / "uci"),
-        help="offline UCI mirror (default ../shared/data/uci)",
+        default=run.default_mirror(),
+        help="offline UCI mirror (default $XAIPIPE_UCI_MIRROR or ../shared/data/uci)",
+    )
+    parser.add_argument(
+        "--tiny", action="store_true", help="a tiny self-made table, 10 stages, depth 2, 2 rounds (seconds)"
     )
     parser.add_argument("--stages", type=int, default=900, help="n_estimators of every fit (default 900)")
     parser.add_argument("--depths", type=int, nargs="+", default=[2, 3, 5], help="max_depth values")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     args = parser.parse_args(argv)
+    if args.tiny:
+        import tempfile
 
-    cfg = load_config()
-    data = load_dataset("abalone", cfg, args.mirror)
+        args.stages, args.depths, args.rounds = 10, [2], 2
+        with tempfile.TemporaryDirectory(prefix="boosting_fit_tiny_") as folder:
+            cfg = run.tiny_config(run.load_config(), Path(folder))
+            return _main(args, cfg, run.load_dataset(next(iter(run.TINY_DATASETS)), cfg, None))
+    cfg = run.load_config()
+    return _main(args, cfg, run.load_dataset("abalone", cfg, args.mirror))
+
+
+def _main(args, cfg, data) -> int:
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    from xaipipe.models.boosting import fast_leaf_updates, fit_estimator
+
     train, _ = data["folds"][0]
     X, y = data["X_train"][train], data["y_train"][train]
     print(
-        f"abalone fold 0: {X.shape[0]} rows x {X.shape[1]} features, {args.stages} stages, "
+        f"{data['name']} fold 0: {X.shape[0]} rows x {X.shape[1]} features, {args.stages} stages, "
         f"depths {args.depths}, {args.rounds} rounds",
         flush=True,
     )

@@ -13,6 +13,7 @@ Record a run (20 samples per second and process, without pausing the processes):
     py-spy record --subprocesses --nonblocking --rate 20 --format raw -o run.spy -- \\
         snakemake --cores 2 --config uci_mirror=../shared/data/uci version=full
     python benchmarks/cpu_profile.py run.spy [--rate 20] [--top 12]
+    python benchmarks/cpu_profile.py --tiny     # the tables of a self-made record (TINY_RAW)
 
 ``samples / rate`` approximates CPU seconds, but not exactly: py-spy samples a thread
 while it is *runnable*, so on a loaded machine (2 cores, 3 runnable processes) the
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import re
 import sys
 
@@ -100,6 +102,28 @@ IDLE_FRAMES = (
     "wait (multiprocessing/connection.py",
 )
 OTHER = "other"
+
+# --tiny: a self-made record in py-spy's raw format (Snakemake, a cv script through `bash -c`, one
+# of its joblib workers, an import, a wait, a savefig in a `python -c` with newlines)
+_ROOT = 'process 10:"/venv/bin/python /venv/bin/snakemake --cores 2"'
+_BASH = 'process 11:"/usr/bin/bash -c set -euo pipefail;  /venv/bin/python /w/.snakemake/scripts/tmpab_1.cv.py"'
+_CV = 'process 12:"/venv/bin/python /w/.snakemake/scripts/tmpab_1.cv.py"'
+_LOKY = 'process 13:"/venv/bin/python -m joblib.externals.loky.backend.popen_loky_posix --pipe 9"'
+_FIT = (
+    "_fit_stage (sklearn/ensemble/_gb.py:500);fit (sklearn/tree/_classes.py:1399);_fit (sklearn/tree/_classes.py:467)"
+)
+TINY_RAW = "".join(
+    line + "\n"
+    for line in (
+        f"{_ROOT};{_BASH};{_CV};<module> (tmpab_1.cv.py:47);main (tmpab_1.cv.py:16);{_FIT} 30",
+        f"{_ROOT};{_BASH};{_CV};{_LOKY};_fit_one (xaipipe/models/fitting.py:90);{_FIT} 50",
+        f"{_ROOT};{_BASH};{_CV};<module> (tmpab_1.cv.py:3);_find_and_load (<frozen importlib._bootstrap>:1176) 7",
+        f"{_ROOT};{_BASH};{_CV};{_LOKY};accumulate (xaipipe/explain/reliance/_kernels.py:800) 12",
+        f"{_ROOT};run (snakemake/cli.py:10);Condition.wait (threading.py:331) 400",
+        f"{_ROOT};schedule (snakemake/scheduling/job_scheduler.py:300) 5",
+        'process 20:"/venv/bin/python -c \nimport x\n";<module> (<string>:2);savefig (matplotlib/figure.py:3400) 2',
+    )
+)
 _PROCESS = re.compile(r'process (\d+):"(.*?)";', re.S)
 _SCRIPT = re.compile(r"tmp[\w-]*\.(\w+)\.py")
 _COUNT = re.compile(r" \d+$")
@@ -178,10 +202,21 @@ def tables(lines):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("raw", help="py-spy record --format raw output")
+    ap.add_argument("raw", nargs="?", help="py-spy record --format raw output")
+    ap.add_argument("--tiny", action="store_true", help="read a self-made record (TINY_RAW) instead")
     ap.add_argument("--rate", type=float, default=20.0, help="py-spy's --rate (samples per second)")
     ap.add_argument("--top", type=int, default=12, help="owners listed per activity")
     args = ap.parse_args(argv)
+    if args.tiny:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="cpu_profile_tiny_") as folder:
+            raw = os.path.join(folder, "tiny.spy")
+            with open(raw, "w", encoding="utf-8") as fh:
+                fh.write(TINY_RAW)
+            return main([raw, "--rate", "1", "--top", str(args.top)])
+    if not args.raw:
+        ap.error("give py-spy's raw output (or --tiny)")
     with open(args.raw, encoding="utf-8", errors="replace") as fh:
         by_activity, by_owner = tables(fh)
     idle = by_activity.pop(IDLE, 0)

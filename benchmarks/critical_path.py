@@ -25,6 +25,7 @@ Usage (from a checkout of the run's code; arguments after ``--`` go to the dry r
 
     python benchmarks/critical_path.py /work/base/logs/v1/benchmarks --run-cores 2 \\
         -- --config uci_mirror=/path/to/shared/data/uci
+    python benchmarks/critical_path.py --tiny   # a toy workflow (benchmarks/_tiny.py): run, dry run, report
 """
 
 from __future__ import annotations
@@ -284,12 +285,22 @@ def report(jobs: dict[int, Job], missing: list[str], cores=CORES, out=print, dur
         )
 
 
+def _tiny():
+    """benchmarks/_tiny.py (the --tiny inputs), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).resolve().parent / "_tiny.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     argv = argv[: argv.index("--")] if "--" in argv else argv
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("benchmarks", type=Path, help="the run's logs/<version>/benchmarks folder")
+    ap.add_argument("benchmarks", type=Path, nargs="?", help="the run's logs/<version>/benchmarks folder")
     ap.add_argument("--run-cores", type=int, default=2, help="--cores of the measured run (caps threads; default 2)")
     ap.add_argument(
         "--duration",
@@ -297,7 +308,22 @@ def main(argv=None) -> int:
         default="wall",
         help="job duration: measured wall (default) or cpu_time / threads (a run that shared the machine)",
     )
+    ap.add_argument(
+        "--tiny",
+        action="store_true",
+        help="run a toy workflow (4 rules, seconds) and report on its dry run and benchmarks",
+    )
     opts = ap.parse_args(argv)
+    if opts.tiny:
+        import tempfile
+
+        tiny = _tiny()
+        with tempfile.TemporaryDirectory(prefix="critical_path_tiny_") as folder:
+            tiny.run_toy(tiny.toy_workflow(folder))
+            bench = str(Path(folder) / "logs" / "tiny" / "benchmarks")
+            return main([bench, "--run-cores", str(opts.run_cores), "--", "-s", f"{folder}/Snakefile", "-d", folder])
+    if opts.benchmarks is None:
+        ap.error("give the run's benchmark folder (or --tiny)")
     if not opts.benchmarks.is_dir():
         ap.error(f"{opts.benchmarks}: no such folder")
     jobs = parse_dry_run(dry_run(extra, opts.run_cores))

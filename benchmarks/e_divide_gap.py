@@ -8,13 +8,18 @@ Dominici 2019, §3.1). Prints, per dataset and variable, the relative gaps to ``
 gap of the random-halving mean in Monte-Carlo standard errors.
 
     python benchmarks/e_divide_gap.py results/v1/data [--repeats 200] [--out gaps.csv]
+    python benchmarks/e_divide_gap.py --tiny    # a stand-in data folder of one tiny table, 20 halvings
 
-The data folder is the pipeline's ``results/<version>/data`` (``snakemake --until split``).
+The data folder is the pipeline's ``results/<version>/data`` (``snakemake --until split``);
+``--tiny`` writes a stand-in (``benchmarks/_tiny.py``: a self-made regression table with a
+one-hot group, prepared and split by the pipeline's code) to a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -76,11 +81,23 @@ def gaps(data_dir: Path, dataset: str, repeats: int, seed: int = 0) -> pd.DataFr
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data_dir", type=Path)
+    ap.add_argument("data_dir", type=Path, nargs="?")
     ap.add_argument("--repeats", type=int, default=200)
+    ap.add_argument("--datasets", nargs="+", default=list(REGRESSION), help=f"default {list(REGRESSION)}")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--tiny", action="store_true", help="a stand-in data folder of one tiny table, 20 halvings")
     args = ap.parse_args(argv)
-    table = pd.concat([gaps(args.data_dir, d, args.repeats) for d in REGRESSION], ignore_index=True)
+    if args.tiny:
+        spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).resolve().parent / "_tiny.py")
+        tiny = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tiny)
+        with tempfile.TemporaryDirectory(prefix="e_divide_gap_tiny_") as folder:
+            root = tiny.standin_results(folder, {"tiny_regression": "regression"}, {})
+            extra = ["--out", str(args.out)] if args.out else []
+            return main([str(root / "data"), "--datasets", "tiny_regression", "--repeats", "20", *extra])
+    if args.data_dir is None:
+        ap.error("give results/<version>/data (or --tiny)")
+    table = pd.concat([gaps(args.data_dir, d, args.repeats) for d in args.datasets], ignore_index=True)
     if args.out:
         table.to_csv(args.out, index=False)
     summary = table.groupby("dataset", sort=False).agg(

@@ -24,6 +24,12 @@ instead of N + 1, e.g. for N = 10 on the small configuration::
 
     python -m benchmarks.kill_resume --serial --kills 10 --cores 2 \
         --configfile config/config.yaml tests/configs/small.yaml
+
+``--tiny`` does one small thing in seconds: the same on a toy workflow of four rules
+(``benchmarks/_tiny.py``: its ``b`` jobs write their output in two steps, so that a kill can leave
+a partial file), with ``--rerun-incomplete`` given explicitly (the toy has no profile), one kill
+in [40 %, 80 %] of the reference run's wall time.
+
 Kill moments are uniform in [5 %, 95 %] of the reference run's wall time (numpy's
 ``default_rng(seed)``); a run that ends before its moment (a less loaded machine) is done again
 in a new copy with a moment within its own duration (at most 3 tries, then it counts as not
@@ -229,9 +235,11 @@ def run_trials(
     attempts: int = 3,
     keep: bool = False,
     report=print,
+    copy=copy_workflow,
 ) -> list[Trial]:
     """``kills`` killed-and-resumed runs, each in a fresh copy under ``root``, compared with the
     finished run in ``reference``; kill moments uniform in ``span`` x ``duration_s`` seconds.
+    ``copy(dest)`` makes a copy (default :func:`copy_workflow`, the repository's workflow).
 
     A run that ends before its moment (the machine was faster than for the reference) is
     reported and done again in a new copy, with a moment drawn from its own duration, up to
@@ -242,7 +250,7 @@ def run_trials(
     for i in range(1, kills + 1):
         moment = float(rng.uniform(span[0] * duration_s, span[1] * duration_s))
         for attempt in range(attempts):
-            work = copy_workflow(root / (f"run{i}" if attempt == 0 else f"run{i}_{attempt}"))
+            work = copy(root / (f"run{i}" if attempt == 0 else f"run{i}_{attempt}"))
             trial = kill_and_resume(work, args, moment, index=i)
             if trial.killed or attempt == attempts - 1:
                 break
@@ -342,6 +350,33 @@ def summary(trials: list[Trial]) -> str:
     )
 
 
+def tiny_trial(root: Path, seed: int, cores: int, keep: bool = False) -> int:
+    """``--tiny``: one kill and resume of the toy workflow of ``benchmarks/_tiny.py`` under ``root``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).resolve().parent / "_tiny.py")
+    tiny = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tiny)
+
+    def copy(dest: Path) -> Path:
+        return tiny.toy_workflow(dest, sleep_s=1.0)
+
+    args = ["--cores", str(cores), "--rerun-incomplete"]
+    try:
+        reference = copy(root / "reference")
+        rc, wall = run_snakemake(reference, args, reference / "kill_resume.log")
+        if rc != 0:
+            print(f"the uninterrupted run failed (rc {rc}): see {reference / 'kill_resume.log'}")
+            return 1
+        print(f"uninterrupted run (toy workflow): {wall:.1f} s ({' '.join(args)}); copies in {root}")
+        trials = run_trials(reference, args, 1, seed=seed, duration_s=wall, root=root, span=(0.4, 0.8), copy=copy)
+        print(summary(trials))
+        return 0 if all(t.identical for t in trials) else 1
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kills", type=int, default=10, help="number of killed runs (default 10)")
@@ -361,8 +396,13 @@ def main(argv=None) -> int:
         help="kill one run N times in a row (each kill followed by --unlock and a rerun that "
         "resumes it), instead of N runs killed once each",
     )
+    ap.add_argument(
+        "--tiny", action="store_true", help="one kill of a toy workflow of four rules (seconds), not the pipeline"
+    )
     opts = ap.parse_args(argv)
     root = opts.workdir or Path(tempfile.mkdtemp(prefix="kill_resume_"))
+    if opts.tiny:
+        return tiny_trial(root, opts.seed, opts.cores, keep=opts.keep or opts.workdir is not None)
     args = snakemake_args(opts.configfile, Path(opts.mirror).resolve(), opts.cores)
     reference = copy_workflow(root / "reference")
     rc, wall = run_snakemake(reference, args, reference / "kill_resume.log")

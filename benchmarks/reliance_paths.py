@@ -6,6 +6,7 @@ fitted the models, e.g. ``snakemake --cores 2 --config version=full ...``)::
 
     python benchmarks/reliance_paths.py results/full
     python benchmarks/reliance_paths.py results/full --datasets wine_quality --families random_forest
+    python benchmarks/reliance_paths.py --tiny   # a stand-in results folder (benchmarks/_tiny.py), seconds
 
 For every fitted random forest and gradient boosting model of the run
 (``models/<dataset>/fitted/<family>.joblib``) and every MR estimator of the
@@ -24,7 +25,11 @@ asserts that both give bitwise-equal ``e_orig`` and ``e_switch`` and prints
 ``<dataset>/<family> <estimator>: generic_s=<x> engine_s=<y> ratio=<x/y> used=<path>``
 (``used``: the path ``method="auto"`` takes,
 :func:`xaipipe.explain.reliance._engine.engine_preferred`).
-Evidence for the choice in ``engine_preferred``, not a test.
+Evidence for the choice in ``engine_preferred``, not a test. ``--tiny`` writes a stand-in
+results folder to a temporary folder (``benchmarks/_tiny.py``: a regression and a classification
+table prepared and split by the pipeline's code, a random forest, extra trees and gradient
+boosting model of 10 trees of depth 3 fitted on each by the ``fit`` rule's function) and runs
+the same on it.
 """
 
 from __future__ import annotations
@@ -38,16 +43,39 @@ import numpy as np
 
 #: The families with tree-engine support (:attr:`xaipipe.models.families.Family.engine`).
 FAMILIES = ("random_forest", "extra_trees", "gradient_boosting")
+#: --tiny: the stand-in results' datasets and models
+TINY_DATASETS = {"tiny_regression": "regression", "tiny_classification": "classification"}
+TINY_PARAMS = {"n_estimators": 10, "max_depth": 3}
+
+
+def tiny_results(folder: Path) -> Path:
+    """A stand-in ``results/<version>`` under ``folder`` (:data:`TINY_DATASETS`, :data:`FAMILIES`)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).resolve().parent / "_tiny.py")
+    tiny = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tiny)
+    models = {f: TINY_PARAMS for f in FAMILIES}
+    return tiny.standin_results(folder, TINY_DATASETS, {"regression": models, "classification": models})
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("results", type=Path, help="results/<version> of a run that fitted the models")
+    ap.add_argument("results", type=Path, nargs="?", help="results/<version> of a run that fitted the models")
     ap.add_argument("--datasets", default=None, help="comma-separated (default: every dataset of the run)")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--estimators", default="permutation,e_divide,e_switch")
     ap.add_argument("--seed", type=int, default=20250223)
+    ap.add_argument("--tiny", action="store_true", help="a stand-in results folder of two tiny tables (seconds)")
     args = ap.parse_args(argv)
+    if args.tiny:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="reliance_paths_tiny_") as folder:
+            rest = ["--families", args.families, "--estimators", args.estimators, "--seed", str(args.seed)]
+            return main([str(tiny_results(Path(folder))), *rest])
+    if args.results is None:
+        ap.error("give results/<version> (or --tiny)")
 
     from xaipipe.data.prepare import load_prepared
     from xaipipe.explain.reliance import features_from_groups, model_reliance

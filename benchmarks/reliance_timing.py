@@ -13,6 +13,7 @@ As a script, on Friedman's (1991) simulated regression data (scikit-learn's
 
     python benchmarks/reliance_timing.py [--family gradient_boosting] [--n-estimators 100]
                                          [--members 10] [--rows 500] [--repeats 10]
+    python benchmarks/reliance_timing.py --tiny    # 6 trees, 3 members, 60 rows, 2 repeats: seconds
 """
 
 from __future__ import annotations
@@ -141,7 +142,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, default=500, help="rows of the fit and of the MR data each")
     ap.add_argument("--repeats", type=int, default=10, help="permutations per variable")
     ap.add_argument("--no-baseline", action="store_true", help="skip permutation_importance per member")
+    ap.add_argument("--tiny", action="store_true", help="6 trees, 3 members, 60 rows, 2 repeats (seconds)")
     args = ap.parse_args(argv)
+    if args.tiny:
+        args.n_estimators, args.members, args.rows, args.repeats = 6, 3, 60, 2
     if not 1 <= args.members <= args.n_estimators:
         ap.error("--members must be in [1, --n-estimators]")
     X, y = make_friedman1(n_samples=2 * args.rows, n_features=10, noise=1.0, random_state=0)

@@ -6,6 +6,7 @@ Usage (from the repository root, virtual environment active)::
     python benchmarks/run.py --quick                 # Airfoil + Abalone, under 5 minutes on 2 cores
     python benchmarks/run.py                         # all six datasets, the seed grids (long)
     python benchmarks/run.py --quick --json out.json # also write every number as JSON
+    python benchmarks/run.py --tiny                  # every stage on two tiny self-made tables (seconds)
 
 Stages (each timed twice in this one process: the naive code a user would write,
 then the project's code; same data, folds, grids, seeds and number of cores):
@@ -36,9 +37,12 @@ then the project's code; same data, folds, grids, seeds and number of cores):
     ``e_switch_r - e_orig`` equal (bitwise where it is; otherwise the largest
     relative difference is printed and must be <= 1e-12).
 ``rashomon reliance <dataset>``
-    The same on each dataset's Rashomon set (relative epsilon 0.1 over the grid
-    stage's CV results; random forest, gradient boosting and decision tree members;
-    decision trees go through the generic path). Datasets: ``--rashomon-sets``
+    The same on each dataset's Rashomon sets at the configuration's largest epsilon
+    (``rashomon.epsilons``, ``rashomon.epsilon_mode``) over the grid stage's CV results,
+    the grid scopes of ``rashomon.scopes`` (``family``, ``cross_family``; the closed-form
+    ``linear_exact`` scope fits no members and is left out, as in the rashomon rule);
+    random forest, gradient boosting and decision tree members; decision trees go
+    through the generic path). Datasets: ``--rashomon-sets``
     (default: every dataset of the mode in full mode, Airfoil only in quick mode,
     which keeps ``--quick`` under 5 minutes on 2 cores; Abalone's set adds ~1 min).
 
@@ -46,6 +50,14 @@ The members of the naive MR stage are the fitted models of the naive refit stage
 full mode and ``truncated_ensemble`` copies (``benchmarks/reliance_timing.py``) in
 quick mode (their predictions are bitwise those of separately fitted models:
 ``tests/models/test_prefix.py``, ``tests/report/test_reliance_timing.py``).
+
+``--tiny`` runs every stage above (the full mode's code, the refit stage included) on two
+self-made tables of 100 rows (``benchmarks/_tiny.py``: a regression and a classification
+dataset declared inline in the configuration, read through the registry's ``file`` source),
+with ``config/config.yaml`` as it is apart from its grids (each list cut to its first two
+values, each ``n_estimators`` range to 2, 4, 6; the Table 4.1 grid likewise, fitted on the
+regression table) and ``n_repeats`` 3. Its timings mean nothing; ``tests/test_benchmarks.py``
+runs it so that the script follows the package's API and configuration.
 
 Output: one line per stage ``<stage>: naive_s=<x> pipeline_s=<y> ratio=<x/y>``,
 then totals, the peak resident memory (RSS summed over this process and its
@@ -83,6 +95,12 @@ QUICK_RANGE = {"start": 5, "stop": 100, "step": 5}
 # --quick: the 324-model grid of thesis 001 Table 4.1 with n_estimators 10..90 step 10 instead
 # of 100..900 (still 324 members in 36 prefix groups of 9)
 QUICK_STUDY_RANGE = {"start": 10, "stop": 90, "step": 10}
+# --tiny: two self-made tables (benchmarks/_tiny.py), every list of a grid cut to its first two
+# values, every n_estimators range to 2, 4, 6
+TINY_DATASETS = {"tiny_regression": "regression", "tiny_classification": "classification"}
+TINY_RANGE = {"start": 2, "stop": 6, "step": 2}
+TINY_ROWS = 100
+TINY_REPEATS = 3
 
 
 def _sibling(name: str):
@@ -177,6 +195,30 @@ class Recorder:
 def load_config():
     with open(REPO / "config" / "config.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh)
+
+
+def default_mirror() -> str:
+    """The offline UCI mirror: ``$XAIPIPE_UCI_MIRROR``, else ``../shared/data/uci`` beside the repository."""
+    return os.environ.get("XAIPIPE_UCI_MIRROR") or str(REPO.parent / "shared" / "data" / "uci")
+
+
+def _tiny_grid(grid: dict) -> dict:
+    """A configuration grid cut down: ranges to :data:`TINY_RANGE`, lists to their first two values."""
+    return {k: dict(TINY_RANGE) if isinstance(v, dict) else list(v)[:2] for k, v in grid.items()}
+
+
+def tiny_config(cfg: dict, folder: Path) -> dict:
+    """``cfg`` for ``--tiny``: the :data:`TINY_DATASETS` written under ``folder`` and declared
+    inline, every grid (the Table 4.1 study's too) cut down, ``n_repeats`` :data:`TINY_REPEATS`."""
+    import copy
+
+    cfg = copy.deepcopy(cfg)
+    entries = _sibling("_tiny").tiny_datasets(folder, TINY_DATASETS, n=TINY_ROWS)
+    cfg["datasets"] = {**(cfg.get("datasets") or {}), **entries}
+    cfg["grids"] = {task: {f: _tiny_grid(g) for f, g in fams.items()} for task, fams in cfg["grids"].items()}
+    cfg["rashomon"]["n_repeats"] = TINY_REPEATS
+    cfg["rashomon"]["abalone_study"]["grid"] = _tiny_grid(cfg["rashomon"]["abalone_study"]["grid"])
+    return cfg
 
 
 def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
@@ -426,6 +468,8 @@ def reliance_stage(rec, name, groups, models, X, y, task, cfg, cores):
 
 
 def abalone_study_stages(rec, data, cfg, cores, quick):
+    """The 324-model grid of thesis 001 Table 4.1 (``rashomon.abalone_study.grid``) on ``data``
+    (Abalone; the regression table in ``--tiny``): refit stage (full mode) and MR stage."""
     from xaipipe.models.grid import config_id, expand_grid
     from xaipipe.rashomon.refit import fit_member_groups
 
@@ -439,7 +483,7 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
     groups, tp, mp = rec.time(fit_member_groups, members, "regression", X, y, random_state=seed, n_jobs=cores)
     if quick:
         print(
-            f"rashomon refit abalone-{len(configs)}: pipeline_s={tp:.2f} (naive refit skipped in --quick; "
+            f"rashomon refit {data['name']}-{len(configs)}: pipeline_s={tp:.2f} (naive refit skipped in --quick; "
             "the naive members are truncated copies)",
             flush=True,
         )
@@ -453,19 +497,20 @@ def abalone_study_stages(rec, data, cfg, cores, quick):
         for (_g, _i, model), (_, _, short) in zip(models, member_models(groups)):
             np.testing.assert_array_equal(model.predict(data["X_test"]), short.predict(data["X_test"]))
         rec.add(
-            f"rashomon refit abalone-{len(configs)}",
+            f"rashomon refit {data['name']}-{len(configs)}",
             tn,
             tp,
             mn,
             mp,
             f"{len(configs)} fits vs {len(groups)}; test predictions bitwise equal",
         )
-    label = f"abalone-{len(configs)}" + (" (n_estimators 10..90)" if quick else "")
+    label = f"{data['name']}-{len(configs)}" + (" (n_estimators 10..90)" if quick else "")
     return reliance_stage(rec, label, groups, models, data["X_test"], data["y_test"], "regression", cfg, cores)
 
 
 def dataset_rashomon_stage(rec, data, cfg, cores):
     from xaipipe.models.cv import summarize_cv
+    from xaipipe.rashomon.linear import LINEAR_EXACT
     from xaipipe.rashomon.refit import fit_member_groups
     from xaipipe.rashomon.sets import rashomon_scopes
 
@@ -481,7 +526,9 @@ def dataset_rashomon_stage(rec, data, cfg, cores):
         metric=metric,
         epsilon=max(cfg["rashomon"]["epsilons"]),
         mode=cfg["rashomon"]["epsilon_mode"],
-        scopes=cfg["rashomon"]["scopes"],
+        # the grid scopes only, as the rashomon rule (rashomon.mcr): linear_exact is the closed-form
+        # MCR of all linear models, no set of fitted members whose MR this stage times
+        scopes=[s for s in cfg["rashomon"]["scopes"] if s != LINEAR_EXACT],
     )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
     groups = fit_member_groups(
@@ -519,12 +566,16 @@ def warm_up(cores):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="Airfoil + Abalone, n_estimators 5..100 step 5")
-    parser.add_argument("--cores", type=int, default=os.cpu_count(), help="n_jobs of both paths (default: all)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="Airfoil + Abalone, n_estimators 5..100 step 5")
+    mode.add_argument(
+        "--tiny", action="store_true", help="every stage on two tiny self-made tables, in seconds (a test, not timings)"
+    )
+    parser.add_argument("--cores", type=int, default=None, help="n_jobs of both paths (default: all; --tiny: 1)")
     parser.add_argument(
         "--mirror",
-        default=str(REPO.parent / "shared" / "data" / "uci"),
-        help="offline UCI mirror (default ../shared/data/uci)",
+        default=default_mirror(),
+        help="offline UCI mirror (default $XAIPIPE_UCI_MIRROR or ../shared/data/uci)",
     )
     parser.add_argument("--datasets", nargs="+", help="override the datasets of the mode")
     parser.add_argument("--families", nargs="+", default=FAMILIES, help=f"grid families (default {FAMILIES})")
@@ -537,9 +588,17 @@ def main(argv=None):
     )
     parser.add_argument("--json", help="also write the stage records here")
     args = parser.parse_args(argv)
+    if args.tiny:
+        import tempfile
 
-    cfg = load_config()
-    names = args.datasets or (QUICK_DATASETS if args.quick else ALL_DATASETS)
+        with tempfile.TemporaryDirectory(prefix="bench_run_tiny_") as folder:
+            return _main(parser, args, tiny_config(load_config(), Path(folder)))
+    return _main(parser, args, load_config())
+
+
+def _main(parser, args, cfg):
+    mode = "tiny" if args.tiny else "quick" if args.quick else "full"
+    names = args.datasets or {"tiny": list(TINY_DATASETS), "quick": QUICK_DATASETS, "full": ALL_DATASETS}[mode]
     if args.rashomon_sets is not None:
         set_names = list(args.rashomon_sets)
     else:
@@ -547,13 +606,15 @@ def main(argv=None):
     unknown = sorted(set(set_names) - set(names))
     if unknown:
         parser.error(f"--rashomon-sets {unknown}: not among the datasets of this run {names}")
-    cores = int(args.cores)
+    cores = int(args.cores or (1 if args.tiny else os.cpu_count()))
     print(
-        f"mode={'quick' if args.quick else 'full'} cores={cores} datasets={names} rashomon_sets={set_names} "
+        f"mode={mode} cores={cores} datasets={names} rashomon_sets={set_names} "
         f"load_average={os.getloadavg()[0]:.2f} cpu_count={os.cpu_count()}",
         flush=True,
     )
-    if os.getloadavg()[0] > 0.5:
+    if args.tiny:
+        print("tiny mode: self-made tables, cut-down grids; the timings mean nothing", flush=True)
+    elif os.getloadavg()[0] > 0.5:
         print("warning: the machine is not idle; these timings are not evidence", flush=True)
     rss = PeakRSS()
     rec = Recorder(rss)
@@ -562,9 +623,11 @@ def main(argv=None):
     datasets = [load_dataset(n, cfg, args.mirror) for n in names]
     grid_stage(rec, datasets, cfg, cores, args.quick, args.families)
     by_name = {d["name"]: d for d in datasets}
+    # the Table 4.1 grid: on Abalone; in --tiny on the regression table
+    study = "abalone" if "abalone" in by_name else next(iter(TINY_DATASETS)) if args.tiny else None
     rashomon = []
-    if "abalone" in by_name:
-        rashomon.append(abalone_study_stages(rec, by_name["abalone"], cfg, cores, args.quick))
+    if study in by_name:
+        rashomon.append(abalone_study_stages(rec, by_name[study], cfg, cores, args.quick))
     for data in datasets:
         if data["name"] in set_names:
             rashomon.append(dataset_rashomon_stage(rec, data, cfg, cores))
@@ -600,7 +663,7 @@ def main(argv=None):
         Path(args.json).write_text(
             json.dumps(
                 {
-                    "mode": "quick" if args.quick else "full",
+                    "mode": mode,
                     "cores": cores,
                     "datasets": names,
                     "stages": rec.stages,

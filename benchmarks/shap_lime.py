@@ -3,10 +3,12 @@
 
 Usage (repository root, after the pipeline has fitted Breast Cancer's families)::
 
-    PYTHONPATH=src python benchmarks/shap_lime.py results/<version> [--json out.json] [--figures DIR]
+    python benchmarks/shap_lime.py results/<version> [--json out.json] [--figures DIR]
+    python benchmarks/shap_lime.py --tiny     # a stand-in results folder (benchmarks/_tiny.py), seconds
 
 Reads ``data/breast_cancer/{prepared.csv,prepared.json,split.json}`` and
-``models/breast_cancer/{fitted,test}/`` of that results version and prints:
+``models/breast_cancer/fitted/`` of that results version (``--dataset`` names another
+binary classification dataset) and prints:
 
 1. the logistic coefficient table of the ``logistic_regression`` family
    (:func:`xaipipe.models.logit.logit_inference`): separation and the penalised
@@ -22,6 +24,12 @@ Reads ``data/breast_cancer/{prepared.csv,prepared.json,split.json}`` and
 With ``--figures DIR`` it also writes the force plots, the HTML page, the LIME
 figure, the curves and 000 Figs 4.1-4.2 there (for a visual check; not part of
 the pipeline's outputs).
+
+``--tiny`` writes a stand-in results folder to a temporary folder (``benchmarks/_tiny.py``: a
+self-made binary table with a one-hot group, prepared and split by the pipeline's code, and the
+``logistic_regression``, ``xgboost`` and ``gradient_boosting`` models fitted on it by the
+``fit`` rule's function), and runs the same on it with LIME's 500 samples per row, KernelSHAP's
+64 and 128 samples on 3 rows, and the figures.
 """
 
 from __future__ import annotations
@@ -44,17 +52,53 @@ from xaipipe.models.classification_metrics import f_beta, specificity
 from xaipipe.models.logit import logit_inference
 from xaipipe.plots.shap_force import force_rows
 
+#: --tiny: the stand-in's dataset and models (small XGBoost / boosting; C as the grid's middle value)
+TINY_DATASET = "tiny_classification"
+TINY_MODELS = {
+    "logistic_regression": {"C": 1.0},
+    "xgboost": {"n_estimators": 10, "max_depth": 2, "learning_rate": 0.3},
+    "gradient_boosting": {"n_estimators": 10, "max_depth": 2},
+}
 
-def main() -> None:
+
+def tiny_results(folder: Path) -> Path:
+    """A stand-in ``results/<version>`` under ``folder`` (:data:`TINY_DATASET`, :data:`TINY_MODELS`)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).resolve().parent / "_tiny.py")
+    tiny = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tiny)
+    return tiny.standin_results(folder, {TINY_DATASET: "classification"}, {"classification": TINY_MODELS})
+
+
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", type=Path)
+    ap.add_argument("results", type=Path, nargs="?")
+    ap.add_argument("--dataset", default="breast_cancer", help="a binary classification dataset of the run")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--figures", type=Path)
     ap.add_argument("--kernel-rows", type=int, default=10)
-    args = ap.parse_args()
+    ap.add_argument(
+        "--kernel-samples",
+        default="128,512,2048,8192",
+        help="KernelSHAP nsamples, comma-separated (default %(default)s)",
+    )
+    ap.add_argument("--lime-samples", type=int, default=5000, help="LIME num_samples per row (default 5000)")
+    ap.add_argument("--tiny", action="store_true", help="a stand-in results folder of one tiny table (seconds)")
+    args = ap.parse_args(argv)
+    if args.tiny:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="shap_lime_tiny_") as folder:
+            root = tiny_results(Path(folder))
+            rest = ["--dataset", TINY_DATASET, "--kernel-rows", "3", "--kernel-samples", "64,128"]
+            rest += ["--lime-samples", "500", "--figures", str(args.figures or Path(folder) / "figures")]
+            return main([str(root), *rest, *(["--json", str(args.json)] if args.json else [])])
+    if args.results is None:
+        ap.error("give results/<version> (or --tiny)")
     root = args.results
-    data_dir = root / "data" / "breast_cancer"
-    models = root / "models" / "breast_cancer"
+    data_dir = root / "data" / args.dataset
+    models = root / "models" / args.dataset
     data = load_prepared(data_dir / "prepared.csv", data_dir / "prepared.json", data_dir / "split.json")
     out: dict = {"n_train": int(len(data.y_train)), "n_test": int(len(data.y_test)), "p": len(data.features)}
     pd.set_option("display.width", 200)
@@ -102,7 +146,9 @@ def main() -> None:
     xgb = read_joblib(models / "fitted" / "xgboost.joblib")
     shap_result = shap_values(xgb, data.X_test, feature_names=data.features)
     t0 = time.perf_counter()
-    lime_result = lime_explanations(xgb, data.X_test, data.X_train, feature_names=data.features, random_state=0)
+    lime_result = lime_explanations(
+        xgb, data.X_test, data.X_train, feature_names=data.features, num_samples=args.lime_samples, random_state=0
+    )
     lime_seconds = time.perf_counter() - t0
     comparison = compare_lime_shap(lime_result, shap_result)
     summary = lime_shap_summary(comparison)
@@ -139,7 +185,7 @@ def main() -> None:
                 model,
                 data.X_test[: args.kernel_rows],
                 data.X_train,
-                n_samples=(128, 512, 2048, 8192),
+                n_samples=tuple(int(v) for v in args.kernel_samples.split(",")),
                 background_size=50,
                 feature_names=data.features,
                 random_state=0,

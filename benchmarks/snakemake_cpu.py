@@ -3,6 +3,7 @@ process (Snakemake's scheduler loop, not its jobs) and the CPU of the whole proc
 
     python benchmarks/snakemake_cpu.py snakemake --cores 2 --configfile config/config.yaml \\
         tests/configs/small.yaml --config uci_mirror=../shared/data/uci
+    python benchmarks/snakemake_cpu.py --tiny    # wraps `python -c pass` (log in a temporary folder)
 
 The command's own CPU is read from ``/proc/<pid>/stat`` (utime, stime) every 0.2 s until it
 exits (Linux only); the tree's from ``getrusage(RUSAGE_CHILDREN)`` after it exits. The
@@ -23,8 +24,14 @@ import time
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", default="logs/snakemake_cpu.log", help="file for the command's stderr")
+    parser.add_argument("--tiny", action="store_true", help="wrap `python -c pass`, the log in a temporary folder")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run")
     args = parser.parse_args(argv)
+    if args.tiny:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="snakemake_cpu_tiny_") as folder:
+            return main(["--log", os.path.join(folder, "tiny.log"), sys.executable, "-c", "pass"])
     if not args.command:
         parser.error("give the command to run")
     if not os.path.isdir("/proc"):

@@ -12,6 +12,7 @@ number of jobs, the summed job wall seconds and the *claimed* core-seconds
 Usage::
 
     python benchmarks/timeline.py .snakemake/log/<run>.snakemake.log [--benchmarks logs/<v>/benchmarks]
+    python benchmarks/timeline.py --tiny    # runs a toy workflow (benchmarks/_tiny.py) and reads its log
 
 With ``--benchmarks`` the table adds the CPU seconds of the benchmarked rules and
 ``busy`` = CPU / claimed core-seconds. Caution: Snakemake's ``cpu_time`` is sampled
@@ -35,6 +36,16 @@ _RULE = re.compile(r"(?:local)?rule (\w+):")
 _JOBID = re.compile(r"\s+jobid: (\d+)")
 _THREADS = re.compile(r"\s+threads: (\d+)")
 _FINISHED = re.compile(r"Finished jobid: (\d+)")
+
+
+def _tiny():
+    """benchmarks/_tiny.py (the --tiny inputs), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).resolve().parent / "_tiny.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def parse_log(lines):
@@ -101,9 +112,21 @@ def _cpu_by_rule(folder: Path):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("log", type=Path)
+    ap.add_argument("log", type=Path, nargs="?")
     ap.add_argument("--benchmarks", type=Path, default=None)
+    ap.add_argument(
+        "--tiny", action="store_true", help="run a toy workflow (4 rules, seconds) and read its log and benchmarks"
+    )
     args = ap.parse_args(argv)
+    if args.tiny:
+        import tempfile
+
+        tiny = _tiny()
+        with tempfile.TemporaryDirectory(prefix="timeline_tiny_") as folder:
+            log = tiny.run_toy(tiny.toy_workflow(folder))
+            return main([str(log), "--benchmarks", str(Path(folder) / "logs" / "tiny" / "benchmarks")])
+    if args.log is None:
+        ap.error("give the Snakemake log (or --tiny)")
     if not args.log.is_file():
         ap.error(f"no such log file: {args.log}")
     per_rule, hist, wall = occupancy(parse_log(args.log.read_text().splitlines()))
