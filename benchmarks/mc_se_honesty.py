@@ -10,10 +10,12 @@ SE) / exact SE, the share of seeds whose reported SE is below half the exact one
 seeds with the reported and with the exact SE, and the skewness of one draw.
 
     python benchmarks/mc_se_honesty.py [--mirror ../shared/data/uci] [--seeds 500] [--repeats 20]
+    python benchmarks/mc_se_honesty.py --tiny   # the simulated data only, 10 seeds of 5 draws, 10 trees
 
 Data: a skewed simulated variable (lognormal, n = 89 test rows like Diabetes) and Diabetes
 (prepared and split as the default study, ``benchmarks/_prepared.py``), each with OLS and a
-gradient boosting fitted on the training split.
+gradient boosting fitted on the training split. ``--tiny``: the simulated data only, 10 seeds of
+5 draws, a boosting model of 10 trees (seconds; its numbers mean nothing).
 """
 
 from __future__ import annotations
@@ -94,18 +96,23 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", type=int, default=500)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--tiny", action="store_true", help="the simulated data only, 10 seeds of 5 draws, 10 trees")
     a = ap.parse_args(argv)
+    n_trees = 200
     sets = {"simulated_skewed": simulated()}
-    try:
-        p = _load_prepared()("diabetes", mirror=a.mirror)
-        sets["diabetes"] = (p.X_train, p.y_train, p.X_test, p.y_test, p.features)
-    except Exception as exc:  # pragma: no cover - no mirror / scikit-learn copy
-        print(f"diabetes skipped: {exc}")
+    if a.tiny:
+        a.seeds, a.repeats, n_trees = 10, 5, 10
+    else:
+        try:
+            p = _load_prepared()("diabetes", mirror=a.mirror)
+            sets["diabetes"] = (p.X_train, p.y_train, p.X_test, p.y_test, p.features)
+        except Exception as exc:  # pragma: no cover - no mirror / scikit-learn copy
+            print(f"diabetes skipped: {exc}")
     frames = []
     for label, (Xtr, ytr, X, y, names) in sets.items():
         for mname, model in (
             ("ols", LinearRegression()),
-            ("gradient_boosting", GradientBoostingRegressor(n_estimators=200, max_depth=3, random_state=0)),
+            ("gradient_boosting", GradientBoostingRegressor(n_estimators=n_trees, max_depth=3, random_state=0)),
         ):
             model.fit(Xtr, ytr)
             for est in ("e_divide", "permutation"):

@@ -35,6 +35,12 @@ SCRIPTS = sorted(p.stem for p in BENCHMARKS.glob("*.py") if not p.name.startswit
 
 #: What each script's tiny mode must print: regular expressions searched line by line (re.M).
 EXPECTED = {
+    "anchors_cpu": [
+        r"^dataset +tiny_regression +tiny_classification$",
+        r"^conditional MR R=3 +[\d.]+ +[\d.]+$",
+        r"^exact MC SE e_divide, every variable +[\d.]+ +NaN$",
+        r"^shap interaction summary +[\d.]+ +[\d.]+$",
+    ],
     "boosting_fit": [
         r"^all: plain_s=[\d.]+ leaf_s=[\d.]+ pipeline_s=[\d.]+ ratio=[\d.]+ ",
         r"^check: training predictions bitwise equal on every fit$",
@@ -58,6 +64,11 @@ EXPECTED = {
         r"^uninterrupted run \(toy workflow\): [\d.]+ s",
         r"^run  1: .*: byte-identical$",
         r"^1 of 1 resumed byte-identical",
+    ],
+    "mc_se_honesty": [
+        r"^ +data +estimator +feature +ratio_median_reported_to_exact ",
+        r"^simulated_skewed/gradient_boosting +permutation +exponential ",
+        r"^worst coverage of ±2 reported SE: simulated_skewed/",
     ],
     "reliance_paths": [
         r"^tiny_regression/gradient_boosting permutation: generic_s=[\d.]+ engine_s=[\d.]+ ratio=[\d.]+ used=engine$",
