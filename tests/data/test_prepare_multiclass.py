@@ -113,6 +113,6 @@ def test_load_prepared_carries_the_labels_and_stratifies(tmp_path):
     write_json(tmp_path / "s.json", split)
     data = load_prepared(tmp_path / "p.csv", tmp_path / "p.json", tmp_path / "s.json")
     assert data.multiclass and data.classes == ["a", "b", "c"]
-    for train, valid in data.folds:  # stratified folds: every class in every training fold
+    for train, _valid in data.folds:  # stratified folds: every class in every training fold
         assert set(np.unique(data.y_train[train])) == {0, 1, 2}
     assert set(np.unique(data.y_test)) == {0, 1, 2}
