@@ -181,3 +181,40 @@ def test_confusion_table_of_a_multiclass_dataset_beside_a_binary_one(data):
     yhat = preds["logistic_regression"]["y_pred"]
     np.testing.assert_array_equal(lr.to_numpy(), skm.confusion_matrix(y, yhat, labels=[0, 1, 2, 3]))
     assert pd.api.types.is_integer_dtype(confusion["count"])
+
+
+def test_seven_classes_through_cv_mr_shap_and_the_logit_table():
+    """A 7-class generated table, cheaply: CV of two families, MR on the multiclass log loss, SHAP of
+    one class and the multinomial logit table, each against its scikit-learn / statsmodels value."""
+    import statsmodels.api as sm
+
+    from xaipipe.explain.reliance import model_reliance
+    from xaipipe.explain.shapley import shap_values
+    from xaipipe.models.mnlogit import mnlogit_inference
+
+    X, y = make_classification(
+        n_samples=700,
+        n_features=6,
+        n_informative=5,
+        n_redundant=0,
+        n_classes=7,
+        n_clusters_per_class=1,
+        flip_y=0.1,
+        random_state=11,
+    )
+    folds = [(np.arange(0, 350), np.arange(350, 560)), (np.arange(210, 560), np.arange(0, 210))]
+    for family, grid in (("xgboost", {"n_estimators": [4], "max_depth": [2]}), ("logistic_regression", {"C": [1.0]})):
+        table = cross_validate_grid(family, "classification", grid, X[:560], y[:560], folds, random_state=0)
+        assert (table["status"] == "ok").all() and table["log_loss"].notna().all()
+    model = make_estimator("xgboost", "classification", {"n_estimators": 4, "max_depth": 2}, random_state=0)
+    model.fit(X[:560], y[:560])
+    mr = model_reliance(model, X[560:], y[560:], n_repeats=2, random_state=0)
+    assert mr.e_orig[0] == pytest.approx(skm.log_loss(y[560:], model.predict_proba(X[560:]), labels=range(7)), rel=1e-6)
+    res = shap_values(model, X[560:570], class_index=6)
+    assert np.abs(res.base_values + res.values.sum(axis=1) - res.model_output).max() < 1e-5
+    out = mnlogit_inference(X[:560], y[:560], [f"f{j}" for j in range(6)])
+    assert len(out) == 6 * 7 and set(out["base_class"]) == {"0"}
+    assert (out["separation"] == "none").all() and out["converged"].all()  # flip_y mixes the classes
+    Z = (X[:560] - X[:560].mean(axis=0)) / X[:560].std(axis=0)
+    ref = sm.MNLogit(y[:560], sm.add_constant(Z)).fit(disp=0, method="newton", maxiter=300)
+    np.testing.assert_allclose(out["coefficient"], np.asarray(ref.params).T.ravel(), rtol=1e-5, atol=1e-7)
