@@ -91,6 +91,20 @@ whose probabilities are fractions of neighbours and hit 0 and 1) they are
 ``details["log_odds_source"]``); ``link="identity"`` explains the probability
 instead.
 
+Multiclass models
+-----------------
+A classifier with ``K > 2`` classes (coded ``0 .. K-1``) has one output per class and is explained
+one class at a time (``class_index=k``; :func:`shap_tables` with ``classes`` does every class).
+The explained output of class ``k`` is the one the model computes: XGBoost's margin of class ``k``
+(``pred_contribs``), gradient boosting's raw score ``init_k + lr * sum_t tree_{t,k}(x)`` (shap reads
+binary gradient boosting only, so the class's trees are handed to TreeSHAP as their own ensemble,
+exactly), a tree's or forest's probability of class ``k``, the multinomial score ``w_k . z + b_k``
+of logistic regression (Linear SHAP), and for the model-agnostic explainers the one-vs-rest
+log-odds ``logit(clip(p_k))`` (or ``p_k`` with ``link="identity"``). Those log-odds are not of
+degree 2 in the features for naive Bayes or QDA (a log-sum-exp over the classes), so the
+permutation explainer uses :data:`DEFAULT_N_PERMUTATIONS` pairs. ``details["class_index"]``
+records the class (``docs/multiclass.md``).
+
 Departures from the seed (000, ch. 3)
 -------------------------------------
 000 §3.3.3 defines SHAP values with conditional expectations ``E[f(z) | z_S]``;
