@@ -103,6 +103,14 @@ Departures from Donnelly et al. (2023)
 3. The model class is a finite hyperparameter grid of learners, each member
    weighted equally (the counting measure), not an enumerated set of sparse
    trees.
+4. A multiclass target is resampled within each class (``bootstrap_indices``'
+   ``strata``), so that every refit knows every class (``docs/multiclass.md``);
+   binary and regression targets are resampled plainly.
+
+Why one module of this size (~900 lines): the resampling, one resample's refits
+and set, the sharded jobs and their recombination must give the same bytes for
+any split into jobs, so they share the private per-resample helpers and the
+validation of :func:`bootstrap_rashomon`; apart they would import each other.
 
 Only the resampling, the per-resample refits and the RID / MCR summaries are
 new here: the set is :func:`xaipipe.rashomon.sets.rashomon_set` and the MR of a
