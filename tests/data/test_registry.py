@@ -391,17 +391,16 @@ def test_openml_source_reads_the_fetch_openml_cache(tmp_path, no_openml_network)
         load_canonical(e, download={"cache_dir": str(tmp_path / "empty"), "retries": 1, "backoff_s": 0})
 
 
-def test_openml_multiclass_target_is_refused(tmp_path, no_openml_network):
+def test_openml_multiclass_target_is_coded(tmp_path, no_openml_network):
     cache = _openml_cache(tmp_path / "cache", 61)
     e = entry("iris", task="classification", target="class", source={"kind": "openml", "data_id": 61})
     canonical, sidecar = load_canonical(e, download={"cache_dir": str(cache), "retries": 1, "backoff_s": 0})
     assert canonical.shape == (150, 5)
-    with pytest.raises(
-        ValueError,
-        match=r"'iris': the classification target 'class' has 3 classes.*only "
-        r"regression and binary classification",
-    ):
-        prepare_table(canonical, sidecar, {})
+    prepared, info, _ = prepare_table(canonical, sidecar, {})  # three classes: coded 0..2 (docs/multiclass.md)
+    assert info["classes"] == sorted(canonical["class"].unique()) and info["n_classes"] == 3
+    assert info["class_counts"] == {"0": 50, "1": 50, "2": 50}
+    with pytest.raises(ValueError, match=r"datasets\.iris\.positive_class is only defined for binary"):
+        prepare_table(canonical, sidecar, {"positive_class": info["classes"][0]})
 
 
 def test_openml_by_name_passes_the_query(monkeypatch, tmp_path):
@@ -581,11 +580,11 @@ def test_classification_targets(tmp_path):
     frame = user_frame(60)
     frame["y"] = np.arange(60) % 4
     e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])
-    with pytest.raises(
-        ValueError,
-        match=r"'my_data': the classification target 'y' has 4 classes \['0', '1', '2', "
-        r"'3'\]; only regression and binary classification are supported",
-    ):
+    prepared, info, _ = prepare_table(canonical, sidecar, {})  # four classes: a multiclass target
+    assert info["classes"] == ["0", "1", "2", "3"] and prepared["y"].tolist() == list(np.arange(60) % 4)
+    frame["y"] = "ham"
+    e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])
+    with pytest.raises(ValueError, match=r"'my_data': the classification target 'y' has a single class \['ham'\]"):
         prepare_table(canonical, sidecar, {})
     frame["y"] = np.where(np.arange(60) % 3 == 0, "spam", "ham")
     e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])

@@ -485,7 +485,11 @@ def small_models(reg_data, clf_data):
         ("knn", {"algorithm": "linear_explainer"}, ValueError, "linear_explainer"),
         ("rf", {"link": "logit"}, ValueError, "probability|identity"),
         ("rf", {"chunk_size": 0}, ValueError, "chunk_size"),
-        ("multi", {}, ValueError, "binary"),
+        ("multi", {}, ValueError, "class_index"),  # a multiclass model is explained one class at a time
+        ("multi", {"class_index": 3}, ValueError, "class_index in 0..2"),
+        ("multi", {"class_index": 1, "link": "logit"}, ValueError, "link must be 'auto'"),
+        ("lin", {"class_index": 0}, ValueError, "regressor"),
+        ("rf", {"class_index": 0}, ValueError, "class 1"),
         ("poly", {}, ValueError, "StandardScaler"),
         ("minmax_logit", {}, ValueError, "StandardScaler"),
     ],

@@ -75,6 +75,7 @@ rule comparison_figures_classification:
     """Figs 3.1 (reject option), 3.2 (test error bootstrap), 3.3 (difference) of seed 003; ROC and PR curves."""
     input:
         style=STYLE_FILE,
+        info=rules.prepare.output.info,
         predictions=lambda w: per_family("predictions", w.dataset),
         pairs=rules.model_comparison.output.pairs,
         test_loss=rules.model_comparison.output.test_loss,

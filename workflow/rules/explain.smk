@@ -134,6 +134,8 @@ rule pd_figures:
     localrule: True
     conda:
         "../../envs/report.yaml"
+    params:
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/pd_figures.py"
 
@@ -198,6 +200,7 @@ rule shap_figures:
         "../../envs/explain.yaml"
     params:
         top_k=config["explain"]["pd"]["top_k"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/shap_figures.py"
 
@@ -223,6 +226,7 @@ rule shap_force_html:
         "../../envs/explain.yaml"
     params:
         seed=config["seed"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/shap_force_html.py"
 
@@ -255,6 +259,7 @@ rule shap_check:
     params:
         check=config["explain"]["shap_check"],
         seed=config["seed"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/shap_check.py"
 
@@ -297,6 +302,7 @@ rule lime:
     params:
         lime=config["explain"]["lime"],
         seed=config["seed"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/lime.py"
 
@@ -375,6 +381,7 @@ rule learner:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
         top_k=config["explain"]["pd"]["top_k"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/learner.py"
 

@@ -26,6 +26,7 @@ rule rashomon_refit:
         runtime=120,
     params:
         rashomon=rashomon_params,
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/rashomon_refit.py"
 
@@ -64,6 +65,7 @@ rule rashomon:
         runtime=120,
     params:
         rashomon=rashomon_params,
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/rashomon.py"
 

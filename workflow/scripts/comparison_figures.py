@@ -2,6 +2,7 @@
 
 import pandas as pd
 
+from xaipipe.io import read_json
 from xaipipe.models.comparison import read_test_predictions
 from xaipipe.plots.comparison import comparison_figures
 from xaipipe.plots.style import figure_style, save_figure
@@ -18,6 +19,7 @@ def main(smk):
             n_bootstrap=smk.params.n_bootstrap,
             random_state=smk.params.seed,
             dataset=smk.wildcards.dataset,
+            classes=read_json(smk.input.info).get("classes"),  # a multiclass dataset's labels (else None)
         )
         for kind, fig in figs.items():
             save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])

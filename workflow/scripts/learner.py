@@ -41,6 +41,8 @@ def main(smk):
         confidence=cfg["confidence"],
         random_state=p["seed"],
         n_jobs=smk.threads,
+        classes=data.classes,  # multiclass: stratified refits, the PD of explain.figure_class
+        pd_class=smk.params.get("figure_class"),
     )
     for name, frame in tables.items():
         write_csv(smk.output[name], frame)

@@ -4,6 +4,7 @@ import numpy as np
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations, lime_shap_summary
+from xaipipe.explain.shapley import class_result
 from xaipipe.io import read_joblib, write_csv
 from xaipipe.plots.lime import plot_lime_vs_shap
 from xaipipe.plots.shap_force import force_rows
@@ -14,7 +15,7 @@ from xaipipe.runner import run
 def main(smk):
     cfg, seed = smk.params.lime, smk.params.seed
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    shap = read_joblib(smk.input.shap)
+    shap = class_result(read_joblib(smk.input.shap), smk.params.get("figure_class"))  # a multiclass model: one class
     named = {k: int(shap.row_index[i]) for k, i in force_rows(shap).items()}  # positions in X_test
     others = np.setdiff1d(shap.row_index, list(named.values()))
     extra = np.random.default_rng(seed).choice(others, size=min(cfg["n_rows"], len(others)), replace=False)
@@ -28,6 +29,7 @@ def main(smk):
         output=shap.output,  # SHAP's output space
         num_samples=cfg["num_samples"],
         random_state=seed,
+        class_index=shap.details.get("class_index"),
     )
     comparison = compare_lime_shap(lime, shap)
     ids = {"dataset": data.dataset, "family": smk.wildcards.family}

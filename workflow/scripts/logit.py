@@ -1,17 +1,29 @@
-"""Rule logit: logistic-regression coefficient table (odds ratios) on the training split."""
+"""Rule logit: logistic-regression coefficient table (odds ratios) on the training split; a multiclass
+target gets the multinomial table (relative risk ratios against the base class)."""
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import read_joblib, write_csv
 from xaipipe.models.logit import logit_inference
+from xaipipe.models.mnlogit import mnlogit_inference
 from xaipipe.runner import run
 
 
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     model = read_joblib(smk.input.model) if "model" in smk.input.keys() else None  # noqa: SIM118 (names)
-    table = logit_inference(
-        data.X_train, data.y_train, data.features, feature_groups=data.feature_groups, penalized_model=model
-    )
+    if data.multiclass:  # baseline-category logits against the first class (statsmodels MNLogit)
+        table = mnlogit_inference(
+            data.X_train,
+            data.y_train,
+            data.features,
+            feature_groups=data.feature_groups,
+            classes=data.classes,
+            penalized_model=model,
+        )
+    else:
+        table = logit_inference(
+            data.X_train, data.y_train, data.features, feature_groups=data.feature_groups, penalized_model=model
+        )
     table.insert(0, "dataset", data.dataset)
     write_csv(smk.output.table, table)
 

@@ -11,7 +11,7 @@ def main(smk):
     curves = pd.read_csv(smk.input.curves, keep_default_na=False, na_values=[""])
     pairs = pd.read_csv(smk.input.pairs)
     with figure_style(smk.input.style):
-        for kind, fig in pd_ice_figures(curves, pairs).items():
+        for kind, fig in pd_ice_figures(curves, pairs, figure_class=smk.params.get("figure_class")).items():
             save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
 
 

@@ -37,6 +37,7 @@ def main(smk):
         max_curves=cfg["max_curves"],
         pair_resolution=cfg["pair_resolution"],
         max_batch_rows=cfg["max_batch_rows"],
+        classes=data.classes,  # multiclass: every class (a `class` column); None otherwise
     )
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     write_csv(smk.output.curves, with_ids(curves, **ids))

@@ -3,6 +3,7 @@
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
+from xaipipe.explain.shapley import class_choice
 from xaipipe.io import read_joblib, write_csv
 from xaipipe.rashomon.mcr import mcr_study
 from xaipipe.runner import get_logger, run
@@ -39,9 +40,14 @@ def main(smk):
         options=p["options"],
         dataset=data.dataset,
         n_jobs=smk.threads,
+        # a multiclass model's PD envelope: the class of explain.figure_class (default the first); binary: class 1
+        pd_class_index=class_choice(data.classes, smk.params.get("figure_class")).get("class_index", 1),
         refits=refits,
     )
     get_logger().info("%d member rows from %d fitted groups", len(out["members"]), out["n_groups"])
+    if data.classes is not None:  # multiclass: the envelope is one class's probability; name it
+        choice = class_choice(data.classes, smk.params.get("figure_class"))
+        out["envelope"].insert(1, "class", data.classes[choice["class_index"]])
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):
         if name in smk.output.keys():
             write_csv(smk.output[name], out[name])

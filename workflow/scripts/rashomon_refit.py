@@ -3,6 +3,7 @@
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
+from xaipipe.explain.shapley import class_choice
 from xaipipe.io import write_joblib
 from xaipipe.rashomon.mcr import rashomon_refit
 from xaipipe.runner import get_logger, run
@@ -36,6 +37,8 @@ def main(smk):
         random_state=p["seed"],
         options=p["options"],
         n_jobs=smk.threads,
+        # a multiclass model's PD envelope: the class of explain.figure_class (default the first); binary: class 1
+        pd_class_index=class_choice(data.classes, smk.params.get("figure_class")).get("class_index", 1),
     )
     get_logger().info("%d member reliance rows from %d fitted groups", len(out["reliance"]), out["n_groups"])
     # pickled, not CSV: the rashomon job combines the frames with their dtypes

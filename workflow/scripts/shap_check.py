@@ -4,6 +4,7 @@ import numpy as np
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shap_check import kernel_vs_tree_shap
+from xaipipe.explain.shapley import class_choice
 from xaipipe.io import read_joblib, write_csv
 from xaipipe.runner import run
 
@@ -21,8 +22,11 @@ def main(smk):
         background_size=cfg["background_size"],
         feature_names=data.features,
         random_state=smk.params.seed,
+        **class_choice(data.classes, smk.params.get("figure_class")),  # a multiclass model: one class
     )
     ids = {"dataset": data.dataset, "family": smk.wildcards.family}
+    if data.classes is not None:
+        ids["class"] = data.classes[check.details["class_index"]]
     write_csv(smk.output.summary, check.summary.assign(**ids, n_rows=len(rows)))
     write_csv(smk.output.by_feature, check.by_feature.assign(**ids))
 

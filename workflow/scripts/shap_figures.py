@@ -10,7 +10,8 @@ def main(smk):
     result = read_joblib(smk.input.result)
     title = f"{smk.wildcards.dataset} / {smk.wildcards.family}"
     with figure_style(smk.input.style):
-        for kind, fig in shap_figures(result, top_k=smk.params.top_k, title=title).items():
+        figs = shap_figures(result, top_k=smk.params.top_k, title=title, figure_class=smk.params.get("figure_class"))
+        for kind, fig in figs.items():
             save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
 
 

@@ -24,6 +24,7 @@ def main(smk):
         algorithm=cfg.get("algorithm", "auto"),
         n_jobs=smk.threads,
         random_state=smk.params.seed,
+        classes=data.classes,  # multiclass: every class (a `class` column); None otherwise
     )
     get_logger().info(
         "%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"], out["meta"]["output"]

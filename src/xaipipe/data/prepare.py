@@ -12,8 +12,14 @@ section:
   Abalone's ``Sex`` -> ``Sex_F``, ``Sex_I``, ``Sex_M``);
 * ``variant``: one of the entry's declared ``variants`` (Wine Quality: ``white``,
   the thesis' 4898 wines, ``red``, or ``both`` with a ``color_red`` 0/1 feature);
-* ``positive_class`` (classification): the target value coded 1 (Breast
-  Cancer: ``M``, malignant). Only binary classification is supported.
+* ``positive_class`` (binary classification): the target value coded 1 (Breast
+  Cancer: ``M``, malignant);
+* ``class_order`` (classification with more than two classes): the target's
+  labels in the order coded ``0 .. K-1`` (default: the labels sorted as text).
+  A multiclass target is coded ``0 .. K-1`` and ``prepared.json`` records the
+  labels (``classes``) and their codes (``class_coding``); a binary target keeps
+  its 0/1 coding by ``positive_class`` and its record is unchanged
+  (``docs/multiclass.md``).
 
 The correlation matrix (Pearson) is computed on the numeric columns *before*
 ``drop`` (the thesis chose the drops from it: Figs 5.1, 5.4, 5.7).
@@ -62,19 +68,29 @@ def check_features(frame: pd.DataFrame, dataset: str, columns: list[str]) -> Non
 _DEFAULT_POSITIVE = ({"0", "1"}, "1"), ({"False", "True"}, "True"), ({"false", "true"}, "true")
 
 
-def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any) -> tuple[str, dict]:
-    """Binary 0/1 coding of a classification target (in place); returns the positive class
-    and the class counts."""
+def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any, order: Any = None) -> tuple:
+    """Code a classification target in place: 0/1 for two classes, ``0 .. K-1`` for more.
+
+    Returns ``(positive class or None, class counts, class labels or None)``: a binary
+    target gives its positive class and ``None`` labels; a multiclass target gives
+    ``None`` and its labels in code order (``order``, default sorted as text).
+    """
     if frame[target].isna().any():
         raise ValueError(
             f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values"
         )
     levels = sorted(frame[target].astype(str).unique())
-    if len(levels) != 2:
-        shown = levels if len(levels) <= 10 else levels[:10] + ["..."]
+    if len(levels) < 2:
         raise ValueError(
-            f"dataset {dataset!r}: the classification target {target!r} has {len(levels)} classes {shown}; "
-            "only regression and binary classification are supported"
+            f"dataset {dataset!r}: the classification target {target!r} has a single class {levels}; "
+            "a classifier needs two or more"
+        )
+    if len(levels) > 2:
+        return (None, *_encode_multiclass(frame, dataset, target, levels, positive, order))
+    if order is not None:
+        raise ValueError(
+            f"datasets.{dataset}.class_order is only defined for targets with more than two classes; "
+            f"{target!r} has two {levels}: give datasets.{dataset}.positive_class instead"
         )
     if positive is None:
         positive = next((p for lv, p in _DEFAULT_POSITIVE if set(levels) == lv), None)
@@ -88,7 +104,28 @@ def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any
         raise ValueError(f"datasets.{dataset}.positive_class {positive!r} is not a level of {target!r} {levels}")
     frame[target] = (frame[target].astype(str) == positive).astype(np.int64)
     counts = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
-    return positive, counts
+    return positive, counts, None
+
+
+def _encode_multiclass(frame, dataset, target, levels, positive, order) -> tuple[dict, list[str]]:
+    """``0 .. K-1`` coding of a target with ``K > 2`` classes (in place): counts by code and labels."""
+    if positive is not None:
+        raise ValueError(
+            f"datasets.{dataset}.positive_class is only defined for binary targets; {target!r} has "
+            f"{len(levels)} classes {levels[:10]}: remove the key (datasets.{dataset}.class_order orders the classes)"
+        )
+    if order is None:
+        labels = levels
+    else:
+        labels = [str(c) for c in order]
+        if sorted(labels) != levels or len(set(labels)) != len(labels):
+            raise ValueError(
+                f"datasets.{dataset}.class_order {labels} must list each class of {target!r} once: {levels}"
+            )
+    code = {label: k for k, label in enumerate(labels)}
+    frame[target] = frame[target].astype(str).map(code).astype(np.int64)
+    counts = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
+    return counts, labels
 
 
 def prepare_table(
@@ -105,18 +142,22 @@ def prepare_table(
         ``categorical_columns``, ``positive_class``, ``variants``.
     options : mapping
         Keys ``drop``, ``one_hot`` (overrides the sidecar's categorical
-        columns), ``variant``, ``positive_class`` (overrides the sidecar's); all
-        optional (:func:`xaipipe.data.registry.preparation_options`).
+        columns), ``variant``, ``positive_class`` (overrides the sidecar's),
+        ``class_order`` (multiclass); all optional
+        (:func:`xaipipe.data.registry.preparation_options`).
 
     Returns
     -------
     prepared : DataFrame
         Columns ``row_id`` (row of the canonical table), the features (float64)
-        and the target (float64 for regression, int 0/1 for classification).
+        and the target (float64 for regression, int 0/1 for binary and
+        ``0 .. K-1`` for multiclass classification).
     info : dict
         ``dataset``, ``task``, ``target``, ``features``, ``feature_groups``
         (group name -> member columns, one-hot groups only), ``dropped``,
-        ``one_hot``, ``variant``, ``positive_class``, ``n_rows``, ``class_counts``.
+        ``one_hot``, ``variant``, ``positive_class``, ``n_rows``, ``class_counts``
+        (by code); multiclass targets also ``n_classes``, ``classes`` (labels in
+        code order) and ``class_coding`` (label -> code).
     correlation_input : DataFrame
         Numeric columns before ``drop`` (target included), for
         :func:`correlation_matrix`.
@@ -126,8 +167,9 @@ def prepare_table(
     ValueError
         Naming the dataset and the column or config key: unknown columns in
         ``drop`` / ``one_hot``, an unknown ``variant`` or ``positive_class``, a
-        target with other than two classes (classification) or with missing
-        values, a constant regression target, non-numeric features not declared
+        ``class_order`` that does not list every class once, ``positive_class``
+        on a multiclass target, a classification target with one class or
+        with missing values, a constant regression target, non-numeric features not declared
         categorical, NaN or constant columns.
     """
     options = dict(options or {})
@@ -158,11 +200,13 @@ def prepare_table(
         )
 
     positive = options.get("positive_class", sidecar.get("positive_class"))
-    class_counts = None
+    class_counts = classes = None
     if task == "classification":
-        positive, class_counts = _encode_target(frame, dataset, target, positive)
+        positive, class_counts, classes = _encode_target(frame, dataset, target, positive, options.get("class_order"))
     elif positive is not None:
         raise ValueError(f"datasets.{dataset}.positive_class is only defined for classification datasets")
+    elif options.get("class_order") is not None:
+        raise ValueError(f"datasets.{dataset}.class_order is only defined for classification datasets")
     else:
         if frame[target].isna().any():
             raise ValueError(
@@ -222,6 +266,10 @@ def prepare_table(
         "n_rows": int(len(prepared)),
         "class_counts": class_counts,
     }
+    if classes is not None:  # multiclass only: a binary record keeps its keys
+        info["n_classes"] = len(classes)
+        info["classes"] = classes
+        info["class_coding"] = {label: k for k, label in enumerate(classes)}
     return prepared, info, correlation_input
 
 
@@ -253,6 +301,9 @@ class PreparedData:
     dataset : str
     train_rows, test_rows : ndarray
         Row positions in ``prepared.csv``.
+    classes : list of str or None
+        Labels of a multiclass target in code order (``y == k`` is ``classes[k]``);
+        None for regression and binary classification.
     """
 
     X_train: np.ndarray
@@ -267,6 +318,12 @@ class PreparedData:
     dataset: str
     train_rows: np.ndarray
     test_rows: np.ndarray
+    classes: list | None = None
+
+    @property
+    def multiclass(self) -> bool:
+        """True for a classification target with more than two classes."""
+        return self.classes is not None
 
 
 def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
@@ -298,4 +355,5 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
         dataset=info["dataset"],
         train_rows=train,
         test_rows=test,
+        classes=list(info["classes"]) if info.get("classes") else None,
     )

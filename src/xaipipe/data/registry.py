@@ -21,7 +21,7 @@ Registry keys (see config/README.md): ``name``, ``task`` (``regression`` |
 ``other``), ``categorical``, ``drop``, ``positive_class``, ``variants``,
 ``order_by``, ``doi``, ``citation``, ``source`` (``kind``: ``uci``, ``sklearn``,
 ``file``, ``openml``, ``simulated``). Options that only the configuration has: ``enabled``,
-``families``, ``one_hot``, ``variant``.
+``families``, ``one_hot``, ``variant``, ``class_order``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ ENTRY_KEYS = (
     "source",
 )
 #: keys that only the configuration's ``datasets.<d>`` entries have
-OPTION_KEYS = ("enabled", "families", "one_hot", "variant")
+OPTION_KEYS = ("enabled", "families", "one_hot", "variant", "class_order")
 #: source kinds
 SOURCE_KINDS = ("uci", "sklearn", "file", "openml", "simulated")
 #: default schema: <repo>/workflow/schemas/datasets.schema.yaml
@@ -452,15 +452,16 @@ def preparation_options(entry: DatasetEntry, config_options: Mapping[str, Any] |
     """Options of :func:`xaipipe.data.prepare.prepare_table` for one dataset.
 
     ``drop`` (registry and configuration merged), and when the configuration
-    gives them ``one_hot`` and ``variant``. The other choices (categorical
+    gives them ``one_hot``, ``variant`` and ``class_order`` (the coding of a
+    multiclass target). The other choices (categorical
     columns, positive class, variant definitions) travel in the canonical
     sidecar. ``enabled`` and ``families`` change no data and are left out.
     """
     options = dict(config_options or {})
     out: dict[str, Any] = {"drop": list(entry.drop)}
-    for key in ("one_hot", "variant"):
+    for key in ("one_hot", "variant", "class_order"):
         if options.get(key) is not None:
-            out[key] = list(options[key]) if key == "one_hot" else options[key]
+            out[key] = list(options[key]) if key in ("one_hot", "class_order") else options[key]
     return out
 
 

@@ -185,7 +185,7 @@ def refit_seeds(random_state, n_refits: int) -> list[tuple[np.random.SeedSequenc
 
 
 def subsample_splits(
-    n_samples: int, n_refits: int, fraction: float = DEFAULT_FRACTION, random_state=None
+    n_samples: int, n_refits: int, fraction: float = DEFAULT_FRACTION, random_state=None, strata=None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Training subsamples (without replacement) and their complements.
 
@@ -200,6 +200,10 @@ def subsample_splits(
     random_state : int, SeedSequence or None
         Root seed, as :func:`refit_seeds` (the same stream as
         :func:`learner_refits` uses, so these are its splits).
+    strata : array-like of shape (n,), optional
+        Stratified subsamples (a multiclass target): ``round(fraction * n_k)`` rows of
+        each stratum ``k`` (at least 1, at most ``n_k - 1``; strata in sorted order,
+        one generator), so that every refit knows every class. None: plain subsamples.
 
     Returns
     -------
@@ -217,11 +221,21 @@ def subsample_splits(
     n1 = int(round(f * n))
     if n1 < 2:
         raise ValueError(f"fraction={f} of {n} rows leaves {n1} training rows; need at least 2")
+    rows = None
+    if strata is not None:
+        labels = np.asarray(strata)
+        if labels.shape != (n,):
+            raise ValueError(f"strata must have shape ({n},), got {labels.shape}")
+        rows = [np.flatnonzero(labels == v) for v in np.unique(labels)]
+        sizes = [min(max(int(round(f * r.size)), 1), max(r.size - (f < 1.0), 1)) for r in rows]
     out = []
     everyone = np.arange(n)
     for s_split, _, _ in refit_seeds(random_state, n_refits):
         rng = np.random.default_rng(s_split)
-        train = np.sort(rng.choice(n, size=n1, replace=False))
+        if rows is None:
+            train = np.sort(rng.choice(n, size=n1, replace=False))
+        else:
+            train = np.sort(np.concatenate([r[rng.choice(r.size, size=m, replace=False)] for r, m in zip(rows, sizes)]))
         mask = np.ones(n, dtype=bool)
         mask[train] = False
         out.append((train, everyone[mask]))
@@ -345,13 +359,15 @@ def _one_refit(
     loss,
     n_repeats,
     max_rows,
+    pd_class_index=1,
 ):
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
     from .reliance import model_reliance
 
     model = fit_estimator(_build(estimator, seed, reseed), X[train], y[train])
-    pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output) for s in specs]
+    extra = {} if pd_class_index == 1 else {"class_index": pd_class_index}
+    pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output, **extra) for s in specs]
     arrays = None
     if groups:
         randomised = pfi_estimator in ("permutation", "e_divide")  # permutations / halvings
@@ -418,6 +434,8 @@ def learner_refits(
     random_state=0,
     n_jobs: int = 1,
     max_rows_per_batch: int = 1 << 16,
+    pd_class_index: int = 1,
+    stratify: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI.
 
@@ -528,7 +546,7 @@ def learner_refits(
     else:
         pfi_groups = resolve_features(pfi_features, p, names) if len(pfi_features) else {}
 
-    splits = subsample_splits(n, K, f, random_state)
+    splits = subsample_splits(n, K, f, random_state, strata=ya if stratify else None)
     n1 = splits[0][0].size
     n2 = Xe.shape[0] if fixed_eval else n - n1
     if n2 < 2:
@@ -569,6 +587,7 @@ def learner_refits(
                 loss,
                 n_repeats,
                 int(max_rows_per_batch),
+                pd_class_index,
             )
         )
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
@@ -677,12 +696,20 @@ def learner_tables(
     confidence: float = 0.95,
     random_state: int = 0,
     n_jobs: int = 1,
+    classes: Sequence[str] | None = None,
+    pd_class: str | None = None,
 ) -> dict:
     """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
 
     :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, task, params)``
     on the training rows ``X, y``, the variables being one-hot groups
     (:func:`xaipipe.explain.reliance.features_from_groups`).
+
+    A multiclass target (``classes``: its labels in code order): the subsamples are
+    stratified by class (:func:`subsample_splits`), the learner-PFI uses the
+    multiclass loss and the learner-PD is the probability of class ``pd_class``
+    (config key ``explain.figure_class``; default the first class), named in a
+    ``class`` column of the PD tables.
 
     Returns
     -------
@@ -692,7 +719,12 @@ def learner_tables(
     """
     from ..io import with_ids
     from .reliance import features_from_groups
+    from .shapley import class_choice
 
+    multi = {}
+    if classes is not None:
+        k = class_choice(classes, pd_class)["class_index"]
+        multi = {"pd_class_index": k, "stratify": True}
     result = learner_pd_pfi(
         estimator_factory(family, task, params, options=options),
         X,
@@ -710,6 +742,11 @@ def learner_tables(
         confidence=confidence,
         random_state=random_state,
         n_jobs=n_jobs,
+        **multi,
     )
     ids = {"dataset": dataset, "model": family}
-    return {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}
+    out = {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}
+    if multi:
+        for name in ("pd", "pd_refits"):
+            out[name].insert(2, "class", str(classes[multi["pd_class_index"]]))
+    return out

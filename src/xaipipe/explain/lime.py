@@ -125,10 +125,43 @@ def _model_input(estimator, Z: np.ndarray):
     return pd.DataFrame(Z, columns=list(names)) if names is not None else Z
 
 
-def _output_function(estimator, output: str, proba_clip: float):
+def _class_output_function(estimator, output: str, proba_clip: float, k: int):
+    """``f(Z)`` of class ``k`` of a multiclass classifier, in SHAP's output space of that class
+    (:func:`xaipipe.explain.shapley.shap_values` with ``class_index=k``): ``"margin"`` (the
+    softmax score: XGBoost's margin, ``decision_function``), ``"probability"`` or ``"log_odds"``
+    (one-vs-rest, ``logit`` of the clipped probability)."""
+    from ..models.output import model_output
+
+    classes = getattr(estimator, "classes_", None)
+    if classes is None or len(classes) <= 2 or not 0 <= k < len(classes):
+        raise ValueError(f"class_index={k} needs a multiclass classifier, got classes_={classes!r}")
+    if output == "auto":
+        output = "log_odds"
+    if output == "probability":
+        return model_output(estimator, "proba", class_index=k), output
+    if output == "log_odds":
+        return model_output(estimator, "logit", class_index=k, clip=proba_clip), output
+    if output != "margin":
+        raise ValueError(f"output must be 'auto', 'log_odds', 'probability' or 'margin' for a class, got {output!r}")
+    try:
+        import xgboost as xgb
+    except ImportError:  # pragma: no cover - hard dependency
+        xgb = None
+    if xgb is not None and isinstance(estimator, xgb.XGBClassifier):
+        return (lambda Z: np.asarray(estimator.predict(Z, output_margin=True), dtype=np.float64)[:, k]), output
+    if not hasattr(estimator, "decision_function"):
+        raise ValueError(f"output='margin' needs XGBoost or a decision_function; {type(estimator).__name__} has none")
+    return (
+        lambda Z: np.asarray(estimator.decision_function(_model_input(estimator, Z)), dtype=np.float64)[:, k]
+    ), output
+
+
+def _output_function(estimator, output: str, proba_clip: float, class_index: int | None = None):
     """``f(Z)`` of shape (m,) in ``output`` (log-odds, probability or prediction)."""
     from sklearn.base import is_classifier
 
+    if class_index is not None:
+        return _class_output_function(estimator, output, proba_clip, int(class_index))
     classifier = is_classifier(estimator)
     if output == "auto":
         output = "log_odds" if classifier else "prediction"
@@ -182,6 +215,7 @@ def lime_explanations(
     kernel_width: float | None = None,
     proba_clip: float = 1e-6,
     random_state: int = 0,
+    class_index: int | None = None,
 ) -> LimeResult:
     """LIME explanations (``LimeTabularExplainer``) of rows of ``X``.
 
@@ -214,6 +248,11 @@ def lime_explanations(
         ``eps`` of ``logit(clip(p, eps, 1 - eps))`` for classifiers with neither a
         margin nor a ``decision_function`` (naive Bayes, kNN, forests).
     random_state : int, default=0
+    class_index : int, optional
+        Multiclass classifiers: the class ``k`` explained, in the output space of its
+        SHAP values (``output`` one of ``"margin"``, ``"probability"``,
+        ``"log_odds"``; ``"auto"``: ``"log_odds"``), recorded in
+        ``details["class_index"]``.
 
     Returns
     -------
@@ -245,7 +284,7 @@ def lime_explanations(
         raise ValueError(f"num_samples must be an integer >= 10, got {num_samples!r}")
     if discretizer not in ("quartile", "decile"):
         raise ValueError(f"discretizer must be 'quartile' or 'decile', got {discretizer!r}")
-    f, output = _output_function(estimator, output, float(proba_clip))
+    f, output = _output_function(estimator, output, float(proba_clip), class_index)
     mode = "classification" if output == "probability" else "regression"
     label = 1  # class 1; in regression mode lime stores the (un-negated) weights under label 1
     predict_fn = (lambda Z: np.column_stack([1.0 - f(Z), f(Z)])) if mode == "classification" else f
@@ -313,6 +352,7 @@ def lime_explanations(
             "feature_selection": "none",
             "surrogate": "Ridge(alpha=1)",
             "lime_version": getattr(lime, "__version__", None) or _lime_version(),
+            **({} if class_index is None else {"class_index": int(class_index)}),
         },
     )
 

@@ -149,11 +149,19 @@ def grouped_mean_abs_shap(shap_long: pd.DataFrame, feature_groups=None) -> pd.Da
     """Mean |SHAP| per variable from a long SHAP table (``row``, ``feature``, ``shap_value``).
 
     SHAP values are additive, so a one-hot group's value per row is the sum of
-    its members' values; the mean absolute value is taken after summing.
+    its members' values; the mean absolute value is taken after summing. A table
+    with a ``class`` column (a multiclass model, one output per class) gives the
+    sum over the classes of each class's mean |SHAP| (the total length of shap's
+    stacked multi-output bar).
     """
     groups = dict(feature_groups or {})
     member_of = {m: g for g, members in groups.items() for m in members}
     frame = shap_long.assign(variable=shap_long["feature"].map(lambda f: member_of.get(f, f)))
+    if "class" in frame.columns:
+        per_row = frame.groupby(["class", "variable", "row"], sort=False)["shap_value"].sum()
+        per_class = per_row.abs().groupby(level=[0, 1], sort=False).mean()
+        total = per_class.groupby(level=1, sort=False).sum()
+        return pd.DataFrame({"feature": total.index, "mean_abs_shap": total.to_numpy()})
     per_row = frame.groupby(["variable", "row"], sort=False)["shap_value"].sum()
     mean_abs = per_row.abs().groupby(level=0, sort=False).mean()
     return pd.DataFrame({"feature": mean_abs.index, "mean_abs_shap": mean_abs.to_numpy()})

@@ -16,7 +16,8 @@ scikit-learn metric of the same name, see :mod:`xaipipe.models.metrics`):
 * ``error_rate``: ``1(ŷ_i ≠ y_i)`` (0-1 loss of the hard label ``y_pred``);
 * ``log_loss``: ``-log p_i(y_i)`` with ``p_i(1) = proba_1``, ``p_i(0) = 1 - proba_1``,
   clipped to ``[eps, 1 - eps]`` (``eps`` the float64 machine epsilon), exactly as
-  :func:`sklearn.metrics.log_loss` clips;
+  :func:`sklearn.metrics.log_loss` clips; for a multiclass model (test predictions
+  with ``proba_0 .. proba_{K-1}``) ``p_i(k) = proba_k``, the multinomial log loss;
 * ``mse``: ``(y_i - ŷ_i)²``;  ``mae``: ``|y_i - ŷ_i|``.
 
 Test error (seed 003 §3.6.3, Fig 3.2): ``e = (1/n) Σ_i 1(ŷ_i ≠ y_i)``; the binomial
@@ -86,6 +87,7 @@ __all__ = [
     "bootstrap_error_rate",
     "bootstrap_indices",
     "bootstrap_loss_difference",
+    "class_probabilities",
     "compare_families",
     "comparison_tables",
     "error_rate_summary",
@@ -173,10 +175,12 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Observed targets; for classification, labels in {0, 1} for ``log_loss``.
+        Observed targets; for classification, labels in {0, 1} for ``log_loss``
+        (``0 .. K-1`` with ``K > 2`` probability columns).
     prediction : array-like
         ``error_rate``: predicted labels, shape (n,). ``log_loss``: probability of
-        class 1, shape (n,), or ``predict_proba`` output, shape (n, 2).
+        class 1, shape (n,), or ``predict_proba`` output, shape (n, 2); a multiclass
+        model's ``predict_proba``, shape (n, K), gives ``-log clip(p_i(y_i))``.
         ``mse`` / ``mae``: predicted values, shape (n,).
     loss : {"error_rate", "log_loss", "mse", "mae"}
 
@@ -206,6 +210,8 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
     if loss == "log_loss":
         y = _vector(y_true, "y_true")
         p = np.asarray(prediction, dtype=float)
+        if p.ndim == 2 and p.shape[1] > 2:
+            return _multiclass_log_loss(y, p)
         if p.ndim == 2:
             if p.shape[1] != 2:
                 raise ValueError(f"log_loss needs the probability of class 1 or 2 columns, got shape {p.shape}")
@@ -223,6 +229,30 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
     yhat = _vector(prediction, "y_pred")
     _same_length(y_true=y, y_pred=yhat)
     return (y - yhat) ** 2 if loss == "mse" else np.abs(y - yhat)
+
+
+def _multiclass_log_loss(y: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Row losses ``-log clip(P[i, y_i])`` of ``K > 2`` classes (``sklearn.metrics.log_loss``'s clipping)."""
+    _same_length(y_true=y, proba=P[:, 0])
+    K = P.shape[1]
+    labels = y.astype(np.int64)
+    if not np.array_equal(labels, y) or labels.min() < 0 or labels.max() >= K:
+        raise ValueError(f"log_loss of {K} classes needs labels 0..{K - 1} in y_true")
+    if not np.isfinite(P).all() or (P < 0).any() or (P > 1).any():
+        raise ValueError("class probabilities hold values outside [0, 1] or NaN")
+    eps = np.finfo(float).eps
+    return -np.log(np.clip(P[np.arange(len(labels)), labels], eps, 1.0 - eps))
+
+
+def class_probabilities(frame: pd.DataFrame) -> np.ndarray | None:
+    """The ``(n, K)`` probabilities ``proba_0 .. proba_{K-1}`` of a multiclass model's test
+    predictions (``fit`` rule), or None for a binary classifier (``proba_1`` only) or a regressor."""
+    if "proba_0" not in frame.columns:
+        return None
+    K = 0
+    while f"proba_{K}" in frame.columns:
+        K += 1
+    return frame[[f"proba_{k}" for k in range(K)]].to_numpy(dtype=float)
 
 
 # ----------------------------------------------------------------------------- bootstrap core
@@ -547,7 +577,11 @@ def aligned_predictions(predictions, dataset: str | None = None, losses: Sequenc
 def _family_losses(per: Mapping[str, pd.DataFrame], families, loss: str) -> dict[str, np.ndarray]:
     y = per[families[0]]["y_true"].to_numpy()
     col = "proba_1" if loss == "log_loss" else "y_pred"
-    return {f: row_losses(y, per[f][col].to_numpy(), loss) for f in families}
+    out = {}
+    for f in families:
+        multi = class_probabilities(per[f]) if loss == "log_loss" else None
+        out[f] = row_losses(y, per[f][col].to_numpy() if multi is None else multi, loss)
+    return out
 
 
 def compare_families(
@@ -881,7 +915,9 @@ def reject_option_curves(predictions, *, risks=None) -> pd.DataFrame:
         raise ValueError("the reject option needs class probabilities (a proba_1 column)")
     frames = []
     for f in families:
-        curve = reject_option_curve(per[f]["y_true"].to_numpy(), per[f]["proba_1"].to_numpy(), risks=risks)
+        multi = class_probabilities(per[f])  # a multiclass model: every class's probability
+        proba = per[f]["proba_1"].to_numpy() if multi is None else multi
+        curve = reject_option_curve(per[f]["y_true"].to_numpy(), proba, risks=risks)
         curve.insert(0, "family", f)
         curve.insert(0, "dataset", dataset)
         frames.append(curve)

@@ -135,8 +135,9 @@ def fit_best(
         The fitted model; the record of ``test/<family>.json`` (``dataset``,
         ``task``, ``model`` (the family), ``params``, ``n_train``, ``n_test``,
         ``fit_time_s``, ``metrics`` with the confusion matrix for classifiers);
-        the test predictions (``row``, ``y_true``, ``y_pred``; classifiers also
-        ``proba_1``).
+        the test predictions (``row``, ``y_true``, ``y_pred``; binary classifiers
+        also ``proba_1``, multiclass ones ``proba_0 .. proba_{K-1}``; the metrics of a
+        multiclass model hold its ``confusion_matrix``).
 
     Raises
     ------
@@ -169,7 +170,11 @@ def fit_best(
     predictions = pd.DataFrame({"row": test_rows, "y_true": y_test})
     if task == "regression":
         predictions["y_pred"] = output
-    else:
+    elif output.shape[1] == 2:
         predictions["proba_1"] = output[:, 1]
+        predictions["y_pred"] = output.argmax(axis=1)
+    else:  # multiclass: every class's probability (proba_1 among them marks a classifier's table)
+        for k in range(output.shape[1]):
+            predictions[f"proba_{k}"] = output[:, k]
         predictions["y_pred"] = output.argmax(axis=1)
     return est, record, predictions

@@ -10,6 +10,16 @@ Classification (binary, positive class coded 1): ``log_loss``, ``error_rate``
 ``f_beta`` (seed 004; ``beta`` from the config key ``metrics.beta``); confusion
 matrix entries ``tn``, ``fp``, ``fn``, ``tp``.
 
+Multiclass classification (``K > 2`` classes coded ``0 .. K-1``; the columns of
+``predict_proba`` in that order) fills the same columns (:func:`multiclass_metrics`):
+``log_loss`` (multinomial, ``-log p(y)``), ``error_rate`` (argmax label), ``brier``
+(the multiclass Brier score ``mean_i sum_k (p_ik - 1[y_i = k])²``, range [0, 2], as
+``brier_score_loss`` for more than two classes), ``accuracy``, ``balanced_accuracy``;
+``precision``, ``recall``, ``f1``, ``specificity`` and ``f_beta`` are *macro*
+averages over the classes (each class against the rest), ``roc_auc`` the macro
+one-vs-rest AUC (``roc_auc_score(multi_class="ovr")``); the confusion matrix is
+the ``K x K`` list ``confusion_matrix`` (rows: true class, columns: predicted).
+
 These functions run once per configuration × fold of every grid (thousands of
 calls per run), so they make as few scikit-learn calls as give the same numbers:
 ``rmse`` is ``sqrt(mse)`` (bitwise what ``root_mean_squared_error`` returns for
@@ -25,6 +35,7 @@ shapes and values).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import sklearn
@@ -36,6 +47,7 @@ __all__ = [
     "LOWER_IS_BETTER",
     "regression_metrics",
     "classification_metrics",
+    "multiclass_metrics",
     "evaluate",
 ]
 
@@ -121,19 +133,22 @@ def classification_metrics(
     Raises
     ------
     ValueError
-        If ``proba`` has other than 2 columns, ``y_true`` and ``proba`` differ
+        If ``proba`` has one column, ``y_true`` and ``proba`` differ
         in length (scikit-learn's checks), or ``beta`` is not a positive finite number.
 
     Notes
     -----
     Hard labels are ``argmax`` of the probabilities (class 0 on ties), which is
     what scikit-learn's probabilistic classifiers return from ``predict``.
-    ``roc_auc`` is NaN when ``y_true`` holds a single class.
+    ``roc_auc`` is NaN when ``y_true`` holds a single class. ``proba`` with more
+    than two columns is a multiclass problem: :func:`multiclass_metrics`.
     """
     if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating)) or not 0 < beta < np.inf:
         raise ValueError(f"beta must be a positive finite number, got {beta!r}")
     y_true = np.asarray(y_true).astype(int)
     proba = np.asarray(proba, dtype=float)
+    if proba.ndim == 2 and proba.shape[1] > 2:
+        return multiclass_metrics(y_true, proba, confusion=confusion, beta=beta)
     if proba.ndim == 2:
         if proba.shape[1] != 2:
             raise ValueError(f"binary metrics need 2 probability columns, got {proba.shape[1]}")
@@ -159,6 +174,86 @@ def classification_metrics(
         if confusion:
             tn, fp, fn, tp = skm.confusion_matrix(y_true, y_hat, labels=[0, 1]).ravel()
             out.update({"tn": int(tn), "fp": int(fp), "fn": int(fn), "tp": int(tp)})
+    return out
+
+
+def multiclass_metrics(
+    y_true: np.ndarray, proba: np.ndarray, *, confusion: bool = False, beta: float = 1.0
+) -> dict[str, float]:
+    """Classification metrics of ``K > 2`` classes from predicted class probabilities.
+
+    Parameters
+    ----------
+    y_true : ndarray of shape (n,)
+        Labels in ``0 .. K-1``.
+    proba : ndarray of shape (n, K)
+        ``predict_proba`` output, column ``k`` the probability of class ``k``.
+    confusion : bool, default=False
+        Also return ``confusion_matrix``: the ``K x K`` counts as nested lists
+        (``sklearn.metrics.confusion_matrix(labels=range(K))``; row = true class,
+        column = predicted class).
+    beta : float > 0, default=1.0
+        ``beta`` of the macro-averaged ``f_beta``.
+
+    Returns
+    -------
+    dict
+        The keys of :data:`CLASSIFICATION_METRICS` (module docstring: the
+        multinomial log loss, the argmax error, the multiclass Brier score in [0, 2],
+        macro averages of the per-class precision, recall, F1, specificity and
+        F-beta with ``zero_division=0``, the macro one-vs-rest ROC AUC, NaN unless
+        every class occurs in ``y_true``).
+
+    Raises
+    ------
+    ValueError
+        ``proba`` not of shape ``(n, K)`` with ``K > 2``, labels outside ``0 .. K-1``,
+        or ``beta`` not a positive finite number.
+    """
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating)) or not 0 < beta < np.inf:
+        raise ValueError(f"beta must be a positive finite number, got {beta!r}")
+    y_true = np.asarray(y_true).astype(int)
+    proba = np.asarray(proba, dtype=float)
+    if proba.ndim != 2 or proba.shape[1] < 3:
+        raise ValueError(f"multiclass metrics need probabilities of shape (n, K > 2), got {proba.shape}")
+    K = proba.shape[1]
+    labels = np.arange(K)
+    if y_true.size and (y_true.min() < 0 or y_true.max() >= K):
+        raise ValueError(f"labels must lie in 0..{K - 1} for {K} probability columns, got {np.unique(y_true)}")
+    y_hat = np.argmax(proba, axis=1)
+    with sklearn.config_context(skip_parameter_validation=True), warnings.catch_warnings():
+        # XGBoost's float32 probabilities sum to 1 within float32 rounding, not within
+        # log_loss's float64 check (a warning only: log_loss does not renormalise)
+        warnings.filterwarnings("ignore", message="The y_prob values do not sum to one", category=UserWarning)
+        precision, recall, f1, _ = skm.precision_recall_fscore_support(
+            y_true, y_hat, labels=labels, average="macro", zero_division=0
+        )
+        cm = skm.confusion_matrix(y_true, y_hat, labels=labels)
+        fp = cm.sum(axis=0) - np.diag(cm)
+        tn = cm.sum() - cm.sum(axis=0) - cm.sum(axis=1) + np.diag(cm)
+        negatives = tn + fp
+        spec = np.divide(tn, negatives, out=np.zeros(K), where=negatives > 0)
+        out = {
+            "log_loss": float(skm.log_loss(y_true, proba, labels=labels)),
+            "error_rate": float(np.mean(y_hat != y_true)),
+            "brier": float(skm.brier_score_loss(y_true, proba, labels=labels)),
+            "accuracy": float(skm.accuracy_score(y_true, y_hat)),
+            "balanced_accuracy": float(skm.balanced_accuracy_score(y_true, y_hat)),
+            "precision": float(precision),
+            "recall": float(recall),
+            "f1": float(f1),
+            "roc_auc": (
+                float(skm.roc_auc_score(y_true, proba, multi_class="ovr", average="macro", labels=labels))
+                if np.unique(y_true).size == K
+                else float("nan")
+            ),
+            "specificity": float(np.mean(spec)),
+            "f_beta": float(
+                skm.fbeta_score(y_true, y_hat, beta=float(beta), labels=labels, average="macro", zero_division=0)
+            ),
+        }
+    if confusion:
+        out["confusion_matrix"] = cm.astype(int).tolist()
     return out
 
 

@@ -379,6 +379,7 @@ def comparison_figures(
     n_bootstrap: int,
     random_state: int | None,
     dataset: str | None = None,
+    classes=None,
 ) -> dict:
     """The comparison figures of one dataset (seed 003 Figs 3.1-3.4; seed 004's ROC and PR).
 
@@ -396,6 +397,9 @@ def comparison_figures(
     random_state : int or None
     dataset : str, optional
         For titles.
+    classes : sequence of str, optional
+        A multiclass dataset's labels in code order (panel titles of the one-vs-rest
+        curves; default the codes).
 
     Returns
     -------
@@ -409,7 +413,9 @@ def comparison_figures(
         * ``loss_difference`` (Fig 3.3): the best family against the second best,
           first loss (the closest contest); with one family a figure saying so;
         * ``predicted_vs_observed`` (Fig 3.4): the best regression model;
-        * ``roc``, ``precision_recall``: every classifier on one axes.
+        * ``roc``, ``precision_recall``: every classifier on one axes; for multiclass
+          predictions (``proba_0 .. proba_{K-1}``) the one-vs-rest curves, one panel
+          per class (:func:`xaipipe.plots.curves.plot_ovr_curves`).
 
     Raises
     ------
@@ -423,10 +429,11 @@ def comparison_figures(
         DEFAULT_LOSSES,
         aligned_predictions,
         bootstrap_differences,
+        class_probabilities,
         predicted_vs_observed,
         reject_option_curves,
     )
-    from .curves import plot_precision_recall_curves, plot_roc_curves
+    from .curves import plot_ovr_curves, plot_precision_recall_curves, plot_roc_curves
 
     name, task, families, per, losses = aligned_predictions(predictions, dataset, None)
     name = name or "dataset"
@@ -463,9 +470,24 @@ def comparison_figures(
         figs["error_bootstrap"] = plot_error_distribution(
             draws, float(s["mean"]), int(s["n_test"]), title=f"{name} / {best}: test error"
         )
-        scores = {f: (per[f]["y_true"].to_numpy(), per[f]["proba_1"].to_numpy()) for f in families}
-        figs["roc"] = plot_roc_curves(scores, title=f"{name}: ROC (test set)")
-        figs["precision_recall"] = plot_precision_recall_curves(scores, title=f"{name}: precision-recall (test set)")
+        multi = {f: class_probabilities(per[f]) for f in families}
+        if all(P is not None for P in multi.values()):  # multiclass: one-vs-rest curves, one panel per class
+            scores = {f: (per[f]["y_true"].to_numpy(), multi[f]) for f in families}
+            figs["roc"] = plot_ovr_curves(
+                scores, kind="roc", classes=classes, title=f"{name}: one-vs-rest ROC (test set)"
+            )
+            figs["precision_recall"] = plot_ovr_curves(
+                scores,
+                kind="precision_recall",
+                classes=classes,
+                title=f"{name}: one-vs-rest precision-recall (test set)",
+            )
+        else:
+            scores = {f: (per[f]["y_true"].to_numpy(), per[f]["proba_1"].to_numpy()) for f in families}
+            figs["roc"] = plot_roc_curves(scores, title=f"{name}: ROC (test set)")
+            figs["precision_recall"] = plot_precision_recall_curves(
+                scores, title=f"{name}: precision-recall (test set)"
+            )
     else:
         points = predicted_vs_observed(y, per[best]["y_pred"].to_numpy(), row=per[best]["row"].to_numpy())
         figs["predicted_vs_observed"] = plot_predicted_vs_observed(points, title=f"{name} / {best}")

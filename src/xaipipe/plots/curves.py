@@ -14,6 +14,11 @@ so the AUC and AP in the legend are ``roc_auc_score`` and
 
 Input: a mapping ``family -> (y_true, score)`` where ``score`` is the class-1
 probability (or any score increasing in it, e.g. log-odds) on the test rows.
+
+Multiclass models: :func:`plot_ovr_curves` draws the one-vs-rest curves, one panel
+per class ``k`` (``y == k`` against the probability of class ``k``), every family
+in each panel; the macro average of the per-class AUCs is the ``roc_auc`` of
+:func:`xaipipe.models.metrics.multiclass_metrics`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 
 from .style import figure_style
 
-__all__ = ["plot_roc_curves", "plot_precision_recall_curves"]
+__all__ = ["plot_ovr_curves", "plot_precision_recall_curves", "plot_roc_curves"]
 
 
 def _check_scores(scores: Mapping) -> dict:
@@ -125,3 +130,84 @@ def plot_precision_recall_curves(scores: Mapping, *, pos_label=1, title: str | N
     from sklearn.metrics import PrecisionRecallDisplay
 
     return _curves(PrecisionRecallDisplay, scores, pos_label, title, "recall", "precision")
+
+
+def plot_ovr_curves(scores: Mapping, *, kind: str = "roc", classes=None, title: str | None = None):
+    """One-vs-rest ROC or precision-recall curves of several multiclass models, one panel per class.
+
+    Parameters
+    ----------
+    scores : mapping str -> (array-like (n,), array-like (n, K))
+        ``family -> (y_true, proba)``: labels ``0 .. K-1`` and ``predict_proba``.
+    kind : {"roc", "precision_recall"}, default "roc"
+    classes : sequence of str, optional
+        Class labels for the panel titles (default ``0 .. K-1``).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panel ``k``: each family's curve of ``y == k`` scored by ``proba[:, k]``
+        (scikit-learn's displays; AUC / AP in the legend) and the chance level; a
+        class absent from the test rows gets a panel saying so (its curve is undefined).
+
+    Raises
+    ------
+    ValueError
+        Empty mapping, probabilities not of shape ``(n, K)`` with ``K > 2``, lengths or
+        numbers of classes that differ, an unknown ``kind``.
+    """
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import PrecisionRecallDisplay, RocCurveDisplay
+
+    if kind not in ("roc", "precision_recall"):
+        raise ValueError(f"kind must be 'roc' or 'precision_recall', got {kind!r}")
+    if not isinstance(scores, Mapping) or not scores:
+        raise ValueError("scores must be a non-empty mapping family -> (y_true, proba)")
+    checked = {}
+    for family, (y_true, proba) in scores.items():
+        y_true = np.asarray(y_true).reshape(-1)
+        P = np.asarray(proba, dtype=float)
+        if P.ndim != 2 or P.shape[1] < 3 or P.shape[0] != y_true.size or not np.isfinite(P).all():
+            raise ValueError(f"scores[{family!r}]: need finite probabilities of shape ({y_true.size}, K > 2)")
+        checked[str(family)] = (y_true, P)
+    K = {P.shape[1] for _, P in checked.values()}
+    if len(K) != 1:
+        raise ValueError(f"families have different numbers of classes: {sorted(K)}")
+    K = K.pop()
+    labels = [str(c) for c in (range(K) if classes is None else classes)]
+    if len(labels) != K:
+        raise ValueError(f"{len(labels)} class labels for {K} probability columns")
+    display = RocCurveDisplay if kind == "roc" else PrecisionRecallDisplay
+    with figure_style():
+        ncol = min(K, 4)
+        nrow = -(-K // ncol)
+        fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 3.4 * nrow), squeeze=False, layout="constrained")
+        for k in range(nrow * ncol):
+            ax = axes.flat[k]
+            if k >= K:
+                ax.set_axis_off()
+                continue
+            ax.set_title(f"class {labels[k]} vs rest", fontsize="small")
+            y0 = next(iter(checked.values()))[0]
+            if np.unique(y0 == k).size != 2:
+                ax.text(0.5, 0.5, "class absent from (or alone in)\nthe test rows: no curve", ha="center", va="center")
+                ax.set_axis_off()
+                continue
+            for j, (family, (y_true, P)) in enumerate(checked.items()):
+                display.from_predictions(
+                    (y_true == k).astype(int),
+                    P[:, k],
+                    pos_label=1,
+                    name=family,
+                    ax=ax,
+                    plot_chance_level=(j == len(checked) - 1),
+                )
+            ax.set_xlim(-0.01, 1.01)
+            ax.set_ylim(-0.01, 1.01)
+            ax.set_xlabel("false-positive rate" if kind == "roc" else "recall")
+            ax.set_ylabel("true-positive rate" if kind == "roc" else "precision")
+            ax.legend(loc="lower right" if kind == "roc" else "lower left", fontsize="xx-small")
+        if title:
+            fig.suptitle(title)
+    return fig

@@ -26,7 +26,16 @@ import pandas as pd
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
 from .style import SEQUENTIAL_CMAP
 
-__all__ = ["plot_ice", "plot_centered_ice", "plot_dice", "plot_pd_2d", "pd_ice_figures", "OUTPUT_LABELS"]
+__all__ = [
+    "OUTPUT_LABELS",
+    "pd_ice_figures",
+    "plot_centered_ice",
+    "plot_class_pd",
+    "plot_class_pd_2d",
+    "plot_dice",
+    "plot_ice",
+    "plot_pd_2d",
+]
 
 #: Okabe-Ito colours of the thesis style.
 ICE_COLOUR = "#56B4E9"  # sky blue ("celeste claro")
@@ -353,7 +362,161 @@ def plot_pd_2d(
     return fig
 
 
-def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
+#: Line styles of the classes in :func:`plot_class_pd` (with the colour cycle of the style).
+_CLASS_STYLES = ("-", "--", "-.", ":")
+#: What :func:`plot_class_pd` draws per ``kind`` of the PD / ICE table.
+_CLASS_KINDS = {"pd": "PD", "pd_centered": "centered PD", "d_pd": "d-PD (derivative of the PD)"}
+
+
+def _class_labels(frame: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(frame["class"].astype(str)))
+
+
+def plot_class_pd(curves: pd.DataFrame, kind: str = "pd", *, title: str | None = None):
+    """The PD of every class of a multiclass model, one panel per variable (one line per class).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        A multiclass ``pd_ice.csv`` (:func:`xaipipe.explain.pdp.pd_ice_tables` with
+        ``classes``: a ``class`` column); variables with ``rank > 0`` in rank order.
+    kind : {"pd", "pd_centered", "d_pd"}, default "pd"
+        The PD, the centered PD (at the c-ICE anchor), or the derivative of the PD
+        (numeric variables only).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A row of panels; a one-hot group shows its levels on the x axis (points
+        joined per class). ICE curves are left out: with ``K`` classes they would be
+        ``K`` clouds on one axes (``explain.figure_class`` draws them for one class).
+
+    Raises
+    ------
+    ValueError
+        No ``class`` column, unknown ``kind`` or no variable to draw.
+    """
+    import matplotlib.pyplot as plt
+
+    if "class" not in curves.columns:
+        raise ValueError("plot_class_pd needs a multiclass table (a 'class' column)")
+    if kind not in _CLASS_KINDS:
+        raise ValueError(f"kind must be one of {list(_CLASS_KINDS)}, got {kind!r}")
+    ranked = curves[curves["rank"] > 0]
+    names = ranked.drop_duplicates("feature").sort_values("rank", kind="stable")["feature"].tolist()
+    if kind == "d_pd":
+        names = [f for f in names if (ranked[(ranked["feature"] == f)]["kind"] == "d_pd").any()]
+    if not names:
+        raise ValueError(f"no variable with {kind!r} rows to draw")
+    labels = _class_labels(curves)
+    fig, axes = plt.subplots(1, len(names), figsize=(3.4 * len(names) + 1.4, 3.1), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        for c, label in enumerate(labels):
+            part = ranked[(ranked["feature"] == name) & (ranked["class"].astype(str) == label)]
+            line = part[part["kind"] == kind]
+            grid = line["grid_value"].to_numpy(dtype=float)
+            levels = ["" if pd.isna(v) else str(v) for v in line["level"]]
+            style = _CLASS_STYLES[c % len(_CLASS_STYLES)]
+            if any(levels):
+                ax.plot(np.arange(grid.size), line["value"], marker="o", linestyle=style, label=label)
+                ax.set_xticks(np.arange(grid.size), levels, rotation=30 if grid.size > 3 else 0)
+            else:
+                ax.plot(grid, line["value"], linestyle=style, linewidth=1.6, label=label)
+                dec = part[part["kind"] == "decile"]["grid_value"].to_numpy(dtype=float)
+                if c == 0:
+                    _rug(ax, dec)
+        ax.set_xlabel(name)
+    axes[0, 0].set_ylabel(f"{_CLASS_KINDS[kind]} of each class")
+    axes[0, -1].legend(title="class", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title or f"{_CLASS_KINDS[kind]} of every class (ICE of one class: explain.figure_class)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None = None):
+    """The 2-D PD of every class of a multiclass model, one panel per class (shared colour scale).
+
+    Parameters
+    ----------
+    pairs : DataFrame
+        A multiclass ``pd_2d.csv`` (one pair; a ``class`` column).
+    levels : int, default 12
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        No ``class`` column or a grid smaller than 2 x 2.
+    """
+    import matplotlib.pyplot as plt
+
+    if "class" not in pairs.columns:
+        raise ValueError("plot_class_pd_2d needs a multiclass table (a 'class' column)")
+    labels = _class_labels(pairs)
+    effects = []
+    for label in labels:
+        part = pairs[pairs["class"].astype(str) == label]
+        f1, f2 = part[["feature_1", "feature_2"]].iloc[0]
+        effects.append(pair_from_table(part.drop(columns="class"), f1, f2))
+    if any(e.values_1.size < 2 or e.values_2.size < 2 for e in effects):
+        raise ValueError("a two-way PD plot needs at least 2 grid values per feature")
+    lo = min(float(np.min(e.pd)) for e in effects)
+    hi = max(float(np.max(e.pd)) for e in effects)
+    bounds = np.linspace(lo, hi if hi > lo else lo + 1e-12, levels + 1)
+    fig, axes = plt.subplots(1, len(effects), figsize=(3.3 * len(effects) + 1.2, 3.4), squeeze=False)
+    for ax, label, e in zip(axes[0], labels, effects):
+        cs = ax.contourf(e.values_1, e.values_2, np.asarray(e.pd).T, levels=bounds, cmap=SEQUENTIAL_CMAP)
+        ax.set_title(f"class {label}")
+        ax.set_xlabel(e.feature_1)
+    axes[0, 0].set_ylabel(effects[0].feature_2)
+    fig.colorbar(cs, ax=list(axes[0]), label="PD of the class")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class) -> dict:
+    """:func:`pd_ice_figures` of a multiclass table: one class's figures, or every class's PD."""
+    import matplotlib.pyplot as plt
+
+    labels = _class_labels(curves)
+    if figure_class is not None:
+        label = str(figure_class)
+        if label not in labels:
+            raise ValueError(f"config key explain.figure_class: {figure_class!r} is not a class; classes are {labels}")
+        one = curves[curves["class"].astype(str) == label].drop(columns="class")
+        pair = pairs[pairs["class"].astype(str) == label].drop(columns="class") if len(pairs) else pairs
+        figs = pd_ice_figures(one, pair.drop(columns="class", errors="ignore"))
+        for fig in figs.values():
+            fig.suptitle(f"class {label}", fontsize="small")
+        return figs
+
+    def placeholder(text):
+        fig, ax = plt.subplots()
+        ax.text(0.5, 0.5, text, ha="center")
+        ax.set_axis_off()
+        return fig
+
+    ranked = curves[curves["rank"] > 0]
+    has_derivative = (ranked["kind"] == "d_pd").any()
+    return {
+        "ice": plot_class_pd(curves, "pd"),
+        "c_ice": plot_class_pd(curves, "pd_centered"),
+        "d_ice": plot_class_pd(curves, "d_pd")
+        if has_derivative
+        else placeholder("no d-PD: no numeric variable among the top-k"),
+        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k")
+        if pairs.empty
+        else plot_class_pd_2d(pairs),
+    }
+
+
+def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=None) -> dict:
     """The ``pd_figures`` rule: ICE + PD, c-ICE, d-ICE of the top variables and the 2-D PD.
 
     Parameters
@@ -364,6 +527,11 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
     pairs : DataFrame
         ``pd_2d.csv``; empty when fewer than two numeric top variables exist (a
         figure saying so is drawn).
+    figure_class : str, optional
+        Multiclass tables only (a ``class`` column; config key
+        ``explain.figure_class``): draw the four figures of that class; None draws
+        every class's PD, centered PD and d-PD (:func:`plot_class_pd`) and its 2-D
+        PD (:func:`plot_class_pd_2d`).
 
     Returns
     -------
@@ -371,10 +539,18 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
         ``ice``, ``c_ice``, ``d_ice``, ``pd_2d`` -> Figure. d-ICE is drawn for the
         numeric variables only (a one-hot group has no derivative; a figure saying
         so when none is numeric).
+
+    Raises
+    ------
+    ValueError
+        ``figure_class`` that is not a class of the table.
     """
     import matplotlib.pyplot as plt
 
     from ..explain.pdp import effect_from_table
+
+    if "class" in curves.columns:
+        return _multiclass_figures(curves, pairs, figure_class)
 
     def placeholder(text):
         fig, ax = plt.subplots()

@@ -510,6 +510,9 @@ def rashomon_figures(
             title=f"{name}: MCR as a function of eps (exact path), {scope}",
         ),
         "pd_envelope": plot_pd_envelope(
-            envelopes, curves=member_curves, title=f"{name}: PD of the Rashomon set R({eps:g}), {scope}"
+            envelopes,
+            curves=member_curves,
+            title=f"{name}: PD of the Rashomon set R({eps:g}), {scope}"
+            + (f", class {envelope['class'].iloc[0]}" if "class" in envelope.columns and len(envelope) else ""),
         ),
     }

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..explain.shapley import ShapResult, _global_numpy_seed
+from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result
 from .style import SEQUENTIAL_CMAP, figure_style
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "local_rows",
     "interaction_partner",
     "plot_shap_bar",
+    "plot_shap_class_bar",
     "plot_shap_beeswarm",
     "plot_shap_dependence",
     "plot_shap_waterfall",
@@ -368,8 +369,58 @@ def plot_shap_local(result: ShapResult, *, max_display: int = 12) -> dict:
     return figs
 
 
-def shap_figures(result: ShapResult, *, top_k: int = 2, title: str = "") -> dict:
+def plot_shap_class_bar(result: ShapClasses, *, max_display: int = 15, title: str | None = None):
+    """Mean |SHAP value| of every class of a multiclass model, stacked per feature.
+
+    The total length of a bar is the sum over the classes of the class's mean
+    |SHAP| (shap's multi-output bar plot); features sorted by it, largest on top.
+
+    Parameters
+    ----------
+    result : ShapClasses
+    max_display : int, default=15
+        Features shown (the largest totals).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(result, ShapClasses):
+        raise TypeError(f"expected ShapClasses, got {type(result).__name__}")
+    names = list(result.results[0].feature_names)
+    per_class = np.array([np.abs(r.values).mean(axis=0) for r in result.results])  # (K, p)
+    order = np.argsort(-per_class.sum(axis=0), kind="stable")[: _max_display(max_display)][::-1]
+    outputs = sorted({r.output for r in result.results})
+    with figure_style():
+        fig, ax = plt.subplots(figsize=(6.3, 0.3 * len(order) + 1.4))
+        left = np.zeros(len(order))
+        for label, row in zip(result.classes, per_class):
+            ax.barh(np.arange(len(order)), row[order], left=left, label=str(label))
+            left += row[order]
+        ax.set_yticks(np.arange(len(order)), [names[j] for j in order])
+        ax.set_xlabel(f"mean(|SHAP value|), stacked over the classes ({', '.join(outputs)} of each class)")
+        ax.legend(title="class", loc="lower right")
+        _set_title(fig, ax, title)
+        fig.tight_layout()
+    return fig
+
+
+def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) -> dict:
     """The ``shap_figures`` rule: bar, beeswarm, dependence (top ``top_k`` by mean |SHAP|) and waterfalls.
+
+    Parameters
+    ----------
+    result : ShapResult or ShapClasses
+        A multiclass model's :class:`ShapClasses`: the bar plot stacks every class
+        (:func:`plot_shap_class_bar`) unless ``figure_class`` is given; the other
+        figures draw one class, ``figure_class`` (config key ``explain.figure_class``)
+        or by default the first class in code order, named in the titles.
+    top_k : int
+    title : str
+    figure_class : str, optional
 
     Returns
     -------
@@ -378,6 +429,18 @@ def shap_figures(result: ShapResult, *, top_k: int = 2, title: str = "") -> dict
         ``waterfall_near_base`` -> Figure.
     """
     from ..explain.shapley import global_importance
+
+    if isinstance(result, ShapClasses):
+        one = class_result(result, figure_class)
+        label = f"{title} (class {one.details['class']})"
+        figs = shap_figures(one, top_k=top_k, title=label)
+        if figure_class is None:
+            figs["bar"].clf()
+            import matplotlib.pyplot as plt
+
+            plt.close(figs["bar"])
+            figs["bar"] = plot_shap_class_bar(result, title=f"{title}: mean |SHAP| of every class")
+        return figs
 
     top = global_importance(result).sort_values("rank")["feature"].head(top_k).tolist()
     figs = {

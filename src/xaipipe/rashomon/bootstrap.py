@@ -103,6 +103,14 @@ Departures from Donnelly et al. (2023)
 3. The model class is a finite hyperparameter grid of learners, each member
    weighted equally (the counting measure), not an enumerated set of sparse
    trees.
+4. A multiclass target is resampled within each class (``bootstrap_indices``'
+   ``strata``), so that every refit knows every class (``docs/multiclass.md``);
+   binary and regression targets are resampled plainly.
+
+Why one module of this size (~900 lines): the resampling, one resample's refits
+and set, the sharded jobs and their recombination must give the same bytes for
+any split into jobs, so they share the private per-resample helpers and the
+validation of :func:`bootstrap_rashomon`; apart they would import each other.
 
 Only the resampling, the per-resample refits and the RID / MCR summaries are
 new here: the set is :func:`xaipipe.rashomon.sets.rashomon_set` and the MR of a
@@ -217,7 +225,9 @@ def resample_seeds(random_state, n_bootstrap: int) -> list[tuple[np.random.SeedS
     return [tuple(child.spawn(2)) for child in root.spawn(B)]
 
 
-def bootstrap_indices(n_samples: int, n_bootstrap: int, random_state=None) -> list[tuple[np.ndarray, np.ndarray]]:
+def bootstrap_indices(
+    n_samples: int, n_bootstrap: int, random_state=None, strata=None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Bootstrap rows and out-of-bag rows of each resample.
 
     Parameters
@@ -229,12 +239,17 @@ def bootstrap_indices(n_samples: int, n_bootstrap: int, random_state=None) -> li
     random_state : int, SeedSequence or None
         Root seed (:func:`resample_seeds`; the stream
         :func:`bootstrap_rashomon` uses).
+    strata : array-like of shape (n,), optional
+        Stratified resampling (a multiclass target): the ``n_k`` rows of each stratum
+        are drawn with replacement from that stratum (strata in sorted order, one
+        generator), so every resample holds every class and a model refitted on it
+        knows all ``K`` classes. None: plain resampling of all rows.
 
     Returns
     -------
     list of (boot, oob)
-        ``boot``: ``n`` row indices drawn uniformly with replacement, sorted;
-        ``oob``: the sorted rows never drawn.
+        ``boot``: ``n`` row indices drawn uniformly with replacement (within each
+        stratum), sorted; ``oob``: the sorted rows never drawn.
 
     Raises
     ------
@@ -245,7 +260,12 @@ def bootstrap_indices(n_samples: int, n_bootstrap: int, random_state=None) -> li
     out = []
     for b, (s_boot, _) in enumerate(resample_seeds(random_state, n_bootstrap)):
         rng = np.random.default_rng(s_boot)
-        boot = np.sort(rng.integers(0, n, size=n))
+        if strata is None:
+            boot = np.sort(rng.integers(0, n, size=n))
+        else:
+            labels = np.asarray(strata)
+            parts = [rows[rng.integers(0, rows.size, size=rows.size)] for rows in _strata_rows(labels)]
+            boot = np.sort(np.concatenate(parts))
         mask = np.ones(n, dtype=bool)
         mask[boot] = False
         oob = np.flatnonzero(mask)
@@ -253,6 +273,11 @@ def bootstrap_indices(n_samples: int, n_bootstrap: int, random_state=None) -> li
             raise ValueError(f"resample {b} has {oob.size} out-of-bag rows; need at least 2 (more data)")
         out.append((boot, oob))
     return out
+
+
+def _strata_rows(labels: np.ndarray) -> list[np.ndarray]:
+    """Row positions of each stratum, strata in sorted order."""
+    return [np.flatnonzero(labels == v) for v in np.unique(labels)]
 
 
 def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
@@ -527,7 +552,8 @@ def bootstrap_rashomon(
         Data to resample (the pipeline's training split); a DataFrame gives
         feature names.
     y : array-like of shape (n,)
-        Target (0/1 labels for classification).
+        Target (0/1 labels for classification; ``0 .. K-1`` for a multiclass target,
+        which is then resampled within each class, :func:`bootstrap_indices`).
     task : {"regression", "classification"}
     grids : mapping family -> grid
         The model class (:func:`grid_configurations`), e.g. the config's
@@ -626,9 +652,18 @@ def bootstrap_rashomon(
         raise ValueError("X contains NaN or infinite values")
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
+    strata = None
     if task == "classification":
         if not np.isin(ya, (0, 1)).all():
-            raise ValueError("classification needs labels 0/1")
+            # multiclass: labels 0..K-1, resampled within each class (bootstrap_indices' strata)
+            codes = ya.astype(np.int64) if np.issubdtype(ya.dtype, np.number) else None
+            if (
+                codes is None
+                or not np.array_equal(codes, ya)
+                or not np.array_equal(np.unique(codes), np.arange(codes.max() + 1))
+            ):
+                raise ValueError("classification needs labels 0/1, or 0..K-1 (every class present) for K classes")
+            strata = codes
         ya = ya.astype(np.int64)
     else:
         ya = ya.astype(np.float64)
@@ -658,7 +693,7 @@ def bootstrap_rashomon(
 
         if task not in get_family(g["family"]).tasks:
             raise ValueError(f"family {g['family']!r} does not support task {task!r}")
-    splits = bootstrap_indices(Xa.shape[0], B, random_state)
+    splits = bootstrap_indices(Xa.shape[0], B, random_state, strata=strata)
     seeds = resample_seeds(random_state, B)
 
     tasks = []

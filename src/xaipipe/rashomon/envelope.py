@@ -56,7 +56,8 @@ def members_partial_dependence(
         Column(s) set jointly to each grid point (one feature or a one-hot group).
     grid : array-like of shape (K,) or (K, len(columns))
     class_index : int, default 1
-        Probability column for classifiers.
+        Probability column for classifiers (1: the positive class of a binary model;
+        ``k``: class ``k`` of a multiclass model).
     max_batch_rows : int
 
     Returns
@@ -273,6 +274,7 @@ def members_curves(
     percentiles: tuple[float, float] = (0.05, 0.95),
     max_batch_rows: int = 100_000,
     skip_invalid: bool = False,
+    class_index: int = 1,
 ) -> pd.DataFrame:
     """PD curves of every member of ``groups`` for several variables.
 
@@ -291,6 +293,8 @@ def members_curves(
     skip_invalid : bool, default False
         Leave out a variable whose grid cannot be built (a column group that is not
         one-hot) instead of raising.
+    class_index : int, default 1
+        Probability column of classifiers (:func:`members_partial_dependence`).
 
     Returns
     -------
@@ -316,7 +320,7 @@ def members_curves(
             if skip_invalid:
                 continue
             raise
-        pdm = members_partial_dependence(groups, Xv, cols, grid, max_batch_rows=max_batch_rows)
+        pdm = members_partial_dependence(groups, Xv, cols, grid, class_index=class_index, max_batch_rows=max_batch_rows)
         pdm.insert(0, "feature", feature)
         frames.append(pdm)
     if not frames:
@@ -340,6 +344,7 @@ def pd_envelope_table(
     percentiles: tuple[float, float] = (0.05, 0.95),
     max_batch_rows: int = 100_000,
     curves: Sequence[pd.DataFrame] | None = None,
+    class_index: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """PD envelopes of the ``top_k`` variables of a Rashomon set, ready to save.
 
@@ -358,6 +363,9 @@ def pd_envelope_table(
         elsewhere (e.g. one frame per family by the ``rashomon_refit`` jobs) for (at
         least) the chosen variables, in the order of the groups. The result is the
         same as from the groups themselves.
+    class_index : int, default 1
+        Probability column of classifiers (1: a binary model's positive class; a
+        multiclass model's chosen class, config key ``explain.figure_class``).
 
     Returns
     -------
@@ -386,7 +394,9 @@ def pd_envelope_table(
         cols = spec[feature]
         grid, labels = variable_grid(Xv, cols, feature_names, resolution=resolution, percentiles=percentiles)
         if chosen is not None:
-            pdm = members_partial_dependence(chosen, Xv, cols, grid, max_batch_rows=max_batch_rows)
+            pdm = members_partial_dependence(
+                chosen, Xv, cols, grid, class_index=class_index, max_batch_rows=max_batch_rows
+            )
             pdm.insert(0, "feature", feature)
         else:
             parts = [p for p in (c[c["feature"] == feature] for c in curves if len(c)) if len(p)]

@@ -728,6 +728,7 @@ def rashomon_refit(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     n_jobs: int = 1,
     method: str = "auto",
+    pd_class_index: int = 1,
 ) -> dict:
     """Refits and MR of the Rashomon-set members of some families: one ``rashomon_refit`` job.
 
@@ -757,7 +758,7 @@ def rashomon_refit(
     pd_resolution : int
         Grid points of a numeric variable's PD curve.
     task, metric, epsilons, epsilon_mode, scopes, figure_scope, feature_names, feature_groups, estimators, loss, \
-n_repeats, e_switch_max_rows, random_state, options, n_jobs, method
+n_repeats, e_switch_max_rows, random_state, options, n_jobs, method, pd_class_index
         As :func:`mcr_study`.
 
     Returns
@@ -815,6 +816,7 @@ n_repeats, e_switch_max_rows, random_state, options, n_jobs, method
         resolution=pd_resolution,
         percentiles=(0.0, 1.0),
         skip_invalid=True,
+        class_index=pd_class_index,
     )
     out["n_groups"] = len(groups)
     return out
@@ -878,6 +880,7 @@ def mcr_study(
     dataset: str | None = None,
     n_jobs: int = 1,
     refits: Sequence[Mapping[str, Any]] | None = None,
+    pd_class_index: int = 1,
 ) -> dict:
     """The ``rashomon`` rule: sets, member MR, MCR and the PD envelope of one model class.
 
@@ -896,6 +899,10 @@ def mcr_study(
     their MR and PD curves come from the jobs, the remaining families' from one
     :func:`rashomon_refit` call in this process, and the tables are the same, byte for
     byte, as without ``refits``.
+
+    ``pd_class_index`` is the probability column of the PD envelope of classifiers (1:
+    the positive class of a binary model; a multiclass model's chosen class). Sets, MR
+    and MCR of a multiclass model use the multiclass losses (:mod:`xaipipe.explain.reliance`).
 
     Returns
     -------
@@ -974,6 +981,7 @@ def mcr_study(
                     random_state=random_state,
                     options=options,
                     n_jobs=n_jobs,
+                    pd_class_index=pd_class_index,
                 )
             )
         rel = _combined_reliance(parts, order, estimators)
@@ -1019,6 +1027,7 @@ def mcr_study(
         resolution=pd_resolution,
         percentiles=(0.0, 1.0),
         curves=curves_parts,
+        class_index=pd_class_index,
     )
     return {
         "sets": sets,

@@ -39,9 +39,15 @@ def test_metrics_table(records: Iterable[Mapping[str, Any]], best: Iterable[Mapp
     ``best/<family>.json`` records of the fit and cv rules.
 
     Columns: ``dataset``, ``task``, ``model``, :data:`TEST_METRIC_COLUMNS`
-    (NaN where not defined for the task), ``selection_metric``, ``cv_mean``,
-    ``cv_std``, ``config_id``, ``n_train``, ``n_test``.
+    (NaN where not defined for the task; ``tn``, ``fp``, ``fn``, ``tp`` are binary),
+    ``selection_metric``, ``cv_mean``, ``cv_std``, ``config_id``, ``n_train``,
+    ``n_test``; when a record holds a multiclass ``confusion_matrix``, a last column
+    ``confusion_matrix`` with its ``K x K`` counts as JSON (rows: true class,
+    columns: predicted class; the metrics are macro averages, see
+    :func:`xaipipe.models.metrics.multiclass_metrics`).
     """
+    import json
+
     best_by = {(b["dataset"], b["family"]): b for b in best}
     rows = []
     for r in records:
@@ -58,6 +64,8 @@ def test_metrics_table(records: Iterable[Mapping[str, Any]], best: Iterable[Mapp
                 "n_test": r["n_test"],
             }
         )
+        if "confusion_matrix" in r["metrics"]:  # multiclass only: binary tables keep their columns
+            row["confusion_matrix"] = json.dumps(r["metrics"]["confusion_matrix"], separators=(",", ":"))
         rows.append(row)
     return pd.DataFrame.from_records(rows)
 
@@ -126,19 +134,34 @@ def test_metric_tables(tables) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame
         ``task``, ``model``, ``selection_metric``, ``cv_mean``, ``cv_std``,
         ``config_id``, ``n_train``, ``n_test``); the confusion matrices of the
         classifiers in long form (``dataset``, ``model``, ``true_class``,
-        ``predicted_class``, ``count``).
+        ``predicted_class``, ``count``; class codes, ``0 .. K-1`` for a multiclass
+        model, whose labels ``prepared.json`` records).
     """
     table = pd.concat(list(tables), ignore_index=True)
     best = table[
         ["dataset", "task", "model", "selection_metric", "cv_mean", "cv_std", "config_id", "n_train", "n_test"]
     ]
     clf = table[table["task"] == "classification"]
+    multi = None
+    if "confusion_matrix" in table.columns:  # multiclass models: the K x K matrix of their JSON column
+        multi = clf[clf["confusion_matrix"].notna()]
+        clf = clf[clf["confusion_matrix"].isna()]
     long = clf.melt(
         id_vars=["dataset", "model"], value_vars=["tn", "fp", "fn", "tp"], var_name="cell", value_name="count"
     )
     long["true_class"] = long["cell"].map({"tn": 0, "fp": 0, "fn": 1, "tp": 1})
     long["predicted_class"] = long["cell"].map({"tn": 0, "fp": 1, "fn": 0, "tp": 1})
     long["count"] = long["count"].astype(int)
+    if multi is not None and len(multi):
+        import json
+
+        cells = [
+            {"dataset": r.dataset, "model": r.model, "true_class": i, "predicted_class": j, "count": int(c)}
+            for r in multi.itertuples()
+            for i, counts in enumerate(json.loads(r.confusion_matrix))
+            for j, c in enumerate(counts)
+        ]
+        long = pd.concat([long, pd.DataFrame(cells)], ignore_index=True)
     confusion = long[["dataset", "model", "true_class", "predicted_class", "count"]].sort_values(
         ["dataset", "model", "true_class", "predicted_class"]
     )

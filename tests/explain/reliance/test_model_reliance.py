@@ -101,8 +101,12 @@ def test_loss_errors():
     y = np.array([0, 1, 1])
     with pytest.raises(ValueError, match="labels 0/1"):
         log_loss(np.array([0, 2, 1]), np.full((1, 3), 0.5))
-    with pytest.raises(ValueError, match="only binary"):
-        log_loss(y, np.full((1, 3, 3), 1 / 3))
+    with pytest.raises(ValueError, match="only binary"):  # 2-D output: the class-1 probability of a binary model
+        log_loss(y, np.full((1, 3, 1), 0.5))
+    with pytest.raises(ValueError, match=r"labels 0\.\.2"):  # 3 classes: labels 0..2
+        log_loss(np.array([0, 3, 1]), np.full((1, 3, 3), 1 / 3))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        zero_one(np.array([0, 2, 1]), np.full((1, 3, 3), 1.5))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         zero_one(y, np.array([[0.2, 1.5, 0.1]]))
     with pytest.raises(ValueError, match="n_members"):

@@ -268,6 +268,7 @@ def pd_ice_tables(
     max_curves: int | None = 1000,
     pair_resolution: int = 20,
     max_batch_rows: int = 100_000,
+    classes: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ``pd_ice`` rule: effects of the top variables (and extra ones) and the 2-D PD of the top pair.
 
@@ -285,6 +286,11 @@ def pd_ice_tables(
         As :func:`explain_feature` / :func:`explain_pair`.
     max_curves : int or None
         ICE curves kept in the table (:func:`effects_table`, seed 0).
+    classes : sequence of str, optional
+        Class labels of a multiclass model in code order (``prepared.json``): the
+        effects of every class ``k`` (``output`` of class ``k``: its probability or
+        its one-vs-rest log-odds), stacked with a ``class`` column after ``rank``
+        (curves) or first (pairs); the same ICE rows for every class.
 
     Returns
     -------
@@ -293,6 +299,72 @@ def pd_ice_tables(
         for ``extra``), and :func:`pair_table` of the two first numeric top
         variables (empty, with its columns, when there are fewer than two).
     """
+    if classes is not None:
+        kwargs = dict(
+            top=top,
+            extra=extra,
+            feature_names=feature_names,
+            feature_groups=feature_groups,
+            row_ids=row_ids,
+            output=output,
+            resolution=resolution,
+            kind=kind,
+            percentiles=percentiles,
+            anchor=anchor,
+            smooth=smooth,
+            max_curves=max_curves,
+            pair_resolution=pair_resolution,
+            max_batch_rows=max_batch_rows,
+        )
+        curves, pairs = [], []
+        for k, label in enumerate(classes):
+            c, p = _pd_ice_class(model, X, class_index=k, **kwargs)
+            c.insert(1, "class", str(label))
+            p.insert(0, "class", str(label))
+            curves.append(c)
+            pairs.append(p)
+        return pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True)
+    return _pd_ice_class(
+        model,
+        X,
+        top=top,
+        extra=extra,
+        feature_names=feature_names,
+        feature_groups=feature_groups,
+        row_ids=row_ids,
+        output=output,
+        resolution=resolution,
+        kind=kind,
+        percentiles=percentiles,
+        anchor=anchor,
+        smooth=smooth,
+        max_curves=max_curves,
+        pair_resolution=pair_resolution,
+        max_batch_rows=max_batch_rows,
+    )
+
+
+def _pd_ice_class(
+    model,
+    X,
+    *,
+    top,
+    extra,
+    feature_names,
+    feature_groups,
+    row_ids,
+    output,
+    resolution,
+    kind,
+    percentiles,
+    anchor,
+    smooth,
+    max_curves,
+    pair_resolution,
+    max_batch_rows,
+    class_index: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`pd_ice_tables` of one output (``class_index``: a class of a multiclass model)."""
     from ._effects import explain_feature, explain_pair
 
     top = list(top)
@@ -305,6 +377,8 @@ def pd_ice_tables(
         percentiles=tuple(percentiles),
         max_batch_rows=max_batch_rows,
     )
+    if class_index is not None:
+        common["class_index"] = class_index
     effects = [
         explain_feature(
             model,

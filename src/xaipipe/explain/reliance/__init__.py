@@ -127,7 +127,10 @@ classification, labels 0/1). The binary log loss is ``-log(p)`` for ``y = 1`` an
 dtype), exactly as scikit-learn's ``neg_log_loss`` scorer does (it passes the
 class-1 column of ``predict_proba`` to ``log_loss``). The zero-one loss uses the
 hard label ``argmax`` of the two class probabilities (class 0 on ties), as
-``predict`` does.
+``predict`` does. With ``K > 2`` classes (labels ``0 .. K-1``, output ``(m, n, K)``)
+both losses are the multiclass ones: ``-log clip(p(y))`` (the multinomial log
+loss of ``sklearn.metrics.log_loss``) and ``1(argmax_k p_k != y)``; MR, MCR and
+every estimator are defined on them unchanged (``docs/multiclass.md``).
 
 References
 ----------

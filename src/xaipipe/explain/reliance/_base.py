@@ -81,6 +81,29 @@ def _class1_probability(out: np.ndarray, name: str) -> np.ndarray:
     return p
 
 
+def _multiclass_output(output: Any) -> np.ndarray | None:
+    """``output`` as an array when it holds more than two class probabilities ``(m, n, K > 2)``, else None."""
+    out = np.asarray(output)
+    return out if out.ndim == 3 and out.shape[2] > 2 else None
+
+
+def _class_probability(y: np.ndarray, out: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Labels ``0 .. K-1`` and the checked float probabilities ``(m, n, K)`` of a multiclass output."""
+    yy = np.asarray(y)
+    if yy.ndim != 1:
+        raise ValueError(f"{name}: y must be 1-D, got shape {yy.shape}")
+    out = _as_member_output(out, yy.shape[0], name)
+    K = out.shape[2]
+    labels = yy.astype(np.int64) if np.issubdtype(yy.dtype, np.number) else None
+    if labels is None or not np.array_equal(labels, yy) or (labels.size and (labels.min() < 0 or labels.max() >= K)):
+        bad = np.unique(yy)[:5]
+        raise ValueError(f"{name}: {K}-class classification needs labels 0..{K - 1}; found {bad.tolist()}")
+    p = out if np.issubdtype(out.dtype, np.floating) else out.astype(np.float64)
+    if p.size and (np.nanmax(p) > 1 or np.nanmin(p) < 0):
+        raise ValueError(f"{name}: probabilities must lie in [0, 1]; got range [{np.nanmin(p)}, {np.nanmax(p)}]")
+    return labels, p
+
+
 def squared_error(y: np.ndarray, output: np.ndarray) -> np.ndarray:
     """Per-sample squared error ``(y_i - f(x_i))²`` for ``m`` models at once.
 
@@ -110,18 +133,20 @@ def squared_error(y: np.ndarray, output: np.ndarray) -> np.ndarray:
 
 
 def log_loss(y: np.ndarray, output: np.ndarray) -> np.ndarray:
-    """Per-sample binary log loss (natural log) for ``m`` models at once.
+    """Per-sample log loss (natural log) for ``m`` models at once.
 
-    ``-log(clip(p_i))`` if ``y_i = 1`` and ``-log(clip(1 - p_i))`` if ``y_i = 0``, with
+    Binary: ``-log(clip(p_i))`` if ``y_i = 1`` and ``-log(clip(1 - p_i))`` if ``y_i = 0``, with
     ``p_i`` the probability of class 1 and ``clip`` to ``[eps, 1 - eps]``, ``eps`` the
     machine epsilon of the probabilities' dtype (as ``sklearn.metrics.log_loss``).
+    Multiclass (``K > 2`` probability columns): ``-log(clip(p_i(y_i)))``, the
+    multinomial log loss, again clipped as ``sklearn.metrics.log_loss`` clips.
 
     Parameters
     ----------
     y : ndarray of shape (n,)
-        Labels in {0, 1}.
-    output : ndarray of shape (m, n) or (m, n, 2)
-        Probability of class 1, or ``predict_proba`` output (column 1 is used).
+        Labels in {0, 1}; ``0 .. K-1`` for ``K`` classes.
+    output : ndarray of shape (m, n), (m, n, 2) or (m, n, K)
+        Probability of class 1, or ``predict_proba`` output (binary: column 1 is used).
 
     Returns
     -------
@@ -134,6 +159,12 @@ def log_loss(y: np.ndarray, output: np.ndarray) -> np.ndarray:
         If labels are not 0/1, the output has more than two classes, or a
         probability lies outside ``[0, 1]``.
     """
+    multi = _multiclass_output(output)
+    if multi is not None:
+        labels, P = _class_probability(y, multi, "log_loss")
+        eps = np.finfo(P.dtype).eps
+        q = np.take_along_axis(P, labels[None, :, None], axis=2)[..., 0]
+        return -np.log(np.clip(q, eps, 1 - eps))
     yb = _binary_labels(y, "log_loss")
     p = _class1_probability(_as_member_output(output, yb.shape[0], "log_loss"), "log_loss")
     eps = np.finfo(p.dtype).eps
@@ -144,14 +175,15 @@ def log_loss(y: np.ndarray, output: np.ndarray) -> np.ndarray:
 def zero_one(y: np.ndarray, output: np.ndarray) -> np.ndarray:
     """Per-sample zero-one loss of the hard label for ``m`` models at once.
 
-    The hard label is the ``argmax`` of the two class probabilities, class 0 on
-    ties (for ``(m, n)`` input: 1 iff ``p > 1 - p``).
+    The hard label is the ``argmax`` of the class probabilities, the lowest class on
+    ties (for ``(m, n)`` input: 1 iff ``p > 1 - p``), as ``predict`` of scikit-learn's
+    probabilistic classifiers.
 
     Parameters
     ----------
     y : ndarray of shape (n,)
-        Labels in {0, 1}.
-    output : ndarray of shape (m, n) or (m, n, 2)
+        Labels in {0, 1}; ``0 .. K-1`` for ``K`` classes.
+    output : ndarray of shape (m, n), (m, n, 2) or (m, n, K)
         Probability of class 1, or ``predict_proba`` output.
 
     Returns
@@ -164,6 +196,10 @@ def zero_one(y: np.ndarray, output: np.ndarray) -> np.ndarray:
     ValueError
         As :func:`log_loss`.
     """
+    multi = _multiclass_output(output)
+    if multi is not None:
+        labels, P = _class_probability(y, multi, "zero_one")
+        return (np.argmax(P, axis=2) != labels[None, :]).astype(np.float64)
     yb = _binary_labels(y, "zero_one")
     out = _as_member_output(output, yb.shape[0], "zero_one")
     if out.ndim == 3:

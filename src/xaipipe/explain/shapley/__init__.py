@@ -91,6 +91,20 @@ whose probabilities are fractions of neighbours and hit 0 and 1) they are
 ``details["log_odds_source"]``); ``link="identity"`` explains the probability
 instead.
 
+Multiclass models
+-----------------
+A classifier with ``K > 2`` classes (coded ``0 .. K-1``) has one output per class and is explained
+one class at a time (``class_index=k``; :func:`shap_tables` with ``classes`` does every class).
+The explained output of class ``k`` is the one the model computes: XGBoost's margin of class ``k``
+(``pred_contribs``), gradient boosting's raw score ``init_k + lr * sum_t tree_{t,k}(x)`` (shap reads
+binary gradient boosting only, so the class's trees are handed to TreeSHAP as their own ensemble,
+exactly), a tree's or forest's probability of class ``k``, the multinomial score ``w_k . z + b_k``
+of logistic regression (Linear SHAP), and for the model-agnostic explainers the one-vs-rest
+log-odds ``logit(clip(p_k))`` (or ``p_k`` with ``link="identity"``). Those log-odds are not of
+degree 2 in the features for naive Bayes or QDA (a log-sum-exp over the classes), so the
+permutation explainer uses :data:`DEFAULT_N_PERMUTATIONS` pairs. ``details["class_index"]``
+records the class (``docs/multiclass.md``).
+
 Departures from the seed (000, ch. 3)
 -------------------------------------
 000 §3.3.3 defines SHAP values with conditional expectations ``E[f(z) | z_S]``;
@@ -128,17 +142,32 @@ from ._algorithms import (
     _rng,
     _subsample,
     auto_algorithm,
+    check_class_index,
     forest_chunks,
 )
-from ._result import ShapResult, global_importance, interaction_frame, result_metadata, row_frame, tidy_frame
+from ._result import (
+    ShapClasses,
+    ShapResult,
+    class_choice,
+    class_result,
+    global_importance,
+    interaction_frame,
+    result_metadata,
+    row_frame,
+    tidy_frame,
+)
 
 __all__ = [
     "ALGORITHMS",
     "DEFAULT_BACKGROUND_SIZE",
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_N_PERMUTATIONS",
+    "ShapClasses",
     "ShapResult",
     "auto_algorithm",
+    "check_class_index",
+    "class_choice",
+    "class_result",
     "forest_chunks",
     "global_importance",
     "interaction_frame",
@@ -174,6 +203,7 @@ def shap_values(
     chunk_size: int | None = None,
     n_jobs: int | None = 1,
     random_state: int = 0,
+    class_index: int | None = None,
 ) -> ShapResult:
     """SHAP values of a fitted model on rows ``X`` (module docstring: algorithms).
 
@@ -181,7 +211,8 @@ def shap_values(
     ----------
     estimator : fitted estimator
         A model of :mod:`xaipipe.models.families` (possibly a ``Pipeline``);
-        classifiers must be binary with classes ``[0, 1]``.
+        classifiers are binary with classes ``[0, 1]`` (class 1 is explained) or
+        multiclass with classes ``0 .. K-1`` (``class_index`` chooses the class).
     X : array-like of shape (n, p)
         Rows to explain (the test rows), in the units the model was fitted on.
     X_background : array-like of shape (m, p), optional
@@ -238,6 +269,10 @@ def shap_values(
         kernel sampling (independent streams; one sampling seed per row of
         ``X``, so a row's values do not depend on ``max_rows``, on the other
         rows or on ``n_jobs``). numpy's global RNG is left as it was.
+    class_index : int, optional
+        Multiclass classifiers only (required there): the class ``k`` whose output
+        is explained (module docstring, "Multiclass models"); recorded in
+        ``details["class_index"]``. None (or 1) for a binary classifier.
 
     Returns
     -------
@@ -282,6 +317,10 @@ def shap_values(
     if link not in ("auto", "logit", "identity"):
         raise ValueError(f"link must be 'auto', 'logit' or 'identity', got {link!r}")
 
+    if _is_classifier(est):
+        class_index = check_class_index(est, class_index)
+    elif class_index is not None:
+        raise ValueError(f"class_index applies to classifiers; {type(est).__name__} is a regressor")
     if algorithm == "auto":
         algorithm = auto_algorithm(est)
     if algorithm not in ALGORITHMS:
@@ -301,6 +340,11 @@ def shap_values(
         )
     if interactions and algorithm not in ("xgboost_pred_contribs", "tree_explainer"):
         raise ValueError(f"interaction values are available for tree models only, not for algorithm {algorithm!r}")
+    if algorithm not in ("permutation", "kernel") and link != "auto" and class_index is not None:
+        raise ValueError(
+            f"algorithm {algorithm!r} explains a class of a multiclass model in its own space (margin or "
+            f"probability); link must be 'auto', got {link!r}"
+        )
     if algorithm not in ("permutation", "kernel") and link != "auto":
         natural = (
             "logit"
@@ -328,12 +372,14 @@ def shap_values(
         if idx.size < Ba.shape[0]:
             background_index = [int(i) for i in idx]
 
+    # multiclass: the class goes to each algorithm; binary and regression calls are unchanged
+    extra = {} if class_index is None else {"class_index": class_index}
     if algorithm == "xgboost_pred_contribs":
-        fields = _explain_xgboost(estimator, Xe, interactions)
+        fields = _explain_xgboost(estimator, Xe, interactions, **extra)
     elif algorithm == "tree_explainer":
-        fields = _explain_sklearn_trees(estimator, Xe, interactions, chunk_size, n_jobs)
+        fields = _explain_sklearn_trees(estimator, Xe, interactions, chunk_size, n_jobs, **extra)
     elif algorithm == "linear_explainer":
-        fields = _explain_linear(estimator, Xe, background)
+        fields = _explain_linear(estimator, Xe, background, **extra)
     else:
         fields = _explain_agnostic(
             estimator,
@@ -349,6 +395,7 @@ def shap_values(
             n_jobs,
             random_state,
             names,
+            **extra,
         )
 
     rtol = fields.pop("_rtol")
@@ -403,6 +450,7 @@ def shap_tables(
     algorithm: str = "auto",
     n_jobs: int = 1,
     random_state: int = 0,
+    classes: Sequence[str] | None = None,
 ) -> dict:
     """The ``shap`` rule: SHAP values of the test rows and their tables.
 
@@ -426,6 +474,11 @@ def shap_tables(
     interactions : bool
         SHAP interaction values for families whose algorithm is
         ``xgboost_pred_contribs`` (other tree models: not computed).
+    classes : sequence of str, optional
+        The class labels of a multiclass model in code order (``prepared.json``):
+        every class is explained (:func:`shap_values` with ``class_index=k``, the
+        same rows, background and seeds) and each table gets a ``class`` column
+        after ``model``.
 
     Returns
     -------
@@ -433,8 +486,9 @@ def shap_tables(
         ``values`` (:func:`tidy_frame` with ``row_id``), ``rows`` (:func:`row_frame`
         with ``row_id``), ``importance`` (:func:`global_importance`),
         ``interactions`` (:func:`interaction_frame`), ``meta`` (JSON record),
-        ``result`` (the :class:`ShapResult` without its estimator name), each
-        table with ``dataset`` and ``model`` first.
+        ``result`` (the :class:`ShapResult` without its estimator name; for a
+        multiclass model a :class:`ShapClasses` and the record's ``classes`` and
+        ``per_class``), each table with ``dataset`` and ``model`` first.
     """
     import dataclasses
 
@@ -443,9 +497,7 @@ def shap_tables(
     if max_rows_forest and _prefix_kind(model) == "forest":
         max_rows = min(max_rows or len(X_test), max_rows_forest)
     native = auto_algorithm(model) if algorithm == "auto" else algorithm
-    result = shap_values(
-        model,
-        X_test,
+    settings = dict(
         X_background=X_train,
         feature_names=feature_names,
         algorithm=algorithm,
@@ -455,6 +507,9 @@ def shap_tables(
         n_jobs=n_jobs,
         random_state=random_state,
     )
+    if classes is not None:
+        return _class_tables(model, X_test, settings, test_rows, dataset, family, [str(c) for c in classes])
+    result = shap_values(model, X_test, **settings)
     test_rows = np.asarray(test_rows)
     values = tidy_frame(result)  # row = position in the test set; row_id = row of prepared.csv
     values.insert(1, "row_id", test_rows[values["row"].to_numpy()])
@@ -471,3 +526,52 @@ def shap_tables(
         "meta": meta,
         "result": dataclasses.replace(result, estimator=None),
     }
+
+
+def _class_tables(model, X_test, settings, test_rows, dataset, family, classes) -> dict:
+    """:func:`shap_tables` of a multiclass model: every class, tables stacked with a ``class`` column."""
+    import dataclasses
+
+    import pandas as pd
+
+    from ...io import with_ids
+
+    test_rows = np.asarray(test_rows)
+    results, parts = [], {"values": [], "rows": [], "importance": [], "interactions": []}
+    for k, label in enumerate(classes):
+        res = shap_values(model, X_test, class_index=k, **settings)
+        res = dataclasses.replace(res, estimator=None, details={**res.details, "class": label})
+        results.append(res)
+        values = tidy_frame(res)
+        values.insert(1, "row_id", test_rows[values["row"].to_numpy()])
+        rows = row_frame(res)
+        rows.insert(1, "row_id", test_rows[rows["row"].to_numpy()])
+        for name, frame in (
+            ("values", values),
+            ("rows", rows),
+            ("importance", global_importance(res)),
+            ("interactions", interaction_frame(res)),
+        ):
+            frame.insert(0, "class", label)
+            parts[name].append(frame)
+    ids = {"dataset": dataset, "model": family}
+    first = result_metadata(results[0])
+    meta = {k: v for k, v in first.items() if k not in ("output", "base_value_mean", "details")}
+    meta.update(
+        {
+            "output": results[0].output,
+            "classes": classes,
+            "per_class": [
+                {"class": label, **{k: result_metadata(r)[k] for k in ("output", "base_value_mean", "details")}}
+                for label, r in zip(classes, results)
+            ],
+            "dataset": dataset,
+            "model": family,
+            "test_rows_explained": test_rows[results[0].row_index].tolist(),
+        }
+    )
+    tables = {
+        name: with_ids(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), **ids)
+        for name, frames in parts.items()
+    }
+    return {**tables, "meta": meta, "result": ShapClasses(classes=tuple(classes), results=tuple(results))}

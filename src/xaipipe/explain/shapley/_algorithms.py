@@ -117,6 +117,40 @@ def _check_binary(estimator: BaseEstimator) -> None:
         )
 
 
+def _n_classes(estimator) -> int | None:
+    """Number of classes of a fitted classifier (None for a regressor or a model without ``classes_``)."""
+    classes = getattr(final_estimator(estimator), "classes_", None)
+    return None if classes is None else len(classes)
+
+
+def check_class_index(estimator, class_index) -> int | None:
+    """The class a classifier's SHAP values explain: None for a binary classifier (class 1,
+    the positive class, as always), ``k`` for a multiclass one.
+
+    Raises
+    ------
+    ValueError
+        A binary classifier without classes ``[0, 1]`` or with ``class_index`` other than
+        None / 1; a multiclass classifier whose classes are not ``0 .. K-1`` or without a
+        ``class_index`` in that range.
+    """
+    K = _n_classes(estimator)
+    if K is None or K <= 2:
+        _check_binary(estimator)
+        if class_index not in (None, 1):
+            raise ValueError(f"a binary classifier is explained for class 1; got class_index={class_index!r}")
+        return None
+    classes = np.asarray(final_estimator(estimator).classes_)
+    if not np.array_equal(classes, np.arange(K)):
+        raise ValueError(f"multiclass classifiers need classes 0..{K - 1}, got classes_={classes.tolist()}")
+    if isinstance(class_index, bool) or not isinstance(class_index, (int, np.integer)) or not 0 <= class_index < K:
+        raise ValueError(
+            f"a {K}-class classifier is explained one class at a time: give class_index in 0..{K - 1}, "
+            f"got {class_index!r}"
+        )
+    return int(class_index)
+
+
 def _rng(random_state: int, stream: int) -> np.random.Generator:
     """Independent generator per purpose (rows, background, explainer seeds)."""
     return np.random.default_rng([stream, int(random_state)])
@@ -137,7 +171,7 @@ def _xgb_iteration_range(est) -> tuple[int, int]:
         return (0, 0)
 
 
-def _explain_xgboost(estimator, Xe, interactions: bool) -> dict:
+def _explain_xgboost(estimator, Xe, interactions: bool, class_index: int | None = None) -> dict:
     import xgboost as xgb
 
     est = final_estimator(estimator)
@@ -149,16 +183,22 @@ def _explain_xgboost(estimator, Xe, interactions: bool) -> dict:
         _check_binary(estimator)
         output, link = "log_odds", "logit"
     elif objective.startswith("multi:"):
-        raise ValueError(f"multi-class XGBoost objective {objective!r} is not supported (binary only)")
+        if class_index is None:
+            raise ValueError(f"multi-class XGBoost objective {objective!r}: give class_index (the explained class)")
+        output, link = "margin", "softmax"
     else:
         output, link = "margin", f"objective:{objective}"
     it = _xgb_iteration_range(est)
     dm = xgb.DMatrix(_tree_input(estimator, Xe))
     contribs = booster.predict(dm, pred_contribs=True, iteration_range=it, validate_features=False)
     margin = booster.predict(dm, output_margin=True, iteration_range=it, validate_features=False)
+    if objective.startswith("multi:"):  # (n, K, p + 1) and (n, K): the explained class's margin
+        contribs, margin = contribs[:, class_index, :], margin[:, class_index]
     inter = None
     if interactions:
         full = booster.predict(dm, pred_interactions=True, iteration_range=it, validate_features=False)
+        if objective.startswith("multi:"):
+            full = full[:, class_index]
         inter = np.asarray(full[:, :-1, :-1], dtype=np.float64)
     return dict(
         values=np.asarray(contribs[:, :-1], dtype=np.float64),
@@ -174,6 +214,7 @@ def _explain_xgboost(estimator, Xe, interactions: bool) -> dict:
             "iteration_range": list(it),
             "dtype": "float32",
             "n_trees": int(booster.num_boosted_rounds()),
+            **({} if class_index is None else {"class_index": class_index}),
         },
         _rtol=1e-5,
     )
@@ -220,11 +261,45 @@ def forest_chunks(n_trees: int, chunk_size: int) -> list[tuple[int, int]]:
     return [(a, min(a + chunk_size, n_trees)) for a in range(0, n_trees, chunk_size)]
 
 
-def _explain_sklearn_trees(estimator, Xe, interactions: bool, chunk_size: int | None, n_jobs: int) -> dict:
+def _boosting_class_model(est, k: int) -> dict:
+    """Class ``k``'s raw score of a multiclass gradient boosting model as a shap tree-ensemble
+    dictionary: ``init_k + learning_rate * sum_t tree_{t,k}(x)`` (shap's TreeExplainer reads
+    binary gradient boosting only; this is its own binary construction applied to one class's
+    trees, with scikit-learn's float32 split inputs)."""
+    trees = []
+    for member in est.estimators_[:, k]:
+        t = member.tree_
+        trees.append(
+            {
+                "children_left": t.children_left,
+                "children_right": t.children_right,
+                "children_default": t.children_left,
+                "features": t.feature,
+                "thresholds": t.threshold,
+                "values": t.value[:, 0, :] * est.learning_rate,
+                "node_sample_weight": t.weighted_n_node_samples.astype(np.float64),
+            }
+        )
+    init = np.zeros((1, est.n_features_in_), dtype=np.float32)
+    offset = float(np.asarray(est._raw_predict_init(init), dtype=np.float64)[0, k])
+    return {
+        "trees": trees,
+        "base_offset": offset,
+        "input_dtype": np.float32,
+        "internal_dtype": np.float64,
+        "tree_output": "raw_value",
+    }
+
+
+def _explain_sklearn_trees(
+    estimator, Xe, interactions: bool, chunk_size: int | None, n_jobs: int, class_index: int | None = None
+) -> dict:
     est = final_estimator(estimator)
     Xe = _tree_input(estimator, Xe)
     kind = _prefix_kind(est)
     classifier = _is_classifier(est)
+    if class_index is not None:  # multiclass: one class's raw score (boosting) or probability
+        return _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, class_index)
     if classifier:
         _check_binary(est)
     if kind == "boosting":
@@ -279,6 +354,54 @@ def _explain_sklearn_trees(estimator, Xe, interactions: bool, chunk_size: int | 
     )
 
 
+def _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, k) -> dict:
+    """:func:`_explain_sklearn_trees` of class ``k`` of a multiclass model: gradient boosting's raw
+    score of the class (the softmax margin), a tree's or forest's probability of the class."""
+    details: dict[str, Any] = {"class_index": k}
+    if kind == "boosting":
+        model = _boosting_class_model(est, k)
+        values, base, inter = _tree_shap_task(model, Xe, None, interactions)
+        model_output = np.asarray(est.decision_function(_model_input(est, Xe)), dtype=np.float64)[:, k]
+        output, link = "margin", "softmax"
+        details["n_trees"] = int(est.n_estimators_)
+    else:
+        if kind == "forest":
+            n_trees = len(est.estimators_)
+            size = chunk_size or DEFAULT_CHUNK_SIZE
+            chunks = forest_chunks(n_trees, size)
+            tasks = [(_subforest(est, a, b), b - a) for a, b in chunks]
+            if n_jobs == 1 or len(tasks) == 1:
+                parts = [_tree_shap_task(m, Xe, k, interactions) for m, _ in tasks]
+            else:
+                from joblib import Parallel, delayed
+
+                parts = Parallel(n_jobs=n_jobs, prefer="processes")(
+                    delayed(_tree_shap_task)(m, Xe, k, interactions) for m, _ in tasks
+                )
+            weights = [w / n_trees for _, w in tasks]
+            values = sum(w * v for w, (v, _, _) in zip(weights, parts))
+            base = sum(w * b for w, (_, b, _) in zip(weights, parts))
+            inter = sum(w * i for w, (_, _, i) in zip(weights, parts)) if interactions else None
+            details.update(n_trees=n_trees, chunk_size=size, n_chunks=len(chunks), n_jobs=n_jobs)
+        else:
+            values, base, inter = _tree_shap_task(est, Xe, k, interactions)
+            details["n_trees"] = 1
+        model_output = np.asarray(est.predict_proba(_model_input(est, Xe)), dtype=np.float64)[:, k]
+        output, link = "probability", "identity"
+    return dict(
+        values=np.asarray(values, dtype=np.float64),
+        base_values=np.full(Xe.shape[0], float(base)),
+        model_output=model_output.reshape(-1),
+        interaction_values=inter,
+        output=output,
+        link=link,
+        feature_perturbation="tree_path_dependent",
+        background_size=0,
+        details=details,
+        _rtol=1e-9,
+    )
+
+
 def _check_scaler_pipeline(estimator, what: str = "linear_explainer") -> None:
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -292,13 +415,15 @@ def _check_scaler_pipeline(estimator, what: str = "linear_explainer") -> None:
                 )
 
 
-def _explain_linear(estimator, Xe, background) -> dict:
+def _explain_linear(estimator, Xe, background, class_index: int | None = None) -> dict:
     import shap
     from sklearn.pipeline import Pipeline
 
     _check_scaler_pipeline(estimator)
     est = final_estimator(estimator)
     classifier = _is_classifier(est)
+    if class_index is not None:
+        return _explain_linear_class(estimator, est, Xe, background, class_index)
     if classifier:
         _check_binary(est)
     coef = np.asarray(est.coef_, dtype=np.float64)
@@ -329,6 +454,39 @@ def _explain_linear(estimator, Xe, background) -> dict:
         feature_perturbation="interventional",
         background_size=int(Bt.shape[0]),
         details={"scaled_pipeline": isinstance(estimator, Pipeline)},
+        _rtol=1e-9,
+    )
+
+
+def _explain_linear_class(estimator, est, Xe, background, k: int) -> dict:
+    """Linear SHAP of class ``k``'s score ``w_k . z + b_k`` of a multinomial logistic model (the
+    softmax margin, ``decision_function[:, k]``): ``phi_j = w_kj (z_j - mean z_j)``."""
+    import shap
+    from sklearn.pipeline import Pipeline
+
+    coef = np.asarray(est.coef_, dtype=np.float64)
+    if coef.ndim != 2 or coef.shape[0] <= k:
+        raise ValueError(f"linear_explainer: class {k} needs one coefficient row per class, coef_ has {coef.shape}")
+    if isinstance(estimator, Pipeline):
+        Xt = np.asarray(estimator[:-1].transform(_model_input(estimator, Xe)), dtype=np.float64)
+        Bt = np.asarray(estimator[:-1].transform(_model_input(estimator, background)), dtype=np.float64)
+    else:
+        Xt, Bt = Xe, background
+    masker = shap.maskers.Independent(Bt, max_samples=Bt.shape[0])
+    explainer = shap.LinearExplainer(est, masker)
+    values = np.asarray(explainer.shap_values(Xt), dtype=np.float64)[..., k]
+    base = float(np.asarray(explainer.expected_value, dtype=np.float64).reshape(-1)[k])
+    model_output = np.asarray(estimator.decision_function(_model_input(estimator, Xe)), dtype=np.float64)[:, k]
+    return dict(
+        values=values,
+        base_values=np.full(Xe.shape[0], base),
+        model_output=model_output,
+        interaction_values=None,
+        output="margin",
+        link="softmax",
+        feature_perturbation="interventional",
+        background_size=int(Bt.shape[0]),
+        details={"scaled_pipeline": isinstance(estimator, Pipeline), "class_index": k},
         _rtol=1e-9,
     )
 
@@ -436,10 +594,20 @@ def _explain_agnostic(
     n_jobs,
     random_state,
     feature_names,
+    class_index: int | None = None,
 ) -> dict:
     p = Xe.shape[1]
     details: dict[str, Any] = {}
-    if _is_classifier(estimator):
+    if class_index is not None:  # multiclass: class k's one-vs-rest log-odds logit(p_k), or p_k
+        link = "logit" if link == "auto" else link
+        details["class_index"] = class_index
+        if link == "logit":
+            f = output_function(estimator, "logit", class_index=class_index, clip=proba_clip)
+            output = "log_odds"
+            details["log_odds_source"] = getattr(f, "source", f"clipped_probability(eps={proba_clip:g})")
+        else:
+            f, output = output_function(estimator, "proba", class_index=class_index), "probability"
+    elif _is_classifier(estimator):
         _check_binary(estimator)
         link = "logit" if link == "auto" else link
         if link == "logit":
@@ -454,7 +622,9 @@ def _explain_agnostic(
         link, f, output = "identity", _prediction(estimator), "prediction"
     if algorithm == "permutation":
         if n_permutations is None:
-            n_permutations = 1 if _second_order(estimator, output) else DEFAULT_N_PERMUTATIONS
+            # a class's log-odds in a multiclass model involve every class (log-sum-exp): not second order
+            second = class_index is None and _second_order(estimator, output)
+            n_permutations = 1 if second else DEFAULT_N_PERMUTATIONS
         budget = n_permutations * (2 * p + 1)
         details.update(n_permutations=n_permutations, max_evals=budget)
     else:

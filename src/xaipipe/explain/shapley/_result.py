@@ -8,7 +8,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["ShapResult", "tidy_frame", "row_frame", "global_importance", "interaction_frame", "result_metadata"]
+__all__ = [
+    "ShapClasses",
+    "ShapResult",
+    "class_choice",
+    "class_result",
+    "global_importance",
+    "interaction_frame",
+    "result_metadata",
+    "row_frame",
+    "tidy_frame",
+]
 
 
 @dataclass(frozen=True)
@@ -80,12 +90,67 @@ class ShapResult:
     @property
     def output_label(self) -> str:
         """Human-readable output space, for axis labels."""
+        if "class_index" in self.details:  # one class of a multiclass model
+            name = self.details.get("class", self.details["class_index"])
+            return {
+                "log_odds": f"log-odds of class {name} (vs the rest)",
+                "probability": f"probability of class {name}",
+                "margin": f"margin of class {name} (softmax score)",
+            }.get(self.output, f"{self.output} of class {name}")
         return {
             "prediction": "prediction",
             "log_odds": "log-odds of class 1",
             "probability": "probability of class 1",
             "margin": "margin",
         }.get(self.output, self.output)
+
+
+@dataclass(frozen=True)
+class ShapClasses:
+    """SHAP values of a multiclass model: one :class:`ShapResult` per class.
+
+    Attributes
+    ----------
+    classes : tuple of str
+        Class labels in code order (``results[k]`` explains class ``k``).
+    results : tuple of ShapResult
+        Each with ``details["class_index"] == k`` and ``details["class"]`` its label.
+    """
+
+    classes: tuple
+    results: tuple
+
+    def __post_init__(self):
+        if len(self.classes) != len(self.results) or len(self.classes) < 3:
+            raise ValueError(f"need one ShapResult per class of K > 2 classes, got {len(self.results)} results")
+
+
+def class_result(result, figure_class=None) -> ShapResult:
+    """The :class:`ShapResult` a one-output figure draws.
+
+    Parameters
+    ----------
+    result : ShapResult or ShapClasses
+        A binary classifier's or regressor's result is returned as is.
+    figure_class : str or None
+        A multiclass model's class label (config key ``explain.figure_class``);
+        None: its first class in code order.
+
+    Raises
+    ------
+    ValueError
+        ``figure_class`` is not one of the classes (the message lists them).
+    """
+    if isinstance(result, ShapResult):
+        return result
+    if not isinstance(result, ShapClasses):
+        raise TypeError(f"expected a ShapResult or ShapClasses, got {type(result).__name__}")
+    if figure_class is None:
+        return result.results[0]
+    labels = [str(c) for c in result.classes]
+    if str(figure_class) not in labels:
+        raise ValueError(f"config key explain.figure_class: {figure_class!r} is not a class; classes are {labels}")
+    return result.results[labels.index(str(figure_class))]
 
 
 def _check_result(result: ShapResult) -> None:
@@ -210,3 +275,34 @@ def interaction_frame(result: ShapResult) -> pd.DataFrame:
             "interaction_value": iv.reshape(-1),
         }
     )
+
+
+def class_choice(classes, figure_class=None) -> dict:
+    """Keyword arguments choosing the explained class of a one-output step (LIME, the SHAP check).
+
+    Parameters
+    ----------
+    classes : sequence of str or None
+        A multiclass dataset's labels in code order (``prepared.json``); None for
+        regression and binary classification.
+    figure_class : str, optional
+        Config key ``explain.figure_class``; None: the first class.
+
+    Returns
+    -------
+    dict
+        ``{}`` without classes, else ``{"class_index": k}``.
+
+    Raises
+    ------
+    ValueError
+        ``figure_class`` is not one of ``classes``.
+    """
+    if classes is None:
+        return {}
+    labels = [str(c) for c in classes]
+    if figure_class is None:
+        return {"class_index": 0}
+    if str(figure_class) not in labels:
+        raise ValueError(f"config key explain.figure_class: {figure_class!r} is not a class; classes are {labels}")
+    return {"class_index": labels.index(str(figure_class))}
