@@ -76,6 +76,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .logit import _aliased_terms, reference_coding
+
 __all__ = ["multinomial_separation", "mnlogit_inference"]
 
 #: Tolerance of the separation LPs, relative to the largest margin at |d| <= 1.
@@ -104,43 +106,6 @@ def _check_xy(X, y, feature_names) -> tuple[np.ndarray, np.ndarray, list[str], i
             f"multinomial inference needs class codes 0 .. K-1 with K > 2, each present; got {present.tolist()}"
         )
     return X, codes, names, K
-
-
-def _reference_coding(names: list[str], feature_groups) -> dict[str, dict[str, str]]:
-    """Member column -> ``{"group", "reference_level"}``; the reference is the group's first member
-    (the reference coding of :mod:`xaipipe.models.logit`, repeated here for the multinomial table)."""
-    coding: dict[str, dict[str, str]] = {}
-    for group, members in (feature_groups or {}).items():
-        members = [str(m) for m in members]
-        if not members:
-            raise ValueError(f"feature group {group!r} has no member column")
-        unknown = [m for m in members if m not in names]
-        if unknown:
-            raise ValueError(f"feature group {group!r} names column(s) {unknown} that are not features")
-        twice = [m for m in members if m in coding]
-        if twice:
-            raise ValueError(f"column(s) {twice} belong to more than one feature group")
-        for m in members:
-            coding[m] = {"group": str(group), "reference_level": members[0]}
-    return coding
-
-
-def _aliased_terms(design: np.ndarray, names: list[str], candidates: list[int]) -> dict[int, str]:
-    """Columns of ``design`` (column 0: the intercept) that are linear combinations of the
-    intercept and earlier kept columns: column -> note naming its partners."""
-    notes: dict[int, str] = {}
-    if np.linalg.matrix_rank(design[:, [0, *candidates]]) == len(candidates) + 1:
-        return notes
-    kept = [0]
-    for j in candidates:
-        if np.linalg.matrix_rank(design[:, [*kept, j]]) > len(kept):
-            kept.append(j)
-            continue
-        coef = np.linalg.lstsq(design[:, kept], design[:, j], rcond=None)[0]
-        big = np.abs(coef) > 1e-8 * max(float(np.abs(coef).max()), 1.0)
-        partners = [("const" if k == 0 else names[k - 1]) for k, b in zip(kept, big) if b]
-        notes[j] = "not identified: a linear combination of " + ", ".join(partners) + " in the training rows (aliased)"
-    return notes
 
 
 def multinomial_separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
@@ -335,7 +300,7 @@ def mnlogit_inference(
     labels = [str(c) for c in (range(K) if classes is None else classes)]
     if len(labels) != K:
         raise ValueError(f"{len(labels)} class labels for {K} classes")
-    coding = _reference_coding(names, feature_groups)
+    coding = reference_coding(names, feature_groups)
     scaler = StandardScaler().fit(X)
     mean, sd = scaler.mean_, scaler.scale_
     terms = [t for t in names if t not in coding or coding[t]["reference_level"] != t]
