@@ -307,7 +307,7 @@ def sample_size_checks(dataset):
                 if from_grid
                 else f"rashomon.sample.families.{task}.{family}"
             )
-            rows[key] = largest
+            rows[f"n_neighbors = {largest} of {key}"] = largest
     if rows:
         out["min_fit_rows"] = rows
     return out

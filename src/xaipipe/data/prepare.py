@@ -136,7 +136,8 @@ def prepare_table(
         anything is removed), ``rows_dropped`` (rows removed: any missing feature or
         target value under ``drop_rows``, a missing target under ``impute``),
         ``rows_imputed`` (rows left with a missing feature value) and ``imputed``
-        (feature column -> missing entries left, each filled inside every fit).
+        (variable -> rows where it is missing, filled inside every fit; a categorical
+        counts once for its one-hot group).
     correlation_input : DataFrame
         Numeric columns before ``drop`` (target included), for
         :func:`correlation_matrix` (after the rows of ``drop_rows`` are removed;
@@ -283,7 +284,10 @@ def prepare_table(
     if missing_info is not None:  # only with a policy other than `error` (the thesis datasets' files unchanged)
         left = prepared[features].isna()
         missing_info["rows_imputed"] = int(left.any(axis=1).sum())
-        missing_info["imputed"] = {c: int(n) for c, n in left.sum().items() if n}
+        member = {c: g for g, cols in groups.items() for c in cols}
+        variables = dict.fromkeys(member.get(c, c) for c in features)  # a one-hot group counts once
+        counts = {v: int(left[groups[v]].any(axis=1).sum()) if v in groups else int(left[v].sum()) for v in variables}
+        missing_info["imputed"] = {v: n for v, n in counts.items() if n}
         info["missing"] = missing_info
     return prepared, info, correlation_input
 

@@ -103,10 +103,10 @@ def make_checked_split(
         classes, counts = np.unique(y, return_counts=True)
         names = _class_names(classes, positive_class)
         for c, n_c in zip(classes, counts):
-            if n_c < 2:
+            if n_c < n_folds + 1:  # 1 test row and 1 row in each of the folds at the very least
                 raise ValueError(
-                    f"dataset {dataset!r}: class {names[c]} of the target {target!r} has {int(n_c)} row(s); a "
-                    f"class needs rows in the training and the test split: add rows of the class or remove them"
+                    f"dataset {dataset!r}: class {names[c]} of the target {target!r} has {int(n_c)} row(s); "
+                    + _class_need(n_folds, test_size, fix)
                 )
     try:
         split = make_split(y, task, test_size=test_size, n_folds=n_folds, random_state=random_state)
@@ -116,10 +116,21 @@ def make_checked_split(
     return split
 
 
+def _class_need(n_folds: int, test_size: float, fix: str) -> str:
+    need = int(np.ceil(max(n_folds, 3) / (1 - test_size))) + 1
+    return (
+        "every class needs at least 1 test row, 1 row in every CV fold and 2 in every fold's training rows "
+        f"(about {need} rows of the class): {fix}"
+    )
+
+
 def _class_names(classes, positive_class) -> dict:
     """Class code -> name for messages (``1 (positive_class 'M')``)."""
-    if positive_class is None or set(map(int, classes)) - {0, 1}:
-        return {c: f"{c!r}" for c in classes}
+    def name(c):
+        return str(int(c)) if isinstance(c, (int, np.integer)) else repr(c.item() if hasattr(c, "item") else c)
+
+    if positive_class is None or {name(c) for c in classes} - {"0", "1"}:
+        return {c: name(c) for c in classes}
     return {c: (f"1 (positive_class {positive_class!r})" if c == 1 else f"0 (not {positive_class!r})") for c in classes}
 
 
@@ -153,7 +164,7 @@ def check_sample_size(
     * ``learner`` (``{"n_refits", "fraction", "random_state"}``, when learner-PD/PFI runs):
       every refit keeps at least 2 rows out and, for classification, has every class at
       least twice;
-    * ``min_fit_rows`` (``{config key: rows}``, e.g. the largest kNN ``n_neighbors``):
+    * ``min_fit_rows`` (``{what: rows}``, e.g. ``{"n_neighbors = 31 of grids.classification.knn": 31}``):
       every CV training fold has at least that many rows.
 
     Parameters
@@ -197,19 +208,17 @@ def check_sample_size(
             valid = [int(np.sum(y_tr[v] == c)) for _, v in folds]
             fit = [int(np.sum(y_tr[t] == c)) for t, _ in folds]
             if n_test < 1 or min(valid) < 1 or min(fit) < 2:
-                need = int(np.ceil(max(k, 3) / (1 - split["test_size"]))) + 1
                 raise ValueError(
                     f"dataset {dataset!r}: class {names[c]} of the target {target!r} has {n_c} rows: the stratified "
                     f"split puts {n_test} in the test split and {int(np.sum(y_tr == c))} in the training split "
-                    f"({min(valid)} in the smallest of the {k} CV folds); every class needs at least 1 test row, 1 row "
-                    f"in every CV fold and 2 in every fold's training rows (about {need} rows of the class): {fix}"
+                    f"({min(valid)} in the smallest of the {k} CV folds); " + _class_need(k, split["test_size"], fix)
                 )
     for key, rows in (min_fit_rows or {}).items():
         smallest = min(len(t) for t, _ in folds)
         if smallest < rows:
             raise ValueError(
-                f"dataset {dataset!r}: {key} needs at least {rows} training rows but a CV fold trains on {smallest}; "
-                f"lower {key}, leave the family out with datasets.{dataset}.families, or add rows"
+                f"dataset {dataset!r}: {key} needs at least {rows} training rows per fit, but a CV fold trains on "
+                f"{smallest}: lower it, leave the family out with datasets.{dataset}.families, or add rows"
             )
     n_train = len(train)
     y_train = y[train]
