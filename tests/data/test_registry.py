@@ -92,9 +92,15 @@ def test_registry_file_is_valid_against_the_schema_with_jsonschema():
         ({"source": {"kind": "file", "url": "https://example.org/a.csv"}}, r"source\.url needs source\.sha256"),
         ({"source": {"kind": "file", "path": "a.csv", "sha256": "abc"}}, r"datasets\.my_data\.source\.sha256"),
         ({"source": {"kind": "file"}}, r"datasets\.my_data\.source"),
-        ({"source": {"kind": "file", "path": "a.csv", "sep": ";"}}, r"^dataset 'my_data': datasets\.my_data\.source: unknown key 'sep'$"),
+        (
+            {"source": {"kind": "file", "path": "a.csv", "sep": ";"}},
+            r"^dataset 'my_data': datasets\.my_data\.source: unknown key 'sep'$",
+        ),
         ({"source": {"kind": "openml"}}, r"datasets\.my_data\.source"),
-        ({"source": {"kind": "uci", "uci_id": 1, "parser": "wdbc"}}, r"datasets\.my_data\.source: 'files' is needed with 'parser'"),
+        (
+            {"source": {"kind": "uci", "uci_id": 1, "parser": "wdbc"}},
+            r"datasets\.my_data\.source: 'files' is needed with 'parser'",
+        ),
         ({"columns": {"features": ["a", "b"], "other": ["b"]}}, r"column 'b' is in .*other and .*features"),
         ({"columns": {"features": ["a", "y"]}}, r"target 'y' is also in datasets\.my_data\.columns\.features"),
         ({"categorical": ["y"]}, r"categorical lists the target 'y'"),

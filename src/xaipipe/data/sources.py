@@ -653,7 +653,6 @@ def read_file_source(
             if suffix in _COMPRESSION:
                 options.setdefault("compression", _COMPRESSION[suffix])
             frame = pd.read_csv(io.BytesIO(data), **options)
-            _check_csv_header(entry, data, options, name)
         else:
             frame = pd.read_parquet(io.BytesIO(data), **options)
     except (ValueError, TypeError, ImportError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
@@ -661,6 +660,8 @@ def read_file_source(
             f"dataset {entry.dataset!r}: cannot read {name} as {fmt} "
             f"(read_options {options}): {type(exc).__name__}: {exc}"
         ) from exc
+    if fmt == "csv":
+        _check_csv_header(entry, data, options, name)
     frame.columns = [str(c) for c in frame.columns]
     record = {"path": name, "sha256": sha256_bytes(data), "bytes": len(data)}
     info = {"origin": origin, "format": fmt, **info}

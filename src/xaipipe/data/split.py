@@ -126,6 +126,7 @@ def _class_need(n_folds: int, test_size: float, fix: str) -> str:
 
 def _class_names(classes, positive_class) -> dict:
     """Class code -> name for messages (``1 (positive_class 'M')``)."""
+
     def name(c):
         return str(int(c)) if isinstance(c, (int, np.integer)) else repr(c.item() if hasattr(c, "item") else c)
 
