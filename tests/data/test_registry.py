@@ -92,9 +92,15 @@ def test_registry_file_is_valid_against_the_schema_with_jsonschema():
         ({"source": {"kind": "file", "url": "https://example.org/a.csv"}}, r"source\.url needs source\.sha256"),
         ({"source": {"kind": "file", "path": "a.csv", "sha256": "abc"}}, r"datasets\.my_data\.source\.sha256"),
         ({"source": {"kind": "file"}}, r"datasets\.my_data\.source"),
-        ({"source": {"kind": "file", "path": "a.csv", "sep": ";"}}, r"'sep' was unexpected"),
+        (
+            {"source": {"kind": "file", "path": "a.csv", "sep": ";"}},
+            r"^dataset 'my_data': datasets\.my_data\.source: unknown key 'sep'$",
+        ),
         ({"source": {"kind": "openml"}}, r"datasets\.my_data\.source"),
-        ({"source": {"kind": "uci", "uci_id": 1, "parser": "wdbc"}}, r"'files' is a dependency of 'parser'"),
+        (
+            {"source": {"kind": "uci", "uci_id": 1, "parser": "wdbc"}},
+            r"datasets\.my_data\.source: 'files' is needed with 'parser'",
+        ),
         ({"columns": {"features": ["a", "b"], "other": ["b"]}}, r"column 'b' is in .*other and .*features"),
         ({"columns": {"features": ["a", "y"]}}, r"target 'y' is also in datasets\.my_data\.columns\.features"),
         ({"categorical": ["y"]}, r"categorical lists the target 'y'"),
@@ -107,7 +113,8 @@ def test_registry_file_is_valid_against_the_schema_with_jsonschema():
             },
             r"variants\.default 'z' is not one of",
         ),
-        ({"colour": "red"}, r"'colour' was unexpected"),
+        ({"colour": "red"}, r"datasets\.my_data: unknown key 'colour' \(did you mean 'columns'\?\)$"),
+        ({"targte": "y"}, r"datasets\.my_data: unknown key 'targte' \(did you mean 'target'\?\)$"),
     ],
 )
 def test_invalid_entries_name_the_dataset_and_key(keys, pattern):
@@ -176,7 +183,7 @@ def test_merged_entry_is_checked_against_the_schema():
 def test_unknown_dataset_without_source_is_refused():
     with pytest.raises(RegistryError, match=r"datasets\.iris: unknown dataset 'iris'.*declares no source"):
         load_registry(REGISTRY_FILE, {"iris": {}})
-    with pytest.raises(RegistryError, match=r"datasets\.airfoil: unknown key\(s\) \['colour'\]"):
+    with pytest.raises(RegistryError, match=r"^datasets\.airfoil: unknown key 'colour' \(did you mean 'columns'\?\)$"):
         load_registry(REGISTRY_FILE, {"airfoil": {"colour": 1}})
 
 

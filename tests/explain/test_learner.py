@@ -409,3 +409,37 @@ def test_learner_tables_wrap_learner_pd_pfi():
     Xh = X[hold]  # PD on the refit's held-out rows
     brute = [model.predict(np.column_stack([Xh[:, 0], np.full(len(hold), g), Xh[:, 2:]])).mean() for g in grid]
     np.testing.assert_allclose(first.sort_values("grid_index")["value"], brute, rtol=1e-12)
+
+
+def test_missing_values_are_imputed_from_each_refit_training_rows():
+    """Each refit's fit, PD and PFI see its evaluation rows filled with the medians of its own
+    training rows (oracle: a scikit-learn Pipeline(SimpleImputer(median), model) fitted on them)."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+
+    from xaipipe.data.impute import MissingValueImputer
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (80, 3))
+    y = X[:, 0] - X[:, 1] + rng.normal(0, 0.1, 80)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    grid = np.array([-0.5, 0.5])
+    kw = dict(n_refits=3, fraction=0.6, grids={"x0": grid}, pd_features=["x0"], random_state=4)
+    pd_r, pfi_r = learner_refits(
+        LinearRegression(), X, y, pfi_estimator="e_switch", imputer=MissingValueImputer(), **kw
+    )
+    for k, (train, hold) in enumerate(subsample_splits(80, 3, 0.6, random_state=4)):
+        pipe = Pipeline([("impute", SimpleImputer(strategy="median")), ("model", LinearRegression())])
+        pipe.fit(X[train], y[train])
+        Xh = pipe[0].transform(X[hold])
+        e_orig = np.mean((y[hold] - pipe[1].predict(Xh)) ** 2)
+        assert pfi_r[(pfi_r.refit == k) & (pfi_r.feature == "x0")]["e_orig"].iloc[0] == pytest.approx(e_orig, rel=1e-12)
+        e_sw = _e_switch(pipe[1], Xh, y[hold], 1)  # MR of the imputed features
+        row = pfi_r[(pfi_r.refit == k) & (pfi_r.feature == "x1")].iloc[0]
+        assert row.e_switch == pytest.approx(e_sw, rel=1e-10)
+        Z = Xh.copy()
+        Z[:, 0] = grid[1]
+        got = pd_r[(pd_r.refit == k) & (pd_r.grid_index == 1)]["value"].iloc[0]
+        assert got == pytest.approx(pipe[1].predict(Z).mean(), rel=1e-12)
+    with pytest.raises(ValueError, match="NaN"):
+        learner_refits(LinearRegression(), X, y, **kw)

@@ -309,3 +309,55 @@ def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
         )
     with pytest.raises(ValueError, match="another family|hold rows of"):
         combine_cv_shards(parts, family="random_forest", grid={"n_estimators": [3]})
+
+
+@pytest.mark.parametrize(
+    "family,grid",
+    [
+        ("gradient_boosting", {"n_estimators": [5, 10], "learning_rate": [0.1]}),
+        ("random_forest", {"n_estimators": [3, 6]}),
+        ("xgboost", {"n_estimators": [4, 8], "learning_rate": [0.3], "max_depth": [2]}),
+        ("decision_tree", {"max_depth": [2, 4], "min_samples_leaf": [1]}),
+        ("linear_regression", {}),
+    ],
+)
+def test_missing_values_are_imputed_inside_every_fold(family, grid):
+    """No leakage: the CV with an imputer equals GridSearchCV of Pipeline(SimpleImputer(median), model),
+    which fits the imputer on each fold's training rows only; imputing all rows first gives other numbers."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+
+    from xaipipe.data.impute import MissingValueImputer
+
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:240].copy(), y[:240]
+    rng = np.random.default_rng(1)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    folds = _folds(X, y, False)
+    table = cross_validate_grid(
+        family, "regression", grid, X, y, folds, random_state=5, n_jobs=1, imputer=MissingValueImputer()
+    )
+    assert (table["status"] == "ok").all()
+    pipe = Pipeline(
+        [
+            ("impute", SimpleImputer(strategy="median")),
+            ("model", make_estimator(family, "regression", {}, random_state=5)),
+        ]
+    )
+    gs = GridSearchCV(
+        pipe,
+        [{f"model__{k}": list(v) for k, v in grid.items()}],
+        cv=folds,
+        scoring="neg_root_mean_squared_error",
+        refit=False,
+    ).fit(X, y)
+    for i, params in enumerate(gs.cv_results_["params"]):
+        mine = table[table["config_id"] == table["config_id"].unique()[i]].sort_values("fold")
+        assert expand_grid(grid)[i] == {k.removeprefix("model__"): v for k, v in params.items()}
+        for f in range(3):
+            assert mine["rmse"].iloc[f] == pytest.approx(-gs.cv_results_[f"split{f}_test_score"][i], rel=1e-12)
+    # leaking the other folds' values into the fill values changes the numbers
+    leaked = cross_validate_grid(
+        family, "regression", grid, SimpleImputer(strategy="median").fit_transform(X), y, folds, random_state=5
+    )
+    assert not np.allclose(leaked["rmse"], table["rmse"])

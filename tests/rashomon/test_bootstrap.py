@@ -479,3 +479,41 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
         combine_bootstrap_shards(shards + shards[:1], n_bootstrap=B, dataset="toy")
     with pytest.raises(ValueError, match="non-empty subset"):
         bootstrap_shard(X, y, resamples=[B], **kw)
+
+
+def test_missing_values_are_imputed_from_each_resample_in_bag_rows():
+    """Each resample's fits and its out-of-bag rows use fill values of its in-bag rows only:
+    the out-of-bag losses and the MR's e_orig equal a scikit-learn Pipeline(SimpleImputer(median), model)
+    fitted on the in-bag rows (the oracle), for a prefix group and a linear model."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+
+    from xaipipe.data.impute import MissingValueImputer
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + rng.normal(scale=0.3, size=90)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    grids = {"linear_regression": {}, "gradient_boosting": {"n_estimators": [3, 6], "max_depth": [2]}}
+    out = bootstrap_rashomon(
+        X, y, task="regression", grids=grids, epsilon=10.0, n_bootstrap=3, random_state=2, imputer=MissingValueImputer()
+    )
+    assert (out.models["status"] == "ok").all()
+    for b, (boot, oob) in enumerate(bootstrap_indices(90, 3, 2)):
+        for family, params in [("linear_regression", {}), ("gradient_boosting", {"n_estimators": 3, "max_depth": 2})]:
+            pipe = Pipeline(
+                [
+                    ("impute", SimpleImputer(strategy="median")),
+                    ("model", make_estimator(family, "regression", params, random_state=2)),
+                ]
+            ).fit(X[boot], y[boot])
+            pred = pipe.predict(X[oob])
+            models, rel = out.models[out.models["family"] == family], out.reliance[out.reliance["family"] == family]
+            row = models[(models["bootstrap"] == b) & (models["config_id"] == config_id(params))]
+            assert row["loss"].iloc[0] == pytest.approx(np.sqrt(mean_squared_error(y[oob], pred)), rel=1e-12)
+            mr = rel[(rel["bootstrap"] == b) & (rel["config_id"] == config_id(params))]
+            if len(mr):  # members only
+                assert mr["e_orig"].iloc[0] == pytest.approx(mean_squared_error(y[oob], pred), rel=1e-12)
+    assert len(out.reliance)
+    with pytest.raises(ValueError, match="NaN"):
+        bootstrap_rashomon(X, y, task="regression", grids=grids, epsilon=1.0, n_bootstrap=1)

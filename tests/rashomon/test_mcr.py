@@ -455,3 +455,22 @@ def test_without_the_linear_exact_scope_its_table_has_columns_and_no_rows(toy, t
     back = pd.read_csv(tmp_path / "linear_exact.csv")
     assert list(back.columns) == list(LINEAR_EXACT_COLUMNS) and back.empty
     assert set(out["mcr"]["scope"]) == {"cross_family", *GRIDS}
+
+
+def test_linear_exact_is_left_out_when_the_test_rows_are_fitted_exactly():
+    """n_test <= p + 1 (generic rows): OLS interpolates the test rows, e_orig = 0 and MR is undefined;
+    the scope is skipped (no failed job). Collinear columns (a one-hot group) lower the rank."""
+    from xaipipe.rashomon.linear import linear_mcr
+    from xaipipe.rashomon.mcr import _fitted_exactly
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(4, 3)), rng.normal(size=4)
+    assert _fitted_exactly(X, "d")
+    with pytest.raises(ValueError, match="fitted exactly"):  # what the scope would have raised
+        linear_mcr(X, y, reference_coef=np.zeros(3), reference_intercept=0.0, epsilon=0.1)
+    assert not _fitted_exactly(rng.normal(size=(5, 3)), "d")
+    groups = np.eye(3)[rng.choice(3, 4)]  # 4 rows, 2 numeric + a 3-level group: rank 3 of the centred design
+    X2 = np.column_stack([rng.normal(size=(4, 2)), groups])
+    assert _fitted_exactly(X2, "d") == (np.linalg.matrix_rank(X2 - X2.mean(axis=0)) >= 3)
+    a = rng.normal(size=(4, 1))
+    assert not _fitted_exactly(np.column_stack([a, 2 * a, 3 * a]), "d")  # 4 rows, rank 1: not interpolated

@@ -6,7 +6,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import yaml
-from snakemake.utils import validate
 
 from xaipipe.data.registry import (
     check_ols_inference,
@@ -14,7 +13,7 @@ from xaipipe.data.registry import (
     load_registry,
     preparation_options,
 )
-from xaipipe.models.cv import n_fit_units
+from xaipipe.models.cv import fit_configurations, n_fit_units
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
@@ -26,8 +25,17 @@ from xaipipe.report.thesis import (
     table_sources,
     thesis_pd_features,
 )
+from xaipipe.schema import validate_config
 
-validate(config, "../schemas/config.schema.yaml")
+# The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
+# problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
+# report only with --verbose.
+if not workflow.modifier.skip_validation:
+    validate_config(
+        config,
+        Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
+        verbose=bool(getattr(workflow.output_settings, "verbose", False)),
+    )
 register_config_families(config.get("families"))
 
 import xaipipe  # noqa: E402
@@ -258,6 +266,53 @@ def refit_job_families(dataset):
 
 def bootstrap_families(dataset):
     return [f for f in RASHOMON["bootstrap"]["families"] if f in families_of(dataset)]
+
+
+def sample_size_checks(dataset):
+    """What the split rule checks beyond the folds and the test split (xaipipe.data.split.check_sample_size):
+    the Rashomon bootstrap's resamples and the learner refits (when they run on the dataset), and the
+    largest n_neighbors of a family's configurations (kNN: each CV fold must train on that many rows).
+    """
+    out = {}
+    boot = RASHOMON["bootstrap"]
+    if boot["enabled"] and bootstrap_families(dataset):
+        out["bootstrap"] = {
+            "n_bootstrap": boot["n_bootstrap"],
+            "random_state": config["seed"],
+        }
+    learner = config["explain"]["learner"]
+    if any(f in learner["families"] for f in families_of(dataset)):
+        out["learner"] = {
+            "n_refits": learner["n_refits"],
+            "fraction": learner["fraction"],
+            "random_state": config["seed"],
+        }
+    rows = {}
+    task = task_of(dataset)
+    for family in dict.fromkeys(families_of(dataset) + sampled_families(dataset)):
+        p = cv_params(SimpleNamespace(dataset=dataset, family=family))
+        configs = fit_configurations(
+            family, p["grid"], sample=p["sample"], random_state=p["seed"]
+        )
+        n_grid = (
+            len(fit_configurations(family, p["grid"])) if p["grid"] is not None else 0
+        )
+        default = p["options"].get("n_neighbors")
+        values = [
+            (c.get("n_neighbors", default), i < n_grid) for i, c in enumerate(configs)
+        ]
+        values = [(int(v), from_grid) for v, from_grid in values if v is not None]
+        if values:
+            largest, from_grid = max(values)
+            key = (
+                f"grids.{task}.{family}.n_neighbors"
+                if from_grid
+                else f"rashomon.sample.families.{task}.{family}"
+            )
+            rows[f"n_neighbors = {largest} of {key}"] = largest
+    if rows:
+        out["min_fit_rows"] = rows
+    return out
 
 
 def rashomon_params_of(dataset):

@@ -45,7 +45,9 @@ rule prepare:
 
 
 rule split:
-    """80/20 train/test split (stratified for classification) and K CV folds, as row indices."""
+    """80/20 train/test split (stratified for classification) and K CV folds, as row indices; refuses
+    data too small for the folds, the test split, the bootstrap or the learner refits (before any fit).
+    """
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
@@ -61,6 +63,7 @@ rule split:
         seed=config["seed"],
         test_size=config["split"]["test_size"],
         cv_folds=config["split"]["cv_folds"],
+        checks=lambda w: sample_size_checks(w.dataset),
     script:
         "../scripts/split.py"
 

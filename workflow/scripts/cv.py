@@ -16,7 +16,7 @@ def main(smk):
         smk.wildcards.family,
         p["task"],
         p["grid"],
-        data.X_train,
+        data.X_train_raw,  # missing values stay: each fold imputes from its own training rows
         data.y_train,
         data.folds,
         selection=p["selection"],
@@ -26,6 +26,7 @@ def main(smk):
         dataset=data.dataset,
         n_jobs=smk.threads,
         beta=p.get("beta", 1.0),
+        imputer=data.imputer,
         shards=[joblib.load(path) for path in smk.input.shards] or None,
     )
     if best["failed_configs"]:

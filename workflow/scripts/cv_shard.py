@@ -14,7 +14,7 @@ def main(smk):
         smk.wildcards.family,
         p["task"],
         p["grid"],
-        data.X_train,
+        data.X_train_raw,  # missing values stay: each fold imputes from its own training rows
         data.y_train,
         data.folds,
         random_state=p["seed"],
@@ -22,6 +22,7 @@ def main(smk):
         sample=p["sample"],
         n_jobs=smk.threads,
         beta=p.get("beta", 1.0),
+        imputer=data.imputer,
         shard=(int(smk.wildcards.shard), smk.params.n_shards),
     )
     # pickled, not CSV: the cv job rebuilds the whole table with the dtypes of the unsplit one

@@ -24,7 +24,7 @@ def main(smk):
         smk.wildcards.family,
         p["task"],
         read_json(smk.input.best)["params"],
-        data.X_train,
+        data.X_train_raw,  # missing values stay: each refit imputes from its own training rows
         data.y_train,
         dataset=data.dataset,
         pd_features=top,
@@ -43,6 +43,7 @@ def main(smk):
         n_jobs=smk.threads,
         classes=data.classes,  # multiclass: stratified refits, the PD of explain.figure_class
         pd_class=smk.params.get("figure_class"),
+        imputer=data.imputer,
     )
     for name, frame in tables.items():
         write_csv(smk.output[name], frame)

@@ -12,7 +12,8 @@ from xaipipe.runner import run
 def main(smk):
     sidecars = [read_json(p) for p in smk.input.sidecars]
     splits = {Path(p).parent.name: read_json(p) for p in smk.input.splits}
-    repo = Path(smk.scriptdir).parents[1]
+    # scriptdir may hold ".." (workflow/rules/../scripts): resolve it before going up to the checkout
+    repo = Path(smk.scriptdir).resolve().parents[1]
     run_info = snakemake_run_info(".")
     run_info["finished_at"] = pd.Timestamp.now().isoformat(timespec="seconds")
     write_json(

@@ -12,7 +12,7 @@ def main(smk):
     p, b = smk.params.rashomon, smk.params.bootstrap
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     shard = bootstrap_shard(
-        data.X_train,
+        data.X_train_raw,  # missing values stay: each resample imputes from its own in-bag rows
         data.y_train,
         task=p["task"],
         grids=smk.params.grids,
@@ -22,7 +22,7 @@ def main(smk):
         n_bootstrap=b["n_bootstrap"],
         resamples=range(int(smk.wildcards.shard), b["n_bootstrap"], smk.params.n_shards),
         mr_data=b["mr_data"],
-        X_test=data.X_test,
+        X_test=data.X_test_raw,
         y_test=data.y_test,
         feature_names=data.features,
         feature_groups=data.feature_groups,
@@ -33,6 +33,7 @@ def main(smk):
         options=p["options"],
         random_state=p["seed"],
         n_jobs=smk.threads,
+        imputer=data.imputer,
     )
     write_joblib(smk.output.shard, shard)
 

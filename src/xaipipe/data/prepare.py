@@ -34,11 +34,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .registry import MISSING_POLICIES
+
 __all__ = ["PreparedData", "prepare_table", "correlation_matrix", "check_features", "load_prepared"]
 
 
-def check_features(frame: pd.DataFrame, dataset: str, columns: list[str]) -> None:
-    """Reject columns that are all-NaN, contain NaN, or are constant.
+def check_features(frame: pd.DataFrame, dataset: str, columns: list[str], *, allow_missing: bool = False) -> None:
+    """Reject columns that are all-NaN, contain NaN (unless ``allow_missing``), or are constant.
+
+    Parameters
+    ----------
+    allow_missing : bool, default False
+        Some missing values are allowed (``missing: impute``); a column is then
+        constant when its observed values are.
 
     Raises
     ------
@@ -50,14 +58,15 @@ def check_features(frame: pd.DataFrame, dataset: str, columns: list[str]) -> Non
         raise ValueError(
             f"dataset {dataset!r}: column(s) {all_nan} are entirely NaN; drop them in config datasets.{dataset}.drop"
         )
-    some_nan = [c for c in columns if frame[c].isna().any()]
+    some_nan = [] if allow_missing else [c for c in columns if frame[c].isna().any()]
     if some_nan:
         counts = {c: int(frame[c].isna().sum()) for c in some_nan}
         raise ValueError(
-            f"dataset {dataset!r}: column(s) {some_nan} contain missing values ({counts} rows); impute or "
-            f"remove them before, or drop the column(s) in config datasets.{dataset}.drop"
+            f"dataset {dataset!r}: column(s) {some_nan} contain missing values ({counts} rows); set "
+            f"datasets.{dataset}.missing to drop_rows or impute (config/README.md), or drop the column(s) in "
+            f"datasets.{dataset}.drop"
         )
-    constant = [c for c in columns if frame[c].nunique(dropna=False) <= 1]
+    constant = [c for c in columns if frame[c].nunique(dropna=allow_missing) <= 1]
     if constant:
         raise ValueError(
             f"dataset {dataset!r}: column(s) {constant} are constant and carry no information; "
@@ -77,7 +86,8 @@ def _encode_target(frame: pd.DataFrame, dataset: str, target: str, positive: Any
     """
     if frame[target].isna().any():
         raise ValueError(
-            f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values"
+            f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values; "
+            f"set datasets.{dataset}.missing to drop_rows or impute to remove those rows"
         )
     levels = sorted(frame[target].astype(str).unique())
     if len(levels) < 2:
@@ -143,7 +153,8 @@ def prepare_table(
     options : mapping
         Keys ``drop``, ``one_hot`` (overrides the sidecar's categorical
         columns), ``variant``, ``positive_class`` (overrides the sidecar's),
-        ``class_order`` (multiclass); all optional
+        ``class_order`` (multiclass), ``missing`` (``error``, the default,
+        ``drop_rows`` or ``impute``); all optional
         (:func:`xaipipe.data.registry.preparation_options`).
 
     Returns
@@ -152,31 +163,56 @@ def prepare_table(
         Columns ``row_id`` (row of the canonical table), the features (float64)
         and the target (float64 for regression, int 0/1 for binary and
         ``0 .. K-1`` for multiclass classification).
+        With ``missing: impute`` the features keep their missing values (NaN; every
+        column of a one-hot group is NaN where the categorical value is missing): the
+        fits impute them (:mod:`xaipipe.data.impute`).
     info : dict
         ``dataset``, ``task``, ``target``, ``features``, ``feature_groups``
         (group name -> member columns, one-hot groups only), ``dropped``,
         ``one_hot``, ``variant``, ``positive_class``, ``n_rows``, ``class_counts``
         (by code); multiclass targets also ``n_classes``, ``classes`` (labels in
-        code order) and ``class_coding`` (label -> code).
+        code order) and ``class_coding`` (label -> code);
+        with a ``missing`` policy other than ``error`` also ``missing``: ``policy``,
+        ``missing_values`` (column -> missing entries, features and target, before
+        anything is removed), ``rows_dropped`` (rows removed: any missing feature or
+        target value under ``drop_rows``, a missing target under ``impute``),
+        ``rows_imputed`` (rows left with a missing feature value) and ``imputed``
+        (variable -> rows where it is missing, filled inside every fit; a categorical
+        counts once for its one-hot group).
     correlation_input : DataFrame
         Numeric columns before ``drop`` (target included), for
-        :func:`correlation_matrix`.
+        :func:`correlation_matrix` (after the rows of ``drop_rows`` are removed;
+        pairwise-complete with ``impute``).
 
     Raises
     ------
     ValueError
         Naming the dataset and the column or config key: unknown columns in
-        ``drop`` / ``one_hot``, an unknown ``variant`` or ``positive_class``, a
-        ``class_order`` that does not list every class once, ``positive_class``
-        on a multiclass target, a classification target with one class or
-        with missing values, a constant regression target, non-numeric features not declared
-        categorical, NaN or constant columns.
+        ``drop`` / ``one_hot``, an unknown ``variant``, ``positive_class`` or
+        ``missing`` policy, a ``class_order`` that does not list every class once,
+        ``positive_class`` on a multiclass target, a classification target with one
+        class or with missing values (policy ``error``), a constant regression
+        target, non-numeric features not declared categorical, NaN (policy
+        ``error``) or constant columns, a one-hot column whose name is taken
+        (``region`` level ``north`` next to a column ``region_north``), a feature
+        called ``row_id``, no row left.
     """
     options = dict(options or {})
     dataset = sidecar["dataset"]
     task = sidecar["task"]
     target = sidecar["target"]
     features = list(sidecar["feature_columns"])
+    policy = options.get("missing") or "error"
+    if policy not in MISSING_POLICIES:
+        raise ValueError(
+            f"datasets.{dataset}.missing must be one of {list(MISSING_POLICIES)}, got {policy!r}"
+            f"{_did_you_mean(policy, MISSING_POLICIES)}"
+        )
+    if "row_id" in features or target == "row_id":
+        raise ValueError(
+            f"dataset {dataset!r}: column 'row_id' is reserved for the prepared table's row numbers; rename it "
+            f"in the source, or list it in datasets.{dataset}.columns.id"
+        )
     frame = canonical.copy()
     frame.insert(0, "row_id", np.arange(len(frame), dtype=np.int64))
 
@@ -199,6 +235,13 @@ def prepare_table(
             f"datasets.{dataset}.variant is only defined for datasets whose registry entry declares variants"
         )
 
+    drop = list(options.get("drop") or [])
+    missing_info = None
+    if policy != "error":
+        frame, missing_info = _remove_missing_rows(
+            frame, dataset, target, [c for c in features if c not in drop], policy
+        )
+
     positive = options.get("positive_class", sidecar.get("positive_class"))
     class_counts = classes = None
     if task == "classification":
@@ -210,7 +253,8 @@ def prepare_table(
     else:
         if frame[target].isna().any():
             raise ValueError(
-                f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values"
+                f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values; "
+                f"set datasets.{dataset}.missing to drop_rows or impute to remove those rows"
             )
         if frame[target].nunique() <= 1:
             raise ValueError(f"dataset {dataset!r}: the regression target {target!r} is constant")
@@ -218,7 +262,6 @@ def prepare_table(
     numeric_before_drop = [c for c in features + [target] if pd.api.types.is_numeric_dtype(frame[c])]
     correlation_input = frame[numeric_before_drop].reset_index(drop=True)
 
-    drop = list(options.get("drop") or [])
     unknown = [c for c in drop if c not in features]
     if unknown:
         raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
@@ -231,13 +274,29 @@ def prepare_table(
             raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {features}")
     else:
         one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in features]
-    check_features(frame, dataset, one_hot)
+    allow_missing = policy == "impute"
+    check_features(frame, dataset, one_hot, allow_missing=allow_missing)
     groups: dict[str, list[str]] = {}
+    taken = {c: f"column {c!r}" for c in features}
+    taken[target] = f"the target {target!r}"
+    taken["row_id"] = "the prepared table's row numbers 'row_id'"
     for col in one_hot:
-        levels = sorted(frame[col].astype(str).unique())
+        values = frame[col].astype(str)
+        absent = frame[col].isna()
+        levels = sorted(values[~absent].unique()) if absent.any() else sorted(values.unique())
         members = [f"{col}_{lvl}" for lvl in levels]
         for lvl, name in zip(levels, members):
-            frame[name] = (frame[col].astype(str) == lvl).astype(float)
+            if name in taken:
+                raise ValueError(
+                    f"dataset {dataset!r}: the one-hot column {name!r} of categorical {col!r} (level {lvl!r}) "
+                    f"collides with {taken[name]}; rename that column or the level in the source, or drop one "
+                    f"of them with datasets.{dataset}.drop"
+                )
+            taken[name] = f"the one-hot column {name!r} of categorical {col!r}"
+            dummy = (values == lvl).astype(float)
+            if absent.any():
+                dummy[absent] = np.nan  # the level is unknown: every column of the group is missing
+            frame[name] = dummy
         pos = features.index(col)
         features = features[:pos] + members + features[pos + 1 :]
         groups[col] = members
@@ -248,7 +307,7 @@ def prepare_table(
             f"dataset {dataset!r}: non-numeric feature(s) {non_numeric}; declare them in "
             f"datasets.{dataset}.categorical (one-hot encoded) or list them in datasets.{dataset}.drop"
         )
-    check_features(frame, dataset, features)
+    check_features(frame, dataset, features, allow_missing=allow_missing)
     prepared = frame[["row_id"] + features + [target]].reset_index(drop=True)
     prepared[features] = prepared[features].astype(np.float64)
     if task == "regression":
@@ -270,7 +329,50 @@ def prepare_table(
         info["n_classes"] = len(classes)
         info["classes"] = classes
         info["class_coding"] = {label: k for k, label in enumerate(classes)}
+    if missing_info is not None:  # only with a policy other than `error` (the thesis datasets' files unchanged)
+        left = prepared[features].isna()
+        missing_info["rows_imputed"] = int(left.any(axis=1).sum())
+        member = {c: g for g, cols in groups.items() for c in cols}
+        variables = dict.fromkeys(member.get(c, c) for c in features)  # a one-hot group counts once
+        counts = {v: int(left[groups[v]].any(axis=1).sum()) if v in groups else int(left[v].sum()) for v in variables}
+        missing_info["imputed"] = {v: n for v, n in counts.items() if n}
+        info["missing"] = missing_info
     return prepared, info, correlation_input
+
+
+def _did_you_mean(word: str, choices) -> str:
+    from ..schema import did_you_mean
+
+    return did_you_mean(word, choices)
+
+
+def _remove_missing_rows(
+    frame: pd.DataFrame, dataset: str, target: str, features: list[str], policy: str
+) -> tuple[pd.DataFrame, dict]:
+    """Rows removed by a missing-value policy: any missing feature or target value (``drop_rows``)
+    or a missing target (``impute``; a row without a response cannot be fitted or scored).
+
+    Returns
+    -------
+    (frame, info)
+        The kept rows and ``{"policy", "missing_values", "rows_dropped"}``.
+
+    Raises
+    ------
+    ValueError
+        No row is left (the message names the columns with most missing values).
+    """
+    na = frame[features + [target]].isna()
+    counts = {c: int(n) for c, n in na.sum().items() if n}
+    remove = na.any(axis=1) if policy == "drop_rows" else na[target]
+    kept = frame[~remove.to_numpy()]
+    if len(kept) == 0:
+        worst = sorted(counts, key=counts.get, reverse=True)[:5]
+        raise ValueError(
+            f"dataset {dataset!r}: datasets.{dataset}.missing: {policy} leaves no row (missing values per "
+            f"column: {dict((c, counts[c]) for c in worst)}); drop the emptiest column(s) with datasets.{dataset}.drop"
+        )
+    return kept, {"policy": policy, "missing_values": counts, "rows_dropped": int(remove.sum())}
 
 
 def correlation_matrix(frame: pd.DataFrame) -> pd.DataFrame:
@@ -291,6 +393,10 @@ class PreparedData:
     Attributes
     ----------
     X_train, X_test : ndarray of shape (n, p), float64
+        Features. Without missing values: the prepared table's. With missing values
+        (``missing: impute``): imputed by :attr:`imputer` fitted on the training split
+        (:func:`load_prepared`), the features every explanation (MR, PD / ICE, SHAP,
+        LIME), every refit on the whole training split and the inference tables use.
     y_train, y_test : ndarray of shape (n,)
     folds : list of (train_idx, valid_idx)
         Positions into ``X_train`` of the K cross-validation folds.
@@ -304,6 +410,16 @@ class PreparedData:
     classes : list of str or None
         Labels of a multiclass target in code order (``y == k`` is ``classes[k]``);
         None for regression and binary classification.
+    X_train_raw, X_test_raw : ndarray of shape (n, p), float64
+        The features as prepared, NaN where a value is missing: what fits on parts of the
+        training split (CV folds, bootstrap resamples, learner refits) take, with
+        ``imputer`` fitted on their own training rows. The same arrays as ``X_train`` /
+        ``X_test`` when nothing is missing.
+    imputer : MissingValueImputer or None
+        The dataset's imputer, unfitted (clone it for each fit); None when nothing is
+        missing.
+    missing : dict or None
+        ``prepared.json``'s ``missing`` record (policy and counts), None under ``error``.
     """
 
     X_train: np.ndarray
@@ -324,10 +440,26 @@ class PreparedData:
     def multiclass(self) -> bool:
         """True for a classification target with more than two classes."""
         return self.classes is not None
+    X_train_raw: np.ndarray | None = None
+    X_test_raw: np.ndarray | None = None
+    imputer: Any = None
+    missing: dict | None = None
+
+    def __post_init__(self):
+        if self.X_train_raw is None:
+            self.X_train_raw = self.X_train
+        if self.X_test_raw is None:
+            self.X_test_raw = self.X_test
 
 
 def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
-    """Load ``prepared.csv`` + ``prepared.json`` + ``split.json`` into arrays."""
+    """Load ``prepared.csv`` + ``prepared.json`` + ``split.json`` into arrays.
+
+    When the features have missing values (``missing: impute``), ``X_train`` and
+    ``X_test`` are imputed by :class:`~xaipipe.data.impute.MissingValueImputer` fitted on
+    the training rows, ``X_train_raw`` / ``X_test_raw`` keep the NaN and ``imputer`` is
+    the unfitted imputer for fits on parts of the training split.
+    """
     from ..io import read_json
     from .split import folds_from_split
 
@@ -342,9 +474,25 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
     y = y.astype(np.int64) if info["task"] == "classification" else y.astype(np.float64)
     train = np.asarray(split["train"], dtype=np.int64)
     test = np.asarray(split["test"], dtype=np.int64)
+    X_train, X_test = X[train], X[test]
+    X_train_raw, X_test_raw, imputer = X_train, X_test, None
+    if np.isnan(X).any():
+        policy = (info.get("missing") or {}).get("policy", "error")
+        if policy != "impute":
+            raise ValueError(
+                f"{prepared_csv}: dataset {info['dataset']!r} has missing feature values but its missing-value "
+                f"policy is {policy!r}; rerun its prepare rule"
+            )
+        from sklearn.base import clone
+
+        from .impute import make_imputer
+
+        imputer = make_imputer(info["features"], info.get("feature_groups"))
+        fitted = clone(imputer).fit(X_train_raw)
+        X_train, X_test = fitted.transform(X_train_raw), fitted.transform(X_test_raw)
     return PreparedData(
-        X_train=X[train],
-        X_test=X[test],
+        X_train=X_train,
+        X_test=X_test,
         y_train=y[train],
         y_test=y[test],
         folds=folds_from_split(split),
@@ -356,4 +504,8 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
         train_rows=train,
         test_rows=test,
         classes=list(info["classes"]) if info.get("classes") else None,
+        X_train_raw=X_train_raw,
+        X_test_raw=X_test_raw,
+        imputer=imputer,
+        missing=info.get("missing"),
     )

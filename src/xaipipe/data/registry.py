@@ -18,7 +18,7 @@ against the parser registry, and returns one :class:`DatasetEntry` per dataset.
 
 Registry keys (see config/README.md): ``name``, ``task`` (``regression`` |
 ``classification``), ``target``, ``columns`` (``id`` / ``features`` /
-``other``), ``categorical``, ``drop``, ``positive_class``, ``variants``,
+``other``), ``categorical``, ``drop``, ``missing``, ``positive_class``, ``variants``,
 ``order_by``, ``doi``, ``citation``, ``source`` (``kind``: ``uci``, ``sklearn``,
 ``file``, ``openml``, ``simulated``). Options that only the configuration has: ``enabled``,
 ``families``, ``one_hot``, ``variant``, ``class_order``.
@@ -39,6 +39,7 @@ from .parsers import PARSERS
 
 __all__ = [
     "ENTRY_KEYS",
+    "MISSING_POLICIES",
     "OPTION_KEYS",
     "SOURCE_KINDS",
     "REGISTRY_SCHEMA",
@@ -59,6 +60,7 @@ ENTRY_KEYS = (
     "columns",
     "categorical",
     "drop",
+    "missing",
     "positive_class",
     "variants",
     "order_by",
@@ -68,6 +70,8 @@ ENTRY_KEYS = (
 )
 #: keys that only the configuration's ``datasets.<d>`` entries have
 OPTION_KEYS = ("enabled", "families", "one_hot", "variant", "class_order")
+#: missing-value policies (``missing:``; :func:`xaipipe.data.prepare.prepare_table`)
+MISSING_POLICIES = ("error", "drop_rows", "impute")
 #: source kinds
 SOURCE_KINDS = ("uci", "sklearn", "file", "openml", "simulated")
 #: default schema: <repo>/workflow/schemas/datasets.schema.yaml
@@ -105,6 +109,9 @@ class DatasetEntry:
         feature group each, so that model reliance permutes them together).
     drop : tuple of str
         Features removed in preparation (after the correlation matrix).
+    missing : {"error", "drop_rows", "impute"}
+        What preparation does with missing feature or target values (default ``error``;
+        :func:`xaipipe.data.prepare.prepare_table`).
     positive_class : str or None
         Classification: the target value coded 1.
     variants : dict or None
@@ -124,6 +131,7 @@ class DatasetEntry:
     other_columns: tuple = ()
     categorical: tuple = ()
     drop: tuple = ()
+    missing: str = "error"
     positive_class: Any = None
     variants: dict | None = None
     order_by: dict | None = None
@@ -163,6 +171,7 @@ class DatasetEntry:
             other_columns=tuple(columns.get("other") or ()),
             categorical=tuple(mapping.get("categorical") or ()),
             drop=tuple(mapping.get("drop") or ()),
+            missing=str(mapping.get("missing") or "error"),
             positive_class=mapping.get("positive_class"),
             variants=dict(mapping["variants"]) if mapping.get("variants") else None,
             order_by=dict(mapping["order_by"]) if mapping.get("order_by") else None,
@@ -172,8 +181,9 @@ class DatasetEntry:
         )
 
     def to_mapping(self, *, preparation: bool = True) -> dict:
-        """Registry form (JSON/YAML-ready). ``preparation=False`` leaves out ``drop``, which
-        changes the prepared table but not the canonical one (the ``canonical`` rule's params)."""
+        """Registry form (JSON/YAML-ready). ``preparation=False`` leaves out ``drop`` and ``missing``,
+        which change the prepared table but not the canonical one (the ``canonical`` rule's params);
+        ``missing`` appears only when it is not the default ``error``."""
         columns = {"id": list(self.id_columns), "other": list(self.other_columns)}
         if self.feature_columns is not None:
             columns["features"] = list(self.feature_columns)
@@ -192,6 +202,8 @@ class DatasetEntry:
         }
         if preparation:
             out["drop"] = list(self.drop)
+            if self.missing != "error":
+                out["missing"] = self.missing
         return {k: v for k, v in out.items() if v is not None}
 
 
@@ -210,26 +222,20 @@ def _read_yaml(path: Path) -> Any:
 _SCHEMAS: dict[str, Any] = {}
 
 
-def _validator(schema: str | os.PathLike | None):
-    from jsonschema import Draft202012Validator
+def _schema(schema: str | os.PathLike | None) -> dict:
+    from ..schema import load_schema
 
     path = Path(schema) if schema is not None else REGISTRY_SCHEMA
     key = str(path.resolve())
     if key not in _SCHEMAS:
         if not path.is_file():
             raise RegistryError(f"registry schema {path} does not exist")
-        doc = _read_yaml(path)
-        Draft202012Validator.check_schema(doc)
-        _SCHEMAS[key] = Draft202012Validator(doc)
+        _SCHEMAS[key] = load_schema(path)
     return _SCHEMAS[key]
 
 
 def _where(dataset: str, origin: str) -> str:
     return f"dataset {dataset!r} ({origin})" if origin else f"dataset {dataset!r}"
-
-
-def _path_text(path: Iterable) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
 def validate_entry(
@@ -295,11 +301,11 @@ def validate_entry(
                 f"{where}: datasets.{dataset}.source.url needs source.sha256 (the SHA-256 of the file, "
                 "so that a changed download is detected)"
             )
-    from jsonschema.exceptions import best_match
+    from ..schema import schema_problems
 
-    err = best_match(_validator(schema).iter_errors({dataset: dict(mapping)}))
-    if err is not None:
-        raise RegistryError(f"{where}: datasets{_path_text(err.absolute_path)}: {err.message}")
+    problems, _ = schema_problems({dataset: dict(mapping)}, _schema(schema), root="datasets")
+    if problems:
+        raise RegistryError("\n".join(f"{where}: {line}" for line in problems))
 
     entry = DatasetEntry.from_mapping(dataset, mapping, origin)
     roles = {"columns.id": entry.id_columns, "columns.other": entry.other_columns}
@@ -409,9 +415,12 @@ def load_registry(
         options = dict(options or {})
         unknown = [k for k in options if k not in ENTRY_KEYS and k not in OPTION_KEYS]
         if unknown:
+            from ..schema import did_you_mean
+
             raise RegistryError(
-                f"config key datasets.{dataset}: unknown key(s) {unknown}; registry keys: "
-                f"{list(ENTRY_KEYS)}, options: {list(OPTION_KEYS)}"
+                "\n".join(
+                    f"datasets.{dataset}: unknown key {k!r}{did_you_mean(k, ENTRY_KEYS + OPTION_KEYS)}" for k in unknown
+                )
             )
         inline = {k: v for k, v in options.items() if k in ENTRY_KEYS}
         if dataset in merged:
@@ -451,14 +460,17 @@ def load_registry(
 def preparation_options(entry: DatasetEntry, config_options: Mapping[str, Any] | None = None) -> dict:
     """Options of :func:`xaipipe.data.prepare.prepare_table` for one dataset.
 
-    ``drop`` (registry and configuration merged), and when the configuration
-    gives them ``one_hot``, ``variant`` and ``class_order`` (the coding of a
-    multiclass target). The other choices (categorical
+    ``drop`` (registry and configuration merged), ``missing`` when it is not the
+    default ``error`` (so that the thesis datasets' params, and their reruns, do not
+    change), and when the configuration gives them ``one_hot``, ``variant`` and
+    ``class_order`` (the coding of a multiclass target). The other choices (categorical
     columns, positive class, variant definitions) travel in the canonical
     sidecar. ``enabled`` and ``families`` change no data and are left out.
     """
     options = dict(config_options or {})
     out: dict[str, Any] = {"drop": list(entry.drop)}
+    if entry.missing != "error":
+        out["missing"] = entry.missing
     for key in ("one_hot", "variant", "class_order"):
         if options.get(key) is not None:
             out[key] = list(options[key]) if key in ("one_hot", "class_order") else options[key]

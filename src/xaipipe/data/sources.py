@@ -96,7 +96,12 @@ def _labels(series: pd.Series) -> pd.Series:
         values = series.to_numpy(dtype=float)
         finite = values[~np.isnan(values)]
         if np.all(finite == np.round(finite)):
-            series = series.map(lambda v: v if pd.isna(v) else int(v))
+            if np.isnan(values).any():  # Series.map would infer float64 again: 1.0, nan, 2.0
+                series = pd.Series(
+                    [v if np.isnan(v) else str(int(v)) for v in values], index=series.index, dtype=object
+                )
+            else:
+                series = series.map(lambda v: v if pd.isna(v) else int(v))
     return series.astype(str).str.strip()
 
 
@@ -132,12 +137,18 @@ def normalize_canonical(entry: DatasetEntry, frame: pd.DataFrame, where: str = "
     Raises
     ------
     ValueError
-        Naming the dataset and the column: the target or a declared column is
-        not in the table, a regression target is not numeric, an id column has
+        Naming the dataset and the column: repeated column names, the target or a
+        declared column is not in the table, a regression target is not numeric, an id column has
         missing or non-integer values, an ``order_by`` column has undeclared levels.
     """
     dataset = entry.dataset
     columns = [str(c) for c in frame.columns]
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise ValueError(
+            f"dataset {dataset!r}: {where} has duplicate column name(s) {repeated}; give every column its own "
+            "name in the source"
+        )
     if entry.target not in columns:
         raise ValueError(
             f"dataset {dataset!r}: the target {entry.target!r} (datasets.{dataset}.target) is not a column of "
@@ -478,6 +489,58 @@ def fetch_uci(
 _COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz", ".zst": "zstd"}
 
 
+#: read_csv options that do not change which text is the header row
+_HEADER_UNRELATED = (
+    "header",
+    "nrows",
+    "usecols",
+    "index_col",
+    "dtype",
+    "converters",
+    "names",
+    "na_values",
+    "keep_default_na",
+    "parse_dates",
+    "true_values",
+    "false_values",
+    "chunksize",
+    "iterator",
+)
+
+
+def _check_csv_header(entry: DatasetEntry, data: bytes, options: Mapping[str, Any], name: str) -> None:
+    """Reject a CSV whose header row repeats a column name.
+
+    ``pandas.read_csv`` renames the second ``value`` to ``value.1`` (pandas 3 has no switch
+    that turns this off), which would then be used as a feature of its own; the header row is
+    read again as plain text (same separator, encoding, skipped rows) and checked here.
+
+    Raises
+    ------
+    ValueError
+        Naming the dataset, the file, the repeated name(s), their column positions and the fix.
+    """
+    header = options.get("header", "infer")
+    if options.get("names") is not None or isinstance(header, (list, tuple)) or header is None:
+        return  # names given by the user (pandas rejects repeats itself), a multi-row or no header
+    row = 0 if header == "infer" else int(header)
+    plain = {k: v for k, v in options.items() if k not in _HEADER_UNRELATED}
+    raw = pd.read_csv(io.BytesIO(data), header=None, nrows=row + 1, dtype=str, keep_default_na=False, **plain)
+    names = [str(v).strip() for v in raw.iloc[row].tolist()]
+    seen: dict[str, list[int]] = {}
+    for position, col in enumerate(names, start=1):
+        seen.setdefault(col, []).append(position)
+    repeated = {col: pos for col, pos in seen.items() if len(pos) > 1}
+    if repeated:
+        where = ", ".join(f"{col!r} (columns {', '.join(map(str, pos))})" for col, pos in repeated.items())
+        raise ValueError(
+            f"dataset {entry.dataset!r}: {name} has duplicate column name(s) {where}; pandas would rename the "
+            f"repeats ({list(repeated)[0]!r}.1, ...) and use them as features: give every column its own name "
+            f"in the file (or pass names with datasets.{entry.dataset}.source.read_options: {{names: [...], "
+            "header: 0}})"
+        )
+
+
 def _file_format(entry: DatasetEntry, name: str) -> str:
     fmt = entry.source.get("format")
     if fmt:
@@ -597,6 +660,8 @@ def read_file_source(
             f"dataset {entry.dataset!r}: cannot read {name} as {fmt} "
             f"(read_options {options}): {type(exc).__name__}: {exc}"
         ) from exc
+    if fmt == "csv":
+        _check_csv_header(entry, data, options, name)
     frame.columns = [str(c) for c in frame.columns]
     record = {"path": name, "sha256": sha256_bytes(data), "bytes": len(data)}
     info = {"origin": origin, "format": fmt, **info}

@@ -133,7 +133,7 @@ DEFAULT_FRACTION = 0.632
 # ----------------------------------------------------------------------------- validation
 
 
-def _check_Xy(X, y, name: str = "X") -> tuple[np.ndarray, np.ndarray, list[str] | None]:
+def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray, list[str] | None]:
     names = None
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
         names = [str(c) for c in X.columns]
@@ -144,8 +144,10 @@ def _check_Xy(X, y, name: str = "X") -> tuple[np.ndarray, np.ndarray, list[str] 
         raise ValueError(f"{name} must be numeric") from None
     if Xa.ndim != 2 or Xa.shape[0] < 2 or Xa.shape[1] < 1:
         raise ValueError(f"{name} must be 2-D with at least 2 rows and 1 column, got shape {Xa.shape}")
-    if not np.isfinite(Xa).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
+    if not (np.isfinite(Xa).all() if not allow_nan else not np.isinf(Xa).any()):
+        raise ValueError(
+            f"{name} contains NaN or infinite values" if not allow_nan else f"{name} contains infinite values"
+        )
     ya = np.asarray(y)
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y for {name} must have shape ({Xa.shape[0]},), got {ya.shape}")
@@ -360,12 +362,15 @@ def _one_refit(
     n_repeats,
     max_rows,
     pd_class_index=1,
+    imputer=None,
 ):
+    from ..data.impute import impute_rows
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
     from .reliance import model_reliance
 
-    model = fit_estimator(_build(estimator, seed, reseed), X[train], y[train])
+    X_fit, X_ev = impute_rows(imputer, X[train], X_ev)  # fill values from the refit's own training rows
+    model = fit_estimator(_build(estimator, seed, reseed), X_fit, y[train])
     extra = {} if pd_class_index == 1 else {"class_index": pd_class_index}
     pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output, **extra) for s in specs]
     arrays = None
@@ -436,6 +441,7 @@ def learner_refits(
     max_rows_per_batch: int = 1 << 16,
     pd_class_index: int = 1,
     stratify: bool = False,
+    imputer=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI.
 
@@ -491,6 +497,12 @@ def learner_refits(
         Worker processes (joblib/loky) over refits; results do not depend on it.
     max_rows_per_batch : int
         Passed to :func:`~xaipipe.explain.reliance.model_reliance`.
+    imputer : xaipipe.data.impute.MissingValueImputer, optional
+        Missing values (NaN in ``X`` / ``X_eval``; ``missing: impute``): a clone is fitted
+        on each refit's training rows and fills them and the refit's evaluation rows
+        (:func:`xaipipe.data.impute.impute_rows`); the PD grids shared by all refits are
+        taken from ``X`` imputed by a clone fitted on all of ``X``. Default None: ``X``
+        must be finite.
 
     Returns
     -------
@@ -514,7 +526,7 @@ def learner_refits(
     from .reliance import ESTIMATORS, resolve_features
     from .reliance._base import resolve_loss
 
-    Xa, ya, names = _check_Xy(X, y)
+    Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape
     if feature_names is not None:
         names = [str(c) for c in feature_names]
@@ -533,14 +545,17 @@ def learner_refits(
     if fixed_eval:
         if X_eval is None or y_eval is None:
             raise ValueError("give both X_eval and y_eval, or neither")
-        Xe, ye, _ = _check_Xy(X_eval, y_eval, "X_eval")
+        Xe, ye, _ = _check_Xy(X_eval, y_eval, "X_eval", allow_nan=imputer is not None)
         if Xe.shape[1] != p:
             raise ValueError(f"X_eval has {Xe.shape[1]} columns, X has {p}")
     elif f == 1.0:
         raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
 
     groups = resolve_features(features, p, names)
-    pd_specs = _pd_specs(Xa, names, groups, pd_features, grids, resolution, kind, percentiles)
+    from ..data.impute import impute_rows
+
+    X_grid = impute_rows(imputer, Xa)[0]  # the grids of every refit: from all rows, imputed
+    pd_specs = _pd_specs(X_grid, names, groups, pd_features, grids, resolution, kind, percentiles)
     if pfi_features is None:
         pfi_groups = groups
     else:
@@ -588,6 +603,7 @@ def learner_refits(
                 n_repeats,
                 int(max_rows_per_batch),
                 pd_class_index,
+                imputer,
             )
         )
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
@@ -698,12 +714,14 @@ def learner_tables(
     n_jobs: int = 1,
     classes: Sequence[str] | None = None,
     pd_class: str | None = None,
+    imputer=None,
 ) -> dict:
     """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
 
     :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, task, params)``
     on the training rows ``X, y``, the variables being one-hot groups
-    (:func:`xaipipe.explain.reliance.features_from_groups`).
+    (:func:`xaipipe.explain.reliance.features_from_groups`); ``imputer`` as
+    :func:`learner_refits` (``X`` then keeps its missing values).
 
     A multiclass target (``classes``: its labels in code order): the subsamples are
     stratified by class (:func:`subsample_splits`), the learner-PFI uses the
@@ -743,6 +761,7 @@ def learner_tables(
         random_state=random_state,
         n_jobs=n_jobs,
         **multi,
+        imputer=imputer,
     )
     ids = {"dataset": dataset, "model": family}
     out = {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}

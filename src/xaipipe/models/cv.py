@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.impute import impute_rows
 from .families import PREFIX_PARAM, get_family
 from .fitting import fit_group
 from .grid import config_id, depth_chains, expand_grid, params_from_config_id, prefix_groups
@@ -34,6 +35,7 @@ __all__ = [
     "combine_cv_shards",
     "cross_validate_grid",
     "cv_tables",
+    "fit_configurations",
     "metric_names",
     "n_fit_units",
     "select_best",
@@ -70,17 +72,19 @@ def _fit_group_fold(
     random_state: int,
     options: Mapping[str, Any] | None,
     beta: float = 1.0,
+    imputer=None,
 ) -> list[dict]:
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-    fit = fit_group(family, task, base, X[train], y[train], n_estimators=ks, random_state=random_state, options=options)
+    X_fit, X_valid = impute_rows(imputer, X[train], X[valid])  # fill values from the fold's training rows
+    fit = fit_group(family, task, base, X_fit, y[train], n_estimators=ks, random_state=random_state, options=options)
     est, fit_time = fit.estimator, fit.fit_time_s
     if not fit.ok:
         return [_row(cfg, fit_time, np.nan, {}, fit.message) for cfg in configs]
     t0 = time.perf_counter()
     if ks and get_family(family).ensemble:
-        outputs = prefix_predictions(est, X[valid], ks)
+        outputs = prefix_predictions(est, X_valid, ks)
     else:
-        outputs = [model_output(est)(X[valid])]
+        outputs = [model_output(est)(X_valid)]
     predict_time = time.perf_counter() - t0
     return [
         _row(cfg, fit_time, predict_time, evaluate(task, y[valid], out, beta=beta))
@@ -99,6 +103,7 @@ def _fit_chain_fold(
     random_state: int,
     options: Mapping[str, Any] | None,
     beta: float = 1.0,
+    imputer=None,
 ) -> list[dict]:
     """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
 
@@ -106,18 +111,19 @@ def _fit_chain_fold(
     predictions when the fitted tree's actual depth is below its ``max_depth``
     (then the two trees are identical) and is refitted otherwise.
     """
+    X_fit, X_valid = impute_rows(imputer, X[train], X[valid])  # fill values from the fold's training rows
     rows: list[dict] = []
     fitted_depth = None  # actual depth of the last successful fit
     for depth, cfgs in chain:
         if fitted_depth is None or not fitted_depth < depth:
-            fit = fit_group(family, task, dict(cfgs[0]), X[train], y[train], random_state=random_state, options=options)
+            fit = fit_group(family, task, dict(cfgs[0]), X_fit, y[train], random_state=random_state, options=options)
             est, fit_time = fit.estimator, fit.fit_time_s
             if not fit.ok:
                 fitted_depth = None
                 rows.extend(_row(cfg, fit_time, np.nan, {}, fit.message) for cfg in cfgs)
                 continue
             t0 = time.perf_counter()
-            outputs = model_output(est)(X[valid])
+            outputs = model_output(est)(X_valid)
             predict_time = time.perf_counter() - t0
             metrics = evaluate(task, y[valid], outputs, beta=beta)  # once per fit: shared fits have equal outputs
             fitted_depth = est.get_depth()
@@ -139,6 +145,7 @@ def cross_validate_grid(
     n_jobs: int = 1,
     beta: float = 1.0,
     shard: tuple[int, int] | None = None,
+    imputer=None,
 ) -> pd.DataFrame:
     """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
@@ -174,6 +181,12 @@ def cross_validate_grid(
         ``prefix_group`` keep their values in the whole grid, so the shards'
         tables, concatenated and sorted by ``config_index`` and ``fold``, equal the
         unsharded table row for row (:func:`n_fit_units` counts the units).
+    imputer : xaipipe.data.impute.MissingValueImputer, optional
+        Missing values (NaN in ``X``; ``missing: impute``): a clone is fitted on each
+        fold's training rows and fills that fold's training and validation rows before
+        the fit (:func:`xaipipe.data.impute.impute_rows`), so no validation row informs
+        the fill values; the shared-prefix evaluation then reads imputed rows. None
+        (default): ``X`` is used as it is.
 
     Returns
     -------
@@ -214,7 +227,8 @@ def cross_validate_grid(
         units = units[index::n_shards]
     jobs = [(fn, unit, f, tr, va) for fn, unit in units for f, (tr, va) in enumerate(folds)]
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta) for fn, unit, f, tr, va in jobs
+        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta, imputer)
+        for fn, unit, f, tr, va in jobs
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
     records = []
@@ -333,6 +347,20 @@ def n_fit_units(
         Unknown family; neither a grid nor sampled configurations.
     """
     return len(_fit_plan(family, grid, sample, random_state)[4])
+
+
+def fit_configurations(
+    family: str, grid: Mapping[str, Any] | None, *, sample: Mapping[str, Any] | None = None, random_state: int = 0
+) -> list[dict]:
+    """The configurations :func:`cross_validate_grid` evaluates (grid order, then the random
+    search's draws), e.g. to check a hyperparameter against the data before any fit.
+
+    Raises
+    ------
+    ValueError
+        Unknown family; neither a grid nor sampled configurations.
+    """
+    return _fit_plan(family, grid, sample, random_state)[1]
 
 
 def _fit_plan(family, grid, sample, random_state):
@@ -456,12 +484,13 @@ def cv_tables(
     n_jobs: int = 1,
     beta: float = 1.0,
     shards: Sequence[pd.DataFrame] | None = None,
+    imputer=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
 
     Parameters
     ----------
-    family, task, grid, X, y, folds, random_state, options, sample, n_jobs, beta
+    family, task, grid, X, y, folds, random_state, options, sample, n_jobs, beta, imputer
         As :func:`cross_validate_grid`.
     selection : str
         The loss that picks the best configuration (:func:`select_best`).
@@ -501,6 +530,7 @@ def cv_tables(
             sample=sample,
             n_jobs=n_jobs,
             beta=beta,
+            imputer=imputer,
         )
     else:
         table = combine_cv_shards(

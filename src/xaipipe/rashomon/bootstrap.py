@@ -388,17 +388,21 @@ def _one_resample(
     seed,
     options,
     max_rows,
+    imputer=None,
 ):
+    from ..data.impute import impute_rows
     from ..models.metrics import evaluate
     from .refit import FittedGroup, group_reliance
     from .sets import rashomon_set
 
+    # missing values: filled from the resample's in-bag rows only (its out-of-bag and MR rows too)
+    X_boot, X_oob, X_mr = impute_rows(imputer, X[boot], X[oob], X_mr)
     models = []
     fitted = []
     for gi, group in enumerate(groups):
-        est = _fit_group(group, task, X[boot], y[boot], seed, options)
+        est = _fit_group(group, task, X_boot, y[boot], seed, options)
         fitted.append(est)
-        outs = [None] * len(group["configs"]) if est is None else _group_outputs(est, group, X[oob])
+        outs = [None] * len(group["configs"]) if est is None else _group_outputs(est, group, X_oob)
         for cid, out in zip(group["config_ids"], outs):
             models.append(
                 {
@@ -543,6 +547,7 @@ def bootstrap_rashomon(
     n_jobs: int = 1,
     max_rows_per_batch: int = 1 << 16,
     resamples: Sequence[int] | None = None,
+    imputer=None,
 ) -> RashomonBootstrap:
     """Bootstrap the Rashomon set of a hyperparameter grid (Donnelly et al. 2023).
 
@@ -594,6 +599,10 @@ def bootstrap_rashomon(
         Only these resamples of the ``n_bootstrap`` (indices in ``[0, n_bootstrap)``),
         each exactly as in the full run (its own child seed): one job of a split
         bootstrap (:func:`bootstrap_shard`). Default: all.
+    imputer : xaipipe.data.impute.MissingValueImputer, optional
+        Missing values (NaN in ``X`` / ``X_test``; ``missing: impute``): a clone is
+        fitted on each resample's in-bag rows and fills its in-bag, out-of-bag and MR
+        rows (:func:`xaipipe.data.impute.impute_rows`). Default None: ``X`` must be finite.
 
     Returns
     -------
@@ -648,8 +657,8 @@ def bootstrap_rashomon(
     ya = np.asarray(y)
     if Xa.ndim != 2 or Xa.shape[0] < 4:
         raise ValueError(f"X must be 2-D with at least 4 rows, got shape {Xa.shape}")
-    if not np.isfinite(Xa).all():
-        raise ValueError("X contains NaN or infinite values")
+    if not (np.isfinite(Xa).all() if imputer is None else not np.isinf(Xa).any()):
+        raise ValueError("X contains NaN or infinite values" if imputer is None else "X contains infinite values")
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
     strata = None
@@ -726,6 +735,7 @@ def bootstrap_rashomon(
                 seed,
                 options,
                 int(max_rows_per_batch),
+                imputer,
             )
         )
     results = Parallel(n_jobs=int(n_jobs), backend="loky" if int(n_jobs) != 1 else "sequential")(tasks)
@@ -773,11 +783,13 @@ def bootstrap_shard(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     random_state: int = 0,
     n_jobs: int = 1,
+    imputer=None,
 ) -> dict:
     """One job of the split ``rashomon_bootstrap``: the per-resample tables of some resamples.
 
     Parameters are those of :func:`bootstrap_tables` (without ``dataset`` and
-    ``confidence``) and ``resamples`` (:func:`bootstrap_rashomon`; default all).
+    ``confidence``) and ``resamples``, ``imputer`` (:func:`bootstrap_rashomon`; default all,
+    None).
     Resample ``b`` does not depend on which others a job runs, so
     :func:`combine_bootstrap_shards` of the shards of any partition of
     ``range(n_bootstrap)`` gives the tables of the unsplit run.
@@ -822,6 +834,7 @@ def bootstrap_shard(
         random_state=random_state,
         n_jobs=n_jobs,
         resamples=resamples,
+        imputer=imputer,
     )
     sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
     return {"models": result.models, "reliance": result.reliance, "sizes": sizes}

@@ -853,6 +853,27 @@ def _combined_reliance(
 MCR_FIRST = ["dataset", "scope", "epsilon", "feature", "mcr_minus", "mcr_plus", "mr_reference", "n_members"]
 
 
+def _fitted_exactly(X_test, dataset) -> bool:
+    """True (and a warning in the log) when a linear model fits every test row exactly: the
+    ``linear_exact`` scope's MR (a ratio to ``e_orig = 0``) is then undefined and the scope is left
+    out. That is the case when the centred test design has rank ``n_test - 1`` (e.g. at most
+    ``p + 1`` test rows for ``p`` features)."""
+    import logging
+
+    X = np.asarray(X_test, dtype=np.float64)
+    n = X.shape[0]
+    if n > X.shape[1] + 1 or np.linalg.matrix_rank(X - X.mean(axis=0)) < n - 1:
+        return False
+    logging.getLogger("xaipipe").warning(
+        "dataset %r: the %d test rows are fitted exactly by a linear model (%d features): the linear_exact "
+        "scope's MR is undefined and left out of mcr.csv (add rows, or raise split.test_size)",
+        dataset,
+        n,
+        X.shape[1],
+    )
+    return True
+
+
 def mcr_study(
     summary: pd.DataFrame,
     X_train,
@@ -999,7 +1020,7 @@ def mcr_study(
     scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
     path = mcr_path(members, scope_sets, epsilon_max=eps_grid[-1])
     detail = pd.DataFrame(columns=list(LINEAR_EXACT_COLUMNS))  # a header, no rows: still a table
-    if LINEAR_EXACT in scopes and task == "regression":
+    if LINEAR_EXACT in scopes and task == "regression" and not _fitted_exactly(X_test, dataset):
         lin_mcr, lin_path, detail = linear_exact_scope(
             X_train,
             y_train,

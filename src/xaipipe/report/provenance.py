@@ -10,7 +10,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKAGES", "git_state", "config_sha256", "package_versions", "snakemake_run_info", "build_manifest"]
+__all__ = [
+    "CODE_PATHS",
+    "PACKAGES",
+    "git_state",
+    "config_sha256",
+    "package_versions",
+    "snakemake_run_info",
+    "build_manifest",
+]
 
 PACKAGES = (
     "xaipipe",
@@ -31,25 +39,62 @@ PACKAGES = (
 )
 
 
-def git_state(path: str | Path) -> dict:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the git work tree at ``path``.
+#: paths (relative to the repository) whose untracked files change what the workflow runs
+CODE_PATHS = ("src/", "workflow/", "envs/", "profiles/", "Snakefile", "pyproject.toml", "requirements.txt")
+#: most paths listed under ``changed`` / ``untracked``
+MAX_LISTED = 50
 
-    ``dirty`` is True when tracked files differ from the commit or untracked,
-    non-ignored files exist (``git status --porcelain``). Both are None outside
-    a git repository.
+
+def git_state(path: str | Path) -> dict:
+    """The git state of the checkout at ``path`` (its top level is used whatever folder is given).
+
+    Returns
+    -------
+    dict
+        ``commit`` (sha), ``dirty`` (bool), ``changed`` (tracked files that differ from the
+        commit: modified, staged, deleted, renamed) and ``untracked`` (untracked files that
+        ``.gitignore`` does not ignore), each a sorted list of at most :data:`MAX_LISTED`
+        paths relative to the top level. ``dirty`` is True when a tracked file changed or an
+        untracked file lies under :data:`CODE_PATHS` (code the workflow runs); a user's
+        own data and config files elsewhere (``data/my.csv``, ``my.yaml``) do not make a
+        checkout dirty: their content is recorded anyway (the raw data's SHA-256 and the
+        resolved config in ``manifest.json``), and the workflow's own outputs
+        (``results/``, ``logs/``, ``.snakemake/``, ``resources/``) are ignored by
+        ``.gitignore``. Every value is None outside a git repository.
     """
 
     def _git(*args):
         return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, timeout=30)
 
+    none = {"commit": None, "dirty": None, "changed": None, "untracked": None}
     try:
         head = _git("rev-parse", "HEAD")
         if head.returncode != 0:
-            return {"commit": None, "dirty": None}
-        status = _git("status", "--porcelain")
-        return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
+            return none
+        top = _git("rev-parse", "--show-toplevel").stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", top or str(path), "status", "--porcelain", "--untracked-files=all"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if status.returncode != 0:
+            return {**none, "commit": head.stdout.strip()}
     except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
+        return none
+    changed, untracked = [], []
+    for line in status.stdout.splitlines():
+        if not line.strip():
+            continue
+        name = line[3:].split(" -> ")[-1].strip('"')
+        (untracked if line.startswith("??") else changed).append(name)
+    code = [f for f in untracked if f.startswith(CODE_PATHS)]
+    return {
+        "commit": head.stdout.strip(),
+        "dirty": bool(changed or code),
+        "changed": sorted(changed)[:MAX_LISTED],
+        "untracked": sorted(untracked)[:MAX_LISTED],
+    }
 
 
 def config_sha256(config: Mapping[str, Any]) -> str:

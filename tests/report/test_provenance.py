@@ -1,0 +1,68 @@
+"""git_state and the manifest's checkout flags for a plain clone (issue 32 item 5)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from xaipipe.report.provenance import build_manifest, git_state
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _git(path, *args):
+    subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True)
+
+
+@pytest.fixture
+def clone(tmp_path):
+    """A committed checkout with the repository's .gitignore, a tracked module and a tracked README."""
+    repo = tmp_path / "repo"
+    (repo / "src" / "pkg").mkdir(parents=True)
+    shutil.copyfile(REPO / ".gitignore", repo / ".gitignore")
+    (repo / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (repo / "README.md").write_text("readme\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    return repo
+
+
+def test_a_fresh_clone_with_results_and_own_data_is_clean(clone):
+    head = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    # what a run and a user's own dataset leave behind
+    for name in ("results/v1/tables/t.csv", "logs/v1/x.log", ".snakemake/log/a.log", "resources/ucimlrepo/1/x.csv"):
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_text("x\n")
+    (clone / "data").mkdir()
+    (clone / "data" / "my.csv").write_text("a,y\n1,2\n")
+    (clone / "my.yaml").write_text("datasets: {}\n")
+    state = git_state(clone / "src")  # any folder of the checkout
+    assert state == {"commit": head, "dirty": False, "changed": [], "untracked": ["data/my.csv", "my.yaml"]}
+
+
+def test_changed_tracked_files_and_untracked_code_make_it_dirty(clone):
+    (clone / "src" / "pkg" / "new.py").write_text("y = 2\n")
+    state = git_state(clone)
+    assert state["dirty"] is True and state["untracked"] == ["src/pkg/new.py"] and state["changed"] == []
+    (clone / "src" / "pkg" / "new.py").unlink()
+    (clone / "README.md").write_text("changed\n")
+    state = git_state(clone)
+    assert state["dirty"] is True and state["changed"] == ["README.md"]
+
+
+def test_outside_a_repository_every_value_is_none(tmp_path):
+    assert git_state(tmp_path) == {"commit": None, "dirty": None, "changed": None, "untracked": None}
+
+
+def test_from_checkout_compares_the_imported_package_with_the_checkout(tmp_path):
+    manifest = build_manifest({"version": "v"}, repo=REPO, sidecars=[], splits={})
+    import xaipipe
+
+    expected = (REPO / "src" / "xaipipe").resolve() == Path(xaipipe.__file__).resolve().parent
+    assert manifest["xaipipe"]["from_checkout"] is expected
+    assert build_manifest({"version": "v"}, repo=tmp_path, sidecars=[], splits={})["xaipipe"]["from_checkout"] is False
