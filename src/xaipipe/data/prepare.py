@@ -440,6 +440,7 @@ class PreparedData:
     def multiclass(self) -> bool:
         """True for a classification target with more than two classes."""
         return self.classes is not None
+
     X_train_raw: np.ndarray | None = None
     X_test_raw: np.ndarray | None = None
     imputer: Any = None

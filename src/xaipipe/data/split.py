@@ -151,8 +151,9 @@ def check_sample_size(
 
     The conditions are evaluated on the actual row sets (the split of
     :func:`make_split`, the bootstrap resamples of
-    :func:`xaipipe.rashomon.bootstrap.bootstrap_indices`, the learner subsamples of
-    :func:`xaipipe.explain.learner.subsample_splits`, all seeded), so they are exact:
+    :func:`xaipipe.data.resample.bootstrap_indices`, the learner subsamples of
+    :func:`xaipipe.data.resample.subsample_splits`, all seeded; within each class for a
+    multiclass target, as those steps draw them), so they are exact:
 
     * regression: every CV validation fold and the test split have at least 2 rows
       (R², MR's ``e_divide`` halves and the model comparison need 2);
@@ -223,13 +224,17 @@ def check_sample_size(
             )
     n_train = len(train)
     y_train = y[train]
+    # a multiclass target is resampled within each class by the bootstrap and the learner refits
+    strata = y_train if task == "classification" and np.unique(y).size > 2 else None
     if bootstrap:
-        from ..rashomon.bootstrap import bootstrap_indices
+        from .resample import bootstrap_indices
 
         where = f"dataset {dataset!r}: the Rashomon bootstrap of the {n_train} training rows"
         fix_b = "add rows, or leave the dataset's families out of rashomon.bootstrap.families"
         try:
-            resamples = bootstrap_indices(n_train, int(bootstrap["n_bootstrap"]), bootstrap["random_state"])
+            resamples = bootstrap_indices(
+                n_train, int(bootstrap["n_bootstrap"]), bootstrap["random_state"], strata=strata
+            )
         except ValueError as exc:  # a resample with fewer than 2 out-of-bag rows
             raise ValueError(f"{where}: {exc}: {fix_b}") from None
         if task == "classification":
@@ -243,10 +248,10 @@ def check_sample_size(
                         f"2): {fix_b}"
                     )
     if learner:
-        from ..explain.learner import subsample_splits
+        from .resample import subsample_splits
 
         splits = subsample_splits(
-            n_train, int(learner["n_refits"]), float(learner["fraction"]), learner["random_state"]
+            n_train, int(learner["n_refits"]), float(learner["fraction"]), learner["random_state"], strata=strata
         )
         for r, (fit_rows, held_out) in enumerate(splits):
             problem = None

@@ -98,6 +98,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
 from ..validation import check_confidence, check_fraction, check_int
 from .learner_intervals import (  # re-exported: the tables layer
     LEARNER_PD_COLUMNS,
@@ -127,8 +128,6 @@ __all__ = [
     "subsample_splits",
 ]
 
-#: Default training fraction of a refit (the paper's experiments: 0.632).
-DEFAULT_FRACTION = 0.632
 
 # ----------------------------------------------------------------------------- validation
 
@@ -159,89 +158,6 @@ def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarra
 
 
 # ----------------------------------------------------------------------------- resampling
-
-
-def refit_seeds(random_state, n_refits: int) -> list[tuple[np.random.SeedSequence, int, np.random.SeedSequence]]:
-    """Per-refit random streams: (subsample seed, estimator seed, permutation seed).
-
-    Parameters
-    ----------
-    random_state : int, SeedSequence or None
-        Root seed; ``None`` draws fresh entropy (not reproducible).
-    n_refits : int
-
-    Returns
-    -------
-    list of (SeedSequence, int, SeedSequence), length ``n_refits``
-        Child ``k`` of ``SeedSequence(random_state).spawn(n_refits)``, itself
-        spawned into three; the estimator seed is an int in ``[0, 2**31)``.
-        Refit ``k``'s streams do not depend on ``n_refits``.
-    """
-    n_refits = check_int(n_refits, "n_refits", minimum=1)
-    root = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
-    out = []
-    for child in root.spawn(n_refits):
-        s_split, s_model, s_perm = child.spawn(3)
-        out.append((s_split, int(s_model.generate_state(1)[0] % (2**31)), s_perm))
-    return out
-
-
-def subsample_splits(
-    n_samples: int, n_refits: int, fraction: float = DEFAULT_FRACTION, random_state=None, strata=None
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Training subsamples (without replacement) and their complements.
-
-    Parameters
-    ----------
-    n_samples : int
-        Rows of the data, ``n``.
-    n_refits : int
-        Number of subsamples ``K``.
-    fraction : float in (0, 1], default 0.632
-        Training fraction; ``n_1 = round(fraction * n)`` rows per subsample.
-    random_state : int, SeedSequence or None
-        Root seed, as :func:`refit_seeds` (the same stream as
-        :func:`learner_refits` uses, so these are its splits).
-    strata : array-like of shape (n,), optional
-        Stratified subsamples (a multiclass target): ``round(fraction * n_k)`` rows of
-        each stratum ``k`` (at least 1, at most ``n_k - 1``; strata in sorted order,
-        one generator), so that every refit knows every class. None: plain subsamples.
-
-    Returns
-    -------
-    list of (train, holdout)
-        Sorted row indices; ``train`` has ``n_1`` rows, ``holdout`` the other
-        ``n - n_1`` (empty when ``fraction`` is 1).
-
-    Raises
-    ------
-    ValueError
-        ``n_1 < 2``.
-    """
-    n = check_int(n_samples, "n_samples", minimum=2)
-    f = check_fraction(fraction, "fraction")
-    n1 = int(round(f * n))
-    if n1 < 2:
-        raise ValueError(f"fraction={f} of {n} rows leaves {n1} training rows; need at least 2")
-    rows = None
-    if strata is not None:
-        labels = np.asarray(strata)
-        if labels.shape != (n,):
-            raise ValueError(f"strata must have shape ({n},), got {labels.shape}")
-        rows = [np.flatnonzero(labels == v) for v in np.unique(labels)]
-        sizes = [min(max(int(round(f * r.size)), 1), max(r.size - (f < 1.0), 1)) for r in rows]
-    out = []
-    everyone = np.arange(n)
-    for s_split, _, _ in refit_seeds(random_state, n_refits):
-        rng = np.random.default_rng(s_split)
-        if rows is None:
-            train = np.sort(rng.choice(n, size=n1, replace=False))
-        else:
-            train = np.sort(np.concatenate([r[rng.choice(r.size, size=m, replace=False)] for r, m in zip(rows, sizes)]))
-        mask = np.ones(n, dtype=bool)
-        mask[train] = False
-        out.append((train, everyone[mask]))
-    return out
 
 
 # ----------------------------------------------------------------------------- intervals

@@ -132,6 +132,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_int
 from .rid import MCR_COLUMNS, QUANTITIES, mcr_per_resample, mcr_summary, rid_summary
 
@@ -212,72 +213,6 @@ def default_metric(task: str) -> str:
     if task == "classification":
         return "log_loss"
     raise ValueError(f"unknown task {task!r}; expected 'regression' or 'classification'")
-
-
-def resample_seeds(random_state, n_bootstrap: int) -> list[tuple[np.random.SeedSequence, np.random.SeedSequence]]:
-    """Per-resample streams (bootstrap rows, permutations).
-
-    Child ``b`` of ``SeedSequence(random_state).spawn(n_bootstrap)``, spawned
-    into two; resample ``b`` does not depend on ``n_bootstrap``.
-    """
-    B = check_int(n_bootstrap, "n_bootstrap", minimum=1)
-    root = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
-    return [tuple(child.spawn(2)) for child in root.spawn(B)]
-
-
-def bootstrap_indices(
-    n_samples: int, n_bootstrap: int, random_state=None, strata=None
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Bootstrap rows and out-of-bag rows of each resample.
-
-    Parameters
-    ----------
-    n_samples : int
-        ``n``, rows of the data.
-    n_bootstrap : int
-        ``B``.
-    random_state : int, SeedSequence or None
-        Root seed (:func:`resample_seeds`; the stream
-        :func:`bootstrap_rashomon` uses).
-    strata : array-like of shape (n,), optional
-        Stratified resampling (a multiclass target): the ``n_k`` rows of each stratum
-        are drawn with replacement from that stratum (strata in sorted order, one
-        generator), so every resample holds every class and a model refitted on it
-        knows all ``K`` classes. None: plain resampling of all rows.
-
-    Returns
-    -------
-    list of (boot, oob)
-        ``boot``: ``n`` row indices drawn uniformly with replacement (within each
-        stratum), sorted; ``oob``: the sorted rows never drawn.
-
-    Raises
-    ------
-    ValueError
-        ``n < 2`` or a resample with fewer than 2 out-of-bag rows.
-    """
-    n = check_int(n_samples, "n_samples", minimum=2)
-    out = []
-    for b, (s_boot, _) in enumerate(resample_seeds(random_state, n_bootstrap)):
-        rng = np.random.default_rng(s_boot)
-        if strata is None:
-            boot = np.sort(rng.integers(0, n, size=n))
-        else:
-            labels = np.asarray(strata)
-            parts = [rows[rng.integers(0, rows.size, size=rows.size)] for rows in _strata_rows(labels)]
-            boot = np.sort(np.concatenate(parts))
-        mask = np.ones(n, dtype=bool)
-        mask[boot] = False
-        oob = np.flatnonzero(mask)
-        if oob.size < 2:
-            raise ValueError(f"resample {b} has {oob.size} out-of-bag rows; need at least 2 (more data)")
-        out.append((boot, oob))
-    return out
-
-
-def _strata_rows(labels: np.ndarray) -> list[np.ndarray]:
-    """Row positions of each stratum, strata in sorted order."""
-    return [np.flatnonzero(labels == v) for v in np.unique(labels)]
 
 
 def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
