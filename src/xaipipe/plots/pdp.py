@@ -298,7 +298,9 @@ def plot_pd_2d(
     zlabel: str | None = None,
     title: str | None = None,
 ):
-    """Two-way PD as a filled contour map with contour lines and decile rugs.
+    """Two-way PD: a filled contour map with contour lines and decile rugs (two numeric
+    features), one PD curve per level (a one-hot group and a numeric feature), or a
+    heat map of the level pairs (two groups).
 
     Parameters
     ----------
@@ -308,9 +310,10 @@ def plot_pd_2d(
         ``feature_2`` are required when it holds several pairs).
     feature_1, feature_2 : str, optional
     levels : int, default 12
-        Number of contour levels.
+        Number of contour levels (two numeric features).
     zlabel, title : str, optional
-        Colour-bar label (default from the model output) and title.
+        Colour-bar label, or y-axis label of the per-level curves (default from the
+        model output), and title.
 
     Returns
     -------
@@ -333,6 +336,8 @@ def plot_pd_2d(
         pair = pair_from_table(pair, feature_1, feature_2)
     if not isinstance(pair, PairEffect):
         raise TypeError(f"expected PairEffect or a pair table, got {type(pair).__name__}")
+    if any(pair.categorical):
+        return _plot_pd_2d_levels(pair, zlabel=zlabel, title=title)
     if pair.values_1.size < 2 or pair.values_2.size < 2:
         raise ValueError("a two-way PD plot needs at least 2 grid values per feature")
     fig, ax = plt.subplots(figsize=(4.6, 3.8))
@@ -353,6 +358,46 @@ def plot_pd_2d(
     return fig
 
 
+def _plot_pd_2d_levels(pair: PairEffect, *, zlabel: str | None, title: str | None):
+    """:func:`plot_pd_2d` of a pair with a one-hot group: per-level curves or a level x level heat map."""
+    import matplotlib.pyplot as plt
+
+    label = zlabel or f"PD ({OUTPUT_LABELS.get(pair.output, 'model output')})"
+    cat_1, cat_2 = pair.categorical
+    if cat_1 and cat_2:
+        fig, ax = plt.subplots(figsize=(1.0 + 0.6 * pair.values_1.size + 1.2, 1.0 + 0.45 * pair.values_2.size))
+        Z = np.asarray(pair.pd).T  # feature_1 on x, feature_2 on y
+        image = ax.imshow(Z, cmap=SEQUENTIAL_CMAP, aspect="auto", origin="lower")
+        mid = (np.nanmin(Z) + np.nanmax(Z)) / 2
+        for (b, a), z in np.ndenumerate(Z):
+            ax.text(a, b, f"{z:.3g}", ha="center", va="center", fontsize=7, color="white" if z < mid else "black")
+        ax.set_xticks(np.arange(pair.values_1.size), pair.levels_1, rotation=30 if pair.values_1.size > 3 else 0)
+        ax.set_yticks(np.arange(pair.values_2.size), pair.levels_2)
+        ax.set_xlabel(pair.feature_1)
+        ax.set_ylabel(pair.feature_2)
+        fig.colorbar(image, ax=ax, label=label)
+    else:
+        # the group's levels as curves over the numeric feature's grid: pd[level, k]
+        pd_ = np.asarray(pair.pd) if cat_1 else np.asarray(pair.pd).T
+        group, levels = (pair.feature_1, pair.levels_1) if cat_1 else (pair.feature_2, pair.levels_2)
+        numeric, grid, rug = (
+            (pair.feature_2, pair.values_2, pair.deciles_2)
+            if cat_1
+            else (pair.feature_1, pair.values_1, pair.deciles_1)
+        )
+        fig, ax = plt.subplots(figsize=(4.6, 3.4))
+        for level, curve in zip(levels, pd_):
+            ax.plot(grid, curve, label=str(level))
+        _rug(ax, rug)
+        ax.set_xlabel(numeric)
+        ax.set_ylabel(label)
+        ax.legend(title=group, loc="best")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
     """The ``pd_figures`` rule: ICE + PD, c-ICE, d-ICE of the top variables and the 2-D PD.
 
@@ -362,8 +407,8 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
         ``pd_ice.csv`` (:func:`xaipipe.explain.pdp.pd_ice_tables`): variables with
         ``rank > 0`` are drawn in rank order (rank 0: only for thesis figures).
     pairs : DataFrame
-        ``pd_2d.csv``; empty when fewer than two numeric top variables exist (a
-        figure saying so is drawn).
+        ``pd_2d.csv`` (the top two variables, numeric or one-hot groups); empty
+        when there are fewer than two top variables (a figure saying so is drawn).
 
     Returns
     -------
@@ -390,7 +435,7 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame) -> dict:
         "ice": plot_ice(effects),
         "c_ice": plot_centered_ice(effects),
         "d_ice": plot_dice(numeric) if numeric else placeholder("no d-ICE: no numeric variable among the top-k"),
-        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k")
+        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_pd_2d(pairs),
     }
