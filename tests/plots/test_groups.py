@@ -173,3 +173,22 @@ def test_pd_figures_rule_draws_the_group_pair(fitted, tmp_path):
     ax = figs["pd_2d"].axes[0]
     assert ax.get_xlabel() == "Shell" and [t.get_text() for t in ax.get_legend().get_texts()] == list(LEVELS)
     plt.close("all")
+
+
+def test_thesis_pd_figure_of_a_group_names_its_levels(fitted, tmp_path):
+    from xaipipe.report.thesis import render_figure
+
+    model, X, _, _ = fitted
+    curves, _ = pdp.pd_ice_tables(
+        model, X, top=["Sex", "Shell"], feature_names=NAMES, feature_groups=GROUPS, resolution=6, pair_resolution=3
+    )
+    path = tmp_path / "pd_ice.csv"
+    curves.to_csv(path, index=False)
+    with figure_style():
+        fig = render_figure({"kind": "pd", "features": ["Sex", "Shell"], "title": "PD"}, {"curves": str(path)})
+    group_ax, numeric_ax = fig.axes
+    assert [t.get_text() for t in group_ax.get_xticklabels()] == list(LEVELS)
+    effect = pdp.explain_feature(model, X, "Sex", feature_names=NAMES, feature_groups=GROUPS)
+    np.testing.assert_allclose(group_ax.lines[0].get_ydata(), effect.pd, rtol=1e-12)
+    assert numeric_ax.get_xlabel() == "Shell" and len(numeric_ax.lines[0].get_xdata()) == 6
+    plt.close("all")
