@@ -3,6 +3,8 @@ plots, the 2-D PD with a group (category x numeric, category x category), LIME b
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -79,6 +81,25 @@ def test_bar_and_beeswarm_name_the_group(fitted, tmp_path):
     legend = [t.get_text().strip() for t in ax.get_legend().get_texts()]
     assert legend == ["Sex", *LEVELS]
     _render(fig, tmp_path / "beeswarm.png")
+
+
+def test_beeswarm_with_the_group_below_other_rows(fitted, tmp_path):
+    # shap draws the rows bottom-up; an uncoloured row drawn before coloured ones broke shap 0.51
+    _, _, r, level = fitted
+    small = dataclasses.replace(r, values=r.values * np.array([1.0, 0.01, 1.0]))
+    with figure_style(STYLE_FILE):
+        fig = plot_shap_beeswarm(small)
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()][0] == "Sex"  # the bottom row
+    faces = {
+        to_hex(c)
+        for coll in ax.collections
+        if len(coll.get_offsets()) == r.n_rows and np.allclose(coll.get_offsets()[:, 1], 0.0, atol=0.45)
+        for c in coll.get_facecolors()
+    }
+    assert faces == {to_hex(colours[k]) for k in set(level)}
+    _render(fig, tmp_path / "beeswarm_low.png")
 
 
 def test_dependence_of_the_group_has_its_levels_on_x(fitted, tmp_path):

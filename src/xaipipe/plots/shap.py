@@ -247,6 +247,14 @@ def plot_shap_beeswarm(
 
     _check_result(result)
     k = min(_max_display(max_display), result.n_features)
+    cmap = plt.get_cmap(SEQUENTIAL_CMAP)
+    if level_labels(result) is not None:
+        # shap 0.51 draws an uncoloured row by rebinding its `color` to `cmap.colors` (a list) for
+        # every later row, which then fails; the same colours as a LinearSegmentedColormap have no
+        # `.colors` attribute
+        from matplotlib.colors import LinearSegmentedColormap
+
+        cmap = LinearSegmentedColormap.from_list(SEQUENTIAL_CMAP, cmap(np.linspace(0.0, 1.0, cmap.N)), N=cmap.N)
     with figure_style():
         fig, ax = plt.subplots(figsize=(6.3, 0.3 * k + 1.3))
         with _global_numpy_seed(random_state):
@@ -256,7 +264,7 @@ def plot_shap_beeswarm(
                 ax=ax,
                 show=False,
                 plot_size=None,
-                color=plt.get_cmap(SEQUENTIAL_CMAP),
+                color=cmap,
                 s=10,
             )
         _colour_group_rows(ax, result)
