@@ -102,6 +102,25 @@ def test_beeswarm_with_the_group_below_other_rows(fitted, tmp_path):
     _render(fig, tmp_path / "beeswarm_low.png")
 
 
+def test_beeswarm_legend_has_one_line_per_group(fitted, tmp_path):
+    model, X, _, _ = fitted
+    rng = np.random.default_rng(2)
+    big = rng.integers(0, 2, len(X))
+    Xb = np.column_stack([X, np.eye(2)[big]])
+    y = model.predict(X) + 1.5 * big
+    two = make_estimator("gradient_boosting", "regression", {"n_estimators": 30}, random_state=0).fit(Xb, y)
+    names = NAMES + ["big_no", "big_yes"]
+    r = group_shap_result(shap_values(two, Xb[:40], feature_names=names), {**GROUPS, "big": ["big_no", "big_yes"]})
+    with figure_style(STYLE_FILE):
+        fig = plot_shap_beeswarm(r)
+    legend = fig.axes[0].get_legend()
+    # column by column: the group names, then the first levels, ... (a blank pads the shorter line)
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["Sex", "big", "Sex_F", "big_no", "Sex_I", "big_yes", "Sex_M", ""]
+    assert legend._ncols == 4
+    _render(fig, tmp_path / "beeswarm_two_groups.png")
+
+
 def test_dependence_of_the_group_has_its_levels_on_x(fitted, tmp_path):
     _, _, r, level = fitted
     fig = plot_shap_dependence(r, ["Sex", "Shell"], interaction_feature="auto")

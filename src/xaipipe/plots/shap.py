@@ -223,7 +223,7 @@ def plot_shap_beeswarm(
     project's sequential colour map). A one-hot group of a grouped result is one
     row (its SHAP value, the sum of its columns'); its levels have no low-to-high
     order, so its dots are coloured by the row's level with the style's
-    categorical colours (Okabe-Ito), named in a legend beside the axes
+    categorical colours (Okabe-Ito), named in a legend below the axes
     (:func:`_colour_group_rows`); a group with more levels than colours stays
     grey, uncoloured.
 
@@ -286,13 +286,14 @@ def _colour_group_rows(ax, result: ShapResult) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.collections import PathCollection
     from matplotlib.lines import Line2D
+    from matplotlib.transforms import offset_copy
 
     labels = level_labels(result)
     if labels is None:
         return
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     rows = {t.get_text(): y for t, y in zip(ax.get_yticklabels(), ax.get_yticks())}
-    handles = []
+    legend_rows = []  # per group: its name, then a dot per level
     for g, name in enumerate(result.feature_names):
         levels = result.levels.get(name)
         if levels is None or name not in rows or len(levels) > len(colours):
@@ -312,13 +313,30 @@ def _colour_group_rows(ax, result: ShapResult) -> None:
             pool.setdefault(float(value), []).append(int(code))
         codes = [pool[float(x)].pop() for x in np.asarray(found[0].get_offsets())[:, 0]]
         found[0].set_facecolors([colours[k] for k in codes])
-        handles.append(Line2D([], [], linestyle="none", label=name))
-        handles += [
-            Line2D([], [], linestyle="none", marker="o", markersize=4, color=colours[k], label=f"  {level}")
-            for k, level in enumerate(levels)
-        ]
-    if handles:
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), handletextpad=0.2, borderaxespad=0)
+        legend_rows.append(
+            [Line2D([], [], linestyle="none", label=name)]
+            + [
+                Line2D([], [], linestyle="none", marker="o", markersize=4, color=colours[k], label=str(level))
+                for k, level in enumerate(levels)
+            ]
+        )
+    if legend_rows:
+        # below the axes (shap's colour bar holds the right side), one line per group: matplotlib
+        # fills a legend column by column, so the entries go in column-major order, padded
+        width = max(len(row) for row in legend_rows)
+        blank = Line2D([], [], linestyle="none", label="")
+        handles = [row[c] if c < len(row) else blank for c in range(width) for row in legend_rows]
+        below = offset_copy(ax.transAxes, fig=ax.figure, y=-34, units="points")  # under the x label
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            bbox_transform=below,
+            ncol=width,
+            handletextpad=0.2,
+            columnspacing=1.0,
+            borderaxespad=0,
+        )
 
 
 def plot_shap_dependence(
