@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..pdp import NO_LEVEL  # the label of a one-hot group's all-zero row, as in the PD tables
+
 __all__ = [
     "NO_LEVEL",
     "GroupedShapResult",
@@ -96,11 +98,6 @@ class ShapResult:
             "probability": "probability of class 1",
             "margin": "margin",
         }.get(self.output, self.output)
-
-
-#: Level label of a one-hot group's all-zero row (the reference level of a drop-first
-#: encoding), as :data:`xaipipe.explain.pdp.NO_LEVEL`.
-NO_LEVEL = "(none)"
 
 
 @dataclass(frozen=True)
