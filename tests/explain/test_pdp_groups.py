@@ -66,13 +66,14 @@ def test_category_by_category_and_classifier_output(data):
             want = _brute(model, X, [([5, 6], np.eye(2)[a]), ([1, 2, 3], np.eye(3)[b])])
             assert eff.pd[a, b] == pytest.approx(want, rel=1e-12)
     # a classifier's probability of class 1, groups given as column lists, X as a DataFrame
-    clf = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, (y > np.median(y)).astype(int))
     frame = pd.DataFrame(X, columns=NAMES)
+    clf = RandomForestClassifier(n_estimators=20, random_state=0).fit(frame, (y > np.median(y)).astype(int))
     eff = pdp.explain_pair(clf, frame, (["s_f", "s_i", "s_m"], "x0"), resolution=4)
     assert eff.feature_1 == "s_f+s_i+s_m" and eff.output == "proba"
     for level in range(3):
         for k, z in enumerate(eff.values_2):
-            want = _brute(clf, X, [([1, 2, 3], np.eye(3)[level]), (0, z)], lambda m, Z: m.predict_proba(Z)[:, 1])
+            settings = [([1, 2, 3], np.eye(3)[level]), (0, z)]
+            want = _brute(clf, X, settings, lambda m, Z: m.predict_proba(pd.DataFrame(Z, columns=NAMES))[:, 1])
             assert eff.pd[level, k] == pytest.approx(want, rel=1e-12)
 
 
