@@ -540,10 +540,19 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
         Z[:, 1] = g
         assert v == pytest.approx(model.predict(Z).mean(), rel=1e-12)
     np.testing.assert_allclose(line["grid_value"], np.linspace(X[:, 1].min(), X[:, 1].max(), 7), rtol=1e-12)
-    # the two-way PD of the first two numeric top variables
-    assert list(pairs.columns) == ["feature_1", "feature_2", "value_1", "value_2", "pd"]
-    assert set(zip(pairs["feature_1"], pairs["feature_2"])) == {("x1", "x0")} and len(pairs) == 16
-    for _, r in pairs.iloc[[0, 5, 15]].iterrows():
+    # the two-way PD of the first two top variables: here the group g and x1 (levels x grid)
+    assert list(pairs.columns) == ["feature_1", "feature_2", "value_1", "value_2", "level_1", "level_2", "pd"]
+    assert set(zip(pairs["feature_1"], pairs["feature_2"])) == {("g", "x1")} and len(pairs) == 3 * 4
+    for _, r in pairs.iloc[[0, 5, 11]].iterrows():
+        Z = X.copy()
+        Z[:, 3:6], Z[:, 1] = np.eye(3)[int(r["value_1"])], r["value_2"]
+        assert r["level_1"] == names[3 + int(r["value_1"])] and r["level_2"] == ""
+        assert r["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-12)
+    # two numeric top variables: the table and its columns as before
+    _, numeric = pdp.pd_ice_tables(model, X, top=["x1", "x0", "g"], **kw)
+    assert list(numeric.columns) == ["feature_1", "feature_2", "value_1", "value_2", "pd"]
+    assert set(zip(numeric["feature_1"], numeric["feature_2"])) == {("x1", "x0")} and len(numeric) == 16
+    for _, r in numeric.iloc[[0, 5, 15]].iterrows():
         Z = X.copy()
         Z[:, 1], Z[:, 0] = r["value_1"], r["value_2"]
         assert r["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-12)
@@ -552,7 +561,7 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
             model, X, ("x1", "x0"), feature_names=names, resolution=4, kind="uniform", percentiles=(0.0, 1.0)
         )
     )
-    pd.testing.assert_frame_equal(pairs, ref)
-    # fewer than two numeric variables on top: no pair, the table keeps its columns
-    _, none = pdp.pd_ice_tables(model, X, top=["g", "x0"], **kw)
-    assert none.empty and list(none.columns) == list(pairs.columns)
+    pd.testing.assert_frame_equal(numeric, ref)
+    # fewer than two variables on top: no pair, the table keeps its columns
+    _, none = pdp.pd_ice_tables(model, X, top=["x0"], **kw)
+    assert none.empty and list(none.columns) == list(numeric.columns)

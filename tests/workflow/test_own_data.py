@@ -31,13 +31,17 @@ rashomon: {epsilons: [0.0, 0.05], epsilon: 0.05, estimators: [permutation]}
 
 
 def own_frame(n: int = 200, seed: int = 7) -> pd.DataFrame:
-    """y = 2 x1 + 0.5 x2 + 3 [region = north] + noise; x3 is pure noise (no effect on y)."""
+    """y = 2 x1 + 0.2 x2 + 3 [region = north] + noise; x3 is pure noise (no effect on y).
+
+    MR ranks x1, then region (a variance of 2 in y against 0.33 for x2): the top two
+    variables hold the categorical group, so the 2-D PD is region x x1.
+    """
     rng = np.random.default_rng(seed)
     region = rng.choice(["north", "south", "east"], size=n)
     x1 = rng.normal(size=n)
     x2 = rng.uniform(0, 10, size=n)
     x3 = rng.normal(size=n)
-    y = 2 * x1 + 0.5 * x2 + 3 * (region == "north") + rng.normal(scale=0.3, size=n)
+    y = 2 * x1 + 0.2 * x2 + 3 * (region == "north") + rng.normal(scale=0.3, size=n)
     return pd.DataFrame({"x1": x1, "region": region, "x2": x2, "x3": x3, "y": y})
 
 
@@ -95,6 +99,48 @@ def test_own_dataset_gets_every_result(own_run):
             assert (figures / family / f"{name}.pdf").stat().st_size > 1000, (family, name)
     for name in ("member_reliance", "mcr_intervals", "rid"):
         assert (figures / "rashomon" / f"{name}.pdf").stat().st_size > 1000, name
+
+
+def test_own_dataset_categorical_group_is_one_variable_in_shap_and_pd(own_run):
+    from xaipipe.data.prepare import load_prepared
+    from xaipipe.io import read_joblib
+
+    res = own_run / "results" / "own"
+    levels = {"region_east", "region_north", "region_south"}
+    data = load_prepared(*(res / "data" / "my_data" / f for f in ("prepared.csv", "prepared.json", "split.json")))
+    rankings = pd.read_csv(res / "explain" / "my_data" / "importance_rankings.csv")
+    for family in ("linear_regression", "gradient_boosting"):
+        explain = res / "explain" / "my_data" / family
+        # SHAP tables list the group, not its dummies; a group's value is the sum of its columns'
+        values = pd.read_csv(explain / "shap_values.csv", keep_default_na=False)  # "" stays "" (no level)
+        assert list(pd.unique(values["feature"])) == ["x1", "region", "x2", "x3"]
+        region = values[values["feature"] == "region"]
+        assert set(region["level"]) <= levels and set(values.loc[values["feature"] != "region", "level"]) == {""}
+        per_row = values.groupby("row").agg(base=("base_value", "first"), out=("model_output", "first"))
+        per_row["sum"] = values.groupby("row")["shap_value"].sum()
+        np.testing.assert_allclose(per_row["base"] + per_row["sum"], per_row["out"], atol=1e-8)  # additivity
+        importance = pd.read_csv(explain / "shap_importance.csv").set_index("feature")
+        assert set(importance.index) == {"x1", "region", "x2", "x3"}
+        assert importance.loc["region", "mean_abs_shap"] == pytest.approx(region["shap_value"].abs().mean(), rel=1e-12)
+        ranked = rankings[rankings["model"] == family].set_index("feature")
+        assert ranked.loc["region", "mean_abs_shap"] == pytest.approx(importance.loc["region", "mean_abs_shap"])
+        result = read_joblib(explain / "shap_result.joblib")  # the dummies' values are kept
+        assert result.feature_names == ("x1", "region", "x2", "x3")
+        assert result.columns.feature_names == ("x1", "region_east", "region_north", "region_south", "x2", "x3")
+        np.testing.assert_allclose(result.values[:, 1], result.columns.values[:, 1:4].sum(axis=1), rtol=1e-12)
+        # region is a top variable by MR: the 2-D PD pairs it with x1, one curve per level
+        pairs = pd.read_csv(explain / "pd_2d.csv", keep_default_na=False, na_values=[""])
+        assert not pairs.empty and {"region", "x1"} == set(pairs[["feature_1", "feature_2"]].iloc[0])
+        group_side = "1" if pairs["feature_1"].iloc[0] == "region" else "2"
+        assert set(pairs[f"level_{group_side}"]) == levels
+        model = read_joblib(res / "models" / "my_data" / "fitted" / f"{family}.joblib")
+        for _, cell in pairs.iloc[[0, len(pairs) // 2, len(pairs) - 1]].iterrows():
+            Z = data.X_test.copy()
+            level = cell[f"level_{group_side}"]
+            Z[:, 1:4] = [float(c == level) for c in ("region_east", "region_north", "region_south")]
+            Z[:, 0] = cell["value_2" if group_side == "1" else "value_1"]
+            assert cell["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-9)  # brute force
+        assert (res / "figures" / "my_data" / family / "pd_2d.pdf").stat().st_size > 1000
 
 
 def test_own_dataset_provenance_and_thesis_outputs(own_run):

@@ -27,6 +27,7 @@ def main(smk):
         rows=rows,
         feature_names=data.features,
         output=shap.output,  # SHAP's output space
+        feature_groups=data.feature_groups,  # a one-hot group is one categorical LIME feature, as in SHAP
         num_samples=cfg["num_samples"],
         random_state=seed,
         class_index=shap.details.get("class_index"),

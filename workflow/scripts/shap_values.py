@@ -17,6 +17,7 @@ def main(smk):
         feature_names=data.features,
         dataset=data.dataset,
         family=smk.wildcards.family,
+        feature_groups=data.feature_groups,  # a one-hot group is one variable: its columns' values summed
         max_rows=cfg["max_rows"],
         max_rows_forest=cfg["max_rows_random_forest"],
         background_size=cfg["background_size"],

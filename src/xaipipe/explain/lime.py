@@ -33,6 +33,17 @@ the model output at ``x``; the corresponding SHAP gap ``|phi_0 + sum phi - f(x)|
 is 0 by construction (checked numerically).  The surrogate's weighted R^2 on the
 neighbourhood (LIME's ``score``) is kept as ``score``.
 
+One-hot groups (``feature_groups``, e.g. Abalone's ``Sex`` -> ``Sex_F``, ``Sex_I``,
+``Sex_M``): LIME on the 0/1 columns would draw each column independently from its
+training frequencies, i.e. mostly rows with no level or two levels set, which the
+model never saw. With ``feature_groups`` a group is one *categorical* LIME feature
+instead (``categorical_features``; its values the level codes, named by
+``categorical_names``): LIME draws a level from the training frequencies of the
+levels, its interpretable input is "the row's level" (``condition`` ``"Sex=Sex_M"``),
+and every drawn level is encoded back into the group's columns before the model is
+called. Its weight is then read beside the group's SHAP value, the sum of its
+columns' values (:func:`xaipipe.explain.shapley.group_shap_result`).
+
 Output space: classifiers are explained in the log-odds of class 1 by default
 (``output="log_odds"``: LIME in regression mode on the margin), the space of the
 pipeline's SHAP values of XGBoost, gradient boosting and logistic regression;
@@ -46,7 +57,7 @@ explanation does not depend on the other rows and two runs are equal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,6 +225,7 @@ def lime_explanations(
     discretizer: str = "quartile",
     kernel_width: float | None = None,
     proba_clip: float = 1e-6,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
     random_state: int = 0,
     class_index: int | None = None,
 ) -> LimeResult:
@@ -247,6 +259,14 @@ def lime_explanations(
     proba_clip : float, default=1e-6
         ``eps`` of ``logit(clip(p, eps, 1 - eps))`` for classifiers with neither a
         margin nor a ``decision_function`` (naive Bayes, kNN, forests).
+    feature_groups : mapping of str -> sequence of str, optional
+        One-hot groups (``prepared.json``): each is one categorical LIME feature
+        (module docstring). The result's features are then the variables
+        (:func:`xaipipe.explain.reliance.features_from_groups`), a group's
+        ``data`` its level code (the position of the row's level among
+        ``"(none)"``, if any row of ``X`` or ``X_train`` has no level, then its
+        columns in order) and the kernel width ``0.75 sqrt(number of variables)``.
+        None or empty: one LIME feature per column, as before.
     random_state : int, default=0
     class_index : int, optional
         Multiclass classifiers: the class ``k`` explained, in the output space of its
@@ -262,7 +282,7 @@ def lime_explanations(
     ------
     ValueError
         Malformed arrays, rows out of range, bad ``output`` / ``num_samples`` /
-        ``discretizer``, non-binary classifier.
+        ``discretizer``, non-binary classifier, a group that is not one-hot.
     RuntimeError
         If LIME's ``local_pred`` differs from the surrogate recomputed at ``x``.
     """
@@ -287,8 +307,15 @@ def lime_explanations(
     f, output = _output_function(estimator, output, float(proba_clip), class_index)
     mode = "classification" if output == "probability" else "regression"
     label = 1  # class 1; in regression mode lime stores the (un-negated) weights under label 1
+    categorical: dict[int, list[str]] = {}
+    if feature_groups:  # one categorical LIME feature per group, on the level codes
+        f_columns = f
+        Xa, Tr, names, categorical, decode = _group_codes(Xa, Tr, names, feature_groups)
+        p = Xa.shape[1]
+        f = lambda Z: f_columns(decode(Z))  # noqa: E731
     predict_fn = (lambda Z: np.column_stack([1.0 - f(Z), f(Z)])) if mode == "classification" else f
     width = float(np.sqrt(p) * 0.75) if kernel_width is None else float(kernel_width)
+    extra = {"categorical_features": sorted(categorical), "categorical_names": categorical} if categorical else {}
 
     seeds = [int(np.random.SeedSequence([7, int(random_state), int(i)]).generate_state(1)[0]) for i in idx]
     n = idx.size
@@ -308,6 +335,7 @@ def lime_explanations(
             kernel_width=width,
             feature_selection="none",
             random_state=np.random.RandomState(seed),
+            **extra,
         )
         exp = explainer.explain_instance(Xa[i], predict_fn, labels=(label,), num_features=p, num_samples=num_samples)
         w = np.zeros(p)
@@ -322,6 +350,7 @@ def lime_explanations(
         conditions.append(tuple(mapper.discretized_feature_names or mapper.feature_names))
         # g(x): all interpretable inputs are 1 when discretised; else the standardised row
         z = np.ones(p) if discretize_continuous else (Xa[i] - explainer.scaler.mean_) / explainer.scaler.scale_
+        z[list(categorical)] = 1.0  # a categorical feature's input is 1 at x ("x's level")
         g = intercept[k] + w @ z
         if abs(g - local_pred[k]) > _LOCAL_PRED_RTOL * max(1.0, abs(g)):
             raise RuntimeError(
@@ -355,6 +384,53 @@ def lime_explanations(
             **({} if class_index is None else {"class_index": int(class_index)}),
         },
     )
+
+
+def _group_codes(X: np.ndarray, X_train: np.ndarray, names: tuple, feature_groups: Mapping[str, Sequence[str]]):
+    """The rows with each one-hot group as one column of level codes, and the way back.
+
+    Returns
+    -------
+    (X_codes, X_train_codes, variables, categorical, decode)
+        ``categorical``: position of each group among the variables -> level labels;
+        ``decode(Z)``: the model's columns of rows ``Z`` given in codes.
+    """
+    from .reliance import features_from_groups
+
+    spec = features_from_groups(list(names), feature_groups)
+    p = len(names)
+    both = np.vstack([X, X_train])
+    codes_all = np.empty((both.shape[0], len(spec)))
+    categorical: dict[int, list[str]] = {}
+    level_rows: dict[int, np.ndarray] = {}
+    plan = []
+    for v, (name, cols) in enumerate(spec.items()):
+        if name not in feature_groups:
+            codes_all[:, v] = both[:, cols[0]]
+            plan.append((v, cols, None))
+            continue
+        block = both[:, cols]
+        sums = block.sum(axis=1)
+        if not np.all((block == 0) | (block == 1)) or np.any(sums > 1):
+            raise ValueError(f"feature group {name!r} is not one-hot (0/1 columns, at most one 1 per row)")
+        none = bool(np.any(sums == 0))
+        codes_all[:, v] = np.where(sums == 0, 0, np.argmax(block, axis=1) + int(none))
+        categorical[v] = (["(none)"] if none else []) + [names[j] for j in cols]
+        level_rows[v] = np.vstack([np.zeros((1, len(cols)))] * int(none) + [np.eye(len(cols))])
+        plan.append((v, cols, level_rows[v]))
+
+    def decode(Z):
+        Z = np.asarray(Z, dtype=np.float64)
+        out = np.empty((Z.shape[0], p))
+        for v, cols, rows in plan:
+            if rows is None:
+                out[:, cols[0]] = Z[:, v]
+            else:
+                out[:, cols] = rows[Z[:, v].astype(np.int64)]
+        return out
+
+    n = X.shape[0]
+    return codes_all[:n], codes_all[n:], tuple(spec), categorical, decode
 
 
 def _lime_version() -> str | None:
@@ -401,7 +477,10 @@ def compare_lime_shap(lime_result: LimeResult, shap_result, *, atol: float = 1e-
     lime_result : LimeResult
     shap_result : xaipipe.explain.shapley.ShapResult
         SHAP values of rows of the *same* ``X`` (rows are matched on
-        ``row_index``), same features, same output space.
+        ``row_index``), same features, same output space. A grouped result
+        (:class:`~xaipipe.explain.shapley.GroupedShapResult`) is compared per
+        variable with a LIME result of the same groups, or through its
+        ``columns`` with a per-column LIME result.
     atol : float, default=1e-5
         Tolerance of the checks that both methods saw the same model output
         ``f(x)`` (relative to ``max(1, |f(x)|)``) and that the SHAP values add up
@@ -433,8 +512,11 @@ def compare_lime_shap(lime_result: LimeResult, shap_result, *, atol: float = 1e-
         raise TypeError(f"expected a LimeResult, got {type(lime_result).__name__}")
     if not isinstance(shap_result, ShapResult):
         raise TypeError(f"expected a ShapResult, got {type(shap_result).__name__}")
+    columns = getattr(shap_result, "columns", None)  # a grouped SHAP result beside a per-column LIME
+    if columns is not None and tuple(columns.feature_names) == tuple(lime_result.feature_names):
+        shap_result = columns
     if tuple(shap_result.feature_names) != tuple(lime_result.feature_names):
-        raise ValueError("LIME and SHAP results have different features")
+        raise ValueError("LIME and SHAP results have different features (explain both with the same feature_groups)")
     if shap_result.output != lime_result.output:
         raise ValueError(
             f"output spaces differ: LIME {lime_result.output!r}, SHAP {shap_result.output!r}; "

@@ -79,7 +79,8 @@ class ShapCheck:
         Per ``n_samples`` x row: ``row``, ``max_abs_difference``,
         ``mean_abs_difference``, both local-accuracy gaps, ``model_output``.
     by_feature : DataFrame
-        Per ``n_samples`` x feature: ``feature``, ``max_abs_difference``,
+        Per ``n_samples`` x feature (x variable, one-hot groups summed, when
+        ``feature_groups`` are given): ``feature``, ``max_abs_difference``,
         ``mean_abs_difference``, ``mean_abs_tree_shap``.
     values : DataFrame
         Long table: ``n_samples``, ``row``, ``feature``, ``kernel_shap``,
@@ -194,6 +195,7 @@ def kernel_vs_tree_shap(
     n_samples: Sequence[int] = (64, 256, 1024, 4096),
     background_size: int = 50,
     feature_names: Sequence[str] | None = None,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
     random_state: int = 0,
     class_index: int | None = None,
 ) -> ShapCheck:
@@ -214,6 +216,12 @@ def kernel_vs_tree_shap(
         Background rows drawn without replacement (seeded); the *same* rows for
         both explainers.
     feature_names : sequence of str, optional
+    feature_groups : mapping of str -> sequence of str, optional
+        One-hot groups (``prepared.json``): ``by_feature`` is then per variable, a
+        group's KernelSHAP and TreeSHAP values being the sums of its columns'
+        (the values the SHAP tables report; :func:`xaipipe.explain.shapley.group_shap_result`).
+        The game's players stay the columns, so ``summary``, ``by_row`` and
+        ``values`` (the estimator's accuracy per player) are per column.
     random_state : int, default=0
         Seeds the background draw and KernelSHAP's coalition sampling.
     class_index : int, optional
@@ -252,6 +260,15 @@ def kernel_vs_tree_shap(
         raise ValueError(f"n_samples must be distinct integers >= 2, got {list(n_samples)!r}")
     if isinstance(background_size, bool) or not isinstance(background_size, (int, np.integer)) or background_size < 1:
         raise ValueError(f"background_size must be a positive integer, got {background_size!r}")
+    from .reliance import features_from_groups
+
+    variables = features_from_groups(names, feature_groups)  # every column its own variable without groups
+
+    def by_variable(v: np.ndarray) -> np.ndarray:
+        if not feature_groups:
+            return v
+        return np.column_stack([v[:, cols].sum(axis=1) for cols in variables.values()])
+
     rng = np.random.default_rng([5, int(random_state)])
     idx = (
         np.arange(B_all.shape[0])
@@ -322,14 +339,15 @@ def kernel_vs_tree_shap(
                 }
             )
         )
+        diff_v, tree_v = by_variable(kv) - by_variable(tree_values), by_variable(tree_values)
         by_feature.append(
             pd.DataFrame(
                 {
                     "n_samples": n,
-                    "feature": names,
-                    "max_abs_difference": np.abs(diff).max(axis=0),
-                    "mean_abs_difference": np.abs(diff).mean(axis=0),
-                    "mean_abs_tree_shap": np.abs(tree_values).mean(axis=0),
+                    "feature": list(variables) if feature_groups else names,
+                    "max_abs_difference": np.abs(diff_v).max(axis=0),
+                    "mean_abs_difference": np.abs(diff_v).mean(axis=0),
+                    "mean_abs_tree_shap": np.abs(tree_v).mean(axis=0),
                 }
             )
         )

@@ -307,7 +307,9 @@ def plot_pd_2d(
     zlabel: str | None = None,
     title: str | None = None,
 ):
-    """Two-way PD as a filled contour map with contour lines and decile rugs.
+    """Two-way PD: a filled contour map with contour lines and decile rugs (two numeric
+    features), one PD curve per level (a one-hot group and a numeric feature), or a
+    heat map of the level pairs (two groups).
 
     Parameters
     ----------
@@ -317,9 +319,10 @@ def plot_pd_2d(
         ``feature_2`` are required when it holds several pairs).
     feature_1, feature_2 : str, optional
     levels : int, default 12
-        Number of contour levels.
+        Number of contour levels (two numeric features).
     zlabel, title : str, optional
-        Colour-bar label (default from the model output) and title.
+        Colour-bar label, or y-axis label of the per-level curves (default from the
+        model output), and title.
 
     Returns
     -------
@@ -342,6 +345,8 @@ def plot_pd_2d(
         pair = pair_from_table(pair, feature_1, feature_2)
     if not isinstance(pair, PairEffect):
         raise TypeError(f"expected PairEffect or a pair table, got {type(pair).__name__}")
+    if any(pair.categorical):
+        return _plot_pd_2d_levels(pair, zlabel=zlabel, title=title)
     if pair.values_1.size < 2 or pair.values_2.size < 2:
         raise ValueError("a two-way PD plot needs at least 2 grid values per feature")
     fig, ax = plt.subplots(figsize=(4.6, 3.8))
@@ -434,6 +439,55 @@ def plot_class_pd(curves: pd.DataFrame, kind: str = "pd", *, title: str | None =
     return fig
 
 
+def _draw_pd_2d_levels(ax, pair: PairEffect, label: str, *, vmin=None, vmax=None):
+    """Draw a pair with a one-hot group on ``ax``: per-level curves over the numeric
+    feature's grid, or a level x level heat map (returned, for a colour bar)."""
+    cat_1, cat_2 = pair.categorical
+    if cat_1 and cat_2:
+        Z = np.asarray(pair.pd).T  # feature_1 on x, feature_2 on y
+        image = ax.imshow(Z, cmap=SEQUENTIAL_CMAP, aspect="auto", origin="lower", vmin=vmin, vmax=vmax)
+        mid = (np.nanmin(Z) + np.nanmax(Z)) / 2
+        for (b, a), z in np.ndenumerate(Z):
+            ax.text(a, b, f"{z:.3g}", ha="center", va="center", fontsize=7, color="white" if z < mid else "black")
+        ax.set_xticks(np.arange(pair.values_1.size), pair.levels_1, rotation=30 if pair.values_1.size > 3 else 0)
+        ax.set_yticks(np.arange(pair.values_2.size), pair.levels_2)
+        ax.set_xlabel(pair.feature_1)
+        ax.set_ylabel(pair.feature_2)
+        return image
+    # the group's levels as curves over the numeric feature's grid: pd[level, k]
+    pd_ = np.asarray(pair.pd) if cat_1 else np.asarray(pair.pd).T
+    group, levels = (pair.feature_1, pair.levels_1) if cat_1 else (pair.feature_2, pair.levels_2)
+    numeric, grid, rug = (
+        (pair.feature_2, pair.values_2, pair.deciles_2) if cat_1 else (pair.feature_1, pair.values_1, pair.deciles_1)
+    )
+    for level, curve in zip(levels, pd_):
+        ax.plot(grid, curve, label=str(level))
+    _rug(ax, rug)
+    ax.set_xlabel(numeric)
+    ax.set_ylabel(label)
+    ax.legend(title=group, loc="best")
+    return None
+
+
+def _plot_pd_2d_levels(pair: PairEffect, *, zlabel: str | None, title: str | None):
+    """:func:`plot_pd_2d` of a pair with a one-hot group: per-level curves or a level x level heat map."""
+    import matplotlib.pyplot as plt
+
+    label = zlabel or f"PD ({OUTPUT_LABELS.get(pair.output, 'model output')})"
+    cat_1, cat_2 = pair.categorical
+    if cat_1 and cat_2:
+        fig, ax = plt.subplots(figsize=(1.0 + 0.6 * pair.values_1.size + 1.2, 1.0 + 0.45 * pair.values_2.size))
+    else:
+        fig, ax = plt.subplots(figsize=(4.6, 3.4))
+    image = _draw_pd_2d_levels(ax, pair, label)
+    if image is not None:
+        fig.colorbar(image, ax=ax, label=label)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None = None):
     """The 2-D PD of every class of a multiclass model, one panel per class (shared colour scale).
 
@@ -467,6 +521,17 @@ def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None
         raise ValueError("a two-way PD plot needs at least 2 grid values per feature")
     lo = min(float(np.min(e.pd)) for e in effects)
     hi = max(float(np.max(e.pd)) for e in effects)
+    if any(any(e.categorical) for e in effects):  # a one-hot group in the pair: its levels per class
+        fig, axes = plt.subplots(1, len(effects), figsize=(3.6 * len(effects) + 1.2, 3.4), squeeze=False)
+        image = None
+        for ax, label, e in zip(axes[0], labels, effects):
+            image = _draw_pd_2d_levels(ax, e, "PD of the class", vmin=lo, vmax=hi)
+            ax.set_title(f"class {label}")
+        if image is not None:
+            fig.colorbar(image, ax=list(axes[0]), label="PD of the class")
+        if title:
+            fig.suptitle(title)
+        return fig
     bounds = np.linspace(lo, hi if hi > lo else lo + 1e-12, levels + 1)
     fig, axes = plt.subplots(1, len(effects), figsize=(3.3 * len(effects) + 1.2, 3.4), squeeze=False)
     for ax, label, e in zip(axes[0], labels, effects):
@@ -510,7 +575,7 @@ def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class)
         "d_ice": plot_class_pd(curves, "d_pd")
         if has_derivative
         else placeholder("no d-PD: no numeric variable among the top-k"),
-        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k")
+        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_class_pd_2d(pairs),
     }
@@ -525,8 +590,8 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=No
         ``pd_ice.csv`` (:func:`xaipipe.explain.pdp.pd_ice_tables`): variables with
         ``rank > 0`` are drawn in rank order (rank 0: only for thesis figures).
     pairs : DataFrame
-        ``pd_2d.csv``; empty when fewer than two numeric top variables exist (a
-        figure saying so is drawn).
+        ``pd_2d.csv`` (the top two variables, numeric or one-hot groups); empty
+        when there are fewer than two top variables (a figure saying so is drawn).
     figure_class : str, optional
         Multiclass tables only (a ``class`` column; config key
         ``explain.figure_class``): draw the four figures of that class; None draws
@@ -566,7 +631,7 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=No
         "ice": plot_ice(effects),
         "c_ice": plot_centered_ice(effects),
         "d_ice": plot_dice(numeric) if numeric else placeholder("no d-ICE: no numeric variable among the top-k"),
-        "pd_2d": placeholder("no 2-D PD: fewer than two numeric variables among the top-k")
+        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_pd_2d(pairs),
     }

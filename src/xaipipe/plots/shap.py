@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result
+from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result, level_labels
 from .style import SEQUENTIAL_CMAP, figure_style
 
 __all__ = [
@@ -84,16 +84,41 @@ def _max_display(max_display: int) -> int:
     return int(max_display)
 
 
-def to_explanation(result: ShapResult):
+def _display_data(result: ShapResult):
+    """Feature values with a one-hot group's level label in place of its level code
+    (object array), or None when the result has no one-hot group."""
+    labels = level_labels(result)
+    if labels is None:
+        return None
+    shown = result.data.astype(object)
+    grouped = labels != ""
+    shown[grouped] = labels[grouped]
+    return shown
+
+
+def to_explanation(result: ShapResult, *, group_data: str = "code"):
     """The result as a :class:`shap.Explanation` (values (n, p), base values (n,),
-    data (n, p), feature names), for shap's plotting functions."""
+    data (n, p), feature names), for shap's plotting functions.
+
+    For a grouped result with a one-hot group (:func:`~xaipipe.explain.shapley.group_shap_result`)
+    the Explanation also has ``display_data``: the feature values with each group's
+    level label (the member column set to 1) in place of its level code; shap writes
+    those labels in waterfall and force plots and on the axis of a scatter plot.
+    ``group_data="label"`` puts the labels in ``data`` as well (an object array):
+    shap's beeswarm then draws the group's dots in grey, uncoloured, since a level
+    has no low-to-high order.
+    """
     import shap
 
     _check_result(result)
+    if group_data not in ("code", "label"):
+        raise ValueError(f"group_data must be 'code' or 'label', got {group_data!r}")
+    shown = _display_data(result)
     return shap.Explanation(
         values=result.values,
         base_values=result.base_values,
-        data=result.data,
+        data=shown if (shown is not None and group_data == "label") else result.data,
+        display_data=shown,
         feature_names=list(result.feature_names),
     )
 
@@ -196,7 +221,12 @@ def plot_shap_beeswarm(
 
     One row per feature (largest mean |SHAP| on top), one dot per explained
     row at its SHAP value, coloured by the feature's value (low to high, the
-    project's sequential colour map).
+    project's sequential colour map). A one-hot group of a grouped result is one
+    row (its SHAP value, the sum of its columns'); its levels have no low-to-high
+    order, so its dots are coloured by the row's level with the style's
+    categorical colours (Okabe-Ito), named in a legend below the axes
+    (:func:`_colour_group_rows`); a group with more levels than colours stays
+    grey, uncoloured.
 
     Parameters
     ----------
@@ -218,22 +248,96 @@ def plot_shap_beeswarm(
 
     _check_result(result)
     k = min(_max_display(max_display), result.n_features)
+    cmap = plt.get_cmap(SEQUENTIAL_CMAP)
+    if level_labels(result) is not None:
+        # shap 0.51 draws an uncoloured row by rebinding its `color` to `cmap.colors` (a list) for
+        # every later row, which then fails; the same colours as a LinearSegmentedColormap have no
+        # `.colors` attribute
+        from matplotlib.colors import LinearSegmentedColormap
+
+        cmap = LinearSegmentedColormap.from_list(SEQUENTIAL_CMAP, cmap(np.linspace(0.0, 1.0, cmap.N)), N=cmap.N)
     with figure_style():
         fig, ax = plt.subplots(figsize=(6.3, 0.3 * k + 1.3))
         with _global_numpy_seed(random_state):
             shap.plots.beeswarm(
-                to_explanation(result),
+                to_explanation(result, group_data="label"),
                 max_display=k,
                 ax=ax,
                 show=False,
                 plot_size=None,
-                color=plt.get_cmap(SEQUENTIAL_CMAP),
+                color=cmap,
                 s=10,
             )
+        _colour_group_rows(ax, result)
         ax.set_xlabel(f"SHAP value ({result.output_label})")
         _restyle(fig)
         _set_title(fig, ax, title)
     return fig
+
+
+def _colour_group_rows(ax, result: ShapResult) -> None:
+    """Colour the beeswarm dots of each one-hot group by level, with a legend.
+
+    shap draws a group's row (labels in ``data``: not numeric) as one grey scatter
+    of all rows, in an order it shuffles. Each dot is given back its level by its
+    SHAP value: dots with equal values are exchangeable, so the rows with that
+    value hand out their levels in any order and every (value, level) pair is
+    drawn as often as it occurs.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import offset_copy
+
+    labels = level_labels(result)
+    if labels is None:
+        return
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    rows = {t.get_text(): y for t, y in zip(ax.get_yticklabels(), ax.get_yticks())}
+    legend_rows = []  # per group: its name, then a dot per level
+    for g, name in enumerate(result.feature_names):
+        levels = result.levels.get(name)
+        if levels is None or name not in rows or len(levels) > len(colours):
+            continue
+        y = rows[name]
+        found = [
+            c
+            for c in ax.collections
+            if isinstance(c, PathCollection)
+            and len(c.get_offsets()) == result.n_rows
+            and np.all(np.abs(np.asarray(c.get_offsets())[:, 1] - y) < 0.5)
+        ]
+        if len(found) != 1:
+            continue
+        pool: dict[float, list[int]] = {}
+        for value, code in zip(result.values[:, g], result.data[:, g]):
+            pool.setdefault(float(value), []).append(int(code))
+        codes = [pool[float(x)].pop() for x in np.asarray(found[0].get_offsets())[:, 0]]
+        found[0].set_facecolors([colours[k] for k in codes])
+        legend_rows.append(
+            [Line2D([], [], linestyle="none", label=name)]
+            + [
+                Line2D([], [], linestyle="none", marker="o", markersize=4, color=colours[k], label=str(level))
+                for k, level in enumerate(levels)
+            ]
+        )
+    if legend_rows:
+        # below the axes (shap's colour bar holds the right side), one line per group: matplotlib
+        # fills a legend column by column, so the entries go in column-major order, padded
+        width = max(len(row) for row in legend_rows)
+        blank = Line2D([], [], linestyle="none", label="")
+        handles = [row[c] if c < len(row) else blank for c in range(width) for row in legend_rows]
+        below = offset_copy(ax.transAxes, fig=ax.figure, y=-34, units="points")  # under the x label
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            bbox_transform=below,
+            ncol=width,
+            handletextpad=0.2,
+            columnspacing=1.0,
+            borderaxespad=0,
+        )
 
 
 def plot_shap_dependence(
@@ -251,9 +355,12 @@ def plot_shap_dependence(
     result : ShapResult
     features : str, int or sequence of them
         Feature(s) to plot, one panel each: x = feature value, y = its SHAP value.
+        A one-hot group of a grouped result has its levels on the x axis (tick
+        labels: the level names) and its SHAP value, the sum of its columns', on y.
     interaction_feature : "auto", str, int or None, default="auto"
         Colour of the points: ``"auto"`` = :func:`interaction_partner` of each
         plotted feature; a feature name / index = that feature; None = no colour.
+        A group colours by level (shap's categorical colour bar, labelled by level).
     title : str, optional
         Figure title.
     random_state : int, default=0

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..explain.shapley import ShapResult
+from ..explain.shapley import ShapResult, level_labels
 from .shap import LOCAL_ROW_KINDS, local_rows
 from .style import figure_style
 
@@ -56,9 +56,17 @@ def _check_link(result: ShapResult, link: str) -> str:
     return link
 
 
-def _display_values(data: np.ndarray) -> np.ndarray:
-    """Feature values as shown next to each force (4 significant digits)."""
-    return np.vectorize(lambda v: float(f"{v:.4g}"))(np.asarray(data, dtype=float))
+def _display_values(result: ShapResult, rows) -> np.ndarray:
+    """Feature values of ``rows`` as shown next to each force (4 significant digits); a one-hot
+    group of a grouped result shows its level label (the member column set to 1)."""
+    shown = np.vectorize(lambda v: float(f"{v:.4g}"))(np.asarray(result.data[rows], dtype=float))
+    labels = level_labels(result)
+    if labels is None:
+        return shown
+    shown = shown.astype(object)
+    grouped = labels[rows] != ""
+    shown[grouped] = labels[rows][grouped]
+    return shown
 
 
 def force_rows(result: ShapResult) -> dict[str, int]:
@@ -125,7 +133,7 @@ def plot_shap_force(
         fig = shap.plots.force(
             float(result.base_values[i]),
             result.values[i],
-            _display_values(result.data[i]),
+            _display_values(result, i),
             feature_names=list(result.feature_names),
             out_names="f(x)",
             matplotlib=True,
@@ -219,7 +227,7 @@ def save_force_html(
     plot = shap.plots.force(
         float(base[0]),
         result.values[idx],
-        _display_values(result.data[idx]),
+        _display_values(result, idx),
         feature_names=list(result.feature_names),
         out_names=f"f(x) ({result.output_label})",
         link=link,

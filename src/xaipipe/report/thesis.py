@@ -173,7 +173,12 @@ def _pd_only(effects, title):
 
     fig, axes = plt.subplots(1, len(effects), figsize=(4.2 * len(effects), 3.4), squeeze=False)
     for ax, eff in zip(axes[0], effects):
-        ax.plot(eff.grid, eff.pd, color="black", lw=1.8, label="PD")
+        if eff.categorical:  # a one-hot group: the PD per level, the levels named on the axis
+            ax.plot(eff.grid, eff.pd, color="black", marker="o", linestyle="none", label="PD")
+            ax.set_xticks(eff.grid, eff.levels, rotation=30 if eff.grid.size > 3 else 0)
+            ax.set_xlim(-0.5, eff.grid.size - 0.5)
+        else:
+            ax.plot(eff.grid, eff.pd, color="black", lw=1.8, label="PD")
         if len(eff.deciles):
             ymin = ax.get_ylim()[0]
             ax.plot(eff.deciles, np.full(len(eff.deciles), ymin), "|", color="0.3", ms=10)

@@ -16,7 +16,10 @@ interest :math:`x_S`, the other features :math:`x_C`, observations
   *marginal* distribution of :math:`x_C`, estimated by
   :math:`\\bar f_S(z_k) \\approx \\frac1N \\sum_i \\hat f(z_k, x_C^{(i)})`
   (Goldstein et al. 2015, eqs. 1-2). :func:`partial_dependence`,
-  :func:`partial_dependence_2d` (a pair of features on a 2-D grid).
+  :func:`partial_dependence_2d` (a pair of features on a 2-D grid);
+  :func:`explain_pair` also takes a one-hot group on either axis (its levels as
+  grid: category x numeric gives one PD curve per level, category x category a
+  table of level pairs).
 * **ICE** (Goldstein, Kapelner, Bleich & Pitkin 2015, JCGS 24(1), section
   "The ICE toolbox"): one curve per observation,
   :math:`\\hat f_S^{(i)}(z_k) = \\hat f(z_k, x_C^{(i)})`; the PD is their

@@ -15,6 +15,7 @@ from ._curves import (
     derivative_sd,
     ice_curves,
     ice_derivatives,
+    partial_dependence,
     partial_dependence_2d,
 )
 from ._grid import (
@@ -83,16 +84,22 @@ class FeatureEffect:
 
 @dataclass(frozen=True)
 class PairEffect:
-    """Two-way PD of a pair of numeric features.
+    """Two-way PD of a pair of variables (numeric features or one-hot groups).
 
     Attributes
     ----------
     feature_1, feature_2 : str
     values_1 : ndarray of shape (n_1,)
+        Grid of ``feature_1``: feature units, or the level index ``0..n_levels-1``
+        of a one-hot group.
     values_2 : ndarray of shape (n_2,)
     pd : ndarray of shape (n_1, n_2)
-    deciles_1, deciles_2 : ndarray of shape (9,)
+    deciles_1, deciles_2 : ndarray of shape (9,) or (0,)
+        Empty for a group.
     output : str
+    levels_1, levels_2 : tuple of str or None
+        Level names of a one-hot group (as :attr:`FeatureEffect.levels`), None for
+        a numeric feature.
     """
 
     feature_1: str
@@ -103,6 +110,13 @@ class PairEffect:
     deciles_1: np.ndarray = field(default_factory=lambda: np.empty(0))
     deciles_2: np.ndarray = field(default_factory=lambda: np.empty(0))
     output: str = "predict"
+    levels_1: tuple | None = None
+    levels_2: tuple | None = None
+
+    @property
+    def categorical(self) -> tuple[bool, bool]:
+        """Whether ``feature_1`` / ``feature_2`` is a one-hot group."""
+        return self.levels_1 is not None, self.levels_2 is not None
 
 
 def _output_label(model, output: str) -> str:
@@ -216,7 +230,7 @@ def explain_feature(
     if is_group:
         G = onehot_grid(Xv[:, cols])
         level_names = [names[j] if names else f"x{j}" for j in cols]
-        levels = tuple(NO_LEVEL if not row.any() else level_names[int(np.argmax(row))] for row in G)
+        levels = _group_levels(G, level_names)
         ice = ice_curves(model, X, cols, G, **kwargs)
         if anchor == "min":
             a = 0
@@ -271,12 +285,17 @@ def explain_feature(
     )
 
 
+def _group_levels(G: np.ndarray, level_names: Sequence[str]) -> tuple:
+    return tuple(NO_LEVEL if not row.any() else level_names[int(np.argmax(row))] for row in G)
+
+
 def explain_pair(
     model,
     X,
     pair,
     *,
     feature_names: Sequence[str] | None = None,
+    feature_groups: Mapping[str, Sequence] | None = None,
     output: str = "auto",
     class_index: int = 1,
     grids=None,
@@ -285,38 +304,64 @@ def explain_pair(
     percentiles: tuple[float, float] = (0.05, 0.95),
     max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
 ) -> PairEffect:
-    """Two-way PD of a pair of numeric features on a 2-D grid.
+    """Two-way PD of a pair of variables on a 2-D grid: numeric features or one-hot groups.
+
+    Friedman (2001) §8.2 with :math:`x_S` the pair:
+    :math:`\\bar f(z^1_a, z^2_b) = \\frac1N \\sum_i \\hat f(z^1_a, z^2_b, x_C^{(i)})`. The grid
+    of a one-hot group is its level vectors (:func:`onehot_grid`): the point of level
+    ``l`` sets that level's column to 1 and the group's other columns to 0, so that,
+    as in :func:`explain_feature`, no row with two levels set is made. Category x
+    numeric gives one PD curve over the numeric grid per level; category x category
+    a table of level pairs.
 
     Parameters
     ----------
-    model, X, feature_names, output, class_index, max_batch_rows
+    model, X, feature_names, feature_groups, output, class_index, max_batch_rows
         As :func:`explain_feature`.
-    pair : (int or str, int or str)
-        The two features (distinct).
+    pair : (int, str or sequence, int, str or sequence)
+        The two variables (distinct, no column shared): column indices or names,
+        names of groups in ``feature_groups``, or sequences of columns forming a
+        one-hot group.
     grids : (array-like, array-like), optional
-        Explicit grids; otherwise :func:`feature_grid` of each feature with
-        ``resolution`` (default 20 per axis), ``kind`` and ``percentiles``.
+        Explicit grids of numeric features (None for a group, whose grid is
+        always its levels); otherwise :func:`feature_grid` of each numeric
+        feature with ``resolution`` (default 20 per axis), ``kind`` and
+        ``percentiles``.
 
     Returns
     -------
     PairEffect
+        ``values_*`` of a group: the level index; ``levels_*``: the level names.
 
     Raises
     ------
     ValueError
-        ``pair`` not two distinct features, a one-hot group in ``pair``, or
-        invalid grids.
+        ``pair`` not two variables, a column shared by both, an explicit grid for
+        a group, or invalid grids / groups (:func:`onehot_grid`).
     """
     Xv, _, x_names = _check_X(X)
     names = list(feature_names) if feature_names is not None else x_names
     if isinstance(pair, (str, numbers.Integral)) or len(list(pair)) != 2:
         raise ValueError(f"pair must be two features, got {pair!r}")
-    resolved = [_resolve_feature(p, Xv.shape[1], names, None) for p in pair]
-    if any(len(cols) != 1 for _, cols, _ in resolved):
-        raise ValueError("explain_pair supports numeric features only (no one-hot groups)")
-    (n1, c1, _), (n2, c2, _) = resolved
-    if c1[0] == c2[0]:
+    resolved = [_resolve_feature(p, Xv.shape[1], names, feature_groups) for p in pair]
+    (n1, c1, g1_is_group), (n2, c2, g2_is_group) = resolved
+    if set(c1) & set(c2):
         raise ValueError(f"pair names the same feature twice: {pair!r}")
+    if g1_is_group or g2_is_group:
+        return _explain_pair_groups(
+            model,
+            X,
+            Xv,
+            resolved,
+            names,
+            grids=grids,
+            resolution=resolution,
+            kind=kind,
+            percentiles=percentiles,
+            output=output,
+            class_index=class_index,
+            max_batch_rows=max_batch_rows,
+        )
     x1, x2 = Xv[:, c1[0]], Xv[:, c2[0]]
     if grids is None:
         g1 = feature_grid(x1, resolution=resolution, kind=kind, percentiles=percentiles)
@@ -342,4 +387,57 @@ def explain_pair(
         deciles_1=deciles(x1),
         deciles_2=deciles(x2),
         output=_output_label(model, output),
+    )
+
+
+def _explain_pair_groups(
+    model,
+    X,
+    Xv: np.ndarray,
+    resolved,
+    names,
+    *,
+    grids,
+    resolution: int,
+    kind: str,
+    percentiles,
+    output: str,
+    class_index: int,
+    max_batch_rows: int,
+) -> PairEffect:
+    """:func:`explain_pair` with a one-hot group on one axis or both (its level vectors as grid)."""
+    axes = []
+    for k, (name, cols, is_group) in enumerate(resolved):
+        given = None if grids is None else grids[k]
+        if is_group:
+            if given is not None:
+                raise ValueError(f"{name!r} is a one-hot group; its grid is its levels and cannot be given")
+            G = onehot_grid(Xv[:, cols])
+            level_names = [names[j] if names else f"x{j}" for j in cols]
+            axes.append((name, cols, G, np.arange(G.shape[0], dtype=np.float64), _group_levels(G, level_names)))
+        else:
+            x = Xv[:, cols[0]]
+            g = (
+                feature_grid(x, resolution=resolution, kind=kind, percentiles=percentiles)
+                if given is None
+                else _check_1d(given, "grid")
+            )
+            axes.append((name, cols, g[:, None], g, None))
+    (n1, c1, G1, v1, l1), (n2, c2, G2, v2, l2) = axes
+    # every grid point of the pair: feature_1's value (vector) then feature_2's, feature_2 varying fastest
+    G = np.hstack([np.repeat(G1, G2.shape[0], axis=0), np.tile(G2, (G1.shape[0], 1))])
+    pd2 = partial_dependence(
+        model, X, list(c1) + list(c2), G, output=output, class_index=class_index, max_batch_rows=max_batch_rows
+    ).reshape(G1.shape[0], G2.shape[0])
+    return PairEffect(
+        feature_1=n1,
+        feature_2=n2,
+        values_1=v1,
+        values_2=v2,
+        pd=pd2,
+        deciles_1=np.empty(0) if l1 is not None else deciles(Xv[:, c1[0]]),
+        deciles_2=np.empty(0) if l2 is not None else deciles(Xv[:, c2[0]]),
+        output=_output_label(model, output),
+        levels_1=l1,
+        levels_2=l2,
     )

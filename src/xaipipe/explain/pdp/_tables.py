@@ -12,6 +12,8 @@ from ._grid import _check_int
 
 _TABLE_COLUMNS = ["feature", "grid_value", "level", "kind", "row", "value"]
 _PAIR_COLUMNS = ["feature_1", "feature_2", "value_1", "value_2", "pd"]
+#: Columns of a pair table with a one-hot group: the level names after the values.
+_PAIR_LEVEL_COLUMNS = ["feature_1", "feature_2", "value_1", "value_2", "level_1", "level_2", "pd"]
 
 
 def _curve_subset(n: int, max_curves: int | None, random_state) -> np.ndarray:
@@ -129,7 +131,10 @@ def pair_table(pairs: PairEffect | Sequence[PairEffect]) -> pd.DataFrame:
     -------
     DataFrame
         Columns ``feature_1``, ``feature_2``, ``value_1``, ``value_2``, ``pd``;
-        one row per grid cell, ``value_2`` varying fastest.
+        one row per grid cell, ``value_2`` varying fastest. When a pair has a
+        one-hot group, ``level_1`` and ``level_2`` follow ``value_2``: the level
+        name where ``value_*`` is a group's level index, ``""`` for a numeric
+        feature (as ``grid_value`` and ``level`` of :func:`effects_table`).
     """
     if isinstance(pairs, PairEffect):
         pairs = [pairs]
@@ -138,22 +143,26 @@ def pair_table(pairs: PairEffect | Sequence[PairEffect]) -> pd.DataFrame:
         if not isinstance(p, PairEffect):
             raise TypeError(f"expected PairEffect, got {type(p).__name__}")
         n1, n2 = p.values_1.size, p.values_2.size
-        parts.append(
-            pd.DataFrame(
-                {
-                    "feature_1": p.feature_1,
-                    "feature_2": p.feature_2,
-                    "value_1": np.repeat(p.values_1, n2),
-                    "value_2": np.tile(p.values_2, n1),
-                    "pd": np.asarray(p.pd, dtype=np.float64).ravel(),
-                }
-            )
+        part = pd.DataFrame(
+            {
+                "feature_1": p.feature_1,
+                "feature_2": p.feature_2,
+                "value_1": np.repeat(p.values_1, n2),
+                "value_2": np.tile(p.values_2, n1),
+                "pd": np.asarray(p.pd, dtype=np.float64).ravel(),
+            }
         )
+        levels_1 = np.full(n1, "", dtype=object) if p.levels_1 is None else np.asarray(p.levels_1, dtype=object)
+        levels_2 = np.full(n2, "", dtype=object) if p.levels_2 is None else np.asarray(p.levels_2, dtype=object)
+        part["level_1"] = np.repeat(levels_1, n2)
+        part["level_2"] = np.tile(levels_2, n1)
+        parts.append((part, p.levels_1 is not None or p.levels_2 is not None))
     if not parts:
         return pd.DataFrame(
             {c: pd.Series(dtype=t) for c, t in zip(_PAIR_COLUMNS, [object, object, float, float, float])}
         )
-    return pd.concat(parts, ignore_index=True)[_PAIR_COLUMNS]
+    columns = _PAIR_LEVEL_COLUMNS if any(grouped for _, grouped in parts) else _PAIR_COLUMNS
+    return pd.concat([part for part, _ in parts], ignore_index=True)[columns]
 
 
 def effect_from_table(table: pd.DataFrame, feature: str) -> FeatureEffect:
@@ -240,6 +249,13 @@ def pair_from_table(table: pd.DataFrame, feature_1: str, feature_2: str) -> Pair
     v2 = pd.unique(t["value_2"].to_numpy(dtype=np.float64))
     if len(t) != v1.size * v2.size:
         raise ValueError(f"pair ({feature_1!r}, {feature_2!r}) is not a full {v1.size} x {v2.size} grid")
+
+    def levels(column: str, size: int, every: int):
+        if column not in t.columns:
+            return None
+        names = ["" if pd.isna(v) else str(v) for v in t[column].to_numpy()[::every][:size]]
+        return tuple(names) if any(names) else None
+
     return PairEffect(
         feature_1=feature_1,
         feature_2=feature_2,
@@ -247,6 +263,8 @@ def pair_from_table(table: pd.DataFrame, feature_1: str, feature_2: str) -> Pair
         values_2=v2,
         pd=t["pd"].to_numpy(dtype=np.float64).reshape(v1.size, v2.size),
         output="",
+        levels_1=levels("level_1", v1.size, v2.size),
+        levels_2=levels("level_2", v2.size, 1),
     )
 
 
@@ -296,8 +314,9 @@ def pd_ice_tables(
     -------
     (curves, pairs)
         :func:`effects_table` with a leading ``rank`` column (1 = largest MR, 0
-        for ``extra``), and :func:`pair_table` of the two first numeric top
-        variables (empty, with its columns, when there are fewer than two).
+        for ``extra``), and :func:`pair_table` of the two first top variables,
+        numeric or one-hot groups (:func:`explain_pair`; empty, with its
+        columns, when there are fewer than two).
     """
     if classes is not None:
         kwargs = dict(
@@ -395,9 +414,9 @@ def _pd_ice_class(
     ]
     curves = effects_table(effects, max_curves=max_curves, random_state=0)
     curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
-    numeric = [f for f in top if f not in groups]
-    if len(numeric) >= 2:
-        pairs = pair_table(explain_pair(model, X, tuple(numeric[:2]), resolution=pair_resolution, **common))
+    if len(top) >= 2:
+        pair = explain_pair(model, X, tuple(top[:2]), feature_groups=groups, resolution=pair_resolution, **common)
+        pairs = pair_table(pair)
     else:
         pairs = pd.DataFrame(columns=_PAIR_COLUMNS)
     return curves, pairs

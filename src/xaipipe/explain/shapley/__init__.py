@@ -105,6 +105,45 @@ degree 2 in the features for naive Bayes or QDA (a log-sum-exp over the classes)
 permutation explainer uses :data:`DEFAULT_N_PERMUTATIONS` pairs. ``details["class_index"]``
 records the class (``docs/multiclass.md``).
 
+Feature groups (one-hot encoded categorical variables)
+-----------------------------------------------------
+The models see a categorical variable as its 0/1 columns (Abalone's ``Sex`` ->
+``Sex_F``, ``Sex_I``, ``Sex_M``; ``prepared.json``'s ``feature_groups``), and every
+algorithm above gives one SHAP value per column. :func:`group_shap_result` (and
+``shap_tables(..., feature_groups=...)``, the pipeline's tables and figures) reports a
+group as one variable ``G`` with the value
+
+    phi_G(x) = sum_{j in G} phi_j(x),
+
+so that local accuracy still holds over the variables, ``base + sum_G phi_G = f(x)``
+(the columns are partitioned, nothing is added or lost). This is the grouping shap itself
+uses: its plots merge clustered features by adding their values
+(``shap.plots.bar`` / ``beeswarm`` with ``clustering``), Lundberg recommends the sum for
+one-hot columns (shap issues #397 and #679), and the interaction value of two groups is
+the sum over their block of the interaction matrix (shap issue #1342). The mean |SHAP|
+of a group is the mean over rows of ``|phi_G(x)|``, taken after summing.
+
+What the sum is *not*, in general: the Shapley value of the game in which the group is
+one player (the quotient game ``v_P(T) = v(union of the groups in T)``, whose
+coalitions switch all of a group's columns together, so that no row with two levels
+set is ever evaluated). That value is also the group's total of the Owen value for
+the coalition structure of the groups (Owen 1977, "Values of games with a priori
+unions"; the quotient-game property), which shap's ``PartitionExplainer`` computes for
+a partition tree. Writing the game through its Harsanyi dividends ``d_T``, the sum is
+``sum_T d_T |T & G| / |T|`` and the quotient-game value ``sum_{T meets G} d_T / (number
+of groups T meets)``. The two agree when every coalition with a dividend either lies
+inside one group or takes at most one column of each group it meets (then both
+fractions are ``1 / |T|``, or 1) - in particular for additive games (Linear SHAP of a
+linear or logistic model, ``phi_G = sum_{j in G} w_j (x_j - mean_b x_j)``) - and
+differ in general otherwise (a tree whose paths split on two of the group's columns
+and on another feature: its dividend on ``{Sex_F, Sex_M, Length}`` gives the group
+2/3 in the sum and 1/2 in the quotient game). The tests show both cases against
+brute-force Shapley values.
+
+:class:`GroupedShapResult` keeps the per-column result in ``columns`` (nothing is
+lost), the groups and the level labels; its ``data`` holds a one-hot group's level
+code (the position of the row's level in ``levels[group]``).
+
 Departures from the seed (000, ch. 3)
 -------------------------------------
 000 §3.3.3 defines SHAP values with conditional expectations ``E[f(z) | z_S]``;
@@ -115,7 +154,7 @@ the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -145,13 +184,17 @@ from ._algorithms import (
     check_class_index,
     forest_chunks,
 )
+from ._groups import group_shap_result
 from ._result import (
+    NO_LEVEL,
+    GroupedShapResult,
     ShapClasses,
     ShapResult,
     class_choice,
     class_result,
     global_importance,
     interaction_frame,
+    level_labels,
     result_metadata,
     row_frame,
     tidy_frame,
@@ -163,6 +206,8 @@ __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_N_PERMUTATIONS",
     "ShapClasses",
+    "GroupedShapResult",
+    "NO_LEVEL",
     "ShapResult",
     "auto_algorithm",
     "check_class_index",
@@ -170,7 +215,9 @@ __all__ = [
     "class_result",
     "forest_chunks",
     "global_importance",
+    "group_shap_result",
     "interaction_frame",
+    "level_labels",
     "result_metadata",
     "row_frame",
     "shap_tables",
@@ -443,6 +490,7 @@ def shap_tables(
     feature_names: Sequence[str],
     dataset: str,
     family: str,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
     max_rows: int | None = None,
     max_rows_forest: int | None = None,
     background_size: int | None = None,
@@ -464,6 +512,11 @@ def shap_tables(
     feature_names : sequence of str
     dataset, family : str
         Identifier columns (``model`` holds the family).
+    feature_groups : mapping of str -> sequence of str, optional
+        One-hot groups (``prepared.json``): the values, importance, interaction and
+        meta tables and the saved result are per variable, a group's value being
+        the sum of its columns' (:func:`group_shap_result`); ``rows`` sums all
+        columns. None or empty: per column, as before.
     max_rows : int or None
         Explain at most this many test rows (seeded subsample).
     max_rows_forest : int or None
@@ -484,11 +537,13 @@ def shap_tables(
     -------
     dict
         ``values`` (:func:`tidy_frame` with ``row_id``), ``rows`` (:func:`row_frame`
-        with ``row_id``), ``importance`` (:func:`global_importance`),
+        of the columns, with ``row_id``), ``importance`` (:func:`global_importance`),
         ``interactions`` (:func:`interaction_frame`), ``meta`` (JSON record),
-        ``result`` (the :class:`ShapResult` without its estimator name; for a
-        multiclass model a :class:`ShapClasses` and the record's ``classes`` and
-        ``per_class``), each table with ``dataset`` and ``model`` first.
+        ``result`` (the :class:`ShapResult`, or with groups the
+        :class:`GroupedShapResult` holding the column result in ``columns``, without
+        the estimator name; for a multiclass model a :class:`ShapClasses` of those and
+        the record's ``classes`` and ``per_class``), each table with ``dataset`` and
+        ``model`` first.
     """
     import dataclasses
 
@@ -508,28 +563,36 @@ def shap_tables(
         random_state=random_state,
     )
     if classes is not None:
-        return _class_tables(model, X_test, settings, test_rows, dataset, family, [str(c) for c in classes])
+        return _class_tables(
+            model, X_test, settings, test_rows, dataset, family, [str(c) for c in classes], feature_groups
+        )
     result = shap_values(model, X_test, **settings)
+    columns = result
+    result = group_shap_result(columns, feature_groups)  # the same object without groups
     test_rows = np.asarray(test_rows)
     values = tidy_frame(result)  # row = position in the test set; row_id = row of prepared.csv
     values.insert(1, "row_id", test_rows[values["row"].to_numpy()])
-    rows = row_frame(result)
+    rows = row_frame(columns)  # the sum over all columns (= over all variables, up to rounding)
     rows.insert(1, "row_id", test_rows[rows["row"].to_numpy()])
     ids = {"dataset": dataset, "model": family}
     meta = result_metadata(result)
     meta.update({"dataset": dataset, "model": family, "test_rows_explained": test_rows[result.row_index].tolist()})
+    saved = dataclasses.replace(result, estimator=None)
+    if isinstance(result, GroupedShapResult):
+        saved = dataclasses.replace(saved, columns=dataclasses.replace(columns, estimator=None))
     return {
         "values": with_ids(values, **ids),
         "rows": with_ids(rows, **ids),
         "importance": with_ids(global_importance(result), **ids),
         "interactions": with_ids(interaction_frame(result), **ids),
         "meta": meta,
-        "result": dataclasses.replace(result, estimator=None),
+        "result": saved,
     }
 
 
-def _class_tables(model, X_test, settings, test_rows, dataset, family, classes) -> dict:
-    """:func:`shap_tables` of a multiclass model: every class, tables stacked with a ``class`` column."""
+def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, feature_groups=None) -> dict:
+    """:func:`shap_tables` of a multiclass model: every class (its one-hot groups summed, as
+    :func:`group_shap_result`), tables stacked with a ``class`` column."""
     import dataclasses
 
     import pandas as pd
@@ -539,12 +602,15 @@ def _class_tables(model, X_test, settings, test_rows, dataset, family, classes) 
     test_rows = np.asarray(test_rows)
     results, parts = [], {"values": [], "rows": [], "importance": [], "interactions": []}
     for k, label in enumerate(classes):
-        res = shap_values(model, X_test, class_index=k, **settings)
-        res = dataclasses.replace(res, estimator=None, details={**res.details, "class": label})
+        columns = shap_values(model, X_test, class_index=k, **settings)
+        columns = dataclasses.replace(columns, estimator=None, details={**columns.details, "class": label})
+        res = group_shap_result(columns, feature_groups)  # the same object without groups
+        if isinstance(res, GroupedShapResult):
+            res = dataclasses.replace(res, estimator=None, columns=columns)
         results.append(res)
         values = tidy_frame(res)
         values.insert(1, "row_id", test_rows[values["row"].to_numpy()])
-        rows = row_frame(res)
+        rows = row_frame(columns)  # the sum over all columns
         rows.insert(1, "row_id", test_rows[rows["row"].to_numpy()])
         for name, frame in (
             ("values", values),

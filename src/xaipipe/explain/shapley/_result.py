@@ -8,13 +8,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..pdp import NO_LEVEL  # the label of a one-hot group's all-zero row, as in the PD tables
+
 __all__ = [
+    "NO_LEVEL",
+    "GroupedShapResult",
     "ShapClasses",
     "ShapResult",
     "class_choice",
     "class_result",
     "global_importance",
     "interaction_frame",
+    "level_labels",
     "result_metadata",
     "row_frame",
     "tidy_frame",
@@ -153,6 +158,63 @@ def class_result(result, figure_class=None) -> ShapResult:
     return result.results[labels.index(str(figure_class))]
 
 
+@dataclass(frozen=True)
+class GroupedShapResult(ShapResult):
+    """SHAP values of ``q`` variables (one-hot groups summed) of ``n`` explained rows.
+
+    A :class:`ShapResult` whose ``values``, ``data``, ``feature_names`` and
+    ``interaction_values`` are per *variable*: an ungrouped column is its own
+    variable; a group (``feature_groups``) is one variable, at the position of its
+    first column (:func:`xaipipe.explain.reliance.features_from_groups`). Every other
+    attribute is the column result's.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n, q)
+        ``values[:, g] = columns.values[:, G].sum(axis=1)`` for a group ``G``; the
+        column's value for an ungrouped column.
+    data : ndarray of shape (n, q)
+        For a one-hot group: the level code, the position of the row's level in
+        ``levels[g]`` (float); NaN for a group that is not one-hot.
+    interaction_values : ndarray of shape (n, q, q) or None
+        Sums over the blocks of the column interaction matrix,
+        ``Phi[i, g, h] = sum_{j in G, k in H} columns.interaction_values[i, j, k]``;
+        row ``i`` still sums over the last axis to ``values[i]``.
+    columns : ShapResult
+        The per-column result the values were summed from (the model's columns:
+        nothing is lost).
+    feature_groups : dict of str -> tuple of str
+        The groups applied (group -> member columns, in column order).
+    levels : dict of str -> tuple of str
+        Per one-hot group its level labels: :data:`NO_LEVEL` first when a row has
+        no level set, then the member column names in column order (the labels of
+        :func:`xaipipe.explain.pdp.explain_feature`).
+    """
+
+    columns: ShapResult | None = None
+    feature_groups: dict = field(default_factory=dict)
+    levels: dict = field(default_factory=dict)
+
+
+def level_labels(result: ShapResult) -> np.ndarray | None:
+    """Level label of every row of every one-hot group, ``""`` elsewhere.
+
+    Returns
+    -------
+    ndarray of shape (n, q), dtype object, or None
+        None when ``result`` has no one-hot group (not a :class:`GroupedShapResult`,
+        or none of its groups is one-hot).
+    """
+    if not isinstance(result, GroupedShapResult) or not result.levels:
+        return None
+    out = np.full(result.values.shape, "", dtype=object)
+    for g, name in enumerate(result.feature_names):
+        labels = result.levels.get(name)
+        if labels is not None:
+            out[:, g] = np.asarray(labels, dtype=object)[result.data[:, g].astype(np.int64)]
+    return out
+
+
 def _check_result(result: ShapResult) -> None:
     if not isinstance(result, ShapResult):
         raise TypeError(f"expected a ShapResult, got {type(result).__name__}")
@@ -167,10 +229,17 @@ def tidy_frame(result: ShapResult) -> pd.DataFrame:
     ``feature``, ``feature_value``, ``shap_value``, ``base_value`` and
     ``model_output`` (both repeated per feature), ordered by row then feature
     (the model's feature order). Units: those of ``result.output``.
+
+    For a result grouped by :func:`~xaipipe.explain.shapley.group_shap_result`
+    with a one-hot group, ``feature`` names the variables (the group, not its
+    columns), ``feature_value`` of a group is its level code and a ``level``
+    column after ``feature_value`` names the level (the member column set to 1,
+    ``"(none)"`` for none; ``""`` for the other variables), as ``grid_value`` and
+    ``level`` of the PD tables.
     """
     _check_result(result)
     n, p = result.values.shape
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "row": np.repeat(result.row_index, p),
             "feature": np.tile(np.asarray(result.feature_names, dtype=object), n),
@@ -180,6 +249,10 @@ def tidy_frame(result: ShapResult) -> pd.DataFrame:
             "model_output": np.repeat(result.model_output, p),
         }
     )
+    labels = level_labels(result)
+    if labels is not None:
+        frame.insert(3, "level", labels.reshape(-1))
+    return frame
 
 
 def row_frame(result: ShapResult) -> pd.DataFrame:
@@ -205,6 +278,10 @@ def global_importance(result: ShapResult) -> pd.DataFrame:
     -------
     DataFrame with columns ``feature``, ``mean_abs_shap``, ``mean_shap`` and
     ``rank`` (1 = largest mean |SHAP|; ties keep the model's feature order).
+    For a grouped result the features are the variables: a group's
+    ``mean_abs_shap`` is the mean over rows of ``|sum of its columns' values|``,
+    not the sum of its columns' mean |SHAP| (which counts opposite signs as
+    importance).
     """
     _check_result(result)
     mean_abs = np.abs(result.values).mean(axis=0)
@@ -220,7 +297,12 @@ def global_importance(result: ShapResult) -> pd.DataFrame:
 
 
 def result_metadata(result: ShapResult) -> dict:
-    """JSON-serialisable description of how ``result`` was computed."""
+    """JSON-serialisable description of how ``result`` was computed.
+
+    A grouped result (:class:`~xaipipe.explain.shapley.GroupedShapResult`) adds
+    ``feature_groups``, ``levels``, ``column_names`` and ``n_columns``; its
+    ``feature_names`` / ``n_features`` are the variables.
+    """
     _check_result(result)
 
     def clean(v):
@@ -234,22 +316,29 @@ def result_metadata(result: ShapResult) -> dict:
             return None
         return v
 
-    return clean(
-        {
-            "estimator": result.estimator,
-            "algorithm": result.algorithm,
-            "output": result.output,
-            "link": result.link,
-            "feature_perturbation": result.feature_perturbation,
-            "background_size": result.background_size,
-            "n_rows": result.n_rows,
-            "n_features": result.n_features,
-            "feature_names": list(result.feature_names),
-            "interaction_values": result.interaction_values is not None,
-            "base_value_mean": float(result.base_values.mean()),
-            "details": result.details,
-        }
-    )
+    meta = {
+        "estimator": result.estimator,
+        "algorithm": result.algorithm,
+        "output": result.output,
+        "link": result.link,
+        "feature_perturbation": result.feature_perturbation,
+        "background_size": result.background_size,
+        "n_rows": result.n_rows,
+        "n_features": result.n_features,
+        "feature_names": list(result.feature_names),
+        "interaction_values": result.interaction_values is not None,
+        "base_value_mean": float(result.base_values.mean()),
+        "details": result.details,
+    }
+    columns = getattr(result, "columns", None)  # a GroupedShapResult: the groups and the columns summed
+    if columns is not None:
+        meta.update(
+            feature_groups={g: list(m) for g, m in result.feature_groups.items()},
+            levels={g: list(v) for g, v in result.levels.items()},
+            column_names=list(columns.feature_names),
+            n_columns=columns.n_features,
+        )
+    return clean(meta)
 
 
 def interaction_frame(result: ShapResult) -> pd.DataFrame:
@@ -259,7 +348,9 @@ def interaction_frame(result: ShapResult) -> pd.DataFrame:
     -------
     DataFrame with columns ``row`` (position in ``X``), ``feature_1``, ``feature_2``,
     ``interaction_value`` (``n * p * p`` rows, row-major); empty with those columns
-    when ``result`` has no interaction values.
+    when ``result`` has no interaction values. For a grouped result the pairs are
+    of variables: a group's entries are sums over its block of the column
+    interaction matrix.
     """
     _check_result(result)
     if result.interaction_values is None:
