@@ -38,10 +38,53 @@ def test_ols_table_matches_closed_form():
     assert not np.allclose(seed_se, se[1:], rtol=0.05)
 
 
-def test_rank_deficient_design_is_an_error():
-    X = np.column_stack([np.ones(20), np.arange(20.0)])
-    with pytest.raises(ValueError, match="rank deficient"):
-        ols_inference(X, np.arange(20.0), ["one", "t"])
+def test_a_design_that_is_not_identified_is_reported_not_raised():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    X = np.column_stack([np.ones(40), x, 2 * x + 1])
+    y = 3 * x + rng.normal(size=40)
+    table = ols_inference(X, y, ["one", "x", "x2"]).set_index("term")
+    assert table.loc["one", "note"].startswith("not identified: constant")
+    assert table.loc["x2", "note"] == "not identified: a linear combination of const, x in the training rows (aliased)"
+    assert table.loc[["one", "x2"], "coefficient"].isna().all()
+    plain = ols_inference(x[:, None], y, ["x"]).set_index("term")
+    np.testing.assert_allclose(table.loc[["const", "x"], "coefficient"], plain["coefficient"], rtol=1e-12)
+    assert table["df_resid"].iloc[0] == 38
+
+
+def _grouped(n=300, seed=1):
+    """y = 1 + 2 x + 1.5 [g = b] - 1 [g = c] + noise; g one-hot with every level (a, b, c)."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b", "c"], size=n)
+    x = rng.normal(size=n)
+    y = 1 + 2 * x + 1.5 * (g == "b") - (g == "c") + rng.normal(scale=0.5, size=n)
+    order = np.argsort(y)  # adversarial row order: sorted by the response
+    X = np.column_stack([x, g == "a", g == "b", g == "c"]).astype(float)[order]
+    return X, y[order], g[order], ["x", "g_a", "g_b", "g_c"], {"g": ["g_a", "g_b", "g_c"]}
+
+
+def test_groups_use_reference_coding_as_statsmodels_formula():
+    import pandas as pd
+    import statsmodels.formula.api as smf
+
+    X, y, g, names, groups = _grouped()
+    table = ols_inference(X, y, names, feature_groups=groups)
+    assert list(table["term"]) == ["const", "x", "g_b", "g_c"]
+    assert list(table["reference_level"]) == ["", "", "g_a", "g_a"] and "note" not in table
+    ref = smf.ols("y ~ x + C(g)", data=pd.DataFrame({"y": y, "x": X[:, 0], "g": g})).fit()
+    order = ["Intercept", "x", "C(g)[T.b]", "C(g)[T.c]"]
+    np.testing.assert_allclose(table["coefficient"], ref.params[order], rtol=1e-10)
+    np.testing.assert_allclose(table["std_error"], ref.bse[order], rtol=1e-10)
+    assert table.loc[2, "ci_low"] > 1.0 and table.loc[3, "ci_high"] < 0
+
+
+def test_squared_terms_with_a_group_fit_the_reference_coding():
+    X, y, _, names, groups = _grouped()
+    out = squared_terms_comparison(
+        X[:240], y[:240], X[240:], y[240:], names, feature_groups=groups, n_bootstrap=50
+    ).iloc[0]
+    assert out["columns_dropped"] == "g_a" and out["n_params_b"] == 4
+    assert "g_a" not in out["selected"].split(";")
 
 
 @pytest.fixture(scope="module")
@@ -80,14 +123,18 @@ def test_squared_terms_comparison_errors(diabetes_split):
     Xtr, Xte, ytr, yte, names = diabetes_split
     with pytest.raises(ValueError, match="not among the features"):
         squared_terms_comparison(Xtr, ytr, Xte, yte, names, selected=["bmi", "BMI"])
-    with pytest.raises(ValueError, match="constant"):
-        squared_terms_comparison(
-            np.column_stack([Xtr, np.ones(len(Xtr))]),
-            ytr,
-            np.column_stack([Xte, np.ones(len(Xte))]),
-            yte,
-            names + ["one"],
-        )
+    # a constant column is left out of both models and named, not an error
+    plain = squared_terms_comparison(Xtr, ytr, Xte, yte, names, n_bootstrap=50).iloc[0]
+    with_one = squared_terms_comparison(
+        np.column_stack([Xtr, np.ones(len(Xtr))]),
+        ytr,
+        np.column_stack([Xte, np.ones(len(Xte))]),
+        yte,
+        names + ["one"],
+        n_bootstrap=50,
+    ).iloc[0]
+    assert with_one["columns_dropped"] == "one" and "columns_dropped" not in plain
+    assert with_one["difference"] == pytest.approx(plain["difference"], rel=1e-9)
     with pytest.raises(ValueError, match="regression loss"):
         squared_terms_comparison(Xtr, ytr, Xte, yte, names, losses=("error_rate",))
     with pytest.raises(ValueError, match="shape"):

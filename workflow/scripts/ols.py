@@ -8,7 +8,7 @@ from xaipipe.runner import run
 
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    table = ols_inference(data.X_train, data.y_train, data.features)
+    table = ols_inference(data.X_train, data.y_train, data.features, feature_groups=data.feature_groups)
     table.insert(0, "dataset", data.dataset)
     write_csv(smk.output.table, table)
 

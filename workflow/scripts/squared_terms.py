@@ -18,6 +18,7 @@ def main(smk):
         n_bootstrap=smk.params.n_bootstrap,
         confidence=smk.params.confidence,
         random_state=smk.params.seed,
+        feature_groups=data.feature_groups,
     )
     table.insert(0, "dataset", data.dataset)
     write_csv(smk.output.table, table)

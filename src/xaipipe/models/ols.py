@@ -20,7 +20,7 @@ paired bootstrap of :mod:`xaipipe.models.comparison`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,10 +28,54 @@ from sklearn.utils import check_array, check_consistent_length, column_or_1d
 
 from .comparison import LOSSES, paired_bootstrap_test, row_losses
 
-__all__ = ["ols_inference", "squared_terms_comparison"]
+__all__ = ["identified_columns", "ols_inference", "squared_terms_comparison"]
 
 
-def ols_inference(X: np.ndarray, y: np.ndarray, feature_names: list[str], alpha: float = 0.05) -> pd.DataFrame:
+def identified_columns(
+    X: np.ndarray, feature_names: Sequence[str], feature_groups: Mapping[str, Sequence[str]] | None = None
+) -> tuple[list[int], dict[str, str]]:
+    """Columns of a design with an intercept that a linear model can identify.
+
+    One-hot groups enter with reference (k - 1) coding
+    (:func:`xaipipe.models.logit.reference_coding`: each group's first level is left
+    out); a column constant on the rows, or a linear combination of the intercept and
+    earlier kept columns, is aliased (as R's ``lm`` reports it).
+
+    Returns
+    -------
+    kept : list of int
+        Positions of the identified columns, in order.
+    dropped : dict
+        Column name -> why it is left out (``"reference level of <group>"``,
+        ``"not identified: constant ..."``, ``"not identified: a linear combination of
+        ..."``).
+    """
+    from .logit import _aliased_terms, reference_coding
+
+    names = [str(c) for c in feature_names]
+    coding = reference_coding(names, feature_groups)
+    dropped = {n: f"reference level of {c['group']}" for n, c in coding.items() if c["reference_level"] == n}
+    candidates = [j for j, n in enumerate(names) if n not in dropped]
+    for j in candidates:
+        if np.ptp(X[:, j]) == 0:
+            dropped[names[j]] = "not identified: constant in the training rows (aliased with const)"
+    candidates = [j for j in candidates if names[j] not in dropped]
+    design = np.column_stack([np.ones(X.shape[0]), X])
+    notes = _aliased_terms(design, names, [j + 1 for j in candidates])
+    for col, note in notes.items():
+        dropped[names[col - 1]] = note
+    kept = [j for j in candidates if names[j] not in dropped]
+    return kept, dropped
+
+
+def ols_inference(
+    X: np.ndarray,
+    y: np.ndarray,
+    feature_names: list[str],
+    alpha: float = 0.05,
+    *,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+) -> pd.DataFrame:
     """OLS fit with intercept and its classical inference table.
 
     Parameters
@@ -41,49 +85,84 @@ def ols_inference(X: np.ndarray, y: np.ndarray, feature_names: list[str], alpha:
     feature_names : list of str, length p
     alpha : float, default=0.05
         ``1 - alpha`` confidence intervals.
+    feature_groups : mapping group -> member columns, optional
+        One-hot groups (``prepared.json``): reference (k - 1) coding, the first level
+        of each group left out and named in ``reference_level``
+        (:func:`identified_columns`); a level's coefficient is its difference from the
+        reference level, other features held fixed.
 
     Returns
     -------
     DataFrame
-        Rows ``const`` then the features; columns ``term``, ``coefficient``,
-        ``std_error``, ``t_value``, ``p_value`` (two-sided), ``ci_low``,
-        ``ci_high``, ``n``, ``df_resid``, ``sigma`` (residual standard error,
-        target units), ``r2``.
+        Rows ``const`` then the features (less each group's reference level);
+        columns ``term``, ``coefficient``, ``std_error``, ``t_value``, ``p_value``
+        (two-sided), ``ci_low``, ``ci_high``, ``n``, ``df_resid``, ``sigma``
+        (residual standard error, target units), ``r2``; with groups also
+        ``group`` and ``reference_level``; when a column is not identified (constant
+        on the training rows, or collinear: aliased, as R's ``lm`` reports it) its
+        row has NaN estimates and a ``note`` saying why, the model being fitted
+        without it.
 
     Raises
     ------
     ValueError
-        If ``X`` is rank deficient (coefficients not identified) or shapes differ.
+        If shapes differ or ``feature_groups`` is malformed.
     """
     import statsmodels.api as sm
+
+    from .logit import reference_coding
 
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != len(feature_names):
         raise ValueError(f"shape mismatch: X {X.shape}, y {y.shape}, {len(feature_names)} names")
-    design = sm.add_constant(X, has_constant="add")
-    if np.linalg.matrix_rank(design) < design.shape[1]:
-        raise ValueError(
-            "design matrix is rank deficient: OLS coefficients are not identified "
-            "(e.g. all levels of a one-hot feature plus the intercept)"
-        )
+    names = [str(c) for c in feature_names]
+    coding = reference_coding(names, feature_groups)
+    kept, dropped = identified_columns(X, names, feature_groups)
+    terms = [n for n in names if not (n in coding and coding[n]["reference_level"] == n)]
+    design = sm.add_constant(X if len(kept) == len(names) else X[:, kept], has_constant="add")
     fit = sm.OLS(y, design).fit()
     ci = np.asarray(fit.conf_int(alpha=alpha))
-    return pd.DataFrame(
-        {
-            "term": ["const"] + list(feature_names),
+    if len(kept) == len(terms):
+        cols = {
             "coefficient": fit.params,
             "std_error": fit.bse,
             "t_value": fit.tvalues,
             "p_value": fit.pvalues,
             "ci_low": ci[:, 0],
             "ci_high": ci[:, 1],
+        }
+    else:  # aliased terms: NaN rows, the model fitted without them
+        at = [0] + [1 + terms.index(names[j]) for j in kept]
+        cols = {}
+        for key, values in (
+            ("coefficient", fit.params),
+            ("std_error", fit.bse),
+            ("t_value", fit.tvalues),
+            ("p_value", fit.pvalues),
+            ("ci_low", ci[:, 0]),
+            ("ci_high", ci[:, 1]),
+        ):
+            full = np.full(len(terms) + 1, np.nan)
+            full[at] = np.asarray(values, dtype=float)
+            cols[key] = full
+    frame = pd.DataFrame(
+        {
+            "term": ["const", *terms],
+            **cols,
             "n": int(fit.nobs),
             "df_resid": float(fit.df_resid),
             "sigma": float(np.sqrt(fit.scale)),
             "r2": float(fit.rsquared),
         }
     )
+    if coding:
+        frame["group"] = ["", *(coding[t]["group"] if t in coding else "" for t in terms)]
+        frame["reference_level"] = ["", *(coding[t]["reference_level"] if t in coding else "" for t in terms)]
+    notes = {t: why for t, why in dropped.items() if t in terms}
+    if notes:
+        frame["note"] = ["", *(notes.get(t, "") for t in terms)]
+    return frame
 
 
 def _standardise(X_train: np.ndarray, X_test: np.ndarray, names: Sequence[str]):
@@ -108,6 +187,7 @@ def squared_terms_comparison(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     random_state: int | None = 0,
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """Seed 003's Diabetes comparison: OLS on the variables with ``|t| >= 2`` and their
     squares, against OLS on all variables, by a paired bootstrap of the test loss.
@@ -144,6 +224,11 @@ def squared_terms_comparison(
     n_bootstrap : int, default=1000
     confidence : float in (0, 1), default=0.95
     random_state : int or None, default=0
+    feature_groups : mapping group -> member columns, optional
+        One-hot groups: both models see them in reference (k - 1) coding, and
+        columns a linear model cannot identify on the training rows (a constant
+        column, an aliased one) are left out of both (:func:`identified_columns`),
+        named in a ``columns_dropped`` column (only when there are any).
 
     Returns
     -------
@@ -175,6 +260,9 @@ def squared_terms_comparison(
     for loss in losses:
         if LOSSES.get(loss) != "regression":
             raise ValueError(f"loss {loss!r} is not a regression loss (use 'mse' or 'mae')")
+    kept, dropped = identified_columns(Xtr, names, feature_groups)
+    if dropped:  # reference levels, constant and aliased columns: out of both models
+        Xtr, Xte, names = Xtr[:, kept], Xte[:, kept], [names[j] for j in kept]
     Ztr, Zte = _standardise(Xtr, Xte, names)
 
     def fit(design_tr):
@@ -208,6 +296,8 @@ def squared_terms_comparison(
             confidence=confidence,
             random_state=random_state,
         )
+        if dropped:
+            res.insert(0, "columns_dropped", ";".join(dropped))
         res.insert(0, "n_params_b", len(names) + 1)
         res.insert(0, "n_params_a", design_tr.shape[1])
         res.insert(0, "squares_dropped", ";".join(names[j] for j in two_valued))
