@@ -92,12 +92,13 @@ def mixed_wide(n: int = 240, seed: int = 1) -> pd.DataFrame:
     return frame.sort_values("y", kind="stable").reset_index(drop=True)
 
 
-def rare_binary(n: int = 1000, seed: int = 2) -> pd.DataFrame:
-    """40 positives among 1000 rows: the positives are the rows with the largest u + 2 [segment = s1]."""
+def rare_binary(n: int = 1000, seed: int = 6) -> pd.DataFrame:
+    """40 positives among 1000 rows: the rows with the largest u + [segment = s1] + noise (seed 6:
+    7, 18, 7 and 8 positives in segments s0..s3, so no segment separates the classes)."""
     rng = np.random.default_rng(seed)
     segment = rng.choice(["s0", "s1", "s2", "s3"], size=n)
     u, v, w = rng.normal(size=(3, n))
-    score = u + 2 * (segment == "s1") + 0.5 * rng.normal(size=n)
+    score = u + 1.0 * (segment == "s1") + 1.0 * rng.normal(size=n)
     positive = score >= np.sort(score)[-40]
     frame = pd.DataFrame({"u": u, "segment": segment, "v": v, "w": w, "outcome": np.where(positive, "yes", "no")})
     return frame.sort_values("outcome", kind="stable").reset_index(drop=True)
