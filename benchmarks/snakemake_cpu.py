@@ -7,8 +7,8 @@ process (Snakemake's scheduler loop, not its jobs) and the CPU of the whole proc
 
 The command's own CPU is read from ``/proc/<pid>/stat`` (utime, stime) every 0.2 s until it
 exits (Linux only); the tree's from ``getrusage(RUSAGE_CHILDREN)`` after it exits. The
-command's stderr goes to ``--log`` (default ``logs/snakemake_cpu.log``, git-ignored). See docs/performance.md,
-"Snakemake's own scheduler loop".
+command's stderr goes to ``--log`` (default ``logs/snakemake_cpu.log``, git-ignored). See
+docs/history/2026-11_performance.md, "Snakemake's own scheduler loop".
 """
 
 from __future__ import annotations
