@@ -50,7 +50,7 @@ if (
     )
 
 BASEDIR = Path(workflow.basedir)
-# Files of the checkout that are rule inputs: paths relative to the working directory, so that a
+# Files of the checkout that are rule inputs, paths relative to the working directory, so that a
 # finished run moved or copied elsewhere (with its results) records the same inputs and reruns nothing.
 REFERENCE_FILE = os.path.relpath(BASEDIR / "config" / "reference.yaml")
 
@@ -269,7 +269,7 @@ def bootstrap_families(dataset):
 
 
 def sample_size_checks(dataset):
-    """What the split rule checks beyond the folds and the test split (xaipipe.data.split.check_sample_size):
+    """What the split job checks beyond the folds and the test split (xaipipe.data.split.check_sample_size):
     the Rashomon bootstrap's resamples and the learner refits (when they run on the dataset), and the
     largest n_neighbors of a family's configurations (kNN: each CV fold must train on that many rows).
     """
