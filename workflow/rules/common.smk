@@ -279,6 +279,7 @@ def rashomon_params_of(dataset):
                 "figure_quantity",
                 "sample",
                 "refit_jobs",
+                "multiplicity",
             )
         },
     }

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import read_joblib, write_csv, write_npy
 from xaipipe.rashomon.mcr import mcr_study
 from xaipipe.runner import get_logger, run
 
@@ -45,6 +45,9 @@ def main(smk):
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):
         if name in smk.output.keys():
             write_csv(smk.output[name], out[name])
+    if "predictions" in smk.output.keys():  # the members' test predictions (issue 35: multiplicity)
+        write_npy(smk.output.predictions, out["predictions"])
+        write_csv(smk.output.prediction_index, out["prediction_index"])
 
 
 run(snakemake, main)  # noqa: F821
