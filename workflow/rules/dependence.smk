@@ -19,9 +19,8 @@ def shap_interaction_families(dataset):
 
 
 rule ale:
-    """ALE of every variable beside its PD on the same grid, the second-order ALE of the 2-D PD's pair, and their figures."""
+    """ALE of every variable beside its PD on the same grid, and the second-order ALE of the 2-D PD's pair (test rows)."""
     input:
-        style=STYLE_FILE,
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
@@ -31,22 +30,6 @@ rule ale:
     output:
         ale=P("ale"),
         ale_2d=P("ale_2d"),
-        ale_pdf=P("model_figure", kind="ale", ext="pdf"),
-        ale_png=report(
-            P("model_figure", kind="ale", ext="png"),
-            caption="../report/ale.rst",
-            category="{dataset}",
-            subcategory="PD / ICE",
-            labels={"model": "{family}", "figure": "PD and ALE"},
-        ),
-        ale_2d_pdf=P("model_figure", kind="ale_2d", ext="pdf"),
-        ale_2d_png=report(
-            P("model_figure", kind="ale_2d", ext="png"),
-            caption="../report/ale_2d.rst",
-            category="{dataset}",
-            subcategory="PD / ICE",
-            labels={"model": "{family}", "figure": "second-order ALE"},
-        ),
     log:
         f"{LOGS}/explain/ale/{{dataset}}/{{family}}.log",
     benchmark:
@@ -72,9 +55,8 @@ rule ale:
 
 
 rule h_statistic:
-    """Friedman's H² of every variable and of the pairs of the top-k variables by MR (row subsample, bootstrap SE), and its figures."""
+    """Friedman's H² of every variable and of the pairs of the top-k variables by MR (row subsample, bootstrap SE)."""
     input:
-        style=STYLE_FILE,
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
@@ -82,22 +64,6 @@ rule h_statistic:
         reliance=rules.model_reliance.output.reliance,
     output:
         table=P("h_statistic"),
-        total_pdf=P("model_figure", kind="h_statistic", ext="pdf"),
-        total_png=report(
-            P("model_figure", kind="h_statistic", ext="png"),
-            caption="../report/h_statistic.rst",
-            category="{dataset}",
-            subcategory="interactions",
-            labels={"model": "{family}", "figure": "H-statistic (total)"},
-        ),
-        pairs_pdf=P("model_figure", kind="h_statistic_pairs", ext="pdf"),
-        pairs_png=report(
-            P("model_figure", kind="h_statistic_pairs", ext="png"),
-            caption="../report/h_statistic.rst",
-            category="{dataset}",
-            subcategory="interactions",
-            labels={"model": "{family}", "figure": "H-statistic (pairs)"},
-        ),
     log:
         f"{LOGS}/explain/h_statistic/{{dataset}}/{{family}}.log",
     benchmark:
@@ -121,6 +87,54 @@ rule h_statistic:
         seed=config["seed"],
     script:
         "../scripts/h_statistic.py"
+
+
+DEPENDENCE_FIGURES = {
+    "ale": ("../report/ale.rst", "PD / ICE", "PD and ALE"),
+    "ale_2d": ("../report/ale_2d.rst", "PD / ICE", "second-order ALE"),
+    "h_statistic": ("../report/h_statistic.rst", "interactions", "H-statistic (total)"),
+    "h_statistic_pairs": (
+        "../report/h_statistic.rst",
+        "interactions",
+        "H-statistic (pairs)",
+    ),
+}
+
+
+rule dependence_figures:
+    """PD beside ALE of the top variables, the second-order ALE, and Friedman's H² (total, pairs) with ±2 SE."""
+    input:
+        style=STYLE_FILE,
+        ale=rules.ale.output.ale,
+        ale_2d=rules.ale.output.ale_2d,
+        h_statistic=rules.h_statistic.output.table,
+    output:
+        **{
+            f"{kind}_pdf": P("model_figure", kind=kind, ext="pdf")
+            for kind in DEPENDENCE_FIGURES
+        },
+        **{
+            f"{kind}_png": report(
+                P("model_figure", kind=kind, ext="png"),
+                caption=caption,
+                category="{dataset}",
+                subcategory=sub,
+                labels={"model": "{family}", "figure": label},
+            )
+            for kind, (caption, sub, label) in DEPENDENCE_FIGURES.items()
+        },
+    log:
+        f"{LOGS}/figures/dependence/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/dependence_figures/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        figure_features=config["explain"]["ale"]["figure_features"],
+        max_display=config["explain"]["interactions"]["max_display"],
+    script:
+        "../scripts/dependence_figures.py"
 
 
 rule shap_interaction_summary:

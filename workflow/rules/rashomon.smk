@@ -110,9 +110,8 @@ rule rashomon_figures:
 
 
 rule multiplicity:
-    """Predictive multiplicity of every Rashomon scope: viable prediction ranges, ambiguity, discrepancy on the eps grid, the exact eps-path, per test row; and its figure."""
+    """Predictive multiplicity of every Rashomon scope: viable prediction ranges, ambiguity, discrepancy on the eps grid, the exact eps-path, per test row."""
     input:
-        style=STYLE_FILE,
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
@@ -123,14 +122,6 @@ rule multiplicity:
         summary=P("multiplicity"),
         path=P("multiplicity_path"),
         rows=P("multiplicity_rows"),
-        pdf=P("rashomon_figure", kind="multiplicity", ext="pdf"),
-        png=report(
-            P("rashomon_figure", kind="multiplicity", ext="png"),
-            caption="../report/multiplicity.rst",
-            category="{dataset}",
-            subcategory="Rashomon set / MCR",
-            labels={"figure": "predictive multiplicity"},
-        ),
     log:
         f"{LOGS}/rashomon/multiplicity/{{dataset}}.log",
     benchmark:
@@ -141,12 +132,40 @@ rule multiplicity:
         mem_mb=2000,
         runtime=15,
     params:
-        multiplicity=RASHOMON["multiplicity"],
+        capacity=RASHOMON["multiplicity"]["capacity"],
         epsilons=RASHOMON["epsilons"],
         epsilon=RASHOMON["epsilon"],
-        scope=RASHOMON["figure_scope"],
     script:
         "../scripts/multiplicity.py"
+
+
+rule multiplicity_figures:
+    """The test rows with the widest viable prediction ranges and multiplicity along the eps grid of every scope."""
+    input:
+        style=STYLE_FILE,
+        summary=rules.multiplicity.output.summary,
+        rows=rules.multiplicity.output.rows,
+    output:
+        pdf=P("rashomon_figure", kind="multiplicity", ext="pdf"),
+        png=report(
+            P("rashomon_figure", kind="multiplicity", ext="png"),
+            caption="../report/multiplicity.rst",
+            category="{dataset}",
+            subcategory="Rashomon set / MCR",
+            labels={"figure": "predictive multiplicity"},
+        ),
+    log:
+        f"{LOGS}/figures/multiplicity/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/multiplicity_figures/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        scope=RASHOMON["figure_scope"],
+        figure_rows=RASHOMON["multiplicity"]["figure_rows"],
+    script:
+        "../scripts/multiplicity_figures.py"
 
 
 rule multiplicity_table:

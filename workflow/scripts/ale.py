@@ -1,4 +1,4 @@
-"""Rule ale: ALE of every variable beside its PD, the second-order ALE of the 2-D PD's pair, and their figures."""
+"""Rule ale: ALE of every variable beside its PD on the same grid, and the second-order ALE of the 2-D PD's pair."""
 
 import pandas as pd
 
@@ -6,8 +6,6 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import ale_tables
 from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib, with_ids, write_csv
-from xaipipe.plots.ale import ale_figures
-from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.runner import get_logger, run
 
 
@@ -38,12 +36,6 @@ def main(smk):
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     write_csv(smk.output.ale, with_ids(ale, **ids))
     write_csv(smk.output.ale_2d, with_ids(ale_2d, **ids))
-    with figure_style(smk.input.style):
-        figs = ale_figures(
-            ale, ale_2d, max_features=cfg["figure_features"], title=f"{data.dataset} / {smk.wildcards.family}"
-        )
-        for kind, fig in figs.items():
-            save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
 
 
 run(snakemake, main)  # noqa: F821

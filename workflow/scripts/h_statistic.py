@@ -1,4 +1,4 @@
-"""Rule h_statistic: Friedman's H² of every variable and of the pairs of the top-k variables by MR, and its figures."""
+"""Rule h_statistic: Friedman's H² of every variable and of the pairs of the top-k variables by MR."""
 
 import pandas as pd
 
@@ -6,8 +6,6 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import h_statistic_table
 from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib, with_ids, write_csv
-from xaipipe.plots.interactions import plot_h_statistic
-from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.runner import run
 
 
@@ -34,11 +32,6 @@ def main(smk):
         max_batch_rows=smk.params.max_batch_rows,
     )
     write_csv(smk.output.table, with_ids(table, dataset=data.dataset, model=smk.wildcards.family))
-    title = f"{data.dataset} / {smk.wildcards.family}"
-    with figure_style(smk.input.style):
-        for kind, out in (("total", "total"), ("pairwise", "pairs")):
-            fig = plot_h_statistic(table, kind=kind, max_display=cfg["max_display"], title=title)
-            save_figure(fig, smk.output[f"{out}_pdf"], smk.output[f"{out}_png"])
 
 
 run(snakemake, main)  # noqa: F821

@@ -1,11 +1,9 @@
-"""Rule multiplicity: predictive multiplicity of every Rashomon scope (ε grid, exact ε-path, per test row) and its figure."""
+"""Rule multiplicity: predictive multiplicity of every Rashomon scope (ε grid, exact ε-path, per test row)."""
 
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import read_npy, write_csv
-from xaipipe.plots.multiplicity import plot_multiplicity
-from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.rashomon.multiplicity import multiplicity_tables
 from xaipipe.runner import run
 
@@ -22,21 +20,12 @@ def main(smk):
         default_epsilon=p.epsilon,
         row_ids=data.test_rows,
         y_true=data.y_test,
-        capacity=p.multiplicity["capacity"] and data.task == "classification",
+        capacity=p.capacity and data.task == "classification",
         dataset=data.dataset,
     )
     write_csv(smk.output.summary, out["multiplicity"])
     write_csv(smk.output.path, out["path"])
     write_csv(smk.output.rows, out["rows"])
-    with figure_style(smk.input.style):
-        fig = plot_multiplicity(
-            out["rows"],
-            out["multiplicity"],
-            scope=p.scope,
-            max_rows=p.multiplicity["figure_rows"],
-            title=f"{data.dataset}: predictive multiplicity of the Rashomon sets",
-        )
-        save_figure(fig, smk.output.pdf, smk.output.png)
 
 
 run(snakemake, main)  # noqa: F821
