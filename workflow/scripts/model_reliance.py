@@ -1,12 +1,14 @@
 """Rule model_reliance: MR of one fitted model on the test set (every estimator x loss) and split gain."""
 
+import time
+
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import dependent_reliance_rows
 from xaipipe.explain.summary import reliance_tables
 from xaipipe.io import read_joblib, write_csv
-from xaipipe.runner import run
+from xaipipe.runner import get_logger, run
 
 
 def main(smk):
@@ -30,6 +32,7 @@ def main(smk):
     )
     dep = cfg["dependent"]
     if dep["estimators"]:  # MR under dependent features (issue 35): rows appended after the marginal ones
+        t0 = time.process_time()
         extra = dependent_reliance_rows(
             model,
             data.X_test,
@@ -51,6 +54,7 @@ def main(smk):
             columns=list(reliance.columns),
         )
         reliance = pd.concat([reliance, extra], ignore_index=True)
+        get_logger().info("%s rows: %.2f CPU-s", "/".join(dep["estimators"]), time.process_time() - t0)
     write_csv(smk.output.reliance, reliance)
     write_csv(smk.output.split_gain, split_gain)
 
