@@ -95,3 +95,14 @@ def test_multiplicity_figure(tmp_path):
             _save(fig, tmp_path, task)
     with pytest.raises(ValueError, match="max_rows"):
         plot_multiplicity(out["rows"], out["multiplicity"], scope="cross_family", max_rows=0)
+
+
+def test_h_statistic_figures_without_pairs():
+    from xaipipe.plots.interactions import h_statistic_figures
+
+    table = pd.DataFrame(
+        {"kind": ["total", "total"], "feature": ["a", "b"], "h2": [0.1, 0.2], "h2_se": [0.01, 0.02], "n_rows": 50}
+    )
+    with figure_style():
+        figs = h_statistic_figures(table, title="t")
+    assert figs["h_statistic"].axes[0].has_data() and not figs["h_statistic_pairs"].axes[0].has_data()

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from xaipipe.plots.ale import ale_figures
-from xaipipe.plots.interactions import plot_h_statistic
+from xaipipe.plots.interactions import h_statistic_figures
 from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.runner import run
 
@@ -15,9 +15,7 @@ def main(smk):
     title = f"{smk.wildcards.dataset} / {smk.wildcards.family}"
     with figure_style(smk.input.style):
         figs = ale_figures(ale, ale_2d, max_features=smk.params.figure_features, title=title)
-        k = smk.params.max_display
-        figs["h_statistic"] = plot_h_statistic(h, kind="total", max_display=k, title=title)
-        figs["h_statistic_pairs"] = plot_h_statistic(h, kind="pairwise", max_display=k, title=title)
+        figs.update(h_statistic_figures(h, max_display=smk.params.max_display, title=title))
         for kind, fig in figs.items():
             save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
 
