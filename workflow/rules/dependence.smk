@@ -76,6 +76,15 @@ rule h_statistic:
         runtime=30,
     params:
         interactions=config["explain"]["interactions"],
+        # forests (prefix kind "forest": random forests, extra trees) on fewer rows: n² evaluations of
+        # up to 2 000 fully grown trees
+        n_rows=lambda w: config["explain"]["interactions"][
+            (
+                "n_rows_random_forest"
+                if get_family(w.family).prefix == "forest"
+                else "n_rows"
+            )
+        ],
         output=lambda w: (
             "predict"
             if task_of(w.dataset) == "regression"

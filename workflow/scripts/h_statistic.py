@@ -26,7 +26,7 @@ def main(smk):
         feature_groups=data.feature_groups,
         top=top,
         output=smk.params.output,
-        n_rows=cfg["n_rows"],
+        n_rows=smk.params.n_rows,
         n_bootstrap=cfg["n_bootstrap"],
         random_state=smk.params.seed,
         max_batch_rows=smk.params.max_batch_rows,
