@@ -101,12 +101,15 @@ def test_multiplicity_tables_regression():
     )  # fmt: skip
     table = out["multiplicity"]
     expected = scope_multiplicity(P, keys, members, task="regression", epsilons=GRID)
+    expected["max_width_row"] = np.array([10, 11, 12, 13])[expected["max_width_row"]]  # row ids
     pd.testing.assert_frame_equal(table.drop(columns=["dataset", "is_default"]), expected)
     assert (table["dataset"] == "toy").all() and table["is_default"].tolist() == [e == 1.0 for e in table["epsilon"]]
     # cross family at 1.0: a1, a2, b1 -> widths per row 0.1, 0.2, 0.2, 0.0
     row = table[(table.scope == "cross_family") & (table.epsilon == 1.0)].iloc[0]
     assert row["mean_width"] == pytest.approx(np.mean([0.1, 0.2, 0.2, 0.0]))
     assert row["n_members"] == 3 and row["n_distinct_functions"] == 2
+    assert row["max_width_row"] in (11, 12)  # a row id; rows 11 and 12 tie at 0.2
+    assert table.loc[(table.scope == "A") & (table.epsilon == 2.0), "max_width_row"].iloc[0] == 10  # a3: 0.7
     # the exact path: one row per entry epsilon of the scope (up to the largest grid epsilon)
     path = out["path"]
     assert path.loc[path.scope == "A", "epsilon"].tolist() == [0.0, 0.3, 1.5]

@@ -630,7 +630,8 @@ def multiplicity_tables(
         grid ε (member ``h`` enters at ``max(gap_h, 0)``, as :func:`xaipipe.rashomon.mcr.mcr_path`),
         ``is_default`` marking the step in effect at the default ε; ``rows``: per scope and test
         row at the default ε, :func:`predictive_multiplicity`'s rows with ``dataset``, ``scope``,
-        ``epsilon``, ``row`` (the test row's id), ``y_true``.
+        ``epsilon``, ``row`` (the test row's id), ``y_true``. ``max_width_row`` is a row id
+        (``row_ids``) in every table.
 
     Raises
     ------
@@ -685,6 +686,10 @@ def multiplicity_tables(
     m0 = members.drop_duplicates(["family", "config_id"]).astype({"family": str, "config_id": str})
     n = P.shape[1]
     ids = np.arange(n) if row_ids is None else np.asarray(row_ids)
+    if ids.shape != (n,):
+        raise ValueError(f"row_ids must have shape ({n},), got {ids.shape}")
+    for t in (table, path):  # the row of the widest range by its id, as in the per-row table
+        t["max_width_row"] = ids[t["max_width_row"].to_numpy(dtype=np.int64)]
     frames = []
     for s in table["scope"].drop_duplicates():
         label = CROSS_FAMILY if s == CROSS_FAMILY else "family"
