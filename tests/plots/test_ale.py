@@ -106,3 +106,17 @@ def test_h_statistic_figures_without_pairs():
     with figure_style():
         figs = h_statistic_figures(table, title="t")
     assert figs["h_statistic"].axes[0].has_data() and not figs["h_statistic_pairs"].axes[0].has_data()
+
+
+def test_shap_interaction_figures_with_and_without_values(tmp_path):
+    from xaipipe.explain.interactions import shap_interaction_summary
+    from xaipipe.plots.interactions import shap_interaction_figures
+
+    iv = np.random.default_rng(2).normal(size=(10, 3, 3))
+    with figure_style():
+        figs = shap_interaction_figures(shap_interaction_summary(iv + iv.transpose(0, 2, 1)), title="t")
+        assert set(figs) == {"matrix", "summary"} and all(
+            f.axes[0].has_data() or f.axes[0].images for f in figs.values()
+        )
+        empty = shap_interaction_figures(None)
+        assert not any(f.axes[0].has_data() for f in empty.values())

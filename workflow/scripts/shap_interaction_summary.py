@@ -4,7 +4,7 @@ import pandas as pd
 
 from xaipipe.explain.dependence import shap_interaction_tables
 from xaipipe.io import read_json, with_ids, write_csv
-from xaipipe.plots.interactions import plot_shap_interaction_matrix, plot_shap_interaction_summary
+from xaipipe.plots.interactions import shap_interaction_figures
 from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.runner import run
 
@@ -17,12 +17,10 @@ def main(smk):
     write_csv(smk.output.matrix, with_ids(matrix, **ids))
     label = str(meta.get("output") or "model output").replace("_", "-")  # prediction / log-odds
     title = f"{meta['dataset']} / {meta['model']}"
-    k = smk.params.max_display
     with figure_style(smk.input.style):
-        fig = plot_shap_interaction_matrix(summary, max_display=k, output_label=label, title=title)
-        save_figure(fig, smk.output.matrix_pdf, smk.output.matrix_png)
-        fig = plot_shap_interaction_summary(summary, max_display=k, output_label=label, title=title)
-        save_figure(fig, smk.output.summary_pdf, smk.output.summary_png)
+        figs = shap_interaction_figures(summary, max_display=smk.params.max_display, output_label=label, title=title)
+        for kind, fig in figs.items():
+            save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
 
 
 run(snakemake, main)  # noqa: F821

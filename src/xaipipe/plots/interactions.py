@@ -20,6 +20,7 @@ __all__ = [
     "plot_shap_interaction_summary",
     "plot_h_statistic",
     "h_statistic_figures",
+    "shap_interaction_figures",
 ]
 
 
@@ -212,3 +213,27 @@ def h_statistic_figures(table: pd.DataFrame, *, max_display: int = 15, title: st
                 ax.set_axis_off()
             out[key] = fig
     return out
+
+
+def shap_interaction_figures(
+    summary: ShapInteractionSummary | None, *, max_display: int = 15, output_label: str = "model output", title=None
+) -> dict:
+    """The SHAP interaction figures of one model: ``matrix`` (:func:`plot_shap_interaction_matrix`) and
+    ``summary`` (:func:`plot_shap_interaction_summary`); figures saying so when the model has no SHAP
+    interaction values (``summary`` None)."""
+    import matplotlib.pyplot as plt
+
+    if summary is None:
+        out = {}
+        for key in ("matrix", "summary"):
+            with figure_style():
+                fig, ax = plt.subplots(figsize=(5, 2))
+                ax.text(0.5, 0.5, "no SHAP interaction values for this model", ha="center", va="center")
+                ax.set_axis_off()
+            out[key] = fig
+        return out
+    kw = {"max_display": max_display, "output_label": output_label, "title": title}
+    return {
+        "matrix": plot_shap_interaction_matrix(summary, **kw),
+        "summary": plot_shap_interaction_summary(summary, **kw),
+    }
