@@ -30,8 +30,6 @@ __all__ = [
     "read_csv",
     "write_joblib",
     "read_joblib",
-    "write_npy",
-    "read_npy",
     "sha256_file",
     "sha256_bytes",
     "to_jsonable",
@@ -148,18 +146,6 @@ def write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> No
 def read_csv(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
     """Read a CSV written by :func:`write_csv`."""
     return pd.read_csv(path, **kwargs)
-
-
-def write_npy(path: str | os.PathLike, array) -> None:
-    """Write an array as a NumPy ``.npy`` file atomically (raw values after a fixed header: the
-    same array gives the same bytes)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        np.save(fh, np.asarray(array), allow_pickle=False)
-
-
-def read_npy(path: str | os.PathLike):
-    """Load an array written by :func:`write_npy` (no pickled objects)."""
-    return np.load(path, allow_pickle=False)
 
 
 def write_joblib(path: str | os.PathLike, obj: Any, compress: int = 3) -> None:

@@ -1,9 +1,10 @@
 """Rule multiplicity: predictive multiplicity of every Rashomon scope (ε grid, exact ε-path, per test row)."""
 
+import numpy as np
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
-from xaipipe.io import read_npy, write_csv
+from xaipipe.io import write_csv
 from xaipipe.rashomon.multiplicity import multiplicity_tables
 from xaipipe.runner import run
 
@@ -12,7 +13,7 @@ def main(smk):
     p = smk.params
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     out = multiplicity_tables(
-        read_npy(smk.input.predictions),
+        np.load(smk.input.predictions, allow_pickle=False),
         pd.read_csv(smk.input.index, dtype={"family": str, "config_id": str}),
         pd.read_csv(smk.input.members, dtype={"family": str, "config_id": str}),
         task=data.task,
