@@ -3,21 +3,6 @@
 # aggregated tables. (Conditional and grouped MR are rows of model_reliance.csv: rule model_reliance.)
 
 
-def shap_interaction_families(dataset):
-    """Families of `dataset` whose SHAP job computes interaction values (explain.shap.interactions and
-    the XGBoost algorithm: xaipipe.explain.shapley.shap_tables)."""
-    if not config["explain"]["shap"]["interactions"]:
-        return []
-    out = []
-    for f in families_of(dataset):
-        algorithm = shap_algorithm(f, config["explain"]["shap"]["algorithm"])
-        if algorithm == "auto":
-            algorithm = get_family(f).shap_algorithm
-        if algorithm == "xgboost_pred_contribs":
-            out.append(f)
-    return out
-
-
 rule ale:
     """ALE of every variable beside its PD on the same grid, and the second-order ALE of the 2-D PD's pair (test rows)."""
     input:
