@@ -61,6 +61,12 @@ PATHS: dict[str, str] = {
     "learner_pfi": "explain/{dataset}/{family}/learner_pfi.csv",
     "learner_pd_refits": "explain/{dataset}/{family}/learner_pd_refits.csv",
     "learner_pfi_refits": "explain/{dataset}/{family}/learner_pfi_refits.csv",
+    # under dependent features and interactions (issue 35): ALE beside PD, H-statistic, SHAP interaction summary
+    "ale": "explain/{dataset}/{family}/ale.csv",
+    "ale_2d": "explain/{dataset}/{family}/ale_2d.csv",
+    "h_statistic": "explain/{dataset}/{family}/h_statistic.csv",
+    "shap_interaction_summary": "explain/{dataset}/{family}/shap_interaction_summary.csv",
+    "shap_interaction_matrix": "explain/{dataset}/{family}/shap_interaction_matrix.csv",
     "importance_rankings": "explain/{dataset}/importance_rankings.csv",
     "ranking_agreement": "explain/{dataset}/ranking_agreement.csv",
     # rashomon: sets, member MR, MCR, PD envelope; bootstrap (RID); the Table 4.1 study
@@ -69,6 +75,12 @@ PATHS: dict[str, str] = {
     "mcr": "rashomon/{dataset}/mcr.csv",
     "mcr_path": "rashomon/{dataset}/mcr_path.csv",
     "rashomon_refit": "rashomon/{dataset}/refit/{family}.joblib",
+    # the members' test predictions and the predictive multiplicity of every scope (issue 35)
+    "member_predictions": "rashomon/{dataset}/member_predictions.npy",
+    "member_predictions_index": "rashomon/{dataset}/member_predictions_index.csv",
+    "multiplicity": "rashomon/{dataset}/multiplicity.csv",
+    "multiplicity_path": "rashomon/{dataset}/multiplicity_path.csv",
+    "multiplicity_rows": "rashomon/{dataset}/multiplicity_rows.csv",
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",

@@ -411,12 +411,14 @@ def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job,
     refits = [_refit(toy, fams, figure_scope=figure_scope) for fams in reversed(jobs)]
     split = _study(toy, figure_scope=figure_scope, refits=refits)
     assert split["n_groups"] == one["n_groups"]
-    for name in ("sets", "members", "mcr", "path", "envelope", "curves"):
+    for name in ("sets", "members", "mcr", "path", "envelope", "curves", "prediction_index"):
         assert len(one[name]) > 0, name
         a, b = tmp_path / f"{name}_one.csv", tmp_path / f"{name}_split.csv"
         write_csv(a, one[name])
         write_csv(b, split[name])
         assert a.read_bytes() == b.read_bytes(), name
+    # the members' test predictions (issue 35), in the member table's order: the same bytes
+    assert one["predictions"].dtype == np.float64 and one["predictions"].tobytes() == split["predictions"].tobytes()
     # the jobs computed every family they were given (the rest ran in the combining call)
     done = {f for fams in jobs for f in fams}
     for r in refits:
@@ -474,3 +476,47 @@ def test_linear_exact_is_left_out_when_the_test_rows_are_fitted_exactly():
     assert _fitted_exactly(X2, "d") == (np.linalg.matrix_rank(X2 - X2.mean(axis=0)) >= 3)
     a = rng.normal(size=(4, 1))
     assert not _fitted_exactly(np.column_stack([a, 2 * a, 3 * a]), "d")  # 4 rows, rank 1: not interpolated
+
+
+def test_member_predictions_distinct_functions_and_default_epsilon(toy, one_job):
+    """Issue 35: the members' test predictions are stored in the member table's order; sets, mcr and
+    mcr_path count the bitwise-distinct functions of each set and mark the default epsilon."""
+    from sklearn.linear_model import LinearRegression
+
+    from xaipipe.rashomon.sets import CROSS_FAMILY
+
+    out = one_job["cross_family"]
+    P, index, members = out["predictions"], out["prediction_index"], out["members"]
+    base = members.drop_duplicates(["family", "config_id"]).reset_index(drop=True)
+    assert P.shape == (len(base), len(toy["y_test"]))
+    assert index["family"].tolist() == base["family"].tolist() and index["member"].tolist() == list(range(len(base)))
+    assert index["config_id"].tolist() == base["config_id"].tolist()
+    lin = int(np.flatnonzero(index["family"] == "linear_regression")[0])
+    expected = LinearRegression().fit(toy["X_train"], toy["y_train"]).predict(toy["X_test"])
+    np.testing.assert_allclose(P[lin], expected, rtol=0, atol=1e-10)
+
+    def distinct(scope, inside):
+        part = base if scope == CROSS_FAMILY else base[base["family"] == scope]
+        idx = part.index[inside(part)].to_numpy()
+        return np.unique(P[idx], axis=0).shape[0]
+
+    for name in ("sets", "mcr", "path"):
+        table = out[name]
+        assert list(table.columns[-2:]) == ["n_distinct_functions", "is_default"], name
+        size = "size" if name == "sets" else "n_members"
+        finite = table[table["scope"] != "linear_exact"]
+        assert (finite["n_distinct_functions"] <= finite[size]).all() and (finite["n_distinct_functions"] >= 1).all()
+        assert table.loc[table["scope"] == "linear_exact", "n_distinct_functions"].isna().all()
+        for (scope, eps), rows in finite.groupby(["scope", "epsilon"]):
+            label = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
+            if name == "path":
+                inside = lambda part: np.maximum(part[f"gap_{label}"].fillna(np.inf), 0.0) <= eps  # noqa: E731
+            else:
+                inside = lambda part: part[f"min_epsilon_{label}"].fillna(np.inf) <= eps  # noqa: E731
+            assert (rows["n_distinct_functions"] == distinct(scope, inside)).all(), (name, scope, eps)
+    for name in ("sets", "mcr"):
+        assert (out[name]["is_default"] == (out[name]["epsilon"] == 0.3)).all()
+    path = out["path"]
+    for scope, rows in path.groupby("scope"):
+        step = rows.loc[rows["epsilon"] <= 0.3, "epsilon"].max()
+        assert (rows["is_default"] == (rows["epsilon"] == step)).all(), scope

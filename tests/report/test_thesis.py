@@ -28,6 +28,7 @@ def test_default_mapping_is_valid_and_complete(config):
     expected = {f"001_fig_4_{i}" for i in range(1, 6)} | {f"001_fig_5_{i}" for i in range(1, 10)}
     expected |= {f"000_fig_4_{i}" for i in range(1, 9)} | {f"000_fig_4_{i}_waterfall" for i in range(3, 6)}
     expected |= {"001_fig_2_1", "001_fig_2_2", "001_fig_3_1_oob", "001_fig_3_1", "001_fig_3_2", "001_fig_3_3"}
+    expected |= {"001_fig_4_3_ale"}  # PD beside ALE of Abalone's weights (issue 35)
     assert figures == expected
     figs = config["thesis"]["figures"]
     for i, which in ((3, "high"), (4, "low"), (5, "near_base")):  # force plots as printed; waterfalls kept

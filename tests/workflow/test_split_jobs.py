@@ -28,6 +28,8 @@ RASHOMON = (
     "linear_exact.csv",
     "pd_envelope.csv",
     "pd_curves.csv",
+    "member_predictions.npy",
+    "member_predictions_index.csv",
 )
 
 

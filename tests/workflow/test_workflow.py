@@ -174,7 +174,13 @@ def test_explain_outputs(small_run):
     mr = pd.read_csv(res / "tables" / "model_reliance.csv")
     assert list(mr.columns[:6]) == ["dataset", "model", "feature", "estimator", "mr_ratio", "mr_difference"]
     assert {"mr_ratio_std", "mr_ratio_se", "mr_difference_se", "loss", "n_samples"} <= set(mr.columns)
-    assert set(mr["estimator"]) == {"permutation", "e_divide", "e_switch"}
+    assert set(mr["estimator"]) == {
+        "permutation",
+        "e_divide",
+        "e_switch",
+        "conditional_permutation",
+        "grouped_permutation",
+    }
     assert set(mr.loc[mr.dataset == "breast_cancer", "loss"]) == {"log_loss", "zero_one"}
     aba = mr[(mr.dataset == "abalone") & (mr.model == "gradient_boosting")]
     assert "Sex" in set(aba["feature"]) and "Sex_M" not in set(aba["feature"])  # one-hot group = one variable
@@ -220,6 +226,107 @@ def test_explain_outputs(small_run):
         "learner_pd",
     ):
         assert (figs / f"{name}.pdf").stat().st_size > 1000 and (figs / f"{name}.png").stat().st_size > 1000
+
+
+def test_dependent_features_and_interactions_outputs(small_run):
+    """Issue 35: conditional / grouped MR rows after the marginal ones, ALE beside PD, H², the SHAP
+    interaction summary; their tables and figures."""
+    res = small_run / RESULTS
+    mr = pd.read_csv(res / "tables" / "model_reliance.csv")
+    marginal = ["permutation", "e_divide", "e_switch"]
+    for (_, _), part in mr.groupby(["dataset", "model"], sort=False):
+        new = ~part["estimator"].isin(marginal).to_numpy()
+        assert new.any() and not new[: (~new).sum()].any()  # every new row after every marginal row
+    lin = mr[(mr.dataset == "abalone") & (mr.model == "linear_regression")].set_index(["estimator", "feature"])
+    # Abalone's weights predict each other: the conditional MR of the whole weight is far below the marginal
+    cond, marg = lin.loc[("conditional_permutation", "Whole_weight")], lin.loc[("permutation", "Whole_weight")]
+    assert cond["mr_difference"] < 0.5 * marg["mr_difference"]
+    clusters = set(mr.loc[(mr.dataset == "abalone") & (mr.estimator == "grouped_permutation"), "feature"])
+    assert any("Whole_weight+" in c or "+Whole_weight" in c for c in clusters) and "Sex" in clusters
+    agreement = pd.read_csv(res / "tables" / "ranking_agreement.csv")
+    for _, part in agreement.groupby("dataset", sort=False):  # per dataset, after all the other rows
+        new = part["measure_2"].isin(["conditional_reliance", "grouped_reliance"]).to_numpy()
+        assert new.any() and not new[: (~new).sum()].any()
+
+    ale = pd.read_csv(
+        res / "explain" / "airfoil" / "linear_regression" / "ale.csv", keep_default_na=False, na_values=[""]
+    )
+    assert set(ale["feature"]) == {
+        "frequency",
+        "chord-length",
+        "free-stream-velocity",
+        "suction-side-displacement-thickness",
+    }
+    assert np.abs(ale["pd_centred"] - ale["ale"]).max() < 1e-8  # a linear model: PD = ALE
+    for _, part in ale.groupby("feature"):  # ... and the ALE is linear in the variable
+        slope = np.polyfit(part["value"], part["ale"], 1)
+        assert np.abs(np.polyval(slope, part["value"]) - part["ale"]).max() < 1e-8
+        assert (part["n_rows"].iloc[1:] > 0).all() and part["n_rows"].sum() == 301
+    ale2 = pd.read_csv(res / "explain" / "airfoil" / "linear_regression" / "ale_2d.csv")
+    assert len(ale2) > 4 and ale2["ale"].abs().max() < 1e-8
+    aba = pd.read_csv(
+        res / "explain" / "abalone" / "gradient_boosting" / "ale.csv", keep_default_na=False, na_values=[""]
+    )
+    sex = aba[aba.feature == "Sex"]
+    assert (
+        (sex["kind"] == "categorical").all()
+        and len(sex) == 3
+        and sex["n_rows"].sum() == aba["n_rows"][aba.feature == "Length"].sum()
+    )
+
+    h = pd.read_csv(res / "tables" / "h_statistic.csv")
+    assert {"kind", "feature", "h2", "h2_se", "n_rows", "n_bootstrap", "se_method"} <= set(h.columns)
+    assert (h.loc[h.model == "linear_regression", "h2"].abs() < 1e-10).all()  # additive: no interaction
+    assert (h["h2"] >= 0).all() and (h["h2_se"] >= 0).all()
+    bc = h[h.dataset == "breast_cancer"]
+    assert (bc["n_rows"] == 114).all()  # fewer test rows than n_rows: all of them
+    pairs = pd.read_csv(res / "explain" / "breast_cancer" / "xgboost" / "shap_interaction_summary.csv")
+    assert len(pairs) == 30 * 29 // 2 and pairs["rank"].tolist() == list(range(1, len(pairs) + 1))
+    matrix = pd.read_csv(res / "explain" / "breast_cancer" / "xgboost" / "shap_interaction_matrix.csv")
+    assert len(matrix) == 30 * 30 and (matrix["mean_abs_interaction"] >= 0).all()
+    for d, f, kinds in (
+        ("airfoil", "gradient_boosting", ("ale", "ale_2d", "h_statistic", "h_statistic_pairs")),
+        ("abalone", "gradient_boosting", ("ale", "h_statistic")),
+        ("breast_cancer", "xgboost", ("ale", "h_statistic", "shap_interaction_matrix", "shap_interaction_summary")),
+    ):
+        for kind in kinds:
+            assert (res / "figures" / d / f / f"{kind}.png").stat().st_size > 1000, (d, f, kind)
+    assert (res / "thesis" / "001_fig_4_3_ale.pdf").read_bytes().rstrip().endswith(b"%%EOF")
+
+
+def test_member_predictions_and_multiplicity(small_run):
+    """Issue 35: the members' test predictions, distinct functions and the default epsilon in sets / mcr /
+    mcr_path, predictive multiplicity of every scope."""
+    res = small_run / RESULTS
+    for d, n_test in (("airfoil", 301), ("breast_cancer", 114)):
+        rash = res / "rashomon" / d
+        P = np.load(rash / "member_predictions.npy")
+        index = pd.read_csv(rash / "member_predictions_index.csv")
+        members = pd.read_csv(rash / "members.csv").drop_duplicates(["family", "config_id"])
+        assert P.shape == (len(members), n_test) and P.dtype == np.float64
+        assert index["config_id"].astype(str).tolist() == members["config_id"].astype(str).tolist()
+        for name, size in (("sets", "size"), ("mcr", "n_members"), ("mcr_path", "n_members")):
+            table = pd.read_csv(rash / f"{name}.csv")
+            assert list(table.columns[-2:]) == ["n_distinct_functions", "is_default"], name
+            finite = table[table["scope"] != "linear_exact"]
+            assert (finite["n_distinct_functions"] <= finite[size]).all() and (
+                finite["n_distinct_functions"] >= 1
+            ).all()
+            assert table["is_default"].any()
+        sets = pd.read_csv(rash / "sets.csv")
+        assert (sets["is_default"] == (sets["epsilon"] == 1.0)).all()
+        multi = pd.read_csv(rash / "multiplicity.csv")
+        assert set(multi["scope"]) == set(sets["scope"]) and multi["is_default"].sum() == multi["scope"].nunique()
+        assert (multi["n_members"] == multi.merge(sets, on=["scope", "epsilon"])["size"]).all()
+        assert (multi["mean_width"] >= 0).all() and (multi["max_width"] >= multi["mean_width"]).all()
+        rows = pd.read_csv(rash / "multiplicity_rows.csv")
+        assert len(rows) == n_test * multi["scope"].nunique() and (rows["min"] <= rows["max"]).all()
+        assert (res / "figures" / d / "rashomon" / "multiplicity.png").stat().st_size > 1000
+    bc = pd.read_csv(res / "rashomon" / "breast_cancer" / "multiplicity.csv")
+    assert bc["ambiguity"].between(0, 1).all() and (bc["discrepancy"] <= bc["ambiguity"] + 1e-12).all()
+    assert bc["mean_capacity"].between(1, 2).all()
+    table = pd.read_csv(res / "tables" / "multiplicity.csv")
+    assert {"airfoil", "abalone", "diabetes", "breast_cancer"} == set(table["dataset"])
 
 
 def test_rashomon_outputs(small_run):

@@ -128,6 +128,21 @@ for _family in config["explain"]["shap"]["algorithm"]:
 shap_algorithm(ALL_FAMILIES[0], config["explain"]["shap"]["algorithm"])
 
 
+def shap_interaction_families(dataset):
+    """Families of `dataset` whose SHAP job computes interaction values (explain.shap.interactions and
+    the XGBoost algorithm: xaipipe.explain.shapley.shap_tables)."""
+    if not config["explain"]["shap"]["interactions"]:
+        return []
+    out = []
+    for f in families_of(dataset):
+        algorithm = shap_algorithm(f, config["explain"]["shap"]["algorithm"])
+        if algorithm == "auto":
+            algorithm = get_family(f).shap_algorithm
+        if algorithm == "xgboost_pred_contribs":
+            out.append(f)
+    return out
+
+
 STYLE_FILE = os.path.relpath(BASEDIR / config["report"]["style"])
 
 
@@ -334,6 +349,7 @@ def rashomon_params_of(dataset):
                 "figure_quantity",
                 "sample",
                 "refit_jobs",
+                "multiplicity",
             )
         },
     }

@@ -53,6 +53,8 @@ rule rashomon:
         envelope=P("pd_envelope"),
         curves=P("pd_curves"),
         linear_exact=P("linear_exact"),
+        predictions=P("member_predictions"),
+        prediction_index=P("member_predictions_index"),
     log:
         f"{LOGS}/rashomon/mcr/{{dataset}}.log",
     benchmark:
@@ -107,6 +109,87 @@ rule rashomon_figures:
         quantity=RASHOMON["figure_quantity"],
     script:
         "../scripts/rashomon_figures.py"
+
+
+rule multiplicity:
+    """Predictive multiplicity of every Rashomon scope: viable prediction ranges, ambiguity, discrepancy on the eps grid, the exact eps-path, per test row."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        members=rules.rashomon.output.members,
+        predictions=rules.rashomon.output.predictions,
+        index=rules.rashomon.output.prediction_index,
+    output:
+        summary=P("multiplicity"),
+        path=P("multiplicity_path"),
+        rows=P("multiplicity_rows"),
+    log:
+        f"{LOGS}/rashomon/multiplicity/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/multiplicity/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    params:
+        capacity=RASHOMON["multiplicity"]["capacity"],
+        epsilons=RASHOMON["epsilons"],
+        epsilon=RASHOMON["epsilon"],
+    script:
+        "../scripts/multiplicity.py"
+
+
+rule multiplicity_figures:
+    """The test rows with the widest viable prediction ranges and multiplicity along the eps grid of every scope."""
+    input:
+        style=STYLE_FILE,
+        summary=rules.multiplicity.output.summary,
+        rows=rules.multiplicity.output.rows,
+    output:
+        pdf=P("rashomon_figure", kind="multiplicity", ext="pdf"),
+        png=report(
+            P("rashomon_figure", kind="multiplicity", ext="png"),
+            caption="../report/multiplicity.rst",
+            category="{dataset}",
+            subcategory="Rashomon set / MCR",
+            labels={"figure": "predictive multiplicity"},
+        ),
+    log:
+        f"{LOGS}/figures/multiplicity/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/multiplicity_figures/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        scope=RASHOMON["figure_scope"],
+        figure_rows=RASHOMON["multiplicity"]["figure_rows"],
+    script:
+        "../scripts/multiplicity_figures.py"
+
+
+rule multiplicity_table:
+    """All datasets' predictive multiplicity per scope and eps in one table."""
+    input:
+        tables=per_dataset("multiplicity"),
+    output:
+        table=report(
+            P("table", name="multiplicity"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "predictive multiplicity"},
+        ),
+    log:
+        f"{LOGS}/tables/multiplicity.log",
+    benchmark:
+        f"{BENCH}/multiplicity_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
 
 
 rule rashomon_bootstrap_shard:

@@ -25,6 +25,23 @@ SIMULATION_TRUTH_PARTS = [
     for d in SIMULATED
     for f in families_of(d)
 ]
+# the correlated variant of each simulated dataset (config simulation_truth.correlated, issue 35): the
+# families refitted on it, with their best configuration on the dataset
+CORRELATED = config["simulation_truth"]["correlated"]
+CORRELATED_PARTS = (
+    {
+        d: {
+            f: P("best", dataset=d, family=f)
+            for f in CORRELATED["families"]
+            if f in families_of(d)
+        }
+        for d in SIMULATED
+    }
+    if CORRELATED["enabled"]
+    else {}
+)
+for _family in CORRELATED["families"]:
+    check_family("simulation_truth.correlated.families", _family, "regression")
 # illustrations computed on simulated data by the `illustration` rule (Fig 2.1 has its own rule)
 ILLUSTRATION_TABLES = [
     k for k in config["illustrations"] if k not in ("enabled", "data", "diabetes_tree")
@@ -39,6 +56,7 @@ rule simulation_truth:
         tables=[
             path for part in SIMULATION_TRUTH_PARTS for path in part["tables"].values()
         ],
+        best=[path for parts in CORRELATED_PARTS.values() for path in parts.values()],
     output:
         table=report(
             P("table", name="simulation_truth"),
@@ -57,6 +75,18 @@ rule simulation_truth:
         parts=SIMULATION_TRUTH_PARTS,
         datasets=SIMULATED,
         seed=config["seed"],
+        correlated=CORRELATED_PARTS,
+        correlated_options={
+            **{
+                k: v for k, v in CORRELATED.items() if k not in ("enabled", "families")
+            },
+            "reliance": {
+                "n_repeats": config["explain"]["reliance"]["n_repeats"],
+                **config["explain"]["reliance"]["dependent"],
+            },
+            "split": config["split"],
+            "options": config["estimator_options"],
+        },
     script:
         "../scripts/simulation_truth.py"
 

@@ -34,6 +34,29 @@ ALL_TARGETS += [
     ],
 ]
 
+# under dependent features and interactions (issue 35): ALE beside PD and H² of every fitted model,
+# the SHAP interaction summary of the models with SHAP interaction values
+ALL_TARGETS += [
+    *[
+        P("model_figure", dataset=d, family=f, kind=kind, ext="pdf")
+        for kind in ("ale", "h_statistic")
+        for d in DATASETS
+        for f in families_of(d)
+    ],
+    *[
+        P(
+            "model_figure",
+            dataset=d,
+            family=f,
+            kind="shap_interaction_matrix",
+            ext="pdf",
+        )
+        for d in DATASETS
+        for f in shap_interaction_families(d)
+    ],
+    P("table", name="h_statistic"),
+]
+
 # rashomon: sets and MCR of every dataset, bootstrap, the Table 4.1 study
 ALL_TARGETS += [
     P("table", name="mcr"),
@@ -42,6 +65,12 @@ ALL_TARGETS += [
         P("rashomon_figure", dataset=d, kind="member_reliance", ext="pdf")
         for d in DATASETS
     ],
+    # predictive multiplicity of every scope (issue 35)
+    *[
+        P("rashomon_figure", dataset=d, kind="multiplicity", ext="pdf")
+        for d in DATASETS
+    ],
+    P("table", name="multiplicity"),
 ]
 if RASHOMON["bootstrap"]["enabled"]:
     ALL_TARGETS += [

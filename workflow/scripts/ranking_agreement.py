@@ -2,6 +2,7 @@
 
 import pandas as pd
 
+from xaipipe.explain.dependence import dependent_ranking_agreement
 from xaipipe.explain.summary import ranking_tables
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import run
@@ -9,8 +10,9 @@ from xaipipe.runner import run
 
 def main(smk):
     info = read_json(smk.input.info)
+    reliance = [pd.read_csv(p) for p in smk.input.reliance]
     importances, agreement = ranking_tables(
-        [pd.read_csv(p) for p in smk.input.reliance],
+        reliance,
         [pd.read_csv(p) for p in smk.input.split_gain],
         [pd.read_csv(p) for p in smk.input.shap],
         dataset=info["dataset"],
@@ -19,6 +21,12 @@ def main(smk):
         loss=smk.params.loss,
         quantity=smk.params.ranking["quantity"],
     )
+    # conditional and grouped MR (issue 35): their agreement rows after all the others
+    extra = dependent_ranking_agreement(
+        reliance, importances, loss=smk.params.loss, quantity=smk.params.ranking["quantity"]
+    )
+    if len(extra):
+        agreement = pd.concat([agreement, extra], ignore_index=True)
     write_csv(smk.output.importances, importances)
     write_csv(smk.output.agreement, agreement)
 

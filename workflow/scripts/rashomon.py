@@ -1,10 +1,11 @@
 """Rules rashomon / abalone_study_mcr: Rashomon sets, member MR and MCR of one model class."""
 
+import numpy as np
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import atomic_path, read_joblib, write_csv
 from xaipipe.rashomon.mcr import mcr_study
 from xaipipe.runner import get_logger, run
 
@@ -51,6 +52,10 @@ def main(smk):
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):
         if name in smk.output.keys():
             write_csv(smk.output[name], out[name])
+    if "predictions" in smk.output.keys():  # the members' test predictions (issue 35: multiplicity)
+        with atomic_path(smk.output.predictions) as tmp, open(tmp, "wb") as fh:  # .npy: the same array, the same bytes
+            np.save(fh, out["predictions"], allow_pickle=False)
+        write_csv(smk.output.prediction_index, out["prediction_index"])
 
 
 run(snakemake, main)  # noqa: F821

@@ -2,8 +2,10 @@
 
 import pandas as pd
 
+from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.studies.correlated import correlated_truth_table
 from xaipipe.studies.simulation import truth_table
 
 
@@ -13,7 +15,7 @@ def _read(path, dataset, family):
 
 
 def main(smk):
-    out = []
+    out, later = [], []
     for dataset, sidecar_path, prepared_path in zip(smk.params.datasets, smk.input.sidecars, smk.input.prepared):
         simulation = read_json(sidecar_path)["simulation"]
         parts = [p for p in smk.params.parts if p["dataset"] == dataset]
@@ -21,6 +23,14 @@ def main(smk):
         for key in ("reliance", "curves", "learner_pd", "learner_pfi"):
             found = [_read(p["tables"][key], dataset, p["family"]) for p in parts if key in p["tables"]]
             tables[key] = pd.concat(found, ignore_index=True) if found else None
+        rel = tables["reliance"]
+        if rel is not None:  # MR under dependent features (issue 35): compared after all the others
+            dependent = rel["estimator"].isin(DEPENDENT_ESTIMATORS)
+            # a cluster of grouped MR ("x1+x2") is no input of the DGP: no truth here
+            later.append(
+                (dataset, simulation, rel[dependent & ~rel["feature"].astype(str).str.contains("+", regex=False)])
+            )
+            tables["reliance"] = rel[~dependent]
         data = pd.read_csv(prepared_path)
         out.append(
             truth_table(
@@ -33,6 +43,48 @@ def main(smk):
             )
         )
         get_logger().info("%s: %d estimates beside the truth", dataset, len(out[-1]))
+    # conditional and grouped MR on the simulated datasets (independent inputs: their truth is the
+    # marginal one), then the correlated variants (issue 35): their rows after all the others
+    for dataset, simulation, rel in later:
+        if len(rel):
+            out.append(
+                truth_table(
+                    simulation["dgp"],
+                    dataset=dataset,
+                    noise_sd=simulation["noise_sd"],
+                    random_state=int(smk.params.seed),
+                    reliance=rel.reset_index(drop=True),
+                )
+            )
+    opt = smk.params.correlated_options
+    for dataset, sidecar_path in zip(smk.params.datasets, smk.input.sidecars):
+        best = smk.params.correlated.get(dataset) or {}
+        if not best:
+            continue
+        simulation = read_json(sidecar_path)["simulation"]
+        rel = opt["reliance"]
+        out.append(
+            correlated_truth_table(
+                simulation["dgp"],
+                dataset=dataset,
+                best_params={f: read_json(path)["params"] for f, path in best.items()},
+                n=opt["n"],
+                p=simulation["p"],
+                noise_sd=simulation["noise_sd"],
+                coupling_sd=opt["coupling_sd"],
+                test_size=opt["split"]["test_size"],
+                n_folds=opt["split"]["cv_folds"],
+                n_repeats=rel["n_repeats"],
+                max_depth=rel["max_depth"],
+                min_samples_leaf=rel["min_samples_leaf"],
+                correlation_threshold=rel["correlation_threshold"],
+                linkage=rel["linkage"],
+                n_mc=opt["n_mc"],
+                options=opt["options"],
+                random_state=int(smk.params.seed),
+            )
+        )
+        get_logger().info("%s: %d rows of its correlated variant", dataset, len(out[-1]))
     write_csv(smk.output.table, pd.concat(out, ignore_index=True))
 
 

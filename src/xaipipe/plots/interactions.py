@@ -15,7 +15,13 @@ import pandas as pd
 from ..explain.interactions import ShapInteractionSummary
 from .style import SEQUENTIAL_CMAP, figure_style
 
-__all__ = ["plot_shap_interaction_matrix", "plot_shap_interaction_summary", "plot_h_statistic"]
+__all__ = [
+    "plot_shap_interaction_matrix",
+    "plot_shap_interaction_summary",
+    "plot_h_statistic",
+    "h_statistic_figures",
+    "shap_interaction_figures",
+]
 
 
 def _max_display(k) -> int:
@@ -188,3 +194,46 @@ def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unno
             ax.set_title(title)
         fig.tight_layout()
     return fig
+
+
+def h_statistic_figures(table: pd.DataFrame, *, max_display: int = 15, title: str | None = None) -> dict:
+    """The H² figures of one model (``h_statistic.csv``): ``h_statistic`` (total per variable) and
+    ``h_statistic_pairs`` (pairwise); a figure saying so replaces one without rows (e.g. fewer than two
+    top variables, so no pair)."""
+    import matplotlib.pyplot as plt
+
+    out = {}
+    for key, kind in (("h_statistic", "total"), ("h_statistic_pairs", "pairwise")):
+        if (table["kind"] == kind).any():
+            out[key] = plot_h_statistic(table, kind=kind, max_display=max_display, title=title)
+        else:
+            with figure_style():
+                fig, ax = plt.subplots(figsize=(5, 2))
+                ax.text(0.5, 0.5, f"no {kind} H-statistic", ha="center", va="center")
+                ax.set_axis_off()
+            out[key] = fig
+    return out
+
+
+def shap_interaction_figures(
+    summary: ShapInteractionSummary | None, *, max_display: int = 15, output_label: str = "model output", title=None
+) -> dict:
+    """The SHAP interaction figures of one model: ``matrix`` (:func:`plot_shap_interaction_matrix`) and
+    ``summary`` (:func:`plot_shap_interaction_summary`); figures saying so when the model has no SHAP
+    interaction values (``summary`` None)."""
+    import matplotlib.pyplot as plt
+
+    if summary is None:
+        out = {}
+        for key in ("matrix", "summary"):
+            with figure_style():
+                fig, ax = plt.subplots(figsize=(5, 2))
+                ax.text(0.5, 0.5, "no SHAP interaction values for this model", ha="center", va="center")
+                ax.set_axis_off()
+            out[key] = fig
+        return out
+    kw = {"max_display": max_display, "output_label": output_label, "title": title}
+    return {
+        "matrix": plot_shap_interaction_matrix(summary, **kw),
+        "summary": plot_shap_interaction_summary(summary, **kw),
+    }

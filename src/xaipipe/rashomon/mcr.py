@@ -79,6 +79,7 @@ from ..explain.reliance import (
     resolve_features,
 )
 from ..explain.reliance._base import estimator_stream
+from .multiplicity import function_count_columns, members_predictions
 from .refit import FittedGroup, fit_member_groups, group_reliance
 from .sets import (
     CROSS_FAMILY,
@@ -767,7 +768,9 @@ n_repeats, e_switch_max_rows, random_state, options, n_jobs, method, pd_class_in
         ``families`` (list), ``reliance`` (:func:`members_reliance` rows of the
         members, estimator-major, in group order), ``curves``
         (:func:`~xaipipe.rashomon.envelope.members_curves` of the members in the
-        envelope's set, every variable), ``n_groups`` (fitted groups).
+        envelope's set, every variable), ``n_groups`` (fitted groups), ``predictions``
+        (:func:`~xaipipe.rashomon.multiplicity.members_predictions` of the members: keys and the
+        ``(m, n_test)`` test predictions, float64).
 
     Raises
     ------
@@ -786,9 +789,11 @@ n_repeats, e_switch_max_rows, random_state, options, n_jobs, method, pd_class_in
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
     mine = candidates[candidates["family"].astype(str).isin(families)]
     out = {"families": families, "reliance": pd.DataFrame(), "curves": pd.DataFrame(), "n_groups": 0}
+    out["predictions"] = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(X_test))))
     if mine.empty:
         return out
     groups = fit_member_groups(mine, task, X_train, y_train, random_state=random_state, options=options, n_jobs=n_jobs)
+    out["predictions"] = members_predictions(groups, X_test)
     features = features_from_groups(feature_names, feature_groups)
     if loss is None:
         loss = "squared_error" if task == "regression" else "log_loss"
@@ -931,7 +936,13 @@ def mcr_study(
         ``sets``, ``members``, ``mcr`` (columns :data:`MCR_FIRST` first), ``path``,
         ``envelope``, ``curves``, ``linear_exact`` (no rows unless that scope runs: the
         columns :data:`xaipipe.rashomon.linear.LINEAR_EXACT_COLUMNS`)
-        (DataFrames), ``n_groups`` (fitted groups).
+        (DataFrames), ``n_groups`` (fitted groups), ``predictions`` (ndarray of shape
+        ``(m, n_test)``, float64: the test predictions -- class-1 probabilities for a
+        classifier -- of the ``m`` members in the order of ``members``' first appearance) and
+        ``prediction_index`` (``member``, ``family``, ``config_id`` of its rows). ``sets``,
+        ``mcr`` and ``path`` end with ``n_distinct_functions`` and ``is_default``
+        (:func:`xaipipe.rashomon.multiplicity.function_count_columns`; ``epsilon`` is the
+        default ε).
     """
     from .envelope import pd_envelope_table
     from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
@@ -964,6 +975,7 @@ def mcr_study(
             n_jobs=n_jobs,
         )
         n_groups = len(groups)
+        pred_keys, pred = members_predictions(groups, X_test)
     else:
         groups = None
         largest = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
@@ -1009,6 +1021,8 @@ def mcr_study(
         members = member_table(largest, rel, epsilons=eps_grid, dataset=dataset)
         mcr = mcr_table(members, largest, epsilons=eps_grid)
         n_groups = sum(int(r["n_groups"]) for r in parts)
+        pred_keys = pd.concat([r["predictions"][0] for r in parts], ignore_index=True)
+        pred = np.concatenate([np.asarray(r["predictions"][1], dtype=np.float64) for r in parts], axis=0)
         curves_parts = []
         for f in order:
             for r in parts:
@@ -1050,13 +1064,26 @@ def mcr_study(
         curves=curves_parts,
         class_index=pd_class_index,
     )
+    # the members' test predictions in the order of the member table (the same in one job and with
+    # refit jobs), and the distinct functions / default-ε columns of sets, mcr and path (issue 35)
+    index = members.drop_duplicates(["family", "config_id"])[["family", "config_id"]].astype(str)
+    index = index.reset_index(drop=True)
+    pos = {
+        k: i for i, k in enumerate(pred_keys[["family", "config_id"]].astype(str).itertuples(index=False, name=None))
+    }
+    predictions = pred[[pos[k] for k in index.itertuples(index=False, name=None)]]
+    index.insert(0, "member", np.arange(len(index)))
+    counts = {"members": members, "keys": index, "predictions": predictions, "default_epsilon": epsilon}
+    mcr = mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]]
     return {
-        "sets": sets,
+        "sets": function_count_columns(sets, **counts),
         "members": members,
-        "mcr": mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]],
-        "path": path,
+        "mcr": function_count_columns(mcr, **counts),
+        "path": function_count_columns(path, **counts, path=True),
         "envelope": envelope,
         "curves": curves,
         "linear_exact": detail,
         "n_groups": n_groups,
+        "predictions": predictions,
+        "prediction_index": index,
     }

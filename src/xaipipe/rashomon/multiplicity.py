@@ -60,6 +60,8 @@ __all__ = [
     "multiplicity_path",
     "scope_multiplicity",
     "members_predictions",
+    "function_count_columns",
+    "multiplicity_tables",
 ]
 
 #: ``task`` options.
@@ -484,3 +486,224 @@ def members_predictions(groups, X, *, class_index: int = 1) -> tuple[pd.DataFram
         fams += [g.family] * out.shape[0]
         cids += list(g.config_ids)
     return pd.DataFrame({"family": fams, "config_id": cids}), np.concatenate(blocks, axis=0)
+
+
+def function_count_columns(
+    table: pd.DataFrame,
+    members: pd.DataFrame,
+    keys: pd.DataFrame,
+    predictions,
+    *,
+    default_epsilon: float,
+    path: bool = False,
+) -> pd.DataFrame:
+    """``table`` with ``n_distinct_functions`` and ``is_default`` appended (``sets.csv``, ``mcr.csv``,
+    ``mcr_path.csv``).
+
+    ``n_distinct_functions`` counts the members of the row's set whose test predictions are bitwise
+    distinct (:func:`n_distinct_functions`): the set of scope ``s`` at ε holds the members of
+    ``members`` (of family ``s``, or all for ``cross_family``) with ``min_epsilon_<s> <= ε`` (ε-grid
+    tables) or, on the exact path (``path=True``), with entry ``max(gap_<s>, 0) <= ε`` (as
+    :func:`xaipipe.rashomon.mcr.mcr_path`). Scopes without members in ``members`` (``linear_exact``:
+    a continuum of linear models, not refitted members) get NaN. ``size`` / ``n_members`` and the
+    Rashomon ratio count members (configurations, every ``n_estimators`` prefix and every copy of a
+    function); ``n_distinct_functions <= n_members``.
+
+    ``is_default`` marks the configured default ε (config ``rashomon.epsilon``): on the ε grid the
+    rows at that ε; on the exact path, per scope, the rows of the last step at or below it (the set
+    in effect at the default ε).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows with ``scope`` and ``epsilon``.
+    members : DataFrame
+        ``members.csv`` (:func:`xaipipe.rashomon.mcr.member_table`).
+    keys : DataFrame
+        ``family``, ``config_id`` of each row of ``predictions``.
+    predictions : array-like of shape (m, n)
+        The members' test predictions.
+    default_epsilon : float
+    path : bool, default False
+
+    Returns
+    -------
+    DataFrame
+        A copy of ``table`` with the two columns last.
+
+    Raises
+    ------
+    ValueError
+        A member without predictions; mismatched shapes.
+    """
+    from .sets import CROSS_FAMILY
+
+    P = np.ascontiguousarray(_check_predictions(predictions))
+    k = keys[["family", "config_id"]].astype(str).reset_index(drop=True)
+    if len(k) != P.shape[0]:
+        raise ValueError(f"predictions has {P.shape[0]} rows but keys has {len(k)}")
+    digest = {tuple(r): P[i].tobytes() for i, r in enumerate(k.itertuples(index=False, name=None))}
+    base = members.drop_duplicates(["family", "config_id"]).astype({"family": str, "config_id": str})
+    missing = [
+        tuple(r) for r in base[["family", "config_id"]].itertuples(index=False, name=None) if tuple(r) not in digest
+    ]
+    if missing:
+        raise ValueError(f"no predictions for member(s) {missing[:3]}")
+    families = set(base["family"])
+    cache: dict = {}
+
+    def count(scope: str, eps: float) -> float:
+        if scope not in families and scope != CROSS_FAMILY:
+            return float("nan")
+        key = (scope, eps)
+        if key not in cache:
+            label = CROSS_FAMILY if scope == CROSS_FAMILY else "family"
+            part = base if scope == CROSS_FAMILY else base[base["family"] == scope]
+            if path:
+                entry = np.maximum(part[f"gap_{label}"].to_numpy(dtype=float), 0.0)
+                inside = np.nan_to_num(entry, nan=np.inf) <= eps
+            else:
+                inside = np.nan_to_num(part[f"min_epsilon_{label}"].to_numpy(dtype=float), nan=np.inf) <= eps
+            sel = part[inside]
+            cache[key] = float(len({digest[(f, c)] for f, c in zip(sel["family"], sel["config_id"])}))
+        return cache[key]
+
+    out = table.copy()
+    scopes = out["scope"].astype(str).to_numpy()
+    eps = out["epsilon"].to_numpy(dtype=float)
+    out["n_distinct_functions"] = pd.Series([count(s, e) for s, e in zip(scopes, eps)], index=out.index).astype("Int64")
+    if path:
+        default = np.zeros(len(out), dtype=bool)
+        for s in pd.unique(scopes):
+            mine = scopes == s
+            below = eps[mine][eps[mine] <= float(default_epsilon) + 1e-12]
+            if below.size:
+                default[mine] = eps[mine] == below.max()
+        out["is_default"] = default
+    else:
+        out["is_default"] = eps == float(default_epsilon)
+    return out
+
+
+def multiplicity_tables(
+    predictions,
+    index: pd.DataFrame,
+    members: pd.DataFrame,
+    *,
+    task: str,
+    epsilons: Sequence[float],
+    default_epsilon: float,
+    row_ids=None,
+    y_true=None,
+    capacity: bool | None = None,
+    dataset: str = "",
+) -> dict:
+    """The ``multiplicity`` rule: predictive multiplicity of every Rashomon scope on the ε grid, on the
+    exact ε-path, and per test row at the default ε.
+
+    Parameters
+    ----------
+    predictions : array-like of shape (m, n)
+        The members' test predictions (``member_predictions.npy``: regression predictions or
+        class-1 probabilities).
+    index : DataFrame
+        ``family``, ``config_id`` of each row of ``predictions`` (``member_predictions_index.csv``).
+    members : DataFrame
+        ``members.csv``.
+    task : {"regression", "classification"}
+    epsilons : sequence of float
+        The ε grid (config ``rashomon.epsilons``); the exact path runs to its largest value.
+    default_epsilon : float
+        Config ``rashomon.epsilon`` (the ``is_default`` rows and the per-row table).
+    row_ids, y_true : array-like of shape (n,), optional
+        Row ids of the test rows (``row`` column: positions in ``prepared.csv``) and the observed
+        response (``y_true``).
+    capacity : bool, optional
+        Rashomon capacity per row (default: for classification).
+    dataset : str
+
+    Returns
+    -------
+    dict
+        ``multiplicity``: :func:`scope_multiplicity` on the ε grid with ``dataset`` first and
+        ``is_default`` last; ``path``: the same at every entry ε of each scope up to the largest
+        grid ε (member ``h`` enters at ``max(gap_h, 0)``, as :func:`xaipipe.rashomon.mcr.mcr_path`),
+        ``is_default`` marking the step in effect at the default ε; ``rows``: per scope and test
+        row at the default ε, :func:`predictive_multiplicity`'s rows with ``dataset``, ``scope``,
+        ``epsilon``, ``row`` (the test row's id), ``y_true``. ``max_width_row`` is a row id
+        (``row_ids``) in every table.
+
+    Raises
+    ------
+    ValueError
+        As :func:`scope_multiplicity`.
+    """
+    from .sets import CROSS_FAMILY
+
+    task = _check_task(task)
+    cap = (task == "classification") if capacity is None else bool(capacity)
+    P = _check_predictions(predictions, task)
+    grid = sorted({float(e) for e in epsilons})
+    table = scope_multiplicity(P, index, members, task=task, epsilons=grid, capacity=cap)
+    table.insert(0, "dataset", dataset)
+    table["is_default"] = table["epsilon"].to_numpy(dtype=float) == float(default_epsilon)
+
+    # exact path: the entry ε of every member (gap clipped at 0), evaluated as a min_epsilon grid
+    base = members.drop_duplicates(["family", "config_id"]).copy()
+    steps = {}
+    for label in ("family", CROSS_FAMILY):
+        if f"gap_{label}" in base:
+            entry = np.maximum(base[f"gap_{label}"].to_numpy(dtype=float), 0.0)
+            entry[~(entry <= grid[-1] + 1e-12)] = np.nan
+            base[f"min_epsilon_{label}"] = entry
+    scopes = sorted(base["family"].astype(str).unique().tolist())
+    for s in scopes + [CROSS_FAMILY]:
+        label = CROSS_FAMILY if s == CROSS_FAMILY else "family"
+        if f"min_epsilon_{label}" not in base:
+            continue
+        part = base if s == CROSS_FAMILY else base[base["family"].astype(str) == s]
+        e = part[f"min_epsilon_{label}"].to_numpy(dtype=float)
+        steps[s] = np.unique(e[np.isfinite(e)])
+    union = sorted({float(v) for v in np.concatenate(list(steps.values()))}) if steps else [0.0]
+    path = scope_multiplicity(P, index, base, task=task, epsilons=union, capacity=cap)
+    keep = np.array(
+        [float(e) in set(steps.get(s, np.array([])).tolist()) for s, e in zip(path["scope"], path["epsilon"])]
+    )
+    path = path[keep].reset_index(drop=True)
+    path.insert(0, "dataset", dataset)
+    default = np.zeros(len(path), dtype=bool)
+    sc, ep = path["scope"].to_numpy(), path["epsilon"].to_numpy(dtype=float)
+    for s in pd.unique(sc):
+        mine = sc == s
+        below = ep[mine][ep[mine] <= float(default_epsilon) + 1e-12]
+        if below.size:
+            default[mine] = ep[mine] == below.max()
+    path["is_default"] = default
+
+    # per row at the default ε
+    keys = index[["family", "config_id"]].astype(str).reset_index(drop=True)
+    pos = {tuple(r): i for i, r in enumerate(keys.itertuples(index=False, name=None))}
+    m0 = members.drop_duplicates(["family", "config_id"]).astype({"family": str, "config_id": str})
+    n = P.shape[1]
+    ids = np.arange(n) if row_ids is None else np.asarray(row_ids)
+    if ids.shape != (n,):
+        raise ValueError(f"row_ids must have shape ({n},), got {ids.shape}")
+    for t in (table, path):  # the row of the widest range by its id, as in the per-row table
+        t["max_width_row"] = ids[t["max_width_row"].to_numpy(dtype=np.int64)]
+    frames = []
+    for s in table["scope"].drop_duplicates():
+        label = CROSS_FAMILY if s == CROSS_FAMILY else "family"
+        part = m0 if s == CROSS_FAMILY else m0[m0["family"] == s]
+        ref = part[part[f"is_reference_{label}"].astype(bool)]
+        idx = np.array([pos[(f, c)] for f, c in zip(part["family"], part["config_id"])])
+        inside = np.nan_to_num(part[f"min_epsilon_{label}"].to_numpy(dtype=float), nan=np.inf) <= float(default_epsilon)
+        ref_pos = int(np.flatnonzero(idx == pos[(ref["family"].iloc[0], ref["config_id"].iloc[0])])[0])
+        res = predictive_multiplicity(P[idx], task=task, reference=ref_pos, members=inside, capacity=cap, row_ids=ids)
+        rows = res.rows.copy()
+        rows.insert(0, "epsilon", float(default_epsilon))
+        rows.insert(0, "scope", s)
+        rows.insert(0, "dataset", dataset)
+        if y_true is not None:
+            rows.insert(4, "y_true", np.asarray(y_true, dtype=np.float64))
+        frames.append(rows)
+    return {"multiplicity": table, "path": path, "rows": pd.concat(frames, ignore_index=True)}

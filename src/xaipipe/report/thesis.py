@@ -57,6 +57,7 @@ FIGURE_KINDS = {
     "shap_beeswarm": ("dataset", "model"),
     "shap_dependence": ("dataset", "model"),
     "illustration": ("illustration",),
+    "pd_vs_ale": ("dataset", "model", "features"),
 }
 #: illustration (config section ``illustrations``) -> plotting function of :mod:`xaipipe.plots.illustrations`
 ILLUSTRATION_PLOTS = {
@@ -135,6 +136,8 @@ def figure_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
         return {"reliance": result_path("model_reliance", results, dataset=d, family=m)}
     if kind in ("pd", "ice", "c_ice"):
         return {"curves": result_path("pd_ice", results, dataset=d, family=m)}
+    if kind == "pd_vs_ale":
+        return {"ale": result_path("ale", results, dataset=d, family=m)}
     if kind.startswith("rashomon_"):
         return {"members": result_path("rashomon_members", results, dataset=entry["study"])}
     if kind.startswith("shap_"):
@@ -243,6 +246,11 @@ def render_figure(
         if kind == "ice":
             return plot_ice(effects, title=title)
         return plot_centered_ice(effects, title=title)
+    if kind == "pd_vs_ale":
+        from ..plots.ale import plot_pd_vs_ale
+
+        table = pd.read_csv(sources["ale"], keep_default_na=False, na_values=[""])
+        return plot_pd_vs_ale(table, entry["features"], ncols=min(len(entry["features"]), 4), title=title)
     if kind in ("rashomon_member_reliance", "rashomon_rank_heatmap"):
         from ..plots.rashomon import plot_member_reliance, plot_rank_heatmap
 

@@ -1,0 +1,175 @@
+"""CPU seconds of the computations that issue 35's rules add to the default study, per model and dataset,
+measured on a finished run's stored models and tables (one process, one thread, ``time.process_time``).
+
+The new jobs' start-up (interpreter, imports: ~1 CPU-s per compute job, ~0.6 per figure job) and
+Snakemake's own per-job cost are not in these numbers; ``docs/methods_dependent_features.md`` adds
+them. Run after the default study (or after its upstream jobs of the datasets of interest):
+
+    python benchmarks/issue35_rules_cpu.py --results results/v1 [--out issue35_cpu.csv] [--datasets abalone ...]
+
+Rows: ``dataset``, ``family`` (empty for per-dataset parts), ``part`` (``dependent_mr``: the
+conditional and grouped MR rows of ``model_reliance``; ``ale``; ``h_statistic``; ``figures``: the
+four figures of ``dependence_figures``; ``shap_interaction_summary``; ``member_predictions``: the
+members' test predictions of the ``rashomon`` job (on the reference member's fitted model and
+test rows: one predict per member); ``multiplicity`` and ``multiplicity_figure``), ``cpu_s``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from xaipipe.data.prepare import load_prepared
+from xaipipe.explain.dependence import (
+    ale_tables,
+    dependent_reliance_rows,
+    h_statistic_table,
+    shap_interaction_tables,
+)
+from xaipipe.explain.summary import top_features
+from xaipipe.io import read_joblib
+from xaipipe.models.families import get_family
+from xaipipe.plots.ale import ale_figures
+from xaipipe.plots.interactions import h_statistic_figures, plot_shap_interaction_matrix, plot_shap_interaction_summary
+from xaipipe.plots.multiplicity import plot_multiplicity
+from xaipipe.plots.style import figure_style
+from xaipipe.rashomon.multiplicity import multiplicity_tables
+
+
+def cpu(fn):
+    t0 = time.process_time()
+    out = fn()
+    return time.process_time() - t0, out
+
+
+def _close(figs):
+    import matplotlib.pyplot as plt
+
+    for fig in figs if isinstance(figs, (list, tuple)) else figs.values():
+        fig.canvas.draw()  # render, as saving does
+        plt.close(fig)
+
+
+def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
+    rel_cfg, ale_cfg, h_cfg = (config["explain"][k] for k in ("reliance", "ale", "interactions"))
+    rows = []
+    for d in datasets:
+        data = load_prepared(
+            results / f"data/{d}/prepared.csv", results / f"data/{d}/prepared.json", results / f"data/{d}/split.json"
+        )
+        clf = data.task == "classification"
+        losses = rel_cfg["losses"][data.task]
+        output = "proba" if clf else "predict"
+        for model_path in sorted((results / f"models/{d}/fitted").glob("*.joblib")):
+            family = model_path.stem
+            model = read_joblib(model_path)
+            reliance = pd.read_csv(results / f"explain/{d}/{family}/model_reliance.csv")
+            marginal = reliance[~reliance["estimator"].isin(["conditional_permutation", "grouped_permutation"])]
+            dep = rel_cfg["dependent"]
+            s, _ = cpu(
+                lambda: dependent_reliance_rows(
+                    model, data.X_test, data.y_test, data.X_train, dataset=d, family=family,
+                    feature_names=data.features, feature_groups=data.feature_groups, estimators=dep["estimators"],
+                    losses=losses, n_repeats=rel_cfg["n_repeats"], random_state=config["seed"],
+                    max_depth=dep["max_depth"], min_samples_leaf=dep["min_samples_leaf"],
+                    correlation_threshold=dep["correlation_threshold"], linkage=dep["linkage"],
+                    columns=list(marginal.columns),
+                )
+            )  # fmt: skip
+            rows.append({"dataset": d, "family": family, "part": "dependent_mr", "cpu_s": s})
+            rank = rel_cfg["ranking"]
+            ranking = top_features(
+                marginal, len(marginal), estimator=rank["estimator"], loss=losses[0], quantity=rank["quantity"]
+            )
+            pairs = pd.read_csv(results / f"explain/{d}/{family}/pd_2d.csv")
+            pair = tuple(pairs[["feature_1", "feature_2"]].iloc[0]) if len(pairs) else None
+            s, (ale, ale_2d, _) = cpu(
+                lambda: ale_tables(
+                    model, data.X_test, feature_names=data.features, feature_groups=data.feature_groups,
+                    ranking=ranking, pair=pair, output=output, n_bins=ale_cfg["n_bins"],
+                    pair_bins=ale_cfg["pair_bins"], centering=ale_cfg["centering"],
+                )
+            )  # fmt: skip
+            rows.append({"dataset": d, "family": family, "part": "ale", "cpu_s": s})
+            forest = get_family(family).prefix == "forest"
+            s, h = cpu(
+                lambda: h_statistic_table(
+                    model, data.X_test, feature_names=data.features, feature_groups=data.feature_groups,
+                    top=ranking[: h_cfg["top_k"]], output=output,
+                    n_rows=h_cfg["n_rows_random_forest"] if forest else h_cfg["n_rows"],
+                    n_bootstrap=h_cfg["n_bootstrap"], random_state=config["seed"],
+                )
+            )  # fmt: skip
+            rows.append({"dataset": d, "family": family, "part": "h_statistic", "cpu_s": s})
+            with figure_style():
+                s, _ = cpu(
+                    lambda: _close(
+                        {**ale_figures(ale, ale_2d, max_features=ale_cfg["figure_features"]), **h_statistic_figures(h)}
+                    )
+                )
+            rows.append({"dataset": d, "family": family, "part": "figures", "cpu_s": s})
+            inter = results / f"explain/{d}/{family}/shap_interactions.csv"
+            if inter.is_file() and family == "xgboost":
+                with figure_style():
+                    s, _ = cpu(
+                        lambda: _close(
+                            [
+                                f(shap_interaction_tables(pd.read_csv(inter))[2])
+                                for f in (plot_shap_interaction_matrix, plot_shap_interaction_summary)
+                            ]
+                        )
+                    )
+                rows.append({"dataset": d, "family": family, "part": "shap_interaction_summary", "cpu_s": s})
+        rash = results / f"rashomon/{d}"
+        if (rash / "member_predictions.npy").is_file():
+            P = np.load(rash / "member_predictions.npy")
+            index = pd.read_csv(rash / "member_predictions_index.csv", dtype={"family": str, "config_id": str})
+            members = pd.read_csv(rash / "members.csv", dtype={"family": str, "config_id": str})
+            rashomon = config["rashomon"]
+            s, out = cpu(
+                lambda: multiplicity_tables(
+                    P, index, members, task=data.task, epsilons=rashomon["epsilons"],
+                    default_epsilon=rashomon["epsilon"], row_ids=data.test_rows, y_true=data.y_test,
+                    capacity=clf and rashomon["multiplicity"]["capacity"], dataset=d,
+                )
+            )  # fmt: skip
+            rows.append({"dataset": d, "family": "", "part": "multiplicity", "cpu_s": s})
+            with figure_style():
+                s, _ = cpu(
+                    lambda: _close(
+                        [plot_multiplicity(out["rows"], out["multiplicity"], scope=rashomon["figure_scope"])]
+                    )
+                )
+            rows.append({"dataset": d, "family": "", "part": "multiplicity_figure", "cpu_s": s})
+            # one predict per member on the test rows: the reference model stands in for each
+            ref = read_joblib(next(iter(sorted((results / f"models/{d}/fitted").glob("*.joblib")))))
+            predict = ref.predict_proba if clf else ref.predict
+            s, _ = cpu(lambda: [predict(data.X_test) for _ in range(P.shape[0])])
+            rows.append({"dataset": d, "family": "", "part": "member_predictions", "cpu_s": s})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", type=Path, default=Path("results/v1"))
+    ap.add_argument("--config", type=Path, default=Path("config/config.yaml"))
+    ap.add_argument("--datasets", nargs="*")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    config = yaml.safe_load(args.config.read_text())
+    datasets = args.datasets or sorted(p.name for p in (args.results / "models").iterdir() if (p / "fitted").is_dir())
+    table = pd.DataFrame(run(args.results, config, datasets))
+    pd.set_option("display.width", 200)
+    print(table.pivot_table(index="dataset", columns="part", values="cpu_s", aggfunc="sum").round(2).to_string())
+    print(f"total {table['cpu_s'].sum():.1f} CPU-s")
+    if args.out:
+        table.to_csv(args.out, index=False)
+
+
+if __name__ == "__main__":
+    main()

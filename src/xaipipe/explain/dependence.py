@@ -1,0 +1,465 @@
+"""Workflow tables of one fitted model under dependent features and interactions (issue 35, round 2).
+
+The rules ``ale``, ``h_statistic``, ``shap_interaction_summary`` and the hook of ``model_reliance``
+call one function each (``workflow/scripts/*.py``); the methods are in :mod:`xaipipe.explain.ale`,
+:mod:`xaipipe.explain.interactions` and :mod:`xaipipe.explain.reliance` (conditional and grouped MR),
+and ``docs/methods_dependent_features.md`` says where each quantity lands in the results.
+
+* :func:`ale_tables` -- first-order ALE of **every** variable (numeric: quantile bins; a one-hot group:
+  one categorical variable, levels in the order of Apley & Zhu) with the partial dependence at the
+  same grid beside it (``pd``; ``pd_centred`` centred exactly as the ALE, so that the two curves
+  coincide for a model additive in the variable with independent features, and differ where PD
+  extrapolates), and the second-order ALE of one pair (the pair of the 2-D PD).
+* :func:`h_statistic_table` -- Friedman's H² of every variable (total) and of the pairs of the top
+  variables by MR, on a row subsample with its bootstrap SE.
+* :func:`shap_interaction_tables` -- the mean |SHAP interaction value| pair table and matrix from the
+  long ``shap_interactions.csv``.
+* :func:`dependent_reliance_rows` -- the conditional-permutation (cs-PFI) and correlation-grouped MR
+  rows appended to ``model_reliance.csv`` (same columns as the marginal estimators' rows).
+* :func:`dependent_ranking_agreement` -- the rows appended to the ranking-agreement table: Spearman
+  correlations of the conditional and grouped rankings with MR, mean |SHAP| and split gain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
+from .pdp._curves import model_output
+from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_X, onehot_grid
+
+__all__ = [
+    "ALE_TABLE_COLUMNS",
+    "ALE_2D_COLUMNS",
+    "DEPENDENT_ESTIMATORS",
+    "ale_tables",
+    "h_statistic_table",
+    "shap_interaction_tables",
+    "dependent_reliance_rows",
+    "dependent_ranking_agreement",
+]
+
+#: Columns of ``ale.csv`` after ``dataset``, ``model``: the ALE table, its PD, the variable's MR rank.
+ALE_TABLE_COLUMNS = ["rank", *ALE_COLUMNS[:-2], "pd", "pd_centred", "centering", "output"]
+#: Columns of ``ale_2d.csv`` after ``dataset``, ``model``.
+ALE_2D_COLUMNS = [
+    "feature_1",
+    "feature_2",
+    "position_1",
+    "position_2",
+    "value_1",
+    "value_2",
+    "ale",
+    "n_rows",
+    "imputed",
+    "output",
+]
+#: Estimators of :func:`dependent_reliance_rows` (``explain.reliance.dependent.estimators``).
+DEPENDENT_ESTIMATORS = ("conditional_permutation", "grouped_permutation")
+
+
+def _variables(names: Sequence[str], groups: Mapping[str, Sequence[str]] | None) -> list[tuple[str, list[int], bool]]:
+    """(name, columns, is_group) of every variable, a one-hot group at its first column's position."""
+    from .reliance import features_from_groups
+
+    feats = features_from_groups(list(names), groups)
+    gset = set(groups or {})
+    return [(k, list(v), k in gset) for k, v in feats.items()]
+
+
+def _centre(values: np.ndarray, counts: np.ndarray, kind: str, centering: str) -> np.ndarray:
+    """Centre a curve on the ALE grid exactly as :func:`~xaipipe.explain.ale.accumulated_local_effects`
+    centres the ALE: numeric ``ale_plot`` the trapezoid mean over the bins, ``paper`` the upper edges,
+    categorical the level shares."""
+    n = counts.sum()
+    if kind == "categorical":
+        return values - float((counts * values).sum() / n)
+    if centering == "paper":
+        return values - float((counts * values[1:]).sum() / n)
+    return values - float((counts * (values[:-1] + values[1:]) / 2.0).sum() / n)
+
+
+def _pd_on_grid(f, wrap, Xv: np.ndarray, cols: list[int], points: np.ndarray, batch: int) -> np.ndarray:
+    """Partial dependence at each grid point: the mean model output with ``cols`` set to the point."""
+    blocks = []
+    for z in points:
+        Z = Xv.copy()
+        Z[:, cols] = z
+        blocks.append(Z)
+    return np.array([float(y.mean()) for y in _predict_stacked(f, wrap, blocks, batch)])
+
+
+def ale_tables(
+    model,
+    X,
+    *,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    ranking: Sequence[str] = (),
+    pair: Sequence[str] | None = None,
+    output: str = "auto",
+    n_bins: int = 20,
+    pair_bins: int = 10,
+    centering: str = "ale_plot",
+    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """The ``ale`` rule: ALE and PD of every variable on one grid, and the second-order ALE of a pair.
+
+    Parameters
+    ----------
+    model : fitted estimator or callable
+    X : array-like of shape (n, p)
+        The rows (the test split, as PD/ICE).
+    feature_names : sequence of str
+    feature_groups : mapping, optional
+        One-hot groups (``prepared.json``): one categorical variable each. A group that is not
+        one-hot has no ALE (skipped, named in the returned list).
+    ranking : sequence of str
+        Variables by decreasing MR (the ``rank`` column: 1 = largest; 0 = not ranked).
+    pair : (str, str), optional
+        The pair of the second-order ALE (the 2-D PD's pair); ``None`` or a pair with a
+        non-numeric variable: no second-order table (no rows).
+    output : {"auto", "predict", "proba", "logit"}
+        The model output (:func:`xaipipe.explain.pdp.model_output`).
+    n_bins, pair_bins : int
+        Quantile bins of a numeric variable (1-D, and per axis of the pair).
+    centering : {"ale_plot", "paper"}
+        :func:`~xaipipe.explain.ale.accumulated_local_effects`; the PD is centred the same way.
+    max_batch_rows : int
+        Most rows per model call.
+
+    Returns
+    -------
+    (ale, ale_2d, skipped)
+        ``ale``: one row per grid point of every variable, :data:`ALE_TABLE_COLUMNS` (the ALE table
+        of :meth:`~xaipipe.explain.ale.ALEResult.to_frame`, ``pd`` the partial dependence at the
+        edge / level in output units, ``pd_centred`` centred as the ALE); ``ale_2d``:
+        :data:`ALE_2D_COLUMNS`; ``skipped``: variables without an ALE (constant on ``X``, or a
+        group that is not one-hot).
+
+    Raises
+    ------
+    ValueError
+        Invalid ``X``, names, options or model output (as the ALE functions).
+    """
+    Xv, wrap, _ = _check_X(X)
+    names = list(feature_names)
+    f = model_output(model, output)
+    rank = {v: i + 1 for i, v in enumerate(ranking)}
+    frames, skipped = [], []
+    for name, cols, is_group in _variables(names, feature_groups):
+        if is_group:
+            try:
+                grid = onehot_grid(Xv[:, cols])
+            except ValueError:
+                skipped.append(name)
+                continue
+            if np.unique(Xv[:, cols], axis=0).shape[0] < 2:
+                skipped.append(name)
+                continue
+        elif np.unique(Xv[:, cols[0]]).size < 2:
+            skipped.append(name)
+            continue
+        res = accumulated_local_effects(
+            model,
+            Xv,
+            name,
+            feature_names=names,
+            feature_groups=feature_groups,
+            output=output,
+            n_bins=n_bins,
+            centering=centering,
+            max_batch_rows=max_batch_rows,
+        )
+        if is_group:
+            label_rows = {(NO_LEVEL if not row.any() else names[cols[int(np.argmax(row))]]): row for row in grid}
+            points = np.array([label_rows[lv] for lv in res.levels])
+        else:
+            points = res.values[:, None]
+        pdv = _pd_on_grid(f, wrap, Xv, cols, points, max_batch_rows)
+        table = res.to_frame()
+        table["pd"] = pdv
+        table["pd_centred"] = _centre(pdv, res.n_rows, res.kind, centering)
+        table.insert(0, "rank", rank.get(name, 0))
+        frames.append(table[ALE_TABLE_COLUMNS])
+    ale = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ALE_TABLE_COLUMNS)
+    ale_2d = pd.DataFrame(columns=ALE_2D_COLUMNS)
+    groups = set(feature_groups or {})
+    if pair is not None and len(pair) == 2 and not set(pair) & groups and all(p in names for p in pair):
+        res2 = accumulated_local_effects_2d(
+            model, Xv, tuple(pair), feature_names=names, output=output, n_bins=pair_bins, max_batch_rows=max_batch_rows
+        )
+        ale_2d = res2.to_frame()[ALE_2D_COLUMNS]
+    return ale, ale_2d, skipped
+
+
+def h_statistic_table(
+    model,
+    X,
+    *,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    top: Sequence[str] = (),
+    output: str = "auto",
+    n_rows: int | None = 300,
+    n_bootstrap: int = 50,
+    random_state=0,
+    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+) -> pd.DataFrame:
+    """The ``h_statistic`` rule: Friedman's H² of every variable and of every pair of ``top``.
+
+    :func:`xaipipe.explain.interactions.h_statistic` with ``features`` = every variable (one-hot
+    groups whole) and ``pairs`` = the pairs of ``top`` (the top variables by MR), on a seeded
+    subsample of ``n_rows`` rows with ``n_bootstrap`` bootstrap resamples of it for the SE.
+
+    Returns
+    -------
+    DataFrame
+        :data:`xaipipe.explain.interactions.H_COLUMNS` with ``rank`` (the MR rank of a total row's
+        variable, 1 = largest, 0 = not in ``top``; pairwise rows: 0) first.
+    """
+    from .interactions import h_statistic
+
+    variables = [name for name, _, _ in _variables(list(feature_names), feature_groups)]
+    pairs = list(combinations([t for t in top if t in variables], 2))
+    res = h_statistic(
+        model,
+        X,
+        features=variables,
+        pairs=pairs,
+        feature_names=list(feature_names),
+        feature_groups=feature_groups,
+        output=output,
+        n_rows=n_rows,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        max_batch_rows=max_batch_rows,
+    )
+    table = res.to_frame()
+    rank = {v: i + 1 for i, v in enumerate(top)}
+    table.insert(0, "rank", [rank.get(f, 0) if k == "total" else 0 for k, f in zip(table["kind"], table["feature"])])
+    return table
+
+
+def shap_interaction_tables(interactions: pd.DataFrame):
+    """The SHAP interaction summary of one model from its long ``shap_interactions.csv``.
+
+    Returns
+    -------
+    (pairs, matrix, summary)
+        ``pairs``: :meth:`~xaipipe.explain.interactions.ShapInteractionSummary.to_frame` (one row per
+        pair, strongest first); ``matrix``: one row per ordered pair ``feature_1``, ``feature_2``
+        (diagonal included: main effects), ``mean_abs_interaction``, ``mean_interaction``;
+        ``summary``: the :class:`~xaipipe.explain.interactions.ShapInteractionSummary` (for the
+        figures). Tables without rows and ``summary = None`` when the model has no interaction
+        values (an empty table).
+    """
+    from .interactions import shap_interaction_summary
+
+    pair_cols = ["feature_1", "feature_2", "mean_abs_interaction", "mean_abs_pair", "mean_interaction", "share"]
+    pair_cols += ["rank", "n_rows"]
+    matrix_cols = ["feature_1", "feature_2", "mean_abs_interaction", "mean_interaction", "n_rows"]
+    if interactions is None or interactions.empty:
+        return pd.DataFrame(columns=pair_cols), pd.DataFrame(columns=matrix_cols), None
+    s = shap_interaction_summary(interactions)
+    names = list(s.matrix.index)
+    a, b = np.meshgrid(np.arange(len(names)), np.arange(len(names)), indexing="ij")
+    matrix = pd.DataFrame(
+        {
+            "feature_1": [names[i] for i in a.ravel()],
+            "feature_2": [names[j] for j in b.ravel()],
+            "mean_abs_interaction": s.matrix.to_numpy().ravel(),
+            "mean_interaction": s.signed.to_numpy().ravel(),
+            "n_rows": s.n_rows,
+        }
+    )
+    return s.to_frame()[pair_cols], matrix, s
+
+
+def dependent_reliance_rows(
+    model,
+    X,
+    y,
+    X_train,
+    *,
+    dataset: str,
+    family: str,
+    feature_names: Sequence[str],
+    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    estimators: Sequence[str] = DEPENDENT_ESTIMATORS,
+    losses: Sequence[str] = ("squared_error",),
+    n_repeats: int = 20,
+    random_state: int = 0,
+    max_depth: int | None = 5,
+    min_samples_leaf: int | float = 0.02,
+    correlation_threshold: float = 0.9,
+    linkage: str = "single",
+    n_jobs: int | None = 1,
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Rows of ``model_reliance.csv`` for MR under dependent features, appended after the marginal ones.
+
+    For every loss, then every estimator of ``estimators``:
+
+    * ``"conditional_permutation"``: :func:`~xaipipe.explain.reliance.conditional_model_reliance`
+      (cs-PFI; strata: the leaves of a ``DecisionTreeRegressor(max_depth, min_samples_leaf)`` fitted
+      on ``X_train`` to predict the variable from the others; ``n_repeats`` within-leaf
+      permutations of the test rows);
+    * ``"grouped_permutation"``: :func:`~xaipipe.explain.reliance.grouped_model_reliance` (the
+      variables clustered by ``|r| >= correlation_threshold`` on ``X_train``, ``linkage``; each
+      cluster permuted jointly ``n_repeats`` times; a cluster's ``feature`` joins its members with
+      ``+``; a single-variable cluster is the ``permutation`` estimator's variable, and when every
+      cluster is a single variable the rows equal the ``permutation`` rows bitwise).
+
+    Both are seeded by ``random_state`` (the marginal estimators' seed) and use the tree engine where
+    :func:`~xaipipe.explain.reliance.model_reliance` does.
+
+    Parameters
+    ----------
+    model, X, y
+        The fitted model and the test split.
+    X_train : array-like of shape (n_train, p)
+        The training split (strata and correlations are learned on it, never on the test rows).
+    dataset, family : str
+        The ``dataset`` and ``model`` columns.
+    columns : sequence of str, optional
+        The column order of the marginal rows (``model_reliance.csv``); default
+        :data:`xaipipe.explain.summary.RELIANCE_FIRST` then the rest.
+
+    Returns
+    -------
+    DataFrame
+        Same columns as :func:`xaipipe.explain.summary.reliance_tables`'s reliance table.
+
+    Raises
+    ------
+    ValueError
+        Unknown estimator; invalid inputs (as the estimators).
+    """
+    from ..io import with_ids
+    from .reliance import conditional_model_reliance, grouped_model_reliance
+    from .summary import RELIANCE_FIRST
+
+    bad = [e for e in estimators if e not in DEPENDENT_ESTIMATORS]
+    if bad:
+        raise ValueError(f"unknown dependent-feature estimator(s) {bad}; known: {list(DEPENDENT_ESTIMATORS)}")
+    names = list(feature_names)
+    frames = []
+    for loss in losses:
+        for est in estimators:
+            if est == "conditional_permutation":
+                res = conditional_model_reliance(
+                    model,
+                    X,
+                    y,
+                    X_train,
+                    feature_groups=feature_groups,
+                    feature_names=names,
+                    n_repeats=n_repeats,
+                    random_state=random_state,
+                    max_depth=max_depth,
+                    min_samples_leaf=min_samples_leaf,
+                    loss=loss,
+                    n_jobs=n_jobs,
+                )
+            else:
+                res = grouped_model_reliance(
+                    model,
+                    X,
+                    y,
+                    X_train,
+                    threshold=correlation_threshold,
+                    linkage=linkage,
+                    feature_groups=feature_groups,
+                    feature_names=names,
+                    estimator="permutation",
+                    n_repeats=n_repeats,
+                    random_state=random_state,
+                    loss=loss,
+                    n_jobs=n_jobs,
+                )
+            frames.append(res.to_frame().drop(columns=["member"]))
+    table = with_ids(pd.concat(frames, ignore_index=True), dataset=dataset, model=family)
+    order = (
+        list(columns) if columns is not None else RELIANCE_FIRST + [c for c in table.columns if c not in RELIANCE_FIRST]
+    )
+    missing = [c for c in order if c not in table.columns]
+    if missing:
+        raise ValueError(f"the dependent-feature MR rows lack the columns {missing} of model_reliance.csv")
+    return table[order]
+
+
+def _cluster_value(values: pd.Series, variables: Sequence[str], separator: str = "+") -> pd.Series:
+    """Each variable's value of the cluster that holds it (a cluster is named by its members joined
+    with ``separator``; a one-hot group name can itself not contain it)."""
+    member_of = {}
+    for cluster in values.index:
+        for v in str(cluster).split(separator):
+            member_of[v] = cluster
+    return pd.Series([values.get(member_of.get(v), np.nan) for v in variables], index=list(variables))
+
+
+def dependent_ranking_agreement(
+    reliance: Sequence[pd.DataFrame],
+    importances: pd.DataFrame,
+    *,
+    loss: str,
+    quantity: str = "mr_difference",
+    separator: str = "+",
+) -> pd.DataFrame:
+    """Agreement of the rankings by conditional and correlation-grouped MR with the other measures.
+
+    Parameters
+    ----------
+    reliance : sequence of DataFrames
+        ``model_reliance.csv`` of each model of the dataset.
+    importances : DataFrame
+        The ranking table of :func:`xaipipe.explain.summary.ranking_tables` (``dataset``, ``model``,
+        ``feature``, ``model_reliance``, ``mean_abs_shap``, ``split_gain``).
+    loss, quantity
+        Which MR rows (the ranking's loss and quantity).
+
+    Returns
+    -------
+    DataFrame
+        The columns of the ranking-agreement table, one row per model and pair of measures among
+        ``conditional_reliance`` (the ``conditional_permutation`` rows), ``grouped_reliance`` (each
+        variable takes the grouped MR of its correlation cluster) and the three measures of
+        :data:`xaipipe.explain.summary.RANKING_MEASURES`: the new measure against the old ones, then
+        the two new ones against each other. No rows for a model without those estimators.
+    """
+    from ..io import with_ids
+    from .summary import RANKING_MEASURES, ranking_agreement
+
+    out = []
+    for rel in reliance:
+        rel = rel[rel["loss"] == loss]
+        if rel.empty:
+            continue
+        model = rel["model"].iloc[0]
+        imp = importances[importances["model"] == model].set_index("feature")
+        if imp.empty:
+            continue
+        variables = list(imp.index)
+        new = {}
+        cond = rel[rel["estimator"] == "conditional_permutation"].set_index("feature")[quantity]
+        if len(cond):
+            new["conditional_reliance"] = cond.reindex(variables)
+        grp = rel[rel["estimator"] == "grouped_permutation"].set_index("feature")[quantity]
+        if len(grp):
+            new["grouped_reliance"] = _cluster_value(grp, variables, separator)
+        if not new:
+            continue
+        frame = imp[RANKING_MEASURES].copy()
+        for k, v in new.items():
+            frame[k] = v.to_numpy()
+        pairs = [(m, n) for n in new for m in RANKING_MEASURES] + list(combinations(list(new), 2))
+        rows = pd.concat([ranking_agreement(frame, [a, b]) for a, b in pairs], ignore_index=True)
+        out.append(with_ids(rows, dataset=imp["dataset"].iloc[0], model=model))
+    if not out:
+        return pd.DataFrame(columns=["dataset", "model", "measure_1", "measure_2", "spearman", "p_value", "n_features"])
+    return pd.concat(out, ignore_index=True)

@@ -1,0 +1,245 @@
+"""xaipipe.explain.dependence: the workflow tables of issue 35 (ALE beside PD, H², SHAP interaction
+summary, conditional / grouped MR rows and their ranking agreement), against brute force, closed forms
+and the library functions they wrap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.linear_model import LinearRegression
+
+from xaipipe.explain.dependence import (
+    ALE_2D_COLUMNS,
+    ALE_TABLE_COLUMNS,
+    ale_tables,
+    dependent_ranking_agreement,
+    dependent_reliance_rows,
+    h_statistic_table,
+    shap_interaction_tables,
+)
+from xaipipe.explain.reliance import model_reliance
+from xaipipe.explain.summary import ranking_tables, reliance_tables
+
+NAMES = ["a", "b", "c", "S_F", "S_I", "S_M"]
+GROUPS = {"S": ["S_F", "S_I", "S_M"]}
+
+
+def _data(n=300, seed=0, coupling=0.05):
+    """a, b correlated (b = a + noise), c independent, a one-hot group S whose level depends on c."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, n)
+    b = a + coupling * rng.normal(size=n)
+    c = rng.uniform(-1, 1, n)
+    level = np.digitize(c + 0.5 * rng.normal(size=n), [-0.3, 0.3])
+    X = np.column_stack([a, b, c, np.eye(3)[level]])
+    y = 2 * a + c + X[:, 3] - 0.5 * X[:, 5] + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+def _pd_brute(model, X, col_values: dict) -> float:
+    Z = X.copy()
+    for j, v in col_values.items():
+        Z[:, j] = v
+    return float(model.predict(Z).mean())
+
+
+def test_ale_equals_pd_for_a_model_additive_in_the_variable():
+    # linear model: PD and ALE are the same line (and the same level effects) even though a and b
+    # are strongly dependent, once both are centred the same way (both centerings)
+    X, y = _data()
+    lr = LinearRegression().fit(X, y)
+    for centering in ("ale_plot", "paper"):
+        ale, ale_2d, skipped = ale_tables(
+            lr, X, feature_names=NAMES, feature_groups=GROUPS, ranking=["a", "S"], pair=("a", "c"), centering=centering
+        )
+        assert skipped == []
+        assert list(ale.columns) == ALE_TABLE_COLUMNS
+        assert set(ale["feature"]) == {"a", "b", "c", "S"}
+        assert np.abs(ale["pd_centred"] - ale["ale"]).max() < 1e-12
+        assert (ale["centering"] == centering).all()
+        # the 2-D ALE of an additive model is 0
+        assert list(ale_2d.columns) == ALE_2D_COLUMNS and np.abs(ale_2d["ale"]).max() < 1e-12
+    ranks = ale.drop_duplicates("feature").set_index("feature")["rank"]
+    assert ranks.to_dict() == {"a": 1, "b": 0, "c": 0, "S": 2}
+    cat = ale[ale.feature == "S"]
+    assert (cat["kind"] == "categorical").all() and set(cat["level"]) == {"S_F", "S_I", "S_M"}
+    assert cat["n_rows"].sum() == len(X)
+
+
+def test_pd_column_is_the_brute_force_partial_dependence():
+    X, y = _data(n=200, seed=1)
+    gb = GradientBoostingRegressor(n_estimators=30, max_depth=3, random_state=0).fit(X, y)
+    ale, _, _ = ale_tables(gb, X, feature_names=NAMES, feature_groups=GROUPS, n_bins=8)
+    num = ale[ale.feature == "a"]
+    for z, pdv in zip(num["value"], num["pd"]):
+        assert pdv == pytest.approx(_pd_brute(gb, X, {0: z}), abs=1e-12)
+    lv = {"S_F": [1, 0, 0], "S_I": [0, 1, 0], "S_M": [0, 0, 1]}
+    for level, pdv in zip(ale.loc[ale.feature == "S", "level"], ale.loc[ale.feature == "S", "pd"]):
+        assert pdv == pytest.approx(_pd_brute(gb, X, dict(zip([3, 4, 5], lv[level]))), abs=1e-12)
+    # bins: at most n_bins, every bin has rows, edges increasing
+    assert num["position"].max() <= 8 and (num["n_rows"].iloc[1:] > 0).all()
+    assert np.all(np.diff(num["value"].to_numpy()) > 0)
+
+
+def test_pd_and_ale_part_where_the_model_extrapolates():
+    # f = a * b on strongly dependent a ~ b: ALE of a follows the data (a * a), PD averages over
+    # impossible (a, b) pairs and is flat; the gap is large
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, 500)
+    X = np.column_stack([a, a + 0.02 * rng.normal(size=500)])
+
+    class Product:
+        def predict(self, Z):
+            return Z[:, 0] * Z[:, 1]
+
+    ale, _, _ = ale_tables(Product(), X, feature_names=["a", "b"], output="predict")
+    part = ale[ale.feature == "a"]
+    assert np.ptp(part["pd_centred"]) < 0.2 and np.ptp(part["ale"]) > 0.5
+
+
+def test_constant_variables_and_group_pairs_are_skipped():
+    X, y = _data(n=100, seed=3)
+    X[:, 2] = 0.5  # c constant
+    lr = LinearRegression().fit(X, y)
+    ale, ale_2d, skipped = ale_tables(lr, X, feature_names=NAMES, feature_groups=GROUPS, pair=("a", "S"))
+    assert skipped == ["c"] and "c" not in set(ale["feature"])
+    assert ale_2d.empty and list(ale_2d.columns) == ALE_2D_COLUMNS  # a group is no numeric pair
+
+
+def test_h_statistic_table_totals_for_every_variable_pairs_of_the_top():
+    X, y = _data(n=120, seed=4)
+    lr = LinearRegression().fit(X, y)
+    table = h_statistic_table(
+        lr, X, feature_names=NAMES, feature_groups=GROUPS, top=["c", "a", "S"], n_rows=60, n_bootstrap=5
+    )
+    tot = table[table.kind == "total"]
+    assert tot["feature"].tolist() == ["a", "b", "c", "S"]
+    assert tot.set_index("feature")["rank"].to_dict() == {"a": 2, "b": 0, "c": 1, "S": 3}
+    pw = table[table.kind == "pairwise"]
+    assert set(zip(pw.feature_1, pw.feature_2)) == {("c", "a"), ("c", "S"), ("a", "S")}
+    assert (table["h2"].abs() < 1e-20).all()  # additive model: no interaction
+    assert (table["n_rows"] == 60).all() and (table["n_bootstrap"] == 5).all()
+
+
+def test_shap_interaction_tables_from_the_long_table():
+    rng = np.random.default_rng(5)
+    iv = rng.normal(size=(7, 3, 3))
+    iv = (iv + iv.transpose(0, 2, 1)) / 2
+    names = ["u", "v", "w"]
+    long = pd.DataFrame(
+        [
+            {
+                "dataset": "d",
+                "model": "m",
+                "row": r,
+                "feature_1": names[j],
+                "feature_2": names[k],
+                "interaction_value": iv[r, j, k],
+            }
+            for r in range(7)
+            for j in range(3)
+            for k in range(3)
+        ]
+    ).sample(frac=1, random_state=0)
+    pairs, matrix, summary = shap_interaction_tables(long)
+    M = matrix.pivot(index="feature_1", columns="feature_2", values="mean_abs_interaction").loc[names, names]
+    np.testing.assert_allclose(M.to_numpy(), np.abs(iv).mean(axis=0), atol=1e-15)
+    assert len(pairs) == 3 and pairs["rank"].tolist() == [1, 2, 3]
+    top = pairs.iloc[0]
+    assert top["mean_abs_pair"] == pytest.approx(2 * M.loc[top.feature_1, top.feature_2])
+    empty = shap_interaction_tables(long.iloc[:0])
+    assert empty[0].empty and empty[1].empty and empty[2] is None
+
+
+def _reliance(model, X, y, n_train, estimators=("permutation",)):
+    Xtr, Xte, yte = X[:n_train], X[n_train:], y[n_train:]
+    rel, gain = reliance_tables(
+        model, Xte, yte, dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS,
+        estimators=list(estimators), n_repeats=10, random_state=7,
+    )  # fmt: skip
+    dep = dependent_reliance_rows(
+        model, Xte, yte, Xtr, dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS,
+        n_repeats=10, random_state=7, columns=list(rel.columns),
+    )  # fmt: skip
+    return rel, gain, dep
+
+
+def test_dependent_rows_have_the_columns_of_the_marginal_rows():
+    X, y = _data(n=500, seed=6)
+    lr = LinearRegression().fit(X[:300], y[:300])
+    rel, _, dep = _reliance(lr, X, y, 300)
+    assert list(dep.columns) == list(rel.columns)
+    assert dep["estimator"].tolist() == ["conditional_permutation"] * 4 + ["grouped_permutation"] * 3
+    grouped = dep[dep.estimator == "grouped_permutation"].set_index("feature")
+    assert list(grouped.index) == ["a+b", "c", "S"]  # |r(a, b)| > 0.9: one cluster
+    cond = dep[dep.estimator == "conditional_permutation"].set_index("feature")["mr_difference"]
+    marg = rel.set_index("feature")["mr_difference"]
+    # a is nearly a function of b: its conditional MR is far below the marginal one; c, only partly
+    # predictable from S, keeps a good share of it
+    assert cond["a"] < 0.1 * marg["a"] and cond["c"] > 0.25 * marg["c"]
+    # the clusters permuted jointly: model_reliance with those groups and the same seed, bitwise
+    ref = model_reliance(
+        lr, X[300:], y[300:], features={"a+b": [0, 1], "c": [2], "S": [3, 4, 5]}, feature_names=NAMES,
+        estimator="permutation", n_repeats=10, random_state=7,
+    ).to_frame().set_index("feature")  # fmt: skip
+    np.testing.assert_array_equal(grouped["mr_difference"].to_numpy(), ref["mr_difference"].to_numpy())
+
+
+def test_grouped_rows_equal_the_permutation_rows_without_clusters():
+    X, y = _data(n=400, seed=8, coupling=2.0)  # weakly correlated a, b: every cluster one variable
+    lr = LinearRegression().fit(X[:200], y[:200])
+    rel, _, dep = _reliance(lr, X, y, 200)
+    grouped = dep[dep.estimator == "grouped_permutation"].drop(columns=["estimator"]).reset_index(drop=True)
+    perm = rel.drop(columns=["estimator"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(grouped, perm)
+
+
+def test_unknown_dependent_estimator_is_rejected():
+    X, y = _data(n=60)
+    with pytest.raises(ValueError, match="unknown dependent-feature estimator"):
+        dependent_reliance_rows(
+            LinearRegression().fit(X, y), X, y, X, dataset="d", family="f", feature_names=NAMES, estimators=["e_switch"]
+        )
+
+
+def test_ranking_agreement_rows_of_the_new_measures():
+    X, y = _data(n=500, seed=9)
+    models = {"lr": LinearRegression().fit(X[:300], y[:300])}
+    tables, gains, shaps = [], [], []
+    for name, m in models.items():
+        rel, gain, dep = _reliance(m, X, y, 300)
+        tables.append(pd.concat([rel, dep], ignore_index=True).assign(model=name))
+        gains.append(gain.assign(model=name))
+        shap = pd.DataFrame(
+            {"row": np.repeat(np.arange(5), 6), "feature": NAMES * 5, "shap_value": np.tile(np.arange(6.0), 5)}
+        )
+        shaps.append(shap)
+    importances, agreement = ranking_tables(
+        tables, gains, shaps, dataset="d", feature_groups=GROUPS, loss="squared_error"
+    )
+    extra = dependent_ranking_agreement(tables, importances, loss="squared_error")
+    assert list(extra.columns) == list(agreement.columns)
+    pairs = list(zip(extra.measure_1, extra.measure_2))
+    assert pairs == [
+        ("model_reliance", "conditional_reliance"),
+        ("mean_abs_shap", "conditional_reliance"),
+        ("split_gain", "conditional_reliance"),
+        ("model_reliance", "grouped_reliance"),
+        ("mean_abs_shap", "grouped_reliance"),
+        ("split_gain", "grouped_reliance"),
+        ("conditional_reliance", "grouped_reliance"),
+    ]
+    # the Spearman correlation of MR with conditional MR, recomputed
+    rel = tables[0]
+    cond = rel[rel.estimator == "conditional_permutation"].set_index("feature")["mr_difference"]
+    marg = importances.set_index("feature")["model_reliance"]
+    rho = stats.spearmanr(marg, cond.reindex(marg.index)).statistic
+    assert extra["spearman"].iloc[0] == pytest.approx(rho)
+    # grouped: a and b take the value of their cluster a+b
+    grp = rel[rel.estimator == "grouped_permutation"].set_index("feature")["mr_difference"]
+    rho_g = stats.spearmanr(marg, [grp["a+b"], grp["a+b"], grp["c"], grp["S"]]).statistic
+    assert extra["spearman"].iloc[3] == pytest.approx(rho_g)
+    assert np.isnan(extra["spearman"].iloc[2])  # no split gain for a linear model

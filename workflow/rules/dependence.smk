@@ -1,0 +1,191 @@
+# Effects and interactions under dependent features (issue 35; docs/methods_dependent_features.md):
+# ALE beside PD, Friedman's H-statistic, the SHAP interaction summary; per dataset x model, then
+# aggregated tables. (Conditional and grouped MR are rows of model_reliance.csv: rule model_reliance.)
+
+
+rule ale:
+    """ALE of every variable beside its PD on the same grid, and the second-order ALE of the 2-D PD's pair (test rows)."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        model=rules.fit.output.model,
+        reliance=rules.model_reliance.output.reliance,
+        pairs=rules.pd_ice.output.pairs,
+    output:
+        ale=P("ale"),
+        ale_2d=P("ale_2d"),
+    log:
+        f"{LOGS}/explain/ale/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/ale/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        ale=config["explain"]["ale"],
+        output=lambda w: (
+            "predict"
+            if task_of(w.dataset) == "regression"
+            else config["explain"]["pd"]["classification_output"]
+        ),
+        max_batch_rows=config["explain"]["pd"]["max_batch_rows"],
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+    script:
+        "../scripts/ale.py"
+
+
+rule h_statistic:
+    """Friedman's H² of every variable and of the pairs of the top-k variables by MR (row subsample, bootstrap SE)."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        model=rules.fit.output.model,
+        reliance=rules.model_reliance.output.reliance,
+    output:
+        table=P("h_statistic"),
+    log:
+        f"{LOGS}/explain/h_statistic/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/h_statistic/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        interactions=config["explain"]["interactions"],
+        # forests (prefix kind "forest": random forests, extra trees) on fewer rows: n² evaluations of
+        # up to 2 000 fully grown trees
+        n_rows=lambda w: config["explain"]["interactions"][
+            (
+                "n_rows_random_forest"
+                if get_family(w.family).prefix == "forest"
+                else "n_rows"
+            )
+        ],
+        output=lambda w: (
+            "predict"
+            if task_of(w.dataset) == "regression"
+            else config["explain"]["pd"]["classification_output"]
+        ),
+        max_batch_rows=config["explain"]["pd"]["max_batch_rows"],
+        ranking=config["explain"]["reliance"]["ranking"],
+        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        seed=config["seed"],
+    script:
+        "../scripts/h_statistic.py"
+
+
+DEPENDENCE_FIGURES = {
+    "ale": ("../report/ale.rst", "PD / ICE", "PD and ALE"),
+    "ale_2d": ("../report/ale_2d.rst", "PD / ICE", "second-order ALE"),
+    "h_statistic": ("../report/h_statistic.rst", "interactions", "H-statistic (total)"),
+    "h_statistic_pairs": (
+        "../report/h_statistic.rst",
+        "interactions",
+        "H-statistic (pairs)",
+    ),
+}
+
+
+rule dependence_figures:
+    """PD beside ALE of the top variables, the second-order ALE, and Friedman's H² (total, pairs) with ±2 SE."""
+    input:
+        style=STYLE_FILE,
+        ale=rules.ale.output.ale,
+        ale_2d=rules.ale.output.ale_2d,
+        h_statistic=rules.h_statistic.output.table,
+    output:
+        **{
+            f"{kind}_pdf": P("model_figure", kind=kind, ext="pdf")
+            for kind in DEPENDENCE_FIGURES
+        },
+        **{
+            f"{kind}_png": report(
+                P("model_figure", kind=kind, ext="png"),
+                caption=caption,
+                category="{dataset}",
+                subcategory=sub,
+                labels={"model": "{family}", "figure": label},
+            )
+            for kind, (caption, sub, label) in DEPENDENCE_FIGURES.items()
+        },
+    log:
+        f"{LOGS}/figures/dependence/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/dependence_figures/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        figure_features=config["explain"]["ale"]["figure_features"],
+        max_display=config["explain"]["interactions"]["max_display"],
+    script:
+        "../scripts/dependence_figures.py"
+
+
+rule shap_interaction_summary:
+    """Mean |SHAP interaction value| per pair (matrix and strongest pairs) from the interaction values of the SHAP job, and their figures."""
+    input:
+        style=STYLE_FILE,
+        interactions=rules.shap.output.interactions,
+        meta=rules.shap.output.meta,
+    output:
+        pairs=P("shap_interaction_summary"),
+        matrix=P("shap_interaction_matrix"),
+        matrix_pdf=P("model_figure", kind="shap_interaction_matrix", ext="pdf"),
+        matrix_png=report(
+            P("model_figure", kind="shap_interaction_matrix", ext="png"),
+            caption="../report/shap_interactions.rst",
+            category="{dataset}",
+            subcategory="interactions",
+            labels={"model": "{family}", "figure": "SHAP interaction matrix"},
+        ),
+        summary_pdf=P("model_figure", kind="shap_interaction_summary", ext="pdf"),
+        summary_png=report(
+            P("model_figure", kind="shap_interaction_summary", ext="png"),
+            caption="../report/shap_interactions.rst",
+            category="{dataset}",
+            subcategory="interactions",
+            labels={"model": "{family}", "figure": "SHAP interaction pairs"},
+        ),
+    log:
+        f"{LOGS}/figures/shap_interactions/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/shap_interaction_summary/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/explain.yaml"
+    params:
+        max_display=config["explain"]["interactions"]["max_display"],
+    script:
+        "../scripts/shap_interaction_summary.py"
+
+
+rule h_statistic_table:
+    """All datasets' and models' H-statistics in one table."""
+    input:
+        tables=per_model("h_statistic"),
+    output:
+        table=report(
+            P("table", name="h_statistic"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "H-statistic"},
+        ),
+    log:
+        f"{LOGS}/tables/h_statistic.log",
+    benchmark:
+        f"{BENCH}/h_statistic_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"

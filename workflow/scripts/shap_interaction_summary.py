@@ -1,0 +1,26 @@
+"""Rule shap_interaction_summary: mean |SHAP interaction value| per pair from the SHAP job's interaction values, and its figures."""
+
+import pandas as pd
+
+from xaipipe.explain.dependence import shap_interaction_tables
+from xaipipe.io import read_json, with_ids, write_csv
+from xaipipe.plots.interactions import shap_interaction_figures
+from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.runner import run
+
+
+def main(smk):
+    meta = read_json(smk.input.meta)
+    pairs, matrix, summary = shap_interaction_tables(pd.read_csv(smk.input.interactions))
+    ids = {"dataset": meta["dataset"], "model": meta["model"]}
+    write_csv(smk.output.pairs, with_ids(pairs, **ids))
+    write_csv(smk.output.matrix, with_ids(matrix, **ids))
+    label = str(meta.get("output") or "model output").replace("_", "-")  # prediction / log-odds
+    title = f"{meta['dataset']} / {meta['model']}"
+    with figure_style(smk.input.style):
+        figs = shap_interaction_figures(summary, max_display=smk.params.max_display, output_label=label, title=title)
+        for kind, fig in figs.items():
+            save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
+
+
+run(snakemake, main)  # noqa: F821
