@@ -243,3 +243,35 @@ def test_ranking_agreement_rows_of_the_new_measures():
     rho_g = stats.spearmanr(marg, [grp["a+b"], grp["a+b"], grp["c"], grp["S"]]).statistic
     assert extra["spearman"].iloc[3] == pytest.approx(rho_g)
     assert np.isnan(extra["spearman"].iloc[2])  # no split gain for a linear model
+
+
+def test_shap_interaction_tables_of_a_multiclass_model_are_per_class():
+    """A ``class`` column (the multiclass SHAP job's table): each class's rows equal the summary of
+    that class alone, the figure summary is ``figure_class``'s, an unknown class is named."""
+    from xaipipe.explain.dependence import shap_interaction_tables
+
+    rng = np.random.default_rng(0)
+    names, n = ["u", "v", "w"], 6
+    blocks = {}
+    for label in ("low", "mid", "high"):
+        iv = rng.normal(size=(n, 3, 3))
+        blocks[label] = pd.DataFrame(
+            {
+                "row": np.repeat(np.arange(n), 9),
+                "feature_1": np.tile(np.repeat(names, 3), n),
+                "feature_2": np.tile(names, n * 3),
+                "interaction_value": iv.reshape(-1),
+            }
+        )
+    table = pd.concat([b.assign(**{"class": k}) for k, b in blocks.items()], ignore_index=True)
+    table = table[["class", "row", "feature_1", "feature_2", "interaction_value"]]
+    pairs, matrix, summary = shap_interaction_tables(table, figure_class="mid")
+    assert list(pairs.columns)[0] == "class" and list(pd.unique(pairs["class"])) == ["low", "mid", "high"]
+    for label, block in blocks.items():
+        p1, m1, s1 = shap_interaction_tables(block)
+        pd.testing.assert_frame_equal(pairs[pairs["class"] == label].drop(columns="class").reset_index(drop=True), p1)
+        pd.testing.assert_frame_equal(matrix[matrix["class"] == label].drop(columns="class").reset_index(drop=True), m1)
+    pd.testing.assert_frame_equal(summary.matrix, shap_interaction_tables(blocks["mid"])[2].matrix)
+    assert shap_interaction_tables(table)[2].matrix.equals(shap_interaction_tables(blocks["low"])[2].matrix)
+    with pytest.raises(ValueError, match="explain.figure_class.*'top'"):
+        shap_interaction_tables(table, figure_class="top")

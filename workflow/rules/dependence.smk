@@ -165,6 +165,7 @@ rule shap_interaction_summary:
         "../../envs/explain.yaml"
     params:
         max_display=config["explain"]["interactions"]["max_display"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/shap_interaction_summary.py"
 

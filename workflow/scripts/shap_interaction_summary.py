@@ -11,12 +11,16 @@ from xaipipe.runner import run
 
 def main(smk):
     meta = read_json(smk.input.meta)
-    pairs, matrix, summary = shap_interaction_tables(pd.read_csv(smk.input.interactions))
+    pairs, matrix, summary = shap_interaction_tables(
+        pd.read_csv(smk.input.interactions), figure_class=smk.params.figure_class
+    )
     ids = {"dataset": meta["dataset"], "model": meta["model"]}
     write_csv(smk.output.pairs, with_ids(pairs, **ids))
     write_csv(smk.output.matrix, with_ids(matrix, **ids))
     label = str(meta.get("output") or "model output").replace("_", "-")  # prediction / log-odds
     title = f"{meta['dataset']} / {meta['model']}"
+    if meta.get("classes"):  # multiclass: the figures draw explain.figure_class (default: the first class)
+        title += f" / class {smk.params.figure_class if smk.params.figure_class is not None else meta['classes'][0]}"
     with figure_style(smk.input.style):
         figs = shap_interaction_figures(summary, max_display=smk.params.max_display, output_label=label, title=title)
         for kind, fig in figs.items():

@@ -245,7 +245,7 @@ def h_statistic_table(
     return table
 
 
-def shap_interaction_tables(interactions: pd.DataFrame):
+def shap_interaction_tables(interactions: pd.DataFrame, figure_class=None):
     """The SHAP interaction summary of one model from its long ``shap_interactions.csv``.
 
     Returns
@@ -256,7 +256,15 @@ def shap_interaction_tables(interactions: pd.DataFrame):
         (diagonal included: main effects), ``mean_abs_interaction``, ``mean_interaction``;
         ``summary``: the :class:`~xaipipe.explain.interactions.ShapInteractionSummary` (for the
         figures). Tables without rows and ``summary = None`` when the model has no interaction
-        values (an empty table).
+        values (an empty table). A multiclass model's table (a ``class`` column, one block per
+        class, as :func:`~xaipipe.explain.shapley.shap_tables` writes it): both tables per class
+        with ``class`` as their first column, in the table's class order, and ``summary`` that of
+        ``figure_class`` (config key ``explain.figure_class``; None: the first class).
+
+    Raises
+    ------
+    ValueError
+        ``figure_class`` is not one of the table's classes (the message lists them).
     """
     from .interactions import shap_interaction_summary
 
@@ -265,6 +273,19 @@ def shap_interaction_tables(interactions: pd.DataFrame):
     matrix_cols = ["feature_1", "feature_2", "mean_abs_interaction", "mean_interaction", "n_rows"]
     if interactions is None or interactions.empty:
         return pd.DataFrame(columns=pair_cols), pd.DataFrame(columns=matrix_cols), None
+    if "class" in interactions.columns:  # multiclass: one summary per class
+        labels = [str(c) for c in pd.unique(interactions["class"])]
+        chosen = labels[0] if figure_class is None else str(figure_class)
+        if chosen not in labels:
+            raise ValueError(f"config key explain.figure_class: {figure_class!r} is not a class; classes are {labels}")
+        key = interactions["class"].astype(str)
+        pairs, matrices, summary = [], [], None
+        for label in labels:
+            p_k, m_k, s_k = shap_interaction_tables(interactions[key == label].drop(columns="class"))
+            pairs.append(p_k.assign(**{"class": label})[["class", *pair_cols]])
+            matrices.append(m_k.assign(**{"class": label})[["class", *matrix_cols]])
+            summary = s_k if label == chosen else summary
+        return pd.concat(pairs, ignore_index=True), pd.concat(matrices, ignore_index=True), summary
     s = shap_interaction_summary(interactions)
     names = list(s.matrix.index)
     a, b = np.meshgrid(np.arange(len(names)), np.arange(len(names)), indexing="ij")
