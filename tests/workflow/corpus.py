@@ -9,8 +9,10 @@ dataset            task            shape
                                    ID column excluded with ``columns: {id: [...]}``: p >= 50
 ``rare_binary``    binary          4 % positives (``yes`` / ``no``), a 4-level text column
 ``three_class``    3 classes       a text column, missing values in numeric and text columns
-                                   under ``missing: impute``
-``seven_class``    7 classes       missing values under ``missing: drop_rows``
+                                   under ``missing: impute``, classes coded in a chosen order
+                                   (``class_order``)
+``seven_class``    7 classes       missing values under ``missing: drop_rows``; the SHAP check
+                                   and LIME explain its XGBoost model
 ``missing_reg``    regression      missing values in two numeric columns and a text column
                                    under ``missing: impute``
 =================  ==============  ===========================================================
@@ -51,6 +53,7 @@ datasets:
     task: classification
     target: species
     categorical: [site]
+    class_order: [virginica, setosa, versicolor]
     missing: impute
     families: [logistic_regression, gradient_boosting]
   seven_class:
@@ -68,6 +71,9 @@ datasets:
     families: [linear_regression, gradient_boosting]
 threads: {rashomon: 1}
 rashomon: {epsilons: [0.0, 0.05], epsilon: 0.05, estimators: [permutation]}
+explain:
+  shap_check: {dataset: seven_class, family: xgboost}
+  lime: {dataset: seven_class, family: xgboost}
 """
 
 DATASETS = ("mixed_wide", "rare_binary", "three_class", "seven_class", "missing_reg")

@@ -1,18 +1,31 @@
 """The corpus of tables researchers bring (tests/workflow/corpus.py) through the whole workflow
-in one run, as README "Your own data" says: every result type for every table, one-hot groups as
-one variable, multiclass results per class, missing values under each policy, and the HTML
-report."""
+in one run, in a plain git clone that imports its own ``src/``, as README "Your own data" says:
+every result type for every table, one-hot groups as one variable, multiclass results per class
+(against scikit-learn's metrics), missing values under each policy (each fit imputing from its own
+training rows, against a scikit-learn ``Pipeline``), the SHAP check and LIME of a multiclass model,
+the manifest of a clone, and the HTML report.
+
+Cost (2 cores): one run of ~5 datasets x 2 families on the small configuration's grids, ~8-12 min
+(it replaces the separate multiclass and missing-value runs of earlier rounds).
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 
+import joblib
 import numpy as np
 import pandas as pd
 import pytest
 
-from .conftest import copy_workflow, snakemake
-from .corpus import CORPUS_CONFIG, DATASETS, write_corpus
+from tests.conftest import REPO
+
+from .conftest import copy_workflow
+from .corpus import CORPUS_CONFIG, DATASETS, TABLES, write_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -23,23 +36,39 @@ FAMILIES = {
     "seven_class": ("logistic_regression", "xgboost"),
     "missing_reg": ("linear_regression", "gradient_boosting"),
 }
+MULTICLASS = ("three_class", "seven_class")
 #: every dataset x family: these files and figures exist (the result types of the study)
-PER_MODEL = ("model_reliance.csv", "pd_ice.csv", "pd_2d.csv", "shap_values.csv", "shap_importance.csv")
-PER_MODEL_FIGURES = ("model_reliance", "ice", "c_ice", "pd_2d", "shap_bar", "shap_beeswarm")
+PER_MODEL = ("model_reliance.csv", "pd_ice.csv", "pd_2d.csv", "shap_values.csv", "shap_importance.csv", "ale.csv")
+PER_MODEL_FIGURES = ("model_reliance", "ice", "c_ice", "d_ice", "pd_2d", "shap_bar", "shap_beeswarm", "ale")
+RASHOMON_FIGURES = ("member_reliance", "mcr_intervals", "rid", "pd_envelope")
 
 
 @pytest.fixture(scope="module")
-def corpus_run(tmp_path_factory, mirror_dir):
+def corpus_clone(tmp_path_factory, mirror_dir):
+    """The corpus run in a git clone of the workflow (the tables and the config untracked) with its
+    own ``src/`` on the path, as ``pip install -e .`` in a user's clone would have it."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
     work = copy_workflow(tmp_path_factory.mktemp("corpus") / "repo")
+    shutil.copyfile(REPO / ".gitignore", work / ".gitignore")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", "-C", str(work), *args], check=True, capture_output=True)
     write_corpus(work / "data")
     (work / "corpus.yaml").write_text(CORPUS_CONFIG)
+    env = {**os.environ, "PYTHONPATH": str(work / "src")}
+    env.pop("XAIPIPE_TMPDIR", None)
     configs = ["config/config.yaml", "tests/configs/small.yaml", "tests/configs/tiny.yaml", "corpus.yaml"]
-    snakemake(work, "--cores", "2", "--configfile", *configs, "--config", f"uci_mirror={mirror_dir}", timeout=3000)
-    report = snakemake(
-        work, "--report", "report.html", "--configfile", *configs, "--config", f"uci_mirror={mirror_dir}"
-    )
-    assert report.returncode == 0 and (work / "report.html").stat().st_size > 100_000
-    return work / "results" / "corpus"
+    args = [sys.executable, "-m", "snakemake", "--configfile", *configs, "--config", f"uci_mirror={mirror_dir}"]
+    for extra in (["--cores", "2"], ["--report", "report.html"]):
+        proc = subprocess.run([*args, *extra], cwd=work, capture_output=True, text=True, env=env, timeout=3000)
+        assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
+    assert (work / "report.html").stat().st_size > 100_000
+    return work
+
+
+@pytest.fixture(scope="module")
+def corpus_run(corpus_clone):
+    return corpus_clone / "results" / "corpus"
 
 
 def test_every_table_gets_every_result_type(corpus_run):
@@ -52,7 +81,8 @@ def test_every_table_gets_every_result_type(corpus_run):
                 assert len(pd.read_csv(corpus_run / "explain" / d / f / name)) > 0, (d, f, name)
             for name in PER_MODEL_FIGURES:
                 assert (corpus_run / "figures" / d / f / f"{name}.pdf").stat().st_size > 1000, (d, f, name)
-        assert (corpus_run / "figures" / d / "rashomon" / "member_reliance.pdf").stat().st_size > 1000
+        for name in RASHOMON_FIGURES:
+            assert (corpus_run / "figures" / d / "rashomon" / f"{name}.pdf").stat().st_size > 1000, (d, name)
         assert (corpus_run / "rashomon" / d / "mcr_path.csv").is_file()
     mcr = pd.read_csv(corpus_run / "tables" / "mcr.csv")
     assert set(mcr["dataset"]) == set(DATASETS)
@@ -104,6 +134,9 @@ def test_multiclass_tables_are_per_class(corpus_run, dataset, k):
     table = logit[logit.dataset == dataset]
     assert table["class"].astype(str).nunique() == k - 1  # every class against the base class
     assert (table["base_class"].astype(str) == str(info["classes"][0])).all()
+    if dataset == "three_class":  # the text column coded against one reference level, named in the table
+        (reference,) = set(table.loc[table.group == "site", "reference_level"])
+        assert reference.startswith("site_") and reference not in set(table["term"])
 
 
 def test_missing_values_under_each_policy(corpus_run):
@@ -121,3 +154,90 @@ def test_missing_values_under_each_policy(corpus_run):
     metrics = pd.read_csv(corpus_run / "tables" / "test_metrics.csv").set_index(["dataset", "model"])
     # the imputed regression still finds its signal (y = 2 p + q + 1.5 [kind = k2] + noise)
     assert metrics.loc[("missing_reg", "linear_regression"), "r2"] > 0.6
+
+
+def test_class_order_codes_the_classes_and_the_metrics_are_sklearns(corpus_run):
+    """``class_order`` fixes the codes; the test metrics and confusion matrices of a multiclass model
+    equal scikit-learn's on the saved test predictions; the CV scored every fold."""
+    from sklearn.metrics import confusion_matrix, log_loss, roc_auc_score
+
+    labels = ["virginica", "setosa", "versicolor"]
+    res = corpus_run
+    info = json.loads((res / "data" / "three_class" / "prepared.json").read_text())
+    assert info["classes"] == labels and info["class_coding"] == {c: k for k, c in enumerate(labels)}
+    assert info["positive_class"] is None
+    prepared = pd.read_csv(res / "data" / "three_class" / "prepared.csv")
+    assert (np.asarray(labels)[prepared["species"]] == TABLES["three_class"]()["species"].to_numpy()).all()
+    metrics = pd.read_csv(res / "tables" / "test_metrics.csv").set_index(["dataset", "model"])
+    confusion = pd.read_csv(res / "tables" / "confusion_matrices.csv")
+    for family in FAMILIES["three_class"]:
+        pred = pd.read_csv(res / "models" / "three_class" / "test" / f"{family}_predictions.csv")
+        P = pred[["proba_0", "proba_1", "proba_2"]].to_numpy()
+        y = pred["y_true"].to_numpy()
+        row = metrics.loc[("three_class", family)]
+        assert row["log_loss"] == pytest.approx(log_loss(y, P, labels=[0, 1, 2]), rel=1e-12)
+        assert row["roc_auc"] == pytest.approx(roc_auc_score(y, P, multi_class="ovr"), rel=1e-12)
+        mine = confusion[(confusion.dataset == "three_class") & (confusion.model == family)]
+        cells = mine.pivot(index="true_class", columns="predicted_class", values="count")
+        np.testing.assert_array_equal(cells.to_numpy(), confusion_matrix(y, P.argmax(axis=1), labels=[0, 1, 2]))
+        cv = pd.read_csv(res / "models" / "three_class" / "cv" / f"{family}.csv")
+        assert cv["log_loss"].notna().all() and (cv["status"] == "ok").all()
+
+
+def test_multiclass_reliance_mcr_comparison_and_explanations(corpus_run):
+    res = corpus_run
+    mr = pd.read_csv(res / "tables" / "model_reliance.csv")
+    mcr = pd.read_csv(res / "tables" / "mcr.csv")
+    pairs = pd.read_csv(res / "tables" / "model_comparison.csv")
+    for d in MULTICLASS:
+        assert set(mr.loc[mr.dataset == d, "loss"]) == {"log_loss", "zero_one"}, d
+        m = mcr[mcr.dataset == d]
+        tol = 1e-12 * m["mr_reference"].abs().max()
+        assert (m["mcr_minus"] <= m["mr_reference"] + tol).all() and (m["mr_reference"] <= m["mcr_plus"] + tol).all()
+        assert set(pairs.loc[pairs.dataset == d, "loss"]) == {"error_rate", "log_loss"}, d
+        for f in FAMILIES[d]:
+            rows = pd.read_csv(res / "explain" / d / f / "shap_rows.csv")
+            assert rows["additivity_error"].abs().max() < 1e-5, (d, f)
+        for name in ("roc", "precision_recall", "reject_option", "loss_difference", "error_bootstrap"):
+            assert (res / "figures" / d / "comparison" / f"{name}.pdf").stat().st_size > 1000, (d, name)
+    # the SHAP interaction values of a multiclass XGBoost model: one summary per class
+    classes = json.loads((res / "data" / "seven_class" / "prepared.json").read_text())["classes"]
+    inter = pd.read_csv(res / "explain" / "seven_class" / "xgboost" / "shap_interaction_summary.csv")
+    assert list(pd.unique(inter["class"].astype(str))) == [str(c) for c in classes]
+    # the SHAP check and LIME of one class (explain.figure_class: the first) of that model
+    check = pd.read_csv(res / "explain" / "seven_class" / "xgboost" / "kernel_vs_tree_shap.csv")
+    assert set(check["class"].astype(str)) == {str(classes[0])}
+    assert len(pd.read_csv(res / "explain" / "seven_class" / "xgboost" / "lime_shap_summary.csv")) > 0
+
+
+def test_every_fit_imputes_from_its_own_training_rows(corpus_run):
+    """The CV table equals scikit-learn's cross_validate of Pipeline(imputer, model) on the same folds
+    (the imputer refitted on each fold's training rows), and the saved model's test predictions are
+    those of the model on the test rows imputed with the training split's fill values."""
+    from sklearn.base import clone
+    from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import cross_validate
+    from sklearn.pipeline import Pipeline
+
+    from xaipipe.data.impute import make_imputer
+    from xaipipe.data.prepare import load_prepared
+
+    d = corpus_run / "data" / "missing_reg"
+    data = load_prepared(d / "prepared.csv", d / "prepared.json", d / "split.json")
+    assert np.isnan(data.X_train_raw).any() and not np.isnan(data.X_test).any()
+    pipe = Pipeline([("impute", make_imputer(data.features, data.feature_groups)), ("model", LinearRegression())])
+    oracle = cross_validate(pipe, data.X_train_raw, data.y_train, cv=data.folds, scoring="neg_root_mean_squared_error")
+    cv = pd.read_csv(corpus_run / "models" / "missing_reg" / "cv" / "linear_regression.csv")
+    np.testing.assert_allclose(cv.sort_values("fold")["rmse"], -oracle["test_score"], rtol=1e-10)
+    model = joblib.load(corpus_run / "models" / "missing_reg" / "fitted" / "linear_regression.joblib")
+    fitted = clone(pipe).fit(data.X_train_raw, data.y_train)
+    np.testing.assert_allclose(model.predict(data.X_test), fitted.predict(data.X_test_raw), rtol=1e-10)
+
+
+def test_manifest_of_a_plain_clone(corpus_clone):
+    manifest = json.loads((corpus_clone / "results" / "corpus" / "manifest.json").read_text())
+    head = subprocess.run(["git", "-C", str(corpus_clone), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert manifest["git"]["commit"] == head.stdout.strip()
+    assert manifest["git"]["dirty"] is False and manifest["git"]["changed"] == []
+    assert {f"data/{d}.csv" for d in DATASETS} | {"corpus.yaml"} <= set(manifest["git"]["untracked"])
+    assert manifest["xaipipe"] == {"path": str((corpus_clone / "src" / "xaipipe").resolve()), "from_checkout": True}
