@@ -275,3 +275,29 @@ def test_shap_interaction_tables_of_a_multiclass_model_are_per_class():
     assert shap_interaction_tables(table)[2].matrix.equals(shap_interaction_tables(blocks["low"])[2].matrix)
     with pytest.raises(ValueError, match="explain.figure_class.*'top'"):
         shap_interaction_tables(table, figure_class="top")
+
+
+def test_ale_and_h_statistic_of_a_multiclass_model_explain_the_chosen_class():
+    """``class_index`` picks the column of ``predict_proba``: the tables equal those of the callable
+    that returns that class's probability (and differ from the default class 1)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 3))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=150), [-0.5, 0.5])
+    model = LogisticRegression().fit(X, y)
+    names = ["a", "b", "c"]
+
+    def proba_0(Z):
+        return model.predict_proba(Z)[:, 0]
+
+    ale, _, _ = ale_tables(model, X, feature_names=names, output="proba", class_index=0, n_bins=5)
+    oracle, _, _ = ale_tables(proba_0, X, feature_names=names, n_bins=5)
+    np.testing.assert_allclose(ale["ale"], oracle["ale"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ale["pd"], oracle["pd"], rtol=0, atol=1e-12)
+    default, _, _ = ale_tables(model, X, feature_names=names, output="proba", n_bins=5)
+    assert not np.allclose(default["ale"], ale["ale"])
+    kw = dict(feature_names=names, top=names, n_rows=40, n_bootstrap=5, random_state=0)
+    h = h_statistic_table(model, X, output="proba", class_index=0, **kw)
+    h_oracle = h_statistic_table(proba_0, X, **kw)
+    np.testing.assert_allclose(h["h2"], h_oracle["h2"], rtol=0, atol=1e-12)

@@ -35,6 +35,7 @@ rule ale:
         max_batch_rows=config["explain"]["pd"]["max_batch_rows"],
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/ale.py"
 
@@ -79,6 +80,7 @@ rule h_statistic:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
         seed=config["seed"],
+        figure_class=config["explain"]["figure_class"],
     script:
         "../scripts/h_statistic.py"
 

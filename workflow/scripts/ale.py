@@ -4,6 +4,7 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import ale_tables
+from xaipipe.explain.shapley import class_choice
 from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib, with_ids, write_csv
 from xaipipe.runner import get_logger, run
@@ -18,6 +19,7 @@ def main(smk):
     )
     pairs = pd.read_csv(smk.input.pairs)
     pair = tuple(pairs[["feature_1", "feature_2"]].iloc[0]) if len(pairs) else None
+    choice = class_choice(data.classes, smk.params.figure_class)  # multiclass: explain.figure_class
     ale, ale_2d, skipped = ale_tables(
         read_joblib(smk.input.model),
         data.X_test,
@@ -26,6 +28,7 @@ def main(smk):
         ranking=ranking,
         pair=pair,
         output=smk.params.output,
+        **choice,
         n_bins=cfg["n_bins"],
         pair_bins=cfg["pair_bins"],
         centering=cfg["centering"],
@@ -33,6 +36,9 @@ def main(smk):
     )
     if skipped:
         get_logger().info("no ALE (constant on the test rows, or a group that is not one-hot): %s", skipped)
+    if data.multiclass:  # the explained class, first column
+        for table in (ale, ale_2d):
+            table.insert(0, "class", str(data.classes[choice["class_index"]]))
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     write_csv(smk.output.ale, with_ids(ale, **ids))
     write_csv(smk.output.ale_2d, with_ids(ale_2d, **ids))

@@ -13,6 +13,8 @@ def main(smk):
     ale_2d = pd.read_csv(smk.input.ale_2d)
     h = pd.read_csv(smk.input.h_statistic)
     title = f"{smk.wildcards.dataset} / {smk.wildcards.family}"
+    if "class" in ale.columns and len(ale):  # multiclass: the tables hold explain.figure_class
+        title += f" / class {ale['class'].iloc[0]}"
     with figure_style(smk.input.style):
         figs = ale_figures(ale, ale_2d, max_features=smk.params.figure_features, title=title)
         figs.update(h_statistic_figures(h, max_display=smk.params.max_display, title=title))

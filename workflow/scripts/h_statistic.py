@@ -4,6 +4,7 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import h_statistic_table
+from xaipipe.explain.shapley import class_choice
 from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib, with_ids, write_csv
 from xaipipe.runner import run
@@ -19,6 +20,7 @@ def main(smk):
         loss=smk.params.loss,
         quantity=rank["quantity"],
     )
+    choice = class_choice(data.classes, smk.params.figure_class)  # multiclass: explain.figure_class
     table = h_statistic_table(
         read_joblib(smk.input.model),
         data.X_test,
@@ -26,11 +28,14 @@ def main(smk):
         feature_groups=data.feature_groups,
         top=top,
         output=smk.params.output,
+        **choice,
         n_rows=smk.params.n_rows,
         n_bootstrap=cfg["n_bootstrap"],
         random_state=smk.params.seed,
         max_batch_rows=smk.params.max_batch_rows,
     )
+    if data.multiclass:  # the explained class, first column
+        table.insert(0, "class", str(data.classes[choice["class_index"]]))
     write_csv(smk.output.table, with_ids(table, dataset=data.dataset, model=smk.wildcards.family))
 
 

@@ -102,6 +102,7 @@ def ale_tables(
     ranking: Sequence[str] = (),
     pair: Sequence[str] | None = None,
     output: str = "auto",
+    class_index: int = 1,
     n_bins: int = 20,
     pair_bins: int = 10,
     centering: str = "ale_plot",
@@ -125,6 +126,9 @@ def ale_tables(
         non-numeric variable: no second-order table (no rows).
     output : {"auto", "predict", "proba", "logit"}
         The model output (:func:`xaipipe.explain.pdp.model_output`).
+    class_index : int, default 1
+        A classifier's explained class (column of ``predict_proba``): 1 for a binary model; a
+        multiclass model's ``explain.figure_class`` (:func:`~xaipipe.explain.shapley.class_choice`).
     n_bins, pair_bins : int
         Quantile bins of a numeric variable (1-D, and per axis of the pair).
     centering : {"ale_plot", "paper"}
@@ -148,7 +152,7 @@ def ale_tables(
     """
     Xv, wrap, _ = _check_X(X)
     names = list(feature_names)
-    f = model_output(model, output)
+    f = model_output(model, output, class_index)
     rank = {v: i + 1 for i, v in enumerate(ranking)}
     frames, skipped = [], []
     for name, cols, is_group in _variables(names, feature_groups):
@@ -171,6 +175,7 @@ def ale_tables(
             feature_names=names,
             feature_groups=feature_groups,
             output=output,
+            class_index=class_index,
             n_bins=n_bins,
             centering=centering,
             max_batch_rows=max_batch_rows,
@@ -191,7 +196,14 @@ def ale_tables(
     groups = set(feature_groups or {})
     if pair is not None and len(pair) == 2 and not set(pair) & groups and all(p in names for p in pair):
         res2 = accumulated_local_effects_2d(
-            model, Xv, tuple(pair), feature_names=names, output=output, n_bins=pair_bins, max_batch_rows=max_batch_rows
+            model,
+            Xv,
+            tuple(pair),
+            feature_names=names,
+            output=output,
+            class_index=class_index,
+            n_bins=pair_bins,
+            max_batch_rows=max_batch_rows,
         )
         ale_2d = res2.to_frame()[ALE_2D_COLUMNS]
     return ale, ale_2d, skipped
@@ -205,6 +217,7 @@ def h_statistic_table(
     feature_groups: Mapping[str, Sequence[str]] | None = None,
     top: Sequence[str] = (),
     output: str = "auto",
+    class_index: int = 1,
     n_rows: int | None = 300,
     n_bootstrap: int = 50,
     random_state=0,
@@ -214,7 +227,9 @@ def h_statistic_table(
 
     :func:`xaipipe.explain.interactions.h_statistic` with ``features`` = every variable (one-hot
     groups whole) and ``pairs`` = the pairs of ``top`` (the top variables by MR), on a seeded
-    subsample of ``n_rows`` rows with ``n_bootstrap`` bootstrap resamples of it for the SE.
+    subsample of ``n_rows`` rows with ``n_bootstrap`` bootstrap resamples of it for the SE. A
+    classifier's output is the probability (or log-odds) of class ``class_index`` (as
+    :func:`ale_tables`).
 
     Returns
     -------
@@ -234,6 +249,7 @@ def h_statistic_table(
         feature_names=list(feature_names),
         feature_groups=feature_groups,
         output=output,
+        class_index=class_index,
         n_rows=n_rows,
         n_bootstrap=n_bootstrap,
         random_state=random_state,
