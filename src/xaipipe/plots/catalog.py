@@ -39,6 +39,7 @@ __all__ = [
     "kinds",
     "output_names",
     "plot_function",
+    "plot_modules",
     "save_figures",
 ]
 
@@ -418,6 +419,16 @@ def plot_function(spec: str) -> Callable:
     if not sep or not module or not name:
         raise ValueError(f"a plot function is 'module:function', got {spec!r}")
     return getattr(importlib.import_module(module), name)
+
+
+def plot_modules(rule: str) -> tuple[str, ...]:
+    """The modules of the plot functions a rule draws with (sorted; empty for a rule that draws no
+    catalog figure): the figure scripts reach them through :func:`plot_function`, not through an
+    import statement, so the workflow adds them to the rule's code fingerprint
+    (:func:`xaipipe.report.code_version.code_fingerprint`, ``workflow/rules/code.smk``)."""
+    return tuple(
+        sorted({f.plot.partition(":")[0] for g in GROUPS.values() if rule in g.rules for f in figures_of(g.name)})
+    )
 
 
 def _call(function: Callable, inputs: Mapping):
