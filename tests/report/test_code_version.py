@@ -83,3 +83,24 @@ def test_the_workflow_scripts_reach_what_they_run():
     # every script of the workflow parses and reaches the package through its runner
     for script in scripts.glob("*.py"):
         assert "xaipipe.runner" in package_modules(script, pkg), script.name
+
+
+def test_a_figure_script_reaches_its_plot_functions_through_the_catalog():
+    """The figure scripts call their plot functions through xaipipe.plots.catalog ("module:function"),
+    not an import statement: the workflow passes those modules (plot_modules), and the closure then
+    holds them and what they import, and no other group's plot module."""
+    from xaipipe.plots.catalog import plot_modules
+
+    pkg = Path(xaipipe.__file__).resolve().parent
+    scripts = REPO / "workflow" / "scripts"
+    bare = package_modules(scripts / "rashomon_figures.py", pkg)
+    assert "xaipipe.plots.catalog" in bare and "xaipipe.plots.rashomon" not in bare
+    full = package_modules(scripts / "rashomon_figures.py", pkg, plot_modules("rashomon_figures"))
+    assert {"xaipipe.plots.rashomon", "xaipipe.rashomon.sets"} <= set(full)
+    assert "xaipipe.plots.shap" not in full
+    assert code_fingerprint(scripts / "rashomon_figures.py", pkg) != code_fingerprint(
+        scripts / "rashomon_figures.py", pkg, plot_modules("rashomon_figures")
+    )
+    # a rule that draws no catalog figure: no extra module, the same hash as before the catalog
+    assert plot_modules("cv") == ()
+    assert code_fingerprint(scripts / "cv.py", pkg, plot_modules("cv")) == code_fingerprint(scripts / "cv.py", pkg)

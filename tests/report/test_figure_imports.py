@@ -15,6 +15,7 @@ FIGURE_MODULES = [
     "xaipipe.plots.rashomon",
     "xaipipe.plots.bootstrap",
     "xaipipe.plots.data",
+    "xaipipe.plots.catalog",
     "xaipipe.report.thesis",
 ]
 

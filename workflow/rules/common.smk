@@ -17,7 +17,6 @@ from xaipipe.models.cv import fit_configurations, n_fit_units
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
-from xaipipe.plots.comparison import COMPARISON_FIGURES
 from xaipipe.report.thesis import (
     available,
     check_mapping,
@@ -241,13 +240,6 @@ STUDY_SHARDS = min(STUDY["n_shards"], n_fit_units(STUDY["family"], STUDY["grid"]
 BOOTSTRAP_SHARDS = min(
     RASHOMON["bootstrap"]["n_shards"], RASHOMON["bootstrap"]["n_bootstrap"]
 )
-RASHOMON_FIGURES = (
-    "member_reliance",
-    "rank_heatmap",
-    "mcr_intervals",
-    "epsilon_sensitivity",
-    "pd_envelope",
-)
 OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
 if RASHOMON["epsilon"] not in RASHOMON["epsilons"]:
     raise ValueError(
@@ -435,29 +427,8 @@ THESIS_TABLES = {
 
 # model comparison (workflow/rules/comparison.smk)
 COMPARISON = config["comparison"]
-SEED003_FIGURES = (
-    "fig3_1_reject_option",
-    "fig3_2_error_distribution",
-    "fig3_3_difference",
-    "fig3_4_predicted_vs_observed",
-)
 CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
 REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
-
-
-def comparison_figure_outputs(task):
-    """Outputs (PDF + PNG registered in the report) of the comparison figures of a task."""
-    out = {}
-    for kind in COMPARISON_FIGURES[task]:
-        out[f"{kind}_pdf"] = P("comparison_figure", kind=kind, ext="pdf")
-        out[f"{kind}_png"] = report(
-            P("comparison_figure", kind=kind, ext="png"),
-            caption="../report/comparison.rst",
-            category="{dataset}",
-            subcategory="model comparison",
-            labels={"figure": kind},
-        )
-    return out
 
 
 wildcard_constraints:

@@ -80,7 +80,7 @@ rule comparison_figures_classification:
         pairs=rules.model_comparison.output.pairs,
         test_loss=rules.model_comparison.output.test_loss,
     output:
-        **comparison_figure_outputs("classification"),
+        **figure_outputs("comparison_figures", "classification"),
     log:
         f"{LOGS}/figures/comparison/{{dataset}}.log",
     benchmark:
@@ -102,7 +102,7 @@ rule comparison_figures_classification:
 # (RuleInfo.localrule defaults to False, which overwrites the parent's True).
 use rule comparison_figures_classification as comparison_figures_regression with:
     output:
-        **comparison_figure_outputs("regression"),
+        **figure_outputs("comparison_figures", "regression"),
     wildcard_constraints:
         dataset="|".join(REGRESSION_DATASETS) or "NO_DATASET",
     localrule: True
@@ -160,19 +160,7 @@ rule seed003:
     input:
         style=STYLE_FILE,
     output:
-        **{
-            f"{kind}_pdf": P("seed003_figure", kind=kind, ext="pdf")
-            for kind in SEED003_FIGURES
-        },
-        **{
-            f"{kind}_png": report(
-                P("seed003_figure", kind=kind, ext="png"),
-                caption="../report/seed003.rst",
-                category="seed 003",
-                labels={"figure": kind},
-            )
-            for kind in SEED003_FIGURES
-        },
+        **figure_outputs("seed003"),
         table=report(
             P("seed003", name="seed003_comparison"),
             caption="../report/seed003.rst",

@@ -31,13 +31,7 @@ rule coverage_figure:
         style=STYLE_FILE,
         coverage=rules.coverage_audit.output.coverage,
     output:
-        pdf=P("coverage_figure", kind="coverage", ext="pdf"),
-        png=report(
-            P("coverage_figure", kind="coverage", ext="png"),
-            caption="../report/coverage.rst",
-            category="Coverage audit",
-            labels={"figure": "coverage"},
-        ),
+        **figure_outputs("coverage_figure"),
     log:
         f"{LOGS}/figures/coverage.log",
     benchmark:

@@ -74,14 +74,7 @@ rule correlation_figure:
         style=STYLE_FILE,
         correlation=rules.prepare.output.correlation,
     output:
-        pdf=P("dataset_figure", kind="correlation", ext="pdf"),
-        png=report(
-            P("dataset_figure", kind="correlation", ext="png"),
-            caption="../report/correlation.rst",
-            category="{dataset}",
-            subcategory="data",
-            labels={"figure": "correlation"},
-        ),
+        **figure_outputs("correlation_figure"),
     log:
         f"{LOGS}/figures/correlation/{{dataset}}.log",
     benchmark:

@@ -85,18 +85,6 @@ rule h_statistic:
         "../scripts/h_statistic.py"
 
 
-DEPENDENCE_FIGURES = {
-    "ale": ("../report/ale.rst", "PD / ICE", "PD and ALE"),
-    "ale_2d": ("../report/ale_2d.rst", "PD / ICE", "second-order ALE"),
-    "h_statistic": ("../report/h_statistic.rst", "interactions", "H-statistic (total)"),
-    "h_statistic_pairs": (
-        "../report/h_statistic.rst",
-        "interactions",
-        "H-statistic (pairs)",
-    ),
-}
-
-
 rule dependence_figures:
     """PD beside ALE of the top variables, the second-order ALE, and Friedman's H² (total, pairs) with ±2 SE."""
     input:
@@ -105,20 +93,7 @@ rule dependence_figures:
         ale_2d=rules.ale.output.ale_2d,
         h_statistic=rules.h_statistic.output.table,
     output:
-        **{
-            f"{kind}_pdf": P("model_figure", kind=kind, ext="pdf")
-            for kind in DEPENDENCE_FIGURES
-        },
-        **{
-            f"{kind}_png": report(
-                P("model_figure", kind=kind, ext="png"),
-                caption=caption,
-                category="{dataset}",
-                subcategory=sub,
-                labels={"model": "{family}", "figure": label},
-            )
-            for kind, (caption, sub, label) in DEPENDENCE_FIGURES.items()
-        },
+        **figure_outputs("dependence_figures"),
     log:
         f"{LOGS}/figures/dependence/{{dataset}}/{{family}}.log",
     benchmark:
@@ -140,24 +115,9 @@ rule shap_interaction_summary:
         interactions=rules.shap.output.interactions,
         meta=rules.shap.output.meta,
     output:
+        **figure_outputs("shap_interaction_summary"),
         pairs=P("shap_interaction_summary"),
         matrix=P("shap_interaction_matrix"),
-        matrix_pdf=P("model_figure", kind="shap_interaction_matrix", ext="pdf"),
-        matrix_png=report(
-            P("model_figure", kind="shap_interaction_matrix", ext="png"),
-            caption="../report/shap_interactions.rst",
-            category="{dataset}",
-            subcategory="interactions",
-            labels={"model": "{family}", "figure": "SHAP interaction matrix"},
-        ),
-        summary_pdf=P("model_figure", kind="shap_interaction_summary", ext="pdf"),
-        summary_png=report(
-            P("model_figure", kind="shap_interaction_summary", ext="png"),
-            caption="../report/shap_interactions.rst",
-            category="{dataset}",
-            subcategory="interactions",
-            labels={"model": "{family}", "figure": "SHAP interaction pairs"},
-        ),
     log:
         f"{LOGS}/figures/shap_interactions/{{dataset}}/{{family}}.log",
     benchmark:

@@ -1,15 +1,6 @@
 # Explain: model reliance (three estimators) + split gain, PD / ICE / c-ICE / d-ICE,
 # SHAP values, learner-PD/PFI; per dataset x model, then aggregated tables.
 
-SHAP_PLOTS = (
-    "bar",
-    "beeswarm",
-    "dependence",
-    "waterfall_high",
-    "waterfall_low",
-    "waterfall_near_base",
-)
-
 
 rule model_reliance:
     """Model reliance (permutation, e_divide, e_switch; Fisher et al. 2019) on the test set, and split gain."""
@@ -76,22 +67,7 @@ rule reliance_figures:
         reliance=rules.model_reliance.output.reliance,
         split_gain=rules.model_reliance.output.split_gain,
     output:
-        mr_pdf=P("model_figure", kind="model_reliance", ext="pdf"),
-        mr_png=report(
-            P("model_figure", kind="model_reliance", ext="png"),
-            caption="../report/model_reliance.rst",
-            category="{dataset}",
-            subcategory="model reliance",
-            labels={"model": "{family}", "figure": "model reliance"},
-        ),
-        gain_pdf=P("model_figure", kind="reliance_vs_split_gain", ext="pdf"),
-        gain_png=report(
-            P("model_figure", kind="reliance_vs_split_gain", ext="png"),
-            caption="../report/reliance_vs_split_gain.rst",
-            category="{dataset}",
-            subcategory="model reliance",
-            labels={"model": "{family}", "figure": "MR vs split gain"},
-        ),
+        **figure_outputs("reliance_figures"),
     log:
         f"{LOGS}/figures/reliance/{{dataset}}/{{family}}.log",
     benchmark:
@@ -113,20 +89,7 @@ rule pd_figures:
         curves=rules.pd_ice.output.curves,
         pairs=rules.pd_ice.output.pairs,
     output:
-        **{
-            f"{kind}_pdf": P("model_figure", kind=kind, ext="pdf")
-            for kind in ("ice", "c_ice", "d_ice", "pd_2d")
-        },
-        **{
-            f"{kind}_png": report(
-                P("model_figure", kind=kind, ext="png"),
-                caption=f"../report/{kind}.rst",
-                category="{dataset}",
-                subcategory="PD / ICE",
-                labels={"model": "{family}", "figure": kind},
-            )
-            for kind in ("ice", "c_ice", "d_ice", "pd_2d")
-        },
+        **figure_outputs("pd_figures"),
     log:
         f"{LOGS}/figures/pd/{{dataset}}/{{family}}.log",
     benchmark:
@@ -177,20 +140,7 @@ rule shap_figures:
         style=STYLE_FILE,
         result=rules.shap.output.result,
     output:
-        **{
-            f"{kind}_pdf": P("model_figure", kind=f"shap_{kind}", ext="pdf")
-            for kind in SHAP_PLOTS
-        },
-        **{
-            f"{kind}_png": report(
-                P("model_figure", kind=f"shap_{kind}", ext="png"),
-                caption="../report/shap.rst",
-                category="{dataset}",
-                subcategory="SHAP",
-                labels={"model": "{family}", "figure": f"SHAP {kind}"},
-            )
-            for kind in SHAP_PLOTS
-        },
+        **figure_outputs("shap_figures"),
     log:
         f"{LOGS}/figures/shap/{{dataset}}/{{family}}.log",
     benchmark:
@@ -274,6 +224,7 @@ rule lime:
         model=rules.fit.output.model,
         shap=rules.shap.output.result,
     output:
+        **figure_outputs("lime"),
         comparison=P("lime_shap"),
         summary=report(
             P("lime_shap_summary"),
@@ -281,14 +232,6 @@ rule lime:
             category="{dataset}",
             subcategory="SHAP",
             labels={"model": "{family}", "table": "LIME vs SHAP"},
-        ),
-        pdf=P("model_figure", kind="lime_vs_shap", ext="pdf"),
-        png=report(
-            P("model_figure", kind="lime_vs_shap", ext="png"),
-            caption="../report/lime.rst",
-            category="{dataset}",
-            subcategory="SHAP",
-            labels={"model": "{family}", "figure": "LIME vs SHAP"},
         ),
     log:
         f"{LOGS}/explain/lime/{{dataset}}/{{family}}.log",
@@ -393,22 +336,7 @@ rule learner_figures:
         pd=rules.learner.output.pd,
         pfi=rules.learner.output.pfi,
     output:
-        pd_pdf=P("model_figure", kind="learner_pd", ext="pdf"),
-        pd_png=report(
-            P("model_figure", kind="learner_pd", ext="png"),
-            caption="../report/learner.rst",
-            category="{dataset}",
-            subcategory="learner-PD/PFI",
-            labels={"model": "{family}", "figure": "learner-PD"},
-        ),
-        pfi_pdf=P("model_figure", kind="learner_pfi", ext="pdf"),
-        pfi_png=report(
-            P("model_figure", kind="learner_pfi", ext="png"),
-            caption="../report/learner.rst",
-            category="{dataset}",
-            subcategory="learner-PD/PFI",
-            labels={"model": "{family}", "figure": "learner-PFI"},
-        ),
+        **figure_outputs("learner_figures"),
     log:
         f"{LOGS}/figures/learner/{{dataset}}/{{family}}.log",
     benchmark:

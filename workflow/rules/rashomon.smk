@@ -82,20 +82,7 @@ rule rashomon_figures:
         envelope=rules.rashomon.output.envelope,
         curves=rules.rashomon.output.curves,
     output:
-        **{
-            f"{kind}_pdf": P("rashomon_figure", kind=kind, ext="pdf")
-            for kind in RASHOMON_FIGURES
-        },
-        **{
-            f"{kind}_png": report(
-                P("rashomon_figure", kind=kind, ext="png"),
-                caption="../report/rashomon.rst",
-                category="{dataset}",
-                subcategory="Rashomon set / MCR",
-                labels={"figure": kind},
-            )
-            for kind in RASHOMON_FIGURES
-        },
+        **figure_outputs("rashomon_figures"),
     log:
         f"{LOGS}/figures/rashomon/{{dataset}}.log",
     benchmark:
@@ -148,14 +135,7 @@ rule multiplicity_figures:
         summary=rules.multiplicity.output.summary,
         rows=rules.multiplicity.output.rows,
     output:
-        pdf=P("rashomon_figure", kind="multiplicity", ext="pdf"),
-        png=report(
-            P("rashomon_figure", kind="multiplicity", ext="png"),
-            caption="../report/multiplicity.rst",
-            category="{dataset}",
-            subcategory="Rashomon set / MCR",
-            labels={"figure": "predictive multiplicity"},
-        ),
+        **figure_outputs("multiplicity_figures"),
     log:
         f"{LOGS}/figures/multiplicity/{{dataset}}.log",
     benchmark:
@@ -268,16 +248,7 @@ rule rid_figures:
         mcr=rules.rashomon_bootstrap.output.mcr,
         sizes=rules.rashomon_bootstrap.output.sizes,
     output:
-        rid_pdf=P("rashomon_figure", kind="rid", ext="pdf"),
-        rid_png=report(
-            P("rashomon_figure", kind="rid", ext="png"),
-            caption="../report/rid.rst",
-            category="{dataset}",
-            subcategory="Rashomon set / MCR",
-            labels={"figure": "Rashomon importance distribution"},
-        ),
-        sizes_pdf=P("rashomon_figure", kind="bootstrap_set_sizes", ext="pdf"),
-        sizes_png=P("rashomon_figure", kind="bootstrap_set_sizes", ext="png"),
+        **figure_outputs("rid_figures"),
     log:
         f"{LOGS}/figures/rid/{{dataset}}.log",
     benchmark:
@@ -410,22 +381,7 @@ rule abalone_study_figures:
         envelope=rules.abalone_study_mcr.output.envelope,
         curves=rules.abalone_study_mcr.output.curves,
     output:
-        **{
-            f"{kind}_pdf": P(
-                "study_figure", dataset="abalone_study", kind=kind, ext="pdf"
-            )
-            for kind in RASHOMON_FIGURES
-        },
-        **{
-            f"{kind}_png": report(
-                P("study_figure", dataset="abalone_study", kind=kind, ext="png"),
-                caption="../report/abalone_study.rst",
-                category="abalone",
-                subcategory="Table 4.1 study",
-                labels={"figure": kind},
-            )
-            for kind in RASHOMON_FIGURES
-        },
+        **figure_outputs("abalone_study_figures"),
     log:
         f"{LOGS}/figures/abalone_study.log",
     benchmark:

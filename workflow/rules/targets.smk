@@ -1,11 +1,12 @@
 # Every output of the default target (`snakemake` / `rule all`), assembled in one place.
-# The manifest rule waits for all of them.
+# The manifest rule waits for all of them. Figures: every figure the catalog
+# (src/xaipipe/plots/catalog.py) puts in the default target (workflow/rules/figures.smk).
 
 ALL_TARGETS = [
     P("table", name="test_metrics"),
     P("table", name="thesis_comparison"),
     P("manifest"),
-    *[P("dataset_figure", dataset=d, kind="correlation", ext="pdf") for d in DATASETS],
+    *[path for group in GROUPS for path in figure_targets(group)],
 ]
 if OLS_DATASETS:
     ALL_TARGETS.append(P("table", name="ols_inference"))
@@ -13,76 +14,21 @@ if OLS_DATASETS:
 # explain: every fitted model
 ALL_TARGETS += [
     P("table", name="model_reliance"),
-    *[
-        P("model_figure", dataset=d, family=f, kind=kind, ext="pdf")
-        for kind in (
-            "model_reliance",
-            "reliance_vs_split_gain",
-            "ice",
-            "pd_2d",
-            "shap_bar",
-        )
-        for d in DATASETS
-        for f in families_of(d)
-    ],
     P("table", name="ranking_agreement"),
-    *[
-        P("model_figure", dataset=d, family=f, kind="learner_pd", ext="pdf")
-        for d in DATASETS
-        for f in families_of(d)
-        if f in config["explain"]["learner"]["families"]
-    ],
 ]
 
-# under dependent features and interactions (issue 35): ALE beside PD and H² of every fitted model,
-# the SHAP interaction summary of the models with SHAP interaction values
-ALL_TARGETS += [
-    *[
-        P("model_figure", dataset=d, family=f, kind=kind, ext="pdf")
-        for kind in ("ale", "h_statistic")
-        for d in DATASETS
-        for f in families_of(d)
-    ],
-    *[
-        P(
-            "model_figure",
-            dataset=d,
-            family=f,
-            kind="shap_interaction_matrix",
-            ext="pdf",
-        )
-        for d in DATASETS
-        for f in shap_interaction_families(d)
-    ],
-    P("table", name="h_statistic"),
-]
+# under dependent features and interactions (issue 35)
+ALL_TARGETS.append(P("table", name="h_statistic"))
 
 # rashomon: sets and MCR of every dataset, bootstrap, the Table 4.1 study
 ALL_TARGETS += [
     P("table", name="mcr"),
     *[P("mcr_path", dataset=d) for d in DATASETS],
-    *[
-        P("rashomon_figure", dataset=d, kind="member_reliance", ext="pdf")
-        for d in DATASETS
-    ],
     # predictive multiplicity of every scope (issue 35)
-    *[
-        P("rashomon_figure", dataset=d, kind="multiplicity", ext="pdf")
-        for d in DATASETS
-    ],
     P("table", name="multiplicity"),
 ]
-if RASHOMON["bootstrap"]["enabled"]:
-    ALL_TARGETS += [
-        P("rashomon_figure", dataset=d, kind="rid", ext="pdf")
-        for d in DATASETS
-        if any(f in families_of(d) for f in RASHOMON["bootstrap"]["families"])
-    ]
 if STUDIES:
-    ALL_TARGETS += [
-        P("study_comparison", dataset="abalone_study"),
-        P("study_figure", dataset="abalone_study", kind="member_reliance", ext="pdf"),
-    ]
+    ALL_TARGETS.append(P("study_comparison", dataset="abalone_study"))
 
 # the theses' numbered figures and tables
 ALL_TARGETS += [P("thesis_figure", name=name, ext="pdf") for name in THESIS_FIGURES]
@@ -92,11 +38,6 @@ ALL_TARGETS += [P("thesis_table", name=name, ext="tex") for name in THESIS_TABLE
 ALL_TARGETS += [
     P("table", name="model_comparison"),
     P("table", name="test_loss"),
-    *[
-        P("comparison_figure", dataset=d, kind=kind, ext="pdf")
-        for d in DATASETS
-        for kind in COMPARISON_FIGURES[task_of(d)]
-    ],
 ]
 if OLS_DATASETS:
     ALL_TARGETS.append(P("table", name="squared_terms"))

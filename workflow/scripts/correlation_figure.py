@@ -1,17 +1,19 @@
-"""Rule correlation_figure: correlation heatmap of one dataset."""
+"""Rule correlation_figure: correlation heatmap of one dataset (kind: xaipipe.plots.catalog)."""
 
 import pandas as pd
 
-from xaipipe.plots.data import plot_correlation
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
 
 
 def main(smk):
-    corr = pd.read_csv(smk.input.correlation)
+    inputs = {
+        "corr": pd.read_csv(smk.input.correlation),
+        "title": f"{smk.wildcards.dataset}: correlation of the variables",
+    }
     with figure_style(smk.input.style):
-        fig = plot_correlation(corr, title=f"{smk.wildcards.dataset}: correlation of the variables")
-        save_figure(fig, smk.output.pdf, smk.output.png)
+        save_figures("correlation_figure", draw_figures("correlation_figure", inputs), smk.output)
 
 
 run(snakemake, main)  # noqa: F821

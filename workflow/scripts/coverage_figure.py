@@ -1,16 +1,17 @@
-"""Rule coverage_figure: nominal against empirical coverage (learner intervals) and MCR coverage."""
+"""Rule coverage_figure: nominal against empirical coverage (learner intervals) and MCR coverage
+(kind: xaipipe.plots.catalog)."""
 
 import pandas as pd
 
-from xaipipe.plots.coverage import plot_coverage
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
 
 
 def main(smk):
+    inputs = {"coverage": pd.read_csv(smk.input.coverage), "epsilon": smk.params.epsilon}
     with figure_style(smk.input.style):
-        fig = plot_coverage(pd.read_csv(smk.input.coverage), epsilon=smk.params.epsilon)
-        save_figure(fig, smk.output.pdf, smk.output.png)
+        save_figures("coverage_figure", draw_figures("coverage_figure", inputs), smk.output)
 
 
 run(snakemake, main)  # noqa: F821

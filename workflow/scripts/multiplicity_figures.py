@@ -1,24 +1,23 @@
-"""Rule multiplicity_figures: the widest viable prediction ranges and multiplicity along the ε grid."""
+"""Rule multiplicity_figures: the widest viable prediction ranges and multiplicity along the ε grid
+(kinds: xaipipe.plots.catalog)."""
 
 import pandas as pd
 
-from xaipipe.plots.multiplicity import plot_multiplicity
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
 
 
 def main(smk):
-    summary = pd.read_csv(smk.input.summary)
-    rows = pd.read_csv(smk.input.rows)
+    inputs = {
+        "rows": pd.read_csv(smk.input.rows),
+        "summary": pd.read_csv(smk.input.summary),
+        "scope": smk.params.scope,
+        "max_rows": smk.params.figure_rows,
+        "title": f"{smk.wildcards.dataset}: predictive multiplicity of the Rashomon sets",
+    }
     with figure_style(smk.input.style):
-        fig = plot_multiplicity(
-            rows,
-            summary,
-            scope=smk.params.scope,
-            max_rows=smk.params.figure_rows,
-            title=f"{smk.wildcards.dataset}: predictive multiplicity of the Rashomon sets",
-        )
-        save_figure(fig, smk.output.pdf, smk.output.png)
+        save_figures("multiplicity_figures", draw_figures("multiplicity_figures", inputs), smk.output)
 
 
 run(snakemake, main)  # noqa: F821

@@ -1,30 +1,28 @@
 """Rules rashomon_figures / abalone_study_figures: member MR (Fig 4.1), rank heatmap (Fig 4.2),
-MCR intervals, eps-sensitivity and the PD envelope of one model class."""
+MCR intervals, eps-sensitivity and the PD envelope of one model class (kinds: xaipipe.plots.catalog)."""
 
 import pandas as pd
 
-from xaipipe.plots.rashomon import rashomon_figures
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
 
 
 def main(smk):
-    tables = {
-        name: pd.read_csv(smk.input[name], keep_default_na=False, na_values=[""]) for name in ("envelope", "curves")
+    inputs = {
+        "members": pd.read_csv(smk.input.members),
+        "mcr": pd.read_csv(smk.input.mcr),
+        **{
+            name: pd.read_csv(smk.input[name], keep_default_na=False, na_values=[""]) for name in ("envelope", "curves")
+        },
+        "path": pd.read_csv(smk.input.path),
+        "scope": smk.params.scope,
+        "epsilon": smk.params.epsilon,
+        "quantity": smk.params.quantity,
     }
+    group = smk.rule  # rashomon_figures or abalone_study_figures
     with figure_style(smk.input.style):
-        figs = rashomon_figures(
-            pd.read_csv(smk.input.members),
-            pd.read_csv(smk.input.mcr),
-            tables["envelope"],
-            tables["curves"],
-            path=pd.read_csv(smk.input.path),
-            scope=smk.params.scope,
-            epsilon=smk.params.epsilon,
-            quantity=smk.params.quantity,
-        )
-        for kind, fig in figs.items():
-            save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
+        save_figures(group, draw_figures(group, inputs), smk.output)
 
 
 run(snakemake, main)  # noqa: F821

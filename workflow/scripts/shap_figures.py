@@ -1,18 +1,21 @@
-"""Rule shap_figures: bar, beeswarm, dependence and waterfall plots of one model's SHAP values."""
+"""Rule shap_figures: bar, beeswarm, dependence and waterfall plots of one model's SHAP values
+(kinds: xaipipe.plots.catalog)."""
 
 from xaipipe.io import read_joblib
-from xaipipe.plots.shap import shap_figures
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
 
 
 def main(smk):
-    result = read_joblib(smk.input.result)
-    title = f"{smk.wildcards.dataset} / {smk.wildcards.family}"
+    inputs = {
+        "result": read_joblib(smk.input.result),
+        "top_k": smk.params.top_k,
+        "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
+        "figure_class": smk.params.get("figure_class"),
+    }
     with figure_style(smk.input.style):
-        figs = shap_figures(result, top_k=smk.params.top_k, title=title, figure_class=smk.params.get("figure_class"))
-        for kind, fig in figs.items():
-            save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
+        save_figures("shap_figures", draw_figures("shap_figures", inputs), smk.output)
 
 
 run(snakemake, main)  # noqa: F821

@@ -4,8 +4,8 @@ import pandas as pd
 
 from xaipipe.explain.dependence import shap_interaction_tables
 from xaipipe.io import read_json, with_ids, write_csv
-from xaipipe.plots.interactions import shap_interaction_figures
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
 
 
@@ -21,10 +21,9 @@ def main(smk):
     title = f"{meta['dataset']} / {meta['model']}"
     if meta.get("classes"):  # multiclass: the figures draw explain.figure_class (default: the first class)
         title += f" / class {smk.params.figure_class if smk.params.figure_class is not None else meta['classes'][0]}"
+    inputs = {"summary": summary, "max_display": smk.params.max_display, "output_label": label, "title": title}
     with figure_style(smk.input.style):
-        figs = shap_interaction_figures(summary, max_display=smk.params.max_display, output_label=label, title=title)
-        for kind, fig in figs.items():
-            save_figure(fig, smk.output[f"{kind}_pdf"], smk.output[f"{kind}_png"])
+        save_figures("shap_interaction_summary", draw_figures("shap_interaction_summary", inputs), smk.output)
 
 
 run(snakemake, main)  # noqa: F821

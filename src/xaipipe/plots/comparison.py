@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .catalog import TASKS, kinds
+
 __all__ = [
     "COMPARISON_FIGURES",
     "comparison_figures",
@@ -39,11 +41,9 @@ BAR_COLOUR = "#0072B2"  # blue
 CURVE_COLOUR = "#D55E00"  # vermillion
 SECOND_COLOUR = "#009E73"  # bluish green
 
-#: Figures of :func:`comparison_figures`, per task (the kinds of ``figures/<dataset>/comparison/``).
-COMPARISON_FIGURES = {
-    "classification": ("reject_option", "error_bootstrap", "loss_difference", "roc", "precision_recall"),
-    "regression": ("loss_difference", "predicted_vs_observed"),
-}
+#: Figures of :func:`comparison_figures`, per task (the kinds of ``figures/<dataset>/comparison/``;
+#: declared in :mod:`xaipipe.plots.catalog`).
+COMPARISON_FIGURES = {task: kinds("comparison_figures", task) for task in TASKS}
 
 _LOSS_LABELS = {"error_rate": "error rate", "log_loss": "log loss (nats)", "mse": "MSE", "mae": "MAE"}
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..rashomon.sets import QUANTITIES, select_set
+from .catalog import kinds
 
 __all__ = [
     "plot_member_reliance",
@@ -460,8 +461,8 @@ def plot_pd_envelope(
     return fig
 
 
-#: The figures of one model class (:func:`rashomon_figures`).
-RASHOMON_FIGURES = ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
+#: The figures of one model class (:func:`rashomon_figures`; declared in :mod:`xaipipe.plots.catalog`).
+RASHOMON_FIGURES = kinds("rashomon_figures")
 
 
 def rashomon_figures(

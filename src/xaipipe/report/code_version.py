@@ -22,13 +22,16 @@ What it does not see: third-party libraries (their versions are in
 ``manifest.json``; ``software-env`` covers conda environments), data files the
 code reads outside its inputs, and code reached without an import statement
 (``importlib.import_module`` with a computed name, e.g. a family's estimator
-class ``"module:Class"``, which names third-party classes).
+class ``"module:Class"``, which names third-party classes). Package modules a
+script reaches that way are passed as ``modules`` (the figure rules: the modules of
+their plot functions, :func:`xaipipe.plots.catalog.plot_modules`).
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -76,7 +79,7 @@ def _imports(path: Path, module: str, package: str, package_dir: Path) -> tuple[
     return tuple(found)
 
 
-def package_modules(script: str | Path, package_dir: str | Path) -> dict[str, Path]:
+def package_modules(script: str | Path, package_dir: str | Path, modules: Sequence[str] = ()) -> dict[str, Path]:
     """Modules of a package that a script reaches through import statements, transitively.
 
     Parameters
@@ -86,6 +89,9 @@ def package_modules(script: str | Path, package_dir: str | Path) -> dict[str, Pa
     package_dir : path
         The package's folder (``Path(xaipipe.__file__).parent``); its name is the
         package's import name.
+    modules : sequence of str, optional
+        Dotted names of package modules the script reaches without an import
+        statement (``importlib``): followed as if the script imported them.
 
     Returns
     -------
@@ -107,7 +113,7 @@ def package_modules(script: str | Path, package_dir: str | Path) -> dict[str, Pa
         raise FileNotFoundError(f"{package_dir} is not a package folder (no __init__.py)")
     package = package_dir.name
     seen: dict[str, Path] = {}
-    todo = list(_imports(script.resolve(), "__main__", package, package_dir.resolve()))
+    todo = [*_imports(script.resolve(), "__main__", package, package_dir.resolve()), *modules]
     while todo:
         for name in _with_parents(todo.pop()):
             if name in seen:
@@ -120,8 +126,9 @@ def package_modules(script: str | Path, package_dir: str | Path) -> dict[str, Pa
     return dict(sorted(seen.items()))
 
 
-def code_fingerprint(script: str | Path, package_dir: str | Path) -> str:
-    """SHA-256 of a script and of every package module it reaches (:func:`package_modules`).
+def code_fingerprint(script: str | Path, package_dir: str | Path, modules: Sequence[str] = ()) -> str:
+    """SHA-256 of a script and of every package module it reaches (:func:`package_modules`;
+    ``modules``: those it reaches through ``importlib``).
 
     The hash covers the bytes of each file and its path relative to the package,
     in sorted order, so it changes when any of those files changes, is added to
@@ -135,6 +142,6 @@ def code_fingerprint(script: str | Path, package_dir: str | Path) -> str:
     digest = hashlib.sha256()
     digest.update(b"script\0" + Path(script).read_bytes() + b"\0")
     root = Path(package_dir)
-    for name, path in package_modules(script, root).items():
+    for name, path in package_modules(script, root, modules).items():
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
