@@ -6,6 +6,13 @@ Snakemake's own per-job cost are not in these numbers; ``docs/methods_dependent_
 them. Run after the default study (or after its upstream jobs of the datasets of interest):
 
     python benchmarks/issue35_rules_cpu.py --results results/v1 [--out issue35_cpu.csv] [--datasets abalone ...]
+    python benchmarks/issue35_rules_cpu.py --tiny    # a stand-in results folder of two tiny tables (seconds)
+
+``--tiny`` builds a stand-in ``results`` folder (``benchmarks/_tiny.py``: a regression and a
+classification table prepared and split by the pipeline's code, a linear model and a 10-tree
+gradient boosting each, their ``model_reliance.csv`` from the pipeline's own function) and runs the
+per-model parts on it (no Rashomon set: the per-dataset parts are skipped as for a dataset without
+``member_predictions.npy``).
 
 Rows: ``dataset``, ``family`` (empty for per-dataset parts), ``part`` (``dependent_mr``: the
 conditional and grouped MR rows of ``model_reliance``; ``ale``; ``h_statistic``; ``figures``: the
@@ -154,16 +161,64 @@ def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
     return rows
 
 
+TINY_DATASETS = {"tiny_regression": "regression", "tiny_classification": "classification"}
+TINY_FAMILIES = {
+    "regression": {"linear_regression": {}, "gradient_boosting": {"n_estimators": 10, "max_depth": 2}},
+    "classification": {"logistic_regression": {}, "gradient_boosting": {"n_estimators": 10, "max_depth": 2}},
+}
+
+
+def tiny_results(folder: Path, config: dict) -> Path:
+    """``--tiny``: the stand-in results folder with each model's ``model_reliance.csv`` and an
+    empty ``pd_2d.csv`` (no 2-D PD pair)."""
+    import importlib.util
+
+    from xaipipe.explain.summary import reliance_tables
+    from xaipipe.io import write_csv
+
+    spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).with_name("_tiny.py"))
+    tiny = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tiny)
+    root = tiny.standin_results(folder, TINY_DATASETS, TINY_FAMILIES)
+    rel = config["explain"]["reliance"]
+    for d in TINY_DATASETS:
+        data = load_prepared(
+            root / f"data/{d}/prepared.csv", root / f"data/{d}/prepared.json", root / f"data/{d}/split.json"
+        )
+        for model_path in sorted((root / f"models/{d}/fitted").glob("*.joblib")):
+            family = model_path.stem
+            reliance, _ = reliance_tables(
+                read_joblib(model_path), data.X_test, data.y_test, dataset=d, family=family,
+                feature_names=data.features, feature_groups=data.feature_groups, estimators=["permutation"],
+                losses=rel["losses"][data.task][:1], n_repeats=3, e_switch_max_rows=rel["e_switch_max_rows"],
+                random_state=config["seed"],
+            )  # fmt: skip
+            write_csv(root / f"explain/{d}/{family}/model_reliance.csv", reliance)
+            write_csv(root / f"explain/{d}/{family}/pd_2d.csv", pd.DataFrame(columns=["feature_1", "feature_2"]))
+    return root
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=Path("results/v1"))
     ap.add_argument("--config", type=Path, default=Path("config/config.yaml"))
     ap.add_argument("--datasets", nargs="*")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--tiny", action="store_true", help="a stand-in results folder of two tiny tables (seconds)")
     args = ap.parse_args(argv)
     config = yaml.safe_load(args.config.read_text())
-    datasets = args.datasets or sorted(p.name for p in (args.results / "models").iterdir() if (p / "fitted").is_dir())
-    table = pd.DataFrame(run(args.results, config, datasets))
+    if args.tiny:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="issue35_rules_cpu_tiny_") as folder:
+            config["explain"]["interactions"].update(n_rows=30, n_rows_random_forest=30, n_bootstrap=5)
+            root = tiny_results(Path(folder), config)
+            table = pd.DataFrame(run(root, config, list(TINY_DATASETS)))
+    else:
+        datasets = args.datasets or sorted(
+            p.name for p in (args.results / "models").iterdir() if (p / "fitted").is_dir()
+        )
+        table = pd.DataFrame(run(args.results, config, datasets))
     pd.set_option("display.width", 200)
     print(table.pivot_table(index="dataset", columns="part", values="cpu_s", aggfunc="sum").round(2).to_string())
     print(f"total {table['cpu_s'].sum():.1f} CPU-s")

@@ -60,6 +60,12 @@ EXPECTED = {
         r"^relative gaps \|e_divide / e_switch - 1\| .* R = 20 random halvings$",
         r"^tiny_regression +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
     ],
+    "issue35_rules_cpu": [
+        r"^part +ale +dependent_mr +figures +h_statistic$",
+        r"^tiny_classification +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
+        r"^tiny_regression +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
+        r"^total [\d.]+ CPU-s$",
+    ],
     "kill_resume": [
         r"^uninterrupted run \(toy workflow\): [\d.]+ s",
         r"^run  1: .*: byte-identical$",
