@@ -439,8 +439,8 @@ def learner_refits(
     """
     from joblib import Parallel, delayed
 
+    from ..losses import resolve_loss
     from .reliance import ESTIMATORS, resolve_features
-    from .reliance._base import resolve_loss
 
     Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape

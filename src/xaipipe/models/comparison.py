@@ -77,10 +77,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss
+
 __all__ = [
     "COMPARISON_COLUMNS",
     "DEFAULT_LOSSES",
-    "LOSSES",
     "TEST_LOSS_COLUMNS",
     "aligned_predictions",
     "bootstrap_differences",
@@ -101,9 +102,9 @@ __all__ = [
     "row_losses",
 ]
 
-#: Loss name -> task.
-LOSSES = {"error_rate": "classification", "log_loss": "classification", "mse": "regression", "mae": "regression"}
-#: Losses compared by default, per task.
+#: Losses compared by default, per task, in the spelling the comparison tables publish (``loss``
+#: column): the aliases ``error_rate`` / ``mse`` / ``mae`` of ``zero_one`` / ``squared_error`` /
+#: ``absolute_error`` (:mod:`xaipipe.losses`).
 DEFAULT_LOSSES = {"classification": ("error_rate", "log_loss"), "regression": ("mse", "mae")}
 #: Columns of :func:`compare_families` (``tables/model_comparison.csv``).
 COMPARISON_COLUMNS = [
@@ -183,6 +184,8 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
         model's ``predict_proba``, shape (n, K), gives ``-log clip(p_i(y_i))``.
         ``mse`` / ``mae``: predicted values, shape (n,).
     loss : {"error_rate", "log_loss", "mse", "mae"}
+        Or the canonical names ``zero_one``, ``squared_error``, ``absolute_error``
+        (:mod:`xaipipe.losses`).
 
     Returns
     -------
@@ -198,16 +201,15 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
         Unknown ``loss``, shapes that differ, NaN, probabilities outside [0, 1] or
         labels other than 0/1 for ``log_loss``.
     """
-    if loss not in LOSSES:
-        raise ValueError(f"unknown loss {loss!r}; choose from {sorted(LOSSES)}")
-    if loss == "error_rate":
+    kind = canonical_loss(loss)
+    if kind == "zero_one":
         y = np.asarray(y_true)
         yhat = np.asarray(prediction)
         if y.ndim != 1 or yhat.ndim != 1:
             raise ValueError(f"error_rate needs 1-d labels, got shapes {y.shape} and {yhat.shape}")
         _same_length(y_true=y, y_pred=yhat)
         return (y != yhat).astype(float)
-    if loss == "log_loss":
+    if kind == "log_loss":
         y = _vector(y_true, "y_true")
         p = np.asarray(prediction, dtype=float)
         if p.ndim == 2 and p.shape[1] > 2:
@@ -228,7 +230,7 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
     y = _vector(y_true, "y_true")
     yhat = _vector(prediction, "y_pred")
     _same_length(y_true=y, y_pred=yhat)
-    return (y - yhat) ** 2 if loss == "mse" else np.abs(y - yhat)
+    return (y - yhat) ** 2 if kind == "squared_error" else np.abs(y - yhat)
 
 
 def _multiclass_log_loss(y: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -511,7 +513,7 @@ def aligned_predictions(predictions, dataset: str | None = None, losses: Sequenc
     dataset : str, optional
         Dataset name; taken from the ``dataset`` column when None.
     losses : sequence of str, optional
-        Loss names (``LOSSES``); the task's ``DEFAULT_LOSSES`` when None.
+        Loss names or aliases (:mod:`xaipipe.losses`); the task's ``DEFAULT_LOSSES`` when None.
 
     Returns
     -------
@@ -552,7 +554,7 @@ def aligned_predictions(predictions, dataset: str | None = None, losses: Sequenc
     task = "classification" if next(iter(has_proba.values())) else "regression"
     losses = tuple(DEFAULT_LOSSES[task] if losses is None else losses)
     for loss in losses:
-        if LOSSES.get(loss) != task:
+        if LOSS_TASKS.get(LOSS_ALIASES.get(loss, loss)) != task:
             raise ValueError(f"loss {loss!r} does not apply to {task} (use {DEFAULT_LOSSES[task]})")
 
     per = {}

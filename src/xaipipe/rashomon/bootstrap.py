@@ -552,8 +552,8 @@ def bootstrap_rashomon(
     """
     from joblib import Parallel, delayed
 
-    from ..explain.reliance import ESTIMATORS, random_permutations, resolve_features
-    from ..explain.reliance._base import estimator_stream, resolve_loss
+    from ..explain.reliance import ESTIMATORS, estimator_stream, random_permutations, resolve_features
+    from ..losses import resolve_loss
     from ..models.metrics import LOWER_IS_BETTER
 
     metric = default_metric(task) if metric is None else metric

@@ -74,11 +74,11 @@ import pandas as pd
 from ..explain.reliance import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
+    estimator_stream,
     features_from_groups,
     random_permutations,
     resolve_features,
 )
-from ..explain.reliance._base import estimator_stream
 from .multiplicity import function_count_columns, members_predictions
 from .refit import FittedGroup, fit_member_groups, group_reliance
 from .sets import (

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...losses import resolve_loss, squared_error
 from ...validation import check_int
 from ._base import (
     DEFAULT_MAX_ROWS,
@@ -17,9 +18,7 @@ from ._base import (
     divisor,
     features_from_groups,
     resolve_features,
-    resolve_loss,
     resolve_permutations,
-    squared_error,
     switch_designs,
 )
 
