@@ -13,9 +13,11 @@ from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope
-from xaipipe.rashomon.mcr import mcr_interval, mcr_table, member_table, members_reliance, rashomon_reliance
+from xaipipe.rashomon.mcr import mcr_interval, mcr_table
+from xaipipe.rashomon.members import member_table, members_reliance
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
+from xaipipe.rashomon.study import rashomon_reliance
 
 SEED = 5
 EPS = [0.0, 0.02, 0.1, 0.3, 2.0]
@@ -350,7 +352,7 @@ def test_mcr_table_leaves_undefined_members_out(toy):
 
 
 def _study(toy, **kw):
-    from xaipipe.rashomon.mcr import mcr_study
+    from xaipipe.rashomon.study import mcr_study
 
     # no column groups: the toy's group "c" is not one-hot, so it has no PD grid
     args = dict(
@@ -370,7 +372,7 @@ def _study(toy, **kw):
 
 
 def _refit(toy, families, **kw):
-    from xaipipe.rashomon.mcr import rashomon_refit
+    from xaipipe.rashomon.study import rashomon_refit
 
     args = dict(
         task="regression",
@@ -463,7 +465,7 @@ def test_linear_exact_is_left_out_when_the_test_rows_are_fitted_exactly():
     """n_test <= p + 1 (generic rows): OLS interpolates the test rows, e_orig = 0 and MR is undefined;
     the scope is skipped (no failed job). Collinear columns (a one-hot group) lower the rank."""
     from xaipipe.rashomon.linear import linear_mcr
-    from xaipipe.rashomon.mcr import _fitted_exactly
+    from xaipipe.rashomon.study import _fitted_exactly
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(4, 3)), rng.normal(size=4)

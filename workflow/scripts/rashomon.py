@@ -6,7 +6,7 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
 from xaipipe.io import atomic_path, read_joblib, write_csv
-from xaipipe.rashomon.mcr import mcr_study
+from xaipipe.rashomon.study import mcr_study
 from xaipipe.runner import get_logger, run
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
 from xaipipe.io import write_joblib
-from xaipipe.rashomon.mcr import rashomon_refit
+from xaipipe.rashomon.study import rashomon_refit
 from xaipipe.runner import get_logger, run
 
 

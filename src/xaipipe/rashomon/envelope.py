@@ -181,7 +181,7 @@ def envelope_variables(
     Parameters
     ----------
     members : DataFrame
-        :func:`~xaipipe.rashomon.mcr.member_table` output.
+        :func:`~xaipipe.rashomon.members.member_table` output.
     scope : str
         A family name or ``"cross_family"``.
     epsilon : float

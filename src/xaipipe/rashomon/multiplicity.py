@@ -399,7 +399,7 @@ def scope_multiplicity(
     keys : DataFrame
         ``family``, ``config_id`` of each row of ``predictions``.
     members : DataFrame
-        ``members.csv`` (:func:`xaipipe.rashomon.mcr.member_table`; any number of rows per member):
+        ``members.csv`` (:func:`xaipipe.rashomon.members.member_table`; any number of rows per member):
         ``family``, ``config_id``, ``min_epsilon_family``, ``is_reference_family`` and, when there
         is a cross-family set, ``min_epsilon_cross_family``, ``is_reference_cross_family``.
     task, epsilons, threshold, capacity
@@ -518,7 +518,7 @@ def function_count_columns(
     table : DataFrame
         Rows with ``scope`` and ``epsilon``.
     members : DataFrame
-        ``members.csv`` (:func:`xaipipe.rashomon.mcr.member_table`).
+        ``members.csv`` (:func:`xaipipe.rashomon.members.member_table`).
     keys : DataFrame
         ``family``, ``config_id`` of each row of ``predictions``.
     predictions : array-like of shape (m, n)
