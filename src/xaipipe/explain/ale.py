@@ -87,7 +87,6 @@ from .pdp._effects import _output_label, _resolve_feature
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_int, _check_X, onehot_grid
 
 __all__ = [
-    "CENTERINGS",
     "ALEResult",
     "ALE2DResult",
     "accumulated_local_effects",

@@ -111,11 +111,8 @@ from .learner_intervals import (  # re-exported: the tables layer
 )
 
 __all__ = [
-    "DEFAULT_FRACTION",
     "LEARNER_PD_COLUMNS",
     "LEARNER_PFI_COLUMNS",
-    "PD_REFIT_COLUMNS",
-    "PFI_REFIT_COLUMNS",
     "LearnerResult",
     "corrected_t_interval",
     "estimator_factory",

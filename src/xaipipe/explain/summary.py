@@ -15,7 +15,6 @@ from .importance import split_gain_importance
 from .reliance import features_from_groups, linear_coefficients, model_reliance
 
 __all__ = [
-    "DEFAULT_LOSSES",
     "RELIANCE_FIRST",
     "RANKING_MEASURES",
     "ranking_tables",

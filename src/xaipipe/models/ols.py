@@ -29,7 +29,7 @@ from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from ..losses import LOSS_ALIASES, LOSS_TASKS
 from .comparison import paired_bootstrap_test, row_losses
 
-__all__ = ["identified_columns", "ols_inference", "squared_terms_comparison"]
+__all__ = ["ols_inference", "squared_terms_comparison"]
 
 
 def identified_columns(

@@ -134,13 +134,11 @@ import pandas as pd
 
 from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_int
-from .rid import MCR_COLUMNS, QUANTITIES, mcr_per_resample, mcr_summary, rid_summary
+from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
 
 __all__ = [
-    "QUANTITIES",
-    "MR_DATA",
     "MODEL_COLUMNS",
     "RELIANCE_COLUMNS",
     "SIZE_COLUMNS",
@@ -151,7 +149,6 @@ __all__ = [
     "bootstrap_tables",
     "bootstrap_shard",
     "combine_bootstrap_shards",
-    "default_metric",
     "grid_configurations",
     "resample_seeds",
 ]

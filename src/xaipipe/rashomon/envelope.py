@@ -18,15 +18,7 @@ from ..models.prefix import member_predictor
 from .refit import FittedGroup
 from .sets import CROSS_FAMILY, select_set
 
-__all__ = [
-    "members_partial_dependence",
-    "pd_envelope",
-    "pd_envelope_table",
-    "envelope_variables",
-    "selected_groups",
-    "variable_grid",
-    "members_curves",
-]
+__all__ = ["members_partial_dependence", "pd_envelope", "pd_envelope_table", "selected_groups", "members_curves"]
 
 
 def members_partial_dependence(

@@ -126,7 +126,6 @@ from scipy import linalg, optimize
 from ..explain.reliance import features_from_groups, resolve_features
 
 __all__ = [
-    "QUANTITIES",
     "LINEAR_EXACT",
     "LINEAR_EXACT_COLUMNS",
     "LinearLossForms",

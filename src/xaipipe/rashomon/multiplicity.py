@@ -52,7 +52,6 @@ import pandas as pd
 from ..validation import check_int
 
 __all__ = [
-    "TASKS",
     "MultiplicityResult",
     "n_distinct_functions",
     "rashomon_capacity",

@@ -101,16 +101,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "COVERAGE_COLUMNS",
-    "DEFAULT_LEARNERS",
-    "DEFAULT_LEARNER_CONFIG",
-    "DEFAULT_NOMINAL",
-    "DEFAULT_RASHOMON_CONFIG",
-    "REPETITION_COLUMNS",
-    "coverage_audit",
-    "coverage_table",
-]
+__all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "coverage_audit", "coverage_table"]
 
 #: Learners of (a): family -> one fixed configuration (small and quick).
 DEFAULT_LEARNERS: dict[str, dict] = {

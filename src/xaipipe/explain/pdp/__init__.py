@@ -118,10 +118,7 @@ from ._curves import (
 )
 from ._effects import FeatureEffect, PairEffect, explain_feature, explain_pair
 from ._grid import (
-    DEFAULT_MAX_BATCH_ROWS,
-    LOGIT_EPS,
     NO_LEVEL,
-    TABLE_KINDS,
     deciles,
     feature_grid,
     onehot_grid,
@@ -135,10 +132,7 @@ from ._tables import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_BATCH_ROWS",
-    "LOGIT_EPS",
     "NO_LEVEL",
-    "TABLE_KINDS",
     "FeatureEffect",
     "PairEffect",
     "feature_grid",

@@ -140,7 +140,7 @@ prediction models simultaneously. JMLR 20(177), 1-81.
 Breiman, L. (2001). Random forests. Machine Learning 45(1), 5-32.
 """
 
-from ...losses import LOSSES, log_loss, resolve_loss, squared_error, zero_one
+from ...losses import LOSSES, log_loss, squared_error, zero_one
 from ._base import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
@@ -153,8 +153,6 @@ from ._base import (
     sklearn_permutations,
 )
 from ._conditional import (
-    CONDITIONAL_ESTIMATOR,
-    LINKAGES,
     conditional_model_reliance,
     conditional_permutations,
     conditional_strata,
@@ -166,8 +164,6 @@ from ._mc_error import draw_variance, exact_monte_carlo_se, switch_loss_matrix
 from ._model_reliance import METHODS, model_reliance
 
 __all__ = [
-    "CONDITIONAL_ESTIMATOR",
-    "LINKAGES",
     "conditional_model_reliance",
     "conditional_permutations",
     "conditional_strata",
@@ -188,7 +184,6 @@ __all__ = [
     "log_loss",
     "model_reliance",
     "random_permutations",
-    "resolve_loss",
     "resolve_features",
     "sklearn_permutations",
     "squared_error",
