@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
-from .pdp._curves import model_output
+from .pdp import effect_function
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_X, onehot_grid
 
 __all__ = [
@@ -124,7 +124,7 @@ def ale_tables(
         The pair of the second-order ALE (the 2-D PD's pair); ``None`` or a pair with a
         non-numeric variable: no second-order table (no rows).
     output : {"auto", "predict", "proba", "logit"}
-        The model output (:func:`xaipipe.explain.pdp.model_output`).
+        The model output (:func:`xaipipe.explain.pdp.effect_function`).
     n_bins, pair_bins : int
         Quantile bins of a numeric variable (1-D, and per axis of the pair).
     centering : {"ale_plot", "paper"}
@@ -148,7 +148,7 @@ def ale_tables(
     """
     Xv, wrap, _ = _check_X(X)
     names = list(feature_names)
-    f = model_output(model, output)
+    f = effect_function(model, output)
     rank = {v: i + 1 for i, v in enumerate(ranking)}
     frames, skipped = [], []
     for name, cols, is_group in _variables(names, feature_groups):

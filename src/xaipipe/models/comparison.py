@@ -86,7 +86,7 @@ __all__ = [
     "aligned_predictions",
     "bootstrap_differences",
     "bootstrap_error_rate",
-    "bootstrap_indices",
+    "resample_test_rows",
     "bootstrap_loss_difference",
     "class_probabilities",
     "compare_families",
@@ -258,7 +258,7 @@ def class_probabilities(frame: pd.DataFrame) -> np.ndarray | None:
 
 
 # ----------------------------------------------------------------------------- bootstrap core
-def bootstrap_indices(n: int, n_bootstrap: int, random_state: int | None = 0) -> np.ndarray:
+def resample_test_rows(n: int, n_bootstrap: int, random_state: int | None = 0) -> np.ndarray:
     """Row positions of ``n_bootstrap`` resamples of ``n`` rows, with replacement.
 
     Returns
@@ -311,7 +311,7 @@ def bootstrap_error_rate(y_true, y_pred, *, n_bootstrap: int = 500, random_state
     n_bootstrap : int, default=500
         Number of resamples ``B`` (the seed's 500).
     random_state : int or None, default=0
-        Seed of :func:`bootstrap_indices`.
+        Seed of :func:`resample_test_rows`.
 
     Returns
     -------
@@ -320,7 +320,7 @@ def bootstrap_error_rate(y_true, y_pred, *, n_bootstrap: int = 500, random_state
         ``b``, a multiple of ``1/n``).
     """
     loss = row_losses(y_true, y_pred, "error_rate")
-    idx = bootstrap_indices(len(loss), n_bootstrap, random_state)
+    idx = resample_test_rows(len(loss), n_bootstrap, random_state)
     return pd.DataFrame({"bootstrap": np.arange(n_bootstrap), "error_rate": _resampled_means(loss, idx)[0]})
 
 
@@ -385,7 +385,7 @@ def bootstrap_loss_difference(loss_a, loss_b, *, n_bootstrap: int = 1000, random
         same order.
     n_bootstrap : int, default=1000
     random_state : int or None, default=0
-        Seed of :func:`bootstrap_indices`; :func:`paired_bootstrap_test` with the same
+        Seed of :func:`resample_test_rows`; :func:`paired_bootstrap_test` with the same
         arguments summarises exactly these draws.
 
     Returns
@@ -396,7 +396,7 @@ def bootstrap_loss_difference(loss_a, loss_b, *, n_bootstrap: int = 1000, random
     a = _vector(loss_a, "loss_a")
     b = _vector(loss_b, "loss_b")
     n = _same_length(loss_a=a, loss_b=b)
-    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    idx = resample_test_rows(n, n_bootstrap, random_state)
     return _resampled_means(a - b, idx)[0]
 
 
@@ -640,7 +640,7 @@ def compare_families(
     ref = per[families[0]]
     y = ref["y_true"].to_numpy()
     n = len(y)
-    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    idx = resample_test_rows(n, n_bootstrap, random_state)
     rows = []
     for loss in losses:
         L = _family_losses(per, families, loss)
@@ -696,7 +696,7 @@ def loss_summary(
     _check_bootstrap(n_bootstrap, confidence)
     dataset, _, families, per, losses = aligned_predictions(predictions, dataset, losses)
     n = len(per[families[0]])
-    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    idx = resample_test_rows(n, n_bootstrap, random_state)
     rows = []
     for loss in losses:
         L = _family_losses(per, families, loss)
@@ -770,7 +770,7 @@ def bootstrap_differences(
     if unknown:
         raise ValueError(f"families {unknown} have no predictions (have {known})")
     L = _family_losses(per, known, loss)
-    idx = bootstrap_indices(len(per[known[0]]), n_bootstrap, random_state)
+    idx = resample_test_rows(len(per[known[0]]), n_bootstrap, random_state)
     frames = []
     if pairs is not None:
         for fa, fb in pairs:

@@ -140,7 +140,7 @@ from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
 __all__ = [
     "MODEL_COLUMNS",
-    "RELIANCE_COLUMNS",
+    "BOOTSTRAP_RELIANCE_COLUMNS",
     "SIZE_COLUMNS",
     "MCR_COLUMNS",
     "RashomonBootstrap",
@@ -170,7 +170,7 @@ MODEL_COLUMNS = [
     "is_best",
     "n_oob",
 ]
-RELIANCE_COLUMNS = [
+BOOTSTRAP_RELIANCE_COLUMNS = [
     "bootstrap",
     "family",
     "config_id",
@@ -442,7 +442,7 @@ class RashomonBootstrap:
         ``gap`` (to the reference, in the units of ``epsilon_mode``),
         ``threshold``, ``in_set``, ``is_best`` (the reference).
     reliance : DataFrame
-        :data:`RELIANCE_COLUMNS`: one row per resample x member x feature;
+        :data:`BOOTSTRAP_RELIANCE_COLUMNS`: one row per resample x member x feature;
         ``weight = 1 / set_size`` (sums to 1 within a resample and feature).
     sizes : DataFrame
         :data:`SIZE_COLUMNS`: one row per resample.
@@ -674,7 +674,7 @@ def bootstrap_rashomon(
     results = sorted(results, key=lambda r: r[0])
 
     models = pd.DataFrame([m for r in results for m in r[1]], columns=MODEL_COLUMNS)
-    reliance = pd.DataFrame([m for r in results for m in r[2]], columns=RELIANCE_COLUMNS)
+    reliance = pd.DataFrame([m for r in results for m in r[2]], columns=BOOTSTRAP_RELIANCE_COLUMNS)
     sizes = pd.DataFrame([r[3] for r in results], columns=SIZE_COLUMNS)
     # Hyperparameter columns (union over families), as the CV tables have.
     params = {}

@@ -19,9 +19,6 @@ def _check_int(value, name: str, minimum: int) -> int:
 
 #: Default bound on the number of stacked rows passed to one model call.
 DEFAULT_MAX_BATCH_ROWS = 100_000
-#: Probabilities are clipped to ``[LOGIT_EPS, 1 - LOGIT_EPS]`` before the logit
-#: (tree models predict exact 0 / 1), so logits lie in about +-13.8.
-LOGIT_EPS = 1e-6
 #: Values of the ``kind`` column of :func:`effects_table`.
 TABLE_KINDS = ("pd", "ice", "c_ice", "pd_centered", "d_ice", "d_pd", "d_ice_sd", "decile")
 #: Level label of the all-zero row of a one-hot group (reference level).
