@@ -82,6 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..validation import check_finite
 from .pdp import effect_function
 from .pdp._effects import _output_label, _resolve_feature
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_int, _check_X, onehot_grid
@@ -283,8 +284,7 @@ def _predict_stacked(f, wrap, blocks: Sequence[np.ndarray], max_batch_rows: int)
             y = y[:, 0]
         if y.shape != (stop - start,):
             raise ValueError(f"model output must have shape ({stop - start},), got {y.shape}")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("model output contains NaN or infinite values")
+        check_finite(y, "model output")
         out[start:stop] = y
     return np.split(out, np.cumsum(sizes)[:-1])
 

@@ -78,6 +78,7 @@ import numpy as np
 import pandas as pd
 
 from ..losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss
+from ..validation import check_finite
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -150,8 +151,8 @@ def _vector(x, name: str, dtype=float) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
-    if dtype is float and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} holds NaN or infinite values")
+    if dtype is float:
+        check_finite(arr, name)
     return arr
 
 

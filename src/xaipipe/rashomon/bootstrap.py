@@ -133,7 +133,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.resample import bootstrap_indices, resample_seeds
-from ..validation import check_int
+from ..validation import check_finite, check_int
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
@@ -589,8 +589,7 @@ def bootstrap_rashomon(
     ya = np.asarray(y)
     if Xa.ndim != 2 or Xa.shape[0] < 4:
         raise ValueError(f"X must be 2-D with at least 4 rows, got shape {Xa.shape}")
-    if not (np.isfinite(Xa).all() if imputer is None else not np.isinf(Xa).any()):
-        raise ValueError("X contains NaN or infinite values" if imputer is None else "X contains infinite values")
+    check_finite(Xa, "X", allow_nan=imputer is not None)
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
     strata = None
@@ -608,8 +607,7 @@ def bootstrap_rashomon(
         ya = ya.astype(np.int64)
     else:
         ya = ya.astype(np.float64)
-        if not np.isfinite(ya).all():
-            raise ValueError("y contains NaN or infinite values")
+        check_finite(ya, "y")
     if feature_names is not None:
         names = [str(c) for c in feature_names]
     fgroups = resolve_features(features, Xa.shape[1], names)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..validation import check_int
+from ..validation import check_finite, check_int
 
 __all__ = [
     "MultiplicityResult",
@@ -73,8 +73,7 @@ def _check_predictions(predictions, task: str | None = None) -> np.ndarray:
         raise ValueError(f"predictions must have shape (n_members, n_rows), got {P.shape}")
     if P.dtype.kind not in "biuf":
         raise ValueError(f"predictions must be numeric, got dtype {P.dtype}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("predictions contain NaN or infinite values")
+    check_finite(P, "predictions")
     if task == "classification" and (P.min() < 0 or P.max() > 1):
         raise ValueError("classification predictions must be probabilities of class 1 in [0, 1]")
     return P

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...models.output import LOGIT_EPS
+from ...validation import check_finite
 from ._grid import (
     DEFAULT_MAX_BATCH_ROWS,
     _check_1d,
@@ -99,8 +100,7 @@ def _as_grid_matrix(grid, n_columns: int) -> np.ndarray:
         raise ValueError(f"grid must have shape (n_grid, {n_columns}), got {np.shape(grid)}")
     if G.shape[0] == 0:
         raise ValueError("grid is empty")
-    if not np.all(np.isfinite(G)):
-        raise ValueError("grid contains NaN or infinite values")
+    check_finite(G, "grid")
     return G
 
 
@@ -168,8 +168,7 @@ def ice_curves(
             raise ValueError(
                 f"model output must have shape ({stop - start},) for a chunk of {stop - start} rows, got {y.shape}"
             )
-        if not np.all(np.isfinite(y)):
-            raise ValueError("model output contains NaN or infinite values")
+        check_finite(y, "model output")
         out[start:stop] = y
     return out.reshape(n_grid, n).T.copy()
 

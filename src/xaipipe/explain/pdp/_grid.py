@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...validation import check_finite
 from ...validation import check_int as _check_int_shared
 
 
@@ -37,8 +38,7 @@ def _check_1d(x, name: str) -> np.ndarray:
         arr = arr.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric") from exc
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+    check_finite(arr, name)
     return arr
 
 
@@ -89,8 +89,7 @@ def _check_X(X) -> tuple[np.ndarray, Callable[[np.ndarray], Any], list[str] | No
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"X must have at least one row and one column, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("X contains NaN or infinite values")
+    check_finite(arr, "X")
     return arr, wrap, names
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...validation import check_int
+from ...validation import check_finite, check_int
 
 #: Estimator options of :func:`~xaipipe.explain.reliance.model_reliance`.
 ESTIMATORS = ("permutation", "e_divide", "e_switch")
@@ -69,8 +69,7 @@ def check_y(y, n: int) -> np.ndarray:
         raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}")
     if y.dtype.kind not in "biuf":
         raise ValueError(f"y must be numeric (encode classes as 0/1), got dtype {y.dtype}")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinite values")
+    check_finite(y, "y")
     return y
 
 
