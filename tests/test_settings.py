@@ -77,3 +77,8 @@ def test_unknown_task_and_check_family():
     check_family("grids.regression.random_forest", "random_forest", "regression")
     with pytest.raises(ValueError, match="config key x: unknown model family 'nope'"):
         check_family("x", "nope")
+
+
+def test_params_round_trip(config):
+    s = RashomonSettings.from_config(config, "regression")
+    assert RashomonSettings.from_params(s.to_params()) == s

@@ -130,6 +130,14 @@ class RashomonSettings:
             pd=dict(r["pd"]),
         )
 
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> RashomonSettings:
+        """The settings back from :meth:`to_params` (a rule's ``params.rashomon`` in its script)."""
+        p = dict(params)
+        for key in ("epsilons", "scopes", "estimators"):
+            p[key] = tuple(p[key])
+        return cls(**p)
+
     def to_params(self) -> dict[str, Any]:
         """The rule's ``params.rashomon``: a plain dict (lists, not tuples), the keys of today's
         rules (``task``, ``metric``, ``seed``, ``options``, ``loss``, then the ``rashomon`` keys)."""

@@ -351,44 +351,56 @@ def test_mcr_table_leaves_undefined_members_out(toy):
         assert f"{victim['family']}:{victim['config_id']}" not in (row["argmin_config"], row["argmax_config"])
 
 
-def _study(toy, **kw):
-    from xaipipe.rashomon.study import mcr_study
+def _data_and_settings(toy, kw):
+    """The toy as a prepared split and RashomonSettings (no column groups by default: the toy's group
+    "c" is not one-hot, so it has no PD grid); ``kw`` overrides settings or ``feature_groups``."""
+    from types import SimpleNamespace
 
-    # no column groups: the toy's group "c" is not one-hot, so it has no PD grid
+    from xaipipe.settings import RashomonSettings
+
+    kw = dict(kw)
+    data = SimpleNamespace(
+        X_train=toy["X_train"],
+        y_train=toy["y_train"],
+        X_test=toy["X_test"],
+        y_test=toy["y_test"],
+        features=NAMES,
+        feature_groups=kw.pop("feature_groups", None),
+        dataset="toy",
+    )
     args = dict(
         task="regression",
         metric="rmse",
-        epsilons=EPS,
+        seed=SEED,
+        options={},
+        loss="squared_error",
+        epsilon_mode="relative",
         epsilon=0.3,
-        feature_names=NAMES,
+        epsilons=tuple(EPS),
+        scopes=("family", "cross_family"),
         estimators=("permutation", "e_switch"),
         n_repeats=3,
-        pd_resolution=7,
-        random_state=SEED,
-        dataset="toy",
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
+        pd={"top_k": 2, "resolution": 7},
     )
-    args.update(kw)
-    return mcr_study(toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], **args)
+    args.update({k: tuple(v) if k in ("scopes", "estimators") else v for k, v in kw.items() if k != "refits"})
+    return data, RashomonSettings(**args)
+
+
+def _study(toy, **kw):
+    from xaipipe.rashomon.study import mcr_study
+
+    data, settings = _data_and_settings(toy, kw)
+    out = mcr_study(data, settings, toy["summary"], refits=kw.get("refits"))
+    return {**out.to_frames(), "n_groups": out.n_groups, "predictions": out.predictions}
 
 
 def _refit(toy, families, **kw):
     from xaipipe.rashomon.study import rashomon_refit
 
-    args = dict(
-        task="regression",
-        metric="rmse",
-        epsilons=EPS,
-        epsilon=0.3,
-        feature_names=NAMES,
-        estimators=("permutation", "e_switch"),
-        n_repeats=3,
-        pd_resolution=7,
-        random_state=SEED,
-    )
-    args.update(kw)
-    return rashomon_refit(
-        toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], families=families, **args
-    )
+    data, settings = _data_and_settings(toy, kw)
+    return rashomon_refit(data, settings, toy["summary"], families=families)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ The definitions (Fisher, Rudin & Dominici 2019, §4) are in :mod:`xaipipe.rashom
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,10 @@ from .multiplicity import function_count_columns, members_predictions
 from .refit import fit_member_groups
 from .sets import CROSS_FAMILY, SCOPES, check_epsilons, rashomon_scopes, select_set
 
-__all__ = ["mcr_study", "rashomon_refit", "rashomon_reliance"]
+if TYPE_CHECKING:
+    from ..settings import RashomonSettings
+
+__all__ = ["RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
 
 
 def rashomon_reliance(
@@ -139,7 +143,7 @@ def _figure_scope(sets: Mapping[str, Any], figure_scope: str) -> str:
     return figure_scope if figure_scope in sets else next(iter(sets))
 
 
-def rashomon_refit(
+def _rashomon_refit(
     summary: pd.DataFrame,
     X_train,
     y_train,
@@ -167,7 +171,7 @@ def rashomon_refit(
     method: str = "auto",
     pd_class_index: int = 1,
 ) -> dict:
-    """Refits and MR of the Rashomon-set members of some families: one ``rashomon_refit`` job.
+    """:func:`rashomon_refit` on arrays and keyword arguments: refits and MR of the members of some families.
 
     The member refits of :func:`rashomon_reliance`, restricted to ``families``: the
     sets come from the whole ``summary`` (every family, so the cross-family set and
@@ -311,7 +315,7 @@ def _fitted_exactly(X_test, dataset) -> bool:
     return True
 
 
-def mcr_study(
+def _mcr_study(
     summary: pd.DataFrame,
     X_train,
     y_train,
@@ -340,7 +344,7 @@ def mcr_study(
     refits: Sequence[Mapping[str, Any]] | None = None,
     pd_class_index: int = 1,
 ) -> dict:
-    """The ``rashomon`` rule: sets, member MR, MCR and the PD envelope of one model class.
+    """:func:`mcr_study` on arrays and keyword arguments (the computation; the rule entry is :func:`mcr_study`).
 
     :func:`rashomon_reliance` (sets at the largest ε, refits, MR of every member,
     :func:`member_table`, :func:`mcr_table`), :func:`xaipipe.rashomon.sets.set_sizes`
@@ -422,7 +426,7 @@ def mcr_study(
         rest = [f for f in order if f not in done]
         if rest:
             parts.append(
-                rashomon_refit(
+                _rashomon_refit(
                     summary,
                     X_train,
                     y_train,
@@ -519,3 +523,185 @@ def mcr_study(
         "predictions": predictions,
         "prediction_index": index,
     }
+
+
+# ----------------------------------------------------------------------------- rule entries
+
+
+@dataclass(frozen=True)
+class RashomonStudy:
+    """The tables of the ``rashomon`` rule (:func:`mcr_study`).
+
+    Attributes
+    ----------
+    sets, members, mcr, path, envelope, curves, linear_exact, prediction_index : DataFrame
+        ``sets.csv`` (set sizes per ε), ``members.csv`` (:func:`member_table`), ``mcr.csv``
+        (:func:`mcr_table`, columns :data:`~xaipipe.rashomon.mcr.MCR_FIRST` first; ``linear_exact``
+        rows appended), ``path.csv`` (:func:`mcr_path`), ``envelope.csv`` / ``curves.csv`` (the PD
+        envelope), ``linear_exact.csv`` (no rows unless that scope runs) and the index of
+        ``predictions`` (``member``, ``family``, ``config_id``). ``sets``, ``mcr`` and ``path`` end
+        with ``n_distinct_functions`` and ``is_default``.
+    n_groups : int
+        Fitted prefix groups.
+    predictions : ndarray of shape (m, n_test), float64
+        The members' test predictions (class-1 probabilities of a classifier), in the order of
+        ``members``' first appearance.
+    """
+
+    sets: pd.DataFrame
+    members: pd.DataFrame
+    mcr: pd.DataFrame
+    path: pd.DataFrame
+    envelope: pd.DataFrame
+    curves: pd.DataFrame
+    linear_exact: pd.DataFrame
+    n_groups: int
+    predictions: np.ndarray
+    prediction_index: pd.DataFrame
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact", "prediction_index")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
+def _step_arguments(data, settings: RashomonSettings) -> dict[str, Any]:
+    """The keyword arguments of the Rashomon step's computation from the data and the settings."""
+    return {
+        "task": settings.task,
+        "metric": settings.metric,
+        "epsilons": list(settings.epsilons),
+        "epsilon": settings.epsilon,
+        "epsilon_mode": settings.epsilon_mode,
+        "scopes": list(settings.scopes),
+        "figure_scope": settings.figure_scope,
+        "feature_names": data.features,
+        "feature_groups": data.feature_groups,
+        "estimators": list(settings.estimators),
+        "loss": settings.loss,
+        "n_repeats": settings.n_repeats,
+        "e_switch_max_rows": settings.e_switch_max_rows,
+        "pd_resolution": settings.pd["resolution"],
+        "random_state": settings.seed,
+        "options": settings.options,
+    }
+
+
+def mcr_study(
+    data,
+    settings: RashomonSettings,
+    summary: pd.DataFrame,
+    *,
+    refits: Sequence[Mapping[str, Any]] | None = None,
+    n_jobs: int = 1,
+    pd_class_index: int = 1,
+) -> RashomonStudy:
+    """The ``rashomon`` rule: sets, member MR, MCR, ε-path, PD envelope of one model class.
+
+    Sets at the largest ε (:func:`~xaipipe.rashomon.sets.rashomon_scopes`), member refits and MR
+    (:func:`rashomon_reliance`, :func:`member_table`, :func:`mcr_table`), set sizes per ε
+    (:func:`xaipipe.rashomon.sets.set_sizes`), the exact ε-path (:func:`mcr_path`), the PD envelope
+    of the ``figure_scope`` set at ``epsilon`` (the first scope when that one does not exist;
+    :func:`xaipipe.rashomon.envelope.pd_envelope_table`), for regression with ``"linear_exact"``
+    among the scopes the exact MCR of all linear models
+    (:func:`xaipipe.rashomon.linear.linear_exact_scope`: its rows join ``mcr`` and ``path``), and the
+    members' test predictions with the distinct-function counts
+    (:func:`xaipipe.rashomon.multiplicity.function_count_columns`; ``epsilon`` is the default ε).
+
+    Parameters
+    ----------
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train``, ``y_train``,
+        ``X_test``, ``y_test``, ``features``, ``feature_groups``, ``dataset``.
+    settings : RashomonSettings
+        :meth:`xaipipe.settings.RashomonSettings.from_config` (ε grid and rule, scopes,
+        estimators, loss, repeats, the ``e_switch`` row cap, PD ``top_k`` / ``resolution``, seed,
+        estimator options).
+    summary : DataFrame
+        The dataset's CV summaries, every family of the model class, concatenated.
+    refits : sequence of dict, optional
+        :func:`rashomon_refit` results of some families (config key ``rashomon.refit_jobs``): their
+        members are not refitted here; the tables are the same, byte for byte, as without.
+    n_jobs : int, default 1
+        Processes of the refits, threads of the MR engine; results do not depend on it.
+    pd_class_index : int, default 1
+        Probability column of the PD envelope of classifiers (1: the positive class of a binary
+        model; a multiclass model's chosen class).
+
+    Returns
+    -------
+    RashomonStudy
+    """
+    kw = _step_arguments(data, settings)
+    out = _mcr_study(
+        summary,
+        data.X_train,
+        data.y_train,
+        data.X_test,
+        data.y_test,
+        pd_top_k=settings.pd["top_k"],
+        dataset=data.dataset,
+        n_jobs=n_jobs,
+        pd_class_index=pd_class_index,
+        refits=refits,
+        **kw,
+    )
+    return RashomonStudy(**out)
+
+
+def rashomon_refit(
+    data,
+    settings: RashomonSettings,
+    summary: pd.DataFrame,
+    *,
+    families: Sequence[str],
+    n_jobs: int = 1,
+    pd_class_index: int = 1,
+) -> dict:
+    """The ``rashomon_refit`` rule: refits, MR and PD curves of the Rashomon-set members of ``families``.
+
+    The sets come from the whole ``summary`` (so the cross-family set and its reference are those
+    of one job); the members of ``families`` at the largest ε are refitted and their MR computed
+    (permutations drawn from the seed alone, so a member's MR does not depend on which other members
+    a job holds); the PD curves of this job's members of the envelope's set are computed for every
+    variable that has a grid (the envelope's top-``k`` variables are only known once every MR is).
+    :func:`mcr_study` with ``refits=`` combines such results into the tables of one job, byte for
+    byte.
+
+    Parameters
+    ----------
+    data, settings, summary, n_jobs, pd_class_index
+        As :func:`mcr_study`.
+    families : sequence of str
+        The families of this job (others are left out; a family without members gives empty
+        frames).
+
+    Returns
+    -------
+    dict
+        ``families`` (list), ``reliance`` (:func:`members_reliance` rows of the members,
+        estimator-major, in group order), ``curves``
+        (:func:`~xaipipe.rashomon.envelope.members_curves` of the members in the envelope's set,
+        every variable), ``n_groups`` (fitted groups), ``predictions``
+        (:func:`~xaipipe.rashomon.multiplicity.members_predictions` of the members: keys and the
+        ``(m, n_test)`` test predictions, float64). A plain dict: the rule pickles it for
+        :func:`mcr_study`.
+
+    Raises
+    ------
+    ValueError
+        Empty ``families`` or an invalid input.
+    """
+    return _rashomon_refit(
+        summary,
+        data.X_train,
+        data.y_train,
+        data.X_test,
+        data.y_test,
+        families=families,
+        n_jobs=n_jobs,
+        pd_class_index=pd_class_index,
+        **_step_arguments(data, settings),
+    )
