@@ -526,7 +526,7 @@ def dataset_rashomon_stage(rec, data, cfg, cores):
         metric=metric,
         epsilon=max(cfg["rashomon"]["epsilons"]),
         mode=cfg["rashomon"]["epsilon_mode"],
-        # the grid scopes only, as the rashomon rule (rashomon.mcr): linear_exact is the closed-form
+        # the grid scopes only, as the rashomon rule (rashomon.study): linear_exact is the closed-form
         # MCR of all linear models, no set of fitted members whose MR this stage times
         scopes=[s for s in cfg["rashomon"]["scopes"] if s != LINEAR_EXACT],
     )

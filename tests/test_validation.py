@@ -58,3 +58,23 @@ def test_check_random_state_is_scikit_learns():
     assert check_random_state(rs) is rs
     with pytest.raises(ValueError):
         check_random_state("seed")
+
+
+def test_check_finite_agrees_with_numpy_and_names_the_argument():
+    from xaipipe.validation import check_finite
+
+    ok = np.array([[0.0, 1.5], [-2.0, 3.0]])
+    assert check_finite(ok, "X") is not None
+    np.testing.assert_array_equal(check_finite([1, 2, 3], "y"), [1, 2, 3])  # integers pass
+    for bad in (np.nan, np.inf, -np.inf):
+        arr = ok.copy()
+        arr[1, 0] = bad
+        assert not np.isfinite(arr).all()  # the independent oracle
+        with pytest.raises(ValueError, match=r"^X contains NaN or infinite values$"):
+            check_finite(arr, "X")
+    with_nan = ok.copy()
+    with_nan[0, 1] = np.nan
+    check_finite(with_nan, "X", allow_nan=True)  # missing values an imputer fills
+    with_nan[1, 1] = np.inf
+    with pytest.raises(ValueError, match=r"^X contains infinite values$"):
+        check_finite(with_nan, "X", allow_nan=True)

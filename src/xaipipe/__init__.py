@@ -15,8 +15,16 @@ Sub-packages follow the data flow of the Snakemake workflow:
     values and learner-PD / learner-PFI.
 ``xaipipe.rashomon``
     Rashomon sets and model class reliance (MCR).
+``xaipipe.studies``
+    analyses that combine several steps (thesis studies, simulation, coverage).
+``xaipipe.plots``
+    figures drawn from stored results.
 ``xaipipe.report``
-    figure style, figures, LaTeX tables, provenance manifest and version diffs.
+    thesis tables, provenance manifest, version diffs, code hashes.
+
+Each sub-package's ``__init__`` is its front door: it names its entry points (at most ten, the
+functions the workflow's rules call), loaded on first use (:mod:`xaipipe._lazy`), e.g.
+``from xaipipe.rashomon import mcr_study``. ``docs/layout.md`` maps each rule to its entry point.
 """
 
 __version__ = "0.1.0"

@@ -1,8 +1,9 @@
-"""Input checks shared by every subpackage, on top of scikit-learn's.
+"""Input checks shared by every subpackage, on top of scikit-learn's: the one place for them.
 
-scikit-learn's ``check_scalar`` / ``check_random_state`` / ``check_array`` do the
-work; these wrappers add what the pipeline needs everywhere: booleans are not
-integers, ``None`` may be allowed, and messages name the argument.
+scikit-learn's ``check_scalar`` / ``check_random_state`` / ``check_array`` (its finite-value test
+``sklearn.utils.assert_all_finite``) do the work; these wrappers add what the pipeline needs
+everywhere: booleans are not integers, ``None`` may be allowed, and messages name the argument
+(``"X contains NaN or infinite values"``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_int", "check_fraction", "check_confidence", "check_random_state"]
+__all__ = ["check_int", "check_fraction", "check_confidence", "check_finite", "check_random_state"]
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None, allow_none: bool = False) -> int | None:
@@ -63,3 +64,39 @@ def check_random_state(random_state):
     from sklearn.utils import check_random_state as _check
 
     return _check(random_state)
+
+
+def check_finite(values: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
+    """An array without infinite values (and without NaN unless ``allow_nan``).
+
+    The test is scikit-learn's (``sklearn.utils.assert_all_finite``, the one ``check_array`` runs);
+    integer and boolean arrays pass as they are.
+
+    Parameters
+    ----------
+    values : array-like
+        Any shape.
+    name : str
+        The argument's name, for the message.
+    allow_nan : bool, default False
+        NaN allowed (e.g. missing values that an imputer fills); infinite values never are.
+
+    Returns
+    -------
+    ndarray
+        ``np.asarray(values)``.
+
+    Raises
+    ------
+    ValueError
+        ``"<name> contains NaN or infinite values"`` (``"<name> contains infinite values"`` with
+        ``allow_nan``).
+    """
+    from sklearn.utils import assert_all_finite
+
+    arr = np.asarray(values)
+    try:
+        assert_all_finite(arr, allow_nan=allow_nan, input_name=name)
+    except ValueError:
+        raise ValueError(f"{name} contains {'infinite' if allow_nan else 'NaN or infinite'} values") from None
+    return arr

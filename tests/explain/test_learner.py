@@ -31,8 +31,7 @@ from xaipipe.explain.learner import (
     refit_seeds,
     subsample_splits,
 )
-from xaipipe.explain.reliance import random_permutations
-from xaipipe.explain.reliance._base import estimator_stream
+from xaipipe.explain.reliance import estimator_stream, random_permutations
 
 
 def _dgp(rng, n, sigma=0.5):

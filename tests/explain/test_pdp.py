@@ -14,6 +14,7 @@ from sklearn.inspection import partial_dependence as sk_pd
 from sklearn.linear_model import LogisticRegression
 
 from xaipipe.explain import pdp
+from xaipipe.models.output import LOGIT_EPS
 
 
 # --------------------------------------------------------------------------- #
@@ -166,7 +167,7 @@ def test_logit_is_finite_for_certain_predictions(clf_data):
     p = pdp.ice_curves(rf, X, 0, grid, output="proba")
     assert np.any((p == 0) | (p == 1))
     z = pdp.ice_curves(rf, X, 0, grid, output="logit")
-    bound = math.log((1 - pdp.LOGIT_EPS) / pdp.LOGIT_EPS)
+    bound = math.log((1 - LOGIT_EPS) / LOGIT_EPS)
     assert np.all(np.isfinite(z)) and np.all(np.abs(z) <= bound + 1e-9)
 
 
@@ -401,23 +402,23 @@ def test_dataframe_input_and_names(reg_data):
         pdp.explain_feature(model, df, "zz")
 
 
-def test_model_output_choices_and_errors(reg_data, regressor, clf_data, classifier):
+def test_effect_function_choices_and_errors(reg_data, regressor, clf_data, classifier):
     X, _ = reg_data
     Xc, _ = clf_data
-    np.testing.assert_allclose(pdp.model_output(classifier)(Xc), classifier.predict_proba(Xc)[:, 1])
-    np.testing.assert_allclose(pdp.model_output(classifier, class_index=0)(Xc), classifier.predict_proba(Xc)[:, 0])
+    np.testing.assert_allclose(pdp.effect_function(classifier)(Xc), classifier.predict_proba(Xc)[:, 1])
+    np.testing.assert_allclose(pdp.effect_function(classifier, class_index=0)(Xc), classifier.predict_proba(Xc)[:, 0])
     with pytest.raises(ValueError, match="class_index"):
-        pdp.model_output(classifier, class_index=2)(Xc)
+        pdp.effect_function(classifier, class_index=2)(Xc)
     with pytest.raises(ValueError, match="class labels"):
-        pdp.model_output(classifier, "predict")
+        pdp.effect_function(classifier, "predict")
     with pytest.raises(ValueError, match="predict_proba"):
-        pdp.model_output(regressor, "proba")
+        pdp.effect_function(regressor, "proba")
     with pytest.raises(ValueError, match="used as is"):
-        pdp.model_output(np.sum, "logit")
+        pdp.effect_function(np.sum, "logit")
     with pytest.raises(ValueError, match="output must be"):
-        pdp.model_output(regressor, "margin")
+        pdp.effect_function(regressor, "margin")
     with pytest.raises(TypeError, match="callable"):
-        pdp.model_output(42)
+        pdp.effect_function(42)
     with pytest.raises(ValueError, match="max_batch_rows"):
         pdp.ice_curves(regressor, X, 0, [0.0, 1.0], max_batch_rows=0)
     with pytest.raises(ValueError, match="out of range"):

@@ -19,7 +19,6 @@ from xaipipe.models.comparison import (
     aligned_predictions,
     bootstrap_differences,
     bootstrap_error_rate,
-    bootstrap_indices,
     bootstrap_loss_difference,
     compare_families,
     comparison_tables,
@@ -31,6 +30,7 @@ from xaipipe.models.comparison import (
     regression_summary,
     reject_option_curve,
     reject_option_curves,
+    resample_test_rows,
     row_losses,
 )
 from xaipipe.models.metrics import classification_metrics
@@ -143,7 +143,7 @@ def test_seeded_runs_are_identical_and_seeds_differ():
     r3 = paired_bootstrap_test(a, b, n_bootstrap=300, random_state=8)
     assert r3["se"].iloc[0] != r1["se"].iloc[0]
     np.testing.assert_array_equal(
-        bootstrap_indices(60, 300, 7), np.random.default_rng(7).integers(0, 60, size=(300, 60))
+        resample_test_rows(60, 300, 7), np.random.default_rng(7).integers(0, 60, size=(300, 60))
     )
 
 
@@ -157,8 +157,8 @@ def test_pairing_matters_when_losses_are_correlated():
     b = row_effect + 0.1 + rng.normal(0, 0.3, size=n)
     B = 4000
     paired = paired_bootstrap_test(a, b, n_bootstrap=B, random_state=0).iloc[0]["se"]
-    ia = bootstrap_indices(n, B, 1)
-    ib = bootstrap_indices(n, B, 2)
+    ia = resample_test_rows(n, B, 1)
+    ib = resample_test_rows(n, B, 2)
     unpaired = np.std(a[ia].mean(axis=1) - b[ib].mean(axis=1), ddof=1)
     assert paired == pytest.approx(ideal_se(a - b), rel=0.05)
     assert unpaired == pytest.approx(np.sqrt(ideal_se(a) ** 2 + ideal_se(b) ** 2), rel=0.05)

@@ -276,8 +276,8 @@ def _new_family_pipeline(hgb_family):
     from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
     from xaipipe.models.fitting import fit_group
     from xaipipe.models.grid import expand_grid
-    from xaipipe.rashomon.mcr import rashomon_reliance
     from xaipipe.rashomon.sets import rashomon_set, set_sizes
+    from xaipipe.rashomon.study import rashomon_reliance
 
     X, y = load_diabetes(return_X_y=True)
     Xtr, ytr, Xte, yte = X[:150], y[:150], X[150:190], y[150:190]

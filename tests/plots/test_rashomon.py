@@ -19,8 +19,8 @@ from xaipipe.plots.rashomon import (
 )
 from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope, pd_envelope_table
-from xaipipe.rashomon.mcr import rashomon_reliance
 from xaipipe.rashomon.sets import select_set
+from xaipipe.rashomon.study import rashomon_reliance
 
 EPS = [0.0, 0.05, 0.5]
 NAMES = ["a", "b", "s_F", "s_M"]

@@ -15,9 +15,9 @@ from xaipipe.explain.reliance import random_permutations
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.rashomon.bootstrap import (
+    BOOTSTRAP_RELIANCE_COLUMNS,
     MCR_COLUMNS,
     MODEL_COLUMNS,
-    RELIANCE_COLUMNS,
     bootstrap_indices,
     bootstrap_rashomon,
     bootstrap_tables,
@@ -129,7 +129,7 @@ def test_sets_losses_and_mr_equal_brute_force(data, brute):
     X, y = data
     res = _run(data)
     assert list(res.models.columns[: len(MODEL_COLUMNS)]) == MODEL_COLUMNS
-    assert list(res.reliance.columns) == RELIANCE_COLUMNS
+    assert list(res.reliance.columns) == BOOTSTRAP_RELIANCE_COLUMNS
     merged = res.models.merge(brute, on=["bootstrap", "family", "config_id"], suffixes=("", "_brute"))
     assert len(merged) == len(brute) == B * 9
     np.testing.assert_allclose(merged["loss"], merged["loss_brute"], rtol=1e-12)

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.rashomon.mcr import mcr_interval, mcr_path, mcr_table, member_table
+from xaipipe.rashomon.mcr import mcr_interval, mcr_path, mcr_table
+from xaipipe.rashomon.members import member_table
 from xaipipe.rashomon.rid import mcr_summary, min_resamples
 from xaipipe.rashomon.sets import (
     configuration_key,

@@ -13,9 +13,11 @@ from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
 from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope
-from xaipipe.rashomon.mcr import mcr_interval, mcr_table, member_table, members_reliance, rashomon_reliance
+from xaipipe.rashomon.mcr import mcr_interval, mcr_table
+from xaipipe.rashomon.members import member_table, members_reliance
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
+from xaipipe.rashomon.study import rashomon_reliance
 
 SEED = 5
 EPS = [0.0, 0.02, 0.1, 0.3, 2.0]
@@ -349,44 +351,56 @@ def test_mcr_table_leaves_undefined_members_out(toy):
         assert f"{victim['family']}:{victim['config_id']}" not in (row["argmin_config"], row["argmax_config"])
 
 
-def _study(toy, **kw):
-    from xaipipe.rashomon.mcr import mcr_study
+def _data_and_settings(toy, kw):
+    """The toy as a prepared split and RashomonSettings (no column groups by default: the toy's group
+    "c" is not one-hot, so it has no PD grid); ``kw`` overrides settings or ``feature_groups``."""
+    from types import SimpleNamespace
 
-    # no column groups: the toy's group "c" is not one-hot, so it has no PD grid
+    from xaipipe.settings import RashomonSettings
+
+    kw = dict(kw)
+    data = SimpleNamespace(
+        X_train=toy["X_train"],
+        y_train=toy["y_train"],
+        X_test=toy["X_test"],
+        y_test=toy["y_test"],
+        features=NAMES,
+        feature_groups=kw.pop("feature_groups", None),
+        dataset="toy",
+    )
     args = dict(
         task="regression",
         metric="rmse",
-        epsilons=EPS,
+        seed=SEED,
+        options={},
+        loss="squared_error",
+        epsilon_mode="relative",
         epsilon=0.3,
-        feature_names=NAMES,
+        epsilons=tuple(EPS),
+        scopes=("family", "cross_family"),
         estimators=("permutation", "e_switch"),
         n_repeats=3,
-        pd_resolution=7,
-        random_state=SEED,
-        dataset="toy",
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
+        pd={"top_k": 2, "resolution": 7},
     )
-    args.update(kw)
-    return mcr_study(toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], **args)
+    args.update({k: tuple(v) if k in ("scopes", "estimators") else v for k, v in kw.items() if k != "refits"})
+    return data, RashomonSettings(**args)
+
+
+def _study(toy, **kw):
+    from xaipipe.rashomon.study import mcr_study
+
+    data, settings = _data_and_settings(toy, kw)
+    out = mcr_study(data, settings, toy["summary"], refits=kw.get("refits"))
+    return {**out.to_frames(), "n_groups": out.n_groups, "predictions": out.predictions}
 
 
 def _refit(toy, families, **kw):
-    from xaipipe.rashomon.mcr import rashomon_refit
+    from xaipipe.rashomon.study import rashomon_refit
 
-    args = dict(
-        task="regression",
-        metric="rmse",
-        epsilons=EPS,
-        epsilon=0.3,
-        feature_names=NAMES,
-        estimators=("permutation", "e_switch"),
-        n_repeats=3,
-        pd_resolution=7,
-        random_state=SEED,
-    )
-    args.update(kw)
-    return rashomon_refit(
-        toy["summary"], toy["X_train"], toy["y_train"], toy["X_test"], toy["y_test"], families=families, **args
-    )
+    data, settings = _data_and_settings(toy, kw)
+    return rashomon_refit(data, settings, toy["summary"], families=families)
 
 
 @pytest.fixture(scope="module")
@@ -463,7 +477,7 @@ def test_linear_exact_is_left_out_when_the_test_rows_are_fitted_exactly():
     """n_test <= p + 1 (generic rows): OLS interpolates the test rows, e_orig = 0 and MR is undefined;
     the scope is skipped (no failed job). Collinear columns (a one-hot group) lower the rank."""
     from xaipipe.rashomon.linear import linear_mcr
-    from xaipipe.rashomon.mcr import _fitted_exactly
+    from xaipipe.rashomon.study import _fitted_exactly
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(4, 3)), rng.normal(size=4)

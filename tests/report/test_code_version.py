@@ -104,3 +104,19 @@ def test_a_figure_script_reaches_its_plot_functions_through_the_catalog():
     # a rule that draws no catalog figure: no extra module, the same hash as before the catalog
     assert plot_modules("cv") == ()
     assert code_fingerprint(scripts / "cv.py", pkg, plot_modules("cv")) == code_fingerprint(scripts / "cv.py", pkg)
+
+
+def test_a_front_door_import_reaches_the_entry_points_module_only(tmp_path):
+    """``from xaipipe.rashomon import mcr_study`` (a lazy front door, xaipipe._lazy) reaches the
+    module that defines ``mcr_study`` and what it imports, not every module of the package."""
+    pkg = Path(xaipipe.__file__).resolve().parent
+    (tmp_path / "door.py").write_text("from xaipipe.rashomon import mcr_study\n")
+    (tmp_path / "deep.py").write_text("from xaipipe.rashomon.study import mcr_study\n")
+    door = package_modules(tmp_path / "door.py", pkg)
+    assert "xaipipe.rashomon.study" in door and "xaipipe.rashomon.bootstrap" not in door
+    assert set(door) == set(package_modules(tmp_path / "deep.py", pkg))
+    (tmp_path / "cv_door.py").write_text(
+        "from xaipipe.models import cv_tables\nfrom xaipipe.data import load_prepared\n"
+    )
+    cv = package_modules(tmp_path / "cv_door.py", pkg)
+    assert "xaipipe.models.cv" in cv and not any(m.startswith("xaipipe.rashomon") for m in cv)

@@ -25,6 +25,7 @@ from xaipipe.report.thesis import (
     thesis_pd_features,
 )
 from xaipipe.schema import validate_config
+from xaipipe.settings import RashomonSettings, check_family
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -80,35 +81,19 @@ def P(key, /, **wildcards):
     return result_path(key, RESULTS, **wildcards)
 
 
-def check_family(key, family, task=None):
-    """A config key naming a model family: registered (and supporting `task`), else a clear error."""
-    if family not in FAMILIES:
-        raise ValueError(
-            f"config key {key}: unknown model family {family!r}; registered families: {sorted(FAMILIES)} "
-            "(add one in src/xaipipe/models/families.py or in the config section `families`)"
-        )
-    if task is not None and task not in get_family(family).tasks:
-        raise ValueError(
-            f"config key {key}: model family {family!r} does not support {task} "
-            f"(it supports {sorted(get_family(family).tasks)})"
-        )
-
-
 for _task, _grids in config["grids"].items():
     for _family in _grids:
         check_family(f"grids.{_task}.{_family}", _family, _task)
-for _task, _specs in config["rashomon"]["sample"]["families"].items():
-    for _family in _specs:
-        check_family(f"rashomon.sample.families.{_task}.{_family}", _family, _task)
 for _family in config["estimator_options"]:
     check_family(f"estimator_options.{_family}", _family)
-for _family in (
-    config["rashomon"]["bootstrap"]["families"]
-    + config["explain"]["learner"]["families"]
-):
-    check_family("rashomon.bootstrap.families / explain.learner.families", _family)
-for _family in config["rashomon"]["refit_jobs"]:
-    check_family("rashomon.refit_jobs", _family)
+for _family in config["explain"]["learner"]["families"]:
+    check_family("explain.learner.families", _family)
+# the Rashomon keys (epsilon in epsilons, refit_jobs / bootstrap / sample families) are checked by
+# xaipipe.settings.RashomonSettings.from_config (unit-tested), once per task at parse time
+RASHOMON_SETTINGS = {
+    _task: RashomonSettings.from_config(config, _task)
+    for _task in ("regression", "classification")
+}
 
 
 def shap_params(wildcards):
@@ -241,10 +226,6 @@ BOOTSTRAP_SHARDS = min(
     RASHOMON["bootstrap"]["n_shards"], RASHOMON["bootstrap"]["n_bootstrap"]
 )
 OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
-if RASHOMON["epsilon"] not in RASHOMON["epsilons"]:
-    raise ValueError(
-        f"config key rashomon.epsilon ({RASHOMON['epsilon']}) must be one of rashomon.epsilons {RASHOMON['epsilons']}"
-    )
 
 
 def sampled_families(dataset):
@@ -323,28 +304,8 @@ def sample_size_checks(dataset):
 
 
 def rashomon_params_of(dataset):
-    task = task_of(dataset)
-    return {
-        "task": task,
-        "metric": config["selection"][task],
-        "seed": config["seed"],
-        "options": config["estimator_options"],
-        "loss": config["explain"]["reliance"]["losses"][task][0],
-        **{
-            k: v
-            for k, v in RASHOMON.items()
-            if k
-            not in (
-                "bootstrap",
-                "abalone_study",
-                "families",
-                "figure_quantity",
-                "sample",
-                "refit_jobs",
-                "multiplicity",
-            )
-        },
-    }
+    """params.rashomon of the dataset's Rashomon jobs (xaipipe.settings.RashomonSettings)."""
+    return RASHOMON_SETTINGS[task_of(dataset)].to_params()
 
 
 def rashomon_params(wildcards):

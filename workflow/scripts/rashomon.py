@@ -6,56 +6,37 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
 from xaipipe.io import atomic_path, read_joblib, write_csv
-from xaipipe.rashomon.mcr import mcr_study
+from xaipipe.rashomon.study import mcr_study
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import RashomonSettings
 
 
 def main(smk):
-    p = smk.params.rashomon
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
     # rashomon.refit_jobs: some families' refits came from rashomon_refit jobs (None: all here)
     refits = [read_joblib(path) for path in smk.input.get("refits", [])] or None
     out = mcr_study(
+        data,
+        RashomonSettings.from_params(smk.params.rashomon),
         summary,
-        data.X_train,
-        data.y_train,
-        data.X_test,
-        data.y_test,
-        task=p["task"],
-        metric=p["metric"],
-        epsilons=p["epsilons"],
-        epsilon=p["epsilon"],
-        epsilon_mode=p["epsilon_mode"],
-        scopes=p["scopes"],
-        figure_scope=p["figure_scope"],
-        feature_names=data.features,
-        feature_groups=data.feature_groups,
-        estimators=p["estimators"],
-        loss=p["loss"],
-        n_repeats=p["n_repeats"],
-        e_switch_max_rows=p["e_switch_max_rows"],
-        pd_top_k=p["pd"]["top_k"],
-        pd_resolution=p["pd"]["resolution"],
-        random_state=p["seed"],
-        options=p["options"],
-        dataset=data.dataset,
+        refits=refits,
         n_jobs=smk.threads,
         # a multiclass model's PD envelope: the class of explain.figure_class (default the first); binary: class 1
         pd_class_index=class_choice(data.classes, smk.params.get("figure_class")).get("class_index", 1),
-        refits=refits,
     )
-    get_logger().info("%d member rows from %d fitted groups", len(out["members"]), out["n_groups"])
+    get_logger().info("%d member rows from %d fitted groups", len(out.members), out.n_groups)
     if data.classes is not None:  # multiclass: the envelope is one class's probability; name it
         choice = class_choice(data.classes, smk.params.get("figure_class"))
-        out["envelope"].insert(1, "class", data.classes[choice["class_index"]])
+        out.envelope.insert(1, "class", data.classes[choice["class_index"]])
+    frames = out.to_frames()
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact"):
         if name in smk.output.keys():
-            write_csv(smk.output[name], out[name])
+            write_csv(smk.output[name], frames[name])
     if "predictions" in smk.output.keys():  # the members' test predictions (issue 35: multiplicity)
         with atomic_path(smk.output.predictions) as tmp, open(tmp, "wb") as fh:  # .npy: the same array, the same bytes
-            np.save(fh, out["predictions"], allow_pickle=False)
-        write_csv(smk.output.prediction_index, out["prediction_index"])
+            np.save(fh, out.predictions, allow_pickle=False)
+        write_csv(smk.output.prediction_index, frames["prediction_index"])
 
 
 run(snakemake, main)  # noqa: F821

@@ -5,37 +5,19 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
 from xaipipe.io import write_joblib
-from xaipipe.rashomon.mcr import rashomon_refit
+from xaipipe.rashomon.study import rashomon_refit
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import RashomonSettings
 
 
 def main(smk):
-    p = smk.params.rashomon
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
     out = rashomon_refit(
+        data,
+        RashomonSettings.from_params(smk.params.rashomon),
         summary,
-        data.X_train,
-        data.y_train,
-        data.X_test,
-        data.y_test,
         families=[smk.wildcards.family],
-        task=p["task"],
-        metric=p["metric"],
-        epsilons=p["epsilons"],
-        epsilon=p["epsilon"],
-        epsilon_mode=p["epsilon_mode"],
-        scopes=p["scopes"],
-        figure_scope=p["figure_scope"],
-        feature_names=data.features,
-        feature_groups=data.feature_groups,
-        estimators=p["estimators"],
-        loss=p["loss"],
-        n_repeats=p["n_repeats"],
-        e_switch_max_rows=p["e_switch_max_rows"],
-        pd_resolution=p["pd"]["resolution"],
-        random_state=p["seed"],
-        options=p["options"],
         n_jobs=smk.threads,
         # a multiclass model's PD envelope: the class of explain.figure_class (default the first); binary: class 1
         pd_class_index=class_choice(data.classes, smk.params.get("figure_class")).get("class_index", 1),

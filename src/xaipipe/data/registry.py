@@ -38,11 +38,8 @@ import yaml
 from .parsers import PARSERS
 
 __all__ = [
-    "ENTRY_KEYS",
     "MISSING_POLICIES",
-    "OPTION_KEYS",
     "SOURCE_KINDS",
-    "REGISTRY_SCHEMA",
     "DatasetEntry",
     "RegistryError",
     "load_registry",

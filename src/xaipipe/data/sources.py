@@ -65,16 +65,11 @@ __all__ = [
     "DownloadError",
     "normalize_canonical",
     "read_mirror",
-    "read_sklearn",
-    "read_file_source",
-    "fetch_openml_source",
-    "canonical_from_ucimlrepo",
     "fetch_uci",
     "load_canonical",
     "canonical_sha256",
     "canonical_to_csv_bytes",
     "read_canonical",
-    "read_simulated_source",
     "SOURCE_READERS",
 ]
 

@@ -82,12 +82,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .pdp._curves import model_output
+from ..validation import check_finite
+from .pdp import effect_function
 from .pdp._effects import _output_label, _resolve_feature
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_int, _check_X, onehot_grid
 
 __all__ = [
-    "CENTERINGS",
     "ALEResult",
     "ALE2DResult",
     "accumulated_local_effects",
@@ -284,8 +284,7 @@ def _predict_stacked(f, wrap, blocks: Sequence[np.ndarray], max_batch_rows: int)
             y = y[:, 0]
         if y.shape != (stop - start,):
             raise ValueError(f"model output must have shape ({stop - start},), got {y.shape}")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("model output contains NaN or infinite values")
+        check_finite(y, "model output")
         out[start:stop] = y
     return np.split(out, np.cumsum(sizes)[:-1])
 
@@ -451,7 +450,7 @@ def accumulated_local_effects(
     ----------
     model : callable or fitted estimator
         A regressor (``predict``), a classifier (class-``class_index`` probability or log-odds,
-        ``output``) or a callable ``f(X) -> (n,)`` (:func:`xaipipe.explain.pdp.model_output`).
+        ``output``) or a callable ``f(X) -> (n,)`` (:func:`xaipipe.explain.pdp.effect_function`).
     X : array-like or DataFrame of shape (n, p)
         The rows whose distribution defines the bins and the local effects (numeric, finite).
     feature : int, str or sequence
@@ -495,7 +494,7 @@ def accumulated_local_effects(
     if names is not None and len(names) != Xv.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names for {Xv.shape[1]} columns")
     name, cols, is_group = _resolve_feature(feature, Xv.shape[1], names, feature_groups)
-    f = model_output(model, output, class_index)
+    f = effect_function(model, output, class_index)
     label = _output_label(model, output)
     n = Xv.shape[0]
     if not is_group:
@@ -643,7 +642,7 @@ def accumulated_local_effects_2d(
     (n1, (j1,), _), (n2, (j2,), _) = resolved
     if j1 == j2:
         raise ValueError(f"pair names the same feature twice: {pair!r}")
-    f = model_output(model, output, class_index)
+    f = effect_function(model, output, class_index)
     if edges is None:
         e1, e2 = ale_bin_edges(Xv[:, j1], n_bins), ale_bin_edges(Xv[:, j2], n_bins)
     else:

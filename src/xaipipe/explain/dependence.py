@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
-from .pdp._curves import model_output
+from .pdp import effect_function
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_X, onehot_grid
 
 __all__ = [
@@ -125,7 +125,7 @@ def ale_tables(
         The pair of the second-order ALE (the 2-D PD's pair); ``None`` or a pair with a
         non-numeric variable: no second-order table (no rows).
     output : {"auto", "predict", "proba", "logit"}
-        The model output (:func:`xaipipe.explain.pdp.model_output`).
+        The model output (:func:`xaipipe.explain.pdp.effect_function`).
     class_index : int, default 1
         A classifier's explained class (column of ``predict_proba``): 1 for a binary model; a
         multiclass model's ``explain.figure_class`` (:func:`~xaipipe.explain.shapley.class_choice`).
@@ -152,7 +152,7 @@ def ale_tables(
     """
     Xv, wrap, _ = _check_X(X)
     names = list(feature_names)
-    f = model_output(model, output, class_index)
+    f = effect_function(model, output, class_index)
     rank = {v: i + 1 for i, v in enumerate(ranking)}
     frames, skipped = [], []
     for name, cols, is_group in _variables(names, feature_groups):

@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_int
-from .pdp._curves import model_output
+from .pdp import effect_function
 from .pdp._effects import _output_label, _resolve_feature
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, _check_X
 
@@ -200,7 +200,7 @@ def h_statistic(
     Parameters
     ----------
     model : callable or fitted estimator
-        As :func:`xaipipe.explain.pdp.model_output` (``output``, ``class_index``).
+        As :func:`xaipipe.explain.pdp.effect_function` (``output``, ``class_index``).
     X : array-like or DataFrame of shape (n, p)
     features : sequence, optional
         Variables with a total statistic: column indices / names, names of ``feature_groups``
@@ -269,7 +269,7 @@ def h_statistic(
         raise ValueError("the H-statistic needs at least 2 rows")
     Xs = Xv[rows]
     n = rows.size
-    f = model_output(model, output, class_index)
+    f = effect_function(model, output, class_index)
     F = np.asarray(f(wrap(Xs.copy())), dtype=np.float64).reshape(-1)
     mats = {name: _evaluate(f, wrap, Xs, cols, batch) for name, cols in resolved.items()}
     pair_mats = [_evaluate(f, wrap, Xs, resolved[a] + resolved[b], batch) for a, b in pair_list]

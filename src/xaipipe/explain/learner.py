@@ -99,7 +99,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
-from ..validation import check_confidence, check_fraction, check_int
+from ..validation import check_confidence, check_finite, check_fraction, check_int
 from .learner_intervals import (  # re-exported: the tables layer
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -111,11 +111,8 @@ from .learner_intervals import (  # re-exported: the tables layer
 )
 
 __all__ = [
-    "DEFAULT_FRACTION",
     "LEARNER_PD_COLUMNS",
     "LEARNER_PFI_COLUMNS",
-    "PD_REFIT_COLUMNS",
-    "PFI_REFIT_COLUMNS",
     "LearnerResult",
     "corrected_t_interval",
     "estimator_factory",
@@ -143,17 +140,13 @@ def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarra
         raise ValueError(f"{name} must be numeric") from None
     if Xa.ndim != 2 or Xa.shape[0] < 2 or Xa.shape[1] < 1:
         raise ValueError(f"{name} must be 2-D with at least 2 rows and 1 column, got shape {Xa.shape}")
-    if not (np.isfinite(Xa).all() if not allow_nan else not np.isinf(Xa).any()):
-        raise ValueError(
-            f"{name} contains NaN or infinite values" if not allow_nan else f"{name} contains infinite values"
-        )
+    check_finite(Xa, name, allow_nan=allow_nan)
     ya = np.asarray(y)
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y for {name} must have shape ({Xa.shape[0]},), got {ya.shape}")
     if ya.dtype.kind not in "biuf":
         raise ValueError(f"y for {name} must be numeric (classes coded 0/1), got dtype {ya.dtype}")
-    if ya.dtype.kind == "f" and not np.isfinite(ya).all():
-        raise ValueError(f"y for {name} contains NaN or infinite values")
+    check_finite(ya, f"y for {name}")
     return Xa, ya, names
 
 
@@ -439,8 +432,8 @@ def learner_refits(
     """
     from joblib import Parallel, delayed
 
+    from ..losses import resolve_loss
     from .reliance import ESTIMATORS, resolve_features
-    from .reliance._base import resolve_loss
 
     Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape

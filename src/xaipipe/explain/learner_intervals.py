@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..validation import check_confidence
+from ..validation import check_confidence, check_finite
 
 __all__ = [
     "LEARNER_PD_COLUMNS",
@@ -103,8 +103,7 @@ def corrected_t_interval(values, test_train_ratio: float, *, confidence: float =
     v = np.asarray(values, dtype=np.float64)
     if v.ndim < 1 or v.shape[0] < 2:
         raise ValueError(f"need at least 2 refits along axis 0, got shape {v.shape}")
-    if not np.isfinite(v).all():
-        raise ValueError("values contain NaN or infinite entries")
+    check_finite(v, "values")
     ratio = float(test_train_ratio)
     if not np.isfinite(ratio) or ratio < 0:
         raise ValueError(f"test_train_ratio must be finite and >= 0, got {test_train_ratio!r}")

@@ -64,6 +64,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validation import check_finite
+
 __all__ = ["LimeResult", "lime_explanations", "lime_frame", "compare_lime_shap", "lime_shap_summary"]
 
 #: Tolerance of the check that LIME's local_pred equals intercept + weights at x.
@@ -126,8 +128,7 @@ def _matrix(X, name: str, p: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty 2-D array, got shape {A.shape}")
     if p is not None and A.shape[1] != p:
         raise ValueError(f"{name} has {A.shape[1]} features, expected {p}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+    check_finite(A, name)
     return A
 
 

@@ -12,10 +12,9 @@ import pandas as pd
 from scipy import stats
 
 from .importance import split_gain_importance
-from .reliance import features_from_groups, linear_coefficients, model_reliance
+from .reliance import features_from_groups, model_reliance
 
 __all__ = [
-    "DEFAULT_LOSSES",
     "RELIANCE_FIRST",
     "RANKING_MEASURES",
     "ranking_tables",
@@ -29,14 +28,6 @@ __all__ = [
 
 #: Losses of the model-reliance report per task.
 DEFAULT_LOSSES = {"regression": ("squared_error",), "classification": ("log_loss", "zero_one")}
-
-
-def _is_linear(model) -> bool:
-    try:
-        linear_coefficients(model)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 def reliance_report(
@@ -89,7 +80,6 @@ def reliance_report(
         ``member``, one row per loss × estimator × variable.
     """
     features = features_from_groups(list(feature_names), feature_groups)
-    linear = _is_linear(model)
     out = []
     for loss in losses:
         for estimator in estimators:
@@ -98,11 +88,10 @@ def reliance_report(
             if estimator in ("permutation", "e_divide"):  # random permutations / halvings
                 kwargs["n_repeats"] = n_repeats
                 kwargs["random_state"] = random_state
-            if estimator == "e_switch":
-                closed = linear and loss == "squared_error"  # method="auto" takes the closed form
-                if not closed and e_switch_max_rows is not None and len(y) > e_switch_max_rows:
-                    rows = np.sort(np.random.default_rng(random_state).choice(len(y), e_switch_max_rows, replace=False))
-                    Xe, ye = X[rows], y[rows]
+            if estimator == "e_switch" and e_switch_max_rows is not None:
+                # model_reliance draws the subsample (not where the linear closed form applies)
+                kwargs["max_samples"] = e_switch_max_rows
+                kwargs["random_state"] = random_state
             result = model_reliance(
                 model,
                 Xe,

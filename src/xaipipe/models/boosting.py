@@ -50,7 +50,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["VERIFIED_SKLEARN", "fast_leaf_updates", "fit_estimator", "update_terminal_regions", "validate_parameters"]
+__all__ = ["fast_leaf_updates", "fit_estimator", "update_terminal_regions"]
 
 #: Parameters of ``sklearn.ensemble._gb._update_terminal_regions`` this module mirrors;
 #: with another signature, or a scikit-learn release not in :data:`VERIFIED_SKLEARN`,

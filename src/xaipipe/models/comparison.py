@@ -77,15 +77,17 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss
+from ..validation import check_finite
+
 __all__ = [
     "COMPARISON_COLUMNS",
     "DEFAULT_LOSSES",
-    "LOSSES",
     "TEST_LOSS_COLUMNS",
     "aligned_predictions",
     "bootstrap_differences",
     "bootstrap_error_rate",
-    "bootstrap_indices",
+    "resample_test_rows",
     "bootstrap_loss_difference",
     "class_probabilities",
     "compare_families",
@@ -101,9 +103,9 @@ __all__ = [
     "row_losses",
 ]
 
-#: Loss name -> task.
-LOSSES = {"error_rate": "classification", "log_loss": "classification", "mse": "regression", "mae": "regression"}
-#: Losses compared by default, per task.
+#: Losses compared by default, per task, in the spelling the comparison tables publish (``loss``
+#: column): the aliases ``error_rate`` / ``mse`` / ``mae`` of ``zero_one`` / ``squared_error`` /
+#: ``absolute_error`` (:mod:`xaipipe.losses`).
 DEFAULT_LOSSES = {"classification": ("error_rate", "log_loss"), "regression": ("mse", "mae")}
 #: Columns of :func:`compare_families` (``tables/model_comparison.csv``).
 COMPARISON_COLUMNS = [
@@ -149,8 +151,8 @@ def _vector(x, name: str, dtype=float) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
-    if dtype is float and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} holds NaN or infinite values")
+    if dtype is float:
+        check_finite(arr, name)
     return arr
 
 
@@ -183,6 +185,8 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
         model's ``predict_proba``, shape (n, K), gives ``-log clip(p_i(y_i))``.
         ``mse`` / ``mae``: predicted values, shape (n,).
     loss : {"error_rate", "log_loss", "mse", "mae"}
+        Or the canonical names ``zero_one``, ``squared_error``, ``absolute_error``
+        (:mod:`xaipipe.losses`).
 
     Returns
     -------
@@ -198,16 +202,15 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
         Unknown ``loss``, shapes that differ, NaN, probabilities outside [0, 1] or
         labels other than 0/1 for ``log_loss``.
     """
-    if loss not in LOSSES:
-        raise ValueError(f"unknown loss {loss!r}; choose from {sorted(LOSSES)}")
-    if loss == "error_rate":
+    kind = canonical_loss(loss)
+    if kind == "zero_one":
         y = np.asarray(y_true)
         yhat = np.asarray(prediction)
         if y.ndim != 1 or yhat.ndim != 1:
             raise ValueError(f"error_rate needs 1-d labels, got shapes {y.shape} and {yhat.shape}")
         _same_length(y_true=y, y_pred=yhat)
         return (y != yhat).astype(float)
-    if loss == "log_loss":
+    if kind == "log_loss":
         y = _vector(y_true, "y_true")
         p = np.asarray(prediction, dtype=float)
         if p.ndim == 2 and p.shape[1] > 2:
@@ -228,7 +231,7 @@ def row_losses(y_true, prediction, loss: str) -> np.ndarray:
     y = _vector(y_true, "y_true")
     yhat = _vector(prediction, "y_pred")
     _same_length(y_true=y, y_pred=yhat)
-    return (y - yhat) ** 2 if loss == "mse" else np.abs(y - yhat)
+    return (y - yhat) ** 2 if kind == "squared_error" else np.abs(y - yhat)
 
 
 def _multiclass_log_loss(y: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -256,7 +259,7 @@ def class_probabilities(frame: pd.DataFrame) -> np.ndarray | None:
 
 
 # ----------------------------------------------------------------------------- bootstrap core
-def bootstrap_indices(n: int, n_bootstrap: int, random_state: int | None = 0) -> np.ndarray:
+def resample_test_rows(n: int, n_bootstrap: int, random_state: int | None = 0) -> np.ndarray:
     """Row positions of ``n_bootstrap`` resamples of ``n`` rows, with replacement.
 
     Returns
@@ -309,7 +312,7 @@ def bootstrap_error_rate(y_true, y_pred, *, n_bootstrap: int = 500, random_state
     n_bootstrap : int, default=500
         Number of resamples ``B`` (the seed's 500).
     random_state : int or None, default=0
-        Seed of :func:`bootstrap_indices`.
+        Seed of :func:`resample_test_rows`.
 
     Returns
     -------
@@ -318,7 +321,7 @@ def bootstrap_error_rate(y_true, y_pred, *, n_bootstrap: int = 500, random_state
         ``b``, a multiple of ``1/n``).
     """
     loss = row_losses(y_true, y_pred, "error_rate")
-    idx = bootstrap_indices(len(loss), n_bootstrap, random_state)
+    idx = resample_test_rows(len(loss), n_bootstrap, random_state)
     return pd.DataFrame({"bootstrap": np.arange(n_bootstrap), "error_rate": _resampled_means(loss, idx)[0]})
 
 
@@ -383,7 +386,7 @@ def bootstrap_loss_difference(loss_a, loss_b, *, n_bootstrap: int = 1000, random
         same order.
     n_bootstrap : int, default=1000
     random_state : int or None, default=0
-        Seed of :func:`bootstrap_indices`; :func:`paired_bootstrap_test` with the same
+        Seed of :func:`resample_test_rows`; :func:`paired_bootstrap_test` with the same
         arguments summarises exactly these draws.
 
     Returns
@@ -394,7 +397,7 @@ def bootstrap_loss_difference(loss_a, loss_b, *, n_bootstrap: int = 1000, random
     a = _vector(loss_a, "loss_a")
     b = _vector(loss_b, "loss_b")
     n = _same_length(loss_a=a, loss_b=b)
-    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    idx = resample_test_rows(n, n_bootstrap, random_state)
     return _resampled_means(a - b, idx)[0]
 
 
@@ -511,7 +514,7 @@ def aligned_predictions(predictions, dataset: str | None = None, losses: Sequenc
     dataset : str, optional
         Dataset name; taken from the ``dataset`` column when None.
     losses : sequence of str, optional
-        Loss names (``LOSSES``); the task's ``DEFAULT_LOSSES`` when None.
+        Loss names or aliases (:mod:`xaipipe.losses`); the task's ``DEFAULT_LOSSES`` when None.
 
     Returns
     -------
@@ -552,7 +555,7 @@ def aligned_predictions(predictions, dataset: str | None = None, losses: Sequenc
     task = "classification" if next(iter(has_proba.values())) else "regression"
     losses = tuple(DEFAULT_LOSSES[task] if losses is None else losses)
     for loss in losses:
-        if LOSSES.get(loss) != task:
+        if LOSS_TASKS.get(LOSS_ALIASES.get(loss, loss)) != task:
             raise ValueError(f"loss {loss!r} does not apply to {task} (use {DEFAULT_LOSSES[task]})")
 
     per = {}
@@ -638,7 +641,7 @@ def compare_families(
     ref = per[families[0]]
     y = ref["y_true"].to_numpy()
     n = len(y)
-    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    idx = resample_test_rows(n, n_bootstrap, random_state)
     rows = []
     for loss in losses:
         L = _family_losses(per, families, loss)
@@ -694,7 +697,7 @@ def loss_summary(
     _check_bootstrap(n_bootstrap, confidence)
     dataset, _, families, per, losses = aligned_predictions(predictions, dataset, losses)
     n = len(per[families[0]])
-    idx = bootstrap_indices(n, n_bootstrap, random_state)
+    idx = resample_test_rows(n, n_bootstrap, random_state)
     rows = []
     for loss in losses:
         L = _family_losses(per, families, loss)
@@ -768,7 +771,7 @@ def bootstrap_differences(
     if unknown:
         raise ValueError(f"families {unknown} have no predictions (have {known})")
     L = _family_losses(per, known, loss)
-    idx = bootstrap_indices(len(per[known[0]]), n_bootstrap, random_state)
+    idx = resample_test_rows(len(per[known[0]]), n_bootstrap, random_state)
     frames = []
     if pairs is not None:
         for fa, fb in pairs:

@@ -31,16 +31,7 @@ from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS
 from .output import model_output
 from .prefix import prefix_predictions
 
-__all__ = [
-    "combine_cv_shards",
-    "cross_validate_grid",
-    "cv_tables",
-    "fit_configurations",
-    "metric_names",
-    "n_fit_units",
-    "select_best",
-    "summarize_cv",
-]
+__all__ = ["combine_cv_shards", "cross_validate_grid", "cv_tables", "n_fit_units", "select_best", "summarize_cv"]
 
 
 def metric_names(task: str) -> tuple[str, ...]:

@@ -58,9 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Family",
     "FAMILIES",
-    "PREFIX_KINDS",
     "PREFIX_PARAM",
-    "SHAP_ALGORITHMS",
     "families_for_task",
     "family_of",
     "final_estimator",

@@ -107,6 +107,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validation import check_finite
+
 __all__ = ["logit_inference", "reference_coding", "separation"]
 
 #: Tolerance of the separation LPs, relative to the largest |s_i x_i' d| at |d_j| <= 1.
@@ -123,8 +125,7 @@ def _check_xy(X, y, feature_names) -> tuple[np.ndarray, np.ndarray, list[str]]:
     names = [str(c) for c in feature_names]
     if len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or infinite values")
+    check_finite(X, "X")
     labels = set(np.unique(y).tolist())
     if not labels <= {0, 1} or len(labels) != 2:
         raise ValueError(f"y must hold both classes coded 0 and 1, got {sorted(labels)}")

@@ -76,6 +76,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validation import check_finite
 from .logit import _aliased_terms, reference_coding
 
 __all__ = ["multinomial_separation", "mnlogit_inference"]
@@ -94,8 +95,7 @@ def _check_xy(X, y, feature_names) -> tuple[np.ndarray, np.ndarray, list[str], i
         raise ValueError(f"{len(names)} feature names for {X.shape[1]} columns")
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-    if not np.isfinite(X).all():
-        raise ValueError("X contains NaN or infinite values")
+    check_finite(X, "X")
     codes = y.astype(np.int64) if np.issubdtype(y.dtype, np.number) else None
     if codes is None or not np.array_equal(codes, y):
         raise ValueError("y must hold integer class codes 0 .. K-1")

@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array, check_consistent_length, column_or_1d
 
-from .comparison import LOSSES, paired_bootstrap_test, row_losses
+from ..losses import LOSS_ALIASES, LOSS_TASKS
+from .comparison import paired_bootstrap_test, row_losses
 
-__all__ = ["identified_columns", "ols_inference", "squared_terms_comparison"]
+__all__ = ["ols_inference", "squared_terms_comparison"]
 
 
 def identified_columns(
@@ -258,7 +259,7 @@ def squared_terms_comparison(
     check_consistent_length(Xtr, ytr)
     check_consistent_length(Xte, yte)
     for loss in losses:
-        if LOSSES.get(loss) != "regression":
+        if LOSS_TASKS.get(LOSS_ALIASES.get(loss, loss)) != "regression":
             raise ValueError(f"loss {loss!r} is not a regression loss (use 'mse' or 'mae')")
     kept, dropped = identified_columns(Xtr, names, feature_groups)
     if dropped:  # reference levels, constant and aliased columns: out of both models

@@ -43,7 +43,7 @@ import numpy as np
 
 from .grid import config_id, expand_grid
 
-__all__ = ["DISTRIBUTIONS", "distribution", "sample_configurations"]
+__all__ = ["distribution", "sample_configurations"]
 
 #: Distribution keys of a sampling spec.
 DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")

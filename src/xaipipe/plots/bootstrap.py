@@ -60,7 +60,7 @@ def plot_rid(
     Parameters
     ----------
     reliance : DataFrame
-        :data:`xaipipe.rashomon.bootstrap.RELIANCE_COLUMNS` of one dataset.
+        :data:`xaipipe.rashomon.bootstrap.BOOTSTRAP_RELIANCE_COLUMNS` of one dataset.
     mcr : DataFrame, optional
         :data:`xaipipe.rashomon.bootstrap.MCR_COLUMNS`; adds the MCR⁻ / MCR⁺
         percentile intervals.

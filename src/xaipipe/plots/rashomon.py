@@ -90,7 +90,7 @@ def plot_member_reliance(
     Parameters
     ----------
     members : DataFrame
-        :func:`xaipipe.rashomon.mcr.member_table` output.
+        :func:`xaipipe.rashomon.members.member_table` output.
     scope : str
         Family name or ``"cross_family"``.
     epsilon : float

@@ -133,16 +133,14 @@ import numpy as np
 import pandas as pd
 
 from ..data.resample import bootstrap_indices, resample_seeds
-from ..validation import check_int
-from .rid import MCR_COLUMNS, QUANTITIES, mcr_per_resample, mcr_summary, rid_summary
+from ..validation import check_finite, check_int
+from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
 
 __all__ = [
-    "QUANTITIES",
-    "MR_DATA",
     "MODEL_COLUMNS",
-    "RELIANCE_COLUMNS",
+    "BOOTSTRAP_RELIANCE_COLUMNS",
     "SIZE_COLUMNS",
     "MCR_COLUMNS",
     "RashomonBootstrap",
@@ -151,7 +149,6 @@ __all__ = [
     "bootstrap_tables",
     "bootstrap_shard",
     "combine_bootstrap_shards",
-    "default_metric",
     "grid_configurations",
     "resample_seeds",
 ]
@@ -173,7 +170,7 @@ MODEL_COLUMNS = [
     "is_best",
     "n_oob",
 ]
-RELIANCE_COLUMNS = [
+BOOTSTRAP_RELIANCE_COLUMNS = [
     "bootstrap",
     "family",
     "config_id",
@@ -445,7 +442,7 @@ class RashomonBootstrap:
         ``gap`` (to the reference, in the units of ``epsilon_mode``),
         ``threshold``, ``in_set``, ``is_best`` (the reference).
     reliance : DataFrame
-        :data:`RELIANCE_COLUMNS`: one row per resample x member x feature;
+        :data:`BOOTSTRAP_RELIANCE_COLUMNS`: one row per resample x member x feature;
         ``weight = 1 / set_size`` (sums to 1 within a resample and feature).
     sizes : DataFrame
         :data:`SIZE_COLUMNS`: one row per resample.
@@ -552,8 +549,8 @@ def bootstrap_rashomon(
     """
     from joblib import Parallel, delayed
 
-    from ..explain.reliance import ESTIMATORS, random_permutations, resolve_features
-    from ..explain.reliance._base import estimator_stream, resolve_loss
+    from ..explain.reliance import ESTIMATORS, estimator_stream, random_permutations, resolve_features
+    from ..losses import resolve_loss
     from ..models.metrics import LOWER_IS_BETTER
 
     metric = default_metric(task) if metric is None else metric
@@ -592,8 +589,7 @@ def bootstrap_rashomon(
     ya = np.asarray(y)
     if Xa.ndim != 2 or Xa.shape[0] < 4:
         raise ValueError(f"X must be 2-D with at least 4 rows, got shape {Xa.shape}")
-    if not (np.isfinite(Xa).all() if imputer is None else not np.isinf(Xa).any()):
-        raise ValueError("X contains NaN or infinite values" if imputer is None else "X contains infinite values")
+    check_finite(Xa, "X", allow_nan=imputer is not None)
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
     strata = None
@@ -611,8 +607,7 @@ def bootstrap_rashomon(
         ya = ya.astype(np.int64)
     else:
         ya = ya.astype(np.float64)
-        if not np.isfinite(ya).all():
-            raise ValueError("y contains NaN or infinite values")
+        check_finite(ya, "y")
     if feature_names is not None:
         names = [str(c) for c in feature_names]
     fgroups = resolve_features(features, Xa.shape[1], names)
@@ -677,7 +672,7 @@ def bootstrap_rashomon(
     results = sorted(results, key=lambda r: r[0])
 
     models = pd.DataFrame([m for r in results for m in r[1]], columns=MODEL_COLUMNS)
-    reliance = pd.DataFrame([m for r in results for m in r[2]], columns=RELIANCE_COLUMNS)
+    reliance = pd.DataFrame([m for r in results for m in r[2]], columns=BOOTSTRAP_RELIANCE_COLUMNS)
     sizes = pd.DataFrame([r[3] for r in results], columns=SIZE_COLUMNS)
     # Hyperparameter columns (union over families), as the CV tables have.
     params = {}

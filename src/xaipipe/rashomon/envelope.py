@@ -18,15 +18,7 @@ from ..models.prefix import member_predictor
 from .refit import FittedGroup
 from .sets import CROSS_FAMILY, select_set
 
-__all__ = [
-    "members_partial_dependence",
-    "pd_envelope",
-    "pd_envelope_table",
-    "envelope_variables",
-    "selected_groups",
-    "variable_grid",
-    "members_curves",
-]
+__all__ = ["members_partial_dependence", "pd_envelope", "pd_envelope_table", "selected_groups", "members_curves"]
 
 
 def members_partial_dependence(
@@ -181,7 +173,7 @@ def envelope_variables(
     Parameters
     ----------
     members : DataFrame
-        :func:`~xaipipe.rashomon.mcr.member_table` output.
+        :func:`~xaipipe.rashomon.members.member_table` output.
     scope : str
         A family name or ``"cross_family"``.
     epsilon : float

@@ -124,9 +124,9 @@ import pandas as pd
 from scipy import linalg, optimize
 
 from ..explain.reliance import features_from_groups, resolve_features
+from ..validation import check_finite
 
 __all__ = [
-    "QUANTITIES",
     "LINEAR_EXACT",
     "LINEAR_EXACT_COLUMNS",
     "LinearLossForms",
@@ -153,8 +153,7 @@ def _as_matrix(X) -> tuple[np.ndarray, list[str] | None]:
         raise ValueError(f"X must be numeric: {exc}") from None
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("X contains NaN or infinite values")
+    check_finite(arr, "X")
     return arr, names
 
 
@@ -167,8 +166,7 @@ def _as_vector(v, name: str, length: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} has length {arr.shape[0]}, expected {length}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+    check_finite(arr, name)
     return arr
 
 

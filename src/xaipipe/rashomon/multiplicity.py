@@ -49,10 +49,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..validation import check_int
+from ..validation import check_finite, check_int
 
 __all__ = [
-    "TASKS",
     "MultiplicityResult",
     "n_distinct_functions",
     "rashomon_capacity",
@@ -74,8 +73,7 @@ def _check_predictions(predictions, task: str | None = None) -> np.ndarray:
         raise ValueError(f"predictions must have shape (n_members, n_rows), got {P.shape}")
     if P.dtype.kind not in "biuf":
         raise ValueError(f"predictions must be numeric, got dtype {P.dtype}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("predictions contain NaN or infinite values")
+    check_finite(P, "predictions")
     if task == "classification" and (P.min() < 0 or P.max() > 1):
         raise ValueError("classification predictions must be probabilities of class 1 in [0, 1]")
     return P
@@ -399,7 +397,7 @@ def scope_multiplicity(
     keys : DataFrame
         ``family``, ``config_id`` of each row of ``predictions``.
     members : DataFrame
-        ``members.csv`` (:func:`xaipipe.rashomon.mcr.member_table`; any number of rows per member):
+        ``members.csv`` (:func:`xaipipe.rashomon.members.member_table`; any number of rows per member):
         ``family``, ``config_id``, ``min_epsilon_family``, ``is_reference_family`` and, when there
         is a cross-family set, ``min_epsilon_cross_family``, ``is_reference_cross_family``.
     task, epsilons, threshold, capacity
@@ -518,7 +516,7 @@ def function_count_columns(
     table : DataFrame
         Rows with ``scope`` and ``epsilon``.
     members : DataFrame
-        ``members.csv`` (:func:`xaipipe.rashomon.mcr.member_table`).
+        ``members.csv`` (:func:`xaipipe.rashomon.members.member_table`).
     keys : DataFrame
         ``family``, ``config_id`` of each row of ``predictions``.
     predictions : array-like of shape (m, n)

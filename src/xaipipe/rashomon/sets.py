@@ -579,12 +579,12 @@ def rashomon_path(
 
 
 def select_set(members: pd.DataFrame, scope: str, epsilon: float, *, allow_empty: bool = False) -> pd.DataFrame:
-    """Rows of a :func:`~xaipipe.rashomon.mcr.member_table` in the Rashomon set of ``scope`` at ``epsilon``.
+    """Rows of a :func:`~xaipipe.rashomon.members.member_table` in the Rashomon set of ``scope`` at ``epsilon``.
 
     Parameters
     ----------
     members : DataFrame
-        :func:`~xaipipe.rashomon.mcr.member_table` output.
+        :func:`~xaipipe.rashomon.members.member_table` output.
     scope : str
         A family name or ``"cross_family"``.
     epsilon : float

@@ -18,6 +18,11 @@ hashes and reruns nothing. The granularity is the module: editing one function o
 ``rashomon/sets.py`` reruns the jobs whose scripts reach that module, and no job
 that does not reach it (``cv`` does not).
 
+A sub-package's front door (its ``__init__``, :mod:`xaipipe._lazy`) imports nothing: it names
+its entry points in a literal ``ENTRY_POINTS`` table, which is read here, so
+``from xaipipe.rashomon import mcr_study`` reaches ``xaipipe.rashomon.study`` (and what that
+imports), not every module of the package.
+
 What it does not see: third-party libraries (their versions are in
 ``manifest.json``; ``software-env`` covers conda environments), data files the
 code reads outside its inputs, and code reached without an import statement
@@ -73,10 +78,28 @@ def _imports(path: Path, module: str, package: str, package_dir: Path) -> tuple[
             if base != package and not base.startswith(package + "."):
                 continue
             found.append(base)
+            lazy = _entry_points(_module_file(package_dir, base))
             for alias in node.names:  # `from pkg.sub import module`
                 if _module_file(package_dir, f"{base}.{alias.name}") is not None:
                     found.append(f"{base}.{alias.name}")
+                elif alias.name in lazy:  # `from pkg.sub import entry_point` of a front door
+                    found.append(f"{base}.{lazy[alias.name]}")
     return tuple(found)
+
+
+@lru_cache(maxsize=256)
+def _entry_points(init: Path | None) -> dict[str, str]:
+    """The literal ``ENTRY_POINTS`` table of a package's ``__init__`` (:mod:`xaipipe._lazy`): entry
+    point -> submodule; empty for a module or a package without one."""
+    if init is None or init.name != "__init__.py":
+        return {}
+    for node in ast.parse(init.read_bytes(), filename=str(init)).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(node, ast.AnnAssign):
+            target = node.target
+        if isinstance(target, ast.Name) and target.id == "ENTRY_POINTS" and node.value is not None:
+            return dict(ast.literal_eval(node.value))
+    return {}
 
 
 def package_modules(script: str | Path, package_dir: str | Path, modules: Sequence[str] = ()) -> dict[str, Path]:

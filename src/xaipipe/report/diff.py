@@ -37,16 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "NOISE_SE",
-    "TIME_COLUMNS",
-    "PROVENANCE_KEYS",
-    "diff_tables",
-    "diff_versions",
-    "file_difference",
-    "compare_trees",
-    "main",
-]
+__all__ = ["diff_tables", "diff_versions", "file_difference", "compare_trees", "main"]
 
 #: Measured times: they differ between any two runs.
 TIME_COLUMNS = frozenset({"fit_time_s", "predict_time_s", "compute_time_s"})

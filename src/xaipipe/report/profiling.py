@@ -37,7 +37,6 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "BENCHMARK_COLUMNS",
     "JOB_COLUMNS",
     "pattern_regex",
     "match_rule",
@@ -47,7 +46,6 @@ __all__ = [
     "rule_totals",
     "markdown_table",
     "profile_tables",
-    "main",
 ]
 
 #: Columns of a Snakemake benchmark TSV that the profile needs.

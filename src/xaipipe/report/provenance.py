@@ -10,15 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "CODE_PATHS",
-    "PACKAGES",
-    "git_state",
-    "config_sha256",
-    "package_versions",
-    "snakemake_run_info",
-    "build_manifest",
-]
+__all__ = ["git_state", "snakemake_run_info", "build_manifest"]
 
 PACKAGES = (
     "xaipipe",

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["TEST_METRIC_COLUMNS", "test_metric_tables", "test_metrics_table", "thesis_comparison"]
+__all__ = ["test_metric_tables", "test_metrics_table", "thesis_comparison"]
 
 #: Column order of ``tables/test_metrics.csv`` after ``dataset``, ``task``, ``model``.
 TEST_METRIC_COLUMNS = (

@@ -43,14 +43,11 @@ import pandas as pd
 
 __all__ = [
     "THESIS_GRID",
-    "THESIS_SEED",
-    "HYPERPARAMETERS",
     "TRANSFORMS",
     "AFFINE_TRANSFORMS",
     "load_abalone",
     "transform_target",
     "thesis_study",
-    "rank_models",
     "affine_rmse",
     "load_published",
     "compare_with_published",

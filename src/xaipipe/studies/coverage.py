@@ -17,7 +17,7 @@ each the pipeline's own functions:
     grids of a few families, :func:`xaipipe.models.cv.cross_validate_grid`), its
     Rashomon sets with the pipeline's ε rule (``"se"``: ε in CV standard errors of
     the reference, :mod:`xaipipe.rashomon.sets`), member refits and member MR on
-    the test split (:func:`xaipipe.rashomon.mcr.rashomon_reliance`), the interval
+    the test split (:func:`xaipipe.rashomon.study.rashomon_reliance`), the interval
     ``[MCR-(ε), MCR+(ε)]`` per scope, variable and ε; and the exact MCR of all
     linear models (:func:`xaipipe.rashomon.linear.linear_exact_scope`).
 
@@ -101,16 +101,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "COVERAGE_COLUMNS",
-    "DEFAULT_LEARNERS",
-    "DEFAULT_LEARNER_CONFIG",
-    "DEFAULT_NOMINAL",
-    "DEFAULT_RASHOMON_CONFIG",
-    "REPETITION_COLUMNS",
-    "coverage_audit",
-    "coverage_table",
-]
+__all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "coverage_audit", "coverage_table"]
 
 #: Learners of (a): family -> one fixed configuration (small and quick).
 DEFAULT_LEARNERS: dict[str, dict] = {
@@ -372,8 +363,10 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list
 def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_pop, y_pop, pop_seed) -> list[dict]:
     from ..models.cv import cross_validate_grid, summarize_cv
     from ..rashomon.linear import LINEAR_EXACT, linear_exact_scope
-    from ..rashomon.mcr import mcr_table, member_table, members_reliance, rashomon_reliance
+    from ..rashomon.mcr import mcr_table
+    from ..rashomon.members import member_table, members_reliance
     from ..rashomon.sets import check_epsilons, rashomon_scopes
+    from ..rashomon.study import rashomon_reliance
 
     eps = check_epsilons(rc["epsilons"])
     mode = rc["epsilon_mode"]

@@ -81,7 +81,6 @@ __all__ = [
     "boosting_depth_curve",
     "ILLUSTRATIONS",
     "boosting_staged_curves",
-    "early_stopping_iteration",
     "fit_diabetes_tree",
     "illustration_table",
     "loss_functions",

@@ -76,7 +76,6 @@ import pandas as pd
 from ..data.simulated import DEFAULT_DGP, DGP, feature_index, feature_names, get_dgp
 
 __all__ = [
-    "METHODS",
     "QUANTITIES",
     "TRUTH_COLUMNS",
     "ice_derivative_truth",

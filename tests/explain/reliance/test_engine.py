@@ -25,11 +25,11 @@ from xaipipe.explain.reliance._base import (
     check_y,
     divisor,
     resolve_features,
-    resolve_loss,
     resolve_permutations,
     switch_designs,
 )
 from xaipipe.explain.reliance._engine import engine_sums, ensemble_outputs, supports_engine, tree_terms
+from xaipipe.losses import resolve_loss
 from xaipipe.models.families import FAMILIES
 from xaipipe.models.prefix import member_predictor, prefix_predictions
 

@@ -10,7 +10,7 @@ import pytest
 from sklearn.linear_model import LinearRegression
 
 from xaipipe.explain.reliance import draw_variance, exact_monte_carlo_se, model_reliance, switch_loss_matrix
-from xaipipe.explain.reliance._base import squared_error
+from xaipipe.losses import squared_error
 
 
 def _matchings(rows):

@@ -537,3 +537,25 @@ def test_result_arrays_and_frame(reg, gb_reg):
     np.testing.assert_array_equal(frame["mr_ratio"], res.mr_ratio().mean(axis=2).ravel())
     np.testing.assert_allclose(frame["mr_difference_std"], res.mr_difference().std(axis=2, ddof=1).ravel())
     np.testing.assert_allclose(frame["mr_ratio_se"], res.mr_ratio().std(axis=2, ddof=1).ravel() / np.sqrt(R))
+
+
+def test_max_samples_is_the_seeded_e_switch_subsample():
+    """``max_samples`` = e_switch on ``np.sort(default_rng(seed).choice(n, k))`` rows (the config key
+    ``e_switch_max_rows``); the linear closed form keeps every row; other estimators refuse it."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 3))
+    y = X[:, 0] - 2 * X[:, 1] + rng.normal(scale=0.1, size=50)
+    tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    capped = model_reliance(tree, X, y, estimator="e_switch", max_samples=20, random_state=5).to_frame()
+    rows = np.sort(np.random.default_rng(5).choice(50, 20, replace=False))
+    sub = model_reliance(tree, X[rows], y[rows], estimator="e_switch").to_frame()
+    pd.testing.assert_frame_equal(capped, sub)
+    assert (capped["n_samples"] == 20).all()
+    lin = LinearRegression().fit(X, y)
+    full = model_reliance(lin, X, y, estimator="e_switch").to_frame()
+    pd.testing.assert_frame_equal(model_reliance(lin, X, y, estimator="e_switch", max_samples=20).to_frame(), full)
+    with pytest.raises(ValueError, match="max_samples applies to estimator='e_switch'"):
+        model_reliance(tree, X, y, estimator="permutation", max_samples=20)

@@ -110,16 +110,14 @@ from ._curves import (
     anchor_index,
     centered_ice,
     derivative_sd,
+    effect_function,
     ice_curves,
     ice_derivatives,
-    model_output,
     partial_dependence,
     partial_dependence_2d,
 )
 from ._effects import FeatureEffect, PairEffect, explain_feature, explain_pair
 from ._grid import (
-    DEFAULT_MAX_BATCH_ROWS,
-    LOGIT_EPS,
     NO_LEVEL,
     TABLE_KINDS,
     deciles,
@@ -135,16 +133,14 @@ from ._tables import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_BATCH_ROWS",
-    "LOGIT_EPS",
-    "NO_LEVEL",
     "TABLE_KINDS",
+    "NO_LEVEL",
     "FeatureEffect",
     "PairEffect",
     "feature_grid",
     "onehot_grid",
     "deciles",
-    "model_output",
+    "effect_function",
     "ice_curves",
     "partial_dependence",
     "partial_dependence_2d",

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ...models.output import LOGIT_EPS
+from ...validation import check_finite
 from ._grid import (
     DEFAULT_MAX_BATCH_ROWS,
-    LOGIT_EPS,
     _check_1d,
     _check_columns,
     _check_curves,
@@ -30,8 +31,12 @@ def _is_classifier(model) -> bool:
     return is_clf(model)
 
 
-def model_output(model, output: str = "auto", class_index: int = 1) -> Callable[[Any], np.ndarray]:
-    """The scalar output function :math:`\\hat f` whose effects are computed.
+def effect_function(model, output: str = "auto", class_index: int = 1) -> Callable[[Any], np.ndarray]:
+    """The scalar output function :math:`\\hat f` whose effects (PD, ICE, ALE, H²) are computed.
+
+    The PD layer's wrapper of :func:`xaipipe.models.output.model_output` (the one output
+    function of a fitted model): a callable is used as is, ``"auto"`` picks the output, and the
+    logit clip is :data:`xaipipe.models.output.LOGIT_EPS`.
 
     Parameters
     ----------
@@ -95,8 +100,7 @@ def _as_grid_matrix(grid, n_columns: int) -> np.ndarray:
         raise ValueError(f"grid must have shape (n_grid, {n_columns}), got {np.shape(grid)}")
     if G.shape[0] == 0:
         raise ValueError("grid is empty")
-    if not np.all(np.isfinite(G)):
-        raise ValueError("grid contains NaN or infinite values")
+    check_finite(G, "grid")
     return G
 
 
@@ -115,7 +119,7 @@ def ice_curves(
     Parameters
     ----------
     model : callable or fitted estimator
-        See :func:`model_output`.
+        See :func:`effect_function`.
     X : array-like or DataFrame of shape (n_samples, n_features)
         Observations whose other features :math:`x_C^{(i)}` are kept. A
         DataFrame is passed to the model as DataFrame chunks with its columns.
@@ -125,7 +129,7 @@ def ice_curves(
     grid : array-like of shape (n_grid,) or (n_grid, len(features))
         Values assigned to ``features`` (row ``k`` = grid point ``k``).
     output, class_index
-        See :func:`model_output`.
+        See :func:`effect_function`.
     max_batch_rows : int, default DEFAULT_MAX_BATCH_ROWS
         Most stacked rows per model call. The ``n_samples * n_grid`` stacked rows
         (grid-point major) are evaluated in ``ceil(n_samples * n_grid /
@@ -143,7 +147,7 @@ def ice_curves(
         Invalid ``X``, ``features``, ``grid`` or ``max_batch_rows``; a model output
         that is not a finite array of shape ``(n_rows_in_chunk,)``.
     """
-    f = model_output(model, output, class_index)
+    f = effect_function(model, output, class_index)
     Xv, wrap, _ = _check_X(X)
     cols = _check_columns(features, Xv.shape[1])
     G = _as_grid_matrix(grid, len(cols))
@@ -164,8 +168,7 @@ def ice_curves(
             raise ValueError(
                 f"model output must have shape ({stop - start},) for a chunk of {stop - start} rows, got {y.shape}"
             )
-        if not np.all(np.isfinite(y)):
-            raise ValueError("model output contains NaN or infinite values")
+        check_finite(y, "model output")
         out[start:stop] = y
     return out.reshape(n_grid, n).T.copy()
 

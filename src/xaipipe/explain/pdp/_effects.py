@@ -178,7 +178,7 @@ def explain_feature(
     Parameters
     ----------
     model : callable or fitted estimator
-        See :func:`model_output`.
+        See :func:`effect_function`.
     X : array-like or DataFrame of shape (n_samples, n_features)
         Data whose rows give the ICE curves (the pipeline uses the test split).
     feature : int, str or sequence
@@ -190,7 +190,7 @@ def explain_feature(
         One-hot groups, name -> member columns (names or indices), as
         ``PreparedData.feature_groups``.
     output, class_index
-        See :func:`model_output`.
+        See :func:`effect_function`.
     grid : array-like of shape (n_grid,), optional
         Explicit grid for a numeric feature (strictly increasing); otherwise
         :func:`feature_grid` with ``resolution``, ``kind``, ``percentiles``.

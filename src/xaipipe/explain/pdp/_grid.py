@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...validation import check_finite
 from ...validation import check_int as _check_int_shared
 
 
@@ -19,9 +20,6 @@ def _check_int(value, name: str, minimum: int) -> int:
 
 #: Default bound on the number of stacked rows passed to one model call.
 DEFAULT_MAX_BATCH_ROWS = 100_000
-#: Probabilities are clipped to ``[LOGIT_EPS, 1 - LOGIT_EPS]`` before the logit
-#: (tree models predict exact 0 / 1), so logits lie in about +-13.8.
-LOGIT_EPS = 1e-6
 #: Values of the ``kind`` column of :func:`effects_table`.
 TABLE_KINDS = ("pd", "ice", "c_ice", "pd_centered", "d_ice", "d_pd", "d_ice_sd", "decile")
 #: Level label of the all-zero row of a one-hot group (reference level).
@@ -40,8 +38,7 @@ def _check_1d(x, name: str) -> np.ndarray:
         arr = arr.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric") from exc
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+    check_finite(arr, name)
     return arr
 
 
@@ -92,8 +89,7 @@ def _check_X(X) -> tuple[np.ndarray, Callable[[np.ndarray], Any], list[str] | No
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"X must have at least one row and one column, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("X contains NaN or infinite values")
+    check_finite(arr, "X")
     return arr, wrap, names
 
 

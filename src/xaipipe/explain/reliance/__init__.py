@@ -5,7 +5,7 @@ One public function, :func:`model_reliance` (like ``sklearn.inspection``'s
 ``permutation_importance``), chooses the fastest exact path inside (``method=``):
 the generic path (:mod:`._generic`), the tree engine (:mod:`._engine`, its numba
 kernels in :mod:`._kernels`) or the linear closed form (:mod:`._linear`); shared
-input checks, losses, designs and the result type live in :mod:`._base`.
+input checks, designs and the result type live in :mod:`._base`, the losses in :mod:`xaipipe.losses`.
 
 Definitions (Fisher, Rudin & Dominici 2019, "All Models are Wrong, but Many are
 Useful", JMLR 20(177), §3 and §3.1)
@@ -140,23 +140,19 @@ prediction models simultaneously. JMLR 20(177), 1-81.
 Breiman, L. (2001). Random forests. Machine Learning 45(1), 5-32.
 """
 
+from ...losses import LOSSES, log_loss, squared_error, zero_one
 from ._base import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
-    LOSSES,  # noqa: F401  (re-exported)
     RELIANCE_COLUMNS,
     RelianceResult,
+    estimator_stream,
     features_from_groups,
-    log_loss,
     random_permutations,
     resolve_features,
     sklearn_permutations,
-    squared_error,
-    zero_one,
 )
 from ._conditional import (
-    CONDITIONAL_ESTIMATOR,
-    LINKAGES,
     conditional_model_reliance,
     conditional_permutations,
     conditional_strata,
@@ -168,8 +164,6 @@ from ._mc_error import draw_variance, exact_monte_carlo_se, switch_loss_matrix
 from ._model_reliance import METHODS, model_reliance
 
 __all__ = [
-    "CONDITIONAL_ESTIMATOR",
-    "LINKAGES",
     "conditional_model_reliance",
     "conditional_permutations",
     "conditional_strata",
@@ -184,6 +178,7 @@ __all__ = [
     "METHODS",
     "RELIANCE_COLUMNS",
     "RelianceResult",
+    "estimator_stream",
     "features_from_groups",
     "linear_coefficients",
     "log_loss",

@@ -78,21 +78,7 @@ try:  # numba ships with shap (a hard dependency); keep a clear error otherwise
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
-__all__ = [
-    "AVAILABLE",
-    "MAX_LOCKSTEP",
-    "MAX_SIGNATURES",
-    "PIECE_ROWS",
-    "PIECE_HEIGHT",
-    "BLOCK_NODES",
-    "FlatTrees",
-    "Signatures",
-    "flatten_trees",
-    "walk_original",
-    "signatures",
-    "accumulate",
-    "thread_count",
-]
+__all__ = ["FlatTrees", "flatten_trees", "walk_original", "signatures", "accumulate", "thread_count"]
 
 #: Subtrees up to this height are walked branch-free, all switched rows of one
 #: recipient in lock step (every row takes exactly ``height`` steps); deeper ones

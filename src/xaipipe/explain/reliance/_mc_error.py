@@ -46,8 +46,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ...losses import resolve_loss
 from ...validation import check_int
-from ._base import DEFAULT_MAX_ROWS, check_X, check_y, features_from_groups, resolve_features, resolve_loss
+from ._base import DEFAULT_MAX_ROWS, check_X, check_y, features_from_groups, resolve_features
 
 __all__ = ["switch_loss_matrix", "draw_variance", "exact_monte_carlo_se"]
 

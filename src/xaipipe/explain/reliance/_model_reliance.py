@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...losses import resolve_loss, squared_error
 from ...validation import check_int
 from ._base import (
     DEFAULT_MAX_ROWS,
@@ -17,9 +18,7 @@ from ._base import (
     divisor,
     features_from_groups,
     resolve_features,
-    resolve_loss,
     resolve_permutations,
-    squared_error,
     switch_designs,
 )
 
@@ -57,6 +56,7 @@ def model_reliance(
     method: str = "auto",
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
     n_jobs: int | None = 1,
+    max_samples: int | None = None,
 ) -> RelianceResult:
     """Model reliance (Fisher, Rudin & Dominici 2019, §3) of a fitted model or of ``m`` models at once.
 
@@ -122,6 +122,14 @@ def model_reliance(
     n_jobs : int or None, default 1
         Threads of the tree engine's kernel, or of the row blocks of the generic
         path's ensemble predictions; the result does not depend on it.
+    max_samples : int or None, default None
+        ``e_switch`` only: the all-pairs estimate uses at most this many rows, a
+        subsample drawn without replacement by
+        ``np.sort(np.random.default_rng(random_state).choice(n, max_samples, replace=False))``
+        (``O(max_samples²)`` predictions instead of ``O(n²)``); ``e_orig`` and
+        ``n_samples`` are then those of the subsample. Not applied where the exact
+        linear closed form is used (all rows, ``O(n)``). None: all rows. The config
+        key ``explain.reliance.e_switch_max_rows``.
 
     Returns
     -------
@@ -199,6 +207,13 @@ def model_reliance(
         and (method == "engine" or (method == "auto" and engine_preferred(model, estimator, R)))
     )
 
+    if max_samples is not None:
+        if estimator != "e_switch":
+            raise ValueError(f"max_samples applies to estimator='e_switch', not {estimator!r}")
+        cap = check_int(max_samples, "max_samples", minimum=2)
+        if linear is None and n > cap:  # the seeded e_switch subsample (config e_switch_max_rows)
+            rows = np.sort(np.random.default_rng(random_state).choice(n, cap, replace=False))
+            Xv, yv, n = Xv[rows], yv[rows], cap
     designs = (
         []
         if linear is not None

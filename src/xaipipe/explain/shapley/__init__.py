@@ -168,8 +168,6 @@ from ...validation import check_int
 from ._algorithms import (
     ALGORITHMS,
     DEFAULT_BACKGROUND_SIZE,
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_N_PERMUTATIONS,
     _as_matrix,
     _explain_agnostic,
     _explain_linear,
@@ -186,7 +184,6 @@ from ._algorithms import (
 )
 from ._groups import group_shap_result
 from ._result import (
-    NO_LEVEL,
     GroupedShapResult,
     ShapClasses,
     ShapResult,
@@ -202,15 +199,10 @@ from ._result import (
 
 __all__ = [
     "ALGORITHMS",
-    "DEFAULT_BACKGROUND_SIZE",
-    "DEFAULT_CHUNK_SIZE",
-    "DEFAULT_N_PERMUTATIONS",
     "ShapClasses",
     "GroupedShapResult",
-    "NO_LEVEL",
     "ShapResult",
     "auto_algorithm",
-    "check_class_index",
     "class_choice",
     "class_result",
     "forest_chunks",

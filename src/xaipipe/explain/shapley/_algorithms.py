@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ...validation import check_finite
+
 if TYPE_CHECKING:  # scikit-learn is imported where used
     from sklearn.base import BaseEstimator
 
@@ -87,8 +89,7 @@ def _as_matrix(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} has no rows")
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(f"{name} has {arr.shape[1]} features, expected {n_features}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+    check_finite(arr, name)
     return arr
 
 

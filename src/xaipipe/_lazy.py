@@ -1,0 +1,49 @@
+"""Front doors of the sub-packages: entry points named in the package, imported on first use.
+
+Each sub-package's ``__init__`` declares ``ENTRY_POINTS`` (a literal ``dict``: entry-point name ->
+the submodule, relative to the package, that defines it) and calls :func:`attach`, which returns
+the module-level ``__getattr__`` and ``__dir__`` of PEP 562 and the ``__all__`` list. Nothing is
+imported until a name is used, so ``import xaipipe.data`` imports neither shap, xgboost nor
+statsmodels, and the ``__init__`` holds no import statement of its submodules:
+:func:`xaipipe.report.code_version.package_modules` (the per-rule code hash) reads the literal
+``ENTRY_POINTS`` instead and follows ``from xaipipe.rashomon import mcr_study`` to
+``xaipipe.rashomon.study`` alone, so a rule's hash does not cover the whole package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+
+__all__ = ["attach"]
+
+
+def attach(package: str, entry_points: Mapping[str, str]) -> tuple[Callable, Callable, list[str]]:
+    """``(__getattr__, __dir__, __all__)`` of a package whose entry points load lazily (PEP 562).
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+    entry_points : mapping str -> str
+        Entry-point name -> submodule (relative to ``package``) that defines it.
+
+    Returns
+    -------
+    (__getattr__, __dir__, __all__)
+        ``__getattr__(name)`` imports the submodule of ``name`` and returns the attribute; it
+        raises :class:`AttributeError` for any other name.
+    """
+    table = dict(entry_points)
+
+    def __getattr__(name: str):
+        try:
+            module = table[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        return getattr(importlib.import_module(f"{package}.{module}"), name)
+
+    def __dir__() -> list[str]:
+        return sorted(table)
+
+    return __getattr__, __dir__, list(table)
