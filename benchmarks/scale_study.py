@@ -203,8 +203,8 @@ def rule_table(records: Sequence[Mapping], project_n: Sequence[int], model: Mode
     return exps
 
 
-def projection_table(jobs: Mapping, sizes: Sequence[int], model: Model, measured: Mapping[int, float], out=print):
-    """The simulated wall on 1, 2, 8 cores and unbounded at each size (``measured``: n -> run wall)."""
+def projection_table(jobs: Mapping, sizes: Sequence[int], model: Model, measured: Sequence[int], out=print):
+    """The simulated wall on 1, 2, 8 cores and unbounded at each size (``measured``: the measured sizes)."""
     out(
         "\n| n | | CPU-s | 1 core (min) | 2 cores (min) | 8 cores (min) | critical path (min) | "
         "largest job RSS (GB) | RSS of jobs at once, 8 cores (GB) |\n|---|---|---|---|---|---|---|---|---|"
@@ -234,6 +234,22 @@ def _snakemake_free(workdir: Path, model: Path, configfile: str, targets: Sequen
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc.stdout.strip()
+
+
+def linear_floor(model: Model, min_cpu_s: float = 5.0) -> Model:
+    """The model with ``b`` raised to 1 above the measured rows for every job kind of at least
+    ``min_cpu_s`` CPU seconds at its largest measured ``n`` (anchored there): over a small range
+    a job's fixed start-up (~1 CPU-s of imports) flattens the fit, while the work on the rows
+    (tree building, predictions) grows at least linearly. A bound to read beside the fit."""
+    from dataclasses import replace
+
+    out = []
+    for c in model.costs:
+        top = c.cpu_s(c.n_max)
+        if top >= min_cpu_s and c.cpu_b < 1.0:
+            c = replace(c, cpu_b=1.0, cpu_a=top / c.n_max)
+        out.append(c)
+    return Model(out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -304,7 +320,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\nrules with b > 1.2 over n = {ns[0]} .. {ns[-1]}: "
         + (", ".join(f"{r} ({b:.2f})" for b, r in steep[::-1]) if steep else "none")
     )
-    projection_table(jobs, [*ns, *[p for p in opts.project if p not in ns]], model, walls)
+    sizes = [*ns, *[p for p in opts.project if p not in ns]]
+    print("\nsimulated wall (greedy list schedule of the job graph, each job cpu_s / threads long), fitted b:")
+    projection_table(jobs, sizes, model, ns)
+    print("\nthe same with b raised to 1 for the job kinds of >= 5 CPU-s at the largest measured n:")
+    projection_table(jobs, sizes, linear_floor(model), ns)
     if opts.tiny:  # what a user runs before a study: the package command on the model just written
         n = opts.project[0]
         cfg = workdir / f"scale_n{n}.yaml"
