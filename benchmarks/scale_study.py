@@ -180,11 +180,14 @@ def rule_table(records: Sequence[Mapping], project_n: Sequence[int], model: Mode
         cpu = {n: sum(r["cpu_s"] for r in records if r["rule"] == rule and r["n"] == n) for n in ns}
         rss = {n: max((r["rss_mb"] for r in records if r["rule"] == rule and r["n"] == n), default=0.0) for n in ns}
         jobs = {n: sum(1 for r in records if r["rule"] == rule and r["n"] == n) for n in ns}
-        present = [n for n in ns if jobs[n]]
+        # b over the sizes where every job of the rule was measured (a run cut short has fewer)
+        full = max(jobs.values())
+        present = [n for n in ns if jobs[n] == full]
         b = fit_power(present, [max(cpu[n], 1e-3) for n in present])[1]
         exps[rule] = b
-        for n in present:
-            rows.append((n, rule, jobs[n], cpu[n], rss[n], b, "measured"))
+        for n in ns:
+            if jobs[n]:
+                rows.append((n, rule, jobs[n], cpu[n], rss[n], b, "measured" + ("" if n in present else " (part)")))
         costs = [c for c in model.costs if c.rule == rule]
         for n in project_n:
             rows.append(
@@ -201,6 +204,35 @@ def rule_table(records: Sequence[Mapping], project_n: Sequence[int], model: Mode
     for n, rule, jobs, cpu, rss, b, kind in sorted(rows, key=lambda r: (r[0], -r[3])):
         out(f"| {n} | {rule} | {jobs} | {cpu:.1f} | {rss:.0f} | {b:.2f} | {kind} |")
     return exps
+
+
+def wide_table(records: Sequence[Mapping], project_n: Sequence[int], model: Model, exps: Mapping, out=print):
+    """One row per rule: measured CPU-s at each n, b, measured peak RSS at the largest n, then CPU-s
+    and peak RSS extrapolated at each ``project_n`` (the per-job fits summed / maxed)."""
+    ns = sorted({int(r["n"]) for r in records})
+    head = ["rule", "jobs", *[f"CPU-s n={n}" for n in ns], "b", f"RSS MB n={ns[-1]}"]
+    head += [f"{k} n={n} (extrap.)" for n in project_n for k in ("CPU-s", "RSS MB")]
+    out("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
+    total = {n: 0.0 for n in ns}
+    rules = sorted(
+        {r["rule"] for r in records}, key=lambda r: -sum(c.cpu_s(ns[-1]) for c in model.costs if c.rule == r)
+    )
+    for rule in rules:
+        rs = [r for r in records if r["rule"] == rule]
+        costs = [c for c in model.costs if c.rule == rule]
+        full = max(sum(1 for r in rs if r["n"] == n) for n in ns)
+        cells = [rule, str(full)]
+        for n in ns:
+            mine = [r for r in rs if r["n"] == n]
+            total[n] += sum(r["cpu_s"] for r in mine)
+            part = "" if len(mine) == full else f" ({len(mine)}/{full})"
+            cells.append(f"{sum(r['cpu_s'] for r in mine):.1f}{part}" if mine else "-")
+        top = [r["rss_mb"] for r in rs if r["n"] == ns[-1]]
+        cells += [f"{exps[rule]:.2f}", f"{max(top):.0f}" if top else "-"]
+        for n in project_n:
+            cells += [f"{sum(c.cpu_s(n) for c in costs):.0f}", f"{max(c.rss_mb(n) for c in costs):.0f}"]
+        out("| " + " | ".join(cells) + " |")
+    out("| all | | " + " | ".join(f"{total[n]:.0f}" for n in ns) + " | | |" + " |" * (2 * len(project_n)))
 
 
 def projection_table(jobs: Mapping, sizes: Sequence[int], model: Model, measured: Sequence[int], out=print):
@@ -315,6 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"cost model: {len(costs)} job kinds fitted on n = {', '.join(map(str, ns))} -> {opts.model}")
     print(f"\nper rule (measured at n = {', '.join(map(str, ns))}; extrapolated rows from the per-job fits)\n")
     exps = rule_table(records, [p for p in opts.project if p not in ns], model)
+    print("\nper rule, wide\n")
+    wide_table(records, [p for p in opts.project if p not in ns], model, exps)
     steep = sorted((b, r) for r, b in exps.items() if b > 1.2)
     print(
         f"\nrules with b > 1.2 over n = {ns[0]} .. {ns[-1]}: "
