@@ -173,3 +173,27 @@ def test_dataset_rows_of_simulated_and_file_sources(tmp_path):
     }
     rows = dataset_rows(config, ["simulated", "mine"], REPO / "config" / "datasets.yaml")
     assert rows == {"simulated": 4321.0, "mine": 37.0}
+
+
+def test_config_overrides_after_config():
+    from xaipipe.report.cost_model import _config_overrides
+
+    args = ["results/v1/x.csv", "--config", "uci_mirror=/m", "version=v2", "--cores", "2"]
+    assert _config_overrides(args) == {"uci_mirror": "/m", "version": "v2"}
+    assert _config_overrides(["--configfile", "a=b.yaml"]) == {}
+
+
+def test_dataset_rows_from_the_uci_mirror():
+    """Airfoil Self-Noise has 1 503 rows and Concrete 1 030 (UCI's pages), read from the mirror, no download."""
+    from tests.conftest import REPO, mirror_path
+
+    mirror = mirror_path()
+    if not (mirror / "MANIFEST.tsv").is_file():
+        pytest.skip(f"UCI mirror not found at {mirror}")
+    config = {"uci_mirror": str(mirror), "datasets": {"airfoil": {}, "concrete": {}}}
+    rows = dataset_rows(config, ["airfoil", "concrete"], REPO / "config" / "datasets.yaml")
+    assert rows == {"airfoil": 1503.0, "concrete": 1030.0}
+    assert (
+        dataset_rows({"uci_mirror": "", "datasets": {"airfoil": {}}}, ["airfoil"], REPO / "config" / "datasets.yaml")
+        == {}
+    )

@@ -20,7 +20,8 @@ extrapolations, and the output says so.
 Command (from the checkout that will run the study)::
 
     python -m xaipipe.report.cost_model --configfile config/config.yaml my_study.yaml \\
-        [--rows my_table=100000] [--cores 8] [--model benchmarks/cost_model.tsv]
+        [--rows my_table=100000] [--cores 8] [--memory-gb 24] [--model benchmarks/cost_model.tsv] \\
+        [-- --config uci_mirror=../shared/data/uci]   # arguments after -- go to the dry run
 
 Rows come from ``--rows``, else the configuration: ``simulated`` sources' ``n``, ``file``
 sources and UCI mirror copies read through the pipeline's own loader, else the rule's
@@ -476,6 +477,18 @@ def report(
     return proj
 
 
+def _config_overrides(args: Sequence[str]) -> dict:
+    """The ``key=value`` pairs after ``--config`` among the dry run's arguments (e.g. ``uci_mirror``)."""
+    out, inside = {}, False
+    for arg in args:
+        if arg.startswith("-"):
+            inside = arg == "--config"
+        elif inside and "=" in arg:
+            key, _, value = arg.partition("=")
+            out[key] = value
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
@@ -505,7 +518,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not value.strip().isdigit():
             ap.error(f"--rows {item!r}: give DATASET=N with N a whole number of rows")
         given[name] = float(value)
-    rows = {**dataset_rows(load_config(opts.configfile), [d for d in datasets if d not in given]), **given}
+    config = load_config(opts.configfile)
+    config.update(_config_overrides(extra))
+    rows = {**dataset_rows(config, [d for d in datasets if d not in given]), **given}
     missing = [d for d in datasets if d not in rows]
     if missing:
         ap.error(f"rows unknown for {', '.join(missing)}: give them with --rows {missing[0]}=N")
