@@ -284,6 +284,22 @@ def linear_floor(model: Model, min_cpu_s: float = 5.0) -> Model:
     return Model(out)
 
 
+def chain(jobs: Mapping, n: int, model: Model, out=print) -> None:
+    """The critical path's jobs at ``n`` rows (each with its predicted CPU-s and threads)."""
+    from xaipipe.report.cost_model import job_key as key
+    from xaipipe.report.schedule import critical_path, dependencies
+
+    proj = project(jobs, {"simulated": float(n)}, model, cores=(None,))
+    duration = {j: proj.cpu_s[j] / max(1, jobs[j].threads) for j in jobs}
+    length, path = critical_path(duration, dependencies(dict(jobs)))
+    out(
+        f"critical path at n = {n}: {length / 60:.1f} min: "
+        + " -> ".join(
+            f"{jobs[j].rule}[{key(jobs[j].wildcards)}] {proj.cpu_s[j]:.0f} CPU-s" for j in path if duration[j] >= 1.0
+        )
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, nargs="+", default=[1000, 4000, 16000, 64000], help="rows of the runs")
@@ -357,8 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [*ns, *[p for p in opts.project if p not in ns]]
     print("\nsimulated wall (greedy list schedule of the job graph, each job cpu_s / threads long), fitted b:")
     projection_table(jobs, sizes, model, ns)
+    chain(jobs, sizes[-1], model)
     print("\nthe same with b raised to 1 for the job kinds of >= 5 CPU-s at the largest measured n:")
     projection_table(jobs, sizes, linear_floor(model), ns)
+    chain(jobs, sizes[-1], linear_floor(model))
     if opts.tiny:  # what a user runs before a study: the package command on the model just written
         n = opts.project[0]
         cfg = workdir / f"scale_n{n}.yaml"
