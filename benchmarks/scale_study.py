@@ -258,7 +258,7 @@ def _tiny_targets(n: int) -> list[str]:
     return [result_path("model", f"results/scale_n{n}", dataset="simulated", family="linear_regression")]
 
 
-def _snakemake_free(workdir: Path, model: Path, configfile: str, targets: Sequence[str]) -> str:
+def _cost_model_command(workdir: Path, model: Path, configfile: str, targets: Sequence[str]) -> str:
     """Output of ``python -m xaipipe.report.cost_model`` in ``workdir`` (its dry run, no job run)."""
     cmd = [sys.executable, "-m", "xaipipe.report.cost_model", "--configfile", "config/config.yaml", configfile]
     cmd += ["--model", str(model), "--memory-gb", "24", "--", *targets]
@@ -381,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = opts.project[0]
         cfg = workdir / f"scale_n{n}.yaml"
         cfg.write_text(yaml.safe_dump(study_config(n, f"scale_n{n}"), sort_keys=False))
-        print("\n" + _snakemake_free(workdir, opts.model, cfg.name, _tiny_targets(n)))
+        print("\n" + _cost_model_command(workdir, opts.model, cfg.name, _tiny_targets(n)))
     if tmp is not None:
         tmp.cleanup()
     return 0
