@@ -47,11 +47,10 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+from xaipipe.report.cost_model import Model, fit_costs, fit_power, job_key, project, write_model
+from xaipipe.report.schedule import parse_dry_run
 
-from xaipipe.report.cost_model import Model, fit_costs, fit_power, job_key, project, write_model  # noqa: E402
-from xaipipe.report.schedule import parse_dry_run  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 #: What a user's checkout holds and the workflow needs (no results, no .snakemake).
 COPIED = ("Snakefile", "workflow", "config", "envs", "profiles", "src")
