@@ -15,7 +15,9 @@ script's result (its ratio line, its table header, its own bitwise-equality chec
 scripts' own assertions (naive scikit-learn against the pipeline, bitwise) run inside.
 
 Cost: 31 CPU-seconds in all (``run``, ``shap_lime``, ``kill_resume`` ~6 s each), 80 s of wall
-time at a load average of 7.5 on the 2-core development machine, about 40 s on 2 idle cores.
+time at a load average of 7.5 on the 2-core development machine, about 40 s on 2 idle cores;
+``scale_study`` adds ~25 CPU-seconds (three Snakemake calls on the pipeline cut to five jobs of
+the simulated dataset at 60 and 120 rows; ~90 s of wall time at a load average of 9).
 ``critical_path``, ``timeline`` and ``kill_resume`` run Snakemake on the toy workflow (four rules,
 seconds), not on the pipeline, so nothing here is marked ``integration``.
 """
@@ -94,6 +96,19 @@ EXPECTED = {
         r"^\| kernel \| factor \| sizes \| seconds \| exponent b \|$",
         r"^\| grid_cv \| K \| 20, 40 \| ",
         r"^\| mr \| members \| 6, 12, 24 \| ",
+    ],
+    "scale_study": [
+        r"^n=60: 5 jobs, [\d.]+ CPU-s, wall [\d.]+ s$",
+        r"^cost model: 5 job kinds fitted on n = 60, 120 -> ",
+        r"^\| 120 \| cv \| 1 \| [\d.]+ \| \d+ \| -?[\d.]+ \| measured \|$",
+        r"^\| 1000 \| fit \| 1 \| [\d.]+ \| \d+ \| -?[\d.]+ \| extrapolated \|$",
+        r"^rules with b > 1\.2 over n = 60 \.\. 120: ",
+        r"^\| 1000 \| extrapolated \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ",
+        # python -m xaipipe.report.cost_model on the model just fitted
+        r"^rows: simulated=1000$",
+        r"^extrapolated: 5 jobs lie outside the measured rows 60 \.\. 120$",
+        r"^expected CPU: [\d.]+ CPU-hours$",
+        r"^verdict: fits in 24 GB on 8 cores$",
     ],
     "shap_lime": [
         r"^logistic regression: \{\"separation\": ",

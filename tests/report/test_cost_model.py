@@ -1,0 +1,199 @@
+"""xaipipe.report.cost_model: fitted exponents, the cost-model table, projections of a job graph."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from xaipipe.report.cost_model import (
+    Cost,
+    Model,
+    dataset_rows,
+    fit_affine,
+    fit_costs,
+    fit_power,
+    job_dataset,
+    job_key,
+    project,
+    read_model,
+    report,
+    write_model,
+)
+from xaipipe.report.schedule import Job
+
+N = np.array([500, 1000, 2000, 4000, 16000, 64000], dtype=float)
+
+
+@pytest.mark.parametrize("b", [0.0, 0.7, 1.0, 1.3, 2.0])
+def test_fit_power_recovers_a_known_exponent(b):
+    a = 3e-3
+    exact = a * N**b
+    fa, fb = fit_power(N, exact)
+    assert fb == pytest.approx(b, abs=1e-12)
+    assert fa == pytest.approx(a, rel=1e-9)
+    # seeded multiplicative noise (10 % log-normal): the least-squares slope of scipy's linregress
+    noisy = exact * np.exp(np.random.default_rng(0).normal(0.0, 0.1, N.size))
+    ref = stats.linregress(np.log(N), np.log(noisy))
+    fa, fb = fit_power(N, noisy)
+    assert fb == pytest.approx(ref.slope, abs=1e-12)
+    assert fa == pytest.approx(math.exp(ref.intercept), rel=1e-9)
+    assert abs(fb - b) < 0.1
+
+
+def test_fit_power_edge_cases():
+    assert fit_power([1000.0], [8.0]) == (pytest.approx(8.0), 0.0)
+    assert fit_power([1000.0, 1000.0], [2.0, 8.0]) == (pytest.approx(4.0), 0.0)
+    for bad in (([], []), ([1.0, 2.0], [1.0]), ([0.0, 2.0], [1.0, 2.0]), ([1.0, 2.0], [1.0, -2.0])):
+        with pytest.raises(ValueError):
+            fit_power(*bad)
+
+
+def test_fit_affine_against_polyfit_and_clipped_slope():
+    y = 200.0 + 0.05 * N + np.random.default_rng(1).normal(0, 5, N.size)
+    d, c = np.polyfit(N, y, 1)
+    assert fit_affine(N, y) == (pytest.approx(c), pytest.approx(d))
+    # a falling RSS is noise: the largest value, slope 0
+    assert fit_affine([500, 1000, 2000], [300.0, 290.0, 280.0]) == (300.0, 0.0)
+
+
+def test_job_key_and_dataset():
+    assert job_key("dataset=simulated, family=xgboost") == "family=xgboost"
+    assert job_key({"shard": "1", "dataset": "d", "family": "gb"}) == "family=gb, shard=1"
+    assert job_key("") == ""
+    assert job_dataset("dataset=simulated, family=xgboost") == "simulated"
+    assert job_dataset("family=xgboost, dataset=my_table") == "my_table"
+    assert job_dataset("name=mcr") is None
+
+
+def _records(rule, key, a, b, ns=(500, 1000, 2000)):
+    return [{"rule": rule, "key": key, "threads": 1, "n": n, "cpu_s": a * n**b, "rss_mb": 200 + 0.01 * n} for n in ns]
+
+
+def test_fit_costs_and_table_round_trip(tmp_path):
+    records = _records("cv", "family=random_forest", 1e-3, 1.25) + _records("fit", "family=random_forest", 2e-3, 1.0)
+    costs = fit_costs(records)
+    assert [(c.rule, c.key) for c in costs] == [("cv", "family=random_forest"), ("fit", "family=random_forest")]
+    assert costs[0].cpu_b == pytest.approx(1.25)
+    assert costs[0].rss_d_mb_per_row == pytest.approx(0.01)
+    assert (costs[0].n_min, costs[0].n_max, costs[0].n_points) == (500, 2000, 3)
+    path = tmp_path / "cost_model.tsv"
+    write_model(path, costs, header=["a comment"])
+    back = read_model(path)
+    assert [(c.rule, c.key, c.n_max) for c in back] == [(c.rule, c.key, c.n_max) for c in costs]
+    assert back[0].cpu_s(100_000) == pytest.approx(1e-3 * 100_000**1.25, rel=1e-4)
+    assert back[0].extrapolated(100_000) and not back[0].extrapolated(1000)
+    (tmp_path / "bad.tsv").write_text("rule\tkey\ncv\t\n")
+    with pytest.raises(ValueError, match="not a cost-model table"):
+        read_model(tmp_path / "bad.tsv")
+
+
+def _cost(rule, key, a, b=1.0, threads=1, rss=(100.0, 0.0)):
+    return Cost(rule, key, threads, 100, 1000, 2, a, b, rss[0], rss[1])
+
+
+# a(3) -> b(2) -> d(1);  a -> c(4) -> d;  e (4 CPU-s on 2 threads: 2 s) independent -- the graph of
+# tests/report/test_critical_path.py, its durations now predicted: cpu = a * n with n = 1000 rows.
+def _graph():
+    spec = {
+        0: ("a", "", [], ["x"], 1),
+        1: ("b", "family=f1", ["x"], ["y"], 1),
+        2: ("c", "family=f2", ["x"], ["z"], 1),
+        3: ("d", "", ["y", "z"], ["w"], 1),
+        4: ("e", "", [], ["v"], 2),
+    }
+    jobs = {}
+    for j, (rule, key, ins, outs, threads) in spec.items():
+        wildcards = ", ".join(filter(None, ["dataset=t", key]))
+        jobs[j] = Job(j, rule, wildcards=wildcards, threads=threads, inputs=ins, outputs=outs)
+    model = Model(
+        [
+            _cost("a", "", 3e-3, rss=(100.0, 0.1)),
+            _cost("b", "family=f1", 2e-3),
+            _cost("c", "family=f2", 4e-3),
+            _cost("d", "", 1e-3),
+            _cost("e", "", 4e-3, threads=2, rss=(50.0, 0.0)),
+        ]
+    )
+    return jobs, model
+
+
+def test_projection_equals_the_hand_computed_critical_path():
+    jobs, model = _graph()
+    proj = project(jobs, {"t": 1000.0}, model, cores=(1, 2, 8, None))
+    assert proj.cpu_s == pytest.approx({0: 3.0, 1: 2.0, 2: 4.0, 3: 1.0, 4: 4.0})
+    assert proj.total_cpu_s == pytest.approx(14.0)
+    # longest chain a -> c -> d = 3 + 4 + 1 (e: 4 CPU-s / 2 threads = 2 s)
+    assert proj.critical_path_s == pytest.approx(8.0)
+    assert proj.wall_s[None] == pytest.approx(8.0)
+    assert proj.wall_s[8] == pytest.approx(8.0)
+    assert proj.wall_s[1] == pytest.approx(14.0)  # one core: the sum of the CPU
+    assert proj.wall_s[2] == pytest.approx(10.0)  # the schedule worked out in test_critical_path.py
+    assert not proj.extrapolated
+    # peak RSS: a = 100 + 0.1 * 1000 = 200 MB; on 8 cores a (200) and e (50) run together at t = 0
+    assert proj.rss_mb[0] == pytest.approx(200.0)
+    assert proj.peak_concurrent_mb[8] == pytest.approx(250.0)
+    assert proj.peak_concurrent_mb[1] == pytest.approx(200.0)
+
+
+def test_projection_of_unmeasured_kinds_rules_and_larger_tables():
+    jobs, model = _graph()
+    jobs[1].wildcards = "dataset=t, family=another"  # b's kind not measured: b's rule mean (its one fit)
+    jobs[5] = Job(5, "unknown_rule", wildcards="dataset=t", inputs=["w"], outputs=["u"])
+    proj = project(jobs, {"t": 10_000.0}, model, cores=(8,))
+    assert proj.how[1] == "rule" and proj.how[5] == "none" and proj.how[0] == "job"
+    assert proj.cpu_s[1] == pytest.approx(20.0) and proj.cpu_s[5] == 0.0
+    assert proj.extrapolated == {0, 1, 2, 3, 4}  # 10 000 rows > the measured 1 000
+    lines = []
+    report(jobs, {"t": 10_000.0}, model, cores=8, memory_gb=1.0, out=lines.append)
+    text = "\n".join(lines)
+    assert "not modelled (0 s) 1: unknown_rule" in text
+    assert "expected CPU: 0.04 CPU-hours" in text  # 3+20+4+1+4 = 32 CPU-s at n = 1000, x10
+    # a alone: 100 MB + 0.1 MB x 10 000 rows = 1.1 GB
+    assert "verdict: does NOT fit in 1 GB on 8 cores" in text
+    lines = []
+    report(jobs, {"t": 10_000.0}, model, cores=8, memory_gb=2.0, out=lines.append)
+    assert "verdict: fits in 2 GB on 8 cores" in lines[-1]
+
+
+def test_dataset_rows_of_simulated_and_file_sources(tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("x1,y\n" + "".join(f"{i},{i}\n" for i in range(37)))
+    from tests.conftest import REPO
+
+    config = {
+        "datasets": {
+            "simulated": {
+                "source": {"kind": "simulated", "dgp": "friedman1", "n": 4321, "p": 10, "noise_sd": 1.0, "seed": 1}
+            },
+            "mine": {"source": {"kind": "file", "path": str(table)}, "task": "regression", "target": "y"},
+        }
+    }
+    rows = dataset_rows(config, ["simulated", "mine"], REPO / "config" / "datasets.yaml")
+    assert rows == {"simulated": 4321.0, "mine": 37.0}
+
+
+def test_config_overrides_after_config():
+    from xaipipe.report.cost_model import _config_overrides
+
+    args = ["results/v1/x.csv", "--config", "uci_mirror=/m", "version=v2", "--cores", "2"]
+    assert _config_overrides(args) == {"uci_mirror": "/m", "version": "v2"}
+    assert _config_overrides(["--configfile", "a=b.yaml"]) == {}
+
+
+def test_dataset_rows_from_the_uci_mirror():
+    """Airfoil Self-Noise has 1 503 rows and Concrete 1 030 (UCI's pages), read from the mirror, no download."""
+    from tests.conftest import REPO, mirror_path
+
+    mirror = mirror_path()
+    if not (mirror / "MANIFEST.tsv").is_file():
+        pytest.skip(f"UCI mirror not found at {mirror}")
+    config = {"uci_mirror": str(mirror), "datasets": {"airfoil": {}, "concrete": {}}}
+    rows = dataset_rows(config, ["airfoil", "concrete"], REPO / "config" / "datasets.yaml")
+    assert rows == {"airfoil": 1503.0, "concrete": 1030.0}
+    assert (
+        dataset_rows({"uci_mirror": "", "datasets": {"airfoil": {}}}, ["airfoil"], REPO / "config" / "datasets.yaml")
+        == {}
+    )
