@@ -534,3 +534,18 @@ def test_member_predictions_distinct_functions_and_default_epsilon(toy, one_job)
     for scope, rows in path.groupby("scope"):
         step = rows.loc[rows["epsilon"] <= 0.3, "epsilon"].max()
         assert (rows["is_default"] == (rows["epsilon"] == step)).all(), scope
+
+
+def test_a_linear_exact_scope_that_is_not_estimable_says_why_in_its_table(toy, tmp_path):
+    """Five test rows for five columns: OLS fits them exactly, so the scope has no interval; the job
+    still succeeds and linear_exact.csv holds one row whose note says why (issue 32, item 1)."""
+    from xaipipe.io import write_csv
+    from xaipipe.rashomon.linear import LINEAR_EXACT_COLUMNS
+
+    few = {**toy, "X_test": toy["X_test"][:5], "y_test": toy["y_test"][:5]}
+    out = _study(few, scopes=("family", "cross_family", "linear_exact"))
+    assert "linear_exact" not in set(out["mcr"]["scope"]) and "linear_exact" not in set(out["path"]["scope"])
+    write_csv(tmp_path / "linear_exact.csv", out["linear_exact"])
+    back = pd.read_csv(tmp_path / "linear_exact.csv")
+    assert list(back.columns) == [*LINEAR_EXACT_COLUMNS, "note"] and len(back) == 1
+    assert back.loc[0, "n_samples"] == 5 and back.loc[0, "note"].startswith("not estimable: the 5 test rows")

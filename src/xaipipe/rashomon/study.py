@@ -307,7 +307,7 @@ def _fitted_exactly(X_test, dataset) -> bool:
         return False
     logging.getLogger("xaipipe").warning(
         "dataset %r: the %d test rows are fitted exactly by a linear model (%d features): the linear_exact "
-        "scope's MR is undefined and left out of mcr.csv (add rows, or raise split.test_size)",
+        "scope's MR is undefined: left out of mcr.csv, noted in linear_exact.csv (add rows, or raise split.test_size)",
         dataset,
         n,
         X.shape[1],
@@ -470,7 +470,23 @@ def _mcr_study(
     scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
     path = mcr_path(members, scope_sets, epsilon_max=eps_grid[-1])
     detail = pd.DataFrame(columns=list(LINEAR_EXACT_COLUMNS))  # a header, no rows: still a table
-    if LINEAR_EXACT in scopes and task == "regression" and not _fitted_exactly(X_test, dataset):
+    exact_fit = LINEAR_EXACT in scopes and task == "regression" and _fitted_exactly(X_test, dataset)
+    if exact_fit:  # the scope's table says why it has no interval (a `note` column in this case only)
+        detail = pd.DataFrame(
+            [
+                {
+                    "dataset": dataset or "",
+                    "n_samples": int(np.asarray(X_test).shape[0]),
+                    "note": (
+                        f"not estimable: the {np.asarray(X_test).shape[0]} test rows are fitted exactly by a linear "
+                        f"model ({np.asarray(X_test).shape[1]} columns), so e_orig = 0 and MR = e_switch / e_orig "
+                        "is undefined; add rows or raise split.test_size"
+                    ),
+                }
+            ],
+            columns=[*LINEAR_EXACT_COLUMNS, "note"],
+        )
+    if LINEAR_EXACT in scopes and task == "regression" and not exact_fit:
         lin_mcr, lin_path, detail = linear_exact_scope(
             X_train,
             y_train,
