@@ -232,33 +232,53 @@ def separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     RuntimeError
         If an LP fails (not expected: every LP here is feasible and bounded).
     """
-    from scipy.optimize import linprog
 
     D = np.asarray(design, dtype=float)
     s = np.where(np.asarray(y) == 1, 1.0, -1.0)
     A = s[:, None] * D  # rows s_i x_i'
-    k = D.shape[1]
     scale = float(np.abs(A).sum(axis=1).max())
-    tol = SEPARATION_TOL * max(scale, 1.0)
-    bounds = [(-1.0, 1.0)] * k
+    return _separation_lp(-A, SEPARATION_TOL * max(scale, 1.0))
+
+
+def _separation_lp(G, tol: float) -> dict[str, Any]:
+    """Konis (2007) LP on the constraint rows ``G d <= 0`` (each row a negated margin; dense or
+    sparse, shape (r, m)): a direction ``d`` in the box [-1, 1]^m with every margin >= 0 and their
+    sum > ``tol`` means the maximum-likelihood estimate does not exist. Shared by the binary
+    (:func:`separation`) and multinomial (:mod:`xaipipe.models.mnlogit`) checks.
+
+    Returns
+    -------
+    dict
+        ``separated``, ``kind``, ``identified`` (bool array (m,)), ``direction`` (int array (m,)),
+        ``n_lp``, as :func:`separation`.
+
+    Raises
+    ------
+    RuntimeError
+        If an LP fails.
+    """
+    from scipy.optimize import linprog
+
+    r, m = G.shape
+    bounds = [(-1.0, 1.0)] * m
 
     def solve(c):
-        res = linprog(c, A_ub=-A, b_ub=np.zeros(A.shape[0]), bounds=bounds, method="highs")
+        res = linprog(c, A_ub=G, b_ub=np.zeros(r), bounds=bounds, method="highs")
         if res.status != 0:
             raise RuntimeError(f"separation LP failed: {res.message}")
         return res
 
-    res = solve(-A.sum(axis=0))
+    res = solve(np.asarray(G.sum(axis=0)).ravel())  # minimise -sum(margins)
     n_lp = 1
     separated = -res.fun > tol
-    identified = np.ones(k, dtype=bool)
-    direction = np.zeros(k, dtype=int)
+    identified = np.ones(m, dtype=bool)
+    direction = np.zeros(m, dtype=int)
     kind = "none"
     if separated:
-        hi = np.empty(k)
-        lo = np.empty(k)
-        for j in range(k):
-            e = np.zeros(k)
+        hi = np.empty(m)
+        lo = np.empty(m)
+        for j in range(m):
+            e = np.zeros(m)
             e[j] = 1.0
             hi[j] = -solve(-e).fun
             lo[j] = solve(e).fun
@@ -266,8 +286,8 @@ def separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         up, down = hi > tol, lo < -tol
         identified = ~(up | down)
         direction = np.where(up & ~down, 1, np.where(down & ~up, -1, 0))
-        # complete separation: s_i x_i' d >= 1 for all i is feasible
-        feas = linprog(np.zeros(k), A_ub=-A, b_ub=-np.ones(A.shape[0]), bounds=[(None, None)] * k, method="highs")
+        # complete separation: every margin >= 1 is feasible
+        feas = linprog(np.zeros(m), A_ub=G, b_ub=-np.ones(r), bounds=[(None, None)] * m, method="highs")
         n_lp += 1
         kind = "complete" if feas.status == 0 else "quasi-complete"
     return {"separated": bool(separated), "kind": kind, "identified": identified, "direction": direction, "n_lp": n_lp}

@@ -77,7 +77,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_finite
-from .logit import _aliased_terms, reference_coding
+from .logit import _aliased_terms, _separation_lp, reference_coding
 
 __all__ = ["multinomial_separation", "mnlogit_inference"]
 
@@ -132,7 +132,6 @@ def multinomial_separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     RuntimeError
         If an LP fails (not expected: every LP here is feasible and bounded).
     """
-    from scipy.optimize import linprog
     from scipy.sparse import csr_matrix
 
     D = np.asarray(design, dtype=float)
@@ -157,43 +156,8 @@ def multinomial_separation(design: np.ndarray, y: np.ndarray) -> dict[str, Any]:
             r += 1
     A = csr_matrix((vals, (rows, cols)), shape=(r, m))  # rows: -margin
     scale = float(np.abs(D).sum(axis=1).max()) * 2.0
-    tol = SEPARATION_TOL * max(scale, 1.0)
-    bounds = [(-1.0, 1.0)] * m
-
-    def solve(c):
-        res = linprog(c, A_ub=A, b_ub=np.zeros(r), bounds=bounds, method="highs")
-        if res.status != 0:
-            raise RuntimeError(f"separation LP failed: {res.message}")
-        return res
-
-    res = solve(np.asarray(A.sum(axis=0)).ravel())  # minimise -sum(margins)
-    n_lp = 1
-    separated = -res.fun > tol
-    identified = np.ones(m, dtype=bool)
-    direction = np.zeros(m, dtype=int)
-    kind = "none"
-    if separated:
-        hi = np.empty(m)
-        lo = np.empty(m)
-        for v in range(m):
-            e = np.zeros(m)
-            e[v] = 1.0
-            hi[v] = -solve(-e).fun
-            lo[v] = solve(e).fun
-            n_lp += 2
-        up, down = hi > tol, lo < -tol
-        identified = ~(up | down)
-        direction = np.where(up & ~down, 1, np.where(down & ~up, -1, 0))
-        feas = linprog(np.zeros(m), A_ub=A, b_ub=-np.ones(r), bounds=[(None, None)] * m, method="highs")
-        n_lp += 1
-        kind = "complete" if feas.status == 0 else "quasi-complete"
-    return {
-        "separated": bool(separated),
-        "kind": kind,
-        "identified": identified.reshape(K - 1, k),
-        "direction": direction.reshape(K - 1, k),
-        "n_lp": n_lp,
-    }
+    out = _separation_lp(A, SEPARATION_TOL * max(scale, 1.0))
+    return {**out, "identified": out["identified"].reshape(K - 1, k), "direction": out["direction"].reshape(K - 1, k)}
 
 
 def _penalized_columns(model, names, terms, coding, K) -> dict[str, Any]:
