@@ -318,34 +318,7 @@ def pd_ice_tables(
         numeric or one-hot groups (:func:`explain_pair`; empty, with its
         columns, when there are fewer than two).
     """
-    if classes is not None:
-        kwargs = dict(
-            top=top,
-            extra=extra,
-            feature_names=feature_names,
-            feature_groups=feature_groups,
-            row_ids=row_ids,
-            output=output,
-            resolution=resolution,
-            kind=kind,
-            percentiles=percentiles,
-            anchor=anchor,
-            smooth=smooth,
-            max_curves=max_curves,
-            pair_resolution=pair_resolution,
-            max_batch_rows=max_batch_rows,
-        )
-        curves, pairs = [], []
-        for k, label in enumerate(classes):
-            c, p = _pd_ice_class(model, X, class_index=k, **kwargs)
-            c.insert(1, "class", str(label))
-            p.insert(0, "class", str(label))
-            curves.append(c)
-            pairs.append(p)
-        return pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True)
-    return _pd_ice_class(
-        model,
-        X,
+    kwargs = dict(
         top=top,
         extra=extra,
         feature_names=feature_names,
@@ -361,6 +334,16 @@ def pd_ice_tables(
         pair_resolution=pair_resolution,
         max_batch_rows=max_batch_rows,
     )
+    if classes is not None:
+        curves, pairs = [], []
+        for k, label in enumerate(classes):
+            c, p = _pd_ice_class(model, X, class_index=k, **kwargs)
+            c.insert(1, "class", str(label))
+            p.insert(0, "class", str(label))
+            curves.append(c)
+            pairs.append(p)
+        return pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True)
+    return _pd_ice_class(model, X, **kwargs)
 
 
 def _pd_ice_class(
