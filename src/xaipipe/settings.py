@@ -9,8 +9,9 @@ settings are a frozen dataclass with ``from_config(config, task)`` (build and ch
 ``config/README.md`` and the settings class.
 
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
-``rashomon_bootstrap_shard``, ``abalone_study_mcr``). :func:`check_family` is the registry check
-of a config key naming a model family.
+``rashomon_bootstrap_shard``, ``abalone_study_mcr``); :class:`LargeDataSettings` (the large-data
+policies of section ``large_data``: which apply to a dataset of ``n`` test rows, and the rows they
+use). :func:`check_family` is the registry check of a config key naming a model family.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RashomonSettings", "check_family"]
+__all__ = ["LARGE_DATA_POLICIES", "LargeDataSettings", "RashomonSettings", "check_family"]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
 #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
@@ -157,3 +158,115 @@ class RashomonSettings:
             "figure_scope": self.figure_scope,
             "pd": dict(self.pd),
         }
+
+
+#: The large-data policies: name -> (config key under ``large_data``, what is subsampled, the
+#: Monte-Carlo error reported where it applies). Order of the ``large_data.csv`` table.
+LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
+    "reliance": (
+        "reliance_rows",
+        "test rows of each repeat of permutation / e_divide MR (rule model_reliance)",
+        "model_reliance.csv: mr_*_se over the repeats, each on a fresh subsample (subsample + permutation error)",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class LargeDataSettings:
+    """The large-data policies (config section ``large_data``; ``docs/performance.md``).
+
+    Each policy replaces work that grows with the number of test rows ``n`` by the same estimate on a
+    seeded random subsample of rows, and reports the Monte-Carlo error that adds. It applies to a
+    dataset whose *test split* has more than ``min_rows`` rows (the rows the explanations run on) and
+    whose own key is not null; at or below ``min_rows`` nothing changes (the thesis datasets have at
+    most 1 300 test rows).
+
+    Attributes
+    ----------
+    min_rows : int
+        ``large_data.min_rows``: the policies apply when ``n > min_rows``.
+    reliance_rows : int or None
+        ``large_data.reliance_rows``: rows of each repeat of ``permutation`` / ``e_divide`` MR
+        (:func:`xaipipe.explain.reliance.model_reliance`, ``subsample_rows=``); None: off.
+    """
+
+    min_rows: int
+    reliance_rows: int | None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LargeDataSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Checks: every policy's rows are at most ``large_data.min_rows`` (else a dataset just above
+        the threshold would not be subsampled although the policy is said to apply).
+
+        Raises
+        ------
+        ValueError
+            Naming the config key, its value and the fix.
+        KeyError
+            ``large_data`` or one of its keys is missing (an unvalidated config).
+        """
+        section = config["large_data"]
+        min_rows = int(section["min_rows"])
+        values = {}
+        for key, _what, _error in LARGE_DATA_POLICIES.values():
+            rows = section[key]
+            if rows is not None and int(rows) > min_rows:
+                raise ValueError(
+                    f"config key large_data.{key} ({rows}) must be at most large_data.min_rows ({min_rows}): "
+                    f"lower large_data.{key}, raise large_data.min_rows, or set large_data.{key}: null to switch "
+                    "the policy off"
+                )
+            values[key] = None if rows is None else int(rows)
+        return cls(min_rows=min_rows, **values)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> LargeDataSettings:
+        """The settings back from :meth:`to_params` (a rule's ``params.large_data`` in its script)."""
+        return cls(**dict(params))
+
+    def to_params(self) -> dict[str, Any]:
+        """The rule's ``params.large_data``: ``min_rows`` and one key per policy (plain ints / None)."""
+        return {"min_rows": self.min_rows, **{key: getattr(self, key) for key, _, _ in LARGE_DATA_POLICIES.values()}}
+
+    def applies(self, n_rows: int) -> bool:
+        """True where the dataset is large: ``n_rows > min_rows`` (``n_rows``: its test rows)."""
+        return int(n_rows) > self.min_rows
+
+    def rows(self, policy: str, n_rows: int) -> int | None:
+        """Rows the policy ``policy`` uses on a dataset of ``n_rows`` test rows; None: it does not apply.
+
+        Raises
+        ------
+        ValueError
+            ``policy`` is not one of :data:`LARGE_DATA_POLICIES`.
+        """
+        if policy not in LARGE_DATA_POLICIES:
+            raise ValueError(f"unknown large-data policy {policy!r}; choose one of {list(LARGE_DATA_POLICIES)}")
+        cap = getattr(self, LARGE_DATA_POLICIES[policy][0])
+        if cap is None or not self.applies(n_rows):
+            return None
+        return cap
+
+    def table_rows(self, n_rows: int) -> list[dict[str, Any]]:
+        """One row per policy for ``large_data.csv``: ``policy``, ``config_key``, ``min_rows``,
+        ``n_rows`` (test rows), ``applied``, ``rows_used`` (``n_rows`` where not applied), ``work``
+        (what is subsampled) and ``error_reported`` (where the Monte-Carlo error appears)."""
+        out = []
+        for name, (key, what, error) in LARGE_DATA_POLICIES.items():
+            used = self.rows(name, n_rows)
+            out.append(
+                {
+                    "policy": name,
+                    "config_key": f"large_data.{key}",
+                    "min_rows": self.min_rows,
+                    "cap": getattr(self, key),
+                    "n_rows": int(n_rows),
+                    "applied": used is not None,
+                    "rows_used": int(n_rows) if used is None else used,
+                    "work": what,
+                    "error_reported": error if used is not None else "",
+                }
+            )
+        return out

@@ -177,3 +177,41 @@ def test_ranking_tables_per_model():
         quantity="mr_ratio",
     )
     assert (imp2["model_reliance"] == 1.0).all() and (imp2["model_reliance_rank"] == 1).all()
+
+
+def test_large_data_policy_of_the_model_reliance_rule(data):
+    """The rule's MR table through LargeDataSettings: at or below min_rows test rows bitwise the table
+    without the policy; above it (a tiny threshold) permutation / e_divide on subsamples of
+    reliance_rows rows (n_samples, algorithm), their SE honest in scale, e_switch rows unchanged."""
+    from xaipipe.settings import LargeDataSettings
+
+    Xtr, ytr, Xte, yte, names = data
+    gb = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(Xtr, ytr)
+    n = len(yte)  # 142 test rows
+    kwargs = dict(
+        dataset="d", family="gradient_boosting", feature_names=names, n_repeats=5, e_switch_max_rows=50, random_state=1
+    )
+    base, gain = reliance_tables(gb, Xte, yte, **kwargs)
+    off = LargeDataSettings(min_rows=n, reliance_rows=40)
+    assert off.rows("reliance", n) is None
+    same, same_gain = reliance_tables(gb, Xte, yte, reliance_rows=off.rows("reliance", n), **kwargs)
+    pd.testing.assert_frame_equal(same, base, check_exact=True)
+    pd.testing.assert_frame_equal(same_gain, gain, check_exact=True)
+    on = LargeDataSettings(min_rows=100, reliance_rows=40)
+    table, _ = reliance_tables(gb, Xte, yte, reliance_rows=on.rows("reliance", n), **kwargs)
+    assert list(table.columns) == list(base.columns)
+    sub = table[table.estimator != "e_switch"]
+    assert (sub["n_samples"] == 40).all() and set(sub["algorithm"]) == {
+        "subsampled_permutations",
+        "subsampled_halvings",
+    }
+    pd.testing.assert_frame_equal(
+        table[table.estimator == "e_switch"].reset_index(drop=True),
+        base[base.estimator == "e_switch"].reset_index(drop=True),
+        check_exact=True,
+    )
+    np.testing.assert_array_equal(table["e_orig"], base["e_orig"])  # e_orig on every test row
+    # the subsample adds error: the subsampled SE exceeds the all-rows one for the important variables
+    top = base[base.estimator == "permutation"].nlargest(3, "mr_difference")["feature"]
+    sel = lambda t: t[(t.estimator == "permutation") & t.feature.isin(top)]["mr_difference_se"].to_numpy()  # noqa: E731
+    assert np.all(sel(table) > sel(base))

@@ -25,7 +25,7 @@ from xaipipe.report.thesis import (
     thesis_pd_features,
 )
 from xaipipe.schema import validate_config
-from xaipipe.settings import RashomonSettings, check_family
+from xaipipe.settings import LargeDataSettings, RashomonSettings, check_family
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -94,6 +94,9 @@ RASHOMON_SETTINGS = {
     _task: RashomonSettings.from_config(config, _task)
     for _task in ("regression", "classification")
 }
+# the large-data policies (section large_data; xaipipe.settings.LargeDataSettings, unit-tested): the
+# scripts decide from the dataset's test rows whether each applies
+LARGE_DATA = LargeDataSettings.from_config(config)
 
 
 def shap_params(wildcards):

@@ -26,6 +26,7 @@ rule model_reliance:
         reliance=config["explain"]["reliance"],
         losses=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)],
         seed=config["seed"],
+        large_data=LARGE_DATA.to_params(),
     script:
         "../scripts/model_reliance.py"
 

@@ -9,12 +9,19 @@ from xaipipe.explain.dependence import dependent_reliance_rows
 from xaipipe.explain.summary import reliance_tables
 from xaipipe.io import read_joblib, write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import LargeDataSettings
 
 
 def main(smk):
     cfg = smk.params.reliance
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     model = read_joblib(smk.input.model)
+    # large-data policy (large_data.reliance_rows): None at or below large_data.min_rows test rows
+    reliance_rows = LargeDataSettings.from_params(smk.params.large_data).rows("reliance", len(data.y_test))
+    if reliance_rows is not None:
+        get_logger().info(
+            "large data: permutation / e_divide repeats on %d of %d test rows", reliance_rows, len(data.y_test)
+        )
     reliance, split_gain = reliance_tables(
         model,
         data.X_test,
@@ -29,6 +36,7 @@ def main(smk):
         e_switch_max_rows=cfg["e_switch_max_rows"],
         random_state=smk.params.seed,
         n_jobs=smk.threads,
+        reliance_rows=reliance_rows,
     )
     dep = cfg["dependent"]
     if dep["estimators"]:  # MR under dependent features (issue 35): rows appended after the marginal ones

@@ -43,6 +43,7 @@ def reliance_report(
     e_switch_max_rows: int | None = 400,
     random_state: int = 0,
     n_jobs: int | None = 1,
+    reliance_rows: int | None = None,
 ) -> pd.DataFrame:
     """Model reliance of one fitted model on held-out data, for every estimator × loss.
 
@@ -72,6 +73,12 @@ def reliance_report(
         Threads of the tree engine or of the row blocks of ensemble predictions
         (:func:`xaipipe.explain.reliance.model_reliance`); the result does not
         depend on them.
+    reliance_rows : int or None, default None
+        The large-data policy (``large_data.reliance_rows`` where the test split has more than
+        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): each repeat
+        of ``permutation`` / ``e_divide`` on its own seeded subsample of this many rows
+        (``model_reliance(..., subsample_rows=)``; ``n_samples`` records it, ``*_se`` holds
+        the subsample error too). None: every row (unchanged).
 
     Returns
     -------
@@ -88,6 +95,8 @@ def reliance_report(
             if estimator in ("permutation", "e_divide"):  # random permutations / halvings
                 kwargs["n_repeats"] = n_repeats
                 kwargs["random_state"] = random_state
+                if reliance_rows is not None:  # large-data policy (off: the call is unchanged)
+                    kwargs["subsample_rows"] = reliance_rows
             if estimator == "e_switch" and e_switch_max_rows is not None:
                 # model_reliance draws the subsample (not where the linear closed form applies)
                 kwargs["max_samples"] = e_switch_max_rows
@@ -208,8 +217,11 @@ def reliance_tables(
     e_switch_max_rows: int | None = 400,
     random_state: int = 0,
     n_jobs: int | None = 1,
+    reliance_rows: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ``model_reliance`` rule: the MR report and the split gain of one fitted model.
+
+    ``reliance_rows``: the large-data policy of :func:`reliance_report` (None: off).
 
     Returns
     -------
@@ -231,6 +243,7 @@ def reliance_tables(
         e_switch_max_rows=e_switch_max_rows,
         random_state=random_state,
         n_jobs=n_jobs,
+        reliance_rows=reliance_rows,
     )
     ids = {"dataset": dataset, "model": family}
     table = with_ids(table, **ids)

@@ -57,6 +57,7 @@ def model_reliance(
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
     n_jobs: int | None = 1,
     max_samples: int | None = None,
+    subsample_rows: int | None = None,
 ) -> RelianceResult:
     """Model reliance (Fisher, Rudin & Dominici 2019, §3) of a fitted model or of ``m`` models at once.
 
@@ -130,6 +131,17 @@ def model_reliance(
         ``n_samples`` are then those of the subsample. Not applied where the exact
         linear closed form is used (all rows, ``O(n)``). None: all rows. The config
         key ``explain.reliance.e_switch_max_rows``.
+    subsample_rows : int or None, default None
+        ``permutation`` / ``e_divide`` only, the large-data policy (config
+        ``large_data.reliance_rows``): where ``n > subsample_rows``, each of the ``R`` repeats
+        runs on its own seeded subsample of ``subsample_rows`` rows (one permutation / halving
+        of them; :func:`._subsample.subsample_design`), ``e_orig`` on all rows, and the
+        repeat's switched loss is ``e_orig`` plus its paired difference on the subsample
+        (:mod:`._subsample`): ``*_se`` is then the Monte-Carlo SE of subsample and permutation
+        together, ``n_samples = subsample_rows``, ``algorithm`` ``"subsampled_permutations"`` /
+        ``"subsampled_halvings"``. ``O(R · subsample_rows)`` predictions per variable instead
+        of ``O(R · n)``. Not with ``permutations``. None, or ``n <= subsample_rows``: the
+        estimate on all rows (bitwise as without it).
 
     Returns
     -------
@@ -185,6 +197,34 @@ def model_reliance(
         max_rows = check_int(max_rows_per_batch, "max_rows_per_batch", minimum=1)
     except TypeError as exc:
         raise ValueError(str(exc)) from None
+    if subsample_rows is not None:
+        if estimator not in ("permutation", "e_divide"):
+            raise ValueError(f"subsample_rows applies to estimator='permutation' or 'e_divide', not {estimator!r}")
+        if permutations is not None:
+            raise ValueError("give either permutations or subsample_rows, not both")
+        m = check_int(subsample_rows, "subsample_rows", minimum=2)
+        if n > m:
+            from ._subsample import subsampled_reliance
+
+            return subsampled_reliance(
+                model_reliance,
+                model,
+                Xv,
+                yv,
+                estimator=estimator,
+                loss=loss,
+                loss_fn=loss_fn,
+                loss_name=loss_name,
+                groups=groups,
+                feature_names=feature_names,
+                n_repeats=10 if n_repeats is None else check_int(n_repeats, "n_repeats", minimum=1),
+                subsample_rows=m,
+                random_state=random_state,
+                n_estimators=n_estimators,
+                method=method,
+                max_rows_per_batch=max_rows,
+                n_jobs=n_jobs,
+            )
     perms, R, algorithm = resolve_permutations(estimator, permutations, n_repeats, n, len(cols), random_state)
     if is_callable and (method in ("engine", "linear") or n_estimators is not None):
         raise ValueError("a predict-many callable supports method='auto' or 'generic' without n_estimators")
