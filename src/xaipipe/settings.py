@@ -168,6 +168,11 @@ LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
         "test rows of each repeat of permutation / e_divide MR (rule model_reliance)",
         "model_reliance.csv: mr_*_se over the repeats, each on a fresh subsample (subsample + permutation error)",
     ),
+    "shap": (
+        "shap_rows",
+        "test rows explained by SHAP, every family (rule shap)",
+        "shap_importance.csv: mean_abs_shap_se, mean_shap_se (sampling SE with finite-population correction)",
+    ),
 }
 
 
@@ -188,10 +193,14 @@ class LargeDataSettings:
     reliance_rows : int or None
         ``large_data.reliance_rows``: rows of each repeat of ``permutation`` / ``e_divide`` MR
         (:func:`xaipipe.explain.reliance.model_reliance`, ``subsample_rows=``); None: off.
+    shap_rows : int or None
+        ``large_data.shap_rows``: test rows explained by SHAP, every family
+        (:func:`xaipipe.explain.shapley.shap_tables`, ``large_data_rows=``); None: off.
     """
 
     min_rows: int
     reliance_rows: int | None
+    shap_rows: int | None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LargeDataSettings:

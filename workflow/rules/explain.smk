@@ -131,6 +131,7 @@ rule shap:
     params:
         shap=shap_params,
         seed=config["seed"],
+        large_data=LARGE_DATA.to_params(),
     script:
         "../scripts/shap_values.py"
 

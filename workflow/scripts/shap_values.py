@@ -4,6 +4,7 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import shap_tables
 from xaipipe.io import read_joblib, write_csv, write_joblib, write_json
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import LargeDataSettings
 
 
 def main(smk):
@@ -26,6 +27,8 @@ def main(smk):
         n_jobs=smk.threads,
         random_state=smk.params.seed,
         classes=data.classes,  # multiclass: every class (a `class` column); None otherwise
+        # large-data policy (large_data.shap_rows): None at or below large_data.min_rows test rows
+        large_data_rows=LargeDataSettings.from_params(smk.params.large_data).rows("shap", len(data.X_test)),
     )
     get_logger().info(
         "%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"], out["meta"]["output"]

@@ -190,6 +190,7 @@ from ._result import (
     class_choice,
     class_result,
     global_importance,
+    importance_subsample_se,
     interaction_frame,
     level_labels,
     result_metadata,
@@ -491,6 +492,7 @@ def shap_tables(
     n_jobs: int = 1,
     random_state: int = 0,
     classes: Sequence[str] | None = None,
+    large_data_rows: int | None = None,
 ) -> dict:
     """The ``shap`` rule: SHAP values of the test rows and their tables.
 
@@ -524,6 +526,14 @@ def shap_tables(
         every class is explained (:func:`shap_values` with ``class_index=k``, the
         same rows, background and seeds) and each table gets a ``class`` column
         after ``model``.
+    large_data_rows : int or None
+        The large-data policy (``large_data.shap_rows`` where the test split has more than
+        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): explain a
+        seeded subsample of at most this many test rows, every family (the smaller of it and the
+        caps above), and add to ``importance`` the Monte-Carlo SE of ``mean_abs_shap`` /
+        ``mean_shap`` as estimates over all test rows (:func:`importance_subsample_se`:
+        ``mean_abs_shap_se``, ``mean_shap_se``, ``n_rows``, ``n_test_rows``) and to ``meta`` a
+        ``large_data`` record. None: off (the tables as without it).
 
     Returns
     -------
@@ -543,6 +553,8 @@ def shap_tables(
 
     if max_rows_forest and _prefix_kind(model) == "forest":
         max_rows = min(max_rows or len(X_test), max_rows_forest)
+    if large_data_rows is not None:  # large-data policy: every family on a subsample
+        max_rows = min(max_rows or len(X_test), int(large_data_rows))
     native = auto_algorithm(model) if algorithm == "auto" else algorithm
     settings = dict(
         X_background=X_train,
@@ -555,9 +567,10 @@ def shap_tables(
         random_state=random_state,
     )
     if classes is not None:
-        return _class_tables(
+        out = _class_tables(
             model, X_test, settings, test_rows, dataset, family, [str(c) for c in classes], feature_groups
         )
+        return out if large_data_rows is None else _with_subsample_se(out, len(X_test), large_data_rows)
     result = shap_values(model, X_test, **settings)
     columns = result
     result = group_shap_result(columns, feature_groups)  # the same object without groups
@@ -572,7 +585,7 @@ def shap_tables(
     saved = dataclasses.replace(result, estimator=None)
     if isinstance(result, GroupedShapResult):
         saved = dataclasses.replace(saved, columns=dataclasses.replace(columns, estimator=None))
-    return {
+    out = {
         "values": with_ids(values, **ids),
         "rows": with_ids(rows, **ids),
         "importance": with_ids(global_importance(result), **ids),
@@ -580,6 +593,16 @@ def shap_tables(
         "meta": meta,
         "result": saved,
     }
+    return out if large_data_rows is None else _with_subsample_se(out, len(X_test), large_data_rows)
+
+
+def _with_subsample_se(out: dict, n_total: int, cap: int) -> dict:
+    """The large-data policy's additions to :func:`shap_tables`' output: the SE columns of
+    ``importance`` (:func:`importance_subsample_se`) and ``meta["large_data"]``."""
+    importance = importance_subsample_se(out["importance"], out["values"], n_total)
+    n_rows = int(importance["n_rows"].iloc[0]) if len(importance) else 0
+    meta = {**out["meta"], "large_data": {"policy": "shap", "cap": int(cap), "n_rows": n_rows, "n_test_rows": n_total}}
+    return {**out, "importance": importance, "meta": meta}
 
 
 def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, feature_groups=None) -> dict:

@@ -18,6 +18,7 @@ __all__ = [
     "class_choice",
     "class_result",
     "global_importance",
+    "importance_subsample_se",
     "interaction_frame",
     "level_labels",
     "result_metadata",
@@ -294,6 +295,51 @@ def global_importance(result: ShapResult) -> pd.DataFrame:
             "rank": np.arange(1, len(order) + 1),
         }
     )
+
+
+def importance_subsample_se(importance: pd.DataFrame, values: pd.DataFrame, n_total: int) -> pd.DataFrame:
+    r"""``importance`` with the Monte-Carlo SE of mean |SHAP| and mean SHAP over a row subsample.
+
+    Where the explained rows are a simple random sample (without replacement) of ``m`` of the
+    ``n_total`` test rows (the large-data policy ``large_data.shap_rows``), ``mean_abs_shap`` and
+    ``mean_shap`` estimate the means over all test rows with standard error (Cochran 1977,
+    *Sampling Techniques*, eq. 2.12; the finite-population correction ``1 - m/n``)
+
+    .. math:: SE = \frac{s}{\sqrt m} \sqrt{1 - \frac{m}{n}},
+
+    ``s`` the sample standard deviation (``ddof=1``) of ``|φ_j|`` (or ``φ_j``) over the explained
+    rows; each row's SHAP values are exact, so this is the whole Monte-Carlo error of the table.
+
+    Parameters
+    ----------
+    importance : DataFrame
+        :func:`global_importance` (with ``class`` for a multiclass model).
+    values : DataFrame
+        :func:`tidy_frame` of the same result (``feature``, ``shap_value``; ``class``).
+    n_total : int
+        Test rows the subsample was drawn from.
+
+    Returns
+    -------
+    DataFrame
+        ``importance`` (same row order) with ``mean_abs_shap_se``, ``mean_shap_se``, ``n_rows``
+        (rows explained) and ``n_test_rows`` appended.
+    """
+    keys = [k for k in ("class", "feature") if k in importance.columns]
+    v = values.assign(abs_shap=values["shap_value"].abs())
+    g = v.groupby(keys, sort=False)
+    m = g["shap_value"].count()
+    fpc = np.sqrt(np.clip(1 - m / int(n_total), 0.0, None) / m)
+    se = pd.DataFrame(
+        {
+            "mean_abs_shap_se": g["abs_shap"].std(ddof=1) * fpc,
+            "mean_shap_se": g["shap_value"].std(ddof=1) * fpc,
+            "n_rows": m.astype(int),
+        }
+    ).reset_index()
+    out = importance.merge(se, on=keys, how="left", validate="one_to_one")
+    out["n_test_rows"] = int(n_total)
+    return out
 
 
 def result_metadata(result: ShapResult) -> dict:
