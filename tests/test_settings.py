@@ -88,14 +88,14 @@ def test_large_data_defaults_leave_the_thesis_datasets_alone(config):
     """Default: min_rows 10 000 test rows; the thesis datasets (at most 1 300 test rows: Wine's
     4 898 x 0.2 rounded up is 980, Abalone's 836, the 6 497-row red + white table's 1 300) are below."""
     s = LargeDataSettings.from_config(config)
-    assert (s.min_rows, s.reliance_rows, s.shap_rows) == (10000, 2000, 1000)
+    assert (s.min_rows, s.reliance_rows, s.shap_rows, s.pd_rows) == (10000, 2000, 1000, 2000)
     for n in (1, 980, 1300, 10000):
         assert not s.applies(n) and all(s.rows(policy, n) is None for policy in LARGE_DATA_POLICIES)
         rows = s.table_rows(n)
         assert [r["policy"] for r in rows] == list(LARGE_DATA_POLICIES)
         assert all(not r["applied"] and r["rows_used"] == n and r["error_reported"] == "" for r in rows)
     assert s.applies(10001) and s.rows("reliance", 10001) == 2000 == s.rows("reliance", 100_000)
-    assert s.rows("shap", 10001) == 1000
+    assert s.rows("shap", 10001) == 1000 and s.rows("pd", 10001) == 2000
     (row,) = [r for r in s.table_rows(20000) if r["policy"] == "reliance"]
     assert row["applied"] and row["rows_used"] == 2000 and row["config_key"] == "large_data.reliance_rows"
     assert row["min_rows"] == 10000 and row["n_rows"] == 20000 and "mr_*_se" in row["error_reported"]
@@ -105,14 +105,14 @@ def test_large_data_params_round_trip_and_a_null_policy_is_off(config):
     config["large_data"]["reliance_rows"] = None
     s = LargeDataSettings.from_config(config)
     p = s.to_params()
-    assert p == {"min_rows": 10000, "reliance_rows": None, "shap_rows": 1000}
+    assert p == {"min_rows": 10000, "reliance_rows": None, "shap_rows": 1000, "pd_rows": 2000}
     assert LargeDataSettings.from_params(p) == s
     assert s.rows("reliance", 10**6) is None and s.rows("shap", 10**6) == 1000
     with pytest.raises(ValueError, match="unknown large-data policy 'shapp'"):
         s.rows("shapp", 10)
 
 
-@pytest.mark.parametrize("key", ["reliance_rows", "shap_rows"])
+@pytest.mark.parametrize("key", ["reliance_rows", "shap_rows", "pd_rows"])
 def test_large_data_rows_must_not_exceed_min_rows(config, key):
     config["large_data"][key] = 20000
     with pytest.raises(

@@ -173,6 +173,11 @@ LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
         "test rows explained by SHAP, every family (rule shap)",
         "shap_importance.csv: mean_abs_shap_se, mean_shap_se (sampling SE with finite-population correction)",
     ),
+    "pd": (
+        "pd_rows",
+        "test rows averaged by the PD / ICE curves and the 2-D PD (rule pd_ice)",
+        "pd_ice.csv: rows of kind pd_se, the SE of the PD at each grid point (finite-population correction)",
+    ),
 }
 
 
@@ -196,11 +201,15 @@ class LargeDataSettings:
     shap_rows : int or None
         ``large_data.shap_rows``: test rows explained by SHAP, every family
         (:func:`xaipipe.explain.shapley.shap_tables`, ``large_data_rows=``); None: off.
+    pd_rows : int or None
+        ``large_data.pd_rows``: test rows averaged by the PD / ICE / 2-D PD of the ``pd_ice`` rule
+        (:func:`xaipipe.explain.pdp.pd_ice_tables`, ``large_data_rows=``); None: off.
     """
 
     min_rows: int
     reliance_rows: int | None
     shap_rows: int | None
+    pd_rows: int | None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LargeDataSettings:

@@ -57,6 +57,8 @@ rule pd_ice:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
         extra=lambda w: thesis_pd_features(config["thesis"], w.dataset, w.family),
+        large_data=LARGE_DATA.to_params(),
+        seed=config["seed"],
     script:
         "../scripts/pd_ice.py"
 

@@ -7,6 +7,7 @@ from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib, with_ids, write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import LargeDataSettings
 
 
 def main(smk):
@@ -38,6 +39,9 @@ def main(smk):
         pair_resolution=cfg["pair_resolution"],
         max_batch_rows=cfg["max_batch_rows"],
         classes=data.classes,  # multiclass: every class (a `class` column); None otherwise
+        # large-data policy (large_data.pd_rows): None at or below large_data.min_rows test rows
+        large_data_rows=LargeDataSettings.from_params(smk.params.large_data).rows("pd", len(data.X_test)),
+        random_state=smk.params.seed,
     )
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     write_csv(smk.output.curves, with_ids(curves, **ids))

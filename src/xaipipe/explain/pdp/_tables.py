@@ -287,6 +287,8 @@ def pd_ice_tables(
     pair_resolution: int = 20,
     max_batch_rows: int = 100_000,
     classes: Sequence[str] | None = None,
+    large_data_rows: int | None = None,
+    random_state: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ``pd_ice`` rule: effects of the top variables (and extra ones) and the 2-D PD of the top pair.
 
@@ -309,6 +311,19 @@ def pd_ice_tables(
         effects of every class ``k`` (``output`` of class ``k``: its probability or
         its one-vs-rest log-odds), stacked with a ``class`` column after ``rank``
         (curves) or first (pairs); the same ICE rows for every class.
+    large_data_rows : int or None
+        The large-data policy (``large_data.pd_rows`` where the test split has more than
+        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): where
+        ``n > large_data_rows``, every curve and the 2-D PD are averaged over a seeded subsample
+        of this many rows (``np.sort(np.random.default_rng(random_state).choice(n, m,
+        replace=False))``; ICE rows are drawn from it), on the grid of *all* rows (numeric
+        variables), and ``curves`` gets, per variable, rows of ``kind`` ``"pd_se"``: the
+        Monte-Carlo SE of the PD at each grid point as an estimate of the all-rows PD,
+        ``sd_i ICE_i(v) / sqrt(m) * sqrt(1 - m/n)`` (simple random sampling without
+        replacement, finite-population correction; Cochran 1977, eq. 2.12). The 2-D PD's SE is
+        not reported. None: off (unchanged tables).
+    random_state : int, default 0
+        Seed of that subsample (the config ``seed``).
 
     Returns
     -------
@@ -334,6 +349,8 @@ def pd_ice_tables(
         pair_resolution=pair_resolution,
         max_batch_rows=max_batch_rows,
     )
+    if large_data_rows is not None:
+        X, kwargs = _large_data_subsample(X, kwargs, int(large_data_rows), random_state)
     if classes is not None:
         curves, pairs = [], []
         for k, label in enumerate(classes):
@@ -344,6 +361,52 @@ def pd_ice_tables(
             pairs.append(p)
         return pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True)
     return _pd_ice_class(model, X, **kwargs)
+
+
+def _large_data_subsample(X, kwargs: dict, m: int, random_state) -> tuple:
+    """The rows and arguments of :func:`pd_ice_tables` under the large-data policy: ``X`` restricted
+    to the seeded subsample, its ``row_ids``, the all-rows grid of each numeric variable (``grids``)
+    and ``n_total`` (the SE rows); unchanged where ``n <= m``."""
+    from ._grid import _check_X, feature_grid
+
+    Xv, _, _ = _check_X(X)
+    n = Xv.shape[0]
+    if n <= m:
+        return X, kwargs
+    rows = np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))
+    names = list(kwargs["feature_names"])
+    groups = dict(kwargs["feature_groups"] or {})
+    grids = {
+        name: feature_grid(
+            Xv[:, names.index(name)],
+            resolution=kwargs["resolution"],
+            kind=kwargs["kind"],
+            percentiles=tuple(kwargs["percentiles"]),
+        )
+        for name in list(kwargs["top"]) + list(kwargs["extra"])
+        if name not in groups
+    }
+    ids = np.arange(n) if kwargs["row_ids"] is None else np.asarray(kwargs["row_ids"])
+    sub = X.iloc[rows] if hasattr(X, "iloc") else Xv[rows]
+    return sub, {**kwargs, "row_ids": ids[rows], "grids": grids, "n_total": n}
+
+
+def _pd_se_rows(eff: FeatureEffect, n_total: int) -> pd.DataFrame:
+    """Rows of ``kind`` ``"pd_se"``: the SE of the subsample PD at each grid point (see
+    :func:`pd_ice_tables`, ``large_data_rows``)."""
+    m = eff.ice.shape[0]
+    se = eff.ice.std(axis=0, ddof=1) / np.sqrt(m) * np.sqrt(max(1.0 - m / n_total, 0.0))
+    k = eff.grid.size
+    return pd.DataFrame(
+        {
+            "feature": eff.feature,
+            "grid_value": eff.grid,
+            "level": np.array(eff.levels, dtype=object) if eff.levels is not None else np.full(k, "", dtype=object),
+            "kind": "pd_se",
+            "row": np.full(k, -1, dtype=np.int64),
+            "value": se,
+        }
+    )
 
 
 def _pd_ice_class(
@@ -365,6 +428,8 @@ def _pd_ice_class(
     pair_resolution,
     max_batch_rows,
     class_index: int | None = None,
+    grids: Mapping[str, np.ndarray] | None = None,
+    n_total: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`pd_ice_tables` of one output (``class_index``: a class of a multiclass model)."""
     from ._effects import explain_feature, explain_pair
@@ -391,11 +456,14 @@ def _pd_ice_class(
             anchor=anchor,
             smooth=smooth,
             row_ids=row_ids,
+            grid=(grids or {}).get(name),
             **common,
         )
         for name in top + extra
     ]
     curves = effects_table(effects, max_curves=max_curves, random_state=0)
+    if n_total is not None:  # large-data policy: the SE of each subsample PD, after the curves
+        curves = pd.concat([curves] + [_pd_se_rows(e, n_total) for e in effects], ignore_index=True)
     curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
     if len(top) >= 2:
         pair = explain_pair(model, X, tuple(top[:2]), feature_groups=groups, resolution=pair_resolution, **common)
