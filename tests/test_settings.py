@@ -129,3 +129,13 @@ def test_large_data_schema_rejects_unknown_keys_and_small_values(default_config)
         bad["large_data"] = section
         with pytest.raises(Exception, match=message):
             validate_config(bad, REPO / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def test_large_data_table_of_a_dataset(config):
+    """explain/<dataset>/large_data.csv: the dataset, then one row per policy."""
+    config["large_data"].update(min_rows=100, reliance_rows=100, shap_rows=None, pd_rows=80)
+    frame = LargeDataSettings.from_config(config).table("mine", 150)
+    assert list(frame.columns[:3]) == ["dataset", "policy", "config_key"]
+    assert frame["policy"].tolist() == list(LARGE_DATA_POLICIES) and (frame["dataset"] == "mine").all()
+    assert frame.set_index("policy")["applied"].to_dict() == {"reliance": True, "shap": False, "pd": True}
+    assert frame.set_index("policy")["rows_used"].to_dict() == {"reliance": 100, "shap": 150, "pd": 80}

@@ -69,6 +69,8 @@ PATHS: dict[str, str] = {
     "shap_interaction_matrix": "explain/{dataset}/{family}/shap_interaction_matrix.csv",
     "importance_rankings": "explain/{dataset}/importance_rankings.csv",
     "ranking_agreement": "explain/{dataset}/ranking_agreement.csv",
+    # the large-data policies of the dataset: threshold, applied or not, rows used (issue 34)
+    "large_data": "explain/{dataset}/large_data.csv",
     # rashomon: sets, member MR, MCR, PD envelope; bootstrap (RID); the Table 4.1 study
     "rashomon_sets": "rashomon/{dataset}/sets.csv",
     "rashomon_members": "rashomon/{dataset}/members.csv",

@@ -267,6 +267,15 @@ class LargeDataSettings:
             return None
         return cap
 
+    def table(self, dataset: str, n_rows: int):
+        """``explain/<dataset>/large_data.csv`` (rule ``large_data``): ``dataset`` then
+        :meth:`table_rows`, one row per policy (a pandas DataFrame)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.table_rows(n_rows))
+        frame.insert(0, "dataset", dataset)
+        return frame
+
     def table_rows(self, n_rows: int) -> list[dict[str, Any]]:
         """One row per policy for ``large_data.csv``: ``policy``, ``config_key``, ``min_rows``,
         ``n_rows`` (test rows), ``applied``, ``rows_used`` (``n_rows`` where not applied), ``work``

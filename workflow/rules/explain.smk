@@ -372,3 +372,44 @@ rule model_reliance_table:
         "../../envs/models.yaml"
     script:
         "../scripts/concat_tables.py"
+
+
+rule large_data:
+    """The large-data policies of one dataset (large_data): threshold, applied or not, rows used."""
+    input:
+        split=rules.split.output.split,
+    output:
+        table=P("large_data"),
+    log:
+        f"{LOGS}/explain/large_data/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/large_data/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    params:
+        large_data=LARGE_DATA.to_params(),
+    script:
+        "../scripts/large_data.py"
+
+
+rule large_data_table:
+    """All datasets' large-data policies in one table."""
+    input:
+        tables=per_dataset("large_data"),
+    output:
+        table=report(
+            P("table", name="large_data"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "large-data policies"},
+        ),
+    log:
+        f"{LOGS}/tables/large_data.log",
+    benchmark:
+        f"{BENCH}/large_data_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"

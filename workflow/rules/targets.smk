@@ -15,6 +15,8 @@ if OLS_DATASETS:
 ALL_TARGETS += [
     P("table", name="model_reliance"),
     P("table", name="ranking_agreement"),
+    # the large-data policies of every dataset: threshold, applied or not, rows used (issue 34)
+    P("table", name="large_data"),
 ]
 
 # under dependent features and interactions (issue 35)
