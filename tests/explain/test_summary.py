@@ -192,12 +192,12 @@ def test_large_data_policy_of_the_model_reliance_rule(data):
         dataset="d", family="gradient_boosting", feature_names=names, n_repeats=5, e_switch_max_rows=50, random_state=1
     )
     base, gain = reliance_tables(gb, Xte, yte, **kwargs)
-    off = LargeDataSettings(min_rows=n, reliance_rows=40)
+    off = LargeDataSettings(min_rows=n, reliance_rows=40, shap_rows=None, pd_rows=None)
     assert off.rows("reliance", n) is None
     same, same_gain = reliance_tables(gb, Xte, yte, reliance_rows=off.rows("reliance", n), **kwargs)
     pd.testing.assert_frame_equal(same, base, check_exact=True)
     pd.testing.assert_frame_equal(same_gain, gain, check_exact=True)
-    on = LargeDataSettings(min_rows=100, reliance_rows=40)
+    on = LargeDataSettings(min_rows=100, reliance_rows=40, shap_rows=None, pd_rows=None)
     table, _ = reliance_tables(gb, Xte, yte, reliance_rows=on.rows("reliance", n), **kwargs)
     assert list(table.columns) == list(base.columns)
     sub = table[table.estimator != "e_switch"]

@@ -43,31 +43,35 @@ def test_at_or_below_the_cap_nothing_changes(estimator):
 
 @pytest.mark.parametrize("estimator", ["permutation", "e_divide"])
 def test_each_repeat_is_its_documented_subsample(estimator):
-    """Repeat r = one permutation / halving of rows_r (subsample_design), as the paired difference
-    on those rows added to e_orig of all rows; n_samples = the cap; a prefix ensemble (members) too."""
+    """Repeat r = the estimator on rows_r with the permutations of subsample_design (the same numbers
+    as model_reliance on X[rows_r] with those permutations given), as the paired difference added
+    to e_orig of all rows; n_samples = the cap; a prefix ensemble (members) too."""
     rng = np.random.default_rng(2)
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=300) > 0).astype(int)
     gb = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
+    members = [5, 20]
     res = model_reliance(
-        gb, X, y, estimator=estimator, n_repeats=4, random_state=11, subsample_rows=60, n_estimators=[5, 20]
+        gb, X, y, estimator=estimator, n_repeats=4, random_state=11, subsample_rows=60, n_estimators=members
     )
-    full_orig = model_reliance(gb, X, y, estimator="permutation", n_repeats=1, n_estimators=[5, 20]).e_orig
+    full_orig = model_reliance(gb, X, y, estimator="permutation", n_repeats=1, n_estimators=members).e_orig
     np.testing.assert_allclose(res.e_orig, full_orig, rtol=1e-12)  # every row, not the subsample
-    design = subsample_design(300, 60, 4, 11)
-    assert len(design) == 4 and all(len(rows) == 60 == len(np.unique(rows)) for rows, _ in design)
-    for r, (rows, seed) in enumerate(design):
+    design = subsample_design(estimator, 300, 60, 4, 4, 11)
+    assert len(design) == 4 and all(len(np.unique(rows)) == 60 and perms.shape == (4, 60) for rows, perms in design)
+    for r, (rows, perms) in enumerate(design):
         part = model_reliance(
-            gb, X[rows], y[rows], estimator=estimator, n_repeats=1, random_state=seed, n_estimators=[5, 20]
+            gb, X[rows], y[rows], estimator=estimator, permutations=perms[:, None, :], n_estimators=members
         )
         expected = res.e_orig[:, None] + (part.e_switch[:, :, 0] - part.e_orig[:, None])
-        np.testing.assert_allclose(res.e_switch[:, :, r], expected, rtol=1e-12)
+        np.testing.assert_allclose(res.e_switch[:, :, r], expected, rtol=1e-10, atol=1e-14)
     frame = res.to_frame()
     assert (frame["n_samples"] == 60).all() and (frame["n_repeats"] == 4).all()
-    assert set(frame["algorithm"]) == {
-        "subsampled_permutations" if estimator == "permutation" else "subsampled_halvings"
-    }
+    label = "subsampled_permutations" if estimator == "permutation" else "subsampled_halvings"
+    assert set(frame["algorithm"]) == {label}
     np.testing.assert_allclose(frame["mr_difference"], (res.e_switch - res.e_orig[:, None, None]).mean(axis=2).ravel())
+    # the two estimators draw independent streams of one seed (as without subsampling)
+    other = subsample_design("e_divide" if estimator == "permutation" else "permutation", 300, 60, 4, 4, 11)
+    assert not np.array_equal(other[0][0], design[0][0])
 
 
 def test_refusals():
@@ -78,6 +82,8 @@ def test_refusals():
         model_reliance(lin, X, y, estimator="e_switch", subsample_rows=10)
     with pytest.raises(ValueError, match="either permutations or subsample_rows"):
         model_reliance(lin, X, y, permutations=np.tile(np.arange(30), (2, 1)), subsample_rows=10)
+    with pytest.raises(TypeError, match="method='linear' needs estimator='e_switch'"):
+        model_reliance(lin, X, y, method="linear", subsample_rows=10)
 
 
 @pytest.mark.parametrize("estimator", ["permutation", "e_divide"])

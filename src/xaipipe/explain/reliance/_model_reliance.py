@@ -140,8 +140,9 @@ def model_reliance(
         (:mod:`._subsample`): ``*_se`` is then the Monte-Carlo SE of subsample and permutation
         together, ``n_samples = subsample_rows``, ``algorithm`` ``"subsampled_permutations"`` /
         ``"subsampled_halvings"``. ``O(R · subsample_rows)`` predictions per variable instead
-        of ``O(R · n)``. Not with ``permutations``. None, or ``n <= subsample_rows``: the
-        estimate on all rows (bitwise as without it).
+        of ``O(R · n)``, always on the generic path (``method`` other than ``"linear"`` is
+        not used). Not with ``permutations``. None, or ``n <= subsample_rows``: the estimate
+        on all rows (bitwise as without it).
 
     Returns
     -------
@@ -203,25 +204,25 @@ def model_reliance(
         if permutations is not None:
             raise ValueError("give either permutations or subsample_rows, not both")
         m = check_int(subsample_rows, "subsample_rows", minimum=2)
+        if method == "linear":
+            raise TypeError(f"method='linear' needs estimator='e_switch'; got {estimator!r} with subsample_rows")
+        if is_callable and (method == "engine" or n_estimators is not None):
+            raise ValueError("a predict-many callable supports method='auto' or 'generic' without n_estimators")
         if n > m:
             from ._subsample import subsampled_reliance
 
             return subsampled_reliance(
-                model_reliance,
                 model,
                 Xv,
                 yv,
                 estimator=estimator,
-                loss=loss,
                 loss_fn=loss_fn,
                 loss_name=loss_name,
                 groups=groups,
-                feature_names=feature_names,
                 n_repeats=10 if n_repeats is None else check_int(n_repeats, "n_repeats", minimum=1),
                 subsample_rows=m,
                 random_state=random_state,
                 n_estimators=n_estimators,
-                method=method,
                 max_rows_per_batch=max_rows,
                 n_jobs=n_jobs,
             )

@@ -25,54 +25,74 @@ full set, and a random halving for the subsample's); ``permutation`` has expecta
 ``(1 - 1/m)(ê_switch - ê_orig)`` against ``(1 - 1/n)(ê_switch - ê_orig)`` on all rows (a permutation
 keeps a row in place with probability ``1/m``; the package docstring), a relative difference of
 ``1/m - 1/n`` (5e-4 at the default ``m = 2 000``).
-``tests/explain/reliance/test_subsample.py`` checks the mean and the SE against the spread of 300
+``tests/explain/reliance/test_subsample.py`` checks the mean and the SE against the spread of 200
 fresh estimates on a linear model whose full-data ``ê_switch`` is exact (closed form).
+
+How
+---
+One pass over all ``n`` rows gives each row's unchanged loss (``e_orig`` and the paired terms);
+then every repeat's switched data sets -- recipients ``S_r`` (``e_divide``: the ``2⌊m/2⌋`` rows of
+the halving), donors permuted within ``S_r`` -- go through the generic path's batched ``predict``
+(:func:`xaipipe.explain.reliance._generic._run_jobs`, stacked up to ``max_rows_per_batch`` rows per
+call) in one stream: ``R x G x m`` predictions, no per-repeat set-up (the tree engine is not used
+here: its set-up per call would cost more than the rows it saves).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._base import RelianceResult
+from ._base import RelianceResult, estimator_stream, random_permutations
+from ._generic import _Job, _run_jobs
 
-__all__ = ["subsampled_reliance"]
+__all__ = ["subsample_design", "subsampled_reliance"]
 
 #: The ``algorithm`` label of a subsampled estimator.
 SUBSAMPLED = {"permutation": "subsampled_permutations", "e_divide": "subsampled_halvings"}
 
 
-def subsample_design(n: int, m: int, n_repeats: int, random_state) -> list[tuple[np.ndarray, int]]:
-    """The rows and the permutation seed of each repeat: ``[(rows_r, seed_r), ...]``.
+def subsample_design(
+    estimator: str, n: int, m: int, n_repeats: int, n_groups: int, random_state
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The rows and the per-variable permutations of each repeat: ``[(rows_r, perms_r), ...]``.
 
-    ``rng = np.random.default_rng(random_state)``; repeat ``r`` takes
-    ``rows_r = np.sort(rng.choice(n, m, replace=False))`` then ``seed_r = int(rng.integers(2**63))``
-    (the ``random_state`` of its one permutation / halving), in repeat order.
+    ``rng = np.random.default_rng(estimator_stream(estimator, random_state))`` (``e_divide``: an
+    independent stream of the seed, as without subsampling); repeat ``r`` takes
+    ``rows_r = np.sort(rng.choice(n, m, replace=False))``, then
+    ``perms_r = random_permutations(m, 1, n_groups, int(rng.integers(2**63)))[:, 0]`` of shape
+    ``(G, m)`` (positions within ``rows_r``), in repeat order.
     """
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(estimator_stream(estimator, random_state))
     out = []
     for _ in range(int(n_repeats)):
         rows = np.sort(rng.choice(n, m, replace=False))
-        out.append((rows, int(rng.integers(2**63))))
+        perms = random_permutations(m, 1, n_groups, int(rng.integers(2**63)))[:, 0]
+        out.append((rows, perms))
     return out
 
 
+def _row_losses(predict, X: np.ndarray, y: np.ndarray, loss_fn, max_rows: int) -> np.ndarray:
+    """Unchanged loss of every row, shape ``(members, n)``, in blocks of at most ``max_rows`` rows."""
+    parts = []
+    for a in range(0, X.shape[0], max_rows):
+        out = np.asarray(predict(X[a : a + max_rows]))
+        parts.append(np.asarray(loss_fn(y[a : a + max_rows], out), dtype=np.float64))
+    return np.concatenate(parts, axis=1)
+
+
 def subsampled_reliance(
-    reliance,
     model,
     X: np.ndarray,
     y: np.ndarray,
     *,
     estimator: str,
-    loss,
     loss_fn,
     loss_name: str,
     groups: dict,
-    feature_names,
     n_repeats: int,
     subsample_rows: int,
     random_state,
     n_estimators,
-    method: str,
     max_rows_per_batch: int,
     n_jobs,
 ) -> RelianceResult:
@@ -80,41 +100,35 @@ def subsampled_reliance(
     the ``n_repeats`` repeats on its own subsample of ``subsample_rows`` rows (module docstring).
 
     ``X`` (n, p) and ``y`` (n,) are validated; ``groups`` the resolved variables (name -> column
-    indices); ``reliance`` is :func:`~xaipipe.explain.reliance.model_reliance` (passed in: no import
-    cycle), called once per repeat on its rows with ``n_repeats=1``. Returns a
-    :class:`RelianceResult` with ``e_orig`` on all rows, ``e_switch`` of shape ``(m, G, R)`` equal
-    to ``e_orig + d_r``, ``n_samples = subsample_rows`` and ``algorithm``
-    ``"subsampled_permutations"`` / ``"subsampled_halvings"``.
+    indices). Returns a :class:`RelianceResult` with ``e_orig`` on all rows, ``e_switch`` of shape
+    ``(members, G, R)`` equal to ``e_orig + d_r``, ``n_samples = subsample_rows``, ``algorithm``
+    ``"subsampled_permutations"`` / ``"subsampled_halvings"`` and ``method`` ``"generic"``.
     """
     from ...models.prefix import member_predictor
-    from ._generic import generic_sums
 
-    n = X.shape[0]
+    n, m, R = X.shape[0], int(subsample_rows), int(n_repeats)
     cols = list(groups.values())
     is_callable = callable(model) and not hasattr(model, "predict")
     predict = model if is_callable else member_predictor(model, n_estimators, n_jobs=n_jobs)
-    # e_orig on every row: one pass, no switched data set
-    e_orig, _ = generic_sums(predict, X, y, loss_fn, loss_name, cols, [[] for _ in cols], max_rows_per_batch)
-    diffs, method_used = [], "generic"
-    for rows, seed in subsample_design(n, subsample_rows, n_repeats, random_state):
-        part = reliance(
-            model,
-            X[rows],
-            y[rows],
-            estimator=estimator,
-            loss=loss,
-            features=groups,
-            feature_names=feature_names,
-            n_repeats=1,
-            random_state=seed,
-            n_estimators=n_estimators,
-            method=method,
-            max_rows_per_batch=max_rows_per_batch,
-            n_jobs=n_jobs,
-        )
-        diffs.append(part.e_switch[:, :, 0] - part.e_orig[:, None])
-        method_used = part.method
-    diff = np.stack(diffs, axis=2)  # (m, G, R)
+    orig = _row_losses(predict, X, y, loss_fn, int(max_rows_per_batch))  # (members, n)
+    e_orig = orig.mean(axis=1)
+    h = m // 2
+    jobs, orig_sums, sizes = [], np.zeros((orig.shape[0], len(cols), R)), np.zeros(R)
+    for r, (rows, perms) in enumerate(subsample_design(estimator, n, m, R, len(cols), random_state)):
+        for g, perm in enumerate(perms):
+            shown = rows[perm]
+            if estimator == "permutation":  # row rows[q] gets the variable of row shown[q]
+                recipients, donors = rows, shown
+            else:  # the halving shown[:h] <-> shown[h:2h]
+                recipients, donors = shown[: 2 * h], np.concatenate([shown[h : 2 * h], shown[:h]])
+            jobs.append(_Job((g, r), cols[g], recipients, donors))
+            orig_sums[:, g, r] = orig[:, recipients].sum(axis=1)
+        sizes[r] = m if estimator == "permutation" else 2 * h
+    sums = np.zeros_like(orig_sums)
+    for job, s in _run_jobs(predict, X, y, loss_fn, jobs, int(max_rows_per_batch), loss_name):
+        g, r = job.slot
+        sums[:, g, r] = s
+    diff = (sums - orig_sums) / sizes  # d_r: paired switched - unchanged loss on the repeat's rows
     return RelianceResult(
         features=list(groups),
         e_orig=e_orig,
@@ -122,7 +136,7 @@ def subsampled_reliance(
         estimator=estimator,
         algorithm=SUBSAMPLED[estimator],
         loss=loss_name,
-        n_samples=int(subsample_rows),
+        n_samples=m,
         n_estimators=None if n_estimators is None else [int(k) for k in n_estimators],
-        method=method_used,
+        method="generic",
     )
