@@ -175,8 +175,9 @@ LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
     ),
     "pd": (
         "pd_rows",
-        "test rows averaged by the PD / ICE curves and the 2-D PD (rule pd_ice)",
-        "pd_ice.csv: rows of kind pd_se, the SE of the PD at each grid point (finite-population correction)",
+        "test rows averaged by the PD / ICE curves and the 2-D PD (rule pd_ice) and by the PD beside the ALE (rule ale)",
+        "pd_ice.csv: rows of kind pd_se, the SE of the PD at each grid point; ale.csv: columns pd_se, pd_rows "
+        "(finite-population correction)",
     ),
 }
 
@@ -203,7 +204,8 @@ class LargeDataSettings:
         (:func:`xaipipe.explain.shapley.shap_tables`, ``large_data_rows=``); None: off.
     pd_rows : int or None
         ``large_data.pd_rows``: test rows averaged by the PD / ICE / 2-D PD of the ``pd_ice`` rule
-        (:func:`xaipipe.explain.pdp.pd_ice_tables`, ``large_data_rows=``); None: off.
+        (:func:`xaipipe.explain.pdp.pd_ice_tables`, ``large_data_rows=``) and by the PD beside the
+        ALE of the ``ale`` rule (:func:`xaipipe.explain.dependence.ale_tables`); None: off.
     """
 
     min_rows: int

@@ -97,3 +97,42 @@ def test_the_pd_se_is_honest_against_fresh_subsamples(simulated):
     assert np.all((ratio > 0.8) & (ratio < 1.25)), ratio
     coverage = (np.abs(est - truth) <= 2 * ses).mean(axis=0)
     assert np.all((coverage > 0.88) & (coverage < 0.995)), coverage
+
+
+def test_ale_rule_pd_column_on_the_subsample(simulated):
+    """ale_tables: off, the tables without it; on, the ALE keeps every row, the pd column is the
+    brute-force mean over the documented subsample at the all-rows ALE edges, with its SE and rows;
+    the SE is honest against 150 fresh subsamples around the all-rows pd column."""
+    from xaipipe.explain.dependence import ale_tables
+
+    X, tree = simulated
+    n, m = len(X), 100
+    kw = dict(feature_names=["a", "b", "c"], output="predict", n_bins=8, pair=("a", "b"))
+    base, base_2d, _ = ale_tables(tree, X, **kw)
+    off, off_2d, _ = ale_tables(tree, X, large_data_rows=None, **kw)
+    pd.testing.assert_frame_equal(off, base, check_exact=True)
+    pd.testing.assert_frame_equal(off_2d, base_2d, check_exact=True)
+    on, on_2d, _ = ale_tables(tree, X, large_data_rows=m, random_state=5, **kw)
+    assert list(on.columns) == list(base.columns) + ["pd_se", "pd_rows"] and (on["pd_rows"] == m).all()
+    shared = [c for c in base.columns if c not in ("pd", "pd_centred")]
+    pd.testing.assert_frame_equal(on[shared], base[shared], check_exact=True)  # the ALE: every row
+    pd.testing.assert_frame_equal(on_2d, base_2d, check_exact=True)
+    rows = np.sort(np.random.default_rng(5).choice(n, m, replace=False))
+    a = on[on.feature == "a"]
+    for _, point in a.iloc[[0, 4]].iterrows():
+        Xz = X[rows].copy()
+        Xz[:, 0] = point["value"]
+        out = tree.predict(Xz)
+        assert point["pd"] == pytest.approx(out.mean(), rel=1e-12)
+        assert point["pd_se"] == pytest.approx(out.std(ddof=1) / np.sqrt(m) * np.sqrt(1 - m / n), rel=1e-10)
+    truth = base[base.feature == "b"]["pd"].to_numpy()
+    est, ses = [], []
+    for seed in range(150):
+        t = ale_tables(tree, X, large_data_rows=m, random_state=seed, **{**kw, "pair": None})[0]
+        est.append(t[t.feature == "b"]["pd"].to_numpy())
+        ses.append(t[t.feature == "b"]["pd_se"].to_numpy())
+    est, ses = np.array(est), np.array(ses)
+    spread = est.std(axis=0, ddof=1)
+    assert np.all(np.abs(est.mean(axis=0) - truth) < 4 * spread / np.sqrt(150))
+    ratio = spread / np.sqrt((ses**2).mean(axis=0))
+    assert np.all((ratio > 0.78) & (ratio < 1.28)), ratio

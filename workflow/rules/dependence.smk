@@ -36,6 +36,8 @@ rule ale:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
         figure_class=config["explain"]["figure_class"],
+        large_data=LARGE_DATA.to_params(),
+        seed=config["seed"],
     script:
         "../scripts/ale.py"
 

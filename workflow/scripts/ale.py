@@ -8,6 +8,7 @@ from xaipipe.explain.shapley import class_choice
 from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib, with_ids, write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import LargeDataSettings
 
 
 def main(smk):
@@ -33,6 +34,9 @@ def main(smk):
         pair_bins=cfg["pair_bins"],
         centering=cfg["centering"],
         max_batch_rows=smk.params.max_batch_rows,
+        # large-data policy (large_data.pd_rows): the PD column on a subsample; None at or below min_rows
+        large_data_rows=LargeDataSettings.from_params(smk.params.large_data).rows("pd", len(data.X_test)),
+        random_state=smk.params.seed,
     )
     if skipped:
         get_logger().info("no ALE (constant on the test rows, or a group that is not one-hot): %s", skipped)

@@ -93,6 +93,21 @@ def _pd_on_grid(f, wrap, Xv: np.ndarray, cols: list[int], points: np.ndarray, ba
     return np.array([float(y.mean()) for y in _predict_stacked(f, wrap, blocks, batch)])
 
 
+def _pd_on_grid_se(f, wrap, Xv, cols, points, batch, n_total: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_pd_on_grid` on the subsample ``Xv`` (``m`` rows) and the Monte-Carlo SE of each point's
+    mean as an estimate of the mean over ``n_total`` rows: ``sd / sqrt(m) * sqrt(1 - m / n_total)``
+    (simple random sampling without replacement; Cochran 1977, eq. 2.12)."""
+    blocks = []
+    for z in points:
+        Z = Xv.copy()
+        Z[:, cols] = z
+        blocks.append(Z)
+    outs = _predict_stacked(f, wrap, blocks, batch)
+    m = Xv.shape[0]
+    fpc = np.sqrt(max(1.0 - m / n_total, 0.0) / m)
+    return np.array([float(y.mean()) for y in outs]), np.array([float(np.std(y, ddof=1)) * fpc for y in outs])
+
+
 def ale_tables(
     model,
     X,
@@ -107,6 +122,8 @@ def ale_tables(
     pair_bins: int = 10,
     centering: str = "ale_plot",
     max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+    large_data_rows: int | None = None,
+    random_state: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """The ``ale`` rule: ALE and PD of every variable on one grid, and the second-order ALE of a pair.
 
@@ -135,6 +152,19 @@ def ale_tables(
         :func:`~xaipipe.explain.ale.accumulated_local_effects`; the PD is centred the same way.
     max_batch_rows : int
         Most rows per model call.
+    large_data_rows : int or None
+        The large-data policy (``large_data.pd_rows`` where the test split has more than
+        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): where
+        ``n > large_data_rows``, the ``pd`` column (``n x (K + 1)`` model calls per variable, the
+        rule's largest cost) is averaged over a seeded subsample of this many rows
+        (``np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))``), on the
+        grid of the ALE of all rows, and the table gets two last columns: ``pd_se``, the
+        Monte-Carlo SE of ``pd`` against the all-rows PD (:func:`_pd_on_grid_se`), and
+        ``pd_rows`` (``m``). The ALE (2-3 model calls per row and variable) and the second-order
+        ALE keep every row; ``pd_centred`` is the subsample PD centred as before (no SE column).
+        None: off (unchanged tables).
+    random_state : int, default 0
+        Seed of that subsample (the config ``seed``).
 
     Returns
     -------
@@ -155,6 +185,10 @@ def ale_tables(
     f = effect_function(model, output, class_index)
     rank = {v: i + 1 for i, v in enumerate(ranking)}
     frames, skipped = [], []
+    n = Xv.shape[0]
+    sub = None  # large-data policy: the PD's rows
+    if large_data_rows is not None and n > int(large_data_rows):
+        sub = Xv[np.sort(np.random.default_rng(random_state).choice(n, int(large_data_rows), replace=False))]
     for name, cols, is_group in _variables(names, feature_groups):
         if is_group:
             try:
@@ -185,13 +219,20 @@ def ale_tables(
             points = np.array([label_rows[lv] for lv in res.levels])
         else:
             points = res.values[:, None]
-        pdv = _pd_on_grid(f, wrap, Xv, cols, points, max_batch_rows)
+        if sub is None:
+            pdv = _pd_on_grid(f, wrap, Xv, cols, points, max_batch_rows)
+        else:
+            pdv, pd_se = _pd_on_grid_se(f, wrap, sub, cols, points, max_batch_rows, n)
         table = res.to_frame()
         table["pd"] = pdv
         table["pd_centred"] = _centre(pdv, res.n_rows, res.kind, centering)
         table.insert(0, "rank", rank.get(name, 0))
-        frames.append(table[ALE_TABLE_COLUMNS])
-    ale = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ALE_TABLE_COLUMNS)
+        table = table[ALE_TABLE_COLUMNS]
+        if sub is not None:
+            table = table.assign(pd_se=pd_se, pd_rows=sub.shape[0])
+        frames.append(table)
+    columns = ALE_TABLE_COLUMNS + ([] if sub is None else ["pd_se", "pd_rows"])
+    ale = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     ale_2d = pd.DataFrame(columns=ALE_2D_COLUMNS)
     groups = set(feature_groups or {})
     if pair is not None and len(pair) == 2 and not set(pair) & groups and all(p in names for p in pair):
