@@ -165,7 +165,7 @@ class RashomonSettings:
 LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
     "reliance": (
         "reliance_rows",
-        "test rows of each repeat of permutation / e_divide MR (rule model_reliance)",
+        "test rows of each repeat of permutation / e_divide / grouped_permutation MR (rule model_reliance)",
         "model_reliance.csv: mr_*_se over the repeats, each on a fresh subsample (subsample + permutation error)",
     ),
     "shap": (

@@ -197,6 +197,23 @@ def test_grouped_rows_equal_the_permutation_rows_without_clusters():
     pd.testing.assert_frame_equal(grouped, perm)
 
 
+def test_grouped_rows_under_the_large_data_policy():
+    """reliance_rows (large_data.reliance_rows): grouped_permutation on the subsample design of the
+    permutation rows (equal to them without clusters), conditional_permutation on every row."""
+    X, y = _data(n=400, seed=8, coupling=2.0)
+    lr = LinearRegression().fit(X[:200], y[:200])
+    Xtr, Xte, yte = X[:200], X[200:], y[200:]
+    kw = dict(dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS, n_repeats=10, random_state=7)
+    rel, _ = reliance_tables(lr, Xte, yte, estimators=["permutation"], reliance_rows=50, **kw)
+    dep = dependent_reliance_rows(lr, Xte, yte, Xtr, columns=list(rel.columns), reliance_rows=50, **kw)
+    full = dependent_reliance_rows(lr, Xte, yte, Xtr, columns=list(rel.columns), **kw)
+    grouped = dep[dep.estimator == "grouped_permutation"].drop(columns=["estimator"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(grouped, rel.drop(columns=["estimator"]).reset_index(drop=True))
+    assert (grouped["n_samples"] == 50).all() and (grouped["algorithm"] == "subsampled_permutations").all()
+    cond = dep.estimator == "conditional_permutation"
+    pd.testing.assert_frame_equal(dep[cond], full[full.estimator == "conditional_permutation"])
+
+
 def test_unknown_dependent_estimator_is_rejected():
     X, y = _data(n=60)
     with pytest.raises(ValueError, match="unknown dependent-feature estimator"):

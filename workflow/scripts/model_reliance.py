@@ -60,6 +60,7 @@ def main(smk):
             linkage=dep["linkage"],
             n_jobs=smk.threads,
             columns=list(reliance.columns),
+            reliance_rows=reliance_rows,  # grouped_permutation only
         )
         reliance = pd.concat([reliance, extra], ignore_index=True)
         get_logger().info("%s rows: %.2f CPU-s", "/".join(dep["estimators"]), time.process_time() - t0)

@@ -378,6 +378,7 @@ def dependent_reliance_rows(
     linkage: str = "single",
     n_jobs: int | None = 1,
     columns: Sequence[str] | None = None,
+    reliance_rows: int | None = None,
 ) -> pd.DataFrame:
     """Rows of ``model_reliance.csv`` for MR under dependent features, appended after the marginal ones.
 
@@ -407,6 +408,12 @@ def dependent_reliance_rows(
     columns : sequence of str, optional
         The column order of the marginal rows (``model_reliance.csv``); default
         :data:`xaipipe.explain.summary.RELIANCE_FIRST` then the rest.
+    reliance_rows : int or None, default None
+        The large-data policy ``large_data.reliance_rows`` (as
+        :func:`xaipipe.explain.summary.reliance_report`) for ``grouped_permutation``: each repeat
+        on its own seeded subsample (``model_reliance(..., subsample_rows=)``; with single-variable
+        clusters the rows still equal the subsampled ``permutation`` rows). ``conditional_permutation``
+        keeps every test row. None: off.
 
     Returns
     -------
@@ -459,6 +466,7 @@ def dependent_reliance_rows(
                     random_state=random_state,
                     loss=loss,
                     n_jobs=n_jobs,
+                    **({} if reliance_rows is None else {"subsample_rows": reliance_rows}),
                 )
             frames.append(res.to_frame().drop(columns=["member"]))
     table = with_ids(pd.concat(frames, ignore_index=True), dataset=dataset, model=family)
