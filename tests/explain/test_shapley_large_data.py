@@ -32,10 +32,11 @@ def _tables(model, X, family="decision_tree", **kwargs):
 def test_off_is_the_tables_without_it(simulated):
     X, y, tree = simulated
     base = _tables(tree, X[:300], max_rows=200, random_state=3)
-    same = _tables(tree, X[:300], max_rows=200, random_state=3, large_data_rows=None)
-    for name in ("values", "rows", "importance", "interactions"):
-        pd.testing.assert_frame_equal(same[name], base[name], check_exact=True)
-    assert same["meta"] == base["meta"] and "large_data" not in base["meta"]
+    for cap in (None, 300):
+        same = _tables(tree, X[:300], max_rows=200, random_state=3, large_data_rows=cap)
+        for name in ("values", "rows", "importance", "interactions"):
+            pd.testing.assert_frame_equal(same[name], base[name], check_exact=True)
+        assert same["meta"] == base["meta"] and "large_data" not in base["meta"]
 
 
 def test_on_every_family_explains_the_subsample_and_reports_its_se(simulated):

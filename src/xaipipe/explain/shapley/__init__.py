@@ -533,7 +533,7 @@ def shap_tables(
         caps above), and add to ``importance`` the Monte-Carlo SE of ``mean_abs_shap`` /
         ``mean_shap`` as estimates over all test rows (:func:`importance_subsample_se`:
         ``mean_abs_shap_se``, ``mean_shap_se``, ``n_rows``, ``n_test_rows``) and to ``meta`` a
-        ``large_data`` record. None: off (the tables as without it).
+        ``large_data`` record. None, or at least ``len(X_test)``: off (the tables as without it).
 
     Returns
     -------
@@ -553,6 +553,8 @@ def shap_tables(
 
     if max_rows_forest and _prefix_kind(model) == "forest":
         max_rows = min(max_rows or len(X_test), max_rows_forest)
+    if large_data_rows is not None and len(X_test) <= int(large_data_rows):
+        large_data_rows = None  # no subsample to draw: the tables as without the policy
     if large_data_rows is not None:  # large-data policy: every family on a subsample
         max_rows = min(max_rows or len(X_test), int(large_data_rows))
     native = auto_algorithm(model) if algorithm == "auto" else algorithm
