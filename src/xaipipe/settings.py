@@ -166,7 +166,8 @@ LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
     "reliance": (
         "reliance_rows",
         "test rows of each repeat of permutation / e_divide / grouped_permutation MR (rule model_reliance)",
-        "model_reliance.csv: mr_*_se over the repeats, each on a fresh subsample (subsample + permutation error)",
+        "model_reliance.csv: mr_*_se over the repeats, each on a fresh subsample (subsample + permutation error); "
+        "e_switch rows: mr_*_se of their e_switch_max_rows subsample",
     ),
     "shap": (
         "shap_rows",

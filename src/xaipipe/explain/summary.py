@@ -78,7 +78,10 @@ def reliance_report(
         ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): each repeat
         of ``permutation`` / ``e_divide`` on its own seeded subsample of this many rows
         (``model_reliance(..., subsample_rows=)``; ``n_samples`` records it, ``*_se`` holds
-        the subsample error too). None: every row (unchanged).
+        the subsample error too); and ``e_switch`` on its ``e_switch_max_rows`` subsample gets
+        the ``*_se`` of that subsample against the all-rows value
+        (:func:`xaipipe.explain.reliance._subsample.e_switch_subsample_se`; without the policy
+        they are NaN). None: every row (unchanged).
 
     Returns
     -------
@@ -112,7 +115,28 @@ def reliance_report(
                 n_jobs=n_jobs,
                 **kwargs,
             )
-            out.append(result.to_frame().drop(columns=["member"]))
+            frame = result.to_frame().drop(columns=["member"])
+            if (
+                reliance_rows is not None  # large-data policy: the SE of e_switch's subsample
+                and estimator == "e_switch"
+                and result.algorithm == "all_pairs"
+                and result.n_samples < len(y)
+            ):
+                from .reliance._subsample import e_switch_subsample_se
+
+                ratio_se, diff_se = e_switch_subsample_se(
+                    model,
+                    Xe,
+                    ye,
+                    features=features,
+                    feature_names=list(feature_names),
+                    loss=loss,
+                    max_samples=result.n_samples,
+                    random_state=random_state,
+                    n_jobs=n_jobs,
+                )
+                frame["mr_ratio_se"], frame["mr_difference_se"] = ratio_se, diff_se
+            out.append(frame)
     return pd.concat(out, ignore_index=True)
 
 

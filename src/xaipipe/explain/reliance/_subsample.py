@@ -45,7 +45,7 @@ import numpy as np
 from ._base import RelianceResult, estimator_stream, random_permutations
 from ._generic import _Job, _run_jobs
 
-__all__ = ["subsample_design", "subsampled_reliance"]
+__all__ = ["e_switch_subsample_se", "subsample_design", "subsampled_reliance"]
 
 #: The ``algorithm`` label of a subsampled estimator.
 SUBSAMPLED = {"permutation": "subsampled_permutations", "e_divide": "subsampled_halvings"}
@@ -140,3 +140,61 @@ def subsampled_reliance(
         n_estimators=None if n_estimators is None else [int(k) for k in n_estimators],
         method="generic",
     )
+
+
+def e_switch_subsample_se(
+    model,
+    X,
+    y,
+    *,
+    features,
+    feature_names,
+    loss: str,
+    max_samples: int,
+    random_state,
+    max_rows_per_batch: int = 65536,
+    n_jobs=1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Monte-Carlo SE of ``e_switch`` on the seeded subsample of ``max_samples`` rows
+    (``model_reliance(..., max_samples=)``) as an estimate of the all-rows value: ``(ratio_se,
+    diff_se)``, one per variable (the large-data policy; ``e_switch_max_rows`` alone reports none).
+
+    With ``S`` the subsample (the rows ``model_reliance`` draws: ``np.sort(np.random.default_rng(
+    random_state).choice(n, m, replace=False))``) and the switched-loss matrix ``M[i, j]`` of
+    recipient ``i`` and donor ``j`` (:func:`~xaipipe.explain.reliance.switch_loss_matrix`), the
+    estimate ``D = ê_switch(S) - ê_orig(S)`` is the U-statistic of the kernel
+    ``K[i, j] = M[i, j] - M[i, i]`` over the ordered pairs of ``S``. Its first-order (Hoeffding 1948)
+    projection gives each row the influence ``ψ_k = mean_{j≠k} K[k, j] + mean_{i≠k} K[i, k]`` and
+    ``SE(D) = sd(ψ) / sqrt(m) * sqrt(1 - m/n)`` (sampling without replacement; the difference kernel
+    keeps the row-to-row spread of the loss out of ``ψ``). The ratio ``ê_switch / ê_orig`` by the
+    delta method: influence ``ψ_k / ē - D (M[k, k] - ē) / ē²``, ``ē = ê_orig(S)``.
+    Cost: ``m² G`` more predictions (the matrix). ``tests/explain/reliance/test_subsample.py``
+    checks it against 200 fresh subsamples around the exact all-rows value.
+    """
+    from ...losses import resolve_loss
+    from ...models.prefix import member_predictor
+    from ._base import check_X, check_y, resolve_features
+    from ._mc_error import switch_loss_matrix
+
+    Xv, names = check_X(X)
+    n = Xv.shape[0]
+    yv = check_y(y, n)
+    groups = resolve_features(features, Xv.shape[1], feature_names if feature_names is not None else names)
+    _, loss_fn = resolve_loss(loss)
+    m = int(max_samples)
+    rows = np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))
+    Xs, ys = Xv[rows], yv[rows]
+    predict = member_predictor(model, None, n_jobs=n_jobs)
+    fpc = np.sqrt(max(1.0 - m / n, 0.0) / m)
+    ratio_se, diff_se = [], []
+    for cols in groups.values():
+        M = switch_loss_matrix(predict, Xs, ys, cols, loss_fn, max_rows_per_batch)[0]
+        diag = np.diag(M).copy()
+        K = M - diag[:, None]  # K[i, i] = 0
+        psi = K.sum(axis=1) / (m - 1) + K.sum(axis=0) / (m - 1)
+        e_bar = diag.mean()
+        D = K.sum() / (m * (m - 1))
+        diff_se.append(psi.std(ddof=1) * fpc)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio_se.append((psi / e_bar - D * (diag - e_bar) / e_bar**2).std(ddof=1) * fpc)
+    return np.asarray(ratio_se), np.asarray(diff_se)
