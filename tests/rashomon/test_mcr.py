@@ -4,6 +4,8 @@ the reference MR, widen with ε, and equal a brute-force min/max over R(ε)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +20,7 @@ from xaipipe.rashomon.members import member_table, members_reliance
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
 from xaipipe.rashomon.study import rashomon_reliance
+from xaipipe.settings import RashomonSettings
 
 SEED = 5
 EPS = [0.0, 0.02, 0.1, 0.3, 2.0]
@@ -47,22 +50,25 @@ def toy():
         s.insert(0, "dataset", "toy")
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
-    members, mcr, groups = rashomon_reliance(
-        summary,
-        Xtr,
-        ytr,
-        Xte,
-        yte,
+    data = SimpleNamespace(
+        X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, features=NAMES, feature_groups=GROUPS, dataset="toy"
+    )
+    settings = RashomonSettings(
         task="regression",
         metric="rmse",
-        epsilons=EPS,
-        feature_names=NAMES,
-        feature_groups=GROUPS,
+        seed=SEED,
+        options={},
+        loss="squared_error",
+        epsilon_mode="relative",
+        epsilon=EPS[-1],
+        epsilons=tuple(EPS),
+        scopes=("family", "cross_family"),
         estimators=("permutation", "e_divide"),
         n_repeats=3,
-        random_state=SEED,
-        dataset="toy",
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
     )
+    members, mcr, groups = rashomon_reliance(data, settings, summary)
     return dict(
         X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, summary=summary, members=members, mcr=mcr, groups=groups
     )
@@ -354,10 +360,6 @@ def test_mcr_table_leaves_undefined_members_out(toy):
 def _data_and_settings(toy, kw):
     """The toy as a prepared split and RashomonSettings (no column groups by default: the toy's group
     "c" is not one-hot, so it has no PD grid); ``kw`` overrides settings or ``feature_groups``."""
-    from types import SimpleNamespace
-
-    from xaipipe.settings import RashomonSettings
-
     kw = dict(kw)
     data = SimpleNamespace(
         X_train=toy["X_train"],
