@@ -1,4 +1,4 @@
-"""RashomonSettings.from_config: the cross-key checks of the Rashomon step (each error names its
+"""Settings objects: the cross-key checks of the Rashomon and learner steps (each error names its
 config key) and the params the rules pass, in milliseconds (no Snakemake)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from xaipipe.schema import validate_config
-from xaipipe.settings import RashomonSettings, check_family
+from xaipipe.settings import LearnerSettings, RashomonSettings, check_family
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -82,3 +82,57 @@ def test_unknown_task_and_check_family():
 def test_params_round_trip(config):
     s = RashomonSettings.from_config(config, "regression")
     assert RashomonSettings.from_params(s.to_params()) == s
+
+
+# ----------------------------------------------------------------------------- LearnerSettings
+
+
+def _learner_rule_params(config, task):
+    """The learner rule's params (workflow/rules/explain.smk) for a dataset of ``task``."""
+    explain = config["explain"]
+    return {
+        "learner": explain["learner"],
+        "cv": {"task": task, "seed": config["seed"], "options": {}, "grid": {}, "selection": "rmse"},
+        "ranking": explain["reliance"]["ranking"],
+        "loss": explain["reliance"]["losses"][task][0],
+        "top_k": explain["pd"]["top_k"],
+        "figure_class": explain["figure_class"],
+    }
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_learner_settings_are_the_learner_section_and_the_keys_it_borrows(config, task):
+    config["explain"]["figure_class"] = "b"
+    s = LearnerSettings.from_config(config, task)
+    learner = config["explain"]["learner"]
+    for key in ("n_refits", "fraction", "resolution", "grid", "pfi_estimator", "n_repeats", "confidence"):
+        assert getattr(s, key) == learner[key]
+    assert s.percentiles == tuple(learner["percentiles"]) and s.families == tuple(learner["families"])
+    assert (s.task, s.seed, s.top_k) == (task, config["seed"], config["explain"]["pd"]["top_k"])
+    assert s.loss == config["explain"]["reliance"]["losses"][task][0]
+    assert s.ranking_estimator == config["explain"]["reliance"]["ranking"]["estimator"]
+    assert s.ranking_quantity == config["explain"]["reliance"]["ranking"]["quantity"]
+    assert s.figure_class == "b"
+    # the script's settings (from the rule's params) are the parse-time ones
+    assert LearnerSettings.from_params(_learner_rule_params(config, task)) == s
+    with pytest.raises(AttributeError):
+        s.n_refits = 3  # frozen
+
+
+def test_learner_families_must_be_registered(config):
+    config["explain"]["learner"]["families"] = ["gradient_boosting", "gradient_bosting"]
+    with pytest.raises(
+        ValueError, match="config key explain.learner.families: unknown model family 'gradient_bosting'"
+    ):
+        LearnerSettings.from_config(config, "regression")
+
+
+@pytest.mark.parametrize("percentiles", [[0.9, 0.1], [0.5, 0.5]])
+def test_learner_percentiles_must_increase(config, percentiles):
+    config["explain"]["learner"]["percentiles"] = percentiles
+    with pytest.raises(ValueError, match=r"config key explain.learner.percentiles \(\[0.\d, 0.\d\]\): the first"):
+        LearnerSettings.from_config(config, "regression")
+    with pytest.raises(ValueError, match="config key explain.learner.percentiles"):
+        LearnerSettings.from_params(_learner_rule_params(config, "regression"))
+    with pytest.raises(ValueError, match="task must be"):
+        LearnerSettings.from_config(config, "ranking")

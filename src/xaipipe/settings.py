@@ -9,8 +9,8 @@ settings are a frozen dataclass with ``from_config(config, task)`` (build and ch
 ``config/README.md`` and the settings class.
 
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
-``rashomon_bootstrap_shard``, ``abalone_study_mcr``). :func:`check_family` is the registry check
-of a config key naming a model family.
+``rashomon_bootstrap_shard``, ``abalone_study_mcr``) and :class:`LearnerSettings` (rule
+``learner``). :func:`check_family` is the registry check of a config key naming a model family.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RashomonSettings", "check_family"]
+__all__ = ["LearnerSettings", "RashomonSettings", "check_family"]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
 #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
@@ -99,8 +99,7 @@ class RashomonSettings:
         KeyError
             A key the schema's defaults always provide is missing (an unvalidated config).
         """
-        if task not in ("regression", "classification"):
-            raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
+        _check_task(task)
         r = config["rashomon"]
         if r["epsilon"] not in r["epsilons"]:
             raise ValueError(
@@ -157,3 +156,132 @@ class RashomonSettings:
             "figure_scope": self.figure_scope,
             "pd": dict(self.pd),
         }
+
+
+@dataclass(frozen=True)
+class LearnerSettings:
+    """Settings of the learner step of one task (``config["explain"]["learner"]`` and the keys it
+    borrows): learner-PD / learner-PFI with corrected intervals (Molnar et al. 2023).
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+    seed : int
+        ``seed``: root seed of the refits' subsamples, estimator seeds and permutations.
+    n_refits, fraction, resolution, grid, percentiles, pfi_estimator, n_repeats, confidence
+        The keys of the ``explain.learner`` section of those names (``config/README.md``):
+        ``K``, the training share of a refit, the PD grid (points, ``uniform`` / ``quantile``,
+        percentile range), the MR estimator of the learner-PFI, its permutations, the interval level.
+    families : tuple of str
+        ``explain.learner.families``: the families whose best configuration gets a learner job.
+    top_k : int
+        ``explain.pd.top_k``: the learner-PD's variables are the model's top ``k`` by MR.
+    ranking_estimator, ranking_quantity : str
+        ``explain.reliance.ranking.estimator`` / ``.quantity``: the MR that ranks them.
+    loss : str
+        ``explain.reliance.losses.<task>[0]``: the loss of that ranking (the learner-PFI's own loss
+        is :func:`xaipipe.explain.learner.learner_refits`' default: ``squared_error`` /
+        ``log_loss``).
+    figure_class : str, int, bool or None
+        ``explain.figure_class``: a multiclass model's learner-PD is this class's probability
+        (None: the first class).
+    """
+
+    task: str
+    seed: int
+    n_refits: int
+    fraction: float
+    resolution: int
+    grid: str
+    percentiles: tuple[float, float]
+    pfi_estimator: str
+    n_repeats: int
+    confidence: float
+    families: tuple[str, ...]
+    top_k: int
+    ranking_estimator: str
+    ranking_quantity: str
+    loss: str
+    figure_class: Any = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> LearnerSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Checks (each error names the config key): the families of ``explain.learner.families`` are
+        registered; ``explain.learner.percentiles`` is increasing; ``task`` is a task.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        _check_task(task)
+        explain = config["explain"]
+        for family in explain["learner"]["families"]:
+            check_family("explain.learner.families", family)
+        return cls._build(
+            task=task,
+            seed=config["seed"],
+            learner=explain["learner"],
+            ranking=explain["reliance"]["ranking"],
+            loss=explain["reliance"]["losses"][task][0],
+            top_k=explain["pd"]["top_k"],
+            figure_class=explain["figure_class"],
+        )
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> LearnerSettings:
+        """The settings from the ``learner`` rule's ``params`` (in its script): ``learner`` (the
+        ``explain.learner`` section), ``cv`` (``task``, ``seed``), ``ranking``, ``loss``, ``top_k``
+        and ``figure_class``, the values :meth:`from_config` reads from the configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_config` (``explain.learner.percentiles``).
+        """
+        cv = params["cv"]
+        return cls._build(
+            task=cv["task"],
+            seed=cv["seed"],
+            learner=params["learner"],
+            ranking=params["ranking"],
+            loss=params["loss"],
+            top_k=params["top_k"],
+            figure_class=params.get("figure_class"),
+        )
+
+    @classmethod
+    def _build(cls, *, task, seed, learner, ranking, loss, top_k, figure_class) -> LearnerSettings:
+        lo, hi = (float(v) for v in learner["percentiles"])
+        if not lo < hi:
+            raise ValueError(
+                f"config key explain.learner.percentiles ({list(learner['percentiles'])}): the first must be "
+                "below the second (the PD grid's range, e.g. [0.0, 1.0] or [0.05, 0.95])"
+            )
+        return cls(
+            task=task,
+            seed=seed,
+            n_refits=learner["n_refits"],
+            fraction=learner["fraction"],
+            resolution=learner["resolution"],
+            grid=learner["grid"],
+            percentiles=tuple(learner["percentiles"]),
+            pfi_estimator=learner["pfi_estimator"],
+            n_repeats=learner["n_repeats"],
+            confidence=learner["confidence"],
+            families=tuple(learner["families"]),
+            top_k=top_k,
+            ranking_estimator=ranking["estimator"],
+            ranking_quantity=ranking["quantity"],
+            loss=loss,
+            figure_class=figure_class,
+        )
+
+
+def _check_task(task: str) -> None:
+    if task not in ("regression", "classification"):
+        raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")

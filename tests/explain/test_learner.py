@@ -7,6 +7,7 @@ determinism and independence of n_jobs."""
 from __future__ import annotations
 
 import statistics
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ from sklearn.preprocessing import PolynomialFeatures
 from xaipipe.explain.learner import (
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
+    LearnerTables,
     corrected_t_interval,
     estimator_factory,
     learner_pd_pfi,
@@ -32,6 +34,7 @@ from xaipipe.explain.learner import (
     subsample_splits,
 )
 from xaipipe.explain.reliance import estimator_stream, random_permutations
+from xaipipe.settings import LearnerSettings
 
 
 def _dgp(rng, n, sigma=0.5):
@@ -354,6 +357,27 @@ def test_invalid_estimator_and_data_are_rejected():
         learner_pd_table(pd.DataFrame({"refit": [0]}))
 
 
+def _learner_settings(kw):
+    """LearnerSettings of the rule from learner_refits keywords (ranking: permutation MR difference, top 2)."""
+    return LearnerSettings(
+        task="regression",
+        seed=kw["random_state"],
+        n_refits=kw["n_refits"],
+        fraction=kw["fraction"],
+        resolution=kw["resolution"],
+        grid="uniform",
+        percentiles=(0.0, 1.0),
+        pfi_estimator=kw["pfi_estimator"],
+        n_repeats=kw["n_repeats"],
+        confidence=kw["confidence"],
+        families=("gradient_boosting",),
+        top_k=2,
+        ranking_estimator="permutation",
+        ranking_quantity="mr_difference",
+        loss="squared_error",
+    )
+
+
 def test_learner_tables_wrap_learner_pd_pfi():
     rng = np.random.default_rng(8)
     n = 80
@@ -366,19 +390,28 @@ def test_learner_tables_wrap_learner_pd_pfi():
     kw = dict(
         n_refits=3, fraction=0.7, resolution=4, pfi_estimator="e_divide", n_repeats=2, confidence=0.9, random_state=2
     )
-    out = learner_tables(
-        "gradient_boosting",
-        "regression",
-        {"n_estimators": 5, "max_depth": 2},
-        X,
-        y,
-        dataset="toy",
-        pd_features=["x1", "g"],
-        feature_names=names,
-        feature_groups=groups,
-        **kw,
+    settings = _learner_settings(kw)
+    data = SimpleNamespace(
+        X_train_raw=X, y_train=y, features=names, feature_groups=groups, classes=None, imputer=None, dataset="toy"
     )
-    assert set(out) == {"pd", "pfi", "pd_refits", "pfi_refits"}
+    best = {"n_estimators": 5, "max_depth": 2}
+    res = learner_tables(data, settings, "gradient_boosting", best, pd_features=["x1", "g"])
+    assert isinstance(res, LearnerTables) and res.pd_features == ["x1", "g"]
+    out = res.to_frames()
+    assert list(out) == ["pd", "pfi", "pd_refits", "pfi_refits"]
+    # the rule's call: the PD variables are the model's top_k by the ranking's MR (here x1 and g)
+    reliance = pd.DataFrame(
+        {
+            "feature": ["x0", "x1", "g", "x0", "x1", "g"],
+            "estimator": ["permutation"] * 3 + ["e_divide"] * 3,
+            "loss": "squared_error",
+            "mr_difference": [0.1, 0.5, 0.5, 9.0, 0.0, 0.0],
+        }
+    )
+    ranked = learner_tables(data, settings, "gradient_boosting", best, reliance=reliance)
+    assert ranked.pd_features == ["g", "x1"]  # ties broken by name (top_features)
+    with pytest.raises(ValueError, match="exactly one of reliance"):
+        learner_tables(data, settings, "gradient_boosting", best)
     ref = learner_pd_pfi(
         estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}),
         X,

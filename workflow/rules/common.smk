@@ -25,7 +25,7 @@ from xaipipe.report.thesis import (
     thesis_pd_features,
 )
 from xaipipe.schema import validate_config
-from xaipipe.settings import RashomonSettings, check_family
+from xaipipe.settings import LearnerSettings, RashomonSettings, check_family
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -86,14 +86,15 @@ for _task, _grids in config["grids"].items():
         check_family(f"grids.{_task}.{_family}", _family, _task)
 for _family in config["estimator_options"]:
     check_family(f"estimator_options.{_family}", _family)
-for _family in config["explain"]["learner"]["families"]:
-    check_family("explain.learner.families", _family)
-# the Rashomon keys (epsilon in epsilons, refit_jobs / bootstrap / sample families) are checked by
-# xaipipe.settings.RashomonSettings.from_config (unit-tested), once per task at parse time
+# the Rashomon keys (epsilon in epsilons, refit_jobs / bootstrap / sample families) and the learner
+# keys (explain.learner.families, percentiles) are checked by xaipipe.settings.RashomonSettings /
+# LearnerSettings.from_config (unit-tested), once per task at parse time
 RASHOMON_SETTINGS = {
     _task: RashomonSettings.from_config(config, _task)
     for _task in ("regression", "classification")
 }
+for _task in ("regression", "classification"):
+    LearnerSettings.from_config(config, _task)
 
 
 def shap_params(wildcards):

@@ -93,7 +93,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -110,10 +110,14 @@ from .learner_intervals import (  # re-exported: the tables layer
     learner_pfi_table,
 )
 
+if TYPE_CHECKING:
+    from ..settings import LearnerSettings
+
 __all__ = [
     "LEARNER_PD_COLUMNS",
     "LEARNER_PFI_COLUMNS",
     "LearnerResult",
+    "LearnerTables",
     "corrected_t_interval",
     "estimator_factory",
     "learner_pd_pfi",
@@ -599,82 +603,134 @@ def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> Le
     return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
 
 
+@dataclass(frozen=True)
+class LearnerTables:
+    """The tables of the ``learner`` rule (:func:`learner_tables`).
+
+    Attributes
+    ----------
+    pd, pfi, pd_refits, pfi_refits : DataFrame
+        :class:`LearnerResult`'s tables, each with ``dataset`` and ``model`` (the family) first;
+        a multiclass model's PD tables have a ``class`` column third.
+    pd_features : list of str
+        The variables of the learner-PD.
+    """
+
+    pd: pd.DataFrame
+    pfi: pd.DataFrame
+    pd_refits: pd.DataFrame
+    pfi_refits: pd.DataFrame
+    pd_features: list
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("pd", "pfi", "pd_refits", "pfi_refits")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
 def learner_tables(
+    data,
+    settings: LearnerSettings,
     family: str,
-    task: str,
     params: Mapping[str, Any],
-    X,
-    y,
     *,
-    dataset: str,
-    pd_features: Sequence[str],
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    reliance: pd.DataFrame | None = None,
+    pd_features: Sequence[str] | None = None,
     options: Mapping[str, Any] | None = None,
-    n_refits: int = 10,
-    fraction: float = DEFAULT_FRACTION,
-    resolution: int = 20,
-    kind: str = "uniform",
-    percentiles: tuple[float, float] = (0.0, 1.0),
-    pfi_estimator: str = "permutation",
-    n_repeats: int = 5,
-    confidence: float = 0.95,
-    random_state: int = 0,
     n_jobs: int = 1,
-    classes: Sequence[str] | None = None,
-    pd_class: str | None = None,
-    imputer=None,
-) -> dict:
+) -> LearnerTables:
     """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
 
-    :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, task, params)``
-    on the training rows ``X, y``, the variables being one-hot groups
-    (:func:`xaipipe.explain.reliance.features_from_groups`); ``imputer`` as
-    :func:`learner_refits` (``X`` then keeps its missing values).
+    :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, settings.task, params,
+    options=options)`` on the training rows, the variables being one-hot groups
+    (:func:`xaipipe.explain.reliance.features_from_groups`), with the refits, grid, PFI and
+    interval of ``settings``. The training rows keep their missing values (``data.X_train_raw``):
+    each refit imputes from its own training rows with a clone of ``data.imputer``
+    (:func:`learner_refits`).
 
-    A multiclass target (``classes``: its labels in code order): the subsamples are
-    stratified by class (:func:`subsample_splits`), the learner-PFI uses the
-    multiclass loss and the learner-PD is the probability of class ``pd_class``
-    (config key ``explain.figure_class``; default the first class), named in a
-    ``class`` column of the PD tables.
+    A multiclass target (``data.classes``: its labels in code order): the subsamples are
+    stratified by class (:func:`subsample_splits`), the learner-PFI uses the multiclass loss and
+    the learner-PD is the probability of class ``settings.figure_class`` (config key
+    ``explain.figure_class``; default the first class), named in a ``class`` column of the PD
+    tables.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
+        ``y_train``, ``features``, ``feature_groups``, ``classes``, ``imputer``, ``dataset``.
+    settings : LearnerSettings
+        :meth:`xaipipe.settings.LearnerSettings.from_config`.
+    family : str
+    params : mapping
+        The family's best configuration (``best.json``'s ``params``).
+    reliance : DataFrame, optional
+        The model's MR table (``model_reliance.csv``): the learner-PD's variables are its top
+        ``settings.top_k`` by ``settings.ranking_quantity`` of ``settings.ranking_estimator`` and
+        ``settings.loss`` (:func:`xaipipe.explain.summary.top_features`).
+    pd_features : sequence of str, optional
+        The learner-PD's variables instead (give exactly one of ``reliance`` and ``pd_features``).
+    options : mapping, optional
+        The family's ``estimator_options``.
+    n_jobs : int, default 1
+        Worker processes over refits; results do not depend on it.
 
     Returns
     -------
-    dict
-        ``pd``, ``pfi``, ``pd_refits``, ``pfi_refits`` (:class:`LearnerResult`),
-        each with ``dataset`` and ``model`` (the family) first.
+    LearnerTables
+
+    Raises
+    ------
+    ValueError
+        Both or neither of ``reliance`` and ``pd_features``; no MR rows of the ranking's
+        estimator and loss; as :func:`learner_refits`.
     """
     from ..io import with_ids
     from .reliance import features_from_groups
     from .shapley import class_choice
+    from .summary import top_features
 
+    if (reliance is None) == (pd_features is None):
+        raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
+    if reliance is not None:
+        pd_features = top_features(
+            reliance,
+            settings.top_k,
+            estimator=settings.ranking_estimator,
+            loss=settings.loss,
+            quantity=settings.ranking_quantity,
+        )
+    classes = data.classes
     multi = {}
     if classes is not None:
-        k = class_choice(classes, pd_class)["class_index"]
+        k = class_choice(classes, settings.figure_class)["class_index"]
         multi = {"pd_class_index": k, "stratify": True}
+    feature_names = list(data.features)
     result = learner_pd_pfi(
-        estimator_factory(family, task, params, options=options),
-        X,
-        y,
-        feature_names=list(feature_names),
-        features=features_from_groups(list(feature_names), feature_groups),
+        estimator_factory(family, settings.task, params, options=options),
+        data.X_train_raw,
+        data.y_train,
+        feature_names=feature_names,
+        features=features_from_groups(feature_names, data.feature_groups),
         pd_features=list(pd_features),
-        n_refits=n_refits,
-        fraction=fraction,
-        resolution=resolution,
-        kind=kind,
-        percentiles=tuple(percentiles),
-        pfi_estimator=pfi_estimator,
-        n_repeats=n_repeats,
-        confidence=confidence,
-        random_state=random_state,
+        n_refits=settings.n_refits,
+        fraction=settings.fraction,
+        resolution=settings.resolution,
+        kind=settings.grid,
+        percentiles=tuple(settings.percentiles),
+        pfi_estimator=settings.pfi_estimator,
+        n_repeats=settings.n_repeats,
+        confidence=settings.confidence,
+        random_state=settings.seed,
         n_jobs=n_jobs,
         **multi,
-        imputer=imputer,
+        imputer=data.imputer,
     )
-    ids = {"dataset": dataset, "model": family}
-    out = {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}
+    ids = {"dataset": data.dataset, "model": family}
+    out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}
     if multi:
         for name in ("pd", "pd_refits"):
             out[name].insert(2, "class", str(classes[multi["pd_class_index"]]))
-    return out
+    return LearnerTables(**out, pd_features=list(pd_features))
