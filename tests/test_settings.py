@@ -1,4 +1,4 @@
-"""Settings objects: the cross-key checks of the Rashomon and learner steps (each error names its
+"""Settings objects: the cross-key checks of the Rashomon, learner and CV steps (each error names its
 config key) and the params the rules pass, in milliseconds (no Snakemake)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from xaipipe.schema import validate_config
-from xaipipe.settings import LearnerSettings, RashomonSettings, check_family
+from xaipipe.settings import CVSettings, LearnerSettings, RashomonSettings, check_family
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -136,3 +136,56 @@ def test_learner_percentiles_must_increase(config, percentiles):
         LearnerSettings.from_params(_learner_rule_params(config, "regression"))
     with pytest.raises(ValueError, match="task must be"):
         LearnerSettings.from_config(config, "ranking")
+
+
+# ----------------------------------------------------------------------------- CVSettings
+
+
+def _old_cv_params(config, task, family):
+    """The params.cv that common.smk's cv_params built before CVSettings (the rerun trigger's values)."""
+    sample = config["rashomon"]["sample"]
+    sampled = sample["families"] if sample["enabled"] else {}
+    params = {
+        "task": task,
+        "grid": config["grids"][task].get(family),
+        "sample": sampled.get(task, {}).get(family),
+        "options": config["estimator_options"].get(family, {}),
+        "selection": config["selection"][task],
+        "seed": config["seed"],
+    }
+    if task == "classification":
+        params["beta"] = config["metrics"]["beta"]
+    return params
+
+
+def test_cv_params_are_the_rules_params_of_before(config):
+    config["metrics"]["beta"] = 2.0
+    sampled = config["rashomon"]["sample"]["families"]
+    pairs = [(t, f) for t in ("regression", "classification") for f in {**config["grids"][t], **sampled.get(t, {})}]
+    assert ("regression", "ridge") in pairs and "ridge" not in config["grids"]["regression"]
+    for task, family in pairs:
+        s = CVSettings.from_config(config, task, family)
+        params = s.to_params()
+        assert params == _old_cv_params(config, task, family)
+        assert list(params) == list(_old_cv_params(config, task, family))  # same keys, same order
+        assert CVSettings.from_params(params, family) == s
+        assert s.beta == (2.0 if task == "classification" else 1.0)
+    ridge = CVSettings.from_config(config, "regression", "ridge")
+    assert ridge.grid is None and ridge.sample == sampled["regression"]["ridge"]  # only sampled
+    config["rashomon"]["sample"]["enabled"] = False
+    assert CVSettings.from_config(config, "regression", "decision_tree").sample is None
+    assert CVSettings.from_config(config, "regression", "decision_tree").to_params() == _old_cv_params(
+        config, "regression", "decision_tree"
+    )
+    with pytest.raises(ValueError, match="model family 'ridge' has no grid there and no random search"):
+        CVSettings.from_config(config, "regression", "ridge")
+
+
+def test_cv_settings_checks_name_the_config_key(config):
+    with pytest.raises(ValueError, match="config key grids.regression: model family 'lasso_typo' has no grid"):
+        CVSettings.from_config(config, "regression", "lasso_typo")
+    config["grids"]["regression"]["logistic_regression"] = {"C": [1.0]}
+    with pytest.raises(ValueError, match="grids.regression.logistic_regression: .* does not support regression"):
+        CVSettings.from_config(config, "regression", "logistic_regression")
+    with pytest.raises(ValueError, match="task must be"):
+        CVSettings.from_config(config, "ranking", "decision_tree")

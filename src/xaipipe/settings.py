@@ -9,8 +9,8 @@ settings are a frozen dataclass with ``from_config(config, task)`` (build and ch
 ``config/README.md`` and the settings class.
 
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
-``rashomon_bootstrap_shard``, ``abalone_study_mcr``) and :class:`LearnerSettings` (rule
-``learner``). :func:`check_family` is the registry check of a config key naming a model family.
+``rashomon_bootstrap_shard``, ``abalone_study_mcr``), :class:`LearnerSettings` (rule
+``learner``) and :class:`CVSettings` (rules ``cv``, ``cv_shard``, ``fit``). :func:`check_family` is the registry check of a config key naming a model family.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LearnerSettings", "RashomonSettings", "check_family"]
+__all__ = ["CVSettings", "LearnerSettings", "RashomonSettings", "check_family"]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
 #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
@@ -280,6 +280,101 @@ class LearnerSettings:
             loss=loss,
             figure_class=figure_class,
         )
+
+
+@dataclass(frozen=True)
+class CVSettings:
+    """Settings of the CV step of one family on a dataset of one task (rules ``cv``, ``cv_shard``;
+    ``fit`` and ``learner`` read ``task``, ``seed``, ``options``, ``beta`` from its params).
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+    family : str
+    grid : mapping or None
+        ``grids.<task>.<family>`` (hyperparameter -> values); None when the family is only sampled.
+    sample : mapping or None
+        ``rashomon.sample.families.<task>.<family>`` when ``rashomon.sample.enabled`` (the random
+        search), else None.
+    options : mapping
+        ``estimator_options.<family>`` (fixed constructor arguments; ``{}`` when absent).
+    selection : str
+        ``selection.<task>``: the CV loss that picks the best configuration.
+    seed : int
+        ``seed``: the estimators' ``random_state`` and the random search's draws.
+    beta : float
+        ``metrics.beta``: weight of the ``f_beta`` column (classification; 1.0 for regression,
+        whose params leave it out).
+    """
+
+    task: str
+    family: str
+    grid: Mapping[str, Any] | None
+    sample: Mapping[str, Any] | None
+    options: Mapping[str, Any]
+    selection: str
+    seed: int
+    beta: float = 1.0
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str, family: str) -> CVSettings:
+        """Build and check the settings of ``family`` on a dataset of ``task`` from a
+        schema-validated configuration.
+
+        Checks (each error names the config key): ``family`` is registered and supports ``task``
+        (``grids.<task>.<family>`` or ``rashomon.sample.families.<task>.<family>``) and has a grid
+        or a random search there; ``task`` is a task.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        """
+        _check_task(task)
+        sample_section = config["rashomon"]["sample"]
+        sampled = sample_section["families"] if sample_section["enabled"] else {}
+        grid = config["grids"][task].get(family)
+        sample = sampled.get(task, {}).get(family)
+        if grid is None and sample is None:
+            raise ValueError(
+                f"config key grids.{task}: model family {family!r} has no grid there and no random search "
+                f"(rashomon.sample.families.{task}); add one, or leave the family out"
+            )
+        key = f"grids.{task}.{family}" if grid is not None else f"rashomon.sample.families.{task}.{family}"
+        check_family(key, family, task)
+        return cls(
+            task=task,
+            family=family,
+            grid=grid,
+            sample=sample,
+            options=config["estimator_options"].get(family, {}),
+            selection=config["selection"][task],
+            seed=config["seed"],
+            beta=config["metrics"]["beta"] if task == "classification" else 1.0,
+        )
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], family: str) -> CVSettings:
+        """The settings back from :meth:`to_params` (a rule's ``params.cv`` and its ``family``
+        wildcard, in its script)."""
+        p = dict(params)
+        return cls(family=family, beta=p.pop("beta", 1.0), **p)
+
+    def to_params(self) -> dict[str, Any]:
+        """The rules' ``params.cv``: ``task``, ``grid``, ``sample``, ``options``, ``selection``,
+        ``seed`` and, for classification only, ``beta`` (so that ``metrics.beta`` reruns no
+        regression job); the family is the rule's wildcard."""
+        params = {
+            "task": self.task,
+            "grid": self.grid,
+            "sample": self.sample,
+            "options": self.options,
+            "selection": self.selection,
+            "seed": self.seed,
+        }
+        if self.task == "classification":
+            params["beta"] = self.beta
+        return params
 
 
 def _check_task(task: str) -> None:

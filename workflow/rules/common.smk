@@ -25,7 +25,12 @@ from xaipipe.report.thesis import (
     thesis_pd_features,
 )
 from xaipipe.schema import validate_config
-from xaipipe.settings import LearnerSettings, RashomonSettings, check_family
+from xaipipe.settings import (
+    CVSettings,
+    LearnerSettings,
+    RashomonSettings,
+    check_family,
+)
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -159,21 +164,13 @@ def canonical_entry(dataset):
 
 
 def cv_params(wildcards):
-    """The grid of a family (None when it is only sampled) and its random search (None when off);
-    classifiers also get the F-beta weight (metrics.beta; absent for regression, so that it
-    reruns nothing there)."""
-    task = task_of(wildcards.dataset)
-    params = {
-        "task": task,
-        "grid": config["grids"][task].get(wildcards.family),
-        "sample": SAMPLED.get(task, {}).get(wildcards.family),
-        "options": config["estimator_options"].get(wildcards.family, {}),
-        "selection": config["selection"][task],
-        "seed": config["seed"],
-    }
-    if task == "classification":
-        params["beta"] = config["metrics"]["beta"]
-    return params
+    """params.cv of the family's CV, fit and learner jobs (xaipipe.settings.CVSettings: the grid, None
+    when the family is only sampled; its random search, None when off; classifiers also get the
+    F-beta weight metrics.beta, absent for regression so that it reruns nothing there).
+    """
+    return CVSettings.from_config(
+        config, task_of(wildcards.dataset), wildcards.family
+    ).to_params()
 
 
 def cv_shards(dataset, family):
