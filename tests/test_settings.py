@@ -1,5 +1,5 @@
-"""Settings objects: the cross-key checks of the Rashomon, learner and CV steps (each error names its
-config key) and the params the rules pass, in milliseconds (no Snakemake)."""
+"""Settings objects: the cross-key checks of the Rashomon, learner, CV and bootstrap steps (each
+error names its config key) and the params the rules pass, in milliseconds (no Snakemake)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from xaipipe.schema import validate_config
-from xaipipe.settings import CVSettings, LearnerSettings, RashomonSettings, check_family
+from xaipipe.settings import BootstrapSettings, CVSettings, LearnerSettings, RashomonSettings, check_family
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -189,3 +189,29 @@ def test_cv_settings_checks_name_the_config_key(config):
         CVSettings.from_config(config, "regression", "logistic_regression")
     with pytest.raises(ValueError, match="task must be"):
         CVSettings.from_config(config, "ranking", "decision_tree")
+
+
+# ----------------------------------------------------------------------------- BootstrapSettings
+
+
+def test_bootstrap_settings_are_the_bootstrap_section_and_the_rashomon_step(config):
+    config["rashomon"]["bootstrap"].update(n_bootstrap=7, n_shards=3, mr_data="test", estimator="e_divide")
+    s = BootstrapSettings.from_config(config, "classification")
+    b = config["rashomon"]["bootstrap"]
+    assert s.rashomon == RashomonSettings.from_config(config, "classification")
+    for key in ("n_bootstrap", "mr_data", "estimator", "n_repeats", "confidence", "n_shards"):
+        assert getattr(s, key) == b[key]
+    assert s.families == tuple(b["families"])
+    # the scripts' settings (from the rules' params) are the parse-time ones
+    assert BootstrapSettings.from_params(s.rashomon.to_params(), b) == s
+    # resamples dealt round-robin to min(n_shards, n_bootstrap) jobs: each once
+    assert s.jobs == 3 and [list(s.shard_resamples(k)) for k in range(3)] == [[0, 3, 6], [1, 4], [2, 5]]
+    config["rashomon"]["bootstrap"]["n_shards"] = 50
+    s = BootstrapSettings.from_config(config, "classification")
+    assert s.jobs == 7 and sorted(i for k in range(s.jobs) for i in s.shard_resamples(k)) == list(range(7))
+
+
+def test_bootstrap_families_are_checked(config):
+    config["rashomon"]["bootstrap"]["families"] = ["xgbost"]
+    with pytest.raises(ValueError, match="config key rashomon.bootstrap.families: unknown model family 'xgbost'"):
+        BootstrapSettings.from_config(config, "regression")

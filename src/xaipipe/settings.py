@@ -10,7 +10,8 @@ settings are a frozen dataclass with ``from_config(config, task)`` (build and ch
 
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
 ``rashomon_bootstrap_shard``, ``abalone_study_mcr``), :class:`LearnerSettings` (rule
-``learner``) and :class:`CVSettings` (rules ``cv``, ``cv_shard``, ``fit``). :func:`check_family` is the registry check of a config key naming a model family.
+``learner``), :class:`CVSettings` (rules ``cv``, ``cv_shard``, ``fit``) and
+:class:`BootstrapSettings` (rules ``rashomon_bootstrap_shard``, ``rashomon_bootstrap``). :func:`check_family` is the registry check of a config key naming a model family.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CVSettings", "LearnerSettings", "RashomonSettings", "check_family"]
+__all__ = ["BootstrapSettings", "CVSettings", "LearnerSettings", "RashomonSettings", "check_family"]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
 #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
@@ -375,6 +376,74 @@ class CVSettings:
         if self.task == "classification":
             params["beta"] = self.beta
         return params
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """Settings of the Rashomon bootstrap of one task (``config["rashomon"]["bootstrap"]`` and the
+    Rashomon keys it uses; Donnelly et al. 2023).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings
+        The Rashomon step's settings: ``task``, ``metric`` (the out-of-bag membership loss),
+        ``epsilon`` and ``epsilon_mode`` (the set of each resample), ``loss`` (the MR loss),
+        ``seed``, ``options``.
+    n_bootstrap, mr_data, estimator, n_repeats, confidence, families, n_shards
+        The keys of the ``rashomon.bootstrap`` section of those names (``config/README.md``):
+        ``B``, where MR is computed (``oob`` / ``test``), its estimator and repeats, the level of
+        the MCR endpoint intervals, the model class, the jobs the resamples are dealt to.
+    """
+
+    rashomon: RashomonSettings
+    n_bootstrap: int
+    mr_data: str
+    estimator: str
+    n_repeats: int
+    confidence: float
+    families: tuple[str, ...]
+    n_shards: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> BootstrapSettings:
+        """Build and check the settings of ``task`` (:meth:`RashomonSettings.from_config`'s checks,
+        ``rashomon.bootstrap.families`` among them) from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        return cls._build(RashomonSettings.from_config(config, task), config["rashomon"]["bootstrap"])
+
+    @classmethod
+    def from_params(cls, rashomon: Mapping[str, Any], bootstrap: Mapping[str, Any]) -> BootstrapSettings:
+        """The settings from the bootstrap rules' ``params.rashomon``
+        (:meth:`RashomonSettings.to_params`) and ``params.bootstrap`` (the ``rashomon.bootstrap``
+        section), in their scripts."""
+        return cls._build(RashomonSettings.from_params(rashomon), bootstrap)
+
+    @classmethod
+    def _build(cls, rashomon: RashomonSettings, b: Mapping[str, Any]) -> BootstrapSettings:
+        return cls(
+            rashomon=rashomon,
+            n_bootstrap=b["n_bootstrap"],
+            mr_data=b["mr_data"],
+            estimator=b["estimator"],
+            n_repeats=b["n_repeats"],
+            confidence=b["confidence"],
+            families=tuple(b["families"]),
+            n_shards=b["n_shards"],
+        )
+
+    @property
+    def jobs(self) -> int:
+        """Jobs of one dataset's bootstrap: ``n_shards``, at most ``n_bootstrap``."""
+        return min(self.n_shards, self.n_bootstrap)
+
+    def shard_resamples(self, shard: int) -> range:
+        """The resamples of job ``shard`` (``0 <= shard < jobs``): dealt round-robin."""
+        return range(int(shard), self.n_bootstrap, self.jobs)
 
 
 def _check_task(task: str) -> None:
