@@ -27,13 +27,11 @@ def main(smk):
         random_state=smk.params.seed,
         classes=data.classes,  # multiclass: every class (a `class` column); None otherwise
     )
-    get_logger().info(
-        "%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"], out["meta"]["output"]
-    )
-    for name in ("values", "rows", "importance", "interactions"):
-        write_csv(smk.output[name], out[name])
-    write_json(smk.output.meta, out["meta"])
-    write_joblib(smk.output.result, out["result"])
+    get_logger().info("%d rows: algorithm %s, output %s", out.meta["n_rows"], out.meta["algorithm"], out.meta["output"])
+    for name, frame in out.to_frames().items():
+        write_csv(smk.output[name], frame)
+    write_json(smk.output.meta, out.meta)
+    write_joblib(smk.output.result, out.result)
 
 
 run(snakemake, main)  # noqa: F821
