@@ -215,3 +215,36 @@ def test_bootstrap_families_are_checked(config):
     config["rashomon"]["bootstrap"]["families"] = ["xgbost"]
     with pytest.raises(ValueError, match="config key rashomon.bootstrap.families: unknown model family 'xgbost'"):
         BootstrapSettings.from_config(config, "regression")
+
+
+def test_a_rashomon_key_is_a_settings_field_or_another_rules_key():
+    """The rashomon section of the schema is split without remainder: each key with a default is a
+    field of RashomonSettings (read by from_config by its name, passed on by to_params) or a key of
+    another rule (settings._NOT_STEP_KEYS); so a new key of the step is one field, the schema,
+    config/config.yaml and config/README.md."""
+    import dataclasses
+
+    from xaipipe.settings import _BORROWED, _NOT_STEP_KEYS
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    section = schema["properties"]["rashomon"]["properties"]
+    step = [f.name for f in dataclasses.fields(RashomonSettings) if f.name not in _BORROWED]
+    assert sorted(step + list(_NOT_STEP_KEYS)) == sorted(section)
+    assert all("default" in section[key] for key in step)
+    readme = (REPO / "config" / "README.md").read_text()
+    assert all(f"rashomon.{key}" in readme for key in step)
+
+
+def test_a_new_rashomon_field_is_read_and_passed_on(config):
+    """from_config / to_params / from_params handle any field by its name: a subclass with one more
+    field (as a new key would add) reads it from the section and round-trips it."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class WithKey(RashomonSettings):
+        new_key: tuple = ()
+
+    config["rashomon"]["new_key"] = [1, 2]
+    s = WithKey.from_config(config, "regression")
+    assert s.new_key == (1, 2) and s.to_params()["new_key"] == [1, 2]
+    assert list(s.to_params())[-1] == "new_key" and WithKey.from_params(s.to_params()) == s

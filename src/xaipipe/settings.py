@@ -17,7 +17,7 @@ Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["BootstrapSettings", "CVSettings", "LearnerSettings", "RashomonSettings", "check_family"]
@@ -48,6 +48,30 @@ def check_family(key: str, family: str, task: str | None = None) -> None:
             f"config key {key}: model family {family!r} does not support {task} "
             f"(it supports {sorted(get_family(family).tasks)})"
         )
+
+
+#: Fields of :class:`RashomonSettings` that come from outside the ``rashomon`` section; every other
+#: field is the ``rashomon`` key of its name (a new key of the step: a field here, the schema,
+#: ``config/config.yaml`` and ``config/README.md``).
+_BORROWED = ("task", "metric", "seed", "options", "loss")
+
+
+def _frozen(value: Any) -> Any:
+    """A config value as a settings field: lists as tuples, mappings copied."""
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """A settings field as a rule parameter: tuples as lists, mappings copied (JSON-like)."""
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -113,49 +137,29 @@ class RashomonSettings:
         for _task, specs in r.get("sample", {}).get("families", {}).items():
             for family in specs:
                 check_family(f"rashomon.sample.families.{_task}.{family}", family, _task)
+        section = {f.name: _frozen(r[f.name]) for f in fields(cls) if f.name not in _BORROWED}
         return cls(
             task=task,
             metric=config["selection"][task],
             seed=config["seed"],
             options=config["estimator_options"],
             loss=config["explain"]["reliance"]["losses"][task][0],
-            epsilon_mode=r["epsilon_mode"],
-            epsilon=r["epsilon"],
-            epsilons=tuple(r["epsilons"]),
-            scopes=tuple(r["scopes"]),
-            estimators=tuple(r["estimators"]),
-            n_repeats=r["n_repeats"],
-            e_switch_max_rows=r["e_switch_max_rows"],
-            figure_scope=r["figure_scope"],
-            pd=dict(r["pd"]),
+            **section,
         )
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> RashomonSettings:
         """The settings back from :meth:`to_params` (a rule's ``params.rashomon`` in its script)."""
-        p = dict(params)
-        for key in ("epsilons", "scopes", "estimators"):
-            p[key] = tuple(p[key])
-        return cls(**p)
+        return cls(**{k: v if k in _BORROWED else _frozen(v) for k, v in params.items()})
 
     def to_params(self) -> dict[str, Any]:
-        """The rule's ``params.rashomon``: a plain dict (lists, not tuples), the keys of today's
-        rules (``task``, ``metric``, ``seed``, ``options``, ``loss``, then the ``rashomon`` keys)."""
+        """The rule's ``params.rashomon``: a plain dict (lists, not tuples) of the fields in their
+        order (``task``, ``metric``, ``seed``, ``options``, ``loss``, then the ``rashomon`` keys), the
+        keys and values of the rules before these settings (Snakemake's ``params`` trigger compares
+        their ``repr``)."""
         return {
-            "task": self.task,
-            "metric": self.metric,
-            "seed": self.seed,
-            "options": self.options,
-            "loss": self.loss,
-            "epsilon_mode": self.epsilon_mode,
-            "epsilon": self.epsilon,
-            "epsilons": list(self.epsilons),
-            "scopes": list(self.scopes),
-            "estimators": list(self.estimators),
-            "n_repeats": self.n_repeats,
-            "e_switch_max_rows": self.e_switch_max_rows,
-            "figure_scope": self.figure_scope,
-            "pd": dict(self.pd),
+            f.name: _plain(getattr(self, f.name)) if f.name not in _BORROWED else getattr(self, f.name)
+            for f in fields(self)
         }
 
 
