@@ -421,11 +421,19 @@ def one_job(toy):
     ],
 )
 def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job, jobs, figure_scope, tmp_path):
-    from xaipipe.io import write_csv
+    from xaipipe.io import read_joblib, write_csv, write_joblib
+    from xaipipe.rashomon.study import RashomonRefit
 
     one = one_job[figure_scope]
     refits = [_refit(toy, fams, figure_scope=figure_scope) for fams in reversed(jobs)]
-    split = _study(toy, figure_scope=figure_scope, refits=refits)
+    assert all(isinstance(r, RashomonRefit) for r in refits)
+    stored = []  # as the rules store and read them: the pickled to_dict()
+    for i, r in enumerate(refits):
+        write_joblib(tmp_path / f"refit_{i}.joblib", r.to_dict())
+        stored.append(read_joblib(tmp_path / f"refit_{i}.joblib"))
+    assert all(list(d) == ["families", "reliance", "curves", "n_groups", "predictions"] for d in stored)
+    split = _study(toy, figure_scope=figure_scope, refits=stored)
+    assert _study(toy, figure_scope=figure_scope, refits=refits)["n_groups"] == split["n_groups"]
     assert split["n_groups"] == one["n_groups"]
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "prediction_index"):
         assert len(one[name]) > 0, name
@@ -438,10 +446,10 @@ def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job,
     # the jobs computed every family they were given (the rest ran in the combining call)
     done = {f for fams in jobs for f in fams}
     for r in refits:
-        assert set(r["reliance"]["family"]) == set(r["families"]) <= done
+        assert set(r.reliance["family"]) == set(r.families) <= done
         # PD curves of every variable, for the job's members of the envelope's set only
-        if len(r["curves"]):
-            assert set(r["curves"]["feature"]) == set(NAMES)
+        if len(r.curves):
+            assert set(r.curves["feature"]) == set(NAMES)
 
 
 def test_refit_jobs_are_checked(toy):
@@ -452,10 +460,10 @@ def test_refit_jobs_are_checked(toy):
         _refit(toy, [])
     # a family without members at the largest epsilon: empty frames, no fit
     none = _refit(toy, ["decision_tree"])
-    assert none["n_groups"] == 0 and none["reliance"].empty and none["curves"].empty
+    assert none.n_groups == 0 and none.reliance.empty and none.curves.empty
     # a variable without a PD grid (a column group that is not one-hot) is left out of a job's curves
     grouped = _refit(toy, ["random_forest"], feature_groups=GROUPS)
-    assert set(grouped["curves"]["feature"]) == {"a", "b", "d"}
+    assert set(grouped.curves["feature"]) == {"a", "b", "d"}
     # curves computed for another envelope set than the combining call's are refused
     other = _refit(toy, ["gradient_boosting", "random_forest", "xgboost", "linear_regression"], epsilon=0.0)
     with pytest.raises(ValueError, match="no PD curve"):

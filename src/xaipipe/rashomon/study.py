@@ -20,7 +20,7 @@ The definitions (Fisher, Rudin & Dominici 2019, §4) are in :mod:`xaipipe.rashom
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from .sets import check_epsilons, rashomon_scopes, select_set
 if TYPE_CHECKING:
     from ..settings import RashomonSettings
 
-__all__ = ["RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
+__all__ = ["RashomonRefit", "RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
 
 
 def rashomon_reliance(data, settings: RashomonSettings, summary: pd.DataFrame, *, n_jobs: int = 1) -> tuple:
@@ -127,6 +127,37 @@ def _figure_scope(sets: Mapping[str, Any], figure_scope: str) -> str:
     return figure_scope if figure_scope in sets else next(iter(sets))
 
 
+@dataclass(frozen=True)
+class RashomonRefit:
+    """The result of one ``rashomon_refit`` job (:func:`rashomon_refit`).
+
+    Attributes
+    ----------
+    families : list of str
+        The job's families.
+    reliance : DataFrame
+        :func:`members_reliance` rows of their members, estimator-major, in group order.
+    curves : DataFrame
+        :func:`~xaipipe.rashomon.envelope.members_curves` of their members in the envelope's set,
+        every variable.
+    n_groups : int
+        Fitted prefix groups.
+    predictions : (DataFrame, ndarray)
+        :func:`~xaipipe.rashomon.multiplicity.members_predictions` of their members: keys and the
+        ``(m, n_test)`` test predictions, float64.
+    """
+
+    families: list
+    reliance: pd.DataFrame
+    curves: pd.DataFrame
+    n_groups: int
+    predictions: tuple
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields by name, in their order: what the rule pickles for :func:`mcr_study`."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 def rashomon_refit(
     data,
     settings: RashomonSettings,
@@ -135,7 +166,7 @@ def rashomon_refit(
     families: Sequence[str],
     n_jobs: int = 1,
     pd_class_index: int = 1,
-) -> dict:
+) -> RashomonRefit:
     """The ``rashomon_refit`` rule: refits, MR and PD curves of the Rashomon-set members of ``families``.
 
     The member refits of :func:`rashomon_reliance`, restricted to ``families``: the sets come from
@@ -159,14 +190,8 @@ def rashomon_refit(
 
     Returns
     -------
-    dict
-        ``families`` (list), ``reliance`` (:func:`members_reliance` rows of the members,
-        estimator-major, in group order), ``curves``
-        (:func:`~xaipipe.rashomon.envelope.members_curves` of the members in the envelope's set,
-        every variable), ``n_groups`` (fitted groups), ``predictions``
-        (:func:`~xaipipe.rashomon.multiplicity.members_predictions` of the members: keys and the
-        ``(m, n_test)`` test predictions, float64). A plain dict: the rule pickles it for
-        :func:`mcr_study`.
+    RashomonRefit
+        The rule pickles its :meth:`~RashomonRefit.to_dict` for :func:`mcr_study`.
 
     Raises
     ------
@@ -188,10 +213,9 @@ def rashomon_refit(
     )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
     mine = candidates[candidates["family"].astype(str).isin(families)]
-    out = {"families": families, "reliance": pd.DataFrame(), "curves": pd.DataFrame(), "n_groups": 0}
-    out["predictions"] = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(data.X_test))))
     if mine.empty:
-        return out
+        empty = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(data.X_test))))
+        return RashomonRefit(families, pd.DataFrame(), pd.DataFrame(), 0, empty)
     groups = fit_member_groups(
         mine,
         settings.task,
@@ -201,13 +225,13 @@ def rashomon_refit(
         options=settings.options,
         n_jobs=n_jobs,
     )
-    out["predictions"] = members_predictions(groups, data.X_test)
-    out["reliance"] = _reliance(data, settings, groups, n_jobs)
+    predictions = members_predictions(groups, data.X_test)
+    reliance = _reliance(data, settings, groups, n_jobs)
     base = _member_base(sets, grid, None)
     chosen = selected_groups(
         groups, select_set(base, _figure_scope(sets, settings.figure_scope), settings.epsilon, allow_empty=True)
     )
-    out["curves"] = members_curves(
+    curves = members_curves(
         chosen,
         data.X_test,
         feature_names=data.features,
@@ -217,8 +241,9 @@ def rashomon_refit(
         skip_invalid=True,
         class_index=pd_class_index,
     )
-    out["n_groups"] = len(groups)
-    return out
+    return RashomonRefit(
+        families=families, reliance=reliance, curves=curves, n_groups=len(groups), predictions=predictions
+    )
 
 
 def _combined_reliance(
@@ -349,8 +374,8 @@ def mcr_study(
         estimator options).
     summary : DataFrame
         The dataset's CV summaries, every family of the model class, concatenated.
-    refits : sequence of dict, optional
-        :func:`rashomon_refit` results of some families (config key ``rashomon.refit_jobs``): their
+    refits : sequence of RashomonRefit or dict, optional
+        :func:`rashomon_refit` results (or their ``to_dict()``, as the rule stores them) of some families (config key ``rashomon.refit_jobs``): their
         members are not refitted here; the tables are the same, byte for byte, as without.
     n_jobs : int, default 1
         Processes of the refits, threads of the MR engine; results do not depend on it.
@@ -385,12 +410,14 @@ def mcr_study(
                 pd.concat([rs.members["family"] for rs in largest.values()], ignore_index=True).astype(str)
             )
         ]
-        parts = list(refits)
+        parts = [r.to_dict() if isinstance(r, RashomonRefit) else r for r in refits]
         done = {str(f) for r in parts for f in r["families"]}
         rest = [f for f in order if f not in done]
         if rest:
             parts.append(
-                rashomon_refit(data, settings, summary, families=rest, n_jobs=n_jobs, pd_class_index=pd_class_index)
+                rashomon_refit(
+                    data, settings, summary, families=rest, n_jobs=n_jobs, pd_class_index=pd_class_index
+                ).to_dict()
             )
         rel = _combined_reliance(parts, order, settings.estimators)
         members = member_table(largest, rel, epsilons=eps_grid, dataset=dataset)
