@@ -248,3 +248,18 @@ def test_a_new_rashomon_field_is_read_and_passed_on(config):
     s = WithKey.from_config(config, "regression")
     assert s.new_key == (1, 2) and s.to_params()["new_key"] == [1, 2]
     assert list(s.to_params())[-1] == "new_key" and WithKey.from_params(s.to_params()) == s
+
+
+def test_learner_settings_give_the_refit_design(config):
+    from xaipipe.explain.learner import RefitDesign
+
+    s = LearnerSettings.from_config(config, "classification")
+    d = s.design(stratify=True)
+    assert isinstance(d, RefitDesign) and d.stratify and d.reseed and not s.design().stratify
+    assert (d.n_refits, d.fraction, d.resolution, d.kind) == (s.n_refits, s.fraction, s.resolution, s.grid)
+    assert (d.percentiles, d.pfi_estimator, d.n_repeats, d.random_state) == (
+        s.percentiles,
+        s.pfi_estimator,
+        s.n_repeats,
+        s.seed,
+    )

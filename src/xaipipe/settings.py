@@ -259,6 +259,23 @@ class LearnerSettings:
             figure_class=params.get("figure_class"),
         )
 
+    def design(self, *, stratify: bool = False):
+        """The :class:`xaipipe.explain.learner.RefitDesign` of these settings (``stratify``: the
+        subsamples by class, for a multiclass target)."""
+        from .explain.learner import RefitDesign
+
+        return RefitDesign(
+            n_refits=self.n_refits,
+            fraction=self.fraction,
+            resolution=self.resolution,
+            kind=self.grid,
+            percentiles=tuple(self.percentiles),
+            pfi_estimator=self.pfi_estimator,
+            n_repeats=self.n_repeats,
+            random_state=self.seed,
+            stratify=stratify,
+        )
+
     @classmethod
     def _build(cls, *, task, seed, learner, ranking, loss, top_k, figure_class) -> LearnerSettings:
         lo, hi = (float(v) for v in learner["percentiles"])

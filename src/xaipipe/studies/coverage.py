@@ -311,20 +311,23 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
 
 
 def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list[dict]:
-    from ..explain.learner import estimator_factory, learner_pd_pfi
+    from ..explain.learner import RefitDesign, estimator_factory, learner_pd_pfi
 
-    res = learner_pd_pfi(
-        estimator_factory(family, _TASK, params, options=options),
-        Xtr,
-        ytr,
-        feature_names=names,
-        pd_features=list(lc["pd_features"]),
-        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
+    design = RefitDesign(
         n_refits=int(lc["n_refits"]),
         fraction=float(lc["fraction"]),
         pfi_estimator=lc["pfi_estimator"],
         n_repeats=int(lc["n_repeats"]),
         random_state=seed,
+    )
+    res = learner_pd_pfi(
+        estimator_factory(family, _TASK, params, options=options),
+        Xtr,
+        ytr,
+        design,
+        feature_names=names,
+        pd_features=list(lc["pd_features"]),
+        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
         n_jobs=1,
     )
     rows = []
