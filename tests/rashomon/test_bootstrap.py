@@ -414,7 +414,7 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
     )
     tables = bootstrap_tables(*_rule_args(X, y, confidence=0.5, **kw), grids=GRIDS)
     res = _run(data)
-    assert set(tables) == {"models", "reliance", "sizes", "mcr", "rid", "mcr_summary"}
+    assert list(tables.to_frames()) == ["models", "reliance", "sizes", "mcr", "rid", "mcr_summary"]
     expected = {
         "models": res.models,
         "reliance": res.reliance,
@@ -423,7 +423,7 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
         "rid": rid_summary(res.reliance),
         "mcr_summary": mcr_summary(res.mcr, confidence=0.5),
     }
-    for name, frame in tables.items():
+    for name, frame in tables.to_frames().items():
         assert frame.columns[0] == "dataset" and (frame["dataset"] == "toy").all()
         frame = frame.drop(columns="dataset")
         if name == "sizes":  # the epsilon actually used, recorded with every resample
@@ -432,8 +432,8 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
         pd.testing.assert_frame_equal(frame, expected[name])
     # one-hot groups are one variable
     grouped = bootstrap_tables(*_rule_args(X, y, feature_groups={"g": ["x1", "x2"]}, **kw), grids=GRIDS)
-    assert list(pd.unique(grouped["reliance"]["feature"])) == ["x0", "g"]
-    pd.testing.assert_frame_equal(grouped["models"], tables["models"])  # the sets do not depend on the variables
+    assert list(pd.unique(grouped.reliance["feature"])) == ["x0", "g"]
+    pd.testing.assert_frame_equal(grouped.models, tables.models)  # the sets do not depend on the variables
 
 
 def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data):
@@ -455,7 +455,7 @@ def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data)
         *_rule_args(X, y, summary=summary, mr_estimator="e_switch", random_state=SEED, **kw), grids=GRIDS
     )
     expected = 2.0 * cv_standard_error(summary.iloc[0], "mse")
-    assert np.allclose(tables["sizes"]["epsilon"], expected) and (tables["sizes"]["epsilon_mode"] == "absolute").all()
+    assert np.allclose(tables.sizes["epsilon"], expected) and (tables.sizes["epsilon_mode"] == "absolute").all()
     with pytest.raises(ValueError, match="needs the CV summary"):
         bootstrap_tables(*_rule_args(X, y, **{**kw, "epsilon": 1.0}), grids=GRIDS)
 
@@ -490,10 +490,10 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
         paths.append(tmp_path / f"bootstrap_{k}.joblib")
         write_joblib(paths[-1], shard.to_frames())  # as the rule stores it
     split = combine_bootstrap_shards([read_joblib(p) for p in paths], n_bootstrap=B, dataset="toy", confidence=0.5)
-    assert set(split) == set(whole)
-    for name in whole:
-        write_csv(tmp_path / f"a_{name}.csv", whole[name])
-        write_csv(tmp_path / f"b_{name}.csv", split[name])
+    assert list(split.to_frames()) == list(whole.to_frames())
+    for name in whole.FRAMES:
+        write_csv(tmp_path / f"a_{name}.csv", getattr(whole, name))
+        write_csv(tmp_path / f"b_{name}.csv", getattr(split, name))
         assert (tmp_path / f"a_{name}.csv").read_bytes() == (tmp_path / f"b_{name}.csv").read_bytes(), name
     # a missing or repeated resample is an error, not a shorter table
     shards = [read_joblib(p) for p in paths]
@@ -507,8 +507,8 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
     direct = combine_bootstrap_shards(
         [bootstrap_shard(data, settings, None, grids=GRIDS)], n_bootstrap=B, dataset="toy", confidence=0.5
     )
-    for name in whole:
-        pd.testing.assert_frame_equal(direct[name], whole[name])
+    for name in whole.FRAMES:
+        pd.testing.assert_frame_equal(getattr(direct, name), getattr(whole, name))
 
 
 def test_missing_values_are_imputed_from_each_resample_in_bag_rows():

@@ -147,6 +147,7 @@ __all__ = [
     "SIZE_COLUMNS",
     "MCR_COLUMNS",
     "BootstrapShard",
+    "BootstrapTables",
     "RashomonBootstrap",
     "bootstrap_indices",
     "bootstrap_rashomon",
@@ -805,9 +806,39 @@ def bootstrap_shard(
     return BootstrapShard(models=result.models, reliance=result.reliance, sizes=sizes)
 
 
+@dataclass(frozen=True)
+class BootstrapTables:
+    """The tables of the ``rashomon_bootstrap`` rule (:func:`combine_bootstrap_shards`), each with
+    ``dataset`` first.
+
+    Attributes
+    ----------
+    models, reliance, sizes, mcr : DataFrame
+        :class:`RashomonBootstrap`'s tables of all resamples (``sizes`` with the ε actually used).
+    rid : DataFrame
+        :func:`rid_summary`.
+    mcr_summary : DataFrame
+        :func:`mcr_summary` at the rule's ``confidence``.
+    """
+
+    models: pd.DataFrame
+    reliance: pd.DataFrame
+    sizes: pd.DataFrame
+    mcr: pd.DataFrame
+    rid: pd.DataFrame
+    mcr_summary: pd.DataFrame
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("models", "reliance", "sizes", "mcr", "rid", "mcr_summary")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
 def combine_bootstrap_shards(
     shards: Sequence[Mapping[str, pd.DataFrame]], *, n_bootstrap: int, dataset: str, confidence: float = 0.95
-) -> dict:
+) -> BootstrapTables:
     """The aggregation of the split ``rashomon_bootstrap``: the rule's six tables from its shards.
 
     Parameters
@@ -824,7 +855,7 @@ def combine_bootstrap_shards(
 
     Returns
     -------
-    dict
+    BootstrapTables
         ``models``, ``reliance``, ``sizes``, ``mcr`` (:func:`mcr_per_resample`),
         ``rid`` (:func:`rid_summary`) and ``mcr_summary``, each with ``dataset``
         first: those of :func:`bootstrap_tables` on all resamples.
@@ -857,7 +888,7 @@ def combine_bootstrap_shards(
         "rid": rid_summary(reliance),
         "mcr_summary": mcr_summary(mcr, confidence=confidence),
     }
-    return {name: with_ids(frame, dataset=dataset) for name, frame in tables.items()}
+    return BootstrapTables(**{name: with_ids(frame, dataset=dataset) for name, frame in tables.items()})
 
 
 def bootstrap_tables(
@@ -867,7 +898,7 @@ def bootstrap_tables(
     *,
     grids: Mapping[str, Any],
     n_jobs: int = 1,
-) -> dict:
+) -> BootstrapTables:
     """The ``rashomon_bootstrap`` tables in one call: :func:`bootstrap_shard` of every resample,
     then :func:`combine_bootstrap_shards` (``data.dataset`` first in every table, the MCR endpoint
     intervals at ``settings.confidence``).
@@ -879,10 +910,7 @@ def bootstrap_tables(
 
     Returns
     -------
-    dict
-        ``models``, ``reliance``, ``sizes``, ``mcr`` (:class:`RashomonBootstrap`),
-        ``rid`` (:func:`rid_summary`) and ``mcr_summary`` (:func:`mcr_summary` at
-        ``confidence``), each with ``dataset`` first.
+    BootstrapTables
     """
     return combine_bootstrap_shards(
         [bootstrap_shard(data, settings, summary, grids=grids, n_jobs=n_jobs)],
