@@ -3,15 +3,18 @@
 The workflow validates the configuration against its schema (``workflow/schemas/``: types,
 ranges, defaults); what a schema cannot say -- one key against another, a family name against the
 registry -- is checked here, with an error that names the config key and the fix. Each step's
-settings are a frozen dataclass with ``from_config(config, task)`` (build and check) and
-``to_params()`` (the plain, JSON-like dict a rule passes as ``params:``, which Snakemake's
-``params`` rerun trigger compares). A new key of a step touches the schema, ``config/config.yaml``,
-``config/README.md`` and the settings class.
+settings are a frozen dataclass with ``from_config(config, task, ...)`` (build and check, once at
+parse time in ``common.smk``) and ``from_params`` (the same object from the rule's ``params:`` in
+its script; ``to_params()`` where the settings are the rule's param: the plain, JSON-like dict
+whose ``repr`` Snakemake's ``params`` rerun trigger compares, unchanged from the rules of before).
+The step function takes ``(data, settings, ...)``. A new key of a step touches the schema,
+``config/config.yaml``, ``config/README.md`` and the settings class.
 
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
-``rashomon_bootstrap_shard``, ``abalone_study_mcr``), :class:`LearnerSettings` (rule
-``learner``), :class:`CVSettings` (rules ``cv``, ``cv_shard``, ``fit``) and
-:class:`BootstrapSettings` (rules ``rashomon_bootstrap_shard``, ``rashomon_bootstrap``). :func:`check_family` is the registry check of a config key naming a model family.
+``rashomon_bootstrap_shard``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
+``rashomon_bootstrap_shard``, ``rashomon_bootstrap``), :class:`LearnerSettings` (rule ``learner``)
+and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` read its params).
+:func:`check_family` is the registry check of a config key naming a model family.
 """
 
 from __future__ import annotations
