@@ -26,6 +26,7 @@ from xaipipe.report.thesis import (
 )
 from xaipipe.schema import validate_config
 from xaipipe.settings import (
+    BootstrapSettings,
     CVSettings,
     LearnerSettings,
     RashomonSettings,
@@ -219,10 +220,9 @@ STUDY = RASHOMON["abalone_study"]
 # rashomon.abalone_study.n_shards, at most the grid's number of prefix groups).
 STUDY_SHARDS = min(STUDY["n_shards"], n_fit_units(STUDY["family"], STUDY["grid"]))
 # The Rashomon bootstrap is split into jobs of resamples b, b + n, b + 2n, ...
-# (config key rashomon.bootstrap.n_shards, at most n_bootstrap).
-BOOTSTRAP_SHARDS = min(
-    RASHOMON["bootstrap"]["n_shards"], RASHOMON["bootstrap"]["n_bootstrap"]
-)
+# (config key rashomon.bootstrap.n_shards, at most n_bootstrap; the shard jobs' scripts deal the
+# resamples with the same xaipipe.settings.BootstrapSettings).
+BOOTSTRAP_SHARDS = BootstrapSettings.from_config(config, "regression").jobs
 OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
 
 
