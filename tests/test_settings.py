@@ -10,7 +10,14 @@ import pytest
 import yaml
 
 from xaipipe.schema import validate_config
-from xaipipe.settings import BootstrapSettings, CVSettings, LearnerSettings, RashomonSettings, check_family
+from xaipipe.settings import (
+    BootstrapSettings,
+    CoverageSettings,
+    CVSettings,
+    LearnerSettings,
+    RashomonSettings,
+    check_family,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -263,3 +270,63 @@ def test_learner_settings_give_the_refit_design(config):
         s.n_repeats,
         s.seed,
     )
+
+
+# ----------------------------------------------------------------------------- CoverageSettings
+
+
+def _old_coverage_params(config):
+    """common.smk's coverage_params before CoverageSettings (the coverage rule's params of before)."""
+    cov, rashomon = config["coverage"], config["rashomon"]
+    learner = dict(cov["learner"])
+    families = learner.pop("families")
+    for key in ("n_refits", "fraction", "pfi_estimator", "n_repeats"):
+        if learner.get(key) is None:
+            learner[key] = config["explain"]["learner"][key]
+    mcr = dict(cov["mcr"])
+    for key in ("epsilon_mode", "epsilons"):
+        if mcr.get(key) is None:
+            mcr[key] = rashomon[key]
+    mcr.pop("epsilon")
+    mcr.pop("enabled")
+    return {
+        "dgp": cov["dgp"],
+        "n": cov["n"],
+        "p": cov["p"],
+        "noise_sd": cov["noise_sd"],
+        "n_repetitions": cov["n_repetitions"],
+        "test_size": config["split"]["test_size"],
+        "cv_folds": config["split"]["cv_folds"],
+        "learners": families,
+        "learner_config": learner,
+        "rashomon_config": mcr if cov["mcr"]["enabled"] else False,
+        "options": config["estimator_options"],
+        "nominal": cov["nominal"],
+        "random_state": config["seed"],
+    }
+
+
+def test_coverage_params_are_the_rules_params_of_before(config):
+    s = CoverageSettings.from_config(config)
+    assert repr(s.to_params()) == repr(_old_coverage_params(config))  # Snakemake's params trigger: no rerun
+    assert s.epsilon == (config["coverage"]["mcr"]["epsilon"] or config["rashomon"]["epsilon"])
+    config["coverage"]["mcr"]["enabled"] = False
+    config["coverage"]["learner"]["n_refits"] = 4
+    s = CoverageSettings.from_config(config)
+    assert s.rashomon_config is False and s.learner_config["n_refits"] == 4
+    assert repr(s.to_params()) == repr(_old_coverage_params(config))
+    assert "coverage_audit" in CoverageSettings.to_params.__doc__ and s.to_params()["random_state"] == config["seed"]
+
+
+def test_coverage_checks_name_the_config_key(config):
+    config["coverage"]["mcr"]["epsilon"] = 0.3
+    config["coverage"]["mcr"]["epsilons"] = [0.0, 1.0]
+    with pytest.raises(ValueError, match=r"config key coverage.mcr.epsilon \(0.3\) must be one of the coverage eps"):
+        CoverageSettings.from_config(config)
+    config["coverage"]["mcr"]["enabled"] = False  # not checked when the MCR part is off
+    assert CoverageSettings.from_config(config).epsilon == 0.3
+    config["coverage"]["learner"]["families"] = {"logistic_regression": {}}
+    with pytest.raises(
+        ValueError, match="coverage.learner.families.logistic_regression: .* does not support regression"
+    ):
+        CoverageSettings.from_config(config)

@@ -13,7 +13,8 @@ The step function takes ``(data, settings, ...)``. A new key of a step touches t
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
 ``rashomon_bootstrap_shard``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
 ``rashomon_bootstrap_shard``, ``rashomon_bootstrap``), :class:`LearnerSettings` (rule ``learner``)
-and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` read its params).
+and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` read its params),
+:class:`CoverageSettings` (rules ``coverage_audit``, ``coverage_figure``).
 :func:`check_family` is the registry check of a config key naming a model family.
 """
 
@@ -23,7 +24,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["BootstrapSettings", "CVSettings", "LearnerSettings", "RashomonSettings", "check_family"]
+__all__ = [
+    "BootstrapSettings",
+    "CVSettings",
+    "CoverageSettings",
+    "LearnerSettings",
+    "RashomonSettings",
+    "check_family",
+]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
 #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
@@ -468,6 +476,104 @@ class BootstrapSettings:
     def shard_resamples(self, shard: int) -> range:
         """The resamples of job ``shard`` (``0 <= shard < jobs``): dealt round-robin."""
         return range(int(shard), self.n_bootstrap, self.jobs)
+
+
+@dataclass(frozen=True)
+class CoverageSettings:
+    """Settings of the coverage audit (``config["coverage"]``, with the pipeline's learner design
+    and ε rule where it leaves them null): the keyword arguments of
+    :func:`xaipipe.studies.coverage.coverage_audit` and the ε of its figure.
+
+    Attributes
+    ----------
+    dgp, n, p, noise_sd, n_repetitions, nominal
+        The ``coverage`` keys of those names.
+    test_size, cv_folds : float, int
+        ``split.test_size``, ``split.cv_folds``: each repetition is split as the pipeline splits.
+    learners : mapping family -> params
+        ``coverage.learner.families``.
+    learner_config : dict
+        The rest of ``coverage.learner``; ``n_refits``, ``fraction``, ``pfi_estimator`` and
+        ``n_repeats`` from ``explain.learner`` where null.
+    rashomon_config : dict or False
+        ``coverage.mcr`` without ``epsilon`` and ``enabled`` (``epsilon_mode`` and ``epsilons`` from
+        ``rashomon`` where null); False when ``coverage.mcr.enabled`` is false.
+    options : mapping
+        ``estimator_options``.
+    random_state : int
+        ``seed``.
+    epsilon : float
+        ``coverage.mcr.epsilon`` (``rashomon.epsilon`` where null): the ε of the coverage figure.
+    """
+
+    dgp: str
+    n: int
+    p: int
+    noise_sd: float
+    n_repetitions: int
+    test_size: float
+    cv_folds: int
+    learners: Mapping[str, Any]
+    learner_config: Mapping[str, Any]
+    rashomon_config: Any
+    options: Mapping[str, Any]
+    nominal: Any
+    random_state: int
+    epsilon: float
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> CoverageSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Checks (each error names the config key): the families of ``coverage.learner.families``
+        and ``coverage.mcr.families`` are registered regression families; with ``coverage.mcr``
+        enabled, ``coverage.mcr.epsilon`` is one of its ε grid.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        """
+        cov, rashomon = config["coverage"], config["rashomon"]
+        learner = dict(cov["learner"])
+        families = learner.pop("families")
+        for key in ("n_refits", "fraction", "pfi_estimator", "n_repeats"):
+            if learner.get(key) is None:
+                learner[key] = config["explain"]["learner"][key]
+        mcr = dict(cov["mcr"])
+        for key in ("epsilon_mode", "epsilons"):
+            if mcr.get(key) is None:
+                mcr[key] = rashomon[key]
+        mcr.pop("epsilon")
+        mcr.pop("enabled")
+        for key, fams in (("coverage.learner.families", families), ("coverage.mcr.families", mcr["families"])):
+            for family in fams:
+                check_family(f"{key}.{family}", family, "regression")
+        epsilon = cov["mcr"]["epsilon"] if cov["mcr"]["epsilon"] is not None else rashomon["epsilon"]
+        grid = cov["mcr"]["epsilons"] or rashomon["epsilons"]
+        if cov["mcr"]["enabled"] and epsilon not in grid:
+            raise ValueError(f"config key coverage.mcr.epsilon ({epsilon}) must be one of the coverage epsilons {grid}")
+        return cls(
+            dgp=cov["dgp"],
+            n=cov["n"],
+            p=cov["p"],
+            noise_sd=cov["noise_sd"],
+            n_repetitions=cov["n_repetitions"],
+            test_size=config["split"]["test_size"],
+            cv_folds=config["split"]["cv_folds"],
+            learners=families,
+            learner_config=learner,
+            rashomon_config=mcr if cov["mcr"]["enabled"] else False,
+            options=config["estimator_options"],
+            nominal=cov["nominal"],
+            random_state=config["seed"],
+            epsilon=epsilon,
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``coverage_audit`` rule's ``params.coverage``: the keyword arguments of
+        :func:`~xaipipe.studies.coverage.coverage_audit` (every field but ``epsilon``, in order)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "epsilon"}
 
 
 def _check_task(task: str) -> None:

@@ -27,6 +27,7 @@ from xaipipe.report.thesis import (
 from xaipipe.schema import validate_config
 from xaipipe.settings import (
     BootstrapSettings,
+    CoverageSettings,
     CVSettings,
     LearnerSettings,
     RashomonSettings,
@@ -313,56 +314,16 @@ def rashomon_params(wildcards):
 COVERAGE = config["coverage"]
 
 
+# The coverage audit's arguments and figure epsilon (checked: registered regression families,
+# coverage.mcr.epsilon in its grid): xaipipe.settings.CoverageSettings (unit-tested).
+COVERAGE_SETTINGS = CoverageSettings.from_config(config)
+COVERAGE_EPSILON = COVERAGE_SETTINGS.epsilon
+
+
 def coverage_params():
-    """Arguments of xaipipe.studies.coverage.coverage_audit: the `coverage` section, with the pipeline's
-    own learner settings (explain.learner) and epsilon rule (rashomon) where it leaves them null.
-    """
-    learner = dict(COVERAGE["learner"])
-    families = learner.pop("families")
-    for key in ("n_refits", "fraction", "pfi_estimator", "n_repeats"):
-        if learner.get(key) is None:
-            learner[key] = config["explain"]["learner"][key]
-    mcr = dict(COVERAGE["mcr"])
-    for key in ("epsilon_mode", "epsilons"):
-        if mcr.get(key) is None:
-            mcr[key] = RASHOMON[key]
-    mcr.pop("epsilon")
-    mcr.pop("enabled")
-    for key, fams in (
-        ("coverage.learner.families", families),
-        ("coverage.mcr.families", mcr["families"]),
-    ):
-        for family in fams:
-            check_family(f"{key}.{family}", family, "regression")
-    return {
-        "dgp": COVERAGE["dgp"],
-        "n": COVERAGE["n"],
-        "p": COVERAGE["p"],
-        "noise_sd": COVERAGE["noise_sd"],
-        "n_repetitions": COVERAGE["n_repetitions"],
-        "test_size": config["split"]["test_size"],
-        "cv_folds": config["split"]["cv_folds"],
-        "learners": families,
-        "learner_config": learner,
-        "rashomon_config": mcr if COVERAGE["mcr"]["enabled"] else False,
-        "options": config["estimator_options"],
-        "nominal": COVERAGE["nominal"],
-        "random_state": config["seed"],
-    }
+    """Arguments of xaipipe.studies.coverage.coverage_audit (CoverageSettings.to_params)."""
+    return COVERAGE_SETTINGS.to_params()
 
-
-COVERAGE_EPSILON = (
-    COVERAGE["mcr"]["epsilon"]
-    if COVERAGE["mcr"]["epsilon"] is not None
-    else RASHOMON["epsilon"]
-)
-if COVERAGE["mcr"]["enabled"] and COVERAGE_EPSILON not in (
-    COVERAGE["mcr"]["epsilons"] or RASHOMON["epsilons"]
-):
-    raise ValueError(
-        f"config key coverage.mcr.epsilon ({COVERAGE_EPSILON}) must be one of the coverage epsilons "
-        f"{COVERAGE['mcr']['epsilons'] or RASHOMON['epsilons']}"
-    )
 
 check_mapping(config["thesis"])
 STUDIES = ["abalone_study"] if STUDY["enabled"] and STUDY["dataset"] in DATASETS else []
