@@ -148,9 +148,7 @@ def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
             rows.append({"dataset": d, "family": "", "part": "multiplicity", "cpu_s": s})
             with figure_style():
                 s, _ = cpu(
-                    lambda: _close(
-                        [plot_multiplicity(out["rows"], out["multiplicity"], scope=rashomon["figure_scope"])]
-                    )
+                    lambda: _close([plot_multiplicity(out.rows, out.multiplicity, scope=rashomon["figure_scope"])])
                 )
             rows.append({"dataset": d, "family": "", "part": "multiplicity_figure", "cpu_s": s})
             # one predict per member on the test rows: the reference model stands in for each

@@ -1,5 +1,5 @@
-"""RashomonSettings.from_config: the cross-key checks of the Rashomon step (each error names its
-config key) and the params the rules pass, in milliseconds (no Snakemake)."""
+"""Settings objects: the cross-key checks of the Rashomon, learner, CV and bootstrap steps (each
+error names its config key) and the params the rules pass, in milliseconds (no Snakemake)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,16 @@ import pytest
 import yaml
 
 from xaipipe.schema import validate_config
-from xaipipe.settings import LARGE_DATA_POLICIES, LargeDataSettings, RashomonSettings, check_family
+from xaipipe.settings import (
+    LARGE_DATA_POLICIES,
+    BootstrapSettings,
+    CoverageSettings,
+    CVSettings,
+    LargeDataSettings,
+    LearnerSettings,
+    RashomonSettings,
+    check_family,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -82,6 +91,247 @@ def test_unknown_task_and_check_family():
 def test_params_round_trip(config):
     s = RashomonSettings.from_config(config, "regression")
     assert RashomonSettings.from_params(s.to_params()) == s
+
+
+# ----------------------------------------------------------------------------- LearnerSettings
+
+
+def _learner_rule_params(config, task):
+    """The learner rule's params (workflow/rules/explain.smk) for a dataset of ``task``."""
+    explain = config["explain"]
+    return {
+        "learner": explain["learner"],
+        "cv": {"task": task, "seed": config["seed"], "options": {}, "grid": {}, "selection": "rmse"},
+        "ranking": explain["reliance"]["ranking"],
+        "loss": explain["reliance"]["losses"][task][0],
+        "top_k": explain["pd"]["top_k"],
+        "figure_class": explain["figure_class"],
+    }
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_learner_settings_are_the_learner_section_and_the_keys_it_borrows(config, task):
+    config["explain"]["figure_class"] = "b"
+    s = LearnerSettings.from_config(config, task)
+    learner = config["explain"]["learner"]
+    for key in ("n_refits", "fraction", "resolution", "grid", "pfi_estimator", "n_repeats", "confidence"):
+        assert getattr(s, key) == learner[key]
+    assert s.percentiles == tuple(learner["percentiles"]) and s.families == tuple(learner["families"])
+    assert (s.task, s.seed, s.top_k) == (task, config["seed"], config["explain"]["pd"]["top_k"])
+    assert s.loss == config["explain"]["reliance"]["losses"][task][0]
+    assert s.ranking_estimator == config["explain"]["reliance"]["ranking"]["estimator"]
+    assert s.ranking_quantity == config["explain"]["reliance"]["ranking"]["quantity"]
+    assert s.figure_class == "b"
+    # the script's settings (from the rule's params) are the parse-time ones
+    assert LearnerSettings.from_params(_learner_rule_params(config, task)) == s
+    with pytest.raises(AttributeError):
+        s.n_refits = 3  # frozen
+
+
+def test_learner_families_must_be_registered(config):
+    config["explain"]["learner"]["families"] = ["gradient_boosting", "gradient_bosting"]
+    with pytest.raises(
+        ValueError, match="config key explain.learner.families: unknown model family 'gradient_bosting'"
+    ):
+        LearnerSettings.from_config(config, "regression")
+
+
+@pytest.mark.parametrize("percentiles", [[0.9, 0.1], [0.5, 0.5]])
+def test_learner_percentiles_must_increase(config, percentiles):
+    config["explain"]["learner"]["percentiles"] = percentiles
+    with pytest.raises(ValueError, match=r"config key explain.learner.percentiles \(\[0.\d, 0.\d\]\): the first"):
+        LearnerSettings.from_config(config, "regression")
+    with pytest.raises(ValueError, match="config key explain.learner.percentiles"):
+        LearnerSettings.from_params(_learner_rule_params(config, "regression"))
+    with pytest.raises(ValueError, match="task must be"):
+        LearnerSettings.from_config(config, "ranking")
+
+
+# ----------------------------------------------------------------------------- CVSettings
+
+
+def _old_cv_params(config, task, family):
+    """The params.cv that common.smk's cv_params built before CVSettings (the rerun trigger's values)."""
+    sample = config["rashomon"]["sample"]
+    sampled = sample["families"] if sample["enabled"] else {}
+    params = {
+        "task": task,
+        "grid": config["grids"][task].get(family),
+        "sample": sampled.get(task, {}).get(family),
+        "options": config["estimator_options"].get(family, {}),
+        "selection": config["selection"][task],
+        "seed": config["seed"],
+    }
+    if task == "classification":
+        params["beta"] = config["metrics"]["beta"]
+    return params
+
+
+def test_cv_params_are_the_rules_params_of_before(config):
+    config["metrics"]["beta"] = 2.0
+    sampled = config["rashomon"]["sample"]["families"]
+    pairs = [(t, f) for t in ("regression", "classification") for f in {**config["grids"][t], **sampled.get(t, {})}]
+    assert ("regression", "ridge") in pairs and "ridge" not in config["grids"]["regression"]
+    for task, family in pairs:
+        s = CVSettings.from_config(config, task, family)
+        params = s.to_params()
+        assert params == _old_cv_params(config, task, family)
+        assert list(params) == list(_old_cv_params(config, task, family))  # same keys, same order
+        assert CVSettings.from_params(params, family) == s
+        assert s.beta == (2.0 if task == "classification" else 1.0)
+    ridge = CVSettings.from_config(config, "regression", "ridge")
+    assert ridge.grid is None and ridge.sample == sampled["regression"]["ridge"]  # only sampled
+    config["rashomon"]["sample"]["enabled"] = False
+    assert CVSettings.from_config(config, "regression", "decision_tree").sample is None
+    assert CVSettings.from_config(config, "regression", "decision_tree").to_params() == _old_cv_params(
+        config, "regression", "decision_tree"
+    )
+    with pytest.raises(ValueError, match="model family 'ridge' has no grid there and no random search"):
+        CVSettings.from_config(config, "regression", "ridge")
+
+
+def test_cv_settings_checks_name_the_config_key(config):
+    with pytest.raises(ValueError, match="config key grids.regression: model family 'lasso_typo' has no grid"):
+        CVSettings.from_config(config, "regression", "lasso_typo")
+    config["grids"]["regression"]["logistic_regression"] = {"C": [1.0]}
+    with pytest.raises(ValueError, match="grids.regression.logistic_regression: .* does not support regression"):
+        CVSettings.from_config(config, "regression", "logistic_regression")
+    with pytest.raises(ValueError, match="task must be"):
+        CVSettings.from_config(config, "ranking", "decision_tree")
+
+
+# ----------------------------------------------------------------------------- BootstrapSettings
+
+
+def test_bootstrap_settings_are_the_bootstrap_section_and_the_rashomon_step(config):
+    config["rashomon"]["bootstrap"].update(n_bootstrap=7, n_shards=3, mr_data="test", estimator="e_divide")
+    s = BootstrapSettings.from_config(config, "classification")
+    b = config["rashomon"]["bootstrap"]
+    assert s.rashomon == RashomonSettings.from_config(config, "classification")
+    for key in ("n_bootstrap", "mr_data", "estimator", "n_repeats", "confidence", "n_shards"):
+        assert getattr(s, key) == b[key]
+    assert s.families == tuple(b["families"])
+    # the scripts' settings (from the rules' params) are the parse-time ones
+    assert BootstrapSettings.from_params(s.rashomon.to_params(), b) == s
+    # resamples dealt round-robin to min(n_shards, n_bootstrap) jobs: each once
+    assert s.jobs == 3 and [list(s.shard_resamples(k)) for k in range(3)] == [[0, 3, 6], [1, 4], [2, 5]]
+    config["rashomon"]["bootstrap"]["n_shards"] = 50
+    s = BootstrapSettings.from_config(config, "classification")
+    assert s.jobs == 7 and sorted(i for k in range(s.jobs) for i in s.shard_resamples(k)) == list(range(7))
+
+
+def test_bootstrap_families_are_checked(config):
+    config["rashomon"]["bootstrap"]["families"] = ["xgbost"]
+    with pytest.raises(ValueError, match="config key rashomon.bootstrap.families: unknown model family 'xgbost'"):
+        BootstrapSettings.from_config(config, "regression")
+
+
+def test_a_rashomon_key_is_a_settings_field_or_another_rules_key():
+    """The rashomon section of the schema is split without remainder: each key with a default is a
+    field of RashomonSettings (read by from_config by its name, passed on by to_params) or a key of
+    another rule (settings._NOT_STEP_KEYS); so a new key of the step is one field, the schema,
+    config/config.yaml and config/README.md."""
+    import dataclasses
+
+    from xaipipe.settings import _BORROWED, _NOT_STEP_KEYS
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    section = schema["properties"]["rashomon"]["properties"]
+    step = [f.name for f in dataclasses.fields(RashomonSettings) if f.name not in _BORROWED]
+    assert sorted(step + list(_NOT_STEP_KEYS)) == sorted(section)
+    assert all("default" in section[key] for key in step)
+    readme = (REPO / "config" / "README.md").read_text()
+    assert all(f"rashomon.{key}" in readme for key in step)
+
+
+def test_a_new_rashomon_field_is_read_and_passed_on(config):
+    """from_config / to_params / from_params handle any field by its name: a subclass with one more
+    field (as a new key would add) reads it from the section and round-trips it."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class WithKey(RashomonSettings):
+        new_key: tuple = ()
+
+    config["rashomon"]["new_key"] = [1, 2]
+    s = WithKey.from_config(config, "regression")
+    assert s.new_key == (1, 2) and s.to_params()["new_key"] == [1, 2]
+    assert list(s.to_params())[-1] == "new_key" and WithKey.from_params(s.to_params()) == s
+
+
+def test_learner_settings_give_the_refit_design(config):
+    from xaipipe.explain.learner import RefitDesign
+
+    s = LearnerSettings.from_config(config, "classification")
+    d = s.design(stratify=True)
+    assert isinstance(d, RefitDesign) and d.stratify and d.reseed and not s.design().stratify
+    assert (d.n_refits, d.fraction, d.resolution, d.kind) == (s.n_refits, s.fraction, s.resolution, s.grid)
+    assert (d.percentiles, d.pfi_estimator, d.n_repeats, d.random_state) == (
+        s.percentiles,
+        s.pfi_estimator,
+        s.n_repeats,
+        s.seed,
+    )
+
+
+# ----------------------------------------------------------------------------- CoverageSettings
+
+
+def _old_coverage_params(config):
+    """common.smk's coverage_params before CoverageSettings (the coverage rule's params of before)."""
+    cov, rashomon = config["coverage"], config["rashomon"]
+    learner = dict(cov["learner"])
+    families = learner.pop("families")
+    for key in ("n_refits", "fraction", "pfi_estimator", "n_repeats"):
+        if learner.get(key) is None:
+            learner[key] = config["explain"]["learner"][key]
+    mcr = dict(cov["mcr"])
+    for key in ("epsilon_mode", "epsilons"):
+        if mcr.get(key) is None:
+            mcr[key] = rashomon[key]
+    mcr.pop("epsilon")
+    mcr.pop("enabled")
+    return {
+        "dgp": cov["dgp"],
+        "n": cov["n"],
+        "p": cov["p"],
+        "noise_sd": cov["noise_sd"],
+        "n_repetitions": cov["n_repetitions"],
+        "test_size": config["split"]["test_size"],
+        "cv_folds": config["split"]["cv_folds"],
+        "learners": families,
+        "learner_config": learner,
+        "rashomon_config": mcr if cov["mcr"]["enabled"] else False,
+        "options": config["estimator_options"],
+        "nominal": cov["nominal"],
+        "random_state": config["seed"],
+    }
+
+
+def test_coverage_params_are_the_rules_params_of_before(config):
+    s = CoverageSettings.from_config(config)
+    assert repr(s.to_params()) == repr(_old_coverage_params(config))  # Snakemake's params trigger: no rerun
+    assert s.epsilon == (config["coverage"]["mcr"]["epsilon"] or config["rashomon"]["epsilon"])
+    config["coverage"]["mcr"]["enabled"] = False
+    config["coverage"]["learner"]["n_refits"] = 4
+    s = CoverageSettings.from_config(config)
+    assert s.rashomon_config is False and s.learner_config["n_refits"] == 4
+    assert repr(s.to_params()) == repr(_old_coverage_params(config))
+    assert "coverage_audit" in CoverageSettings.to_params.__doc__ and s.to_params()["random_state"] == config["seed"]
+
+
+def test_coverage_checks_name_the_config_key(config):
+    config["coverage"]["mcr"]["epsilon"] = 0.3
+    config["coverage"]["mcr"]["epsilons"] = [0.0, 1.0]
+    with pytest.raises(ValueError, match=r"config key coverage.mcr.epsilon \(0.3\) must be one of the coverage eps"):
+        CoverageSettings.from_config(config)
+    config["coverage"]["mcr"]["enabled"] = False  # not checked when the MCR part is off
+    assert CoverageSettings.from_config(config).epsilon == 0.3
+    config["coverage"]["learner"]["families"] = {"logistic_regression": {}}
+    with pytest.raises(
+        ValueError, match="coverage.learner.families.logistic_regression: .* does not support regression"
+    ):
+        CoverageSettings.from_config(config)
 
 
 def test_large_data_defaults_leave_the_thesis_datasets_alone(config):

@@ -3,24 +3,39 @@
 The workflow validates the configuration against its schema (``workflow/schemas/``: types,
 ranges, defaults); what a schema cannot say -- one key against another, a family name against the
 registry -- is checked here, with an error that names the config key and the fix. Each step's
-settings are a frozen dataclass with ``from_config(config, task)`` (build and check) and
-``to_params()`` (the plain, JSON-like dict a rule passes as ``params:``, which Snakemake's
-``params`` rerun trigger compares). A new key of a step touches the schema, ``config/config.yaml``,
-``config/README.md`` and the settings class.
+settings are a frozen dataclass with ``from_config(config, task, ...)`` (build and check, once at
+parse time in ``common.smk``) and ``from_params`` (the same object from the rule's ``params:`` in
+its script; ``to_params()`` where the settings are the rule's param: the plain, JSON-like dict
+whose ``repr`` Snakemake's ``params`` rerun trigger compares, unchanged from the rules of before).
+The step function takes ``(data, settings, ...)``. A new key of a step touches the schema,
+``config/config.yaml``, ``config/README.md`` and the settings class.
 
 Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``,
-``rashomon_bootstrap_shard``, ``abalone_study_mcr``); :class:`LargeDataSettings` (the large-data
-policies of section ``large_data``: which apply to a dataset of ``n`` test rows, and the rows they
-use). :func:`check_family` is the registry check of a config key naming a model family.
+``rashomon_bootstrap_shard``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
+``rashomon_bootstrap_shard``, ``rashomon_bootstrap``), :class:`LearnerSettings` (rule ``learner``)
+and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` read its params),
+:class:`CoverageSettings` (rules ``coverage_audit``, ``coverage_figure``), :class:`LargeDataSettings`
+(the large-data policies of section ``large_data``: which apply to a dataset of ``n`` test rows, and
+the rows they use).
+:func:`check_family` is the registry check of a config key naming a model family.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["LARGE_DATA_POLICIES", "LargeDataSettings", "RashomonSettings", "check_family"]
+__all__ = [
+    "LARGE_DATA_POLICIES",
+    "BootstrapSettings",
+    "CVSettings",
+    "CoverageSettings",
+    "LargeDataSettings",
+    "LearnerSettings",
+    "RashomonSettings",
+    "check_family",
+]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
 #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
@@ -48,6 +63,30 @@ def check_family(key: str, family: str, task: str | None = None) -> None:
             f"config key {key}: model family {family!r} does not support {task} "
             f"(it supports {sorted(get_family(family).tasks)})"
         )
+
+
+#: Fields of :class:`RashomonSettings` that come from outside the ``rashomon`` section; every other
+#: field is the ``rashomon`` key of its name (a new key of the step: a field here, the schema,
+#: ``config/config.yaml`` and ``config/README.md``).
+_BORROWED = ("task", "metric", "seed", "options", "loss")
+
+
+def _frozen(value: Any) -> Any:
+    """A config value as a settings field: lists as tuples, mappings copied."""
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """A settings field as a rule parameter: tuples as lists, mappings copied (JSON-like)."""
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -100,8 +139,7 @@ class RashomonSettings:
         KeyError
             A key the schema's defaults always provide is missing (an unvalidated config).
         """
-        if task not in ("regression", "classification"):
-            raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
+        _check_task(task)
         r = config["rashomon"]
         if r["epsilon"] not in r["epsilons"]:
             raise ValueError(
@@ -114,50 +152,437 @@ class RashomonSettings:
         for _task, specs in r.get("sample", {}).get("families", {}).items():
             for family in specs:
                 check_family(f"rashomon.sample.families.{_task}.{family}", family, _task)
+        section = {f.name: _frozen(r[f.name]) for f in fields(cls) if f.name not in _BORROWED}
         return cls(
             task=task,
             metric=config["selection"][task],
             seed=config["seed"],
             options=config["estimator_options"],
             loss=config["explain"]["reliance"]["losses"][task][0],
-            epsilon_mode=r["epsilon_mode"],
-            epsilon=r["epsilon"],
-            epsilons=tuple(r["epsilons"]),
-            scopes=tuple(r["scopes"]),
-            estimators=tuple(r["estimators"]),
-            n_repeats=r["n_repeats"],
-            e_switch_max_rows=r["e_switch_max_rows"],
-            figure_scope=r["figure_scope"],
-            pd=dict(r["pd"]),
+            **section,
         )
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> RashomonSettings:
         """The settings back from :meth:`to_params` (a rule's ``params.rashomon`` in its script)."""
-        p = dict(params)
-        for key in ("epsilons", "scopes", "estimators"):
-            p[key] = tuple(p[key])
-        return cls(**p)
+        return cls(**{k: v if k in _BORROWED else _frozen(v) for k, v in params.items()})
 
     def to_params(self) -> dict[str, Any]:
-        """The rule's ``params.rashomon``: a plain dict (lists, not tuples), the keys of today's
-        rules (``task``, ``metric``, ``seed``, ``options``, ``loss``, then the ``rashomon`` keys)."""
+        """The rule's ``params.rashomon``: a plain dict (lists, not tuples) of the fields in their
+        order (``task``, ``metric``, ``seed``, ``options``, ``loss``, then the ``rashomon`` keys), the
+        keys and values of the rules before these settings (Snakemake's ``params`` trigger compares
+        their ``repr``)."""
         return {
-            "task": self.task,
-            "metric": self.metric,
-            "seed": self.seed,
-            "options": self.options,
-            "loss": self.loss,
-            "epsilon_mode": self.epsilon_mode,
-            "epsilon": self.epsilon,
-            "epsilons": list(self.epsilons),
-            "scopes": list(self.scopes),
-            "estimators": list(self.estimators),
-            "n_repeats": self.n_repeats,
-            "e_switch_max_rows": self.e_switch_max_rows,
-            "figure_scope": self.figure_scope,
-            "pd": dict(self.pd),
+            f.name: _plain(getattr(self, f.name)) if f.name not in _BORROWED else getattr(self, f.name)
+            for f in fields(self)
         }
+
+
+@dataclass(frozen=True)
+class LearnerSettings:
+    """Settings of the learner step of one task (``config["explain"]["learner"]`` and the keys it
+    borrows): learner-PD / learner-PFI with corrected intervals (Molnar et al. 2023).
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+    seed : int
+        ``seed``: root seed of the refits' subsamples, estimator seeds and permutations.
+    n_refits, fraction, resolution, grid, percentiles, pfi_estimator, n_repeats, confidence
+        The keys of the ``explain.learner`` section of those names (``config/README.md``):
+        ``K``, the training share of a refit, the PD grid (points, ``uniform`` / ``quantile``,
+        percentile range), the MR estimator of the learner-PFI, its permutations, the interval level.
+    families : tuple of str
+        ``explain.learner.families``: the families whose best configuration gets a learner job.
+    top_k : int
+        ``explain.pd.top_k``: the learner-PD's variables are the model's top ``k`` by MR.
+    ranking_estimator, ranking_quantity : str
+        ``explain.reliance.ranking.estimator`` / ``.quantity``: the MR that ranks them.
+    loss : str
+        ``explain.reliance.losses.<task>[0]``: the loss of that ranking (the learner-PFI's own loss
+        is :func:`xaipipe.explain.learner.learner_refits`' default: ``squared_error`` /
+        ``log_loss``).
+    figure_class : str, int, bool or None
+        ``explain.figure_class``: a multiclass model's learner-PD is this class's probability
+        (None: the first class).
+    """
+
+    task: str
+    seed: int
+    n_refits: int
+    fraction: float
+    resolution: int
+    grid: str
+    percentiles: tuple[float, float]
+    pfi_estimator: str
+    n_repeats: int
+    confidence: float
+    families: tuple[str, ...]
+    top_k: int
+    ranking_estimator: str
+    ranking_quantity: str
+    loss: str
+    figure_class: Any = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> LearnerSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Checks (each error names the config key): the families of ``explain.learner.families`` are
+        registered; ``explain.learner.percentiles`` is increasing; ``task`` is a task.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        _check_task(task)
+        explain = config["explain"]
+        for family in explain["learner"]["families"]:
+            check_family("explain.learner.families", family)
+        return cls._build(
+            task=task,
+            seed=config["seed"],
+            learner=explain["learner"],
+            ranking=explain["reliance"]["ranking"],
+            loss=explain["reliance"]["losses"][task][0],
+            top_k=explain["pd"]["top_k"],
+            figure_class=explain["figure_class"],
+        )
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> LearnerSettings:
+        """The settings from the ``learner`` rule's ``params`` (in its script): ``learner`` (the
+        ``explain.learner`` section), ``cv`` (``task``, ``seed``), ``ranking``, ``loss``, ``top_k``
+        and ``figure_class``, the values :meth:`from_config` reads from the configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_config` (``explain.learner.percentiles``).
+        """
+        cv = params["cv"]
+        return cls._build(
+            task=cv["task"],
+            seed=cv["seed"],
+            learner=params["learner"],
+            ranking=params["ranking"],
+            loss=params["loss"],
+            top_k=params["top_k"],
+            figure_class=params.get("figure_class"),
+        )
+
+    def design(self, *, stratify: bool = False):
+        """The :class:`xaipipe.explain.learner.RefitDesign` of these settings (``stratify``: the
+        subsamples by class, for a multiclass target)."""
+        from .explain.learner import RefitDesign
+
+        return RefitDesign(
+            n_refits=self.n_refits,
+            fraction=self.fraction,
+            resolution=self.resolution,
+            kind=self.grid,
+            percentiles=tuple(self.percentiles),
+            pfi_estimator=self.pfi_estimator,
+            n_repeats=self.n_repeats,
+            random_state=self.seed,
+            stratify=stratify,
+        )
+
+    @classmethod
+    def _build(cls, *, task, seed, learner, ranking, loss, top_k, figure_class) -> LearnerSettings:
+        lo, hi = (float(v) for v in learner["percentiles"])
+        if not lo < hi:
+            raise ValueError(
+                f"config key explain.learner.percentiles ({list(learner['percentiles'])}): the first must be "
+                "below the second (the PD grid's range, e.g. [0.0, 1.0] or [0.05, 0.95])"
+            )
+        return cls(
+            task=task,
+            seed=seed,
+            n_refits=learner["n_refits"],
+            fraction=learner["fraction"],
+            resolution=learner["resolution"],
+            grid=learner["grid"],
+            percentiles=tuple(learner["percentiles"]),
+            pfi_estimator=learner["pfi_estimator"],
+            n_repeats=learner["n_repeats"],
+            confidence=learner["confidence"],
+            families=tuple(learner["families"]),
+            top_k=top_k,
+            ranking_estimator=ranking["estimator"],
+            ranking_quantity=ranking["quantity"],
+            loss=loss,
+            figure_class=figure_class,
+        )
+
+
+@dataclass(frozen=True)
+class CVSettings:
+    """Settings of the CV step of one family on a dataset of one task (rules ``cv``, ``cv_shard``;
+    ``fit`` and ``learner`` read ``task``, ``seed``, ``options``, ``beta`` from its params).
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+    family : str
+    grid : mapping or None
+        ``grids.<task>.<family>`` (hyperparameter -> values); None when the family is only sampled.
+    sample : mapping or None
+        ``rashomon.sample.families.<task>.<family>`` when ``rashomon.sample.enabled`` (the random
+        search), else None.
+    options : mapping
+        ``estimator_options.<family>`` (fixed constructor arguments; ``{}`` when absent).
+    selection : str
+        ``selection.<task>``: the CV loss that picks the best configuration.
+    seed : int
+        ``seed``: the estimators' ``random_state`` and the random search's draws.
+    beta : float
+        ``metrics.beta``: weight of the ``f_beta`` column (classification; 1.0 for regression,
+        whose params leave it out).
+    """
+
+    task: str
+    family: str
+    grid: Mapping[str, Any] | None
+    sample: Mapping[str, Any] | None
+    options: Mapping[str, Any]
+    selection: str
+    seed: int
+    beta: float = 1.0
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str, family: str) -> CVSettings:
+        """Build and check the settings of ``family`` on a dataset of ``task`` from a
+        schema-validated configuration.
+
+        Checks (each error names the config key): ``family`` is registered and supports ``task``
+        (``grids.<task>.<family>`` or ``rashomon.sample.families.<task>.<family>``) and has a grid
+        or a random search there; ``task`` is a task.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        """
+        _check_task(task)
+        sample_section = config["rashomon"]["sample"]
+        sampled = sample_section["families"] if sample_section["enabled"] else {}
+        grid = config["grids"][task].get(family)
+        sample = sampled.get(task, {}).get(family)
+        if grid is None and sample is None:
+            raise ValueError(
+                f"config key grids.{task}: model family {family!r} has no grid there and no random search "
+                f"(rashomon.sample.families.{task}); add one, or leave the family out"
+            )
+        key = f"grids.{task}.{family}" if grid is not None else f"rashomon.sample.families.{task}.{family}"
+        check_family(key, family, task)
+        return cls(
+            task=task,
+            family=family,
+            grid=grid,
+            sample=sample,
+            options=config["estimator_options"].get(family, {}),
+            selection=config["selection"][task],
+            seed=config["seed"],
+            beta=config["metrics"]["beta"] if task == "classification" else 1.0,
+        )
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], family: str) -> CVSettings:
+        """The settings back from :meth:`to_params` (a rule's ``params.cv`` and its ``family``
+        wildcard, in its script)."""
+        p = dict(params)
+        return cls(family=family, beta=p.pop("beta", 1.0), **p)
+
+    def to_params(self) -> dict[str, Any]:
+        """The rules' ``params.cv``: ``task``, ``grid``, ``sample``, ``options``, ``selection``,
+        ``seed`` and, for classification only, ``beta`` (so that ``metrics.beta`` reruns no
+        regression job); the family is the rule's wildcard."""
+        params = {
+            "task": self.task,
+            "grid": self.grid,
+            "sample": self.sample,
+            "options": self.options,
+            "selection": self.selection,
+            "seed": self.seed,
+        }
+        if self.task == "classification":
+            params["beta"] = self.beta
+        return params
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """Settings of the Rashomon bootstrap of one task (``config["rashomon"]["bootstrap"]`` and the
+    Rashomon keys it uses; Donnelly et al. 2023).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings
+        The Rashomon step's settings: ``task``, ``metric`` (the out-of-bag membership loss),
+        ``epsilon`` and ``epsilon_mode`` (the set of each resample), ``loss`` (the MR loss),
+        ``seed``, ``options``.
+    n_bootstrap, mr_data, estimator, n_repeats, confidence, families, n_shards
+        The keys of the ``rashomon.bootstrap`` section of those names (``config/README.md``):
+        ``B``, where MR is computed (``oob`` / ``test``), its estimator and repeats, the level of
+        the MCR endpoint intervals, the model class, the jobs the resamples are dealt to.
+    """
+
+    rashomon: RashomonSettings
+    n_bootstrap: int
+    mr_data: str
+    estimator: str
+    n_repeats: int
+    confidence: float
+    families: tuple[str, ...]
+    n_shards: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> BootstrapSettings:
+        """Build and check the settings of ``task`` (:meth:`RashomonSettings.from_config`'s checks,
+        ``rashomon.bootstrap.families`` among them) from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        return cls._build(RashomonSettings.from_config(config, task), config["rashomon"]["bootstrap"])
+
+    @classmethod
+    def from_params(cls, rashomon: Mapping[str, Any], bootstrap: Mapping[str, Any]) -> BootstrapSettings:
+        """The settings from the bootstrap rules' ``params.rashomon``
+        (:meth:`RashomonSettings.to_params`) and ``params.bootstrap`` (the ``rashomon.bootstrap``
+        section), in their scripts."""
+        return cls._build(RashomonSettings.from_params(rashomon), bootstrap)
+
+    @classmethod
+    def _build(cls, rashomon: RashomonSettings, b: Mapping[str, Any]) -> BootstrapSettings:
+        return cls(
+            rashomon=rashomon,
+            n_bootstrap=b["n_bootstrap"],
+            mr_data=b["mr_data"],
+            estimator=b["estimator"],
+            n_repeats=b["n_repeats"],
+            confidence=b["confidence"],
+            families=tuple(b["families"]),
+            n_shards=b["n_shards"],
+        )
+
+    @property
+    def jobs(self) -> int:
+        """Jobs of one dataset's bootstrap: ``n_shards``, at most ``n_bootstrap``."""
+        return min(self.n_shards, self.n_bootstrap)
+
+    def shard_resamples(self, shard: int) -> range:
+        """The resamples of job ``shard`` (``0 <= shard < jobs``): dealt round-robin."""
+        return range(int(shard), self.n_bootstrap, self.jobs)
+
+
+@dataclass(frozen=True)
+class CoverageSettings:
+    """Settings of the coverage audit (``config["coverage"]``, with the pipeline's learner design
+    and ε rule where it leaves them null): the keyword arguments of
+    :func:`xaipipe.studies.coverage.coverage_audit` and the ε of its figure.
+
+    Attributes
+    ----------
+    dgp, n, p, noise_sd, n_repetitions, nominal
+        The ``coverage`` keys of those names.
+    test_size, cv_folds : float, int
+        ``split.test_size``, ``split.cv_folds``: each repetition is split as the pipeline splits.
+    learners : mapping family -> params
+        ``coverage.learner.families``.
+    learner_config : dict
+        The rest of ``coverage.learner``; ``n_refits``, ``fraction``, ``pfi_estimator`` and
+        ``n_repeats`` from ``explain.learner`` where null.
+    rashomon_config : dict or False
+        ``coverage.mcr`` without ``epsilon`` and ``enabled`` (``epsilon_mode`` and ``epsilons`` from
+        ``rashomon`` where null); False when ``coverage.mcr.enabled`` is false.
+    options : mapping
+        ``estimator_options``.
+    random_state : int
+        ``seed``.
+    epsilon : float
+        ``coverage.mcr.epsilon`` (``rashomon.epsilon`` where null): the ε of the coverage figure.
+    """
+
+    dgp: str
+    n: int
+    p: int
+    noise_sd: float
+    n_repetitions: int
+    test_size: float
+    cv_folds: int
+    learners: Mapping[str, Any]
+    learner_config: Mapping[str, Any]
+    rashomon_config: Any
+    options: Mapping[str, Any]
+    nominal: Any
+    random_state: int
+    epsilon: float
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> CoverageSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Checks (each error names the config key): the families of ``coverage.learner.families``
+        and ``coverage.mcr.families`` are registered regression families; with ``coverage.mcr``
+        enabled, ``coverage.mcr.epsilon`` is one of its ε grid.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        """
+        cov, rashomon = config["coverage"], config["rashomon"]
+        learner = dict(cov["learner"])
+        families = learner.pop("families")
+        for key in ("n_refits", "fraction", "pfi_estimator", "n_repeats"):
+            if learner.get(key) is None:
+                learner[key] = config["explain"]["learner"][key]
+        mcr = dict(cov["mcr"])
+        for key in ("epsilon_mode", "epsilons"):
+            if mcr.get(key) is None:
+                mcr[key] = rashomon[key]
+        mcr.pop("epsilon")
+        mcr.pop("enabled")
+        for key, fams in (("coverage.learner.families", families), ("coverage.mcr.families", mcr["families"])):
+            for family in fams:
+                check_family(f"{key}.{family}", family, "regression")
+        epsilon = cov["mcr"]["epsilon"] if cov["mcr"]["epsilon"] is not None else rashomon["epsilon"]
+        grid = cov["mcr"]["epsilons"] or rashomon["epsilons"]
+        if cov["mcr"]["enabled"] and epsilon not in grid:
+            raise ValueError(f"config key coverage.mcr.epsilon ({epsilon}) must be one of the coverage epsilons {grid}")
+        return cls(
+            dgp=cov["dgp"],
+            n=cov["n"],
+            p=cov["p"],
+            noise_sd=cov["noise_sd"],
+            n_repetitions=cov["n_repetitions"],
+            test_size=config["split"]["test_size"],
+            cv_folds=config["split"]["cv_folds"],
+            learners=families,
+            learner_config=learner,
+            rashomon_config=mcr if cov["mcr"]["enabled"] else False,
+            options=config["estimator_options"],
+            nominal=cov["nominal"],
+            random_state=config["seed"],
+            epsilon=epsilon,
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``coverage_audit`` rule's ``params.coverage``: the keyword arguments of
+        :func:`~xaipipe.studies.coverage.coverage_audit` (every field but ``epsilon``, in order)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "epsilon"}
+
+
+def _check_task(task: str) -> None:
+    if task not in ("regression", "classification"):
+        raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
 
 
 #: The large-data policies: name -> (config key under ``large_data``, what is subsampled, the

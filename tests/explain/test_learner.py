@@ -6,7 +6,9 @@ determinism and independence of n_jobs."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -21,6 +23,8 @@ from sklearn.preprocessing import PolynomialFeatures
 from xaipipe.explain.learner import (
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
+    LearnerTables,
+    RefitDesign,
     corrected_t_interval,
     estimator_factory,
     learner_pd_pfi,
@@ -32,6 +36,26 @@ from xaipipe.explain.learner import (
     subsample_splits,
 )
 from xaipipe.explain.reliance import estimator_stream, random_permutations
+from xaipipe.settings import LearnerSettings
+
+_DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}
+
+
+def _design_and_rest(kw):
+    """learner_refits' keywords split into a RefitDesign (its fields) and the other keywords."""
+    return RefitDesign(**{k: v for k, v in kw.items() if k in _DESIGN}), {
+        k: v for k, v in kw.items() if k not in _DESIGN
+    }
+
+
+def _refits(estimator, X, y, **kw):
+    design, rest = _design_and_rest(kw)
+    return learner_refits(estimator, X, y, design, **rest)
+
+
+def _pd_pfi(estimator, X, y, **kw):
+    design, rest = _design_and_rest(kw)
+    return learner_pd_pfi(estimator, X, y, design, **rest)
 
 
 def _dgp(rng, n, sigma=0.5):
@@ -130,8 +154,8 @@ def test_each_refit_equals_a_separately_fitted_model():
     grid = np.array([-0.5, 0.0, 0.7])
     est = RandomForestRegressor(n_estimators=5, max_depth=3, random_state=123)
     kw = dict(n_refits=3, fraction=0.6, grids={"x0": grid, "x2": grid}, pd_features=["x0", "x2"], random_state=11)
-    pd_r, pfi_r = learner_refits(est, X, y, pfi_estimator="e_divide", **kw)
-    pd_p, pfi_p = learner_refits(est, X, y, pfi_estimator="permutation", n_repeats=2, **kw)
+    pd_r, pfi_r = _refits(est, X, y, pfi_estimator="e_divide", **kw)
+    pd_p, pfi_p = _refits(est, X, y, pfi_estimator="permutation", n_repeats=2, **kw)
     splits = subsample_splits(90, 3, 0.6, random_state=11)
     seeds = refit_seeds(11, 3)
     assert len(pd_r) == 3 * 2 * 3 and len(pfi_r) == 3 * 3
@@ -164,7 +188,7 @@ def test_each_refit_equals_a_separately_fitted_model():
             assert rowp.mr_ratio == pytest.approx(np.mean(np.array(switched) / e_orig), rel=1e-10)
     assert (pd_r.n_train == 54).all() and (pd_r.n_test == 36).all()
     # reseed=False keeps the estimator's own random_state in every refit
-    pd_f, _ = learner_refits(est, X, y, reseed=False, pfi_features=[], **kw)
+    pd_f, _ = _refits(est, X, y, reseed=False, pfi_features=[], **kw)
     train = splits[1][0]
     model = RandomForestRegressor(n_estimators=5, max_depth=3, random_state=123).fit(X[train], y[train])
     Z = X[splits[1][1]].copy()
@@ -178,7 +202,7 @@ def test_identical_refits_have_zero_width_and_equal_the_single_model():
     X, y = _dgp(rng, 80)
     Xe, ye = _dgp(rng, 40)
     grid = np.array([-0.6, 0.1, 0.8])
-    res = learner_pd_pfi(
+    res = _pd_pfi(
         LinearRegression(),
         X,
         y,
@@ -212,7 +236,7 @@ def test_identical_refits_have_zero_width_and_equal_the_single_model():
 def test_corrected_is_wider_than_naive_by_the_nadeau_bengio_factor():
     rng = np.random.default_rng(2)
     X, y = _dgp(rng, 150)
-    res = learner_pd_pfi(
+    res = _pd_pfi(
         LinearRegression(), X, y, n_refits=7, fraction=0.7, resolution=4, pfi_estimator="e_divide", random_state=5
     )
     n1, n2 = 105, 45
@@ -246,7 +270,7 @@ def test_corrected_intervals_cover_the_known_dgp_in_repeated_simulations():
     cover = {"pd": [], "pd_naive": [], "pfi": [], "pfi_naive": []}
     for r in range(25):
         X, y = _dgp(np.random.default_rng(100 + r), 240)
-        res = learner_pd_pfi(
+        res = _pd_pfi(
             make_pipeline(PolynomialFeatures(2), LinearRegression()),
             X,
             y,
@@ -278,14 +302,14 @@ def test_deterministic_prefix_stable_and_independent_of_n_jobs():
     X, y = _dgp(rng, 70)
     est = RandomForestRegressor(n_estimators=4, max_depth=3)
     kw = dict(resolution=3, n_repeats=2, random_state=9)
-    a_pd, a_pfi = learner_refits(est, X, y, n_refits=3, **kw)
-    b_pd, b_pfi = learner_refits(est, X, y, n_refits=3, **kw)
+    a_pd, a_pfi = _refits(est, X, y, n_refits=3, **kw)
+    b_pd, b_pfi = _refits(est, X, y, n_refits=3, **kw)
     pd.testing.assert_frame_equal(a_pd, b_pd)
     pd.testing.assert_frame_equal(a_pfi, b_pfi)
-    c_pd, c_pfi = learner_refits(est, X, y, n_refits=4, n_jobs=2, **kw)
+    c_pd, c_pfi = _refits(est, X, y, n_refits=4, n_jobs=2, **kw)
     pd.testing.assert_frame_equal(a_pd, c_pd[c_pd.refit < 3].reset_index(drop=True))
     pd.testing.assert_frame_equal(a_pfi, c_pfi[c_pfi.refit < 3].reset_index(drop=True))
-    d_pd, _ = learner_refits(est, X, y, n_refits=3, **dict(kw, random_state=10))
+    d_pd, _ = _refits(est, X, y, n_refits=3, **dict(kw, random_state=10))
     assert not np.allclose(a_pd["value"], d_pd["value"])
 
 
@@ -299,7 +323,7 @@ def test_classifier_factory_with_one_hot_group():
     y = (x + (level == 2) + rng.normal(0, 0.5, n) > 0.5).astype(int)
     names = ["x", "S_a", "S_b", "S_c"]
     factory = estimator_factory("logistic_regression", "classification", {"C": 1.0})
-    res = learner_pd_pfi(
+    res = _pd_pfi(
         factory,
         pd.DataFrame(X, columns=names),
         y,
@@ -335,23 +359,44 @@ def test_invalid_options_are_rejected(kwargs, error):
     rng = np.random.default_rng(6)
     X, y = _dgp(rng, 30)
     with pytest.raises(error):
-        learner_refits(LinearRegression(), X, y, **kwargs)
+        _refits(LinearRegression(), X, y, **kwargs)
 
 
 def test_invalid_estimator_and_data_are_rejected():
     X, y = _dgp(np.random.default_rng(7), 30)
     with pytest.raises(TypeError):
-        learner_refits("linear", X, y)
+        _refits("linear", X, y)
     with pytest.raises(ValueError):
-        learner_refits(LinearRegression(), X, y[:-1])
+        _refits(LinearRegression(), X, y[:-1])
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError):
-        learner_refits(LinearRegression(), Xn, y)
+        _refits(LinearRegression(), Xn, y)
     with pytest.raises(ValueError):
         estimator_factory("linear_regression", "classification")
     with pytest.raises(ValueError):
         learner_pd_table(pd.DataFrame({"refit": [0]}))
+
+
+def _learner_settings(kw):
+    """LearnerSettings of the rule from learner_refits keywords (ranking: permutation MR difference, top 2)."""
+    return LearnerSettings(
+        task="regression",
+        seed=kw["random_state"],
+        n_refits=kw["n_refits"],
+        fraction=kw["fraction"],
+        resolution=kw["resolution"],
+        grid="uniform",
+        percentiles=(0.0, 1.0),
+        pfi_estimator=kw["pfi_estimator"],
+        n_repeats=kw["n_repeats"],
+        confidence=kw["confidence"],
+        families=("gradient_boosting",),
+        top_k=2,
+        ranking_estimator="permutation",
+        ranking_quantity="mr_difference",
+        loss="squared_error",
+    )
 
 
 def test_learner_tables_wrap_learner_pd_pfi():
@@ -366,20 +411,29 @@ def test_learner_tables_wrap_learner_pd_pfi():
     kw = dict(
         n_refits=3, fraction=0.7, resolution=4, pfi_estimator="e_divide", n_repeats=2, confidence=0.9, random_state=2
     )
-    out = learner_tables(
-        "gradient_boosting",
-        "regression",
-        {"n_estimators": 5, "max_depth": 2},
-        X,
-        y,
-        dataset="toy",
-        pd_features=["x1", "g"],
-        feature_names=names,
-        feature_groups=groups,
-        **kw,
+    settings = _learner_settings(kw)
+    data = SimpleNamespace(
+        X_train_raw=X, y_train=y, features=names, feature_groups=groups, classes=None, imputer=None, dataset="toy"
     )
-    assert set(out) == {"pd", "pfi", "pd_refits", "pfi_refits"}
-    ref = learner_pd_pfi(
+    best = {"n_estimators": 5, "max_depth": 2}
+    res = learner_tables(data, settings, "gradient_boosting", best, pd_features=["x1", "g"])
+    assert isinstance(res, LearnerTables) and res.pd_features == ["x1", "g"]
+    out = res.to_frames()
+    assert list(out) == ["pd", "pfi", "pd_refits", "pfi_refits"]
+    # the rule's call: the PD variables are the model's top_k by the ranking's MR (here x1 and g)
+    reliance = pd.DataFrame(
+        {
+            "feature": ["x0", "x1", "g", "x0", "x1", "g"],
+            "estimator": ["permutation"] * 3 + ["e_divide"] * 3,
+            "loss": "squared_error",
+            "mr_difference": [0.1, 0.5, 0.5, 9.0, 0.0, 0.0],
+        }
+    )
+    ranked = learner_tables(data, settings, "gradient_boosting", best, reliance=reliance)
+    assert ranked.pd_features == ["g", "x1"]  # ties broken by name (top_features)
+    with pytest.raises(ValueError, match="exactly one of reliance"):
+        learner_tables(data, settings, "gradient_boosting", best)
+    ref = _pd_pfi(
         estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 2}),
         X,
         y,
@@ -424,9 +478,7 @@ def test_missing_values_are_imputed_from_each_refit_training_rows():
     X[rng.random(X.shape) < 0.2] = np.nan
     grid = np.array([-0.5, 0.5])
     kw = dict(n_refits=3, fraction=0.6, grids={"x0": grid}, pd_features=["x0"], random_state=4)
-    pd_r, pfi_r = learner_refits(
-        LinearRegression(), X, y, pfi_estimator="e_switch", imputer=MissingValueImputer(), **kw
-    )
+    pd_r, pfi_r = _refits(LinearRegression(), X, y, pfi_estimator="e_switch", imputer=MissingValueImputer(), **kw)
     for k, (train, hold) in enumerate(subsample_splits(80, 3, 0.6, random_state=4)):
         pipe = Pipeline([("impute", SimpleImputer(strategy="median")), ("model", LinearRegression())])
         pipe.fit(X[train], y[train])
@@ -441,4 +493,16 @@ def test_missing_values_are_imputed_from_each_refit_training_rows():
         got = pd_r[(pd_r.refit == k) & (pd_r.grid_index == 1)]["value"].iloc[0]
         assert got == pytest.approx(pipe[1].predict(Z).mean(), rel=1e-12)
     with pytest.raises(ValueError, match="NaN"):
-        learner_refits(LinearRegression(), X, y, **kw)
+        _refits(LinearRegression(), X, y, **kw)
+
+
+def test_the_default_design_is_refit_designs_defaults():
+    """learner_refits without a design uses RefitDesign(): the same rows, bit for bit."""
+    X, y = _dgp(np.random.default_rng(3), 40)
+    a = learner_refits(LinearRegression(), X, y)
+    b = learner_refits(LinearRegression(), X, y, RefitDesign())
+    c = learner_refits(LinearRegression(), X, y, RefitDesign(n_refits=15, fraction=0.632, random_state=0))
+    for x, z in ((a, b), (a, c)):
+        pd.testing.assert_frame_equal(x[0], z[0])
+        pd.testing.assert_frame_equal(x[1], z[1])
+    assert a[0]["refit"].nunique() == 15 and (a[0]["n_train"] == round(0.632 * 40)).all()

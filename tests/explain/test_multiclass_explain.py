@@ -173,18 +173,18 @@ def test_shap_tables_stack_every_class(data, models):
         max_rows=5,
         classes=["a", "b", "c"],
     )
-    assert isinstance(out["result"], ShapClasses)
-    assert list(out["values"].columns[:3]) == ["dataset", "model", "class"]
-    assert len(out["values"]) == 3 * 5 * 4 and len(out["interactions"]) == 3 * 5 * 16
-    assert out["meta"]["classes"] == ["a", "b", "c"] and len(out["meta"]["per_class"]) == 3
-    assert class_result(out["result"], "b").details["class"] == "b"
-    assert class_result(out["result"]).details["class"] == "a"
+    assert isinstance(out.result, ShapClasses)
+    assert list(out.values.columns[:3]) == ["dataset", "model", "class"]
+    assert len(out.values) == 3 * 5 * 4 and len(out.interactions) == 3 * 5 * 16
+    assert out.meta["classes"] == ["a", "b", "c"] and len(out.meta["per_class"]) == 3
+    assert class_result(out.result, "b").details["class"] == "b"
+    assert class_result(out.result).details["class"] == "a"
     with pytest.raises(ValueError, match="explain.figure_class"):
-        class_result(out["result"], "z")
+        class_result(out.result, "z")
     assert class_choice(None, "a") == {} and class_choice(["a", "b", "c"], "c") == {"class_index": 2}
     # the ranking measure: per class mean |SHAP|, summed over the classes
-    total = grouped_mean_abs_shap(out["values"]).set_index("feature")["mean_abs_shap"]
-    per_class = out["values"].assign(a=out["values"]["shap_value"].abs()).groupby(["class", "feature"])["a"].mean()
+    total = grouped_mean_abs_shap(out.values).set_index("feature")["mean_abs_shap"]
+    per_class = out.values.assign(a=out.values["shap_value"].abs()).groupby(["class", "feature"])["a"].mean()
     np.testing.assert_allclose(total[names].to_numpy(), per_class.groupby(level=1).sum()[names].to_numpy())
 
 

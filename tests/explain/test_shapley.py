@@ -28,6 +28,7 @@ from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
 from xaipipe.explain.shapley import (
     ShapResult,
+    ShapTables,
     auto_algorithm,
     forest_chunks,
     global_importance,
@@ -583,7 +584,7 @@ def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
         interactions=True,
         random_state=1,
     )
-    assert set(out) == {"values", "rows", "importance", "interactions", "meta", "result"}
+    assert isinstance(out, ShapTables) and isinstance(out.meta, dict)
     ref = shap_values(
         model,
         Xte,
@@ -593,28 +594,28 @@ def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
         interactions=interactions,
         random_state=1,
     )
-    res = out["result"]
+    res = out.result
     assert res.estimator is None and res.algorithm == ref.algorithm
     np.testing.assert_array_equal(res.values, ref.values)
     np.testing.assert_array_equal(res.row_index, ref.row_index)
-    for name in ("values", "rows", "importance", "interactions"):
-        frame = out[name]
+    assert list(out.to_frames()) == ["values", "rows", "importance", "interactions"]
+    for frame in out.to_frames().values():
         assert list(frame.columns[:2]) == ["dataset", "model"]
         assert (frame["dataset"] == "toy").all() and (frame["model"] == family).all()
-    values = out["values"].drop(columns=["dataset", "model"])
+    values = out.values.drop(columns=["dataset", "model"])
     np.testing.assert_array_equal(values["row_id"], test_rows[values["row"]])
     pd.testing.assert_frame_equal(values.drop(columns="row_id"), tidy_frame(ref))
-    rows = out["rows"].drop(columns=["dataset", "model"])
+    rows = out.rows.drop(columns=["dataset", "model"])
     np.testing.assert_array_equal(rows["row_id"], test_rows[ref.row_index])
     pd.testing.assert_frame_equal(rows.drop(columns="row_id"), row_frame(ref))
-    pd.testing.assert_frame_equal(out["importance"].drop(columns=["dataset", "model"]), global_importance(ref))
-    inter = out["interactions"].drop(columns=["dataset", "model"])
+    pd.testing.assert_frame_equal(out.importance.drop(columns=["dataset", "model"]), global_importance(ref))
+    inter = out.interactions.drop(columns=["dataset", "model"])
     if interactions:  # only for the xgboost_pred_contribs families
         pd.testing.assert_frame_equal(inter, interaction_frame(ref))
         assert len(inter) == len(ref.row_index) * P * P
     else:
         assert inter.empty
-    meta = out["meta"]
+    meta = out.meta
     json.dumps(meta)
     assert meta["dataset"] == "toy" and meta["model"] == family
     assert meta["test_rows_explained"] == test_rows[ref.row_index].tolist()

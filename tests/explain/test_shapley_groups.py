@@ -170,9 +170,9 @@ def test_shap_tables_with_groups(gbm, data):
     kwargs = dict(test_rows=test_rows, feature_names=NAMES, dataset="d", family="gradient_boosting", max_rows=30)
     plain = shap_tables(gbm, Xte, Xte, **kwargs)
     out = shap_tables(gbm, Xte, Xte, feature_groups=GROUPS, **kwargs)
-    result = out["result"]
+    result = out.result
     assert isinstance(result, GroupedShapResult) and result.estimator is None and result.columns.estimator is None
-    values = out["values"]
+    values = out.values
     assert list(values.columns) == [
         "dataset",
         "model",
@@ -190,25 +190,25 @@ def test_shap_tables_with_groups(gbm, data):
     np.testing.assert_array_equal(cat["level"], np.array(NAMES[1:4], dtype=object)[level[cat["row"]]])
     np.testing.assert_array_equal(cat["feature_value"], level[cat["row"]])
     # the group's value per row = the sum of the columns' values of the ungrouped table
-    per_column = plain["values"].set_index(["row", "feature"])["shap_value"]
+    per_column = plain.values.set_index(["row", "feature"])["shap_value"]
     expected = [sum(per_column[(r, c)] for c in GROUPS["c"]) for r in cat["row"]]
     np.testing.assert_allclose(cat["shap_value"], expected, rtol=1e-12, atol=1e-14)
     # rows: the sum over all columns, the table of the ungrouped run
-    pd.testing.assert_frame_equal(out["rows"], plain["rows"])
-    assert list(out["importance"]["feature"]) == list(global_importance(result)["feature"])
-    assert set(out["importance"]["feature"]) == set(VARIABLES)
-    meta = out["meta"]
+    pd.testing.assert_frame_equal(out.rows, plain.rows)
+    assert list(out.importance["feature"]) == list(global_importance(result)["feature"])
+    assert set(out.importance["feature"]) == set(VARIABLES)
+    meta = out.meta
     assert meta["feature_names"] == VARIABLES and meta["n_features"] == 3 and meta["n_columns"] == 5
     assert meta["feature_groups"] == GROUPS and meta["levels"] == {"c": ["c_a", "c_b", "c_c"]}
     assert meta["column_names"] == NAMES
     # no groups: the column result itself, every table as before
-    assert group_shap_result(plain["result"], None) is plain["result"]
-    assert group_shap_result(plain["result"], {}) is plain["result"]
-    assert "level" not in plain["values"].columns and "feature_groups" not in plain["meta"]
+    assert group_shap_result(plain.result, None) is plain.result
+    assert group_shap_result(plain.result, {}) is plain.result
+    assert "level" not in plain.values.columns and "feature_groups" not in plain.meta
     empty = shap_tables(gbm, Xte, Xte, feature_groups={}, **kwargs)
     for key in ("values", "rows", "importance", "interactions"):
-        pd.testing.assert_frame_equal(empty[key], plain[key])
-    assert empty["meta"] == plain["meta"]
+        pd.testing.assert_frame_equal(getattr(empty, key), getattr(plain, key))
+    assert empty.meta == plain.meta
 
 
 def test_group_that_is_not_one_hot_and_input_errors(gbm, data):

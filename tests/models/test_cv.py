@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,11 +13,37 @@ from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import expand_grid
+from xaipipe.settings import CVSettings
 
 
 def _folds(X, y, stratified):
     cls = StratifiedKFold if stratified else KFold
     return list(cls(3, shuffle=True, random_state=0).split(X, y))
+
+
+def _cv_tables(
+    family, task, grid, X, y, folds, *, selection, random_state, options=None, sample=None, dataset="", shards=None
+):
+    """The cv rule's call (:func:`cv_tables` on a split and CVSettings) as a (table, summary, best) tuple."""
+    from types import SimpleNamespace
+
+    from xaipipe.models.cv import CVResult, cv_tables
+    from xaipipe.settings import CVSettings
+
+    data = SimpleNamespace(X_train_raw=X, y_train=y, folds=folds, imputer=None, dataset=dataset)
+    settings = CVSettings(
+        task=task,
+        family=family,
+        grid=grid,
+        sample=sample,
+        options=options or {},
+        selection=selection,
+        seed=random_state,
+    )
+    out = cv_tables(data, settings, shards=shards)
+    frames = out.to_frames()
+    assert isinstance(out, CVResult) and list(frames) == ["cv", "summary"] and frames["cv"] is out.table
+    return out.table, out.summary, out.best
 
 
 @pytest.mark.parametrize(
@@ -132,13 +160,11 @@ def test_decision_tree_depth_sharing_is_exact_and_skips_fits(task, monkeypatch):
 
 
 def test_cv_tables_wraps_cross_validation_summary_and_selection():
-    from xaipipe.models.cv import cv_tables
-
     X, y = load_diabetes(return_X_y=True)
     X, y = X[:150], y[:150]
     folds = _folds(X, y, False)
     grid = {"n_estimators": [3, 6], "max_depth": [1, 2], "loss": ["squared_error", "huber"]}
-    table, summary, best = cv_tables(
+    table, summary, best = _cv_tables(
         "gradient_boosting",
         "regression",
         grid,
@@ -179,7 +205,7 @@ def test_cv_tables_wraps_cross_validation_summary_and_selection():
     }
     # a failed configuration is recorded; the best is chosen among the others
     Xc, yc = load_breast_cancer(return_X_y=True)
-    _, summary, best = cv_tables(
+    _, summary, best = _cv_tables(
         "qda",
         "classification",
         {"reg_param": [0.0, 0.3]},
@@ -192,7 +218,7 @@ def test_cv_tables_wraps_cross_validation_summary_and_selection():
     assert best["failed_configs"] == ["reg_param=0.0"] and best["n_failed"] == 1
     assert best["params"] == {"reg_param": 0.3} and (summary["dataset"] == "").all()
     with pytest.raises(ValueError, match="not a loss"):
-        cv_tables(
+        _cv_tables(
             "qda",
             "classification",
             {"reg_param": [0.3]},
@@ -268,7 +294,7 @@ def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
     import joblib
 
     from xaipipe.io import write_csv
-    from xaipipe.models.cv import combine_cv_shards, cv_tables, n_fit_units
+    from xaipipe.models.cv import combine_cv_shards, cv_shard_table, n_fit_units
 
     X, y = load_diabetes(return_X_y=True)
     X, y = X[:150], y[:150]
@@ -276,17 +302,19 @@ def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
     grid = {"max_depth": [2, 4], "min_samples_split": [2, 8]}
     sample = {"n_iter": 4, "distributions": {"max_depth": {"randint": [2, 6]}, "max_features": {"choice": [1.0, 0.5]}}}
     kw = {"selection": "rmse", "random_state": 3, "sample": sample, "dataset": "diabetes"}
-    whole = cv_tables("decision_tree", "regression", grid, X, y, folds, **kw)
+    whole = _cv_tables("decision_tree", "regression", grid, X, y, folds, **kw)
+    data = SimpleNamespace(X_train_raw=X, y_train=y, folds=folds, imputer=None, dataset="diabetes")
+    settings = CVSettings(
+        task="regression", family="decision_tree", grid=grid, sample=sample, options={}, selection="rmse", seed=3
+    )
     n = n_fit_units("decision_tree", grid, sample=sample, random_state=3)
     assert n >= 3
     paths = []
     for k in reversed(range(n)):
-        part = cross_validate_grid(
-            "decision_tree", "regression", grid, X, y, folds, random_state=3, sample=sample, shard=(k, n)
-        )
+        part = cv_shard_table(data, settings, (k, n))  # the cv_shard rule
         paths.append(tmp_path / f"shard_{k}.joblib")
         joblib.dump(part, paths[-1])
-    split = cv_tables(
+    split = _cv_tables(
         "decision_tree", "regression", grid, None, None, folds, shards=[joblib.load(p) for p in paths], **kw
     )
     times = ["fit_time_s", "predict_time_s"]

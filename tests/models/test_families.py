@@ -271,6 +271,8 @@ def test_new_family_goes_through_the_pipeline(hgb_family):
 
 
 def _new_family_pipeline(hgb_family):
+    from types import SimpleNamespace
+
     from xaipipe.explain.reliance import model_reliance, random_permutations
     from xaipipe.explain.shapley import auto_algorithm, shap_values
     from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
@@ -278,6 +280,7 @@ def _new_family_pipeline(hgb_family):
     from xaipipe.models.grid import expand_grid
     from xaipipe.rashomon.sets import rashomon_set, set_sizes
     from xaipipe.rashomon.study import rashomon_reliance
+    from xaipipe.settings import RashomonSettings
 
     X, y = load_diabetes(return_X_y=True)
     Xtr, ytr, Xte, yte = X[:150], y[:150], X[150:190], y[150:190]
@@ -342,9 +345,25 @@ def _new_family_pipeline(hgb_family):
     wide = sizes[sizes["epsilon"] == 10.0].set_index("scope")
     assert wide.loc[HGB, f"size_{HGB}"] == 4 and wide.loc["cross_family", f"size_{HGB}"] == 4
     assert wide.loc["cross_family", "size"] == 6 and np.isnan(wide.loc["decision_tree", f"size_{HGB}"])
-    members, mcr, groups = rashomon_reliance(
-        both, Xtr, ytr, Xte, yte, task=R, metric="rmse", epsilons=[0.0, 10.0], n_repeats=3, random_state=0
+    settings = RashomonSettings(
+        task=R,
+        metric="rmse",
+        seed=0,
+        options={},
+        loss="squared_error",
+        epsilon_mode="relative",
+        epsilon=10.0,
+        epsilons=(0.0, 10.0),
+        scopes=("family", "cross_family"),
+        estimators=("permutation",),
+        n_repeats=3,
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
     )
+    data = SimpleNamespace(
+        X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, features=None, feature_groups=None, dataset=None
+    )
+    members, mcr, groups = rashomon_reliance(data, settings, both)
     assert HGB in set(mcr["scope"]) and {HGB, "decision_tree"} <= set(members["family"])
     hgb_groups = [g for g in groups if g.family == HGB]
     assert len(hgb_groups) == 4 and all(g.n_estimators == [] for g in hgb_groups)  # no prefix sharing

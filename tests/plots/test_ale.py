@@ -90,11 +90,11 @@ def test_multiplicity_figure(tmp_path):
     for task in ("regression", "classification"):
         out = multiplicity_tables(P, keys, members, task=task, epsilons=[0.0, 0.5, 1.0], default_epsilon=1.0)
         with figure_style():
-            fig = plot_multiplicity(out["rows"], out["multiplicity"], scope="cross_family", max_rows=10, title=task)
+            fig = plot_multiplicity(out.rows, out.multiplicity, scope="cross_family", max_rows=10, title=task)
             assert len(fig.axes[0].get_yticklabels()) == 10
             _save(fig, tmp_path, task)
     with pytest.raises(ValueError, match="max_rows"):
-        plot_multiplicity(out["rows"], out["multiplicity"], scope="cross_family", max_rows=0)
+        plot_multiplicity(out.rows, out.multiplicity, scope="cross_family", max_rows=0)
 
 
 def test_h_statistic_figures_without_pairs():

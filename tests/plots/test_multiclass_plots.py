@@ -93,12 +93,12 @@ def test_shap_figures_of_a_multiclass_result(data, model):
         max_rows=12,
         classes=CLASSES,
     )
-    figs = shap_figures(out["result"], title="d / gb")
+    figs = shap_figures(out.result, title="d / gb")
     assert set(figs) == {"bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base"}
     bar = figs["bar"].axes[0]
     assert [t.get_text() for t in bar.get_legend().get_texts()] == CLASSES  # stacked: every class
     assert "class a" in figs["beeswarm"].axes[0].get_title() or "class a" in figs["beeswarm"]._suptitle.get_text()
-    one = shap_figures(out["result"], title="d / gb", figure_class="c")
+    one = shap_figures(out.result, title="d / gb", figure_class="c")
     assert one["bar"].axes[0].get_legend() is None  # one class: shap's own bar plot
 
 

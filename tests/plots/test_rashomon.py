@@ -4,6 +4,8 @@ and reject bad selections."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,6 +23,7 @@ from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope, pd_envelope_table
 from xaipipe.rashomon.sets import select_set
 from xaipipe.rashomon.study import rashomon_reliance
+from xaipipe.settings import RashomonSettings
 
 EPS = [0.0, 0.05, 0.5]
 NAMES = ["a", "b", "s_F", "s_M"]
@@ -45,21 +48,31 @@ def tables():
         )
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
-    members, mcr, groups = rashomon_reliance(
-        summary,
-        X[:90],
-        y[:90],
-        X[90:],
-        y[90:],
-        task="regression",
-        metric="rmse",
-        epsilons=EPS,
-        feature_names=NAMES,
+    data = SimpleNamespace(
+        X_train=X[:90],
+        y_train=y[:90],
+        X_test=X[90:],
+        y_test=y[90:],
+        features=NAMES,
         feature_groups={"s": ["s_F", "s_M"]},
-        n_repeats=3,
-        random_state=0,
         dataset="toy",
     )
+    settings = RashomonSettings(
+        task="regression",
+        metric="rmse",
+        seed=0,
+        options={},
+        loss="squared_error",
+        epsilon_mode="relative",
+        epsilon=EPS[-1],
+        epsilons=tuple(EPS),
+        scopes=("family", "cross_family"),
+        estimators=("permutation",),
+        n_repeats=3,
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
+    )
+    members, mcr, groups = rashomon_reliance(data, settings, summary)
     return dict(members=members, mcr=mcr, groups=groups, X=X[90:])
 
 

@@ -5,6 +5,9 @@ their definitions, determinism and independence of n_jobs."""
 
 from __future__ import annotations
 
+import dataclasses
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,6 +28,7 @@ from xaipipe.rashomon.bootstrap import (
     resample_seeds,
 )
 from xaipipe.rashomon.rid import mcr_per_resample, mcr_summary, rid_cdf, rid_quantile, rid_summary
+from xaipipe.settings import BootstrapSettings, RashomonSettings
 
 GRIDS = {
     "gradient_boosting": {"n_estimators": [3, 6, 12], "learning_rate": [0.1, 0.4], "max_depth": [2]},
@@ -89,6 +93,46 @@ def _run(data, **kw):
     )
     args.update(kw)
     return bootstrap_rashomon(X, y, **args)
+
+
+def _rule_args(X, y, *, feature_groups=None, summary=None, confidence=0.95, **kw):
+    """The bootstrap rules' (data, settings, summary) for arrays and bootstrap_rashomon-style keywords."""
+    data = SimpleNamespace(
+        X_train_raw=X,
+        y_train=y,
+        X_test_raw=None,
+        y_test=None,
+        features=["x0", "x1", "x2"],
+        feature_groups=feature_groups,
+        imputer=None,
+        dataset="toy",
+    )
+    rashomon = RashomonSettings(
+        task=kw["task"],
+        metric=kw.get("metric", "mse"),
+        seed=kw.get("random_state", 0),
+        options={},
+        loss="squared_error",
+        epsilon_mode=kw["epsilon_mode"],
+        epsilon=kw["epsilon"],
+        epsilons=(kw["epsilon"],),
+        scopes=("family", "cross_family"),
+        estimators=("permutation",),
+        n_repeats=2,
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
+    )
+    settings = BootstrapSettings(
+        rashomon=rashomon,
+        n_bootstrap=kw["n_bootstrap"],
+        mr_data="oob",
+        estimator=kw.get("mr_estimator", "permutation"),
+        n_repeats=kw.get("n_repeats", 5),
+        confidence=confidence,
+        families=tuple(kw["grids"]),
+        n_shards=1,
+    )
+    return data, settings, summary
 
 
 # ----------------------------------------------------------------------------- pieces
@@ -368,9 +412,9 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
         mr_estimator="e_switch",
         random_state=SEED,
     )
-    tables = bootstrap_tables(X, y, dataset="toy", feature_names=["x0", "x1", "x2"], confidence=0.5, **kw)
+    tables = bootstrap_tables(*_rule_args(X, y, confidence=0.5, **kw), grids=GRIDS)
     res = _run(data)
-    assert set(tables) == {"models", "reliance", "sizes", "mcr", "rid", "mcr_summary"}
+    assert list(tables.to_frames()) == ["models", "reliance", "sizes", "mcr", "rid", "mcr_summary"]
     expected = {
         "models": res.models,
         "reliance": res.reliance,
@@ -379,7 +423,7 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
         "rid": rid_summary(res.reliance),
         "mcr_summary": mcr_summary(res.mcr, confidence=0.5),
     }
-    for name, frame in tables.items():
+    for name, frame in tables.to_frames().items():
         assert frame.columns[0] == "dataset" and (frame["dataset"] == "toy").all()
         frame = frame.drop(columns="dataset")
         if name == "sizes":  # the epsilon actually used, recorded with every resample
@@ -387,11 +431,9 @@ def test_bootstrap_tables_wrap_bootstrap_rashomon(data):
             frame = frame.drop(columns=["epsilon", "epsilon_mode"])
         pd.testing.assert_frame_equal(frame, expected[name])
     # one-hot groups are one variable
-    grouped = bootstrap_tables(
-        X, y, dataset="toy", feature_names=["x0", "x1", "x2"], feature_groups={"g": ["x1", "x2"]}, **kw
-    )
-    assert list(pd.unique(grouped["reliance"]["feature"])) == ["x0", "g"]
-    pd.testing.assert_frame_equal(grouped["models"], tables["models"])  # the sets do not depend on the variables
+    grouped = bootstrap_tables(*_rule_args(X, y, feature_groups={"g": ["x1", "x2"]}, **kw), grids=GRIDS)
+    assert list(pd.unique(grouped.reliance["feature"])) == ["x0", "g"]
+    pd.testing.assert_frame_equal(grouped.models, tables.models)  # the sets do not depend on the variables
 
 
 def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data):
@@ -408,42 +450,21 @@ def test_bootstrap_tables_make_the_se_epsilon_absolute_from_the_cv_summary(data)
             "mse_std": [0.2, 0.1],
         }
     )
+    kw = dict(task="regression", grids=GRIDS, epsilon=2.0, epsilon_mode="se", metric="mse", n_bootstrap=2)
     tables = bootstrap_tables(
-        X,
-        y,
-        dataset="toy",
-        feature_names=["x0", "x1", "x2"],
-        task="regression",
-        grids=GRIDS,
-        epsilon=2.0,
-        epsilon_mode="se",
-        metric="mse",
-        n_bootstrap=2,
-        mr_estimator="e_switch",
-        random_state=SEED,
-        cv_summary=summary,
+        *_rule_args(X, y, summary=summary, mr_estimator="e_switch", random_state=SEED, **kw), grids=GRIDS
     )
     expected = 2.0 * cv_standard_error(summary.iloc[0], "mse")
-    assert np.allclose(tables["sizes"]["epsilon"], expected) and (tables["sizes"]["epsilon_mode"] == "absolute").all()
-    with pytest.raises(ValueError, match="cv_summary"):
-        bootstrap_tables(
-            X,
-            y,
-            dataset="toy",
-            feature_names=["x0", "x1", "x2"],
-            task="regression",
-            grids=GRIDS,
-            epsilon=1.0,
-            epsilon_mode="se",
-            n_bootstrap=2,
-        )
+    assert np.allclose(tables.sizes["epsilon"], expected) and (tables.sizes["epsilon_mode"] == "absolute").all()
+    with pytest.raises(ValueError, match="needs the CV summary"):
+        bootstrap_tables(*_rule_args(X, y, **{**kw, "epsilon": 1.0}), grids=GRIDS)
 
 
 @pytest.mark.parametrize("n_shards", [2, B])
 def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_shards, tmp_path):
     """Resamples dealt round-robin to jobs, stored through joblib, combined in any order: the rule's bytes."""
     from xaipipe.io import read_joblib, write_csv, write_joblib
-    from xaipipe.rashomon.bootstrap import bootstrap_shard, combine_bootstrap_shards
+    from xaipipe.rashomon.bootstrap import BootstrapShard, bootstrap_shard, combine_bootstrap_shards
 
     X, y = data
     kw = dict(
@@ -456,20 +477,23 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
         mr_estimator="permutation",
         n_repeats=2,
         random_state=SEED,
-        feature_names=["x0", "x1", "x2"],
     )
-    whole = bootstrap_tables(X, y, dataset="toy", confidence=0.5, **kw)
+    data, settings, _ = _rule_args(X, y, confidence=0.5, **kw)
+    settings = dataclasses.replace(settings, n_shards=n_shards)
+    whole = bootstrap_tables(data, settings, None, grids=GRIDS)
     paths = []
     for k in reversed(range(n_shards)):
-        shard = bootstrap_shard(X, y, resamples=range(k, B, n_shards), **kw)
-        assert sorted(shard["sizes"]["bootstrap"]) == list(range(k, B, n_shards))
+        assert settings.shard_resamples(k) == range(k, B, n_shards)
+        shard = bootstrap_shard(data, settings, None, grids=GRIDS, resamples=settings.shard_resamples(k))
+        assert isinstance(shard, BootstrapShard) and list(shard.to_frames()) == ["models", "reliance", "sizes"]
+        assert sorted(shard.sizes["bootstrap"]) == list(range(k, B, n_shards))
         paths.append(tmp_path / f"bootstrap_{k}.joblib")
-        write_joblib(paths[-1], shard)
+        write_joblib(paths[-1], shard.to_frames())  # as the rule stores it
     split = combine_bootstrap_shards([read_joblib(p) for p in paths], n_bootstrap=B, dataset="toy", confidence=0.5)
-    assert set(split) == set(whole)
-    for name in whole:
-        write_csv(tmp_path / f"a_{name}.csv", whole[name])
-        write_csv(tmp_path / f"b_{name}.csv", split[name])
+    assert list(split.to_frames()) == list(whole.to_frames())
+    for name in whole.FRAMES:
+        write_csv(tmp_path / f"a_{name}.csv", getattr(whole, name))
+        write_csv(tmp_path / f"b_{name}.csv", getattr(split, name))
         assert (tmp_path / f"a_{name}.csv").read_bytes() == (tmp_path / f"b_{name}.csv").read_bytes(), name
     # a missing or repeated resample is an error, not a shorter table
     shards = [read_joblib(p) for p in paths]
@@ -478,7 +502,13 @@ def test_bootstrap_shards_combine_to_the_unsplit_tables_byte_for_byte(data, n_sh
     with pytest.raises(ValueError, match="resamples 0..B-1 once each"):
         combine_bootstrap_shards(shards + shards[:1], n_bootstrap=B, dataset="toy")
     with pytest.raises(ValueError, match="non-empty subset"):
-        bootstrap_shard(X, y, resamples=[B], **kw)
+        bootstrap_shard(data, settings, None, grids=GRIDS, resamples=[B])
+    # a BootstrapShard itself combines as its stored frames do
+    direct = combine_bootstrap_shards(
+        [bootstrap_shard(data, settings, None, grids=GRIDS)], n_bootstrap=B, dataset="toy", confidence=0.5
+    )
+    for name in whole.FRAMES:
+        pd.testing.assert_frame_equal(getattr(direct, name), getattr(whole, name))
 
 
 def test_missing_values_are_imputed_from_each_resample_in_bag_rows():

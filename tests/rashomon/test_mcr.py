@@ -4,6 +4,8 @@ the reference MR, widen with ε, and equal a brute-force min/max over R(ε)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +20,7 @@ from xaipipe.rashomon.members import member_table, members_reliance
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
 from xaipipe.rashomon.study import rashomon_reliance
+from xaipipe.settings import RashomonSettings
 
 SEED = 5
 EPS = [0.0, 0.02, 0.1, 0.3, 2.0]
@@ -47,22 +50,25 @@ def toy():
         s.insert(0, "dataset", "toy")
         parts.append(s)
     summary = pd.concat(parts, ignore_index=True)
-    members, mcr, groups = rashomon_reliance(
-        summary,
-        Xtr,
-        ytr,
-        Xte,
-        yte,
+    data = SimpleNamespace(
+        X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, features=NAMES, feature_groups=GROUPS, dataset="toy"
+    )
+    settings = RashomonSettings(
         task="regression",
         metric="rmse",
-        epsilons=EPS,
-        feature_names=NAMES,
-        feature_groups=GROUPS,
+        seed=SEED,
+        options={},
+        loss="squared_error",
+        epsilon_mode="relative",
+        epsilon=EPS[-1],
+        epsilons=tuple(EPS),
+        scopes=("family", "cross_family"),
         estimators=("permutation", "e_divide"),
         n_repeats=3,
-        random_state=SEED,
-        dataset="toy",
+        e_switch_max_rows=400,
+        figure_scope="cross_family",
     )
+    members, mcr, groups = rashomon_reliance(data, settings, summary)
     return dict(
         X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, summary=summary, members=members, mcr=mcr, groups=groups
     )
@@ -354,10 +360,6 @@ def test_mcr_table_leaves_undefined_members_out(toy):
 def _data_and_settings(toy, kw):
     """The toy as a prepared split and RashomonSettings (no column groups by default: the toy's group
     "c" is not one-hot, so it has no PD grid); ``kw`` overrides settings or ``feature_groups``."""
-    from types import SimpleNamespace
-
-    from xaipipe.settings import RashomonSettings
-
     kw = dict(kw)
     data = SimpleNamespace(
         X_train=toy["X_train"],
@@ -419,11 +421,19 @@ def one_job(toy):
     ],
 )
 def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job, jobs, figure_scope, tmp_path):
-    from xaipipe.io import write_csv
+    from xaipipe.io import read_joblib, write_csv, write_joblib
+    from xaipipe.rashomon.study import RashomonRefit
 
     one = one_job[figure_scope]
     refits = [_refit(toy, fams, figure_scope=figure_scope) for fams in reversed(jobs)]
-    split = _study(toy, figure_scope=figure_scope, refits=refits)
+    assert all(isinstance(r, RashomonRefit) for r in refits)
+    stored = []  # as the rules store and read them: the pickled to_dict()
+    for i, r in enumerate(refits):
+        write_joblib(tmp_path / f"refit_{i}.joblib", r.to_dict())
+        stored.append(read_joblib(tmp_path / f"refit_{i}.joblib"))
+    assert all(list(d) == ["families", "reliance", "curves", "n_groups", "predictions"] for d in stored)
+    split = _study(toy, figure_scope=figure_scope, refits=stored)
+    assert _study(toy, figure_scope=figure_scope, refits=refits)["n_groups"] == split["n_groups"]
     assert split["n_groups"] == one["n_groups"]
     for name in ("sets", "members", "mcr", "path", "envelope", "curves", "prediction_index"):
         assert len(one[name]) > 0, name
@@ -436,10 +446,10 @@ def test_refit_jobs_combine_to_the_tables_of_one_job_byte_for_byte(toy, one_job,
     # the jobs computed every family they were given (the rest ran in the combining call)
     done = {f for fams in jobs for f in fams}
     for r in refits:
-        assert set(r["reliance"]["family"]) == set(r["families"]) <= done
+        assert set(r.reliance["family"]) == set(r.families) <= done
         # PD curves of every variable, for the job's members of the envelope's set only
-        if len(r["curves"]):
-            assert set(r["curves"]["feature"]) == set(NAMES)
+        if len(r.curves):
+            assert set(r.curves["feature"]) == set(NAMES)
 
 
 def test_refit_jobs_are_checked(toy):
@@ -450,10 +460,10 @@ def test_refit_jobs_are_checked(toy):
         _refit(toy, [])
     # a family without members at the largest epsilon: empty frames, no fit
     none = _refit(toy, ["decision_tree"])
-    assert none["n_groups"] == 0 and none["reliance"].empty and none["curves"].empty
+    assert none.n_groups == 0 and none.reliance.empty and none.curves.empty
     # a variable without a PD grid (a column group that is not one-hot) is left out of a job's curves
     grouped = _refit(toy, ["random_forest"], feature_groups=GROUPS)
-    assert set(grouped["curves"]["feature"]) == {"a", "b", "d"}
+    assert set(grouped.curves["feature"]) == {"a", "b", "d"}
     # curves computed for another envelope set than the combining call's are refused
     other = _refit(toy, ["gradient_boosting", "random_forest", "xgboost", "linear_regression"], epsilon=0.0)
     with pytest.raises(ValueError, match="no PD curve"):

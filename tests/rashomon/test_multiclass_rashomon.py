@@ -3,6 +3,8 @@ envelope of one class, MR of the members on the multiclass log loss."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +17,7 @@ from xaipipe.models.families import make_estimator
 from xaipipe.rashomon.bootstrap import bootstrap_indices, bootstrap_rashomon
 from xaipipe.rashomon.envelope import members_partial_dependence
 from xaipipe.rashomon.refit import FittedGroup, group_reliance
+from xaipipe.settings import LearnerSettings
 
 
 @pytest.fixture(scope="module")
@@ -86,20 +89,33 @@ def test_stratified_subsamples_and_multiclass_learner(data):
     assert len(sizes) == 1  # the same n_1 for every refit
     for train, hold in splits:
         assert set(y[train]) == {0, 1, 2} and set(y[hold]) == {0, 1, 2}
-    tables = learner_tables(
-        "gradient_boosting",
-        "classification",
-        {"n_estimators": 5},
-        X,
-        y,
-        dataset="d",
-        pd_features=["f0"],
-        feature_names=["f0", "f1", "f2", "f3"],
+    settings = LearnerSettings(
+        task="classification",
+        seed=0,
         n_refits=3,
+        fraction=0.632,
         resolution=4,
+        grid="uniform",
+        percentiles=(0.0, 1.0),
+        pfi_estimator="permutation",
         n_repeats=2,
-        classes=["a", "b", "c"],
-        pd_class="c",
+        confidence=0.95,
+        families=("gradient_boosting",),
+        top_k=1,
+        ranking_estimator="permutation",
+        ranking_quantity="mr_difference",
+        loss="log_loss",
+        figure_class="c",
     )
+    data = SimpleNamespace(
+        X_train_raw=X,
+        y_train=y,
+        features=["f0", "f1", "f2", "f3"],
+        feature_groups=None,
+        classes=["a", "b", "c"],
+        imputer=None,
+        dataset="d",
+    )
+    tables = learner_tables(data, settings, "gradient_boosting", {"n_estimators": 5}, pd_features=["f0"]).to_frames()
     assert set(tables["pd"]["class"]) == {"c"} and set(tables["pfi"]["loss"]) == {"log_loss"}
     assert isinstance(tables["pd"], pd.DataFrame) and np.isfinite(tables["pfi"]["mr_difference_mean"]).all()

@@ -99,7 +99,8 @@ def test_multiplicity_tables_regression():
         P, keys, members, task="regression", epsilons=GRID, default_epsilon=1.0, row_ids=[10, 11, 12, 13],
         y_true=[0.0, 0.5, 0.5, 1.0], dataset="toy",
     )  # fmt: skip
-    table = out["multiplicity"]
+    assert list(out.to_frames()) == ["multiplicity", "path", "rows"] and out.to_frames()["rows"] is out.rows
+    table = out.multiplicity
     expected = scope_multiplicity(P, keys, members, task="regression", epsilons=GRID)
     expected["max_width_row"] = np.array([10, 11, 12, 13])[expected["max_width_row"]]  # row ids
     pd.testing.assert_frame_equal(table.drop(columns=["dataset", "is_default"]), expected)
@@ -111,7 +112,7 @@ def test_multiplicity_tables_regression():
     assert row["max_width_row"] in (11, 12)  # a row id; rows 11 and 12 tie at 0.2
     assert table.loc[(table.scope == "A") & (table.epsilon == 2.0), "max_width_row"].iloc[0] == 10  # a3: 0.7
     # the exact path: one row per entry epsilon of the scope (up to the largest grid epsilon)
-    path = out["path"]
+    path = out.path
     assert path.loc[path.scope == "A", "epsilon"].tolist() == [0.0, 0.3, 1.5]
     assert path.loc[path.scope == "cross_family", "epsilon"].tolist() == [0.0, 0.2, 0.4, 1.2]
     assert path.loc[path.scope == "B", "epsilon"].tolist() == [0.0, 0.8]
@@ -120,7 +121,7 @@ def test_multiplicity_tables_regression():
     grid_default = table[table.is_default].set_index("scope")
     for col in ("n_members", "mean_width", "max_width"):
         pd.testing.assert_series_equal(eff[col], grid_default[col], check_names=False)
-    rows = out["rows"]
+    rows = out.rows
     assert set(rows["scope"]) == {"A", "B", "cross_family"} and (rows["epsilon"] == 1.0).all()
     cross = rows[rows.scope == "cross_family"]
     assert cross["row"].tolist() == [10, 11, 12, 13] and cross["y_true"].tolist() == [0.0, 0.5, 0.5, 1.0]
@@ -132,13 +133,13 @@ def test_multiplicity_tables_classification():
     P, keys = _predictions()
     members = _members()
     out = multiplicity_tables(P, keys, members, task="classification", epsilons=GRID, default_epsilon=2.0)
-    table = out["multiplicity"]
+    table = out.multiplicity
     assert table["ambiguity"].between(0, 1).all() and (table["discrepancy"] <= table["ambiguity"] + 1e-15).all()
     assert table["mean_capacity"].between(1, 2).all()
     # cross family at 2.0: a1, a2, b1, b2; classes of a1: 0 0 1 1; b1: 0 1 0 1; b2: 0 0 1 0
     row = table[(table.scope == "cross_family") & (table.epsilon == 2.0)].iloc[0]
     assert row["ambiguity"] == pytest.approx(3 / 4) and row["discrepancy"] == pytest.approx(2 / 4)
-    rows = out["rows"][lambda t: t.scope == "cross_family"]
+    rows = out.rows[lambda t: t.scope == "cross_family"]
     direct = predictive_multiplicity(P[[0, 1, 3, 4]], task="classification", reference=0, capacity=True)
     np.testing.assert_array_equal(rows["ambiguous"].to_numpy(), direct.rows["ambiguous"].to_numpy())
     np.testing.assert_allclose(rows["rashomon_capacity"], direct.rows["rashomon_capacity"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from xaipipe.report.provenance import build_manifest, git_state
+from xaipipe.report.provenance import build_manifest, config_sha256, git_state
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -64,5 +65,24 @@ def test_from_checkout_compares_the_imported_package_with_the_checkout(tmp_path)
     import xaipipe
 
     expected = (REPO / "src" / "xaipipe").resolve() == Path(xaipipe.__file__).resolve().parent
-    assert manifest["xaipipe"]["from_checkout"] is expected
-    assert build_manifest({"version": "v"}, repo=tmp_path, sidecars=[], splits={})["xaipipe"]["from_checkout"] is False
+    assert manifest.xaipipe["from_checkout"] is expected
+    assert build_manifest({"version": "v"}, repo=tmp_path, sidecars=[], splits={}).xaipipe["from_checkout"] is False
+
+
+def test_manifest_document_keys_in_order_then_extra():
+    """manifest.json's keys: the record's fields in their order (as the dict of before), then ``extra``."""
+    split = {"seed": 3, "test_size": 0.2, "n_folds": 5, "stratified": True, "train": [1]}
+    sidecar = {"dataset": "d", "source": "uci", "raw": {"a.csv": "00"}, "canonical_sha256": "ff", "n_rows": 9}
+    config = {"version": "v", "seed": 7}
+    m = build_manifest(config, repo=REPO, sidecars=[sidecar], splits={"d": split}, extra={"run": {"cores": 2}})
+    doc = m.to_dict()
+    assert list(doc) == [
+        "version", "git", "config", "config_sha256", "packages", "xaipipe", "platform", "datasets", "seeds", "run",
+    ]  # fmt: skip
+    assert doc["seeds"] == {"seed": 7, "splits": {"d": {"seed": 3, "test_size": 0.2, "n_folds": 5, "stratified": True}}}
+    assert doc["datasets"]["d"] == {
+        "source": "uci", "uci_id": None, "doi": None, "raw": {"a.csv": "00"}, "canonical_sha256": "ff", "n_rows": 9,
+        "retrieved_at": None,
+    }  # fmt: skip
+    assert doc["config_sha256"] == config_sha256(config) and doc["run"] == {"cores": 2}
+    json.dumps(doc)  # a JSON document

@@ -121,7 +121,7 @@ def test_learner_rows_are_learner_pd_pfi_on_the_documented_streams():
     """Repetition 0 recomputed by hand from the documented seeding: simulate, make_split, learner_pd_pfi."""
     from xaipipe.data.simulated import feature_names, simulate
     from xaipipe.data.split import make_split
-    from xaipipe.explain.learner import estimator_factory, learner_pd_pfi
+    from xaipipe.explain.learner import RefitDesign, estimator_factory, learner_pd_pfi
 
     cfg = {**TINY, "n_repetitions": 2, "rashomon_config": False}
     reps, _ = coverage_audit(**cfg)
@@ -135,12 +135,10 @@ def test_learner_rows_are_learner_pd_pfi_on_the_documented_streams():
         estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 1}),
         frame[names].to_numpy()[tr],
         frame["y"].to_numpy()[tr],
+        RefitDesign(n_refits=3, n_repeats=2, random_state=learner_seed),
         feature_names=names,
         pd_features=["x1", "x6"],
         grids={"x1": [-0.5, 0.5], "x6": [-0.5, 0.5]},
-        n_refits=3,
-        n_repeats=2,
-        random_state=learner_seed,
     )
     r0 = reps[reps["repetition"] == 0]
     got = r0[r0["quantity"] == "learner_pd"]

@@ -194,7 +194,7 @@ def pipeline_tables():
     """The pipeline's own functions on a small simulated data set: MR, PD/ICE and learner tables."""
     from sklearn.ensemble import GradientBoostingRegressor
 
-    from xaipipe.explain.learner import learner_pd_pfi
+    from xaipipe.explain.learner import RefitDesign, learner_pd_pfi
     from xaipipe.explain.pdp import effects_table, explain_feature
     from xaipipe.explain.summary import reliance_report
     from xaipipe.io import with_ids
@@ -216,11 +216,9 @@ def pipeline_tables():
         GradientBoostingRegressor(n_estimators=40, max_depth=3),
         s["X_train"],
         s["y_train"],
+        RefitDesign(n_refits=3, resolution=6, n_repeats=2),
         feature_names=names,
         pd_features=["x4"],
-        n_refits=3,
-        resolution=6,
-        n_repeats=2,
     )
     ids = {"dataset": "simulated", "model": "gradient_boosting"}
     return {

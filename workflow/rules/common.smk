@@ -25,7 +25,15 @@ from xaipipe.report.thesis import (
     thesis_pd_features,
 )
 from xaipipe.schema import validate_config
-from xaipipe.settings import LargeDataSettings, RashomonSettings, check_family
+from xaipipe.settings import (
+    BootstrapSettings,
+    CoverageSettings,
+    CVSettings,
+    LargeDataSettings,
+    LearnerSettings,
+    RashomonSettings,
+    check_family,
+)
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -86,14 +94,15 @@ for _task, _grids in config["grids"].items():
         check_family(f"grids.{_task}.{_family}", _family, _task)
 for _family in config["estimator_options"]:
     check_family(f"estimator_options.{_family}", _family)
-for _family in config["explain"]["learner"]["families"]:
-    check_family("explain.learner.families", _family)
-# the Rashomon keys (epsilon in epsilons, refit_jobs / bootstrap / sample families) are checked by
-# xaipipe.settings.RashomonSettings.from_config (unit-tested), once per task at parse time
+# the Rashomon keys (epsilon in epsilons, refit_jobs / bootstrap / sample families) and the learner
+# keys (explain.learner.families, percentiles) are checked by xaipipe.settings.RashomonSettings /
+# LearnerSettings.from_config (unit-tested), once per task at parse time
 RASHOMON_SETTINGS = {
     _task: RashomonSettings.from_config(config, _task)
     for _task in ("regression", "classification")
 }
+for _task in ("regression", "classification"):
+    LearnerSettings.from_config(config, _task)
 # the large-data policies (section large_data; xaipipe.settings.LargeDataSettings, unit-tested): the
 # scripts decide from the dataset's test rows whether each applies
 LARGE_DATA = LargeDataSettings.from_config(config)
@@ -161,21 +170,13 @@ def canonical_entry(dataset):
 
 
 def cv_params(wildcards):
-    """The grid of a family (None when it is only sampled) and its random search (None when off);
-    classifiers also get the F-beta weight (metrics.beta; absent for regression, so that it
-    reruns nothing there)."""
-    task = task_of(wildcards.dataset)
-    params = {
-        "task": task,
-        "grid": config["grids"][task].get(wildcards.family),
-        "sample": SAMPLED.get(task, {}).get(wildcards.family),
-        "options": config["estimator_options"].get(wildcards.family, {}),
-        "selection": config["selection"][task],
-        "seed": config["seed"],
-    }
-    if task == "classification":
-        params["beta"] = config["metrics"]["beta"]
-    return params
+    """params.cv of the family's CV, fit and learner jobs (xaipipe.settings.CVSettings: the grid, None
+    when the family is only sampled; its random search, None when off; classifiers also get the
+    F-beta weight metrics.beta, absent for regression so that it reruns nothing there).
+    """
+    return CVSettings.from_config(
+        config, task_of(wildcards.dataset), wildcards.family
+    ).to_params()
 
 
 def cv_shards(dataset, family):
@@ -224,10 +225,9 @@ STUDY = RASHOMON["abalone_study"]
 # rashomon.abalone_study.n_shards, at most the grid's number of prefix groups).
 STUDY_SHARDS = min(STUDY["n_shards"], n_fit_units(STUDY["family"], STUDY["grid"]))
 # The Rashomon bootstrap is split into jobs of resamples b, b + n, b + 2n, ...
-# (config key rashomon.bootstrap.n_shards, at most n_bootstrap).
-BOOTSTRAP_SHARDS = min(
-    RASHOMON["bootstrap"]["n_shards"], RASHOMON["bootstrap"]["n_bootstrap"]
-)
+# (config key rashomon.bootstrap.n_shards, at most n_bootstrap; the shard jobs' scripts deal the
+# resamples with the same xaipipe.settings.BootstrapSettings).
+BOOTSTRAP_SHARDS = BootstrapSettings.from_config(config, "regression").jobs
 OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
 
 
@@ -318,56 +318,16 @@ def rashomon_params(wildcards):
 COVERAGE = config["coverage"]
 
 
+# The coverage audit's arguments and figure epsilon (checked: registered regression families,
+# coverage.mcr.epsilon in its grid): xaipipe.settings.CoverageSettings (unit-tested).
+COVERAGE_SETTINGS = CoverageSettings.from_config(config)
+COVERAGE_EPSILON = COVERAGE_SETTINGS.epsilon
+
+
 def coverage_params():
-    """Arguments of xaipipe.studies.coverage.coverage_audit: the `coverage` section, with the pipeline's
-    own learner settings (explain.learner) and epsilon rule (rashomon) where it leaves them null.
-    """
-    learner = dict(COVERAGE["learner"])
-    families = learner.pop("families")
-    for key in ("n_refits", "fraction", "pfi_estimator", "n_repeats"):
-        if learner.get(key) is None:
-            learner[key] = config["explain"]["learner"][key]
-    mcr = dict(COVERAGE["mcr"])
-    for key in ("epsilon_mode", "epsilons"):
-        if mcr.get(key) is None:
-            mcr[key] = RASHOMON[key]
-    mcr.pop("epsilon")
-    mcr.pop("enabled")
-    for key, fams in (
-        ("coverage.learner.families", families),
-        ("coverage.mcr.families", mcr["families"]),
-    ):
-        for family in fams:
-            check_family(f"{key}.{family}", family, "regression")
-    return {
-        "dgp": COVERAGE["dgp"],
-        "n": COVERAGE["n"],
-        "p": COVERAGE["p"],
-        "noise_sd": COVERAGE["noise_sd"],
-        "n_repetitions": COVERAGE["n_repetitions"],
-        "test_size": config["split"]["test_size"],
-        "cv_folds": config["split"]["cv_folds"],
-        "learners": families,
-        "learner_config": learner,
-        "rashomon_config": mcr if COVERAGE["mcr"]["enabled"] else False,
-        "options": config["estimator_options"],
-        "nominal": COVERAGE["nominal"],
-        "random_state": config["seed"],
-    }
+    """Arguments of xaipipe.studies.coverage.coverage_audit (CoverageSettings.to_params)."""
+    return COVERAGE_SETTINGS.to_params()
 
-
-COVERAGE_EPSILON = (
-    COVERAGE["mcr"]["epsilon"]
-    if COVERAGE["mcr"]["epsilon"] is not None
-    else RASHOMON["epsilon"]
-)
-if COVERAGE["mcr"]["enabled"] and COVERAGE_EPSILON not in (
-    COVERAGE["mcr"]["epsilons"] or RASHOMON["epsilons"]
-):
-    raise ValueError(
-        f"config key coverage.mcr.epsilon ({COVERAGE_EPSILON}) must be one of the coverage epsilons "
-        f"{COVERAGE['mcr']['epsilons'] or RASHOMON['epsilons']}"
-    )
 
 check_mapping(config["thesis"])
 STUDIES = ["abalone_study"] if STUDY["enabled"] and STUDY["dataset"] in DATASETS else []

@@ -323,6 +323,7 @@ rule learner:
         mem_mb=4000,
         runtime=60,
     params:
+        # xaipipe.settings.LearnerSettings.from_params (the values of LearnerSettings.from_config)
         learner=config["explain"]["learner"],
         cv=cv_params,
         ranking=config["explain"]["reliance"]["ranking"],

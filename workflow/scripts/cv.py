@@ -7,33 +7,22 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv, write_json
 from xaipipe.models.cv import cv_tables
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import CVSettings
 
 
 def main(smk):
-    p = smk.params.cv
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    table, summary, best = cv_tables(
-        smk.wildcards.family,
-        p["task"],
-        p["grid"],
-        data.X_train_raw,  # missing values stay: each fold imputes from its own training rows
-        data.y_train,
-        data.folds,
-        selection=p["selection"],
-        random_state=p["seed"],
-        options=p["options"],
-        sample=p["sample"],
-        dataset=data.dataset,
-        n_jobs=smk.threads,
-        beta=p.get("beta", 1.0),
-        imputer=data.imputer,
+    out = cv_tables(
+        data,  # missing values stay: each fold imputes from its own training rows
+        CVSettings.from_params(smk.params.cv, smk.wildcards.family),
         shards=[joblib.load(path) for path in smk.input.shards] or None,
+        n_jobs=smk.threads,
     )
-    if best["failed_configs"]:
-        get_logger().warning("%d configuration(s) failed: %s", best["n_failed"], best["failed_configs"])
-    write_csv(smk.output.cv, table)
-    write_csv(smk.output.summary, summary)
-    write_json(smk.output.best, best)
+    if out.best["failed_configs"]:
+        get_logger().warning("%d configuration(s) failed: %s", out.best["n_failed"], out.best["failed_configs"])
+    write_csv(smk.output.cv, out.table)
+    write_csv(smk.output.summary, out.summary)
+    write_json(smk.output.best, out.best)
 
 
 run(snakemake, main)  # noqa: F821

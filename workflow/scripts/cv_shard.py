@@ -3,27 +3,18 @@
 import joblib
 
 from xaipipe.data.prepare import load_prepared
-from xaipipe.models.cv import cross_validate_grid
+from xaipipe.models.cv import cv_shard_table
 from xaipipe.runner import run
+from xaipipe.settings import CVSettings
 
 
 def main(smk):
-    p = smk.params.cv
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    table = cross_validate_grid(
-        smk.wildcards.family,
-        p["task"],
-        p["grid"],
-        data.X_train_raw,  # missing values stay: each fold imputes from its own training rows
-        data.y_train,
-        data.folds,
-        random_state=p["seed"],
-        options=p["options"],
-        sample=p["sample"],
+    table = cv_shard_table(
+        data,  # missing values stay: each fold imputes from its own training rows
+        CVSettings.from_params(smk.params.cv, smk.wildcards.family),
+        (int(smk.wildcards.shard), smk.params.n_shards),
         n_jobs=smk.threads,
-        beta=p.get("beta", 1.0),
-        imputer=data.imputer,
-        shard=(int(smk.wildcards.shard), smk.params.n_shards),
     )
     # pickled, not CSV: the cv job rebuilds the whole table with the dtypes of the unsplit one
     joblib.dump(table, smk.output.shard)

@@ -4,48 +4,25 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.learner import learner_tables
-from xaipipe.explain.summary import top_features
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import LearnerSettings
 
 
 def main(smk):
-    cfg, p, rank = smk.params.learner, smk.params.cv, smk.params.ranking
+    settings = LearnerSettings.from_params(smk.params)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = top_features(
-        pd.read_csv(smk.input.reliance),
-        smk.params.top_k,
-        estimator=rank["estimator"],
-        loss=smk.params.loss,
-        quantity=rank["quantity"],
-    )
-    get_logger().info("learner-PD for %s; %d refits", top, cfg["n_refits"])
-    tables = learner_tables(
+    out = learner_tables(
+        data,
+        settings,
         smk.wildcards.family,
-        p["task"],
         read_json(smk.input.best)["params"],
-        data.X_train_raw,  # missing values stay: each refit imputes from its own training rows
-        data.y_train,
-        dataset=data.dataset,
-        pd_features=top,
-        feature_names=data.features,
-        feature_groups=data.feature_groups,
-        options=p["options"],
-        n_refits=cfg["n_refits"],
-        fraction=cfg["fraction"],
-        resolution=cfg["resolution"],
-        kind=cfg["grid"],
-        percentiles=cfg["percentiles"],
-        pfi_estimator=cfg["pfi_estimator"],
-        n_repeats=cfg["n_repeats"],
-        confidence=cfg["confidence"],
-        random_state=p["seed"],
+        reliance=pd.read_csv(smk.input.reliance),  # the learner-PD of the model's top_k variables by MR
+        options=smk.params.cv["options"],
         n_jobs=smk.threads,
-        classes=data.classes,  # multiclass: stratified refits, the PD of explain.figure_class
-        pd_class=smk.params.get("figure_class"),
-        imputer=data.imputer,
     )
-    for name, frame in tables.items():
+    get_logger().info("learner-PD for %s; %d refits", out.pd_features, settings.n_refits)
+    for name, frame in out.to_frames().items():
         write_csv(smk.output[name], frame)
 
 

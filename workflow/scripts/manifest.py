@@ -18,7 +18,7 @@ def main(smk):
     run_info["finished_at"] = pd.Timestamp.now().isoformat(timespec="seconds")
     write_json(
         smk.output.manifest,
-        build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits, extra={"run": run_info}),
+        build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits, extra={"run": run_info}).to_dict(),
     )
 
 

@@ -24,9 +24,9 @@ def main(smk):
         capacity=p.capacity and data.task == "classification",
         dataset=data.dataset,
     )
-    write_csv(smk.output.summary, out["multiplicity"])
-    write_csv(smk.output.path, out["path"])
-    write_csv(smk.output.rows, out["rows"])
+    write_csv(smk.output.summary, out.multiplicity)
+    write_csv(smk.output.path, out.path)
+    write_csv(smk.output.rows, out.rows)
 
 
 run(snakemake, main)  # noqa: F821

@@ -13,7 +13,7 @@ def main(smk):
         dataset=read_json(smk.input.info)["dataset"],
         confidence=smk.params.bootstrap["confidence"],
     )
-    for name, frame in tables.items():
+    for name, frame in tables.to_frames().items():
         write_csv(smk.output[name], frame)
 
 

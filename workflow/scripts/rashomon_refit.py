@@ -22,9 +22,9 @@ def main(smk):
         # a multiclass model's PD envelope: the class of explain.figure_class (default the first); binary: class 1
         pd_class_index=class_choice(data.classes, smk.params.get("figure_class")).get("class_index", 1),
     )
-    get_logger().info("%d member reliance rows from %d fitted groups", len(out["reliance"]), out["n_groups"])
+    get_logger().info("%d member reliance rows from %d fitted groups", len(out.reliance), out.n_groups)
     # pickled, not CSV: the rashomon job combines the frames with their dtypes
-    write_joblib(smk.output.refit, out)
+    write_joblib(smk.output.refit, out.to_dict())
 
 
 run(snakemake, main)  # noqa: F821

@@ -30,13 +30,11 @@ def main(smk):
         # large-data policy (large_data.shap_rows): None at or below large_data.min_rows test rows
         large_data_rows=LargeDataSettings.from_params(smk.params.large_data).rows("shap", len(data.X_test)),
     )
-    get_logger().info(
-        "%d rows: algorithm %s, output %s", out["meta"]["n_rows"], out["meta"]["algorithm"], out["meta"]["output"]
-    )
-    for name in ("values", "rows", "importance", "interactions"):
-        write_csv(smk.output[name], out[name])
-    write_json(smk.output.meta, out["meta"])
-    write_joblib(smk.output.result, out["result"])
+    get_logger().info("%d rows: algorithm %s, output %s", out.meta["n_rows"], out.meta["algorithm"], out.meta["output"])
+    for name, frame in out.to_frames().items():
+        write_csv(smk.output[name], frame)
+    write_json(smk.output.meta, out.meta)
+    write_joblib(smk.output.result, out.result)
 
 
 run(snakemake, main)  # noqa: F821

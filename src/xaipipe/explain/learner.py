@@ -93,7 +93,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -110,10 +110,15 @@ from .learner_intervals import (  # re-exported: the tables layer
     learner_pfi_table,
 )
 
+if TYPE_CHECKING:
+    from ..settings import LearnerSettings
+
 __all__ = [
     "LEARNER_PD_COLUMNS",
     "LEARNER_PFI_COLUMNS",
     "LearnerResult",
+    "LearnerTables",
+    "RefitDesign",
     "corrected_t_interval",
     "estimator_factory",
     "learner_pd_pfi",
@@ -323,33 +328,65 @@ class LearnerResult:
     pfi_refits: pd.DataFrame
 
 
+@dataclass(frozen=True)
+class RefitDesign:
+    """The design of learner-PD / learner-PFI (Molnar et al. 2023): the refits, the PD grids and
+    the PFI of :func:`learner_refits` (:meth:`xaipipe.settings.LearnerSettings.design` in the
+    pipeline).
+
+    Attributes
+    ----------
+    n_refits : int >= 2, default 15
+        ``K``.
+    fraction : float in (0, 1], default 0.632
+        Training fraction of a refit (``n_1 = round(fraction * n)``); 1 is only allowed with a
+        fixed evaluation sample (``X_eval``).
+    resolution, kind, percentiles : default 20, "uniform", (0.05, 0.95)
+        PD grid of a numeric variable without an explicit grid
+        (:func:`xaipipe.explain.pdp.feature_grid` on all rows of ``X``; one grid for all refits).
+    pfi_estimator : {"permutation", "e_divide", "e_switch"}, default "permutation"
+        :func:`xaipipe.explain.reliance.model_reliance`'s estimator of the PFI.
+    n_repeats : int, default 5
+        Permutations (``permutation``) or halvings (``e_divide``) per variable and refit.
+    reseed : bool, default True
+        Vary the estimator's seed between refits (learner randomness is part of the learner
+        variance).
+    random_state : int, SeedSequence or None, default 0
+        Root seed (:func:`refit_seeds`).
+    stratify : bool, default False
+        Subsamples stratified by class (:func:`subsample_splits`; multiclass targets).
+    """
+
+    n_refits: int = 15
+    fraction: float = DEFAULT_FRACTION
+    resolution: int = 20
+    kind: str = "uniform"
+    percentiles: tuple[float, float] = (0.05, 0.95)
+    pfi_estimator: str = "permutation"
+    n_repeats: int = 5
+    reseed: bool = True
+    random_state: Any = 0
+    stratify: bool = False
+
+
 def learner_refits(
     estimator,
     X,
     y,
+    design: RefitDesign | None = None,
     *,
-    n_refits: int = 15,
-    fraction: float = DEFAULT_FRACTION,
     X_eval=None,
     y_eval=None,
     features=None,
     feature_names: Sequence[str] | None = None,
     pd_features: Sequence[str] | None = None,
     grids: Mapping[str, Any] | None = None,
-    resolution: int = 20,
-    kind: str = "uniform",
-    percentiles: tuple[float, float] = (0.05, 0.95),
     pd_output: str = "auto",
     pfi_features=None,
-    pfi_estimator: str = "permutation",
     loss=None,
-    n_repeats: int = 5,
-    reseed: bool = True,
-    random_state=0,
     n_jobs: int = 1,
     max_rows_per_batch: int = 1 << 16,
     pd_class_index: int = 1,
-    stratify: bool = False,
     imputer=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI.
@@ -358,7 +395,7 @@ def learner_refits(
     ----------
     estimator : unfitted estimator or callable
         A scikit-learn estimator (``sklearn.base.clone``-d per refit; with
-        ``reseed`` every ``random_state`` / ``*__random_state`` parameter is set
+        ``design.reseed`` every ``random_state`` / ``*__random_state`` parameter is set
         to the refit's seed), or ``factory(random_state=int) -> estimator`` such as
         :func:`estimator_factory`. Regressors are evaluated with ``predict``,
         classifiers (binary, 0/1) with ``predict_proba``.
@@ -366,11 +403,9 @@ def learner_refits(
         Data to subsample (the pipeline's training split); a DataFrame gives
         feature names.
     y : array-like of shape (n,)
-    n_refits : int >= 2, default 15
-        ``K``.
-    fraction : float in (0, 1], default 0.632
-        Training fraction of a refit (``n_1 = round(fraction * n)``); 1 is only
-        allowed with ``X_eval``.
+    design : RefitDesign, optional
+        ``K``, the training fraction, the PD grids, the PFI estimator and repeats, the seeds
+        (default :class:`RefitDesign`'s defaults).
     X_eval, y_eval : array-like, optional
         Fixed evaluation sample for every refit (heuristic correction, module
         docstring). Default: each refit's own held-out rows (the paper).
@@ -384,28 +419,21 @@ def learner_refits(
         Variables that get a PD (default: all of ``features``; ``[]`` for none).
     grids : mapping name -> 1-D array, optional
         Explicit grids of numeric variables; others use
-        :func:`xaipipe.explain.pdp.feature_grid` on ``X`` (all rows) with
+        :func:`xaipipe.explain.pdp.feature_grid` on ``X`` (all rows) with the design's
         ``resolution``, ``kind``, ``percentiles``. One grid for all refits.
     pd_output : {"auto", "predict", "proba", "logit"}
         :func:`xaipipe.explain.pdp.model_output`.
     pfi_features : mapping, sequence or None
         Variables that get a PFI (default: all of ``features``; ``[]`` for none).
-    pfi_estimator : {"permutation", "e_divide", "e_switch"}
-        :func:`xaipipe.explain.reliance.model_reliance`.
     loss : str or callable, optional
         Per-sample loss of the PFI; default ``"squared_error"`` (regressors) or
         ``"log_loss"`` (classifiers).
-    n_repeats : int, default 5
-        Permutations per variable and refit (``"permutation"`` only).
-    reseed : bool, default True
-        Vary the estimator's seed between refits (learner randomness is part of
-        the learner variance).
-    random_state : int, SeedSequence or None, default 0
-        Root seed (:func:`refit_seeds`).
     n_jobs : int, default 1
         Worker processes (joblib/loky) over refits; results do not depend on it.
     max_rows_per_batch : int
         Passed to :func:`~xaipipe.explain.reliance.model_reliance`.
+    pd_class_index : int, default 1
+        Probability column of a classifier's PD (1: the positive class; a multiclass model's class).
     imputer : xaipipe.data.impute.MissingValueImputer, optional
         Missing values (NaN in ``X`` / ``X_eval``; ``missing: impute``): a clone is fitted
         on each refit's training rows and fills them and the refit's evaluation rows
@@ -430,6 +458,15 @@ def learner_refits(
         Invalid data, options, feature specifications or grids; fewer than 2
         evaluation rows; ``fraction = 1`` without ``X_eval``.
     """
+    d = RefitDesign() if design is None else design
+    n_refits, fraction, resolution, kind, percentiles = d.n_refits, d.fraction, d.resolution, d.kind, d.percentiles
+    pfi_estimator, n_repeats, reseed, random_state, stratify = (
+        d.pfi_estimator,
+        d.n_repeats,
+        d.reseed,
+        d.random_state,
+        d.stratify,
+    )
     from joblib import Parallel, delayed
 
     from ..losses import resolve_loss
@@ -551,7 +588,9 @@ def learner_refits(
     return (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
 
 
-def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> LearnerResult:
+def learner_pd_pfi(
+    estimator, X, y, design: RefitDesign | None = None, *, confidence: float = 0.95, **kwargs
+) -> LearnerResult:
     """Learner-PD and learner-PFI with corrected confidence intervals (Molnar et al. 2023).
 
     :func:`learner_refits` followed by :func:`learner_pd_table` and
@@ -560,7 +599,7 @@ def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> Le
 
     Parameters
     ----------
-    estimator, X, y, **kwargs
+    estimator, X, y, design, **kwargs
         See :func:`learner_refits`.
     confidence : float in (0, 1), default 0.95
 
@@ -581,13 +620,13 @@ def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> Le
     >>> from sklearn.linear_model import LinearRegression
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, (200, 2)); y = X[:, 0] + rng.normal(0, 0.1, 200)
-    >>> res = learner_pd_pfi(LinearRegression(), X, y, n_refits=5, resolution=3,
-    ...                      pfi_estimator="e_divide")
+    >>> res = learner_pd_pfi(LinearRegression(), X, y,
+    ...                      RefitDesign(n_refits=5, resolution=3, pfi_estimator="e_divide"))
     >>> res.pd[["feature", "grid_index"]].shape, list(res.pfi["feature"])
     ((6, 2), ['x0', 'x1'])
     """
     c = check_confidence(confidence)
-    pd_refits, pfi_refits = learner_refits(estimator, X, y, **kwargs)
+    pd_refits, pfi_refits = learner_refits(estimator, X, y, design, **kwargs)
     pd_tab = (
         learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
     )
@@ -599,82 +638,126 @@ def learner_pd_pfi(estimator, X, y, *, confidence: float = 0.95, **kwargs) -> Le
     return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
 
 
+@dataclass(frozen=True)
+class LearnerTables:
+    """The tables of the ``learner`` rule (:func:`learner_tables`).
+
+    Attributes
+    ----------
+    pd, pfi, pd_refits, pfi_refits : DataFrame
+        :class:`LearnerResult`'s tables, each with ``dataset`` and ``model`` (the family) first;
+        a multiclass model's PD tables have a ``class`` column third.
+    pd_features : list of str
+        The variables of the learner-PD.
+    """
+
+    pd: pd.DataFrame
+    pfi: pd.DataFrame
+    pd_refits: pd.DataFrame
+    pfi_refits: pd.DataFrame
+    pd_features: list
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("pd", "pfi", "pd_refits", "pfi_refits")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
 def learner_tables(
+    data,
+    settings: LearnerSettings,
     family: str,
-    task: str,
     params: Mapping[str, Any],
-    X,
-    y,
     *,
-    dataset: str,
-    pd_features: Sequence[str],
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
+    reliance: pd.DataFrame | None = None,
+    pd_features: Sequence[str] | None = None,
     options: Mapping[str, Any] | None = None,
-    n_refits: int = 10,
-    fraction: float = DEFAULT_FRACTION,
-    resolution: int = 20,
-    kind: str = "uniform",
-    percentiles: tuple[float, float] = (0.0, 1.0),
-    pfi_estimator: str = "permutation",
-    n_repeats: int = 5,
-    confidence: float = 0.95,
-    random_state: int = 0,
     n_jobs: int = 1,
-    classes: Sequence[str] | None = None,
-    pd_class: str | None = None,
-    imputer=None,
-) -> dict:
+) -> LearnerTables:
     """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
 
-    :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, task, params)``
-    on the training rows ``X, y``, the variables being one-hot groups
-    (:func:`xaipipe.explain.reliance.features_from_groups`); ``imputer`` as
-    :func:`learner_refits` (``X`` then keeps its missing values).
+    :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, settings.task, params,
+    options=options)`` on the training rows, the variables being one-hot groups
+    (:func:`xaipipe.explain.reliance.features_from_groups`), with the refits, grid, PFI and
+    interval of ``settings``. The training rows keep their missing values (``data.X_train_raw``):
+    each refit imputes from its own training rows with a clone of ``data.imputer``
+    (:func:`learner_refits`).
 
-    A multiclass target (``classes``: its labels in code order): the subsamples are
-    stratified by class (:func:`subsample_splits`), the learner-PFI uses the
-    multiclass loss and the learner-PD is the probability of class ``pd_class``
-    (config key ``explain.figure_class``; default the first class), named in a
-    ``class`` column of the PD tables.
+    A multiclass target (``data.classes``: its labels in code order): the subsamples are
+    stratified by class (:func:`subsample_splits`), the learner-PFI uses the multiclass loss and
+    the learner-PD is the probability of class ``settings.figure_class`` (config key
+    ``explain.figure_class``; default the first class), named in a ``class`` column of the PD
+    tables.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
+        ``y_train``, ``features``, ``feature_groups``, ``classes``, ``imputer``, ``dataset``.
+    settings : LearnerSettings
+        :meth:`xaipipe.settings.LearnerSettings.from_config`.
+    family : str
+    params : mapping
+        The family's best configuration (``best.json``'s ``params``).
+    reliance : DataFrame, optional
+        The model's MR table (``model_reliance.csv``): the learner-PD's variables are its top
+        ``settings.top_k`` by ``settings.ranking_quantity`` of ``settings.ranking_estimator`` and
+        ``settings.loss`` (:func:`xaipipe.explain.summary.top_features`).
+    pd_features : sequence of str, optional
+        The learner-PD's variables instead (give exactly one of ``reliance`` and ``pd_features``).
+    options : mapping, optional
+        The family's ``estimator_options``.
+    n_jobs : int, default 1
+        Worker processes over refits; results do not depend on it.
 
     Returns
     -------
-    dict
-        ``pd``, ``pfi``, ``pd_refits``, ``pfi_refits`` (:class:`LearnerResult`),
-        each with ``dataset`` and ``model`` (the family) first.
+    LearnerTables
+
+    Raises
+    ------
+    ValueError
+        Both or neither of ``reliance`` and ``pd_features``; no MR rows of the ranking's
+        estimator and loss; as :func:`learner_refits`.
     """
     from ..io import with_ids
     from .reliance import features_from_groups
     from .shapley import class_choice
+    from .summary import top_features
 
+    if (reliance is None) == (pd_features is None):
+        raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
+    if reliance is not None:
+        pd_features = top_features(
+            reliance,
+            settings.top_k,
+            estimator=settings.ranking_estimator,
+            loss=settings.loss,
+            quantity=settings.ranking_quantity,
+        )
+    classes = data.classes
     multi = {}
     if classes is not None:
-        k = class_choice(classes, pd_class)["class_index"]
-        multi = {"pd_class_index": k, "stratify": True}
+        multi = {"pd_class_index": class_choice(classes, settings.figure_class)["class_index"]}
+    feature_names = list(data.features)
     result = learner_pd_pfi(
-        estimator_factory(family, task, params, options=options),
-        X,
-        y,
-        feature_names=list(feature_names),
-        features=features_from_groups(list(feature_names), feature_groups),
+        estimator_factory(family, settings.task, params, options=options),
+        data.X_train_raw,
+        data.y_train,
+        settings.design(stratify=classes is not None),
+        feature_names=feature_names,
+        features=features_from_groups(feature_names, data.feature_groups),
         pd_features=list(pd_features),
-        n_refits=n_refits,
-        fraction=fraction,
-        resolution=resolution,
-        kind=kind,
-        percentiles=tuple(percentiles),
-        pfi_estimator=pfi_estimator,
-        n_repeats=n_repeats,
-        confidence=confidence,
-        random_state=random_state,
+        confidence=settings.confidence,
         n_jobs=n_jobs,
         **multi,
-        imputer=imputer,
+        imputer=data.imputer,
     )
-    ids = {"dataset": dataset, "model": family}
-    out = {name: with_ids(getattr(result, name), **ids) for name in ("pd", "pfi", "pd_refits", "pfi_refits")}
+    ids = {"dataset": data.dataset, "model": family}
+    out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}
     if multi:
         for name in ("pd", "pd_refits"):
             out[name].insert(2, "class", str(classes[multi["pd_class_index"]]))
-    return out
+    return LearnerTables(**out, pd_features=list(pd_features))

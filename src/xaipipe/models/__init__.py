@@ -6,7 +6,7 @@ Entry points (``from xaipipe.models import ...``, imported on first use):
 entry point                      rule                  what
 ===============================  ====================  =============================================
 ``FAMILIES``                     (registry)            the model families and what each can do
-``cross_validate_grid``          ``cv_shard``          CV of one family's grid (shared prefixes)
+``cross_validate_grid``          ``cv_shard``          CV of one family's grid (``cv.cv_shard_table``)
 ``cv_tables``                    ``cv``                CV of a grid, its summary tables
 ``fit_best``                     ``fit``               refit of the selected configuration
 ``comparison_tables``            ``model_comparison``  paired bootstrap of test losses, test loss

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +32,19 @@ from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS
 from .output import model_output
 from .prefix import prefix_predictions
 
-__all__ = ["combine_cv_shards", "cross_validate_grid", "cv_tables", "n_fit_units", "select_best", "summarize_cv"]
+if TYPE_CHECKING:
+    from ..settings import CVSettings
+
+__all__ = [
+    "CVResult",
+    "combine_cv_shards",
+    "cross_validate_grid",
+    "cv_shard_table",
+    "cv_tables",
+    "n_fit_units",
+    "select_best",
+    "summarize_cv",
+]
 
 
 def metric_names(task: str) -> tuple[str, ...]:
@@ -459,48 +472,65 @@ def select_best(summary: pd.DataFrame, metric: str) -> pd.Series:
     return ok.iloc[int(np.argmin(values))]
 
 
+@dataclass(frozen=True)
+class CVResult:
+    """The outputs of the ``cv`` rule (:func:`cv_tables`).
+
+    Attributes
+    ----------
+    table : DataFrame
+        :func:`cross_validate_grid` with a leading ``dataset`` column (``cv.csv``).
+    summary : DataFrame
+        :func:`summarize_cv` with a leading ``dataset`` column (``<family>_summary.csv``).
+    best : dict
+        The record of ``best/<family>.json``: ``dataset``, ``task``, ``family``, ``params``
+        (original types), ``config_id``, ``selection_metric``, ``cv_mean``, ``cv_std``,
+        ``n_configs``, ``n_failed``, ``failed_configs``, ``seed``, ``options``.
+    """
+
+    table: pd.DataFrame
+    summary: pd.DataFrame
+    best: dict
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names (``cv``, ``summary``)."""
+        return {"cv": self.table, "summary": self.summary}
+
+
 def cv_tables(
-    family: str,
-    task: str,
-    grid: Mapping[str, Any] | None,
-    X: np.ndarray,
-    y: np.ndarray,
-    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    data,
+    settings: CVSettings,
     *,
-    selection: str,
-    random_state: int,
-    options: Mapping[str, Any] | None = None,
-    sample: Mapping[str, Any] | None = None,
-    dataset: str = "",
-    n_jobs: int = 1,
-    beta: float = 1.0,
     shards: Sequence[pd.DataFrame] | None = None,
-    imputer=None,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    n_jobs: int = 1,
+) -> CVResult:
     """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
+
+    :func:`cross_validate_grid` of ``settings.family``'s grid (and random search) on the training
+    rows with their missing values (``data.X_train_raw``: each fold imputes from its own training
+    rows with a clone of ``data.imputer``), :func:`summarize_cv` and :func:`select_best` by
+    ``settings.selection``.
 
     Parameters
     ----------
-    family, task, grid, X, y, folds, random_state, options, sample, n_jobs, beta, imputer
-        As :func:`cross_validate_grid`.
-    selection : str
-        The loss that picks the best configuration (:func:`select_best`).
-    dataset : str
-        Written in the ``dataset`` column and the record.
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
+        ``y_train``, ``folds``, ``imputer``, ``dataset`` (written in the ``dataset`` column and the
+        record).
+    settings : CVSettings
+        :meth:`xaipipe.settings.CVSettings.from_config`: ``task``, ``family``, ``grid``,
+        ``sample``, ``options``, ``seed``, ``beta`` (as :func:`cross_validate_grid`'s) and
+        ``selection`` (the loss that picks the best configuration, :func:`select_best`).
     shards : sequence of DataFrame, optional
-        The tables of a split CV, ``cross_validate_grid(..., shard=(i, n))`` for
-        ``i = 0 .. n - 1`` in any order (the ``cv_shard`` jobs of config key
-        ``cv_shards``): combined instead of fitting (``X``, ``y`` and ``folds``
-        are then not used); the result equals the unsplit one.
+        The tables of a split CV (:func:`cv_shard_table` for ``i = 0 .. n - 1``, in any order: the
+        ``cv_shard`` jobs of config key ``cv_shards``): combined instead of fitting (only
+        ``data.folds`` and ``data.dataset`` are then used); the result equals the unsplit one.
+    n_jobs : int, default 1
+        Worker processes; results do not depend on it.
 
     Returns
     -------
-    (table, summary, best)
-        :func:`cross_validate_grid` and :func:`summarize_cv` with a leading
-        ``dataset`` column, and the record of ``best/<family>.json``: ``dataset``,
-        ``task``, ``family``, ``params`` (original types), ``config_id``,
-        ``selection_metric``, ``cv_mean``, ``cv_std``, ``n_configs``, ``n_failed``,
-        ``failed_configs``, ``seed``, ``options``.
+    CVResult
 
     Raises
     ------
@@ -508,44 +538,75 @@ def cv_tables(
         As :func:`select_best` (every configuration failed, a metric that is not a loss);
         ``shards`` that do not hold every configuration x fold of the grid exactly once.
     """
+    s = settings
     if shards is None:
         table = cross_validate_grid(
-            family,
-            task,
-            grid,
-            X,
-            y,
-            folds,
-            random_state=random_state,
-            options=options,
-            sample=sample,
+            s.family,
+            s.task,
+            s.grid,
+            data.X_train_raw,
+            data.y_train,
+            data.folds,
+            random_state=s.seed,
+            options=s.options,
+            sample=s.sample,
             n_jobs=n_jobs,
-            beta=beta,
-            imputer=imputer,
+            beta=s.beta,
+            imputer=data.imputer,
         )
     else:
         table = combine_cv_shards(
-            shards, family=family, grid=grid, sample=sample, random_state=random_state, n_folds=len(folds)
+            shards, family=s.family, grid=s.grid, sample=s.sample, random_state=s.seed, n_folds=len(data.folds)
         )
+    dataset = data.dataset
     table.insert(0, "dataset", dataset)
-    summary = summarize_cv(table.drop(columns="dataset"), task)
+    summary = summarize_cv(table.drop(columns="dataset"), s.task)
     summary.insert(0, "dataset", dataset)
-    best = select_best(summary, selection)
-    params = params_from_config_id(best["config_id"]) if grid is None else expand_grid(grid)[int(best["config_index"])]
+    best = select_best(summary, s.selection)
+    params = (
+        params_from_config_id(best["config_id"]) if s.grid is None else expand_grid(s.grid)[int(best["config_index"])]
+    )
     failed = summary.loc[summary["status"] == "failed", "config_id"].tolist()
     record = {
         "dataset": dataset,
-        "task": task,
-        "family": family,
+        "task": s.task,
+        "family": s.family,
         "params": params,
         "config_id": best["config_id"],
-        "selection_metric": selection,
-        "cv_mean": best[f"{selection}_mean"],
-        "cv_std": best[f"{selection}_std"],
+        "selection_metric": s.selection,
+        "cv_mean": best[f"{s.selection}_mean"],
+        "cv_std": best[f"{s.selection}_std"],
         "n_configs": int(len(summary)),
         "n_failed": len(failed),
         "failed_configs": failed,
-        "seed": random_state,
-        "options": dict(options or {}),
+        "seed": s.seed,
+        "options": dict(s.options or {}),
     }
-    return table, summary, record
+    return CVResult(table=table, summary=summary, best=record)
+
+
+def cv_shard_table(data, settings: CVSettings, shard: tuple[int, int], *, n_jobs: int = 1) -> pd.DataFrame:
+    """The ``cv_shard`` rule: shard ``shard = (i, n)`` of a split CV (:func:`cross_validate_grid`
+    with ``shard=``: whole fit units of the grid, every fold), on the data of :func:`cv_tables`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`cross_validate_grid` (``shard`` not ``0 <= i < n``).
+    """
+    s = settings
+    return cross_validate_grid(
+        s.family,
+        s.task,
+        s.grid,
+        data.X_train_raw,
+        data.y_train,
+        data.folds,
+        random_state=s.seed,
+        options=s.options,
+        sample=s.sample,
+        n_jobs=n_jobs,
+        beta=s.beta,
+        imputer=data.imputer,
+        shard=(int(shard[0]), int(shard[1])),
+    )

@@ -127,7 +127,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -136,6 +136,9 @@ from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_finite, check_int
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
+if TYPE_CHECKING:
+    from ..settings import BootstrapSettings
+
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
 
 __all__ = [
@@ -143,6 +146,8 @@ __all__ = [
     "BOOTSTRAP_RELIANCE_COLUMNS",
     "SIZE_COLUMNS",
     "MCR_COLUMNS",
+    "BootstrapShard",
+    "BootstrapTables",
     "RashomonBootstrap",
     "bootstrap_indices",
     "bootstrap_rashomon",
@@ -690,96 +695,157 @@ def bootstrap_rashomon(
     return RashomonBootstrap(models=models, reliance=reliance, sizes=sizes, mcr=mcr_per_resample(reliance))
 
 
-def bootstrap_shard(
-    X,
-    y,
-    *,
-    task: str,
-    grids: Mapping[str, Any],
-    epsilon: float,
-    epsilon_mode: str = "relative",
-    metric: str | None = None,
-    n_bootstrap: int = 10,
-    resamples: Sequence[int] | None = None,
-    mr_data: str = "oob",
-    X_test=None,
-    y_test=None,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    mr_estimator: str = "permutation",
-    mr_loss=None,
-    n_repeats: int = 5,
-    cv_summary: pd.DataFrame | None = None,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    random_state: int = 0,
-    n_jobs: int = 1,
-    imputer=None,
-) -> dict:
-    """One job of the split ``rashomon_bootstrap``: the per-resample tables of some resamples.
+@dataclass(frozen=True)
+class BootstrapShard:
+    """One job of the split ``rashomon_bootstrap`` (:func:`bootstrap_shard`).
 
-    Parameters are those of :func:`bootstrap_tables` (without ``dataset`` and
-    ``confidence``) and ``resamples``, ``imputer`` (:func:`bootstrap_rashomon`; default all,
-    None).
-    Resample ``b`` does not depend on which others a job runs, so
-    :func:`combine_bootstrap_shards` of the shards of any partition of
-    ``range(n_bootstrap)`` gives the tables of the unsplit run.
+    Attributes
+    ----------
+    models, reliance : DataFrame
+        :class:`RashomonBootstrap`'s tables of the job's resamples.
+    sizes : DataFrame
+        :class:`RashomonBootstrap`'s, with ``epsilon`` and ``epsilon_mode`` columns: the tolerance
+        actually used (absolute after ``epsilon_mode="se"``).
+    """
+
+    models: pd.DataFrame
+    reliance: pd.DataFrame
+    sizes: pd.DataFrame
+
+    #: The tables, in the order the rule stores them.
+    FRAMES = ("models", "reliance", "sizes")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`): what the rule pickles for :func:`combine_bootstrap_shards`."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
+def bootstrap_shard(
+    data,
+    settings: BootstrapSettings,
+    summary: pd.DataFrame | None,
+    *,
+    grids: Mapping[str, Any],
+    resamples: Sequence[int] | None = None,
+    n_jobs: int = 1,
+) -> BootstrapShard:
+    """The ``rashomon_bootstrap_shard`` rule: the per-resample tables of some bootstrap resamples.
+
+    :func:`bootstrap_rashomon` of the model class ``grids`` on the training rows with their missing
+    values (``data.X_train_raw``: each resample imputes from its own in-bag rows with a clone of
+    ``data.imputer``), the variables being one-hot groups
+    (:func:`xaipipe.explain.reliance.features_from_groups`); the test split is used only with
+    ``mr_data="test"``. With ``epsilon_mode="se"`` the tolerance is made absolute once, from the CV
+    summary of the same model class (``summary``: ``epsilon`` standard errors of its best
+    configuration's CV loss, :func:`xaipipe.rashomon.sets.rashomon_set`), and every resample uses
+    that absolute bound above its own best out-of-bag loss (the ``epsilon`` column of ``sizes``).
+    Resample ``b`` does not depend on which others a job runs, so :func:`combine_bootstrap_shards`
+    of the shards of any partition of ``range(n_bootstrap)`` gives the tables of the unsplit run.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
+        ``y_train``, ``X_test_raw``, ``y_test``, ``features``, ``feature_groups``, ``imputer``.
+    settings : BootstrapSettings
+        :meth:`xaipipe.settings.BootstrapSettings.from_config`: ``B``, ``mr_data``, the MR
+        estimator and repeats, and the Rashomon step's task, metric, ε, ε rule, MR loss, seed and
+        estimator options.
+    summary : DataFrame or None
+        The model class's CV summaries (needed with ``epsilon_mode="se"`` only).
+    grids : mapping family -> grid
+        The model class (:func:`grid_configurations`).
+    resamples : sequence of int, optional
+        The job's resamples (default all; :meth:`BootstrapSettings.shard_resamples`).
+    n_jobs : int, default 1
+        Worker processes; results do not depend on it.
 
     Returns
     -------
-    dict
-        ``models``, ``reliance`` (:class:`RashomonBootstrap`) and ``sizes``
-        (with ``epsilon`` and ``epsilon_mode`` columns: the tolerance actually
-        used, absolute after ``epsilon_mode="se"``) of the resamples.
+    BootstrapShard
 
     Raises
     ------
     ValueError
-        As :func:`bootstrap_rashomon`; ``epsilon_mode="se"`` without ``cv_summary``.
+        As :func:`bootstrap_rashomon`; ``epsilon_mode="se"`` without ``summary``.
     """
     from ..explain.reliance import features_from_groups
     from .sets import rashomon_set
 
+    r = settings.rashomon
+    epsilon, epsilon_mode = r.epsilon, r.epsilon_mode
     if epsilon_mode == "se":
-        if cv_summary is None:
-            raise ValueError("epsilon_mode='se' needs cv_summary (the model class's CV summaries)")
-        rs = rashomon_set(cv_summary, metric=metric or default_metric(task), epsilon=epsilon, mode="se")
+        if summary is None:
+            raise ValueError("epsilon_mode='se' needs the CV summary (the model class's CV summaries)")
+        rs = rashomon_set(summary, metric=r.metric, epsilon=epsilon, mode="se")
         epsilon, epsilon_mode = rs.loss_bound - float(rs.reference["loss"]), "absolute"
+    feature_names = list(data.features)
     result = bootstrap_rashomon(
-        X,
-        y,
-        task=task,
+        data.X_train_raw,
+        data.y_train,
+        task=r.task,
         grids=grids,
         epsilon=epsilon,
         epsilon_mode=epsilon_mode,
-        metric=metric,
-        n_bootstrap=n_bootstrap,
-        mr_data=mr_data,
-        **({"X_test": X_test, "y_test": y_test} if mr_data == "test" else {}),
-        features=features_from_groups(list(feature_names), feature_groups),
-        feature_names=list(feature_names),
-        mr_estimator=mr_estimator,
-        mr_loss=mr_loss,
-        n_repeats=n_repeats,
-        options=options,
-        random_state=random_state,
+        metric=r.metric,
+        n_bootstrap=settings.n_bootstrap,
+        mr_data=settings.mr_data,
+        **({"X_test": data.X_test_raw, "y_test": data.y_test} if settings.mr_data == "test" else {}),
+        features=features_from_groups(feature_names, data.feature_groups),
+        feature_names=feature_names,
+        mr_estimator=settings.estimator,
+        mr_loss=r.loss,
+        n_repeats=settings.n_repeats,
+        options=r.options,
+        random_state=r.seed,
         n_jobs=n_jobs,
         resamples=resamples,
-        imputer=imputer,
+        imputer=data.imputer,
     )
     sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
-    return {"models": result.models, "reliance": result.reliance, "sizes": sizes}
+    return BootstrapShard(models=result.models, reliance=result.reliance, sizes=sizes)
+
+
+@dataclass(frozen=True)
+class BootstrapTables:
+    """The tables of the ``rashomon_bootstrap`` rule (:func:`combine_bootstrap_shards`), each with
+    ``dataset`` first.
+
+    Attributes
+    ----------
+    models, reliance, sizes, mcr : DataFrame
+        :class:`RashomonBootstrap`'s tables of all resamples (``sizes`` with the ε actually used).
+    rid : DataFrame
+        :func:`rid_summary`.
+    mcr_summary : DataFrame
+        :func:`mcr_summary` at the rule's ``confidence``.
+    """
+
+    models: pd.DataFrame
+    reliance: pd.DataFrame
+    sizes: pd.DataFrame
+    mcr: pd.DataFrame
+    rid: pd.DataFrame
+    mcr_summary: pd.DataFrame
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("models", "reliance", "sizes", "mcr", "rid", "mcr_summary")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
 
 
 def combine_bootstrap_shards(
     shards: Sequence[Mapping[str, pd.DataFrame]], *, n_bootstrap: int, dataset: str, confidence: float = 0.95
-) -> dict:
+) -> BootstrapTables:
     """The aggregation of the split ``rashomon_bootstrap``: the rule's six tables from its shards.
 
     Parameters
     ----------
-    shards : sequence of dict
-        :func:`bootstrap_shard` outputs, in any order, that together hold every
-        resample ``0..B-1`` once.
+    shards : sequence of BootstrapShard or dict
+        :func:`bootstrap_shard` outputs (or their :meth:`BootstrapShard.to_frames`, as the rule
+        stores them), in any order, that together hold every resample ``0..B-1`` once.
     n_bootstrap : int
         ``B``.
     dataset : str
@@ -789,7 +855,7 @@ def combine_bootstrap_shards(
 
     Returns
     -------
-    dict
+    BootstrapTables
         ``models``, ``reliance``, ``sizes``, ``mcr`` (:func:`mcr_per_resample`),
         ``rid`` (:func:`rid_summary`) and ``mcr_summary``, each with ``dataset``
         first: those of :func:`bootstrap_tables` on all resamples.
@@ -803,6 +869,7 @@ def combine_bootstrap_shards(
 
     if not shards:
         raise ValueError("no bootstrap shards to combine")
+    shards = [sh.to_frames() if isinstance(sh, BootstrapShard) else sh for sh in shards]
 
     def joined(name):
         frame = pd.concat([sh[name] for sh in shards], ignore_index=True)
@@ -821,52 +888,33 @@ def combine_bootstrap_shards(
         "rid": rid_summary(reliance),
         "mcr_summary": mcr_summary(mcr, confidence=confidence),
     }
-    return {name: with_ids(frame, dataset=dataset) for name, frame in tables.items()}
+    return BootstrapTables(**{name: with_ids(frame, dataset=dataset) for name, frame in tables.items()})
 
 
 def bootstrap_tables(
-    X,
-    y,
+    data,
+    settings: BootstrapSettings,
+    summary: pd.DataFrame | None,
     *,
-    dataset: str,
-    confidence: float = 0.95,
-    **kwargs,
-) -> dict:
+    grids: Mapping[str, Any],
+    n_jobs: int = 1,
+) -> BootstrapTables:
     """The ``rashomon_bootstrap`` tables in one call: :func:`bootstrap_shard` of every resample,
-    then :func:`combine_bootstrap_shards`.
-
-    The variables are one-hot groups (:func:`xaipipe.explain.reliance.features_from_groups`);
-    ``X_test`` / ``y_test`` are used only with ``mr_data="test"``. With
-    ``epsilon_mode="se"`` the tolerance is made absolute once, from the CV summary
-    of the same model class (``cv_summary``: ``epsilon`` standard errors of its best
-    configuration's CV loss, :func:`xaipipe.rashomon.sets.rashomon_set`), and
-    every resample uses that absolute bound above its own best out-of-bag loss
-    (the ``epsilon_abs`` column of ``sizes``).
+    then :func:`combine_bootstrap_shards` (``data.dataset`` first in every table, the MCR endpoint
+    intervals at ``settings.confidence``).
 
     Parameters
     ----------
-    X, y
-        As :func:`bootstrap_rashomon`.
-    dataset : str
-        Written first in every table.
-    confidence : float, default 0.95
-        Level of :func:`mcr_summary`.
-    **kwargs
-        The keyword arguments of :func:`bootstrap_shard` (``task``, ``grids``,
-        ``epsilon``, ``feature_names``, ...; not ``resamples``).
+    data, settings, summary, grids, n_jobs
+        As :func:`bootstrap_shard`.
 
     Returns
     -------
-    dict
-        ``models``, ``reliance``, ``sizes``, ``mcr`` (:class:`RashomonBootstrap`),
-        ``rid`` (:func:`rid_summary`) and ``mcr_summary`` (:func:`mcr_summary` at
-        ``confidence``), each with ``dataset`` first.
+    BootstrapTables
     """
-    if "resamples" in kwargs:
-        raise TypeError("bootstrap_tables runs every resample; use bootstrap_shard for some")
     return combine_bootstrap_shards(
-        [bootstrap_shard(X, y, **kwargs)],
-        n_bootstrap=kwargs.get("n_bootstrap", 10),
-        dataset=dataset,
-        confidence=confidence,
+        [bootstrap_shard(data, settings, summary, grids=grids, n_jobs=n_jobs)],
+        n_bootstrap=settings.n_bootstrap,
+        dataset=data.dataset,
+        confidence=settings.confidence,
     )

@@ -53,6 +53,7 @@ from ..validation import check_finite, check_int
 
 __all__ = [
     "MultiplicityResult",
+    "MultiplicityTables",
     "n_distinct_functions",
     "rashomon_capacity",
     "predictive_multiplicity",
@@ -583,6 +584,30 @@ def function_count_columns(
     return out
 
 
+@dataclass(frozen=True)
+class MultiplicityTables:
+    """The tables of the ``multiplicity`` rule (:func:`multiplicity_tables`).
+
+    Attributes
+    ----------
+    multiplicity, path, rows : DataFrame
+        Per scope on the ε grid (``multiplicity.csv``), on the exact ε-path
+        (``multiplicity_path.csv``) and per scope and test row at the default ε
+        (``multiplicity_rows.csv``).
+    """
+
+    multiplicity: pd.DataFrame
+    path: pd.DataFrame
+    rows: pd.DataFrame
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("multiplicity", "path", "rows")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
 def multiplicity_tables(
     predictions,
     index: pd.DataFrame,
@@ -595,7 +620,7 @@ def multiplicity_tables(
     y_true=None,
     capacity: bool | None = None,
     dataset: str = "",
-) -> dict:
+) -> MultiplicityTables:
     """The ``multiplicity`` rule: predictive multiplicity of every Rashomon scope on the ε grid, on the
     exact ε-path, and per test row at the default ε.
 
@@ -622,7 +647,7 @@ def multiplicity_tables(
 
     Returns
     -------
-    dict
+    MultiplicityTables
         ``multiplicity``: :func:`scope_multiplicity` on the ε grid with ``dataset`` first and
         ``is_default`` last; ``path``: the same at every entry ε of each scope up to the largest
         grid ε (member ``h`` enters at ``max(gap_h, 0)``, as :func:`xaipipe.rashomon.mcr.mcr_path`),
@@ -704,4 +729,4 @@ def multiplicity_tables(
         if y_true is not None:
             rows.insert(4, "y_true", np.asarray(y_true, dtype=np.float64))
         frames.append(rows)
-    return {"multiplicity": table, "path": path, "rows": pd.concat(frames, ignore_index=True)}
+    return MultiplicityTables(multiplicity=table, path=path, rows=pd.concat(frames, ignore_index=True))

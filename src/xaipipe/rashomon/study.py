@@ -10,6 +10,9 @@
   envelope, ε-path or ``linear_exact``): the core of :func:`mcr_study` without refit jobs, and the
   per-replicate step of the coverage study (:mod:`xaipipe.studies.coverage`).
 
+Each takes ``(data, settings, summary)``: the split (:class:`xaipipe.data.prepare.PreparedData`), the
+step's :class:`xaipipe.settings.RashomonSettings` and the CV summaries.
+
 The definitions (Fisher, Rudin & Dominici 2019, §4) are in :mod:`xaipipe.rashomon.mcr`; the sets in
 :mod:`xaipipe.rashomon.sets`; the members in :mod:`xaipipe.rashomon.members`.
 """
@@ -17,7 +20,7 @@ The definitions (Fisher, Rudin & Dominici 2019, §4) are in :mod:`xaipipe.rashom
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,40 +31,15 @@ from .mcr import MCR_FIRST, mcr_path, mcr_table
 from .members import _member_base, member_table, members_reliance
 from .multiplicity import function_count_columns, members_predictions
 from .refit import fit_member_groups
-from .sets import CROSS_FAMILY, SCOPES, check_epsilons, rashomon_scopes, select_set
+from .sets import check_epsilons, rashomon_scopes, select_set
 
 if TYPE_CHECKING:
     from ..settings import RashomonSettings
 
-__all__ = ["RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
+__all__ = ["RashomonRefit", "RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
 
 
-def rashomon_reliance(
-    summary: pd.DataFrame,
-    X_train,
-    y_train,
-    X_test,
-    y_test,
-    *,
-    task: str,
-    metric: str,
-    epsilons: Sequence[float],
-    epsilon_mode: str = "relative",
-    scopes: Sequence[str] = SCOPES,
-    references: Mapping[str, Any] | None = None,
-    features=None,
-    feature_names: Sequence[str] | None = None,
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    estimators: Sequence[str] = ("permutation",),
-    loss: str | None = None,
-    n_repeats: int = 20,
-    e_switch_max_rows: int | None = 400,
-    random_state: int = 0,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    dataset: str | None = None,
-    n_jobs: int = 1,
-    method: str = "auto",
-) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+def rashomon_reliance(data, settings: RashomonSettings, summary: pd.DataFrame, *, n_jobs: int = 1) -> tuple:
     """Sets, member refits, member MR, the member and MCR tables of one dataset, in one call.
 
     The core of :func:`mcr_study` without refit jobs (no PD envelope, ε-path or
@@ -69,35 +47,23 @@ def rashomon_reliance(
 
     Parameters
     ----------
+    data : PreparedData
+        The split (:class:`xaipipe.data.prepare.PreparedData`, or any object with its attributes
+        ``X_train``, ``y_train``, ``X_test``, ``y_test``, ``features``, ``feature_groups`` and
+        ``dataset``). The variables of MR are the columns, one-hot groups counting as one
+        (:func:`xaipipe.explain.reliance.features_from_groups`); ``features=None``: every column
+        its own variable, named by position.
+    settings : RashomonSettings
+        :class:`xaipipe.settings.RashomonSettings`: ``task``, ``metric`` (the CV loss defining the
+        sets), ``epsilons`` (members are those of the largest ε), ``epsilon_mode``, ``scopes``
+        (``linear_exact`` is left out: it has no fitted members; see :func:`rashomon_scopes`),
+        ``estimators``, ``loss``, ``n_repeats``, ``e_switch_max_rows`` (see
+        :func:`members_reliance`), ``seed`` (estimators' ``random_state`` as in the CV, and the
+        permutation seed) and ``options`` (``estimator_options``).
     summary : DataFrame
         The dataset's CV summaries (``<family>_summary.csv``), concatenated.
-    X_train, y_train, X_test, y_test : arrays
-        The prepared split (:class:`xaipipe.data.prepare.PreparedData`).
-    task : {"regression", "classification"}
-    metric : str
-        CV loss defining the sets (``rmse`` / ``log_loss``).
-    epsilons : sequence of float
-        ε grid; members are those of the largest ε.
-    epsilon_mode : {"relative", "absolute"}
-    scopes, references
-        See :func:`rashomon_scopes`.
-    features : mapping name -> columns, optional
-        Variables; default from ``feature_names`` and ``feature_groups``
-        (:func:`xaipipe.explain.reliance.features_from_groups`: one-hot groups
-        count as one variable).
-    estimators, n_repeats, e_switch_max_rows
-        See :func:`members_reliance`.
-    loss : str, optional
-        MR loss; default ``squared_error`` (regression) / ``log_loss``.
-    random_state : int
-        Estimators' ``random_state`` (as in the CV) and the permutation seed.
-    options : mapping family -> mapping
-        ``estimator_options``.
-    dataset : str, optional
     n_jobs : int
         Processes for the refits.
-    method : str
-        :func:`xaipipe.explain.reliance.model_reliance`'s path.
 
     Returns
     -------
@@ -108,34 +74,52 @@ def rashomon_reliance(
     groups : list of FittedGroup
         The refitted models (for PD envelopes).
     """
-    grid = check_epsilons(epsilons)
+    grid = check_epsilons(settings.epsilons)
     sets = rashomon_scopes(
-        summary, metric=metric, epsilon=grid[-1], mode=epsilon_mode, scopes=scopes, references=references
+        summary,
+        metric=settings.metric,
+        epsilon=grid[-1],
+        mode=settings.epsilon_mode,
+        scopes=_grid_scopes(settings),
     )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
     groups = fit_member_groups(
-        candidates, task, X_train, y_train, random_state=random_state, options=options, n_jobs=n_jobs
-    )
-    if features is None and feature_names is not None:
-        features = features_from_groups(feature_names, feature_groups)
-    if loss is None:
-        loss = "squared_error" if task == "regression" else "log_loss"
-    rel = members_reliance(
-        groups,
-        X_test,
-        y_test,
-        features=features,
-        feature_names=feature_names,
-        estimators=estimators,
-        loss=loss,
-        n_repeats=n_repeats,
-        random_state=random_state,
-        e_switch_max_rows=e_switch_max_rows,
-        method=method,
+        candidates,
+        settings.task,
+        data.X_train,
+        data.y_train,
+        random_state=settings.seed,
+        options=settings.options,
         n_jobs=n_jobs,
     )
-    members = member_table(sets, rel, epsilons=grid, dataset=dataset)
+    rel = _reliance(data, settings, groups, n_jobs)
+    members = member_table(sets, rel, epsilons=grid, dataset=data.dataset)
     return members, mcr_table(members, sets, epsilons=grid), groups
+
+
+def _grid_scopes(settings: RashomonSettings) -> list[str]:
+    """The scopes of ``settings`` that are sets of fitted members (all but ``linear_exact``)."""
+    from .linear import LINEAR_EXACT
+
+    return [s for s in settings.scopes if s != LINEAR_EXACT]
+
+
+def _reliance(data, settings: RashomonSettings, groups, n_jobs: int) -> pd.DataFrame:
+    """:func:`members_reliance` of fitted ``groups`` on the test split, as ``settings`` say."""
+    features = None if data.features is None else features_from_groups(data.features, data.feature_groups)
+    return members_reliance(
+        groups,
+        data.X_test,
+        data.y_test,
+        features=features,
+        feature_names=data.features,
+        estimators=list(settings.estimators),
+        loss=settings.loss,
+        n_repeats=settings.n_repeats,
+        random_state=settings.seed,
+        e_switch_max_rows=settings.e_switch_max_rows,
+        n_jobs=n_jobs,
+    )
 
 
 def _figure_scope(sets: Mapping[str, Any], figure_scope: str) -> str:
@@ -143,128 +127,123 @@ def _figure_scope(sets: Mapping[str, Any], figure_scope: str) -> str:
     return figure_scope if figure_scope in sets else next(iter(sets))
 
 
-def _rashomon_refit(
+@dataclass(frozen=True)
+class RashomonRefit:
+    """The result of one ``rashomon_refit`` job (:func:`rashomon_refit`).
+
+    Attributes
+    ----------
+    families : list of str
+        The job's families.
+    reliance : DataFrame
+        :func:`members_reliance` rows of their members, estimator-major, in group order.
+    curves : DataFrame
+        :func:`~xaipipe.rashomon.envelope.members_curves` of their members in the envelope's set,
+        every variable.
+    n_groups : int
+        Fitted prefix groups.
+    predictions : (DataFrame, ndarray)
+        :func:`~xaipipe.rashomon.multiplicity.members_predictions` of their members: keys and the
+        ``(m, n_test)`` test predictions, float64.
+    """
+
+    families: list
+    reliance: pd.DataFrame
+    curves: pd.DataFrame
+    n_groups: int
+    predictions: tuple
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields by name, in their order: what the rule pickles for :func:`mcr_study`."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def rashomon_refit(
+    data,
+    settings: RashomonSettings,
     summary: pd.DataFrame,
-    X_train,
-    y_train,
-    X_test,
-    y_test,
     *,
     families: Sequence[str],
-    task: str,
-    metric: str,
-    epsilons: Sequence[float],
-    epsilon: float,
-    epsilon_mode: str = "relative",
-    scopes: Sequence[str] = SCOPES,
-    figure_scope: str = CROSS_FAMILY,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    estimators: Sequence[str] = ("permutation",),
-    loss: str | None = None,
-    n_repeats: int = 20,
-    e_switch_max_rows: int | None = 400,
-    pd_resolution: int = 30,
-    random_state: int = 0,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
     n_jobs: int = 1,
-    method: str = "auto",
     pd_class_index: int = 1,
-) -> dict:
-    """:func:`rashomon_refit` on arrays and keyword arguments: refits and MR of the members of some families.
+) -> RashomonRefit:
+    """The ``rashomon_refit`` rule: refits, MR and PD curves of the Rashomon-set members of ``families``.
 
-    The member refits of :func:`rashomon_reliance`, restricted to ``families``: the
-    sets come from the whole ``summary`` (every family, so the cross-family set and
-    its reference are the same as in one job), the members of ``families`` at the
-    largest ε are refitted (:func:`fit_member_groups`) and their MR computed
-    (:func:`members_reliance`: the permutations are drawn from ``random_state`` alone,
-    so a member's MR does not depend on which other members a job holds). The PD
-    envelope's variables (the reference model's top ``k`` by MR) are not known here,
-    so the PD curves of this job's members of the envelope's set are computed for
-    every variable that has a grid (:func:`xaipipe.rashomon.envelope.members_curves`;
-    a column group that is not one-hot has none, and the combining call raises if the
-    envelope needs it, as one job does).
-    :func:`mcr_study` with ``refits=`` combines such jobs into the tables of one job,
-    byte for byte.
+    The member refits of :func:`rashomon_reliance`, restricted to ``families``: the sets come from
+    the whole ``summary`` (every family, so the cross-family set and its reference are those of one
+    job); the members of ``families`` at the largest ε are refitted (:func:`fit_member_groups`) and
+    their MR computed (:func:`members_reliance`: the permutations are drawn from the seed alone, so a
+    member's MR does not depend on which other members a job holds). The PD envelope's variables
+    (the reference model's top ``k`` by MR) are only known once every MR is, so the PD curves of
+    this job's members of the envelope's set are computed for every variable that has a grid
+    (:func:`xaipipe.rashomon.envelope.members_curves`; a column group that is not one-hot has none,
+    and the combining call raises if the envelope needs it, as one job does). :func:`mcr_study`
+    with ``refits=`` combines such results into the tables of one job, byte for byte.
 
     Parameters
     ----------
-    summary : DataFrame
-        The dataset's CV summaries, every family of the model class, concatenated.
-    families : sequence of str
-        The families of this job (others are left out; a family without members gives
-        empty frames).
-    epsilon : float
-        ε of the PD envelope (``figure_scope``'s set).
-    pd_resolution : int
-        Grid points of a numeric variable's PD curve.
-    task, metric, epsilons, epsilon_mode, scopes, figure_scope, feature_names, feature_groups, estimators, loss, \
-n_repeats, e_switch_max_rows, random_state, options, n_jobs, method, pd_class_index
+    data, settings, summary, n_jobs, pd_class_index
         As :func:`mcr_study`.
+    families : sequence of str
+        The families of this job (others are left out; a family without members gives empty
+        frames).
 
     Returns
     -------
-    dict
-        ``families`` (list), ``reliance`` (:func:`members_reliance` rows of the
-        members, estimator-major, in group order), ``curves``
-        (:func:`~xaipipe.rashomon.envelope.members_curves` of the members in the
-        envelope's set, every variable), ``n_groups`` (fitted groups), ``predictions``
-        (:func:`~xaipipe.rashomon.multiplicity.members_predictions` of the members: keys and the
-        ``(m, n_test)`` test predictions, float64).
+    RashomonRefit
+        The rule pickles its :meth:`~RashomonRefit.to_dict` for :func:`mcr_study`.
 
     Raises
     ------
     ValueError
-        Empty ``families`` or an invalid input (as :func:`mcr_study`).
+        Empty ``families`` or an invalid input.
     """
     from .envelope import members_curves, selected_groups
-    from .linear import LINEAR_EXACT
 
     families = [str(f) for f in families]
     if not families:
         raise ValueError("families must not be empty")
-    grid = check_epsilons(epsilons)
-    grid_scopes = [s for s in scopes if s != LINEAR_EXACT]
-    sets = rashomon_scopes(summary, metric=metric, epsilon=grid[-1], mode=epsilon_mode, scopes=grid_scopes)
+    grid = check_epsilons(settings.epsilons)
+    sets = rashomon_scopes(
+        summary,
+        metric=settings.metric,
+        epsilon=grid[-1],
+        mode=settings.epsilon_mode,
+        scopes=_grid_scopes(settings),
+    )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
     mine = candidates[candidates["family"].astype(str).isin(families)]
-    out = {"families": families, "reliance": pd.DataFrame(), "curves": pd.DataFrame(), "n_groups": 0}
-    out["predictions"] = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(X_test))))
     if mine.empty:
-        return out
-    groups = fit_member_groups(mine, task, X_train, y_train, random_state=random_state, options=options, n_jobs=n_jobs)
-    out["predictions"] = members_predictions(groups, X_test)
-    features = features_from_groups(feature_names, feature_groups)
-    if loss is None:
-        loss = "squared_error" if task == "regression" else "log_loss"
-    out["reliance"] = members_reliance(
-        groups,
-        X_test,
-        y_test,
-        features=features,
-        feature_names=feature_names,
-        estimators=estimators,
-        loss=loss,
-        n_repeats=n_repeats,
-        random_state=random_state,
-        e_switch_max_rows=e_switch_max_rows,
-        method=method,
+        empty = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(data.X_test))))
+        return RashomonRefit(families, pd.DataFrame(), pd.DataFrame(), 0, empty)
+    groups = fit_member_groups(
+        mine,
+        settings.task,
+        data.X_train,
+        data.y_train,
+        random_state=settings.seed,
+        options=settings.options,
         n_jobs=n_jobs,
     )
+    predictions = members_predictions(groups, data.X_test)
+    reliance = _reliance(data, settings, groups, n_jobs)
     base = _member_base(sets, grid, None)
-    chosen = selected_groups(groups, select_set(base, _figure_scope(sets, figure_scope), epsilon, allow_empty=True))
-    out["curves"] = members_curves(
+    chosen = selected_groups(
+        groups, select_set(base, _figure_scope(sets, settings.figure_scope), settings.epsilon, allow_empty=True)
+    )
+    curves = members_curves(
         chosen,
-        X_test,
-        feature_names=feature_names,
-        feature_groups=feature_groups,
-        resolution=pd_resolution,
+        data.X_test,
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        resolution=settings.pd["resolution"],
         percentiles=(0.0, 1.0),
         skip_invalid=True,
         class_index=pd_class_index,
     )
-    out["n_groups"] = len(groups)
-    return out
+    return RashomonRefit(
+        families=families, reliance=reliance, curves=curves, n_groups=len(groups), predictions=predictions
+    )
 
 
 def _combined_reliance(
@@ -315,232 +294,6 @@ def _fitted_exactly(X_test, dataset) -> bool:
     return True
 
 
-def _mcr_study(
-    summary: pd.DataFrame,
-    X_train,
-    y_train,
-    X_test,
-    y_test,
-    *,
-    task: str,
-    metric: str,
-    epsilons: Sequence[float],
-    epsilon: float,
-    epsilon_mode: str = "relative",
-    scopes: Sequence[str] = SCOPES,
-    figure_scope: str = CROSS_FAMILY,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    estimators: Sequence[str] = ("permutation",),
-    loss: str | None = None,
-    n_repeats: int = 20,
-    e_switch_max_rows: int | None = 400,
-    pd_top_k: int = 2,
-    pd_resolution: int = 30,
-    random_state: int = 0,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    dataset: str | None = None,
-    n_jobs: int = 1,
-    refits: Sequence[Mapping[str, Any]] | None = None,
-    pd_class_index: int = 1,
-) -> dict:
-    """:func:`mcr_study` on arrays and keyword arguments (the computation; the rule entry is :func:`mcr_study`).
-
-    :func:`rashomon_reliance` (sets at the largest ε, refits, MR of every member,
-    :func:`member_table`, :func:`mcr_table`), :func:`xaipipe.rashomon.sets.set_sizes`
-    (ε-sensitivity of the set sizes) and
-    :func:`xaipipe.rashomon.envelope.pd_envelope_table` (the PD envelope of the
-    ``figure_scope`` set at ``epsilon``; the first scope when that one does not
-    exist), the exact ε-path (:func:`mcr_path`) and, for regression with
-    ``"linear_exact"`` among the ``scopes``, the exact MCR of all linear models
-    (:func:`xaipipe.rashomon.linear.linear_exact_scope`: its rows join ``mcr`` and
-    ``path``).
-
-    With ``refits`` (the results of :func:`rashomon_refit` jobs for some families, the
-    config key ``rashomon.refit_jobs``), those families' members are not refitted here:
-    their MR and PD curves come from the jobs, the remaining families' from one
-    :func:`rashomon_refit` call in this process, and the tables are the same, byte for
-    byte, as without ``refits``.
-
-    ``pd_class_index`` is the probability column of the PD envelope of classifiers (1:
-    the positive class of a binary model; a multiclass model's chosen class). Sets, MR
-    and MCR of a multiclass model use the multiclass losses (:mod:`xaipipe.explain.reliance`).
-
-    Returns
-    -------
-    dict
-        ``sets``, ``members``, ``mcr`` (columns :data:`MCR_FIRST` first), ``path``,
-        ``envelope``, ``curves``, ``linear_exact`` (no rows unless that scope runs: the
-        columns :data:`xaipipe.rashomon.linear.LINEAR_EXACT_COLUMNS`)
-        (DataFrames), ``n_groups`` (fitted groups), ``predictions`` (ndarray of shape
-        ``(m, n_test)``, float64: the test predictions -- class-1 probabilities for a
-        classifier -- of the ``m`` members in the order of ``members``' first appearance) and
-        ``prediction_index`` (``member``, ``family``, ``config_id`` of its rows). ``sets``,
-        ``mcr`` and ``path`` end with ``n_distinct_functions`` and ``is_default``
-        (:func:`xaipipe.rashomon.multiplicity.function_count_columns`; ``epsilon`` is the
-        default ε).
-    """
-    from .envelope import pd_envelope_table
-    from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
-    from .sets import set_sizes
-
-    grid_scopes = [s for s in scopes if s != LINEAR_EXACT]
-    eps_grid = check_epsilons(epsilons)
-    curves_parts = None
-    if refits is None:
-        members, mcr, groups = rashomon_reliance(
-            summary,
-            X_train,
-            y_train,
-            X_test,
-            y_test,
-            task=task,
-            metric=metric,
-            epsilons=eps_grid,
-            epsilon_mode=epsilon_mode,
-            scopes=grid_scopes,
-            feature_names=feature_names,
-            feature_groups=feature_groups,
-            estimators=estimators,
-            loss=loss,
-            n_repeats=n_repeats,
-            e_switch_max_rows=e_switch_max_rows,
-            random_state=random_state,
-            options=options,
-            dataset=dataset,
-            n_jobs=n_jobs,
-        )
-        n_groups = len(groups)
-        pred_keys, pred = members_predictions(groups, X_test)
-    else:
-        groups = None
-        largest = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
-        order = [
-            str(f)
-            for f in pd.unique(
-                pd.concat([rs.members["family"] for rs in largest.values()], ignore_index=True).astype(str)
-            )
-        ]
-        parts = list(refits)
-        done = {str(f) for r in parts for f in r["families"]}
-        rest = [f for f in order if f not in done]
-        if rest:
-            parts.append(
-                _rashomon_refit(
-                    summary,
-                    X_train,
-                    y_train,
-                    X_test,
-                    y_test,
-                    families=rest,
-                    task=task,
-                    metric=metric,
-                    epsilons=eps_grid,
-                    epsilon=epsilon,
-                    epsilon_mode=epsilon_mode,
-                    scopes=grid_scopes,
-                    figure_scope=figure_scope,
-                    feature_names=feature_names,
-                    feature_groups=feature_groups,
-                    estimators=estimators,
-                    loss=loss,
-                    n_repeats=n_repeats,
-                    e_switch_max_rows=e_switch_max_rows,
-                    pd_resolution=pd_resolution,
-                    random_state=random_state,
-                    options=options,
-                    n_jobs=n_jobs,
-                    pd_class_index=pd_class_index,
-                )
-            )
-        rel = _combined_reliance(parts, order, estimators)
-        members = member_table(largest, rel, epsilons=eps_grid, dataset=dataset)
-        mcr = mcr_table(members, largest, epsilons=eps_grid)
-        n_groups = sum(int(r["n_groups"]) for r in parts)
-        pred_keys = pd.concat([r["predictions"][0] for r in parts], ignore_index=True)
-        pred = np.concatenate([np.asarray(r["predictions"][1], dtype=np.float64) for r in parts], axis=0)
-        curves_parts = []
-        for f in order:
-            for r in parts:
-                c = r["curves"]
-                if f in r["families"] and len(c):
-                    curves_parts.append(c[c["family"].astype(str) == f])
-    sets = set_sizes(summary, metric=metric, epsilons=eps_grid, mode=epsilon_mode, scopes=grid_scopes)
-    sets.insert(0, "dataset", dataset)
-    scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
-    path = mcr_path(members, scope_sets, epsilon_max=eps_grid[-1])
-    detail = pd.DataFrame(columns=list(LINEAR_EXACT_COLUMNS))  # a header, no rows: still a table
-    exact_fit = LINEAR_EXACT in scopes and task == "regression" and _fitted_exactly(X_test, dataset)
-    if exact_fit:  # the scope's table says why it has no interval (a `note` column in this case only)
-        detail = pd.DataFrame(
-            [
-                {
-                    "dataset": dataset or "",
-                    "n_samples": int(np.asarray(X_test).shape[0]),
-                    "note": (
-                        f"not estimable: the {np.asarray(X_test).shape[0]} test rows are fitted exactly by a linear "
-                        f"model ({np.asarray(X_test).shape[1]} columns), so e_orig = 0 and MR = e_switch / e_orig "
-                        "is undefined; add rows or raise split.test_size"
-                    ),
-                }
-            ],
-            columns=[*LINEAR_EXACT_COLUMNS, "note"],
-        )
-    if LINEAR_EXACT in scopes and task == "regression" and not exact_fit:
-        lin_mcr, lin_path, detail = linear_exact_scope(
-            X_train,
-            y_train,
-            X_test,
-            y_test,
-            epsilons=eps_grid,
-            epsilon_mode=epsilon_mode,
-            feature_names=feature_names,
-            feature_groups=feature_groups,
-            dataset=dataset or "",
-        )
-        mcr = pd.concat([mcr, lin_mcr], ignore_index=True)
-        path = pd.concat([path, lin_path], ignore_index=True)
-    scope = figure_scope if figure_scope in set(mcr["scope"]) - {LINEAR_EXACT} else mcr["scope"].iloc[0]
-    envelope, curves = pd_envelope_table(
-        groups,
-        members,
-        X_test,
-        scope=scope,
-        epsilon=epsilon,
-        feature_names=feature_names,
-        feature_groups=feature_groups,
-        top_k=pd_top_k,
-        estimator=estimators[0],
-        resolution=pd_resolution,
-        percentiles=(0.0, 1.0),
-        curves=curves_parts,
-        class_index=pd_class_index,
-    )
-    # the members' test predictions in the order of the member table (the same in one job and with
-    # refit jobs), and the distinct functions / default-ε columns of sets, mcr and path (issue 35)
-    index = members.drop_duplicates(["family", "config_id"])[["family", "config_id"]].astype(str)
-    index = index.reset_index(drop=True)
-    pos = {
-        k: i for i, k in enumerate(pred_keys[["family", "config_id"]].astype(str).itertuples(index=False, name=None))
-    }
-    predictions = pred[[pos[k] for k in index.itertuples(index=False, name=None)]]
-    index.insert(0, "member", np.arange(len(index)))
-    counts = {"members": members, "keys": index, "predictions": predictions, "default_epsilon": epsilon}
-    mcr = mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]]
-    return {
-        "sets": function_count_columns(sets, **counts),
-        "members": members,
-        "mcr": function_count_columns(mcr, **counts),
-        "path": function_count_columns(path, **counts, path=True),
-        "envelope": envelope,
-        "curves": curves,
-        "linear_exact": detail,
-        "n_groups": n_groups,
-        "predictions": predictions,
-        "prediction_index": index,
-    }
-
-
 # ----------------------------------------------------------------------------- rule entries
 
 
@@ -583,28 +336,6 @@ class RashomonStudy:
         return {name: getattr(self, name) for name in self.FRAMES}
 
 
-def _step_arguments(data, settings: RashomonSettings) -> dict[str, Any]:
-    """The keyword arguments of the Rashomon step's computation from the data and the settings."""
-    return {
-        "task": settings.task,
-        "metric": settings.metric,
-        "epsilons": list(settings.epsilons),
-        "epsilon": settings.epsilon,
-        "epsilon_mode": settings.epsilon_mode,
-        "scopes": list(settings.scopes),
-        "figure_scope": settings.figure_scope,
-        "feature_names": data.features,
-        "feature_groups": data.feature_groups,
-        "estimators": list(settings.estimators),
-        "loss": settings.loss,
-        "n_repeats": settings.n_repeats,
-        "e_switch_max_rows": settings.e_switch_max_rows,
-        "pd_resolution": settings.pd["resolution"],
-        "random_state": settings.seed,
-        "options": settings.options,
-    }
-
-
 def mcr_study(
     data,
     settings: RashomonSettings,
@@ -626,6 +357,12 @@ def mcr_study(
     members' test predictions with the distinct-function counts
     (:func:`xaipipe.rashomon.multiplicity.function_count_columns`; ``epsilon`` is the default ε).
 
+    With ``refits`` (the results of :func:`rashomon_refit` jobs for some families, the config key
+    ``rashomon.refit_jobs``), those families' members are not refitted here: their MR and PD curves
+    come from the jobs, the remaining families' from one :func:`rashomon_refit` call in this
+    process, and the tables are the same, byte for byte, as without ``refits``. Sets, MR and MCR of
+    a multiclass model use the multiclass losses (:mod:`xaipipe.explain.reliance`).
+
     Parameters
     ----------
     data : PreparedData
@@ -637,8 +374,8 @@ def mcr_study(
         estimator options).
     summary : DataFrame
         The dataset's CV summaries, every family of the model class, concatenated.
-    refits : sequence of dict, optional
-        :func:`rashomon_refit` results of some families (config key ``rashomon.refit_jobs``): their
+    refits : sequence of RashomonRefit or dict, optional
+        :func:`rashomon_refit` results (or their ``to_dict()``, as the rule stores them) of some families (config key ``rashomon.refit_jobs``): their
         members are not refitted here; the tables are the same, byte for byte, as without.
     n_jobs : int, default 1
         Processes of the refits, threads of the MR engine; results do not depend on it.
@@ -650,74 +387,121 @@ def mcr_study(
     -------
     RashomonStudy
     """
-    kw = _step_arguments(data, settings)
-    out = _mcr_study(
-        summary,
-        data.X_train,
-        data.y_train,
-        data.X_test,
-        data.y_test,
-        pd_top_k=settings.pd["top_k"],
-        dataset=data.dataset,
-        n_jobs=n_jobs,
-        pd_class_index=pd_class_index,
-        refits=refits,
-        **kw,
+    from .envelope import pd_envelope_table
+    from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
+    from .sets import set_sizes
+
+    task, metric, epsilon, epsilon_mode = settings.task, settings.metric, settings.epsilon, settings.epsilon_mode
+    X_train, y_train, X_test, y_test, dataset = data.X_train, data.y_train, data.X_test, data.y_test, data.dataset
+    feature_names, feature_groups, figure_scope = data.features, data.feature_groups, settings.figure_scope
+    grid_scopes = _grid_scopes(settings)
+    eps_grid = check_epsilons(settings.epsilons)
+    curves_parts = None
+    if refits is None:
+        members, mcr, groups = rashomon_reliance(data, settings, summary, n_jobs=n_jobs)
+        n_groups = len(groups)
+        pred_keys, pred = members_predictions(groups, X_test)
+    else:
+        groups = None
+        largest = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
+        order = [
+            str(f)
+            for f in pd.unique(
+                pd.concat([rs.members["family"] for rs in largest.values()], ignore_index=True).astype(str)
+            )
+        ]
+        parts = [r.to_dict() if isinstance(r, RashomonRefit) else r for r in refits]
+        done = {str(f) for r in parts for f in r["families"]}
+        rest = [f for f in order if f not in done]
+        if rest:
+            parts.append(
+                rashomon_refit(
+                    data, settings, summary, families=rest, n_jobs=n_jobs, pd_class_index=pd_class_index
+                ).to_dict()
+            )
+        rel = _combined_reliance(parts, order, settings.estimators)
+        members = member_table(largest, rel, epsilons=eps_grid, dataset=dataset)
+        mcr = mcr_table(members, largest, epsilons=eps_grid)
+        n_groups = sum(int(r["n_groups"]) for r in parts)
+        pred_keys = pd.concat([r["predictions"][0] for r in parts], ignore_index=True)
+        pred = np.concatenate([np.asarray(r["predictions"][1], dtype=np.float64) for r in parts], axis=0)
+        curves_parts = []
+        for f in order:
+            for r in parts:
+                c = r["curves"]
+                if f in r["families"] and len(c):
+                    curves_parts.append(c[c["family"].astype(str) == f])
+    sets = set_sizes(summary, metric=metric, epsilons=eps_grid, mode=epsilon_mode, scopes=grid_scopes)
+    sets.insert(0, "dataset", dataset)
+    scope_sets = rashomon_scopes(summary, metric=metric, epsilon=eps_grid[-1], mode=epsilon_mode, scopes=grid_scopes)
+    path = mcr_path(members, scope_sets, epsilon_max=eps_grid[-1])
+    detail = pd.DataFrame(columns=list(LINEAR_EXACT_COLUMNS))  # a header, no rows: still a table
+    exact_fit = LINEAR_EXACT in settings.scopes and task == "regression" and _fitted_exactly(X_test, dataset)
+    if exact_fit:  # the scope's table says why it has no interval (a `note` column in this case only)
+        detail = pd.DataFrame(
+            [
+                {
+                    "dataset": dataset or "",
+                    "n_samples": int(np.asarray(X_test).shape[0]),
+                    "note": (
+                        f"not estimable: the {np.asarray(X_test).shape[0]} test rows are fitted exactly by a linear "
+                        f"model ({np.asarray(X_test).shape[1]} columns), so e_orig = 0 and MR = e_switch / e_orig "
+                        "is undefined; add rows or raise split.test_size"
+                    ),
+                }
+            ],
+            columns=[*LINEAR_EXACT_COLUMNS, "note"],
+        )
+    if LINEAR_EXACT in settings.scopes and task == "regression" and not exact_fit:
+        lin_mcr, lin_path, detail = linear_exact_scope(
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+            epsilons=eps_grid,
+            epsilon_mode=epsilon_mode,
+            feature_names=feature_names,
+            feature_groups=feature_groups,
+            dataset=dataset or "",
+        )
+        mcr = pd.concat([mcr, lin_mcr], ignore_index=True)
+        path = pd.concat([path, lin_path], ignore_index=True)
+    scope = figure_scope if figure_scope in set(mcr["scope"]) - {LINEAR_EXACT} else mcr["scope"].iloc[0]
+    envelope, curves = pd_envelope_table(
+        groups,
+        members,
+        X_test,
+        scope=scope,
+        epsilon=epsilon,
+        feature_names=feature_names,
+        feature_groups=feature_groups,
+        top_k=settings.pd["top_k"],
+        estimator=settings.estimators[0],
+        resolution=settings.pd["resolution"],
+        percentiles=(0.0, 1.0),
+        curves=curves_parts,
+        class_index=pd_class_index,
     )
-    return RashomonStudy(**out)
-
-
-def rashomon_refit(
-    data,
-    settings: RashomonSettings,
-    summary: pd.DataFrame,
-    *,
-    families: Sequence[str],
-    n_jobs: int = 1,
-    pd_class_index: int = 1,
-) -> dict:
-    """The ``rashomon_refit`` rule: refits, MR and PD curves of the Rashomon-set members of ``families``.
-
-    The sets come from the whole ``summary`` (so the cross-family set and its reference are those
-    of one job); the members of ``families`` at the largest ε are refitted and their MR computed
-    (permutations drawn from the seed alone, so a member's MR does not depend on which other members
-    a job holds); the PD curves of this job's members of the envelope's set are computed for every
-    variable that has a grid (the envelope's top-``k`` variables are only known once every MR is).
-    :func:`mcr_study` with ``refits=`` combines such results into the tables of one job, byte for
-    byte.
-
-    Parameters
-    ----------
-    data, settings, summary, n_jobs, pd_class_index
-        As :func:`mcr_study`.
-    families : sequence of str
-        The families of this job (others are left out; a family without members gives empty
-        frames).
-
-    Returns
-    -------
-    dict
-        ``families`` (list), ``reliance`` (:func:`members_reliance` rows of the members,
-        estimator-major, in group order), ``curves``
-        (:func:`~xaipipe.rashomon.envelope.members_curves` of the members in the envelope's set,
-        every variable), ``n_groups`` (fitted groups), ``predictions``
-        (:func:`~xaipipe.rashomon.multiplicity.members_predictions` of the members: keys and the
-        ``(m, n_test)`` test predictions, float64). A plain dict: the rule pickles it for
-        :func:`mcr_study`.
-
-    Raises
-    ------
-    ValueError
-        Empty ``families`` or an invalid input.
-    """
-    return _rashomon_refit(
-        summary,
-        data.X_train,
-        data.y_train,
-        data.X_test,
-        data.y_test,
-        families=families,
-        n_jobs=n_jobs,
-        pd_class_index=pd_class_index,
-        **_step_arguments(data, settings),
+    # the members' test predictions in the order of the member table (the same in one job and with
+    # refit jobs), and the distinct functions / default-ε columns of sets, mcr and path (issue 35)
+    index = members.drop_duplicates(["family", "config_id"])[["family", "config_id"]].astype(str)
+    index = index.reset_index(drop=True)
+    pos = {
+        k: i for i, k in enumerate(pred_keys[["family", "config_id"]].astype(str).itertuples(index=False, name=None))
+    }
+    predictions = pred[[pos[k] for k in index.itertuples(index=False, name=None)]]
+    index.insert(0, "member", np.arange(len(index)))
+    counts = {"members": members, "keys": index, "predictions": predictions, "default_epsilon": epsilon}
+    mcr = mcr[MCR_FIRST + [c for c in mcr.columns if c not in MCR_FIRST]]
+    return RashomonStudy(
+        sets=function_count_columns(sets, **counts),
+        members=members,
+        mcr=function_count_columns(mcr, **counts),
+        path=function_count_columns(path, **counts, path=True),
+        envelope=envelope,
+        curves=curves,
+        linear_exact=detail,
+        n_groups=n_groups,
+        predictions=predictions,
+        prediction_index=index,
     )

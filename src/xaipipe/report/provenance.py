@@ -7,10 +7,11 @@ import json
 import platform
 import subprocess
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["git_state", "snakemake_run_info", "build_manifest"]
+__all__ = ["Manifest", "git_state", "snakemake_run_info", "build_manifest"]
 
 PACKAGES = (
     "xaipipe",
@@ -157,6 +158,54 @@ def snakemake_run_info(workdir: str | Path = ".") -> dict:
     return info
 
 
+@dataclass(frozen=True)
+class Manifest:
+    """The provenance record of a result tree (``manifest.json``, :func:`build_manifest`).
+
+    Attributes
+    ----------
+    version : str or None
+        ``config["version"]``.
+    git : dict
+        :func:`git_state` of the checkout (commit, dirty, changed, untracked).
+    config : dict
+        The configuration the run used.
+    config_sha256 : str
+        :func:`config_sha256` of it.
+    packages : dict
+        :func:`package_versions`.
+    xaipipe : dict
+        ``path`` (the imported package's folder) and ``from_checkout`` (whether it is the
+        checkout's ``src/xaipipe``).
+    platform : dict
+        ``system``, ``machine``, ``python``.
+    datasets : dict
+        Per dataset: ``source``, ``uci_id``, ``doi``, ``raw`` (SHA-256s), ``canonical_sha256``,
+        ``n_rows``, ``retrieved_at``.
+    seeds : dict
+        ``seed`` (the global seed) and ``splits`` (each split's seed, test size, folds, stratification).
+    extra : dict
+        Further top-level keys (the rule adds ``run``: :func:`snakemake_run_info`).
+    """
+
+    version: Any
+    git: dict
+    config: dict
+    config_sha256: str
+    packages: dict
+    xaipipe: dict
+    platform: dict
+    datasets: dict
+    seeds: dict
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The JSON document: the fields in this order, then the keys of ``extra``."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        out.update(self.extra)
+        return out
+
+
 def build_manifest(
     config: Mapping[str, Any],
     *,
@@ -164,14 +213,12 @@ def build_manifest(
     sidecars: Iterable[Mapping[str, Any]],
     splits: Mapping[str, Mapping[str, Any]],
     extra: Mapping[str, Any] | None = None,
-) -> dict:
-    """Assemble ``manifest.json``.
+) -> Manifest:
+    """Assemble the provenance record of ``manifest.json`` (:meth:`Manifest.to_dict` is the document).
 
-    Keys: ``version``, ``git`` (commit, dirty), ``config``, ``config_sha256``,
-    ``packages``, ``xaipipe`` (the imported package's folder and whether it is
-    the checkout's ``src/xaipipe``), ``platform``, ``datasets`` (source, raw SHA-256s, canonical
-    SHA-256, rows, retrieval time), ``seeds`` (global seed and each split's),
-    plus ``extra``.
+    ``datasets`` from the canonical tables' sidecars (source, raw SHA-256s, canonical SHA-256, rows,
+    retrieval time), ``seeds`` from the global seed and each dataset's ``split.json``, ``git`` and
+    ``xaipipe`` from the checkout at ``repo``, plus ``extra``.
     """
     datasets = {}
     for s in sidecars:
@@ -184,19 +231,19 @@ def build_manifest(
             "n_rows": s["n_rows"],
             "retrieved_at": s.get("retrieved_at"),
         }
-    manifest = {
-        "version": config.get("version"),
-        "git": git_state(repo),
-        "config": dict(config),
-        "config_sha256": config_sha256(config),
-        "packages": package_versions(),
-        "xaipipe": {
+    return Manifest(
+        version=config.get("version"),
+        git=git_state(repo),
+        config=dict(config),
+        config_sha256=config_sha256(config),
+        packages=package_versions(),
+        xaipipe={
             "path": str(Path(__file__).resolve().parents[1]),
             "from_checkout": Path(__file__).resolve().parents[1] == (Path(repo) / "src" / "xaipipe").resolve(),
         },
-        "platform": {"system": platform.system(), "machine": platform.machine(), "python": platform.python_version()},
-        "datasets": datasets,
-        "seeds": {
+        platform={"system": platform.system(), "machine": platform.machine(), "python": platform.python_version()},
+        datasets=datasets,
+        seeds={
             "seed": config.get("seed"),
             "splits": {
                 name: {
@@ -208,6 +255,5 @@ def build_manifest(
                 for name, sp in splits.items()
             },
         },
-    }
-    manifest.update(dict(extra or {}))
-    return manifest
+        extra=dict(extra or {}),
+    )

@@ -311,20 +311,23 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
 
 
 def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list[dict]:
-    from ..explain.learner import estimator_factory, learner_pd_pfi
+    from ..explain.learner import RefitDesign, estimator_factory, learner_pd_pfi
 
-    res = learner_pd_pfi(
-        estimator_factory(family, _TASK, params, options=options),
-        Xtr,
-        ytr,
-        feature_names=names,
-        pd_features=list(lc["pd_features"]),
-        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
+    design = RefitDesign(
         n_refits=int(lc["n_refits"]),
         fraction=float(lc["fraction"]),
         pfi_estimator=lc["pfi_estimator"],
         n_repeats=int(lc["n_repeats"]),
         random_state=seed,
+    )
+    res = learner_pd_pfi(
+        estimator_factory(family, _TASK, params, options=options),
+        Xtr,
+        ytr,
+        design,
+        feature_names=names,
+        pd_features=list(lc["pd_features"]),
+        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
         n_jobs=1,
     )
     rows = []
@@ -361,12 +364,15 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list
 
 
 def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_pop, y_pop, pop_seed) -> list[dict]:
+    from types import SimpleNamespace
+
     from ..models.cv import cross_validate_grid, summarize_cv
     from ..rashomon.linear import LINEAR_EXACT, linear_exact_scope
     from ..rashomon.mcr import mcr_table
     from ..rashomon.members import member_table, members_reliance
-    from ..rashomon.sets import check_epsilons, rashomon_scopes
+    from ..rashomon.sets import CROSS_FAMILY, check_epsilons, rashomon_scopes
     from ..rashomon.study import rashomon_reliance
+    from ..settings import RashomonSettings
 
     eps = check_epsilons(rc["epsilons"])
     mode = rc["epsilon_mode"]
@@ -385,25 +391,26 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
             ],
             ignore_index=True,
         )
-        _, mcr, groups = rashomon_reliance(
-            summary,
-            Xtr,
-            ytr,
-            Xte,
-            yte,
+        # the pipeline's Rashomon step on this replicate (no PD envelope: epsilon, figure_scope and pd unused)
+        settings = RashomonSettings(
             task=_TASK,
             metric="rmse",
-            epsilons=eps,
-            epsilon_mode=mode,
-            scopes=scopes,
-            feature_names=names,
-            estimators=(rc["estimator"],),
-            loss="squared_error",
-            n_repeats=int(rc["n_repeats"]),
-            random_state=model_seed,
+            seed=model_seed,
             options=options,
-            n_jobs=1,
+            loss="squared_error",
+            epsilon_mode=mode,
+            epsilon=eps[-1],
+            epsilons=tuple(eps),
+            scopes=tuple(scopes),
+            estimators=(rc["estimator"],),
+            n_repeats=int(rc["n_repeats"]),
+            e_switch_max_rows=400,
+            figure_scope=CROSS_FAMILY,
         )
+        data = SimpleNamespace(
+            X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, features=names, feature_groups=None, dataset=None
+        )
+        _, mcr, groups = rashomon_reliance(data, settings, summary, n_jobs=1)
         # the same sets, every member's MR on a fresh large sample (one permutation, shared by all members)
         sets = rashomon_scopes(summary, metric="rmse", epsilon=eps[-1], mode=mode, scopes=scopes)
         rel_pop = members_reliance(

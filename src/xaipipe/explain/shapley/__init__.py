@@ -154,12 +154,15 @@ the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:  # scikit-learn is imported where used: the figure rules load this package without it
+    import pandas as pd
     from sklearn.base import BaseEstimator
 
 from ...models.families import family_of, final_estimator
@@ -203,6 +206,7 @@ __all__ = [
     "ShapClasses",
     "GroupedShapResult",
     "ShapResult",
+    "ShapTables",
     "auto_algorithm",
     "class_choice",
     "class_result",
@@ -474,6 +478,37 @@ def shap_values(
 # tidy outputs
 
 
+@dataclass(frozen=True)
+class ShapTables:
+    """The outputs of the ``shap`` rule (:func:`shap_tables`).
+
+    Attributes
+    ----------
+    values, rows, importance, interactions : DataFrame
+        :func:`tidy_frame` with ``row_id``, :func:`row_frame` of the columns with ``row_id``,
+        :func:`global_importance`, :func:`interaction_frame`; each with ``dataset`` and ``model``
+        first (and ``class`` for a multiclass model).
+    meta : dict
+        The JSON record (``shap_meta.json``).
+    result : ShapResult, GroupedShapResult or ShapClasses
+        The saved result, without the estimator.
+    """
+
+    values: pd.DataFrame
+    rows: pd.DataFrame
+    importance: pd.DataFrame
+    interactions: pd.DataFrame
+    meta: dict
+    result: Any
+
+    #: The tables, in the order the rule writes them.
+    FRAMES = ("values", "rows", "importance", "interactions")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by name (:data:`FRAMES`)."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
 def shap_tables(
     model,
     X_test,
@@ -493,7 +528,7 @@ def shap_tables(
     random_state: int = 0,
     classes: Sequence[str] | None = None,
     large_data_rows: int | None = None,
-) -> dict:
+) -> ShapTables:
     """The ``shap`` rule: SHAP values of the test rows and their tables.
 
     Parameters
@@ -537,7 +572,7 @@ def shap_tables(
 
     Returns
     -------
-    dict
+    ShapTables
         ``values`` (:func:`tidy_frame` with ``row_id``), ``rows`` (:func:`row_frame`
         of the columns, with ``row_id``), ``importance`` (:func:`global_importance`),
         ``interactions`` (:func:`interaction_frame`), ``meta`` (JSON record),
@@ -587,27 +622,27 @@ def shap_tables(
     saved = dataclasses.replace(result, estimator=None)
     if isinstance(result, GroupedShapResult):
         saved = dataclasses.replace(saved, columns=dataclasses.replace(columns, estimator=None))
-    out = {
-        "values": with_ids(values, **ids),
-        "rows": with_ids(rows, **ids),
-        "importance": with_ids(global_importance(result), **ids),
-        "interactions": with_ids(interaction_frame(result), **ids),
-        "meta": meta,
-        "result": saved,
-    }
+    out = ShapTables(
+        values=with_ids(values, **ids),
+        rows=with_ids(rows, **ids),
+        importance=with_ids(global_importance(result), **ids),
+        interactions=with_ids(interaction_frame(result), **ids),
+        meta=meta,
+        result=saved,
+    )
     return out if large_data_rows is None else _with_subsample_se(out, len(X_test), large_data_rows)
 
 
-def _with_subsample_se(out: dict, n_total: int, cap: int) -> dict:
+def _with_subsample_se(out: ShapTables, n_total: int, cap: int) -> ShapTables:
     """The large-data policy's additions to :func:`shap_tables`' output: the SE columns of
     ``importance`` (:func:`importance_subsample_se`) and ``meta["large_data"]``."""
-    importance = importance_subsample_se(out["importance"], out["values"], n_total)
+    importance = importance_subsample_se(out.importance, out.values, n_total)
     n_rows = int(importance["n_rows"].iloc[0]) if len(importance) else 0
-    meta = {**out["meta"], "large_data": {"policy": "shap", "cap": int(cap), "n_rows": n_rows, "n_test_rows": n_total}}
-    return {**out, "importance": importance, "meta": meta}
+    meta = {**out.meta, "large_data": {"policy": "shap", "cap": int(cap), "n_rows": n_rows, "n_test_rows": n_total}}
+    return dataclasses.replace(out, importance=importance, meta=meta)
 
 
-def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, feature_groups=None) -> dict:
+def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, feature_groups=None) -> ShapTables:
     """:func:`shap_tables` of a multiclass model: every class (its one-hot groups summed, as
     :func:`group_shap_result`), tables stacked with a ``class`` column."""
     import dataclasses
@@ -657,4 +692,4 @@ def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, 
         name: with_ids(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), **ids)
         for name, frames in parts.items()
     }
-    return {**tables, "meta": meta, "result": ShapClasses(classes=tuple(classes), results=tuple(results))}
+    return ShapTables(**tables, meta=meta, result=ShapClasses(classes=tuple(classes), results=tuple(results)))

@@ -292,6 +292,34 @@ def _boosting_class_model(est, k: int) -> dict:
     }
 
 
+def _forest_tree_shap(est, Xe, class_index, interactions: bool, chunk_size, n_jobs: int, details: dict) -> tuple:
+    """TreeSHAP of a random forest / extra trees in chunks of trees (:func:`forest_chunks`), one
+    :func:`_tree_shap_task` per chunk (serially, or in ``n_jobs`` processes), averaged with weights
+    ``trees in chunk / n_trees``: the forest's values, base value and interaction values (None
+    without ``interactions``) of output ``class_index`` (None: a regressor's prediction). Records
+    ``n_trees``, ``chunk_size``, ``n_chunks`` and ``n_jobs`` in ``details``."""
+    n_trees = len(est.estimators_)
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    chunks = forest_chunks(n_trees, size)
+    tasks = [(_subforest(est, a, b), b - a) for a, b in chunks]
+    if n_jobs == 1 or len(tasks) == 1:
+        parts = [_tree_shap_task(m, Xe, class_index, interactions) for m, _ in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        # joblib's default backend (loky processes) unless the caller chose
+        # another one with joblib.parallel_config
+        parts = Parallel(n_jobs=n_jobs, prefer="processes")(
+            delayed(_tree_shap_task)(m, Xe, class_index, interactions) for m, _ in tasks
+        )
+    weights = [w / n_trees for _, w in tasks]
+    values = sum(w * v for w, (v, _, _) in zip(weights, parts))
+    base = sum(w * b for w, (_, b, _) in zip(weights, parts))
+    inter = sum(w * i for w, (_, _, i) in zip(weights, parts)) if interactions else None
+    details.update(n_trees=n_trees, chunk_size=size, n_chunks=len(chunks), n_jobs=n_jobs)
+    return values, base, inter
+
+
 def _explain_sklearn_trees(
     estimator, Xe, interactions: bool, chunk_size: int | None, n_jobs: int, class_index: int | None = None
 ) -> dict:
@@ -312,25 +340,7 @@ def _explain_sklearn_trees(
     details: dict[str, Any] = {}
 
     if kind == "forest":
-        n_trees = len(est.estimators_)
-        size = chunk_size or DEFAULT_CHUNK_SIZE
-        chunks = forest_chunks(n_trees, size)
-        tasks = [(_subforest(est, a, b), b - a) for a, b in chunks]
-        if n_jobs == 1 or len(tasks) == 1:
-            parts = [_tree_shap_task(m, Xe, class_index, interactions) for m, _ in tasks]
-        else:
-            from joblib import Parallel, delayed
-
-            # joblib's default backend (loky processes) unless the caller chose
-            # another one with joblib.parallel_config
-            parts = Parallel(n_jobs=n_jobs, prefer="processes")(
-                delayed(_tree_shap_task)(m, Xe, class_index, interactions) for m, _ in tasks
-            )
-        weights = [w / n_trees for _, w in tasks]
-        values = sum(w * v for w, (v, _, _) in zip(weights, parts))
-        base = sum(w * b for w, (_, b, _) in zip(weights, parts))
-        inter = sum(w * i for w, (_, _, i) in zip(weights, parts)) if interactions else None
-        details.update(n_trees=n_trees, chunk_size=size, n_chunks=len(chunks), n_jobs=n_jobs)
+        values, base, inter = _forest_tree_shap(est, Xe, class_index, interactions, chunk_size, n_jobs, details)
     else:
         values, base, inter = _tree_shap_task(est, Xe, class_index, interactions)
         details["n_trees"] = int(getattr(est, "n_estimators_", 1))
@@ -367,23 +377,7 @@ def _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, k) -> 
         details["n_trees"] = int(est.n_estimators_)
     else:
         if kind == "forest":
-            n_trees = len(est.estimators_)
-            size = chunk_size or DEFAULT_CHUNK_SIZE
-            chunks = forest_chunks(n_trees, size)
-            tasks = [(_subforest(est, a, b), b - a) for a, b in chunks]
-            if n_jobs == 1 or len(tasks) == 1:
-                parts = [_tree_shap_task(m, Xe, k, interactions) for m, _ in tasks]
-            else:
-                from joblib import Parallel, delayed
-
-                parts = Parallel(n_jobs=n_jobs, prefer="processes")(
-                    delayed(_tree_shap_task)(m, Xe, k, interactions) for m, _ in tasks
-                )
-            weights = [w / n_trees for _, w in tasks]
-            values = sum(w * v for w, (v, _, _) in zip(weights, parts))
-            base = sum(w * b for w, (_, b, _) in zip(weights, parts))
-            inter = sum(w * i for w, (_, _, i) in zip(weights, parts)) if interactions else None
-            details.update(n_trees=n_trees, chunk_size=size, n_chunks=len(chunks), n_jobs=n_jobs)
+            values, base, inter = _forest_tree_shap(est, Xe, k, interactions, chunk_size, n_jobs, details)
         else:
             values, base, inter = _tree_shap_task(est, Xe, k, interactions)
             details["n_trees"] = 1
