@@ -26,7 +26,8 @@ def simulated():
 
 def _tables(model, X, family="decision_tree", **kwargs):
     kw = dict(test_rows=np.arange(len(X)) + 7, feature_names=["a", "b", "c"], dataset="d", family=family)
-    return shap_tables(model, X, X, background_size=50, **kw, **kwargs)
+    out = shap_tables(model, X, X, background_size=50, **kw, **kwargs)
+    return {**out.to_frames(), "meta": out.meta, "result": out.result}  # the ShapTables' fields by name
 
 
 def test_off_is_the_tables_without_it(simulated):
