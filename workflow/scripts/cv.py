@@ -6,6 +6,7 @@ import joblib
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv, write_json
 from xaipipe.models.cv import cv_tables
+from xaipipe.models.forest_blocks import forest_block_setting
 from xaipipe.runner import get_logger, run
 
 
@@ -27,6 +28,7 @@ def main(smk):
         n_jobs=smk.threads,
         beta=p.get("beta", 1.0),
         imputer=data.imputer,
+        forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal
         shards=[joblib.load(path) for path in smk.input.shards] or None,
     )
     if best["failed_configs"]:

@@ -4,6 +4,7 @@ import joblib
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.models.cv import cross_validate_grid
+from xaipipe.models.forest_blocks import forest_block_setting
 from xaipipe.runner import run
 
 
@@ -23,6 +24,7 @@ def main(smk):
         n_jobs=smk.threads,
         beta=p.get("beta", 1.0),
         imputer=data.imputer,
+        forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal
         shard=(int(smk.wildcards.shard), smk.params.n_shards),
     )
     # pickled, not CSV: the cv job rebuilds the whole table with the dtypes of the unsplit one

@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.impute import impute_rows
-from .families import PREFIX_PARAM, get_family
+from .families import PREFIX_PARAM, get_family, make_estimator
 from .fitting import fit_group
+from .forest_blocks import forest_block_prefix_predictions, supports_forest_blocks
 from .grid import config_id, depth_chains, expand_grid, params_from_config_id, prefix_groups
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
 from .output import model_output
@@ -64,9 +65,22 @@ def _fit_group_fold(
     options: Mapping[str, Any] | None,
     beta: float = 1.0,
     imputer=None,
+    block_trees: int | None = None,
 ) -> list[dict]:
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
     X_fit, X_valid = impute_rows(imputer, X[train], X[valid])  # fill values from the fold's training rows
+    if block_trees and ks:
+        forest = make_estimator(
+            family, task, dict(base, **{PREFIX_PARAM: max(ks)}), random_state=random_state, options=options
+        )
+        if supports_forest_blocks(forest):  # a forest in blocks of trees: bitwise the same predictions, less memory
+            outputs, fit_time, predict_time = forest_block_prefix_predictions(
+                forest, X_fit, y[train], X_valid, ks, block_trees
+            )
+            return [
+                _row(cfg, fit_time, predict_time, evaluate(task, y[valid], out, beta=beta))
+                for cfg, out in zip(configs, outputs)
+            ]
     fit = fit_group(family, task, base, X_fit, y[train], n_estimators=ks, random_state=random_state, options=options)
     est, fit_time = fit.estimator, fit.fit_time_s
     if not fit.ok:
@@ -95,6 +109,7 @@ def _fit_chain_fold(
     options: Mapping[str, Any] | None,
     beta: float = 1.0,
     imputer=None,
+    block_trees: int | None = None,
 ) -> list[dict]:
     """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
 
@@ -137,6 +152,7 @@ def cross_validate_grid(
     beta: float = 1.0,
     shard: tuple[int, int] | None = None,
     imputer=None,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> pd.DataFrame:
     """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
@@ -178,6 +194,13 @@ def cross_validate_grid(
         the fit (:func:`xaipipe.data.impute.impute_rows`), so no validation row informs
         the fill values; the shared-prefix evaluation then reads imputed rows. None
         (default): ``X`` is used as it is.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory (config keys ``large_data.forest_block_rows`` / ``forest_block_trees``): a
+        random forest or extra trees fitted on at least ``min_rows`` training rows is
+        fitted ``block_trees`` trees at a time, each block's validation predictions
+        added and its trees dropped (:func:`xaipipe.models.forest_blocks.forest_block_prefix_predictions`);
+        the metrics are bitwise those of the whole fit, only ``fit_time_s`` /
+        ``predict_time_s`` differ. None (default): every forest is fitted whole.
 
     Returns
     -------
@@ -217,8 +240,14 @@ def cross_validate_grid(
         index, n_shards = _check_shard(shard)
         units = units[index::n_shards]
     jobs = [(fn, unit, f, tr, va) for fn, unit in units for f, (tr, va) in enumerate(folds)]
+
+    def blocks(train):
+        if forest_blocks is None or fam.prefix != "forest" or len(train) < int(forest_blocks[0]):
+            return None
+        return int(forest_blocks[1])
+
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta, imputer)
+        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta, imputer, blocks(tr))
         for fn, unit, f, tr, va in jobs
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
@@ -476,12 +505,13 @@ def cv_tables(
     beta: float = 1.0,
     shards: Sequence[pd.DataFrame] | None = None,
     imputer=None,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
 
     Parameters
     ----------
-    family, task, grid, X, y, folds, random_state, options, sample, n_jobs, beta, imputer
+    family, task, grid, X, y, folds, random_state, options, sample, n_jobs, beta, imputer, forest_blocks
         As :func:`cross_validate_grid`.
     selection : str
         The loss that picks the best configuration (:func:`select_best`).
@@ -522,6 +552,7 @@ def cv_tables(
             n_jobs=n_jobs,
             beta=beta,
             imputer=imputer,
+            forest_blocks=forest_blocks,
         )
     else:
         table = combine_cv_shards(

@@ -35,7 +35,30 @@ from sklearn.base import clone, is_classifier
 
 from .families import family_of
 
-__all__ = ["supports_forest_blocks", "fit_forest_blocks", "forest_block_prefix_predictions"]
+__all__ = ["forest_block_setting", "supports_forest_blocks", "fit_forest_blocks", "forest_block_prefix_predictions"]
+
+
+def forest_block_setting(large_data) -> tuple[int, int] | None:
+    """The ``forest_blocks`` argument of :func:`xaipipe.models.cv.cross_validate_grid` from the
+    config section ``large_data``: ``(forest_block_rows, forest_block_trees)``, or None when
+    ``forest_block_rows`` is null (or the section is absent: every forest is fitted whole).
+
+    Raises
+    ------
+    ValueError
+        ``forest_block_trees`` (or ``forest_block_rows``) below 1.
+    """
+    large_data = large_data or {}
+    rows = large_data.get("forest_block_rows")
+    if rows is None:
+        return None
+    trees = large_data.get("forest_block_trees", 100)
+    if int(rows) < 1 or trees is None or int(trees) < 1:
+        raise ValueError(
+            f"config large_data: forest_block_rows ({rows!r}) and forest_block_trees ({trees!r}) must be integers "
+            ">= 1 (forest_block_rows: null turns the blocks off)"
+        )
+    return int(rows), int(trees)
 
 
 def supports_forest_blocks(estimator) -> bool:
