@@ -157,9 +157,14 @@ def write_joblib(path: str | os.PathLike, obj: Any, compress: int = 3) -> None:
 
 
 def read_joblib(path: str | os.PathLike) -> Any:
-    """Load an object written by :func:`write_joblib`."""
+    """Load an object written by :func:`write_joblib`, or the whole forest of a forest store
+    (:func:`xaipipe.models.forest_store.load_forest`: a large forest written in blocks of trees)."""
     import joblib
 
+    from .models.forest_store import is_forest_store, load_forest
+
+    if is_forest_store(path):
+        return load_forest(path)
     return joblib.load(path)
 
 

@@ -1,0 +1,141 @@
+"""Forests stored in blocks of trees: the reloaded forest is the saved one (pickle bytes and
+every tree array), the blocks come back in order, and block-wise predictions are bitwise
+scikit-learn's own ``predict`` / ``predict_proba`` (n_jobs=1)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes, load_iris, make_classification
+
+from xaipipe.io import read_joblib, write_joblib
+from xaipipe.models.families import make_estimator
+from xaipipe.models.forest_blocks import fit_forest_blocks
+from xaipipe.models.forest_store import (
+    ForestBlockWriter,
+    forest_shell,
+    is_forest_store,
+    iter_forest_blocks,
+    load_forest,
+    predict_forest,
+    save_forest,
+)
+from xaipipe.report.diff import file_difference
+
+
+def _data(task):
+    if task == "regression":
+        X, y = load_diabetes(return_X_y=True)
+        return X[:250], y[:250], X[250:]
+    if task == "binary":
+        X, y = make_classification(n_samples=300, n_features=8, n_informative=4, random_state=3)
+        return X[:220], y[:220], X[220:]
+    X, y = load_iris(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    return X[order][:110], y[order][:110], X[order][110:]
+
+
+def _same_forest(a, b):
+    """Bitwise the same forest: attributes in the same order, each pickling to the same bytes,
+    and every tree's attributes and node arrays (``tree_.__getstate__()``: nodes, values, depth)
+    bitwise equal. Pickles of whole trees may differ only in which objects they share (numpy
+    dtypes unpickled once per block)."""
+    assert type(a) is type(b) and list(a.__dict__) == list(b.__dict__)
+    for key in a.__dict__:
+        if key != "estimators_":
+            assert pickle.dumps(a.__dict__[key]) == pickle.dumps(b.__dict__[key]), key
+    assert len(a.estimators_) == len(b.estimators_)
+    for ta, tb in zip(a.estimators_, b.estimators_):
+        assert type(ta) is type(tb) and list(ta.__dict__) == list(tb.__dict__)
+        for key in ta.__dict__:
+            if key != "tree_":
+                assert pickle.dumps(ta.__dict__[key]) == pickle.dumps(tb.__dict__[key]), key
+        sa, sb = ta.tree_.__getstate__(), tb.tree_.__getstate__()
+        assert sa.keys() == sb.keys()
+        for key in sa:
+            va, vb = np.asarray(sa[key]), np.asarray(sb[key])
+            assert va.dtype == vb.dtype and va.shape == vb.shape and va.tobytes() == vb.tobytes(), key
+    return True
+
+
+def _kind(task):
+    return "regression" if task == "regression" else "classification"
+
+
+def _fitted(task, family="random_forest", n=17, labels=None):
+    X, y, X_new = _data(task)
+    if labels is not None:
+        y = np.asarray(labels)[y]
+    est = make_estimator(family, _kind(task), {"n_estimators": n}, random_state=4, n_jobs=1).fit(X, y)
+    return est, X, y, X_new
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+@pytest.mark.parametrize("block", [1, 5, 17, 40])
+def test_saved_forest_loads_bitwise_and_predicts_blockwise(task, block, tmp_path):
+    est, X, y, X_new = _fitted(task)
+    path = tmp_path / "model.joblib"
+    save_forest(path, est, block)
+    assert is_forest_store(path)
+    back = load_forest(path)
+    assert _same_forest(back, est)  # the whole object, every tree and attribute
+    assert _same_forest(read_joblib(path), est)  # what every rule's read_joblib gets
+    starts = [(s, len(t)) for s, t in iter_forest_blocks(path)]
+    assert starts == [(a, min(block, 17 - a)) for a in range(0, 17, block)]
+    assert forest_shell(path).estimators_ == []
+    if task == "regression":
+        assert np.array_equal(predict_forest(path, X_new), est.predict(X_new))
+    else:
+        assert np.array_equal(predict_forest(path, X_new), est.predict_proba(X_new))
+        assert np.array_equal(predict_forest(path, X_new, proba=False), est.predict(X_new))
+
+
+def test_string_classes_and_extra_trees(tmp_path):
+    est, X, y, X_new = _fitted("multiclass", family="extra_trees", labels=["a", "b", "c"])
+    save_forest(tmp_path / "m.joblib", est, 4)
+    assert _same_forest(load_forest(tmp_path / "m.joblib"), est)
+    assert np.array_equal(predict_forest(tmp_path / "m.joblib", X_new, proba=False), est.predict(X_new))
+
+
+@pytest.mark.parametrize("task", ["regression", "multiclass"])
+def test_forest_fitted_in_blocks_streams_into_the_store(task, tmp_path):
+    """The fit rule's path: fit_forest_blocks -> ForestBlockWriter, one block in memory; the
+    stored model is bitwise the one-shot fit (the same object fit_best would save)."""
+    est, X, y, X_new = _fitted(task)
+    forest = make_estimator("random_forest", _kind(task), {"n_estimators": 17}, random_state=4, n_jobs=1)
+    path = tmp_path / "model.joblib"
+    with ForestBlockWriter(path, 6) as w:
+        for block in fit_forest_blocks(forest, X, y, 6):
+            w.add(block[1])  # (start, trees, shell)
+        w.finish(block[2])
+    assert _same_forest(load_forest(path), est)
+
+
+def test_bad_stores_are_refused(tmp_path):
+    est, *_ = _fitted("regression", n=3)
+    with pytest.raises(ValueError, match="block_trees must be >= 1"):
+        save_forest(tmp_path / "a.joblib", est, 0)
+    with pytest.raises(RuntimeError, match="without finish"), ForestBlockWriter(tmp_path / "b.joblib", 2) as w:
+        w.add(est.estimators_[:2])
+    assert not (tmp_path / "b.joblib").exists()  # atomic: nothing half-written
+    save_forest(tmp_path / "c.joblib", est, 2)
+    data = (tmp_path / "c.joblib").read_bytes()
+    (tmp_path / "d.joblib").write_bytes(data[:-5])
+    with pytest.raises(ValueError, match="not a complete forest store"):
+        load_forest(tmp_path / "d.joblib")
+    write_joblib(tmp_path / "e.joblib", est)  # an ordinary model file is not a store
+    assert not is_forest_store(tmp_path / "e.joblib")
+    with pytest.raises(ValueError, match="not a forest store"):
+        next(iter_forest_blocks(tmp_path / "e.joblib"))
+    reseeded = make_estimator("random_forest", "regression", {"n_estimators": 3}, random_state=5).fit(
+        *_data("regression")[:2]
+    )
+    with pytest.raises(AssertionError):  # the oracle tells another forest apart
+        _same_forest(load_forest(tmp_path / "c.joblib"), reseeded)
+    # report diff: two stores of different forests differ, a store equals itself
+    other, *_ = _fitted("regression", n=4)
+    save_forest(tmp_path / "f.joblib", other, 2)
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "f.joblib")
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "c.joblib") == ""
