@@ -7,6 +7,7 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes, load_iris, make_classification
 
@@ -127,6 +128,11 @@ def test_bad_stores_are_refused(tmp_path):
         load_forest(tmp_path / "d.joblib")
     write_joblib(tmp_path / "e.joblib", est)  # an ordinary model file is not a store
     assert not is_forest_store(tmp_path / "e.joblib")
+    from xaipipe.io import open_model
+    from xaipipe.models.forest_store import LazyTrees
+
+    assert isinstance(open_model(tmp_path / "e.joblib").estimators_, list)  # an ordinary file: read whole
+    assert isinstance(open_model(tmp_path / "c.joblib").estimators_, LazyTrees)
     with pytest.raises(ValueError, match="not a forest store"):
         next(iter_forest_blocks(tmp_path / "e.joblib"))
     reseeded = make_estimator("random_forest", "regression", {"n_estimators": 3}, random_state=5).fit(
@@ -163,3 +169,51 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
     # a family that cannot be stored in blocks ignores forest_store
     gb, *_ = fit_best("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
     assert gb is not None and not (tmp_path / "gb.joblib").exists()
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
+    """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
+    PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
+    from xaipipe.explain.dependence import ale_tables, h_statistic_table
+    from xaipipe.explain.pdp import pd_ice_tables
+    from xaipipe.explain.shapley import shap_values
+    from xaipipe.models.forest_store import LazyTrees, open_forest
+
+    est, X, y, X_new = _fitted(task, n=14)
+    path = tmp_path / "model.joblib"
+    save_forest(path, est, 4)
+    lazy = open_forest(path)
+    assert isinstance(lazy.estimators_, LazyTrees) and len(lazy.estimators_) == 14
+    if task == "regression":
+        assert np.array_equal(lazy.predict(X_new), est.predict(X_new))
+    else:
+        assert np.array_equal(lazy.predict_proba(X_new), est.predict_proba(X_new))
+        assert np.array_equal(lazy.predict(X_new), est.predict(X_new))
+    assert lazy.estimators_._cached[0] == 3  # the last block only, after a pass
+    trees = lazy.estimators_
+    for i in (0, 5, 13, -1):
+        ref = est.estimators_[i].tree_.__getstate__()["nodes"]
+        assert trees[i].tree_.__getstate__()["nodes"].tobytes() == ref.tobytes()
+    assert len(trees[2:9]) == 7
+    with pytest.raises(IndexError):
+        trees[14]
+    assert pickle.loads(pickle.dumps(trees)).path == trees.path  # a worker process opens the same store
+    k = 2 if task == "multiclass" else None
+    a = shap_values(est, X_new[:12], chunk_size=4, class_index=k)
+    b = shap_values(lazy, X_new[:12], chunk_size=4, class_index=k)
+    assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
+    names = [f"x{j}" for j in range(X.shape[1])]
+    classes = [str(c) for c in est.classes_] if task == "multiclass" else None
+    kw = {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes}
+    for got, ref in zip(pd_ice_tables(lazy, X_new, **kw), pd_ice_tables(est, X_new, **kw)):
+        pd.testing.assert_frame_equal(got, ref, check_exact=True)
+    choice = {"class_index": 2} if task == "multiclass" else {}
+    kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}
+    got, ref = ale_tables(lazy, X_new, **kw), ale_tables(est, X_new, **kw)
+    for g, r in zip(got[:2], ref[:2]):
+        pd.testing.assert_frame_equal(g, r, check_exact=True)
+    kw = {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}
+    pd.testing.assert_frame_equal(
+        h_statistic_table(lazy, X_new, **kw), h_statistic_table(est, X_new, **kw), check_exact=True
+    )

@@ -11,7 +11,10 @@ separately zlib-compressed pickle. So
   ``predict`` / ``predict_proba`` with ``n_jobs=1`` (scikit-learn ``BaseForest.predict``:
   ``out += p_b`` in tree order, then ``out /= n_estimators``);
 * :func:`load_forest` (and :func:`xaipipe.io.read_joblib`) rebuilds the whole forest,
-  bitwise the fitted object (every tree array, every attribute).
+  bitwise the fitted object (every tree array, every attribute);
+* :func:`open_forest` gives the forest with a lazy ``estimators_`` (:class:`LazyTrees`)
+  that reads one block at a time: scikit-learn's own ``predict`` / ``predict_proba``
+  (``n_jobs=1``) iterate it in order, so a job that only predicts holds one block.
 
 Layout (little-endian): ``MAGIC``, the blocks, the shell, a UTF-8 JSON index
 (``{"format": 1, "n_estimators", "block_trees", "blocks": [[offset, length, n_trees],
@@ -27,14 +30,16 @@ import os
 import pickle
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
 __all__ = [
     "ForestBlockWriter",
+    "LazyTrees",
     "is_forest_store",
+    "open_forest",
     "iter_forest_blocks",
     "load_forest",
     "predict_forest",
@@ -215,6 +220,64 @@ def forest_shell(path: str | os.PathLike):
     """The stored forest without its trees (``estimators_ == []``), e.g. for ``classes_``."""
     with open(path, "rb") as fh:
         return _shell(fh, _index(fh, path))
+
+
+class LazyTrees(Sequence):
+    """The trees of a forest store as a read-only sequence that keeps one block in memory.
+
+    ``trees[i]`` and iteration read the block holding the tree (and keep it until another
+    block is read); a slice is a list of the trees (reading each block it spans). Pickles
+    as its (absolute) path, so a worker process opens the same store.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).resolve()
+        with open(self.path, "rb") as fh:
+            index = _index(fh, self.path)
+        self._blocks = [(int(o), int(length)) for o, length, _ in index["blocks"]]
+        sizes = [int(n) for *_, n in index["blocks"]]
+        self._starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self._cached: tuple[int, list] | None = None
+
+    def __reduce__(self):
+        return (type(self), (str(self.path),))
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def _block(self, b: int) -> list:
+        if self._cached is None or self._cached[0] != b:
+            self._cached = None  # drop the old block before reading the next
+            offset, length = self._blocks[b]
+            with open(self.path, "rb") as fh:
+                fh.seek(offset)
+                self._cached = (b, _unpack(fh.read(length)))
+        return self._cached[1]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        i = int(i) + n if int(i) < 0 else int(i)
+        if not 0 <= i < n:
+            raise IndexError(f"tree {i} of a forest of {n}")
+        b = int(np.searchsorted(self._starts, i, side="right")) - 1
+        return self._block(b)[i - self._starts[b]]
+
+    def __iter__(self):
+        for b in range(len(self._blocks)):
+            yield from self._block(b)
+
+
+def open_forest(path: str | os.PathLike):
+    """The stored forest with ``estimators_`` a :class:`LazyTrees` (one block in memory).
+
+    Its ``predict`` / ``predict_proba`` (keep ``n_jobs=1``) are bitwise those of the whole
+    forest; anything that slices or lists all trees reads them all.
+    """
+    shell = forest_shell(path)
+    shell.estimators_ = LazyTrees(path)
+    return shell
 
 
 def load_forest(path: str | os.PathLike):
