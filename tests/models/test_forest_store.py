@@ -191,6 +191,10 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
         assert np.array_equal(lazy.predict_proba(X_new), est.predict_proba(X_new))
         assert np.array_equal(lazy.predict(X_new), est.predict(X_new))
     assert lazy.estimators_._cached[0] == 3  # the last block only, after a pass
+    from xaipipe.models.prefix import prefix_predictions
+
+    ks = [3, 14, 9]
+    assert np.array_equal(prefix_predictions(lazy, X_new, ks), prefix_predictions(est, X_new, ks))
     trees = lazy.estimators_
     for i in (0, 5, 13, -1):
         ref = est.estimators_[i].tree_.__getstate__()["nodes"]
@@ -217,3 +221,18 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
     pd.testing.assert_frame_equal(
         h_statistic_table(lazy, X_new, **kw), h_statistic_table(est, X_new, **kw), check_exact=True
     )
+
+
+def test_lazy_trees_under_threads(tmp_path):
+    """member_predictor's row blocks in threads over one lazily opened store: every thread gets
+    its own blocks right, so the result is bitwise the whole forest's."""
+    from xaipipe.models.forest_store import open_forest
+    from xaipipe.models.prefix import member_predictor
+
+    X, y, _ = _data("regression")
+    est = make_estimator("random_forest", "regression", {"n_estimators": 12}, random_state=1).fit(X, y)
+    save_forest(tmp_path / "m.joblib", est, 2)
+    Z = np.tile(X, (6, 1))  # 1 500 rows: three row blocks of >= 512 rows
+    ref = member_predictor(est, [5, 12], n_jobs=1)(Z)
+    got = member_predictor(open_forest(tmp_path / "m.joblib"), [5, 12], n_jobs=3)(Z)
+    assert np.array_equal(got, ref)

@@ -227,7 +227,8 @@ class LazyTrees(Sequence):
 
     ``trees[i]`` and iteration read the block holding the tree (and keep it until another
     block is read); a slice is a list of the trees (reading each block it spans). Pickles
-    as its (absolute) path, so a worker process opens the same store.
+    as its (absolute) path, so a worker process opens the same store. Threads iterating at
+    once get the right trees but each reads the blocks it needs (and may hold one).
     """
 
     def __init__(self, path: str | os.PathLike):
@@ -246,13 +247,16 @@ class LazyTrees(Sequence):
         return int(self._starts[-1])
 
     def _block(self, b: int) -> list:
-        if self._cached is None or self._cached[0] != b:
-            self._cached = None  # drop the old block before reading the next
-            offset, length = self._blocks[b]
-            with open(self.path, "rb") as fh:
-                fh.seek(offset)
-                self._cached = (b, _unpack(fh.read(length)))
-        return self._cached[1]
+        cached = self._cached  # one read of the attribute: threads may replace it meanwhile
+        if cached is not None and cached[0] == b:
+            return cached[1]
+        self._cached = None  # drop the old block before reading the next
+        offset, length = self._blocks[b]
+        with open(self.path, "rb") as fh:
+            fh.seek(offset)
+            trees = _unpack(fh.read(length))
+        self._cached = (b, trees)
+        return trees
 
     def __getitem__(self, i):
         if isinstance(i, slice):
