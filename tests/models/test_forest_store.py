@@ -120,7 +120,7 @@ def test_bad_stores_are_refused(tmp_path):
         save_forest(tmp_path / "a.joblib", est, 0)
     with pytest.raises(RuntimeError, match="without finish"), ForestBlockWriter(tmp_path / "b.joblib", 2) as w:
         w.add(est.estimators_[:2])
-    assert not (tmp_path / "b.joblib").exists()  # atomic: nothing half-written
+    assert not (tmp_path / "b.joblib").exists()  # nothing half-written is left
     save_forest(tmp_path / "c.joblib", est, 2)
     data = (tmp_path / "c.joblib").read_bytes()
     (tmp_path / "d.joblib").write_bytes(data[:-5])

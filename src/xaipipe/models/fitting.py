@@ -200,13 +200,14 @@ def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees):
     wall seconds."""
     from sklearn.base import is_classifier
 
+    from ..io import atomic_path
     from .forest_blocks import fit_forest_blocks
     from .forest_store import ForestBlockWriter
 
     classifier = is_classifier(forest)
     acc = Xv = shell = None
     fit_time = 0.0
-    with ForestBlockWriter(path, block_trees) as writer:
+    with atomic_path(path) as tmp, ForestBlockWriter(tmp, block_trees) as writer:
         t0 = time.perf_counter()
         for _, trees, shell in fit_forest_blocks(forest, X_train, y_train, block_trees):
             fit_time += time.perf_counter() - t0

@@ -71,12 +71,15 @@ def _unpack(data: bytes):
 
 
 class ForestBlockWriter:
-    """Write a forest store block by block (a context manager; the file appears atomically on success).
+    """Write a forest store block by block (a context manager).
 
     Parameters
     ----------
     path : path
-        The model file (:func:`xaipipe.io.atomic_path`: written elsewhere, moved into place).
+        The file to write; removed again when the body raises or :meth:`finish` was not
+        called. A rule writes to a temporary path of :func:`xaipipe.io.atomic_path` (as
+        :func:`xaipipe.models.fitting.fit_best` does), so that ``results/`` never holds a
+        partial store.
     block_trees : int >= 1
         Nominal trees per block (recorded; blocks may be shorter, never empty).
 
@@ -96,11 +99,8 @@ class ForestBlockWriter:
         self._done = False
 
     def __enter__(self):
-        from ..io import atomic_path
-
-        self._ctx = atomic_path(self.path)
-        self._tmp = self._ctx.__enter__()
-        self._fh = open(self._tmp, "wb")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "wb")
         self._fh.write(MAGIC)
         return self
 
@@ -141,16 +141,16 @@ class ForestBlockWriter:
 
     def __exit__(self, exc_type, exc, tb):
         self._fh.close()
+        if exc_type is not None or not self._done:
+            self.path.unlink(missing_ok=True)
         if exc_type is None and not self._done:
-            exc_type = RuntimeError
-            exc = RuntimeError("ForestBlockWriter closed without finish(shell)")
-            self._ctx.__exit__(exc_type, exc, None)
-            raise exc
-        return self._ctx.__exit__(exc_type, exc, tb)
+            raise RuntimeError("ForestBlockWriter closed without finish(shell)")
+        return False
 
 
 def save_forest(path: str | os.PathLike, forest, block_trees: int) -> None:
-    """Store a fitted scikit-learn forest in blocks of ``block_trees`` trees (atomically).
+    """Store a fitted scikit-learn forest in blocks of ``block_trees`` trees (written in place;
+    removed again on an error).
 
     Parameters
     ----------
