@@ -209,6 +209,13 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
     assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
     names = [f"x{j}" for j in range(X.shape[1])]
     classes = [str(c) for c in est.classes_] if task == "multiclass" else None
+    from xaipipe.explain.shapley import shap_tables
+
+    kw = {"test_rows": np.arange(len(X_new)), "feature_names": names, "dataset": "d", "family": "random_forest"}
+    kw.update(max_rows_forest=10, background_size=10, classes=classes, n_jobs=2)  # two processes
+    got, ref = shap_tables(lazy, X_new, X, **kw), shap_tables(est, X_new, X, **kw)
+    for name in ("values", "rows", "importance", "interactions"):
+        pd.testing.assert_frame_equal(got[name], ref[name], check_exact=True)
     kw = {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes}
     for got, ref in zip(pd_ice_tables(lazy, X_new, **kw), pd_ice_tables(est, X_new, **kw)):
         pd.testing.assert_frame_equal(got, ref, check_exact=True)
