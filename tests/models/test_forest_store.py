@@ -17,6 +17,7 @@ from xaipipe.models.forest_blocks import fit_forest_blocks
 from xaipipe.models.forest_store import (
     ForestBlockWriter,
     forest_shell,
+    forests_equal,
     is_forest_store,
     iter_forest_blocks,
     load_forest,
@@ -39,25 +40,7 @@ def _data(task):
 
 
 def _same_forest(a, b):
-    """Bitwise the same forest: attributes in the same order, each pickling to the same bytes,
-    and every tree's attributes and node arrays (``tree_.__getstate__()``: nodes, values, depth)
-    bitwise equal. Pickles of whole trees may differ only in which objects they share (numpy
-    dtypes unpickled once per block)."""
-    assert type(a) is type(b) and list(a.__dict__) == list(b.__dict__)
-    for key in a.__dict__:
-        if key != "estimators_":
-            assert pickle.dumps(a.__dict__[key]) == pickle.dumps(b.__dict__[key]), key
-    assert len(a.estimators_) == len(b.estimators_)
-    for ta, tb in zip(a.estimators_, b.estimators_):
-        assert type(ta) is type(tb) and list(ta.__dict__) == list(tb.__dict__)
-        for key in ta.__dict__:
-            if key != "tree_":
-                assert pickle.dumps(ta.__dict__[key]) == pickle.dumps(tb.__dict__[key]), key
-        sa, sb = ta.tree_.__getstate__(), tb.tree_.__getstate__()
-        assert sa.keys() == sb.keys()
-        for key in sa:
-            va, vb = np.asarray(sa[key]), np.asarray(sb[key])
-            assert va.dtype == vb.dtype and va.shape == vb.shape and va.tobytes() == vb.tobytes(), key
+    assert forests_equal(a, b)
     return True
 
 
@@ -140,11 +123,24 @@ def test_bad_stores_are_refused(tmp_path):
     )
     with pytest.raises(AssertionError):  # the oracle tells another forest apart
         _same_forest(load_forest(tmp_path / "c.joblib"), reseeded)
-    # report diff: two stores of different forests differ, a store equals itself
+    # report diff: two stores of different forests differ; a store equals the pickled forest it holds
     other, *_ = _fitted("regression", n=4)
     save_forest(tmp_path / "f.joblib", other, 2)
-    assert file_difference(tmp_path / "c.joblib", tmp_path / "f.joblib")
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "f.joblib") == "forests differ"
     assert file_difference(tmp_path / "c.joblib", tmp_path / "c.joblib") == ""
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "e.joblib") == ""  # e: write_joblib of the same forest
+    write_joblib(tmp_path / "g.joblib", other)
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "g.joblib") == "forests differ"
+    # forests_equal tells apart a changed threshold, a changed attribute, another tree count
+    changed = load_forest(tmp_path / "c.joblib")
+    changed.estimators_[1].tree_.threshold[0] += 1e-12
+    assert not forests_equal(changed, est)
+    changed = load_forest(tmp_path / "c.joblib")
+    changed.n_jobs = 3
+    assert not forests_equal(changed, est)
+    changed = load_forest(tmp_path / "c.joblib")
+    changed.estimators_ = changed.estimators_[:2]
+    assert not forests_equal(changed, est)
 
 
 @pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])

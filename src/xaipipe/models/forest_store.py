@@ -38,6 +38,7 @@ import numpy as np
 __all__ = [
     "ForestBlockWriter",
     "LazyTrees",
+    "forests_equal",
     "is_forest_store",
     "open_forest",
     "iter_forest_blocks",
@@ -298,6 +299,47 @@ def load_forest(path: str | os.PathLike):
         trees.extend(block)
     shell.estimators_ = trees
     return shell
+
+
+def forests_equal(a, b) -> bool:
+    """Whether two fitted forests are bitwise the same model.
+
+    Same class, attributes in the same order each pickling to the same bytes, and trees of the
+    same class whose attributes pickle alike and whose node arrays (``tree_.__getstate__()``:
+    nodes, values, depth, node count) are bitwise equal field by field (a node record's
+    padding bytes are not compared: they are whatever memory held, and differ between a
+    forest and its joblib round trip). A forest loaded from a store and the
+    one that was saved are equal though their pickles differ: trees unpickled block by block
+    do not share the small objects (numpy dtypes) that trees pickled together share.
+    """
+
+    def same(x, y) -> bool:
+        return pickle.dumps(x, protocol=pickle.HIGHEST_PROTOCOL) == pickle.dumps(y, protocol=pickle.HIGHEST_PROTOCOL)
+
+    if type(a) is not type(b) or list(vars(a)) != list(vars(b)):
+        return False
+    if not all(same(vars(a)[k], vars(b)[k]) for k in vars(a) if k != "estimators_"):
+        return False
+    ta, tb = list(a.estimators_), list(b.estimators_)
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if type(x) is not type(y) or list(vars(x)) != list(vars(y)):
+            return False
+        if not all(same(vars(x)[k], vars(y)[k]) for k in vars(x) if k != "tree_"):
+            return False
+        sx, sy = x.tree_.__getstate__(), y.tree_.__getstate__()
+        if sx.keys() != sy.keys():
+            return False
+        for k in sx:
+            u, v = np.asarray(sx[k]), np.asarray(sy[k])
+            if u.dtype != v.dtype or u.shape != v.shape:
+                return False
+            # field by field: the node records' padding bytes (after missing_go_to_left) are not data
+            for name in u.dtype.names or (None,):
+                if (u if name is None else u[name]).tobytes() != (v if name is None else v[name]).tobytes():
+                    return False
+    return True
 
 
 def predict_forest(path: str | os.PathLike, X, *, proba: bool | None = None) -> np.ndarray:
