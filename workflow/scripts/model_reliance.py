@@ -7,14 +7,14 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import dependent_reliance_rows
 from xaipipe.explain.summary import reliance_tables
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import open_model, write_csv
 from xaipipe.runner import get_logger, run
 
 
 def main(smk):
     cfg = smk.params.reliance
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    model = read_joblib(smk.input.model)
+    model = open_model(smk.input.model)  # a forest store: the MR engine walks its blocks of trees
     reliance, split_gain = reliance_tables(
         model,
         data.X_test,
