@@ -19,6 +19,8 @@ wall seconds; the pairs are
   (the fit rule above ``large_data.forest_block_rows``); the test predictions are asserted equal;
 * ``predict``: ``read_joblib`` + ``predict`` of the test rows (what ``pd_ice`` / ``ale`` /
   ``h_statistic`` hold) against ``open_model`` (one block at a time); asserted equal;
+* ``mr``: permutation MR of the test rows (3 repeats, the tree engine), ``read_joblib``
+  against ``open_model`` (the engine walks the store's blocks outermost); asserted equal;
 * ``shap``: TreeSHAP of ``--shap-rows`` test rows, whole forest against the lazily opened
   store; asserted equal.
 
@@ -91,6 +93,12 @@ def _step(args) -> dict:
     elif step == "predict":
         model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")
         np.save(work / f"predict_{path}.npy", model.predict(X_test))
+    elif step == "mr":
+        from xaipipe.explain.reliance import model_reliance
+
+        model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")
+        res = model_reliance(model, X_test, y_test, estimator="permutation", n_repeats=3, random_state=0)
+        np.save(work / f"mr_{path}.npy", res.e_switch)
     elif step == "shap":
         from xaipipe.explain.shapley import shap_values
 
@@ -109,7 +117,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trees", type=int, default=2000)
     parser.add_argument("--block", type=int, default=100, help="trees per block")
     parser.add_argument("--shap-rows", type=int, default=10)
-    parser.add_argument("--steps", nargs="+", default=["cv", "fit", "predict", "shap"])
+    parser.add_argument("--steps", nargs="+", default=["cv", "fit", "predict", "mr", "shap"])
     parser.add_argument("--tiny", action="store_true", help="300 rows, 30 trees, blocks of 7")
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
