@@ -268,3 +268,20 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     got, ref = dependent_reliance_rows(lazy, X_new, y_new, X, **kw), dependent_reliance_rows(est, X_new, y_new, X, **kw)
     timing = [c for c in ref.columns if c.endswith("_s") or "time" in c]
     pd.testing.assert_frame_equal(got.drop(columns=timing), ref.drop(columns=timing), check_exact=True)
+
+
+@pytest.mark.parametrize("task", ["regression", "binary"])
+def test_lime_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
+    """LIME predicts each explained row's samples in one call: the opened store gives the
+    whole forest's explanations. (shap_check is not given an opened store: shap's
+    interventional TreeExplainer does not read a lazy estimators_ right, so the rule loads the
+    whole forest.)"""
+    from xaipipe.explain.lime import lime_explanations
+    from xaipipe.models.forest_store import open_forest
+
+    est, X, y, X_new = _fitted(task, n=6)
+    save_forest(tmp_path / "m.joblib", est, 4)
+    lazy = open_forest(tmp_path / "m.joblib")
+    kw = {"rows": [0, 4], "num_samples": 300, "random_state": 5}
+    got, ref = lime_explanations(lazy, X_new, X, **kw), lime_explanations(est, X_new, X, **kw)
+    assert pickle.dumps(got) == pickle.dumps(ref)
