@@ -273,9 +273,7 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
 @pytest.mark.parametrize("task", ["regression", "binary"])
 def test_lime_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
     """LIME predicts each explained row's samples in one call: the opened store gives the
-    whole forest's explanations. (shap_check is not given an opened store: shap's
-    interventional TreeExplainer does not read a lazy estimators_ right, so the rule loads the
-    whole forest.)"""
+    whole forest's explanations."""
     from xaipipe.explain.lime import lime_explanations
     from xaipipe.models.forest_store import open_forest
 
