@@ -62,6 +62,12 @@ EXPECTED = {
         r"^relative gaps \|e_divide / e_switch - 1\| .* R = 20 random halvings$",
         r"^tiny_regression +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
     ],
+    "forest_memory": [
+        r"^cv +whole +peak_rss_mb=\d+ wall_s=[\d.]+$",
+        r"^fit +blocks +peak_rss_mb=\d+ wall_s=[\d.]+$",
+        r"^ratio shap: whole/blocks peak RSS = [\d.]+$",
+        r"^check: outputs of the whole and the block paths bitwise equal in every step$",
+    ],
     "issue35_rules_cpu": [
         r"^part +ale +dependent_mr +figures +h_statistic$",
         r"^tiny_classification +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",

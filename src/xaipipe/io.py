@@ -30,6 +30,7 @@ __all__ = [
     "read_csv",
     "write_joblib",
     "read_joblib",
+    "open_model",
     "sha256_file",
     "sha256_bytes",
     "to_jsonable",
@@ -157,10 +158,26 @@ def write_joblib(path: str | os.PathLike, obj: Any, compress: int = 3) -> None:
 
 
 def read_joblib(path: str | os.PathLike) -> Any:
-    """Load an object written by :func:`write_joblib`."""
+    """Load an object written by :func:`write_joblib`, or the whole forest of a forest store
+    (:func:`xaipipe.models.forest_store.load_forest`: a large forest written in blocks of trees)."""
     import joblib
 
+    from .models.forest_store import is_forest_store, load_forest
+
+    if is_forest_store(path):
+        return load_forest(path)
     return joblib.load(path)
+
+
+def open_model(path: str | os.PathLike) -> Any:
+    """A fitted model file for a job that only predicts (and TreeSHAP over sub-forests): a forest
+    store opened lazily (:func:`xaipipe.models.forest_store.open_forest`: one block of trees in
+    memory, predictions bitwise those of the whole forest), anything else as :func:`read_joblib`."""
+    from .models.forest_store import is_forest_store, open_forest
+
+    if is_forest_store(path):
+        return open_forest(path)
+    return read_joblib(path)
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -389,3 +389,58 @@ def test_missing_values_are_imputed_inside_every_fold(family, grid):
         family, "regression", grid, SimpleImputer(strategy="median").fit_transform(X), y, folds, random_state=5
     )
     assert not np.allclose(leaked["rmse"], table["rmse"])
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+@pytest.mark.parametrize(
+    "family,grid",
+    [
+        ("random_forest", {"n_estimators": [3, 6, 10], "max_features": [0.5, 1.0]}),
+        ("extra_trees", {"n_estimators": [2, 9]}),
+    ],
+)
+def test_forest_blocks_leave_the_cv_table_bitwise_equal(family, grid, task, monkeypatch):
+    """large_data.forest_block_rows / forest_block_trees: forests fitted on at least that many
+    rows are fitted in blocks of trees (bitwise the same metrics); smaller folds stay whole."""
+    import xaipipe.models.cv as cv_module
+
+    if task == "regression":
+        X, y = load_diabetes(return_X_y=True)
+        X, y = X[:200], y[:200]
+    else:
+        X, y = load_breast_cancer(return_X_y=True)
+        X, y = X[:210], y[:210]
+        if task == "multiclass":
+            y = np.digitize(X[:, 0], np.quantile(X[:, 0], [1 / 3, 2 / 3]))  # 3 classes
+    kind = "regression" if task == "regression" else "classification"
+    folds = _folds(X, y, kind == "classification")
+    plain = cross_validate_grid(family, kind, grid, X, y, folds, random_state=3)
+    calls = []
+    real = cv_module.forest_block_prefix_predictions
+    monkeypatch.setattr(
+        cv_module,
+        "forest_block_prefix_predictions",
+        lambda *a, **k: calls.append(a[-1]) or real(*a, **k),
+    )
+    blocked = cross_validate_grid(family, kind, grid, X, y, folds, random_state=3, forest_blocks=(1, 4))
+    n_groups = len(plain["prefix_group"].unique())
+    assert calls == [4] * (n_groups * len(folds))  # every fit went through the blocks
+    timing = ["fit_time_s", "predict_time_s"]
+    pd.testing.assert_frame_equal(blocked.drop(columns=timing), plain.drop(columns=timing), check_exact=True)
+    assert (blocked[timing] > 0).all().all()
+    calls.clear()
+    above = cross_validate_grid(
+        family, kind, grid, X, y, folds, random_state=3, forest_blocks=(len(X), 4)
+    )  # no fold has that many training rows: all whole
+    assert calls == []
+    pd.testing.assert_frame_equal(above.drop(columns=timing), plain.drop(columns=timing), check_exact=True)
+
+
+def test_forest_block_setting():
+    from xaipipe.models.forest_blocks import forest_block_setting
+
+    assert forest_block_setting(None) is None
+    assert forest_block_setting({"forest_block_rows": None, "forest_block_trees": 100}) is None
+    assert forest_block_setting({"forest_block_rows": 10000, "forest_block_trees": 50}) == (10000, 50)
+    with pytest.raises(ValueError, match="forest_block_trees"):
+        forest_block_setting({"forest_block_rows": 10, "forest_block_trees": 0})

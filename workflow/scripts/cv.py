@@ -6,6 +6,7 @@ import joblib
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_csv, write_json
 from xaipipe.models.cv import cv_tables
+from xaipipe.models.forest_blocks import forest_block_setting
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import CVSettings
 
@@ -17,6 +18,7 @@ def main(smk):
         CVSettings.from_params(smk.params.cv, smk.wildcards.family),
         shards=[joblib.load(path) for path in smk.input.shards] or None,
         n_jobs=smk.threads,
+        forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal
     )
     if out.best["failed_configs"]:
         get_logger().warning("%d configuration(s) failed: %s", out.best["n_failed"], out.best["failed_configs"])

@@ -4,6 +4,7 @@ import joblib
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.models.cv import cv_shard_table
+from xaipipe.models.forest_blocks import forest_block_setting
 from xaipipe.runner import run
 from xaipipe.settings import CVSettings
 
@@ -15,6 +16,7 @@ def main(smk):
         CVSettings.from_params(smk.params.cv, smk.wildcards.family),
         (int(smk.wildcards.shard), smk.params.n_shards),
         n_jobs=smk.threads,
+        forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal
     )
     # pickled, not CSV: the cv job rebuilds the whole table with the dtypes of the unsplit one
     joblib.dump(table, smk.output.shard)

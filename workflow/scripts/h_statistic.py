@@ -6,7 +6,7 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import h_statistic_table
 from xaipipe.explain.shapley import class_choice
 from xaipipe.explain.summary import top_features
-from xaipipe.io import read_joblib, with_ids, write_csv
+from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import run
 
 
@@ -22,7 +22,7 @@ def main(smk):
     )
     choice = class_choice(data.classes, smk.params.figure_class)  # multiclass: explain.figure_class
     table = h_statistic_table(
-        read_joblib(smk.input.model),
+        open_model(smk.input.model),  # a forest store: one block of trees at a time
         data.X_test,
         feature_names=data.features,
         feature_groups=data.feature_groups,

@@ -5,7 +5,7 @@ import numpy as np
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations, lime_shap_summary
 from xaipipe.explain.shapley import class_result
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import open_model, read_joblib, write_csv
 from xaipipe.plots.lime import plot_lime_vs_shap
 from xaipipe.plots.shap_force import force_rows
 from xaipipe.plots.style import figure_style, save_figure
@@ -21,7 +21,7 @@ def main(smk):
     extra = np.random.default_rng(seed).choice(others, size=min(cfg["n_rows"], len(others)), replace=False)
     rows = sorted({*named.values(), *map(int, extra)})
     lime = lime_explanations(
-        read_joblib(smk.input.model),
+        open_model(smk.input.model),  # a forest store: one block of trees at a time
         data.X_test,
         data.X_train,
         rows=rows,

@@ -7,7 +7,7 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import dependent_reliance_rows
 from xaipipe.explain.summary import reliance_tables
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import open_model, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import LargeDataSettings
 
@@ -15,7 +15,7 @@ from xaipipe.settings import LargeDataSettings
 def main(smk):
     cfg = smk.params.reliance
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    model = read_joblib(smk.input.model)
+    model = open_model(smk.input.model)  # a forest store: the MR engine walks its blocks of trees
     # large-data policy (large_data.reliance_rows): None at or below large_data.min_rows test rows
     reliance_rows = LargeDataSettings.from_params(smk.params.large_data).rows("reliance", len(data.y_test))
     if reliance_rows is not None:

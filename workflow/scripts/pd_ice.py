@@ -5,7 +5,7 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.explain.summary import top_features
-from xaipipe.io import read_joblib, with_ids, write_csv
+from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import LargeDataSettings
 
@@ -22,7 +22,7 @@ def main(smk):
     )
     get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", cfg["top_k"], top, smk.params.extra)
     curves, pairs = pd_ice_tables(
-        read_joblib(smk.input.model),
+        open_model(smk.input.model),  # a forest store: one block of trees at a time
         data.X_test,
         top=top,
         extra=smk.params.extra,

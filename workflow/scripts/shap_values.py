@@ -2,7 +2,7 @@
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import shap_tables
-from xaipipe.io import read_joblib, write_csv, write_joblib, write_json
+from xaipipe.io import open_model, write_csv, write_joblib, write_json
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import LargeDataSettings
 
@@ -11,7 +11,7 @@ def main(smk):
     cfg = smk.params.shap
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     out = shap_tables(
-        read_joblib(smk.input.model),
+        open_model(smk.input.model),  # a forest store: one block of trees at a time
         data.X_test,
         data.X_train,
         test_rows=data.test_rows,

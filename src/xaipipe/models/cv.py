@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.impute import impute_rows
-from .families import PREFIX_PARAM, get_family
+from .families import PREFIX_PARAM, get_family, make_estimator
 from .fitting import fit_group
+from .forest_blocks import forest_block_prefix_predictions, supports_forest_blocks
 from .grid import config_id, depth_chains, expand_grid, params_from_config_id, prefix_groups
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
 from .output import model_output
@@ -77,9 +78,22 @@ def _fit_group_fold(
     options: Mapping[str, Any] | None,
     beta: float = 1.0,
     imputer=None,
+    block_trees: int | None = None,
 ) -> list[dict]:
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
     X_fit, X_valid = impute_rows(imputer, X[train], X[valid])  # fill values from the fold's training rows
+    if block_trees and ks:
+        forest = make_estimator(
+            family, task, dict(base, **{PREFIX_PARAM: max(ks)}), random_state=random_state, options=options
+        )
+        if supports_forest_blocks(forest):  # a forest in blocks of trees: bitwise the same predictions, less memory
+            outputs, fit_time, predict_time = forest_block_prefix_predictions(
+                forest, X_fit, y[train], X_valid, ks, block_trees
+            )
+            return [
+                _row(cfg, fit_time, predict_time, evaluate(task, y[valid], out, beta=beta))
+                for cfg, out in zip(configs, outputs)
+            ]
     fit = fit_group(family, task, base, X_fit, y[train], n_estimators=ks, random_state=random_state, options=options)
     est, fit_time = fit.estimator, fit.fit_time_s
     if not fit.ok:
@@ -108,6 +122,7 @@ def _fit_chain_fold(
     options: Mapping[str, Any] | None,
     beta: float = 1.0,
     imputer=None,
+    block_trees: int | None = None,
 ) -> list[dict]:
     """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
 
@@ -150,6 +165,7 @@ def cross_validate_grid(
     beta: float = 1.0,
     shard: tuple[int, int] | None = None,
     imputer=None,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> pd.DataFrame:
     """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
@@ -191,6 +207,13 @@ def cross_validate_grid(
         the fit (:func:`xaipipe.data.impute.impute_rows`), so no validation row informs
         the fill values; the shared-prefix evaluation then reads imputed rows. None
         (default): ``X`` is used as it is.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory (config keys ``large_data.forest_block_rows`` / ``forest_block_trees``): a
+        random forest or extra trees fitted on at least ``min_rows`` training rows is
+        fitted ``block_trees`` trees at a time, each block's validation predictions
+        added and its trees dropped (:func:`xaipipe.models.forest_blocks.forest_block_prefix_predictions`);
+        the metrics are bitwise those of the whole fit, only ``fit_time_s`` /
+        ``predict_time_s`` differ. None (default): every forest is fitted whole.
 
     Returns
     -------
@@ -230,8 +253,14 @@ def cross_validate_grid(
         index, n_shards = _check_shard(shard)
         units = units[index::n_shards]
     jobs = [(fn, unit, f, tr, va) for fn, unit in units for f, (tr, va) in enumerate(folds)]
+
+    def blocks(train):
+        if forest_blocks is None or fam.prefix != "forest" or len(train) < int(forest_blocks[0]):
+            return None
+        return int(forest_blocks[1])
+
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta, imputer)
+        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta, imputer, blocks(tr))
         for fn, unit, f, tr, va in jobs
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
@@ -503,6 +532,7 @@ def cv_tables(
     *,
     shards: Sequence[pd.DataFrame] | None = None,
     n_jobs: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> CVResult:
     """The ``cv`` rule: CV table, per-configuration summary and the best configuration.
 
@@ -527,6 +557,9 @@ def cv_tables(
         ``data.folds`` and ``data.dataset`` are then used); the result equals the unsplit one.
     n_jobs : int, default 1
         Worker processes; results do not depend on it.
+    forest_blocks : (int, int), optional
+        As :func:`cross_validate_grid` (``large_data.forest_block_rows`` / ``forest_block_trees``:
+        forests fitted a block of trees at a time; memory only, results are equal).
 
     Returns
     -------
@@ -553,6 +586,7 @@ def cv_tables(
             n_jobs=n_jobs,
             beta=s.beta,
             imputer=data.imputer,
+            forest_blocks=forest_blocks,
         )
     else:
         table = combine_cv_shards(
@@ -585,7 +619,14 @@ def cv_tables(
     return CVResult(table=table, summary=summary, best=record)
 
 
-def cv_shard_table(data, settings: CVSettings, shard: tuple[int, int], *, n_jobs: int = 1) -> pd.DataFrame:
+def cv_shard_table(
+    data,
+    settings: CVSettings,
+    shard: tuple[int, int],
+    *,
+    n_jobs: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
+) -> pd.DataFrame:
     """The ``cv_shard`` rule: shard ``shard = (i, n)`` of a split CV (:func:`cross_validate_grid`
     with ``shard=``: whole fit units of the grid, every fold), on the data of :func:`cv_tables`.
 
@@ -608,5 +649,6 @@ def cv_shard_table(data, settings: CVSettings, shard: tuple[int, int], *, n_jobs
         n_jobs=n_jobs,
         beta=s.beta,
         imputer=data.imputer,
+        forest_blocks=forest_blocks,
         shard=(int(shard[0]), int(shard[1])),
     )

@@ -114,6 +114,7 @@ def fit_best(
     dataset: str = "",
     n_jobs: int = 1,
     beta: float = 1.0,
+    forest_store: tuple[Any, int] | None = None,
 ):
     """The ``fit`` rule: refit a family's best configuration on the training rows, evaluate on the test rows.
 
@@ -128,11 +129,19 @@ def fit_best(
     dataset : str
     beta : float > 0, default=1.0
         Weight of the ``f_beta`` test metric (classification; config key ``metrics.beta``).
+    forest_store : (path, block_trees), optional
+        A random forest / extra trees (:func:`xaipipe.models.forest_blocks.supports_forest_blocks`)
+        is fitted ``block_trees`` trees at a time and written block by block to ``path`` as a
+        forest store (:class:`xaipipe.models.forest_store.ForestBlockWriter`; the fit rule's
+        ``model.joblib`` when the training rows reach ``large_data.forest_block_rows``), its test
+        output accumulated block by block: the stored forest (:func:`xaipipe.io.read_joblib`),
+        the test metrics and predictions are bitwise those of the whole fit, and at most two
+        blocks of trees are in memory. Other families ignore it.
 
     Returns
     -------
     (estimator, record, predictions)
-        The fitted model; the record of ``test/<family>.json`` (``dataset``,
+        The fitted model (None when it went to ``forest_store``); the record of ``test/<family>.json`` (``dataset``,
         ``task``, ``model`` (the family), ``params``, ``n_train``, ``n_test``,
         ``fit_time_s``, ``metrics`` with the confusion matrix for classifiers);
         the test predictions (``row``, ``y_true``, ``y_pred``; binary classifiers
@@ -146,16 +155,21 @@ def fit_best(
     """
     import pandas as pd
 
+    from .forest_blocks import supports_forest_blocks
     from .metrics import evaluate
     from .output import model_output
 
     est = make_estimator(family, task, params, random_state=random_state, n_jobs=n_jobs, options=options)
-    t0 = time.perf_counter()
-    fit_estimator(est, X_train, y_train)  # bitwise est.fit, faster leaf updates
-    fit_time = time.perf_counter() - t0
-    if hasattr(est, "n_jobs"):
-        est.set_params(n_jobs=1)  # predictions of the saved model are then bitwise reproducible
-    output = model_output(est)(X_test)
+    if forest_store is not None and supports_forest_blocks(est):
+        output, fit_time = _fit_forest_store(est, X_train, y_train, X_test, *forest_store)
+        est = None
+    else:
+        t0 = time.perf_counter()
+        fit_estimator(est, X_train, y_train)  # bitwise est.fit, faster leaf updates
+        fit_time = time.perf_counter() - t0
+        if hasattr(est, "n_jobs"):
+            est.set_params(n_jobs=1)  # predictions of the saved model are then bitwise reproducible
+        output = model_output(est)(X_test)
     metrics = evaluate(task, y_test, output, confusion=True, beta=beta)
     record = {
         "dataset": dataset,
@@ -178,3 +192,36 @@ def fit_best(
             predictions[f"proba_{k}"] = output[:, k]
         predictions["y_pred"] = output.argmax(axis=1)
     return est, record, predictions
+
+
+def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees):
+    """Fit ``forest`` in blocks into the forest store ``path``; its test output (``predict`` /
+    ``predict_proba`` with ``n_jobs=1``: ``out += p_b`` in tree order, ``out /= K``) and the fit's
+    wall seconds."""
+    from sklearn.base import is_classifier
+
+    from ..io import atomic_path
+    from .forest_blocks import fit_forest_blocks
+    from .forest_store import ForestBlockWriter
+
+    classifier = is_classifier(forest)
+    acc = Xv = shell = None
+    fit_time = 0.0
+    with atomic_path(path) as tmp, ForestBlockWriter(tmp, block_trees) as writer:
+        t0 = time.perf_counter()
+        for _, trees, shell in fit_forest_blocks(forest, X_train, y_train, block_trees):
+            fit_time += time.perf_counter() - t0
+            writer.add(trees)
+            if Xv is None:  # BaseForest.predict's validation (float32)
+                Xv = shell._validate_X_predict(X_test)
+            for tree in trees:
+                p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(Xv, check_input=False)
+                if acc is None:
+                    acc = np.zeros_like(p, dtype=np.float64)
+                acc += p
+            del trees
+            t0 = time.perf_counter()
+        shell.set_params(n_jobs=1)  # as the whole fit's saved model
+        writer.finish(shell)
+    acc /= shell.n_estimators
+    return acc, fit_time

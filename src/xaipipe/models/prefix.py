@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
@@ -137,7 +138,9 @@ def _forest_prefix(est, X, ks, classifier):
         wanted.setdefault(k, []).append(i)
     out = None
     acc = None
-    for b, tree in enumerate(est.estimators_[: max(ks)], start=1):
+    # islice, not a slice: a forest store opened lazily (models.forest_store.open_forest) is then
+    # read one block at a time
+    for b, tree in enumerate(islice(est.estimators_, max(ks)), start=1):
         p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(Xv, check_input=False)
         if acc is None:
             acc = np.zeros_like(p, dtype=np.float64)

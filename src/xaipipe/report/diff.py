@@ -315,11 +315,23 @@ def _joblib_identical(pa: Path, pb: Path) -> str:
     """A pickle's bytes name the classes' modules; compare what it holds: a dataclass result
     (e.g. a ShapResult) field by field, arrays bitwise, a table (a ``cv_shard``) or a dict of
     tables (a ``rashomon_refit`` result) without its :data:`TIME_COLUMNS`; anything else
-    (fitted models) by its bytes, which already differed."""
+    (fitted models) by its bytes, which already differed; a forest store (a large forest written
+    in blocks, :mod:`xaipipe.models.forest_store`) against a store or a pickled forest by the
+    forest it holds (:func:`~xaipipe.models.forest_store.forests_equal`)."""
     import dataclasses
 
     import joblib
 
+    from ..models.forest_store import is_forest_store
+
+    if is_forest_store(pa) or is_forest_store(pb):  # a forest stored in blocks (config large_data)
+        from ..io import read_joblib
+        from ..models.forest_store import forests_equal
+
+        a, b = read_joblib(pa), read_joblib(pb)
+        return (
+            "" if hasattr(a, "estimators_") and hasattr(b, "estimators_") and forests_equal(a, b) else "forests differ"
+        )
     a, b = joblib.load(pa), joblib.load(pb)
     if (dataclasses.is_dataclass(a) or isinstance(a, (pd.DataFrame, dict))) and _same_object(a, b):
         return ""

@@ -331,3 +331,42 @@ def test_engine_preferred():
         assert engine.engine_preferred(model, "e_switch")
         assert not engine.engine_preferred(model, "e_divide")
     assert not engine.engine_preferred(DecisionTreeRegressor().fit(X, y), "permutation")
+
+
+@pytest.mark.parametrize("estimator", ["permutation", "e_switch", "e_divide"])
+@pytest.mark.parametrize("kind", ["regressor", "binary", "multiclass"])
+def test_forest_store_blocks_equal_the_whole_forest(kind, estimator, tmp_path):
+    """A forest store opened lazily (xaipipe.models.forest_store.open_forest): the kernel walks the
+    store's blocks of trees outermost, carrying every switched row's running sum from block to
+    block; e_orig and e_switch of every prefix member are bitwise the generic path's on the whole
+    forest, for blocks of 1, 4 and all trees."""
+    if not _kernels.AVAILABLE:
+        pytest.skip("numba not installed")
+    from xaipipe.models.forest_store import open_forest, save_forest
+
+    rng = np.random.default_rng(3)
+    n = 70
+    X = rng.normal(size=(n, 4))
+    y = X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n)
+    if kind == "regressor":
+        model, target, loss = RandomForestRegressor(n_estimators=11, random_state=0), y, "squared_error"
+    else:
+        target = (y > 0).astype(int) if kind == "binary" else np.digitize(y, [-0.5, 0.5])
+        model, loss = RandomForestClassifier(n_estimators=11, random_state=0), "log_loss"
+    model.fit(X, target)
+    kw = dict(estimator=estimator, loss=loss, features={"a": [0], "bc": [1, 2], "d": [3]}, random_state=0)
+    kw["max_rows_per_batch"] = 100  # several batches per variable (the generic path's partial sums)
+    if estimator == "permutation":
+        kw["permutations"] = random_permutations(n, 4, 3, 0)
+    ks = [2, 11, 5, 9, 2]
+    ref = model_reliance(model, X, target, n_estimators=ks, method="generic", **kw)
+    for block in (1, 4, 11):
+        save_forest(tmp_path / f"m{block}.joblib", model, block)
+        lazy = open_forest(tmp_path / f"m{block}.joblib")
+        got = model_reliance(lazy, X, target, n_estimators=ks, method="engine", **kw)
+        np.testing.assert_array_equal(got.e_orig, ref.e_orig)
+        np.testing.assert_array_equal(got.e_switch, ref.e_switch)
+        e_orig, e_switch = _engine_arrays(lazy, X, target, n_estimators=[3, 7], kernel=True, **kw)
+        e_orig_w, e_switch_w = _engine_arrays(model, X, target, n_estimators=[3, 7], kernel=True, **kw)
+        np.testing.assert_array_equal(e_orig, e_orig_w)
+        np.testing.assert_array_equal(e_switch, e_switch_w)

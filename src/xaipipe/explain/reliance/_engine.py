@@ -132,6 +132,41 @@ def _require_engine(model) -> None:
 # ----------------------------------------------------------------------------- per-tree terms
 
 
+def _stored(model) -> bool:
+    """Whether ``model`` is a forest store opened lazily (:func:`xaipipe.models.forest_store.open_forest`)."""
+    from ...models.forest_store import LazyTrees
+
+    return isinstance(getattr(model, "estimators_", None), LazyTrees)
+
+
+class _StoredRows:
+    """The stages ``[tree]`` of the first ``n`` trees of a lazily opened forest store, read a block at a time."""
+
+    def __init__(self, trees, n: int):
+        self._trees, self._n = trees, int(n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [[t] for t in self._trees[slice(*i.indices(self._n))]]
+        i = int(i) + self._n if int(i) < 0 else int(i)
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return [self._trees[i]]
+
+    def __iter__(self):
+        from itertools import islice
+
+        return ([t] for t in islice(self._trees, self._n))
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """``[start, stop)`` of the store's blocks within the first ``n`` trees."""
+        starts = [int(v) for v in self._trees._starts]
+        return [(a, min(b, self._n)) for a, b in zip(starts[:-1], starts[1:]) if a < self._n]
+
+
 class _Ensemble:
     """The stages of a fitted ensemble and how their terms combine.
 
@@ -151,6 +186,9 @@ class _Ensemble:
             self.K = self.stages.shape[1]
             self.lr = float(model.learning_rate)
             trees = [list(row) for row in self.stages]
+        elif _stored(model):  # a forest store opened lazily: rows read one block at a time
+            self.K = 1
+            trees = _StoredRows(model.estimators_, self.n_trees)
         else:
             self.K = 1
             trees = [[tr] for tr in model.estimators_[: self.n_trees]]
@@ -224,15 +262,15 @@ class _Ensemble:
             return self.K
         return len(self.model.classes_) if self.classifier else 1
 
-    def flat(self):
-        """The first ``n_trees`` stages as :class:`~xaipipe.explain.reliance._kernels.FlatTrees`
+    def flat(self, a: int = 0, b: int | None = None):
+        """Stages ``a .. b - 1`` (default: the first ``n_trees``) as :class:`~xaipipe.explain.reliance._kernels.FlatTrees`
         (boosting: stage-major, tree ``(t, k)`` adds ``learning_rate * value`` to
         column ``k``; forests: tree ``t`` adds its ``predict`` / ``predict_proba``
         row)."""
         from ._kernels import flatten_trees
 
         trees, tables, columns = [], [], []
-        for row in self.trees:
+        for row in self.trees[a:b]:
             for k, est in enumerate(row):
                 tree = est.tree_
                 trees.append(tree)
@@ -433,6 +471,10 @@ def engine_sums(
 
     if kernel is None:
         kernel = _kernels.AVAILABLE
+    if kernel and isinstance(ens.trees, _StoredRows):  # a forest store: one block of trees at a time
+        return _kernel_sums_blocks(
+            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs
+        )
     if kernel:
         return _kernel_sums(
             ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs
@@ -525,6 +567,94 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
                         for (r, _, _), v in zip(chunk, part):
                             sums[i, g, r] += v
                 first += len(chunk)
+    return e_orig, sums
+
+
+def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs):
+    """:func:`_kernel_sums` of a lazily opened forest store, the store's blocks of trees outermost.
+
+    Per block: its trees flattened, the original rows walked, then every batch of switched rows
+    of every variable accumulated through the block's trees starting from the batch's running
+    sum after the previous block (the kernel's ``start``), which is carried to the next block.
+    Every row's sum is therefore formed by the same additions in the same order as in one pass
+    over all trees, the batches and the loss sums of each member (formed in the block holding
+    its last tree) are those of :func:`_kernel_sums`: the results are bitwise equal. Memory: one
+    block's trees and flat arrays, plus the running sums of all switched rows.
+    """
+    from ._kernels import accumulate, signatures, walk_original
+
+    n, p = X32.shape
+    m, G = len(ks), len(cols)
+    R = 1 + max((r for dg in designs for r, _, _ in dg), default=0)
+    snapshot, slot = ens.snapshots(ks)
+    S = len(slot)
+    members = {k: [i for i, kk in enumerate(ks) if kk == k] for k in slot}
+    everyone = np.arange(n)
+    row_bytes = 4 * p + 8 * S * ens.width + 64  # the batches of _kernel_sums
+    batches = [
+        list(_chunks(_chunks(designs[g], max_rows), max(max_rows, KERNEL_BATCH_BYTES // row_bytes), size=_chunk_rows))
+        for g in range(G)
+    ]
+
+    def start_of(Xb):
+        return np.ascontiguousarray(np.asarray(ens.start(Xb), dtype=np.float64).reshape(Xb.shape[0], -1))
+
+    e_orig = np.empty(m)
+    sums = np.zeros((m, G, R))
+    carry_orig = start_of(X32)
+    carry: list[list] = [[None] * len(batches[g]) for g in range(G)]
+    for a, b in ens.trees.blocks():
+        flat = ens.flat(a, b)
+        snap = np.array(snapshot[a:b], dtype=np.int64)
+        if snap[-1] < 0:  # one more slot: the running sum after the block's last tree
+            snap[-1], end, n_slots = S, S, S + 1
+        else:
+            end, n_slots = int(snap[-1]), S
+        here = {k: s for k, s in slot.items() if a < k <= b}  # members whose last tree is in the block
+        leaf, entries = walk_original(flat, X32, cols, n_jobs=n_jobs)
+        term = flat.table[leaf]
+        del leaf
+        none = np.full((n, b - a), -1, dtype=np.int32)
+        out = accumulate(flat, snap, none, term, X32, everyone, carry_orig, n_slots, n_jobs=n_jobs)
+        for k, s in here.items():
+            value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)])[0] / n
+            for i in members[k]:
+                e_orig[i] = value
+        carry_orig = np.ascontiguousarray(out[end])
+        for g, cg in enumerate(cols):
+            variable = signatures(flat, X32, cg, n_jobs=n_jobs)
+            for q, chunks in enumerate(batches[g]):
+                recip, donors, Xh, yh, bounds = _switched_rows([d for c in chunks for d in c], X32, yv, cg)
+                start = start_of(Xh) if carry[g][q] is None else carry[g][q]
+                out = accumulate(
+                    flat,
+                    snap,
+                    entries[g],
+                    term,
+                    Xh,
+                    recip,
+                    start,
+                    n_slots,
+                    donors=donors,
+                    X32=X32,
+                    variable=variable,
+                    n_jobs=n_jobs,
+                )
+                first = 0
+                for chunk in chunks:
+                    own = bounds[first : first + len(chunk)]
+                    lo, hi = own[0][0], own[-1][1]
+                    local = [(u - lo, v - lo) for u, v in own]
+                    for k, s in here.items():
+                        part = _loss_sums(
+                            loss_fn, loss_name, yh[lo:hi], ens.output(ens.as_acc(out[s, lo:hi]), k), local
+                        )
+                        for i in members[k]:
+                            for (r, _, _), v in zip(chunk, part):
+                                sums[i, g, r] += v
+                    first += len(chunk)
+                carry[g][q] = np.ascontiguousarray(out[end])
+        del flat, term, entries
     return e_orig, sums
 
 

@@ -257,6 +257,22 @@ def _subforest(forest, start: int, stop: int):
     return sub
 
 
+def _forest_shap_parts(forest, Xe, class_index, interactions, chunks, n_jobs) -> list:
+    """TreeSHAP of each sub-forest ``chunks`` (:func:`forest_chunks`), in order. The sub-forests
+    are made as they are explained, so a forest opened from a forest store
+    (:func:`xaipipe.models.forest_store.open_forest`) holds one chunk's trees at a time (sequential)."""
+    tasks = (_subforest(forest, a, b) for a, b in chunks)
+    if n_jobs == 1 or len(chunks) == 1:
+        return [_tree_shap_task(m, Xe, class_index, interactions) for m in tasks]
+    from joblib import Parallel, delayed
+
+    # joblib's default backend (loky processes) unless the caller chose another one with
+    # joblib.parallel_config
+    return Parallel(n_jobs=n_jobs, prefer="processes")(
+        delayed(_tree_shap_task)(m, Xe, class_index, interactions) for m in tasks
+    )
+
+
 def forest_chunks(n_trees: int, chunk_size: int) -> list[tuple[int, int]]:
     """Contiguous ``[start, stop)`` tree ranges of at most ``chunk_size`` trees."""
     return [(a, min(a + chunk_size, n_trees)) for a in range(0, n_trees, chunk_size)]
@@ -294,25 +310,16 @@ def _boosting_class_model(est, k: int) -> dict:
 
 def _forest_tree_shap(est, Xe, class_index, interactions: bool, chunk_size, n_jobs: int, details: dict) -> tuple:
     """TreeSHAP of a random forest / extra trees in chunks of trees (:func:`forest_chunks`), one
-    :func:`_tree_shap_task` per chunk (serially, or in ``n_jobs`` processes), averaged with weights
+    :func:`_tree_shap_task` per chunk (:func:`_forest_shap_parts`: serially, or in ``n_jobs``
+    processes; a forest store is read one chunk at a time), averaged with weights
     ``trees in chunk / n_trees``: the forest's values, base value and interaction values (None
     without ``interactions``) of output ``class_index`` (None: a regressor's prediction). Records
     ``n_trees``, ``chunk_size``, ``n_chunks`` and ``n_jobs`` in ``details``."""
     n_trees = len(est.estimators_)
     size = chunk_size or DEFAULT_CHUNK_SIZE
     chunks = forest_chunks(n_trees, size)
-    tasks = [(_subforest(est, a, b), b - a) for a, b in chunks]
-    if n_jobs == 1 or len(tasks) == 1:
-        parts = [_tree_shap_task(m, Xe, class_index, interactions) for m, _ in tasks]
-    else:
-        from joblib import Parallel, delayed
-
-        # joblib's default backend (loky processes) unless the caller chose
-        # another one with joblib.parallel_config
-        parts = Parallel(n_jobs=n_jobs, prefer="processes")(
-            delayed(_tree_shap_task)(m, Xe, class_index, interactions) for m, _ in tasks
-        )
-    weights = [w / n_trees for _, w in tasks]
+    parts = _forest_shap_parts(est, Xe, class_index, interactions, chunks, n_jobs)
+    weights = [(b - a) / n_trees for a, b in chunks]
     values = sum(w * v for w, (v, _, _) in zip(weights, parts))
     base = sum(w * b for w, (_, b, _) in zip(weights, parts))
     inter = sum(w * i for w, (_, _, i) in zip(weights, parts)) if interactions else None

@@ -1,0 +1,285 @@
+"""Forests stored in blocks of trees: the reloaded forest is the saved one (pickle bytes and
+every tree array), the blocks come back in order, and block-wise predictions are bitwise
+scikit-learn's own ``predict`` / ``predict_proba`` (n_jobs=1)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes, load_iris, make_classification
+
+from xaipipe.io import read_joblib, write_joblib
+from xaipipe.models.families import make_estimator
+from xaipipe.models.forest_blocks import fit_forest_blocks
+from xaipipe.models.forest_store import (
+    ForestBlockWriter,
+    forest_shell,
+    forests_equal,
+    is_forest_store,
+    iter_forest_blocks,
+    load_forest,
+    predict_forest,
+    save_forest,
+)
+from xaipipe.report.diff import file_difference
+
+
+def _data(task):
+    if task == "regression":
+        X, y = load_diabetes(return_X_y=True)
+        return X[:250], y[:250], X[250:]
+    if task == "binary":
+        X, y = make_classification(n_samples=300, n_features=8, n_informative=4, random_state=3)
+        return X[:220], y[:220], X[220:]
+    X, y = load_iris(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    return X[order][:110], y[order][:110], X[order][110:]
+
+
+def _same_forest(a, b):
+    assert forests_equal(a, b)
+    return True
+
+
+def _kind(task):
+    return "regression" if task == "regression" else "classification"
+
+
+def _fitted(task, family="random_forest", n=17, labels=None):
+    X, y, X_new = _data(task)
+    if labels is not None:
+        y = np.asarray(labels)[y]
+    est = make_estimator(family, _kind(task), {"n_estimators": n}, random_state=4, n_jobs=1).fit(X, y)
+    return est, X, y, X_new
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+@pytest.mark.parametrize("block", [1, 5, 17, 40])
+def test_saved_forest_loads_bitwise_and_predicts_blockwise(task, block, tmp_path):
+    est, X, y, X_new = _fitted(task)
+    path = tmp_path / "model.joblib"
+    save_forest(path, est, block)
+    assert is_forest_store(path)
+    back = load_forest(path)
+    assert _same_forest(back, est)  # the whole object, every tree and attribute
+    assert _same_forest(read_joblib(path), est)  # what every rule's read_joblib gets
+    starts = [(s, len(t)) for s, t in iter_forest_blocks(path)]
+    assert starts == [(a, min(block, 17 - a)) for a in range(0, 17, block)]
+    assert forest_shell(path).estimators_ == []
+    if task == "regression":
+        assert np.array_equal(predict_forest(path, X_new), est.predict(X_new))
+    else:
+        assert np.array_equal(predict_forest(path, X_new), est.predict_proba(X_new))
+        assert np.array_equal(predict_forest(path, X_new, proba=False), est.predict(X_new))
+
+
+def test_string_classes_and_extra_trees(tmp_path):
+    est, X, y, X_new = _fitted("multiclass", family="extra_trees", labels=["a", "b", "c"])
+    save_forest(tmp_path / "m.joblib", est, 4)
+    assert _same_forest(load_forest(tmp_path / "m.joblib"), est)
+    assert np.array_equal(predict_forest(tmp_path / "m.joblib", X_new, proba=False), est.predict(X_new))
+
+
+@pytest.mark.parametrize("task", ["regression", "multiclass"])
+def test_forest_fitted_in_blocks_streams_into_the_store(task, tmp_path):
+    """The fit rule's path: fit_forest_blocks -> ForestBlockWriter, one block in memory; the
+    stored model is bitwise the one-shot fit (the same object fit_best would save)."""
+    est, X, y, X_new = _fitted(task)
+    forest = make_estimator("random_forest", _kind(task), {"n_estimators": 17}, random_state=4, n_jobs=1)
+    path = tmp_path / "model.joblib"
+    with ForestBlockWriter(path, 6) as w:
+        for block in fit_forest_blocks(forest, X, y, 6):
+            w.add(block[1])  # (start, trees, shell)
+        w.finish(block[2])
+    assert _same_forest(load_forest(path), est)
+
+
+def test_bad_stores_are_refused(tmp_path):
+    est, *_ = _fitted("regression", n=3)
+    with pytest.raises(ValueError, match="block_trees must be >= 1"):
+        save_forest(tmp_path / "a.joblib", est, 0)
+    with pytest.raises(RuntimeError, match="without finish"), ForestBlockWriter(tmp_path / "b.joblib", 2) as w:
+        w.add(est.estimators_[:2])
+    assert not (tmp_path / "b.joblib").exists()  # nothing half-written is left
+    save_forest(tmp_path / "c.joblib", est, 2)
+    data = (tmp_path / "c.joblib").read_bytes()
+    (tmp_path / "d.joblib").write_bytes(data[:-5])
+    with pytest.raises(ValueError, match="not a complete forest store"):
+        load_forest(tmp_path / "d.joblib")
+    write_joblib(tmp_path / "e.joblib", est)  # an ordinary model file is not a store
+    assert not is_forest_store(tmp_path / "e.joblib")
+    from xaipipe.io import open_model
+    from xaipipe.models.forest_store import LazyTrees
+
+    assert isinstance(open_model(tmp_path / "e.joblib").estimators_, list)  # an ordinary file: read whole
+    assert isinstance(open_model(tmp_path / "c.joblib").estimators_, LazyTrees)
+    with pytest.raises(ValueError, match="not a forest store"):
+        next(iter_forest_blocks(tmp_path / "e.joblib"))
+    reseeded = make_estimator("random_forest", "regression", {"n_estimators": 3}, random_state=5).fit(
+        *_data("regression")[:2]
+    )
+    with pytest.raises(AssertionError):  # the oracle tells another forest apart
+        _same_forest(load_forest(tmp_path / "c.joblib"), reseeded)
+    # report diff: two stores of different forests differ; a store equals the pickled forest it holds
+    other, *_ = _fitted("regression", n=4)
+    save_forest(tmp_path / "f.joblib", other, 2)
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "f.joblib") == "forests differ"
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "c.joblib") == ""
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "e.joblib") == ""  # e: write_joblib of the same forest
+    write_joblib(tmp_path / "g.joblib", other)
+    assert file_difference(tmp_path / "c.joblib", tmp_path / "g.joblib") == "forests differ"
+    # forests_equal tells apart a changed threshold, a changed attribute, another tree count
+    changed = load_forest(tmp_path / "c.joblib")
+    changed.estimators_[1].tree_.threshold[0] += 1e-12
+    assert not forests_equal(changed, est)
+    changed = load_forest(tmp_path / "c.joblib")
+    changed.n_jobs = 3
+    assert not forests_equal(changed, est)
+    changed = load_forest(tmp_path / "c.joblib")
+    changed.estimators_ = changed.estimators_[:2]
+    assert not forests_equal(changed, est)
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
+    """The fit rule above large_data.forest_block_rows: the stored model, the test record and the
+    test predictions are those of the plain fit_best (fit_time_s apart)."""
+    from xaipipe.models.fitting import fit_best
+
+    X, y, X_test = _data(task)
+    y_test = y[: len(X_test)]
+    args = ("random_forest", _kind(task), {"n_estimators": 13, "max_features": 0.7}, X, y, X_test, y_test)
+    kw = {"test_rows": np.arange(len(X_test)), "random_state": 8, "dataset": "d", "n_jobs": 2}
+    model, record, predictions = fit_best(*args, **kw)
+    assert model.n_jobs == 1
+    path = tmp_path / "model.joblib"
+    none, record_b, predictions_b = fit_best(*args, **kw, forest_store=(path, 4))
+    assert none is None and is_forest_store(path)
+    assert _same_forest(load_forest(path), model)
+    record.pop("fit_time_s"), record_b.pop("fit_time_s")
+    assert pickle.dumps(record_b) == pickle.dumps(record)
+    assert predictions_b.equals(predictions) and list(predictions_b.dtypes) == list(predictions.dtypes)
+    # a family that cannot be stored in blocks ignores forest_store
+    gb, *_ = fit_best("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
+    assert gb is not None and not (tmp_path / "gb.joblib").exists()
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
+    """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
+    PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
+    from xaipipe.explain.dependence import ale_tables, h_statistic_table
+    from xaipipe.explain.pdp import pd_ice_tables
+    from xaipipe.explain.shapley import shap_values
+    from xaipipe.models.forest_store import LazyTrees, open_forest
+
+    est, X, y, X_new = _fitted(task, n=14)
+    path = tmp_path / "model.joblib"
+    save_forest(path, est, 4)
+    lazy = open_forest(path)
+    assert isinstance(lazy.estimators_, LazyTrees) and len(lazy.estimators_) == 14
+    if task == "regression":
+        assert np.array_equal(lazy.predict(X_new), est.predict(X_new))
+    else:
+        assert np.array_equal(lazy.predict_proba(X_new), est.predict_proba(X_new))
+        assert np.array_equal(lazy.predict(X_new), est.predict(X_new))
+    assert lazy.estimators_._cached[0] == 3  # the last block only, after a pass
+    from xaipipe.models.prefix import prefix_predictions
+
+    ks = [3, 14, 9]
+    assert np.array_equal(prefix_predictions(lazy, X_new, ks), prefix_predictions(est, X_new, ks))
+    trees = lazy.estimators_
+    for i in (0, 5, 13, -1):
+        ref = est.estimators_[i].tree_.__getstate__()["nodes"]
+        assert trees[i].tree_.__getstate__()["nodes"].tobytes() == ref.tobytes()
+    assert len(trees[2:9]) == 7
+    with pytest.raises(IndexError):
+        trees[14]
+    assert pickle.loads(pickle.dumps(trees)).path == trees.path  # a worker process opens the same store
+    k = 2 if task == "multiclass" else None
+    a = shap_values(est, X_new[:12], chunk_size=4, class_index=k)
+    b = shap_values(lazy, X_new[:12], chunk_size=4, class_index=k)
+    assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
+    names = [f"x{j}" for j in range(X.shape[1])]
+    classes = [str(c) for c in est.classes_] if task == "multiclass" else None
+    from xaipipe.explain.shapley import shap_tables
+
+    kw = {"test_rows": np.arange(len(X_new)), "feature_names": names, "dataset": "d", "family": "random_forest"}
+    kw.update(max_rows_forest=10, background_size=10, classes=classes, n_jobs=2)  # two processes
+    got, ref = shap_tables(lazy, X_new, X, **kw), shap_tables(est, X_new, X, **kw)
+    for name, frame in got.to_frames().items():
+        pd.testing.assert_frame_equal(frame, ref.to_frames()[name], check_exact=True)
+    kw = {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes}
+    for got, ref in zip(pd_ice_tables(lazy, X_new, **kw), pd_ice_tables(est, X_new, **kw)):
+        pd.testing.assert_frame_equal(got, ref, check_exact=True)
+    choice = {"class_index": 2} if task == "multiclass" else {}
+    kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}
+    got, ref = ale_tables(lazy, X_new, **kw), ale_tables(est, X_new, **kw)
+    for g, r in zip(got[:2], ref[:2]):
+        pd.testing.assert_frame_equal(g, r, check_exact=True)
+    kw = {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}
+    pd.testing.assert_frame_equal(
+        h_statistic_table(lazy, X_new, **kw), h_statistic_table(est, X_new, **kw), check_exact=True
+    )
+
+
+def test_lazy_trees_under_threads(tmp_path):
+    """member_predictor's row blocks in threads over one lazily opened store: every thread gets
+    its own blocks right, so the result is bitwise the whole forest's."""
+    from xaipipe.models.forest_store import open_forest
+    from xaipipe.models.prefix import member_predictor
+
+    X, y, _ = _data("regression")
+    est = make_estimator("random_forest", "regression", {"n_estimators": 12}, random_state=1).fit(X, y)
+    save_forest(tmp_path / "m.joblib", est, 2)
+    Z = np.tile(X, (6, 1))  # 1 500 rows: three row blocks of >= 512 rows
+    ref = member_predictor(est, [5, 12], n_jobs=1)(Z)
+    got = member_predictor(open_forest(tmp_path / "m.joblib"), [5, 12], n_jobs=3)(Z)
+    assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
+    """The model_reliance rule's functions on a lazily opened store (the MR engine walks the
+    store's blocks outermost): MR table (all three estimators), split gain and the dependent-
+    feature rows bitwise those of the whole forest (times apart)."""
+    from xaipipe.explain.dependence import dependent_reliance_rows
+    from xaipipe.explain.summary import reliance_tables
+    from xaipipe.models.forest_store import open_forest
+
+    est, X, y, X_new = _fitted(task, n=9)
+    X_new, y_new = X[:80], y[:80]  # rows with their responses (training rows: equality is the point)
+    save_forest(tmp_path / "m.joblib", est, 4)
+    lazy = open_forest(tmp_path / "m.joblib")
+    names = [f"x{j}" for j in range(X.shape[1])]
+    losses = ["squared_error"] if task == "regression" else ["log_loss", "zero_one"]
+    kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
+    kw.update(n_repeats=3, e_switch_max_rows=30, random_state=2)
+    got, ref = reliance_tables(lazy, X_new, y_new, **kw), reliance_tables(est, X_new, y_new, **kw)
+    for g, r in zip(got, ref):
+        timing = [c for c in r.columns if c.endswith("_s") or "time" in c]
+        pd.testing.assert_frame_equal(g.drop(columns=timing), r.drop(columns=timing), check_exact=True)
+    kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
+    kw.update(estimators=["conditional_permutation", "grouped_permutation"], n_repeats=2, random_state=1)
+    kw.update(max_depth=3, min_samples_leaf=0.05, correlation_threshold=0.3, linkage="single")
+    got, ref = dependent_reliance_rows(lazy, X_new, y_new, X, **kw), dependent_reliance_rows(est, X_new, y_new, X, **kw)
+    timing = [c for c in ref.columns if c.endswith("_s") or "time" in c]
+    pd.testing.assert_frame_equal(got.drop(columns=timing), ref.drop(columns=timing), check_exact=True)
+
+
+@pytest.mark.parametrize("task", ["regression", "binary"])
+def test_lime_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
+    """LIME predicts each explained row's samples in one call: the opened store gives the
+    whole forest's explanations."""
+    from xaipipe.explain.lime import lime_explanations
+    from xaipipe.models.forest_store import open_forest
+
+    est, X, y, X_new = _fitted(task, n=6)
+    save_forest(tmp_path / "m.joblib", est, 4)
+    lazy = open_forest(tmp_path / "m.joblib")
+    kw = {"rows": [0, 4], "num_samples": 300, "random_state": 5}
+    got, ref = lime_explanations(lazy, X_new, X, **kw), lime_explanations(est, X_new, X, **kw)
+    assert pickle.dumps(got) == pickle.dumps(ref)
