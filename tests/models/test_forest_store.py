@@ -270,6 +270,26 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     pd.testing.assert_frame_equal(got.drop(columns=timing), ref.drop(columns=timing), check_exact=True)
 
 
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+def test_large_data_reliance_subsample_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
+    """Both large-data paths together: the MR subsample policy (``large_data.reliance_rows``: each
+    repeat on its own subsample, predictions through the generic path, not the tree engine) on a
+    lazily opened forest store gives the whole forest's numbers bitwise."""
+    from xaipipe.explain.reliance import model_reliance
+    from xaipipe.models.forest_store import open_forest
+
+    est, X, y, _ = _fitted(task, n=9)
+    save_forest(tmp_path / "m.joblib", est, 4)
+    lazy = open_forest(tmp_path / "m.joblib")
+    loss = "squared_error" if task == "regression" else "log_loss"
+    for estimator in ("permutation", "e_divide"):
+        kw = {"estimator": estimator, "loss": loss, "n_repeats": 3, "random_state": 5, "subsample_rows": 40}
+        got, ref = model_reliance(lazy, X, y, **kw), model_reliance(est, X, y, **kw)
+        frames = [x.to_frame() if hasattr(x, "to_frame") else x for x in (got, ref)]
+        pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
+        assert len(frames[1]) == X.shape[1]
+
+
 @pytest.mark.parametrize("task", ["regression", "binary"])
 def test_lime_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
     """LIME predicts each explained row's samples in one call: the opened store gives the
