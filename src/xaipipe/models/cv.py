@@ -573,21 +573,7 @@ def cv_tables(
     """
     s = settings
     if shards is None:
-        table = cross_validate_grid(
-            s.family,
-            s.task,
-            s.grid,
-            data.X_train_raw,
-            data.y_train,
-            data.folds,
-            random_state=s.seed,
-            options=s.options,
-            sample=s.sample,
-            n_jobs=n_jobs,
-            beta=s.beta,
-            imputer=data.imputer,
-            forest_blocks=forest_blocks,
-        )
+        table = _settings_cv(data, s, n_jobs=n_jobs, forest_blocks=forest_blocks)
     else:
         table = combine_cv_shards(
             shards, family=s.family, grid=s.grid, sample=s.sample, random_state=s.seed, n_folds=len(data.folds)
@@ -635,7 +621,15 @@ def cv_shard_table(
     ValueError
         As :func:`cross_validate_grid` (``shard`` not ``0 <= i < n``).
     """
-    s = settings
+    return _settings_cv(
+        data, settings, n_jobs=n_jobs, forest_blocks=forest_blocks, shard=(int(shard[0]), int(shard[1]))
+    )
+
+
+def _settings_cv(data, s: CVSettings, **kwargs) -> pd.DataFrame:
+    """:func:`cross_validate_grid` of ``s.family``'s grid on ``data``'s training rows (with their
+    missing values and ``data.imputer``) and folds, as :func:`cv_tables` and
+    :func:`cv_shard_table` run it; ``kwargs``: ``n_jobs``, ``forest_blocks``, ``shard``."""
     return cross_validate_grid(
         s.family,
         s.task,
@@ -646,9 +640,7 @@ def cv_shard_table(
         random_state=s.seed,
         options=s.options,
         sample=s.sample,
-        n_jobs=n_jobs,
         beta=s.beta,
         imputer=data.imputer,
-        forest_blocks=forest_blocks,
-        shard=(int(shard[0]), int(shard[1])),
+        **kwargs,
     )

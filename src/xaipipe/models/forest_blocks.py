@@ -175,15 +175,12 @@ def forest_block_prefix_predictions(
     ValueError
         An unsupported forest, ``block_trees < 1``, a prefix size < 1 or an empty list.
     """
-    from .prefix import _check_ks
+    from .prefix import _check_ks, _ForestPrefixSums
 
     ks = _check_ks(n_estimators, max(int(k) for k in n_estimators) if len(n_estimators) else 1)
     forest = clone(forest).set_params(n_estimators=max(ks))
-    classifier = is_classifier(forest)
-    wanted: dict[int, list[int]] = {}
-    for i, k in enumerate(ks):
-        wanted.setdefault(k, []).append(i)
-    out = acc = Xv = None
+    sums = _ForestPrefixSums(ks, is_classifier(forest))
+    Xv = None
     fit_time = predict_time = 0.0
     t0 = time.perf_counter()
     for start, trees, shell in fit_forest_blocks(forest, X_fit, y_fit, block_trees):
@@ -192,14 +189,8 @@ def forest_block_prefix_predictions(
         if Xv is None:  # same validation as BaseForest.predict (float32 for the trees)
             Xv = shell._validate_X_predict(X)
         for b, tree in enumerate(trees, start=start + 1):
-            p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(Xv, check_input=False)
-            if acc is None:
-                acc = np.zeros_like(p, dtype=np.float64)
-                out = np.empty((len(ks),) + p.shape, dtype=np.float64)
-            acc += p
-            for i in wanted.get(b, ()):
-                out[i] = acc / b
+            sums.add(b, tree, Xv)
         del trees  # the generator drops the block from the shell when it resumes
         t0 = time.perf_counter()
         predict_time += t0 - t1
-    return out, fit_time, predict_time
+    return sums.out, fit_time, predict_time

@@ -130,25 +130,39 @@ def prefix_predictions(estimator: BaseEstimator, X: np.ndarray, n_estimators: Se
     return _xgboost_prefix(est, X, ks, classifier)
 
 
+class _ForestPrefixSums:
+    """Running sum of a forest's tree predictions in tree order, as ``BaseForest.predict`` adds them
+    (``acc += p_b``), with the mean ``acc / k`` kept at every requested prefix ``k`` of ``ks``:
+    :func:`_forest_prefix` and :func:`xaipipe.models.forest_blocks.forest_block_prefix_predictions`."""
+
+    def __init__(self, ks, classifier: bool):
+        self.wanted: dict[int, list[int]] = {}
+        for i, k in enumerate(ks):
+            self.wanted.setdefault(k, []).append(i)
+        self.n_out = len(ks)
+        self.classifier = classifier
+        self.out = self.acc = None
+
+    def add(self, b: int, tree, Xv) -> None:
+        """Add tree ``b`` (1-based position in the forest) on the validated rows ``Xv``."""
+        p = tree.predict_proba(Xv, check_input=False) if self.classifier else tree.predict(Xv, check_input=False)
+        if self.acc is None:
+            self.acc = np.zeros_like(p, dtype=np.float64)
+            self.out = np.empty((self.n_out,) + p.shape, dtype=np.float64)
+        self.acc += p
+        for i in self.wanted.get(b, ()):
+            self.out[i] = self.acc / b
+
+
 def _forest_prefix(est, X, ks, classifier):
     # Same validation as BaseForest.predict (float32 conversion for the trees).
     Xv = est._validate_X_predict(X)
-    wanted: dict[int, list[int]] = {}
-    for i, k in enumerate(ks):
-        wanted.setdefault(k, []).append(i)
-    out = None
-    acc = None
+    sums = _ForestPrefixSums(ks, classifier)
     # islice, not a slice: a forest store opened lazily (models.forest_store.open_forest) is then
     # read one block at a time
     for b, tree in enumerate(islice(est.estimators_, max(ks)), start=1):
-        p = tree.predict_proba(Xv, check_input=False) if classifier else tree.predict(Xv, check_input=False)
-        if acc is None:
-            acc = np.zeros_like(p, dtype=np.float64)
-            out = np.empty((len(ks),) + p.shape, dtype=np.float64)
-        acc += p
-        for i in wanted.get(b, ()):
-            out[i] = acc / b
-    return out
+        sums.add(b, tree, Xv)
+    return sums.out
 
 
 def _boosting_prefix(est, X, ks, classifier):
