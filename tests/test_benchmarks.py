@@ -123,6 +123,12 @@ EXPECTED = {
         r"^KernelSHAP vs TreeSHAP, gradient_boosting:$",
         r"^ +family +specificity +recall +f_0\.5 +f_1 +f_2$",
     ],
+    "shap_tree_sample": [
+        r"^forest: n=200 trees=20 mean leaves=\d+ fit_cpu_s=[\d.]+$",
+        r"^cpu_s: every tree=[\d.]+ sample of 10=[\d.]+ \(mean of 3\) ratio=[\d.]+ \(trees ratio 2\.0\)$",
+        r"^ +x0 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +-?[\d.]+ +[\d.]+$",
+        r"^coverage of ±2 SE \(all variables, both statistics\): [\d.]+$",
+    ],
     "snakemake_cpu": [r"^rc=0 wall_s=[\d.]+ own_user_s=[\d.]+ own_sys_s=[\d.]+ tree_user_s=[\d.]+ tree_sys_s=[\d.]+$"],
     "timeline": [
         r"^run wall_s=\d+$",

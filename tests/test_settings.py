@@ -355,7 +355,7 @@ def test_large_data_params_round_trip_and_a_null_policy_is_off(config):
     config["large_data"]["reliance_rows"] = None
     s = LargeDataSettings.from_config(config)
     p = s.to_params()
-    assert p == {"min_rows": 10000, "reliance_rows": None, "shap_rows": 1000, "pd_rows": 2000}
+    assert p == {"min_rows": 10000, "reliance_rows": None, "shap_rows": 1000, "pd_rows": 2000, "shap_trees": 100}
     assert LargeDataSettings.from_params(p) == s
     assert s.rows("reliance", 10**6) is None and s.rows("shap", 10**6) == 1000
     with pytest.raises(ValueError, match="unknown large-data policy 'shapp'"):

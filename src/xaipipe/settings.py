@@ -632,12 +632,17 @@ class LargeDataSettings:
         ``large_data.pd_rows``: test rows averaged by the PD / ICE / 2-D PD of the ``pd_ice`` rule
         (:func:`xaipipe.explain.pdp.pd_ice_tables`, ``large_data_rows=``) and by the PD beside the
         ALE of the ``ale`` rule (:func:`xaipipe.explain.dependence.ale_tables`); None: off.
+    shap_trees : int or None
+        ``large_data.shap_trees``: trees of a random forest / extra trees explained by TreeSHAP (a
+        seeded random sample; :func:`xaipipe.explain.shapley.shap_tables`, ``large_data_trees=``),
+        part of the ``shap`` policy (same threshold); None: off.
     """
 
     min_rows: int
     reliance_rows: int | None
     shap_rows: int | None
     pd_rows: int | None
+    shap_trees: int | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LargeDataSettings:
@@ -665,7 +670,8 @@ class LargeDataSettings:
                     "the policy off"
                 )
             values[key] = None if rows is None else int(rows)
-        return cls(min_rows=min_rows, **values)
+        trees = section.get("shap_trees")
+        return cls(min_rows=min_rows, **values, shap_trees=None if trees is None else int(trees))
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> LargeDataSettings:
@@ -674,7 +680,8 @@ class LargeDataSettings:
 
     def to_params(self) -> dict[str, Any]:
         """The rule's ``params.large_data``: ``min_rows`` and one key per policy (plain ints / None)."""
-        return {"min_rows": self.min_rows, **{key: getattr(self, key) for key, _, _ in LARGE_DATA_POLICIES.values()}}
+        policies = {key: getattr(self, key) for key, _, _ in LARGE_DATA_POLICIES.values()}
+        return {"min_rows": self.min_rows, **policies, "shap_trees": self.shap_trees}
 
     def applies(self, n_rows: int) -> bool:
         """True where the dataset is large: ``n_rows > min_rows`` (``n_rows``: its test rows)."""
@@ -694,6 +701,13 @@ class LargeDataSettings:
         if cap is None or not self.applies(n_rows):
             return None
         return cap
+
+    def trees(self, n_rows: int) -> int | None:
+        """Trees of a forest that SHAP explains on a dataset of ``n_rows`` test rows
+        (``large_data.shap_trees`` where the ``shap`` policy's threshold is passed); None: all."""
+        if self.shap_trees is None or not self.applies(n_rows):
+            return None
+        return self.shap_trees
 
     def table(self, dataset: str, n_rows: int):
         """``explain/<dataset>/large_data.csv`` (rule ``large_data``): ``dataset`` then

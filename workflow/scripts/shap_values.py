@@ -10,6 +10,7 @@ from xaipipe.settings import LargeDataSettings
 def main(smk):
     cfg = smk.params.shap
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
+    large_data = LargeDataSettings.from_params(smk.params.large_data)
     out = shap_tables(
         open_model(smk.input.model),  # a forest store: one block of trees at a time
         data.X_test,
@@ -28,7 +29,8 @@ def main(smk):
         random_state=smk.params.seed,
         classes=data.classes,  # multiclass: every class (a `class` column); None otherwise
         # large-data policy (large_data.shap_rows): None at or below large_data.min_rows test rows
-        large_data_rows=LargeDataSettings.from_params(smk.params.large_data).rows("shap", len(data.X_test)),
+        large_data_rows=large_data.rows("shap", len(data.X_test)),
+        large_data_trees=large_data.trees(len(data.X_test)),  # large_data.shap_trees: forests only
     )
     get_logger().info("%d rows: algorithm %s, output %s", out.meta["n_rows"], out.meta["algorithm"], out.meta["output"])
     for name, frame in out.to_frames().items():

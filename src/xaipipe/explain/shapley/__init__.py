@@ -200,6 +200,7 @@ from ._result import (
     row_frame,
     tidy_frame,
 )
+from ._trees import forest_n_trees, tree_sample_se, tree_sample_shap
 
 __all__ = [
     "ALGORITHMS",
@@ -528,6 +529,7 @@ def shap_tables(
     random_state: int = 0,
     classes: Sequence[str] | None = None,
     large_data_rows: int | None = None,
+    large_data_trees: int | None = None,
 ) -> ShapTables:
     """The ``shap`` rule: SHAP values of the test rows and their tables.
 
@@ -569,6 +571,16 @@ def shap_tables(
         ``mean_shap`` as estimates over all test rows (:func:`importance_subsample_se`:
         ``mean_abs_shap_se``, ``mean_shap_se``, ``n_rows``, ``n_test_rows``) and to ``meta`` a
         ``large_data`` record. None, or at least ``len(X_test)``: off (the tables as without it).
+    large_data_trees : int or None
+        The large-data tree sample (``large_data.shap_trees`` where the test split has more than
+        ``large_data.min_rows`` rows): a random forest / extra trees of more trees is explained by a
+        seeded random sample of this many of its trees, in ``_trees.TREE_GROUPS`` (10) groups
+        (:func:`~xaipipe.explain.shapley._trees.tree_sample_shap`: an unbiased estimate of the
+        forest's values, whose ``model_output`` is the sampled trees' mean prediction), and
+        ``importance`` gets the delete-a-group jackknife SE of ``mean_abs_shap`` / ``mean_shap``
+        (combined in quadrature with the row-subsample SE where ``large_data_rows`` applies;
+        ``n_trees``, ``n_trees_explained``); ``meta["large_data"]["trees"]`` records it. None, any
+        other family, or a forest of at most this many trees: off.
 
     Returns
     -------
@@ -592,6 +604,9 @@ def shap_tables(
         large_data_rows = None  # no subsample to draw: the tables as without the policy
     if large_data_rows is not None:  # large-data policy: every family on a subsample
         max_rows = min(max_rows or len(X_test), int(large_data_rows))
+    n_trees = forest_n_trees(model)
+    if large_data_trees is not None and (n_trees is None or n_trees <= int(large_data_trees)):
+        large_data_trees = None  # not a forest, or no fewer trees to explain: exact
     native = auto_algorithm(model) if algorithm == "auto" else algorithm
     settings = dict(
         X_background=X_train,
@@ -603,12 +618,22 @@ def shap_tables(
         n_jobs=n_jobs,
         random_state=random_state,
     )
+    policies = dict(n_total=len(X_test), rows_cap=large_data_rows, trees_cap=large_data_trees)
     if classes is not None:
-        out = _class_tables(
-            model, X_test, settings, test_rows, dataset, family, [str(c) for c in classes], feature_groups
+        out, tree_se = _class_tables(
+            model,
+            X_test,
+            settings,
+            test_rows,
+            dataset,
+            family,
+            [str(c) for c in classes],
+            feature_groups,
+            large_data_trees,
         )
-        return out if large_data_rows is None else _with_subsample_se(out, len(X_test), large_data_rows)
-    result = shap_values(model, X_test, **settings)
+        return _with_large_data_se(out, tree_se=tree_se, **policies)
+    result, tree_groups = _explain(model, X_test, settings, large_data_trees)
+    tree_se = None if tree_groups is None else tree_sample_se(result, tree_groups, feature_groups)
     columns = result
     result = group_shap_result(columns, feature_groups)  # the same object without groups
     test_rows = np.asarray(test_rows)
@@ -630,21 +655,62 @@ def shap_tables(
         meta=meta,
         result=saved,
     )
-    return out if large_data_rows is None else _with_subsample_se(out, len(X_test), large_data_rows)
+    return _with_large_data_se(out, tree_se=tree_se, **policies)
 
 
-def _with_subsample_se(out: ShapTables, n_total: int, cap: int) -> ShapTables:
-    """The large-data policy's additions to :func:`shap_tables`' output: the SE columns of
-    ``importance`` (:func:`importance_subsample_se`) and ``meta["large_data"]``."""
-    importance = importance_subsample_se(out.importance, out.values, n_total)
-    n_rows = int(importance["n_rows"].iloc[0]) if len(importance) else 0
-    meta = {**out.meta, "large_data": {"policy": "shap", "cap": int(cap), "n_rows": n_rows, "n_test_rows": n_total}}
-    return dataclasses.replace(out, importance=importance, meta=meta)
+def _explain(model, X_test, settings: Mapping, trees_cap: int | None, class_index: int | None = None):
+    """``shap_values`` of the model, or of a sample of its trees (``trees_cap``): (result, tree groups
+    or None)."""
+    extra = {} if class_index is None else {"class_index": class_index}
+    if trees_cap is None:
+        return shap_values(model, X_test, **settings, **extra), None
+    options = {k: v for k, v in settings.items() if k != "random_state"}
+    return tree_sample_shap(
+        shap_values, model, X_test, int(trees_cap), random_state=settings["random_state"], **options, **extra
+    )
 
 
-def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, feature_groups=None) -> ShapTables:
+def _with_large_data_se(
+    out: ShapTables, *, n_total: int, rows_cap: int | None, trees_cap: int | None, tree_se=None
+) -> ShapTables:
+    """The large-data policies' additions to :func:`shap_tables`' output: the SE columns of
+    ``importance`` (rows: :func:`importance_subsample_se`; trees: ``tree_se`` of
+    :func:`~xaipipe.explain.shapley._trees.tree_sample_se`; both: combined in quadrature, the two
+    samples being independent) and ``meta["large_data"]``. Neither policy: ``out`` unchanged."""
+    if rows_cap is None and tree_se is None:
+        return out
+    importance = out.importance
+    record: dict[str, Any] = {"policy": "shap"}
+    if rows_cap is not None:
+        importance = importance_subsample_se(importance, out.values, n_total)
+        n_rows = int(importance["n_rows"].iloc[0]) if len(importance) else 0
+        record.update(cap=int(rows_cap), n_rows=n_rows, n_test_rows=n_total)
+    if tree_se is not None:
+        keys = [k for k in ("class", "feature") if k in importance.columns]
+        importance = importance.merge(tree_se, on=keys, how="left", validate="one_to_one")
+        for col in ("mean_abs_shap_se", "mean_shap_se"):
+            trees = importance.pop(f"{col}_trees")
+            rows = importance[col] if col in importance.columns else 0.0
+            importance[col] = np.sqrt(rows**2 + trees**2)
+        details = out.meta.get("details") or out.meta["per_class"][0]["details"]
+        importance["n_trees"] = int(details["n_trees"])
+        importance["n_trees_explained"] = int(details["trees_explained"])
+        record["trees"] = {
+            "config_key": "large_data.shap_trees",
+            "cap": int(trees_cap),
+            "n_trees": int(details["n_trees"]),
+            "trees_explained": int(details["trees_explained"]),
+            "tree_groups": int(details["tree_groups"]),
+        }
+    return dataclasses.replace(out, importance=importance, meta={**out.meta, "large_data": record})
+
+
+def _class_tables(
+    model, X_test, settings, test_rows, dataset, family, classes, feature_groups=None, trees_cap=None
+) -> tuple[ShapTables, pd.DataFrame | None]:
     """:func:`shap_tables` of a multiclass model: every class (its one-hot groups summed, as
-    :func:`group_shap_result`), tables stacked with a ``class`` column."""
+    :func:`group_shap_result`), tables stacked with a ``class`` column; and the tree-sample SE per
+    class and variable (None without ``trees_cap``)."""
     import dataclasses
 
     import pandas as pd
@@ -653,8 +719,11 @@ def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, 
 
     test_rows = np.asarray(test_rows)
     results, parts = [], {"values": [], "rows": [], "importance": [], "interactions": []}
+    tree_se = []
     for k, label in enumerate(classes):
-        columns = shap_values(model, X_test, class_index=k, **settings)
+        columns, tree_groups = _explain(model, X_test, settings, trees_cap, class_index=k)
+        if tree_groups is not None:
+            tree_se.append(tree_sample_se(columns, tree_groups, feature_groups).assign(**{"class": label}))
         columns = dataclasses.replace(columns, estimator=None, details={**columns.details, "class": label})
         res = group_shap_result(columns, feature_groups)  # the same object without groups
         if isinstance(res, GroupedShapResult):
@@ -692,4 +761,5 @@ def _class_tables(model, X_test, settings, test_rows, dataset, family, classes, 
         name: with_ids(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), **ids)
         for name, frames in parts.items()
     }
-    return ShapTables(**tables, meta=meta, result=ShapClasses(classes=tuple(classes), results=tuple(results)))
+    out = ShapTables(**tables, meta=meta, result=ShapClasses(classes=tuple(classes), results=tuple(results)))
+    return out, (pd.concat(tree_se, ignore_index=True) if tree_se else None)
