@@ -47,7 +47,16 @@ from pathlib import Path
 
 import yaml
 
-from xaipipe.report.cost_model import Model, fit_costs, fit_power, job_key, project, write_model
+from xaipipe.report.cost_model import (
+    Model,
+    Policies,
+    fit_costs,
+    fit_power,
+    job_key,
+    load_config,
+    project,
+    write_model,
+)
 from xaipipe.report.schedule import parse_dry_run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -167,6 +176,27 @@ def run_study(
     return out, jobs, wall
 
 
+def attach_trees(records: list[dict], workdir: Path) -> int:
+    """Give each ``shap`` record of a forest its trees (``n_trees``, from the run's ``shap_meta.json``:
+    what the CV chose at that n, the TreeSHAP cost's factor) where the run's results are in ``workdir``;
+    returns how many records got it."""
+    from xaipipe.paths import result_path
+
+    done = 0
+    for r in records:
+        if r["rule"] != "shap" or r.get("n_trees"):
+            continue
+        w = r["wildcards"]
+        meta = workdir / result_path("shap_meta", f"results/scale_n{r['n']}", dataset=w["dataset"], family=w["family"])
+        if not meta.is_file():
+            continue
+        details = json.loads(meta.read_text()).get("details") or {}
+        if "n_trees" in details and int(details["n_trees"]) > 1:
+            r["n_trees"] = int(details["n_trees"])
+            done += 1
+    return done
+
+
 def rule_table(records: Sequence[Mapping], project_n: Sequence[int], model: Model, out=print) -> dict[str, float]:
     """Per rule: CPU-s (summed over its jobs) and the largest peak RSS at each measured ``n``, then
     extrapolated at each ``project_n``; the exponent b of the rule's summed CPU. Returns rule -> b."""
@@ -234,15 +264,18 @@ def wide_table(records: Sequence[Mapping], project_n: Sequence[int], model: Mode
     out("| all | | " + " | ".join(f"{total[n]:.0f}" for n in ns) + " | | |" + " |" * (2 * len(project_n)))
 
 
-def projection_table(jobs: Mapping, sizes: Sequence[int], model: Model, measured: Sequence[int], out=print):
-    """The simulated wall on 1, 2, 8 cores and unbounded at each size (``measured``: the measured sizes)."""
+def projection_table(
+    jobs: Mapping, sizes: Sequence[int], model: Model, measured: Sequence[int], out=print, policies=None
+):
+    """The simulated wall on 1, 2, 8 cores and unbounded at each size (``measured``: the measured sizes;
+    ``policies``: :class:`xaipipe.report.cost_model.Policies`, or None for every job at its fitted cost)."""
     out(
         "\n| n | | CPU-s | 1 core (min) | 2 cores (min) | 8 cores (min) | critical path (min) | "
         "largest job RSS (GB) | RSS of jobs at once, 8 cores (GB) |\n|---|---|---|---|---|---|---|---|---|"
     )
     for n in sizes:
         datasets = {"simulated": float(n)}
-        proj = project(jobs, datasets, model, cores=(1, 2, 8, None))
+        proj = project(jobs, datasets, model, cores=(1, 2, 8, None), policies=policies)
         kind = "measured n, fitted" if n in measured else "extrapolated"
         out(
             f"| {n} | {kind} | {proj.total_cpu_s:.0f} | {proj.wall_s[1] / 60:.1f} | {proj.wall_s[2] / 60:.1f} | "
@@ -283,12 +316,12 @@ def linear_floor(model: Model, min_cpu_s: float = 5.0) -> Model:
     return Model(out)
 
 
-def chain(jobs: Mapping, n: int, model: Model, out=print) -> None:
+def chain(jobs: Mapping, n: int, model: Model, out=print, policies=None) -> None:
     """The critical path's jobs at ``n`` rows (each with its predicted CPU-s and threads)."""
     from xaipipe.report.cost_model import job_key as key
     from xaipipe.report.schedule import critical_path, dependencies
 
-    proj = project(jobs, {"simulated": float(n)}, model, cores=(None,))
+    proj = project(jobs, {"simulated": float(n)}, model, cores=(None,), policies=policies)
     duration = {j: proj.cpu_s[j] / max(1, jobs[j].threads) for j in jobs}
     length, path = critical_path(duration, dependencies(dict(jobs)))
     out(
@@ -331,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 targets = _tiny_targets(n)
             # the job graph is the same at every n: one dry run, with the last
             recs, graph, walls[n] = run_study(workdir, n, opts.cores, targets, dry=n == opts.n[-1])
+            attach_trees(recs, workdir)
             jobs = graph or jobs
             cpu = sum(r["cpu_s"] for r in recs)
             print(f"n={n}: {len(recs)} jobs, {cpu:.1f} CPU-s, wall {walls[n]:.1f} s", flush=True)
@@ -340,6 +374,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     fh.writelines(json.dumps(r) + "\n" for r in records)
     if not records:
         ap.error("no job records: run the study (--n) or give --records")
+    if opts.no_run and attach_trees(records, workdir) and opts.records:  # results of earlier runs there
+        with open(opts.records, "w") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in records)
     if jobs is None:  # the job graph of the largest recorded run
         n = max(int(r["n"]) for r in records)
         copy_workflow(workdir)
@@ -370,12 +407,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (", ".join(f"{r} ({b:.2f})" for b, r in steep[::-1]) if steep else "none")
     )
     sizes = [*ns, *[p for p in opts.project if p not in ns]]
+    policies = Policies.from_config(load_config([REPO / "config" / "config.yaml"]))
     print("\nsimulated wall (greedy list schedule of the job graph, each job cpu_s / threads long), fitted b:")
     projection_table(jobs, sizes, model, ns)
     chain(jobs, sizes[-1], model)
-    print("\nthe same with b raised to 1 for the job kinds of >= 5 CPU-s at the largest measured n:")
-    projection_table(jobs, sizes, linear_floor(model), ns)
-    chain(jobs, sizes[-1], linear_floor(model))
+    print("\nthe same with the large-data policies (large_data: MR, PD, SHAP rows, forest SHAP trees):")
+    projection_table(jobs, sizes, model, ns, policies=policies)
+    chain(jobs, sizes[-1], model, policies=policies)
+    print("\nwith the policies and b raised to 1 for the job kinds of >= 5 CPU-s at the largest measured n:")
+    projection_table(jobs, sizes, linear_floor(model), ns, policies=policies)
+    chain(jobs, sizes[-1], linear_floor(model), policies=policies)
     if opts.tiny:  # what a user runs before a study: the package command on the model just written
         n = opts.project[0]
         cfg = workdir / f"scale_n{n}.yaml"

@@ -197,3 +197,58 @@ def test_dataset_rows_from_the_uci_mirror():
         dataset_rows({"uci_mirror": "", "datasets": {"airfoil": {}}}, ["airfoil"], REPO / "config" / "datasets.yaml")
         == {}
     )
+
+
+def _policies(**large_data):
+    from xaipipe.report.cost_model import Policies
+
+    section = {"min_rows": 10_000, "reliance_rows": 2000, "shap_rows": 1000, "pd_rows": 2000, "shap_trees": 100}
+    return Policies.from_config({"large_data": {**section, **large_data}, "split": {"test_size": 0.2}})
+
+
+def test_policies_cut_the_jobs_they_apply_to_above_min_rows_only():
+    pol = _policies()
+    rf = Cost("shap", "family=random_forest", 1, 500, 4000, 3, 1e-3, 1.0, 100.0, 0.0, trees=1800.0)
+    rf_unknown = Cost("shap", "family=random_forest", 1, 500, 4000, 3, 1e-3, 1.0, 100.0, 0.0)
+    dt = _cost("shap", "family=decision_tree", 1e-3)
+    mr, pd_ice, cv = _cost("model_reliance", "family=x", 1.0), _cost("pd_ice", "family=x", 1.0), _cost("cv", "", 1.0)
+    # 50 000 rows at test_size 0.2: 10 000 test rows, not above min_rows -> nothing changes
+    for c in (rf, dt, mr, pd_ice, cv):
+        assert pol.factor(c.rule, c, 50_000) == 1.0
+    # 100 000 rows: 20 000 test rows
+    assert pol.factor("model_reliance", mr, 100_000) == pytest.approx(2000 / 20_000)
+    assert pol.factor("pd_ice", pd_ice, 100_000) == pytest.approx(2000 / 20_000)
+    assert pol.factor("shap", dt, 100_000) == pytest.approx(1000 / 20_000)  # every test row explained otherwise
+    assert pol.factor("shap", rf, 100_000) == pytest.approx(100 / 1800)  # rows capped already: the trees
+    assert pol.factor("shap", rf_unknown, 100_000) == 1.0  # trees not measured: its full cost
+    assert pol.factor("cv", cv, 100_000) == 1.0
+    assert _policies(reliance_rows=None).factor("model_reliance", mr, 100_000) == 1.0
+
+
+def test_projection_with_policies_and_the_trees_column(tmp_path):
+    jobs = {
+        0: Job(0, "model_reliance", wildcards="dataset=t, family=x", threads=1, inputs=[], outputs=["a"]),
+        1: Job(1, "shap", wildcards="dataset=t, family=random_forest", threads=1, inputs=[], outputs=["b"]),
+    }
+    records = [
+        {"rule": r, "key": k, "threads": 1, "n": n, "cpu_s": 1e-3 * n, "rss_mb": 100.0, **extra}
+        for n in (500, 1000)
+        for r, k, extra in (
+            ("model_reliance", "family=x", {}),
+            ("shap", "family=random_forest", {"n_trees": 900 if n == 500 else 1800}),
+        )
+    ]
+    costs = fit_costs(records)
+    assert [c.trees for c in costs] == [None, 1800.0]  # the forest's trees at the largest n
+    write_model(tmp_path / "m.tsv", costs)
+    model = Model(read_model(tmp_path / "m.tsv"))
+    plain = project(jobs, {"t": 100_000.0}, model, cores=(None,))
+    cut = project(jobs, {"t": 100_000.0}, model, cores=(None,), policies=_policies())
+    assert plain.cpu_s == pytest.approx({0: 100.0, 1: 100.0})
+    assert cut.cpu_s == pytest.approx({0: 10.0, 1: 100.0 * 100 / 1800})
+    assert cut.how == {0: "job+policy", 1: "job+policy"}
+    # a table written before the trees column still reads
+    text = (tmp_path / "m.tsv").read_text().splitlines()
+    old = ["\t".join(line.split("\t")[:-1]) for line in text]
+    (tmp_path / "old.tsv").write_text("\n".join(old) + "\n")
+    assert [c.trees for c in read_model(tmp_path / "old.tsv")] == [None, None]

@@ -39,6 +39,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,11 @@ COLUMNS = (
     "rss_c_mb",
     "rss_d_mb_per_row",
     "measured",
+    "trees",
 )
+
+#: Columns a cost-model table may lack (written before they existed).
+OPTIONAL_COLUMNS = ("trees",)
 
 
 def fit_power(n: Sequence[float], cost: Sequence[float]) -> tuple[float, float]:
@@ -123,6 +128,7 @@ class Cost:
     rss_c_mb: float
     rss_d_mb_per_row: float
     measured: str = ""
+    trees: float | None = None
 
     def cpu_s(self, n: float) -> float:
         """Predicted CPU seconds at ``n`` rows."""
@@ -155,7 +161,11 @@ def fit_costs(records: Sequence[Mapping]) -> list[Cost]:
         a, b = fit_power(n, [max(float(r["cpu_s"]), 1e-3) for r in rows])
         c, d = fit_affine(n, [float(r["rss_mb"]) for r in rows])
         measured = ";".join(f"{int(r['n'])}:{float(r['cpu_s']):.2f}:{float(r['rss_mb']):.0f}" for r in rows)
-        out.append(Cost(rule, key, int(rows[-1]["threads"]), int(min(n)), int(max(n)), len(rows), a, b, c, d, measured))
+        with_trees = [r for r in rows if r.get("n_trees")]
+        trees = float(with_trees[-1]["n_trees"]) if with_trees else None  # at the largest n that has it
+        out.append(
+            Cost(rule, key, int(rows[-1]["threads"]), int(min(n)), int(max(n)), len(rows), a, b, c, d, measured, trees)
+        )
     return out
 
 
@@ -182,6 +192,7 @@ def write_model(path: str | Path, costs: Sequence[Cost], header: Sequence[str] =
                     f"{c.rss_c_mb:.1f}",
                     f"{c.rss_d_mb_per_row:.6g}",
                     c.measured,
+                    "" if c.trees is None else f"{c.trees:g}",
                 ]
             )
 
@@ -191,7 +202,7 @@ def read_model(path: str | Path) -> list[Cost]:
     path = Path(path)
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t"))
-    if not rows or set(COLUMNS) - set(rows[0]):
+    if not rows or set(COLUMNS) - set(OPTIONAL_COLUMNS) - set(rows[0]):
         raise ValueError(f"{path}: not a cost-model table (columns {', '.join(COLUMNS)})")
     return [
         Cost(
@@ -206,6 +217,7 @@ def read_model(path: str | Path) -> list[Cost]:
             float(r["rss_c_mb"]),
             float(r["rss_d_mb_per_row"]),
             r.get("measured") or "",
+            float(r["trees"]) if r.get("trees") else None,  # absent in tables written before the column
         )
         for r in rows
     ]
@@ -282,6 +294,58 @@ class Projection:
         return float(sum(self.cpu_s.values()))
 
 
+@dataclass(frozen=True)
+class Policies:
+    """The large-data policies as a projection applies them (``large_data``, docs/performance.md).
+
+    Where a dataset's test split (``n * test_size`` rows) has more than ``large_data.min_rows`` rows,
+    a job whose work the policies cut is predicted as its fitted cost at ``n`` times the share of the
+    work that remains (:meth:`factor`): ``model_reliance`` ``reliance_rows / n_test`` (the repeats
+    run on that many rows; the one pass of e_orig over every row is left out), ``pd_ice``
+    ``pd_rows / n_test``, ``shap`` of a forest ``shap_trees / trees`` (``trees``: the forest's trees
+    where the model was measured, :attr:`Cost.trees`; its rows are already capped by
+    ``explain.shap.max_rows_random_forest``) and of any other family ``shap_rows / n_test``. The
+    fitted cost at ``n`` keeps the growth of the model itself (deeper trees, more leaves). Peak RSS
+    is not reduced. A forest's ``shap`` job without a measured tree count keeps its full cost.
+    """
+
+    settings: Any
+    test_size: float
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> Policies:
+        """From a study configuration (``large_data``, ``split.test_size``)."""
+        from xaipipe.settings import LargeDataSettings
+
+        return cls(LargeDataSettings.from_config(config), float(config["split"]["test_size"]))
+
+    def factor(self, rule: str, cost: Cost, n: float) -> float:
+        """Share of the job's fitted CPU that remains under the policies at ``n`` rows (1: none applies)."""
+        s = self.settings
+        n_test = float(n) * self.test_size
+        if not s.applies(n_test):
+            return 1.0
+        if rule == "model_reliance" and s.reliance_rows:
+            return min(1.0, s.reliance_rows / n_test)
+        if rule == "pd_ice" and s.pd_rows:
+            return min(1.0, s.pd_rows / n_test)
+        if rule == "shap":
+            if _is_forest_kind(cost.key):
+                return min(1.0, s.shap_trees / cost.trees) if s.shap_trees and cost.trees else 1.0
+            if s.shap_rows:
+                return min(1.0, s.shap_rows / n_test)
+        return 1.0
+
+
+def _is_forest_kind(key: str) -> bool:
+    """Whether a job kind's ``family`` is a random forest / extra trees (the ``"forest"`` prefix kind)."""
+    from xaipipe.models.families import FAMILIES
+
+    m = re.search(r"(?:^|, )family=([^,]+)", key)
+    family = FAMILIES.get(m.group(1)) if m else None
+    return family is not None and getattr(family, "prefix", None) == "forest"
+
+
 def _peak_concurrent(start: Mapping[int, float], length: Mapping[int, float], rss: Mapping[int, float]) -> float:
     """Largest sum of the peak RSS of the jobs running at one time in a schedule."""
     events = sorted(
@@ -299,6 +363,7 @@ def project(
     rows: Mapping[str, float],
     model: Model,
     cores: Sequence[int | None] = (8, None),
+    policies: Policies | None = None,
 ) -> Projection:
     """Predict every job's CPU and peak RSS and simulate the study's wall time.
 
@@ -309,6 +374,7 @@ def project(
         listed) is predicted at the largest ``n`` given (study-wide jobs: tables, manifest)
     model : the cost model
     cores : the core counts to simulate (None: unbounded, the critical path)
+    policies : the large-data policies (:class:`Policies`); None: every job at its fitted cost
 
     Returns
     -------
@@ -330,6 +396,10 @@ def project(
             cpu[j], rss[j] = 0.0, 0.0
             continue
         cpu[j], rss[j] = cost.cpu_s(n), cost.rss_mb(n)
+        f = 1.0 if policies is None else policies.factor(job.rule, cost, n)
+        if f < 1.0:
+            cpu[j] *= f
+            how[j] = f"{kind}+policy"
         if cost.extrapolated(n):
             extra.add(j)
     deps = dependencies(dict(jobs))
@@ -436,9 +506,10 @@ def report(
     cores: int = 8,
     memory_gb: float | None = None,
     out=print,
+    policies: Policies | None = None,
 ) -> Projection:
     """Print the per-rule prediction, the totals and the verdict; return the projection."""
-    proj = project(jobs, rows, model, cores=(cores, None))
+    proj = project(jobs, rows, model, cores=(cores, None), policies=policies)
     out("rows: " + ", ".join(f"{d}={int(n)}" for d, n in sorted(rows.items())))
     n_range = (min(c.n_min for c in model.costs), max(c.n_max for c in model.costs))
     out(f"cost model: {len(model.costs)} job kinds measured at n = {n_range[0]} .. {n_range[1]} rows (p = 10)")
@@ -454,11 +525,14 @@ def report(
             f"{max(proj.cpu_s[j] for j in js):.0f} | {max(proj.rss_mb[j] for j in js):.0f} | {src} |"
         )
     unmodelled = sorted({jobs[j].rule for j, h in proj.how.items() if h == "none"})
-    count = {k: sum(1 for h in proj.how.values() if h == k) for k in ("job", "rule", "none")}
+    count = {k: sum(1 for h in proj.how.values() if h.split("+")[0] == k) for k in ("job", "rule", "none")}
+    cut = sorted({jobs[j].rule for j, h in proj.how.items() if h.endswith("+policy")})
     out(
         f"\njobs: {len(jobs)}; predicted by their own kind {count['job']}, by their rule's mean fit "
         f"{count['rule']}, not modelled (0 s) {count['none']}" + (f": {', '.join(unmodelled)}" if unmodelled else "")
     )
+    if cut:
+        out(f"large-data policies (large_data) cut the predicted CPU of: {', '.join(cut)}")
     if proj.extrapolated:
         out(f"extrapolated: {len(proj.extrapolated)} jobs lie outside the measured rows {n_range[0]} .. {n_range[1]}")
     peak_job = max(proj.rss_mb.values(), default=0.0)
@@ -524,7 +598,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing = [d for d in datasets if d not in rows]
     if missing:
         ap.error(f"rows unknown for {', '.join(missing)}: give them with --rows {missing[0]}=N")
-    report(jobs, {d: rows[d] for d in datasets} or rows, model, cores=opts.cores, memory_gb=opts.memory_gb)
+    policies = Policies.from_config(config)
+    report(
+        jobs,
+        {d: rows[d] for d in datasets} or rows,
+        model,
+        cores=opts.cores,
+        memory_gb=opts.memory_gb,
+        policies=policies,
+    )
     return 0
 
 
