@@ -524,10 +524,7 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
     out = accumulate(flat, snapshot, none, term, X32, everyone, start_of(X32), S, n_jobs=n_jobs)
     del none
     e_orig = np.empty(m)
-    for k, s in slot.items():
-        value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)])[0] / n
-        for i in members[k]:
-            e_orig[i] = value
+    _set_e_orig(e_orig, out, slot, members, ens, yv, loss_fn, loss_name)
 
     sums = np.zeros((m, G, R))
     for g, cg in enumerate(cols):
@@ -555,19 +552,35 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
                 variable=variable,
                 n_jobs=n_jobs,
             )
-            first = 0
-            for chunk in chunks:
-                # the chunk's rows of the batch and its data sets' bounds within them
-                own = bounds[first : first + len(chunk)]
-                a, b = own[0][0], own[-1][1]
-                local = [(lo - a, hi - a) for lo, hi in own]
-                for k, s in slot.items():
-                    part = _loss_sums(loss_fn, loss_name, yh[a:b], ens.output(ens.as_acc(out[s, a:b]), k), local)
-                    for i in members[k]:
-                        for (r, _, _), v in zip(chunk, part):
-                            sums[i, g, r] += v
-                first += len(chunk)
+            _add_batch_losses(sums, g, chunks, bounds, yh, out, slot, members, ens, loss_fn, loss_name)
     return e_orig, sums
+
+
+def _set_e_orig(e_orig, out, slots, members, ens, yv, loss_fn, loss_name) -> None:
+    """``e_orig[i]`` of the members of each snapshot in ``slots`` from the original rows' sums ``out``."""
+    n = len(yv)
+    for k, s in slots.items():
+        value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)])[0] / n
+        for i in members[k]:
+            e_orig[i] = value
+
+
+def _add_batch_losses(sums, g, chunks, bounds, yh, out, slots, members, ens, loss_fn, loss_name) -> None:
+    """Add one batch's switched-data-set loss sums to ``sums[i, g, r]``, chunk by chunk (the loss sums
+    formed per chunk, as the generic path forms them), for the members ``members[k]`` of each snapshot
+    ``k`` in ``slots`` (``k`` -> slot of ``out``, the accumulated sums of the batch's rows)."""
+    first = 0
+    for chunk in chunks:
+        # the chunk's rows of the batch and its data sets' bounds within them
+        own = bounds[first : first + len(chunk)]
+        a, b = own[0][0], own[-1][1]
+        local = [(lo - a, hi - a) for lo, hi in own]
+        for k, s in slots.items():
+            part = _loss_sums(loss_fn, loss_name, yh[a:b], ens.output(ens.as_acc(out[s, a:b]), k), local)
+            for i in members[k]:
+                for (r, _, _), v in zip(chunk, part):
+                    sums[i, g, r] += v
+        first += len(chunk)
 
 
 def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs):
@@ -616,10 +629,7 @@ def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, p
         del leaf
         none = np.full((n, b - a), -1, dtype=np.int32)
         out = accumulate(flat, snap, none, term, X32, everyone, carry_orig, n_slots, n_jobs=n_jobs)
-        for k, s in here.items():
-            value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)])[0] / n
-            for i in members[k]:
-                e_orig[i] = value
+        _set_e_orig(e_orig, out, here, members, ens, yv, loss_fn, loss_name)
         carry_orig = np.ascontiguousarray(out[end])
         for g, cg in enumerate(cols):
             variable = signatures(flat, X32, cg, n_jobs=n_jobs)
@@ -640,19 +650,7 @@ def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, p
                     variable=variable,
                     n_jobs=n_jobs,
                 )
-                first = 0
-                for chunk in chunks:
-                    own = bounds[first : first + len(chunk)]
-                    lo, hi = own[0][0], own[-1][1]
-                    local = [(u - lo, v - lo) for u, v in own]
-                    for k, s in here.items():
-                        part = _loss_sums(
-                            loss_fn, loss_name, yh[lo:hi], ens.output(ens.as_acc(out[s, lo:hi]), k), local
-                        )
-                        for i in members[k]:
-                            for (r, _, _), v in zip(chunk, part):
-                                sums[i, g, r] += v
-                    first += len(chunk)
+                _add_batch_losses(sums, g, chunks, bounds, yh, out, here, members, ens, loss_fn, loss_name)
                 carry[g][q] = np.ascontiguousarray(out[end])
         del flat, term, entries
     return e_orig, sums
