@@ -9,12 +9,16 @@ caller's :func:`xaipipe.plots.style.figure_style`; save it with :func:`xaipipe.p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .pdp import OUTPUT_LABELS, PD_COLOUR
 from .style import DIVERGING_CMAP
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["ALE_COLOUR", "plot_pd_vs_ale", "plot_ale_2d", "ale_figures"]
 
@@ -160,7 +164,9 @@ def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None):
     return fig
 
 
-def ale_figures(ale: pd.DataFrame, ale_2d: pd.DataFrame, *, max_features: int = 4, title: str = "") -> dict:
+def ale_figures(
+    ale: pd.DataFrame, ale_2d: pd.DataFrame, *, max_features: int = 4, title: str = ""
+) -> dict[str, Figure]:
     """The ``ale`` rule's figures: ``ale`` (PD and ALE of the top variables by MR) and ``ale_2d``.
 
     A figure saying so replaces a figure without data (no variable with an ALE; no numeric pair).

@@ -21,11 +21,15 @@ large enough for the level, otherwise the range over the ``B`` resamples. :func:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..rashomon.rid import NO_RELIANCE, QUANTITIES, mcr_summary, rid_cdf, rid_summary
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_rid", "plot_rid_cdf", "plot_set_sizes", "rid_figures"]
 
@@ -234,7 +238,7 @@ def plot_set_sizes(sizes: pd.DataFrame, *, title: str | None = None):
 
 def rid_figures(
     reliance: pd.DataFrame, mcr: pd.DataFrame, sizes: pd.DataFrame, *, confidence: float = 0.95, title: str = ""
-) -> dict:
+) -> dict[str, Figure]:
     """The ``rid_figures`` rule: the Rashomon importance distribution and the bootstrap set sizes.
 
     Returns

@@ -26,6 +26,10 @@ import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "CONDITIONS",
@@ -438,7 +442,7 @@ def _call(function: Callable, inputs: Mapping):
     return function(**{k: v for k, v in inputs.items() if k in params})
 
 
-def draw_figures(group: str, inputs: Mapping, *, task: str | None = None) -> dict:
+def draw_figures(group: str, inputs: Mapping, *, task: str | None = None) -> dict[str, Figure]:
     """Draw the figures of ``group`` (of ``task`` only, when given) from its loaded inputs.
 
     Each distinct plot function of the group's kinds is called once, in catalog order, with

@@ -22,10 +22,15 @@ distribution of a mean of 0/1 losses is discrete, on a grid of step ``1/n``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from .catalog import TASKS, kinds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "COMPARISON_FIGURES",
@@ -380,7 +385,7 @@ def comparison_figures(
     random_state: int | None,
     dataset: str | None = None,
     classes=None,
-) -> dict:
+) -> dict[str, Figure]:
     """The comparison figures of one dataset (seed 003 Figs 3.1-3.4; seed 004's ROC and PR).
 
     Parameters

@@ -9,11 +9,16 @@ tables, so a figure rule can draw from the CSV alone.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ..explain.interactions import ShapInteractionSummary
 from .style import SEQUENTIAL_CMAP, figure_style
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "plot_shap_interaction_matrix",
@@ -196,7 +201,7 @@ def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unno
     return fig
 
 
-def h_statistic_figures(table: pd.DataFrame, *, max_display: int = 15, title: str | None = None) -> dict:
+def h_statistic_figures(table: pd.DataFrame, *, max_display: int = 15, title: str | None = None) -> dict[str, Figure]:
     """The H² figures of one model (``h_statistic.csv``): ``h_statistic`` (total per variable) and
     ``h_statistic_pairs`` (pairwise); a figure saying so replaces one without rows (e.g. fewer than two
     top variables, so no pair)."""
@@ -217,7 +222,7 @@ def h_statistic_figures(table: pd.DataFrame, *, max_display: int = 15, title: st
 
 def shap_interaction_figures(
     summary: ShapInteractionSummary | None, *, max_display: int = 15, output_label: str = "model output", title=None
-) -> dict:
+) -> dict[str, Figure]:
     """The SHAP interaction figures of one model: ``matrix`` (:func:`plot_shap_interaction_matrix`) and
     ``summary`` (:func:`plot_shap_interaction_summary`); figures saying so when the model has no SHAP
     interaction values (``summary`` None)."""

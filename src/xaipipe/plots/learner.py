@@ -15,11 +15,15 @@ inside it, so the under-coverage of the naive interval is visible at a glance.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .pdp import OUTPUT_LABELS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_learner_pd", "plot_learner_pfi", "learner_figures"]
 
@@ -244,7 +248,7 @@ def plot_learner_pfi(
     return fig
 
 
-def learner_figures(pd_table: pd.DataFrame, pfi: pd.DataFrame, *, title: str = "") -> dict:
+def learner_figures(pd_table: pd.DataFrame, pfi: pd.DataFrame, *, title: str = "") -> dict[str, Figure]:
     """The ``learner_figures`` rule: learner-PD bands and learner-PFI bars.
 
     Returns

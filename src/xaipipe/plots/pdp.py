@@ -19,12 +19,16 @@ and returns a matplotlib Figure; callers apply
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
 from .style import SEQUENTIAL_CMAP
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "OUTPUT_LABELS",
@@ -581,7 +585,7 @@ def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class)
     }
 
 
-def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=None) -> dict:
+def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=None) -> dict[str, Figure]:
     """The ``pd_figures`` rule: ICE + PD, c-ICE, d-ICE of the top variables and the 2-D PD.
 
     Parameters

@@ -21,12 +21,16 @@ Figure; save it with :func:`xaipipe.plots.style.save_figure`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..rashomon.sets import QUANTITIES, select_set
 from .catalog import kinds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "plot_member_reliance",
@@ -475,7 +479,7 @@ def rashomon_figures(
     epsilon: float,
     quantity: str = "mr_ratio",
     path: pd.DataFrame | None = None,
-) -> dict:
+) -> dict[str, Figure]:
     """The ``rashomon_figures`` rule: Figs 4.1 (MR of every member) and 4.2 (rank heatmap) of seed 001,
     the MCR intervals, the ε-sensitivity (from the exact ε-path ``path`` when given,
     else from the ε grid of ``mcr``) and the PD envelope of one model class.

@@ -9,8 +9,13 @@ return the Figure; callers save it with :func:`xaipipe.plots.style.save_figure`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_model_reliance", "plot_reliance_vs_split_gain", "reliance_figures"]
 
@@ -209,7 +214,7 @@ def plot_reliance_vs_split_gain(
 
 def reliance_figures(
     table: pd.DataFrame, split_gain: pd.DataFrame, *, estimator: str, loss: str, quantity: str, title: str = ""
-) -> dict:
+) -> dict[str, Figure]:
     """The ``reliance_figures`` rule: MR bars with uncertainty and MR beside split gain.
 
     Parameters

@@ -39,11 +39,15 @@ result always gives the same figure and the caller's random stream is untouched.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result, level_labels
 from .style import SEQUENTIAL_CMAP, figure_style
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "to_explanation",
@@ -451,7 +455,7 @@ def plot_shap_waterfall(result: ShapResult, row: int, *, max_display: int = 12, 
     return fig
 
 
-def plot_shap_local(result: ShapResult, *, max_display: int = 12) -> dict:
+def plot_shap_local(result: ShapResult, *, max_display: int = 12) -> dict[str, Figure]:
     """Waterfall plots of the high, low and near-base rows of :func:`local_rows`.
 
     Returns
@@ -515,7 +519,7 @@ def plot_shap_class_bar(result: ShapClasses, *, max_display: int = 15, title: st
     return fig
 
 
-def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) -> dict:
+def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) -> dict[str, Figure]:
     """The ``shap_figures`` rule: bar, beeswarm, dependence (top ``top_k`` by mean |SHAP|) and waterfalls.
 
     Parameters

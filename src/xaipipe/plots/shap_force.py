@@ -31,12 +31,16 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..explain.shapley import ShapResult, level_labels
 from .shap import LOCAL_ROW_KINDS, local_rows
 from .style import figure_style
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["force_rows", "plot_shap_force", "plot_shap_force_local", "save_force_html"]
 
@@ -154,7 +158,7 @@ def plot_shap_force(
     return fig
 
 
-def plot_shap_force_local(result: ShapResult, *, contribution_threshold: float = 0.05) -> dict:
+def plot_shap_force_local(result: ShapResult, *, contribution_threshold: float = 0.05) -> dict[str, Figure]:
     """Force plots of the high, low and near-base rows of :func:`force_rows`.
 
     Returns

@@ -49,6 +49,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,9 @@ from ..models.comparison import (
     row_losses,
 )
 from ..models.ols import squared_terms_comparison
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "SEED_003_PRINTED",
@@ -533,7 +537,7 @@ def _squared_predictions(T, y_t, G, selected):
     return LinearRegression().fit(T2, y_t).predict(G2)
 
 
-def seed003_figures(rerun: Seed003Rerun) -> dict:
+def seed003_figures(rerun: Seed003Rerun) -> dict[str, Figure]:
     """The four figures of seed 003 from a :class:`Seed003Rerun`.
 
     Returns
