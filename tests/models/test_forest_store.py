@@ -171,8 +171,8 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
 def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
     """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
     PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
+    from tests.keyword_steps import pd_ice_tables_kw
     from xaipipe.explain.dependence import ale_tables, h_statistic_table
-    from xaipipe.explain.pdp import pd_ice_tables
     from xaipipe.explain.shapley import shap_values
     from xaipipe.models.forest_store import LazyTrees, open_forest
 
@@ -205,15 +205,15 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
     assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
     names = [f"x{j}" for j in range(X.shape[1])]
     classes = [str(c) for c in est.classes_] if task == "multiclass" else None
-    from xaipipe.explain.shapley import shap_tables
+    from tests.keyword_steps import shap_tables_kw
 
     kw = {"test_rows": np.arange(len(X_new)), "feature_names": names, "dataset": "d", "family": "random_forest"}
     kw.update(max_rows_forest=10, background_size=10, classes=classes, n_jobs=2)  # two processes
-    got, ref = shap_tables(lazy, X_new, X, **kw), shap_tables(est, X_new, X, **kw)
+    got, ref = shap_tables_kw(lazy, X_new, X, **kw), shap_tables_kw(est, X_new, X, **kw)
     for name, frame in got.to_frames().items():
         pd.testing.assert_frame_equal(frame, ref.to_frames()[name], check_exact=True)
     kw = {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes}
-    for got, ref in zip(pd_ice_tables(lazy, X_new, **kw), pd_ice_tables(est, X_new, **kw)):
+    for got, ref in zip(pd_ice_tables_kw(lazy, X_new, **kw), pd_ice_tables_kw(est, X_new, **kw)):
         pd.testing.assert_frame_equal(got, ref, check_exact=True)
     choice = {"class_index": 2} if task == "multiclass" else {}
     kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}

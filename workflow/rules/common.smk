@@ -15,7 +15,6 @@ from xaipipe.data.registry import (
 )
 from xaipipe.models.cv import fit_configurations, n_fit_units
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
-from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
 from xaipipe.report.thesis import (
     available,
@@ -31,7 +30,9 @@ from xaipipe.settings import (
     CVSettings,
     LargeDataSettings,
     LearnerSettings,
+    PdIceSettings,
     RashomonSettings,
+    ShapSettings,
     check_family,
 )
 
@@ -108,35 +109,24 @@ for _task in ("regression", "classification"):
 LARGE_DATA = LargeDataSettings.from_config(config)
 
 
+# the PD / ICE step's settings per task (xaipipe.settings.PdIceSettings, unit-tested: explain.pd.percentiles
+# increasing); params.pd is its to_params()
+PD_ICE_SETTINGS = {
+    _task: PdIceSettings.from_config(config, _task)
+    for _task in ("regression", "classification")
+}
+# the SHAP step's settings per family (xaipipe.settings.ShapSettings, unit-tested: registered families
+# and known algorithms in explain.shap.algorithm); params.shap is its to_params()
+SHAP_SETTINGS = {f: ShapSettings.from_config(config, f) for f in ALL_FAMILIES}
+
+
 def shap_params(wildcards):
-    """The `explain.shap` section for one family: its `algorithm` only when overridden (not `auto`),
-    so that adding the key reruns no other family's SHAP job."""
-    shap = config["explain"]["shap"]
-    params = {k: v for k, v in shap.items() if k != "algorithm"}
-    algorithm = shap_algorithm(wildcards.family, shap["algorithm"])
-    if algorithm != "auto":
-        params["algorithm"] = algorithm
-    return params
-
-
-for _family in config["explain"]["shap"]["algorithm"]:
-    check_family("explain.shap.algorithm", _family)
-shap_algorithm(ALL_FAMILIES[0], config["explain"]["shap"]["algorithm"])
+    return SHAP_SETTINGS[wildcards.family].to_params()
 
 
 def shap_interaction_families(dataset):
-    """Families of `dataset` whose SHAP job computes interaction values (explain.shap.interactions and
-    the XGBoost algorithm: xaipipe.explain.shapley.shap_tables)."""
-    if not config["explain"]["shap"]["interactions"]:
-        return []
-    out = []
-    for f in families_of(dataset):
-        algorithm = shap_algorithm(f, config["explain"]["shap"]["algorithm"])
-        if algorithm == "auto":
-            algorithm = get_family(f).shap_algorithm
-        if algorithm == "xgboost_pred_contribs":
-            out.append(f)
-    return out
+    """Families of `dataset` whose SHAP job computes interaction values (ShapSettings.interaction_values)."""
+    return [f for f in families_of(dataset) if SHAP_SETTINGS[f].interaction_values]
 
 
 STYLE_FILE = os.path.relpath(BASEDIR / config["report"]["style"])

@@ -1,0 +1,122 @@
+"""The explain steps called with arrays and keywords, as before their settings objects.
+
+The rule entries take ``(model, data, settings, ...)`` (``data``: :class:`PreparedData` or any object
+with its attributes; ``settings``: :mod:`xaipipe.settings`). The tests explain small arrays; these
+helpers build the data object and the settings from the keywords the entries took before, so that a
+test reads as it did and checks the entry itself (no step logic here).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.explain.shapley import shap_tables
+from xaipipe.settings import LargeDataSettings, PdIceSettings, ShapSettings
+
+
+def large_data(*, shap_rows=None, pd_rows=None, reliance_rows=None) -> LargeDataSettings | None:
+    """A large-data group whose policies apply above their smallest cap (None: no policy): the
+    policy with cap ``m`` subsamples where the test rows are more than ``m``, as the keyword
+    ``large_data_rows=m`` did."""
+    caps = [c for c in (shap_rows, pd_rows, reliance_rows) if c is not None]
+    if not caps:
+        return None
+    return LargeDataSettings(min_rows=min(caps), reliance_rows=reliance_rows, shap_rows=shap_rows, pd_rows=pd_rows)
+
+
+def shap_tables_kw(
+    model,
+    X_test,
+    X_train,
+    *,
+    test_rows,
+    feature_names,
+    dataset,
+    family,
+    feature_groups=None,
+    max_rows=None,
+    max_rows_forest=None,
+    background_size=None,
+    interactions=True,
+    algorithm="auto",
+    n_jobs=1,
+    random_state=0,
+    classes=None,
+    large_data_rows=None,
+):
+    """:func:`xaipipe.explain.shapley.shap_tables` of arrays (its keywords before :class:`ShapSettings`)."""
+    data = SimpleNamespace(
+        X_test=X_test,
+        X_train=X_train,
+        test_rows=np.asarray(test_rows),
+        features=list(feature_names),
+        feature_groups=feature_groups,
+        classes=classes,
+        dataset=dataset,
+    )
+    settings = ShapSettings(
+        family=family,
+        seed=random_state,
+        max_rows=max_rows,
+        max_rows_random_forest=max_rows_forest,
+        background_size=background_size,
+        interactions=interactions,
+        algorithm=algorithm,
+        large_data=large_data(shap_rows=large_data_rows),
+    )
+    return shap_tables(model, data, settings, n_jobs=n_jobs)
+
+
+def pd_ice_tables_kw(
+    model,
+    X,
+    *,
+    top,
+    extra=(),
+    feature_names,
+    feature_groups=None,
+    row_ids=None,
+    output="auto",
+    resolution=50,
+    kind="uniform",
+    percentiles=(0.0, 1.0),
+    anchor="min",
+    smooth=0,
+    max_curves=1000,
+    pair_resolution=20,
+    max_batch_rows=100_000,
+    classes=None,
+    large_data_rows=None,
+    random_state=0,
+):
+    """:func:`xaipipe.explain.pdp.pd_ice_tables` of arrays (its keywords before :class:`PdIceSettings`):
+    ``output="predict"`` is a regression dataset, any other a classification one with that
+    ``classification_output``."""
+    data = SimpleNamespace(
+        X_test=X,
+        features=list(feature_names),
+        feature_groups=feature_groups,
+        test_rows=row_ids,
+        task="regression" if output == "predict" else "classification",
+        classes=classes,
+    )
+    settings = PdIceSettings(
+        seed=random_state,
+        loss="squared_error",
+        ranking={"estimator": "permutation", "quantity": "mr_difference"},
+        top_k=len(top),
+        resolution=resolution,
+        grid=kind,
+        percentiles=tuple(percentiles),
+        anchor=anchor,
+        smooth=smooth,
+        max_curves=max_curves,
+        pair_resolution=pair_resolution,
+        max_batch_rows=max_batch_rows,
+        classification_output=output,
+        large_data=large_data(pd_rows=large_data_rows),
+    )
+    return pd_ice_tables(model, data, settings, top=top, extra=extra)
