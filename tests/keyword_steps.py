@@ -12,9 +12,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS, dependent_reliance_rows
 from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.explain.shapley import shap_tables
-from xaipipe.settings import LargeDataSettings, PdIceSettings, ShapSettings
+from xaipipe.explain.summary import reliance_tables
+from xaipipe.settings import LargeDataSettings, PdIceSettings, RelianceSettings, ShapSettings
 
 
 def large_data(*, shap_rows=None, pd_rows=None, reliance_rows=None) -> LargeDataSettings | None:
@@ -120,3 +122,102 @@ def pd_ice_tables_kw(
         large_data=large_data(pd_rows=large_data_rows),
     )
     return pd_ice_tables(model, data, settings, top=top, extra=extra)
+
+
+def _reliance_settings(*, estimators, losses, n_repeats, e_switch_max_rows, random_state, reliance_rows, dependent):
+    return RelianceSettings(
+        task_losses=tuple(losses),
+        seed=random_state,
+        estimators=tuple(estimators),
+        n_repeats=n_repeats,
+        e_switch_max_rows=e_switch_max_rows,
+        losses={},
+        ranking={"estimator": "permutation", "quantity": "mr_difference"},
+        dependent=dependent,
+        large_data=large_data(reliance_rows=reliance_rows),
+    )
+
+
+def reliance_tables_kw(
+    model,
+    X,
+    y,
+    *,
+    dataset,
+    family,
+    feature_names,
+    feature_groups=None,
+    estimators=("permutation", "e_divide", "e_switch"),
+    losses=("squared_error",),
+    n_repeats=20,
+    e_switch_max_rows=400,
+    random_state=0,
+    n_jobs=1,
+    reliance_rows=None,
+):
+    """:func:`xaipipe.explain.summary.reliance_tables` of arrays (its keywords before
+    :class:`RelianceSettings`; no dependent-feature rows)."""
+    data = SimpleNamespace(
+        X_test=X, y_test=y, features=list(feature_names), feature_groups=feature_groups, dataset=dataset
+    )
+    settings = _reliance_settings(
+        estimators=estimators,
+        losses=losses,
+        n_repeats=n_repeats,
+        e_switch_max_rows=e_switch_max_rows,
+        random_state=random_state,
+        reliance_rows=reliance_rows,
+        dependent={"estimators": []},
+    )
+    return reliance_tables(model, data, settings, family=family, n_jobs=n_jobs)
+
+
+def dependent_reliance_rows_kw(
+    model,
+    X,
+    y,
+    X_train,
+    *,
+    dataset,
+    family,
+    feature_names,
+    feature_groups=None,
+    estimators=DEPENDENT_ESTIMATORS,
+    losses=("squared_error",),
+    n_repeats=20,
+    random_state=0,
+    max_depth=5,
+    min_samples_leaf=0.02,
+    correlation_threshold=0.9,
+    linkage="single",
+    n_jobs=1,
+    columns=None,
+    reliance_rows=None,
+):
+    """:func:`xaipipe.explain.dependence.dependent_reliance_rows` of arrays (its keywords before
+    :class:`RelianceSettings`)."""
+    data = SimpleNamespace(
+        X_test=X,
+        y_test=y,
+        X_train=X_train,
+        features=list(feature_names),
+        feature_groups=feature_groups,
+        dataset=dataset,
+    )
+    dependent = {
+        "estimators": list(estimators),
+        "max_depth": max_depth,
+        "min_samples_leaf": min_samples_leaf,
+        "correlation_threshold": correlation_threshold,
+        "linkage": linkage,
+    }
+    settings = _reliance_settings(
+        estimators=(),
+        losses=losses,
+        n_repeats=n_repeats,
+        e_switch_max_rows=None,
+        random_state=random_state,
+        reliance_rows=reliance_rows,
+        dependent=dependent,
+    )
+    return dependent_reliance_rows(model, data, settings, family=family, columns=columns, n_jobs=n_jobs)

@@ -19,8 +19,10 @@ from xaipipe.settings import (
     LearnerSettings,
     PdIceSettings,
     RashomonSettings,
+    RelianceSettings,
     ShapSettings,
     check_family,
+    sample_size_checks,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -541,3 +543,129 @@ def test_a_pd_key_is_a_settings_field():
     schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     section = schema["properties"]["explain"]["properties"]["pd"]["properties"]
     assert [f.name for f in dataclasses.fields(PdIceSettings) if f.name not in _PD_BORROWED] == list(section)
+
+
+# ----------------------------------------------------------------------------- RelianceSettings
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_reliance_params_are_the_rules_params_of_before(config, task):
+    """params.reliance is the explain.reliance section and params.losses the task's list, repr and
+    key order included (the model_reliance rule passed them as is); from_params gives the same
+    settings."""
+    s = RelianceSettings.from_config(config, task)
+    section = config["explain"]["reliance"]
+    assert repr(s.to_params()) == repr(section)
+    assert repr(list(s.task_losses)) == repr(section["losses"][task])
+    back = RelianceSettings.from_params(
+        s.to_params(),
+        losses=section["losses"][task],
+        seed=config["seed"],
+        large_data=LargeDataSettings.from_config(config).to_params(),
+    )
+    assert back == s and s.seed == config["seed"] and s.estimators == tuple(section["estimators"])
+    assert s.large_data_rows(10_000) is None and s.large_data_rows(10_001) == config["large_data"]["reliance_rows"]
+    assert RelianceSettings.from_params(s.to_params(), losses=["x"], seed=0).large_data_rows(10**6) is None
+    with pytest.raises(AttributeError):
+        s.n_repeats = 5  # frozen
+
+
+def test_reliance_ranking_estimator_must_be_computed(config):
+    config["explain"]["reliance"]["estimators"] = ["e_divide", "e_switch"]
+    with pytest.raises(
+        ValueError, match=r"config key explain.reliance.ranking.estimator \('permutation'\) must be one of"
+    ):
+        RelianceSettings.from_config(config, "regression")
+    config["explain"]["reliance"]["ranking"]["estimator"] = "e_divide"
+    assert RelianceSettings.from_config(config, "regression").estimators == ("e_divide", "e_switch")
+    with pytest.raises(ValueError, match="task must be"):
+        RelianceSettings.from_config(config, "ranking")
+
+
+def test_a_reliance_key_is_a_settings_field():
+    """Each key of the schema's explain.reliance section is a field of RelianceSettings (by name)."""
+    import dataclasses
+
+    from xaipipe.settings import _RELIANCE_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    section = schema["properties"]["explain"]["properties"]["reliance"]["properties"]
+    assert [f.name for f in dataclasses.fields(RelianceSettings) if f.name not in _RELIANCE_BORROWED] == list(section)
+
+
+# ----------------------------------------------------------------------------- sample_size_checks
+
+
+def _old_sample_size_checks(config, task, families, sampled):
+    """common.smk's sample_size_checks before xaipipe.settings.sample_size_checks (the split rule's
+    params.checks of before), written out with the CV params of the rules."""
+    from xaipipe.models.cv import fit_configurations
+
+    out = {}
+    boot = config["rashomon"]["bootstrap"]
+    if boot["enabled"] and [f for f in boot["families"] if f in families]:
+        out["bootstrap"] = {"n_bootstrap": boot["n_bootstrap"], "random_state": config["seed"]}
+    learner = config["explain"]["learner"]
+    if any(f in learner["families"] for f in families):
+        out["learner"] = {
+            "n_refits": learner["n_refits"],
+            "fraction": learner["fraction"],
+            "random_state": config["seed"],
+        }
+    rows = {}
+    for family in dict.fromkeys(families + sampled):
+        p = _old_cv_params(config, task, family)
+        configs = fit_configurations(family, p["grid"], sample=p["sample"], random_state=p["seed"])
+        n_grid = len(fit_configurations(family, p["grid"])) if p["grid"] is not None else 0
+        default = p["options"].get("n_neighbors")
+        values = [(c.get("n_neighbors", default), i < n_grid) for i, c in enumerate(configs)]
+        values = [(int(v), g) for v, g in values if v is not None]
+        if values:
+            largest, from_grid = max(values)
+            key = f"grids.{task}.{family}.n_neighbors" if from_grid else f"rashomon.sample.families.{task}.{family}"
+            rows[f"n_neighbors = {largest} of {key}"] = largest
+    if rows:
+        out["min_fit_rows"] = rows
+    return out
+
+
+def test_sample_size_checks_are_the_split_rules_params_of_before(config):
+    """The split rule's params.checks: the same dict (repr) as common.smk built, for every task with
+    all, some and no families of the bootstrap / learner, with the random search on and off."""
+    sampled_all = config["rashomon"]["sample"]["families"]
+    cases = []
+    for task in ("regression", "classification"):
+        grid = list(config["grids"][task])
+        sampled = [f for f in sampled_all.get(task, {}) if f not in config["grids"][task]]
+        cases += [(task, grid, sampled), (task, grid[:1], []), (task, ["knn"] if "knn" in grid else grid[-1:], sampled)]
+    for enabled in (True, False):
+        config["rashomon"]["sample"]["enabled"] = enabled
+        config["rashomon"]["bootstrap"]["enabled"] = enabled
+        for task, families, sampled in cases:
+            sampled = sampled if enabled else []
+            got = sample_size_checks(config, task, families, sampled)
+            assert repr(got) == repr(_old_sample_size_checks(config, task, families, sampled))
+
+
+def test_sample_size_checks_name_the_n_neighbors_source(config):
+    """kNN: the largest n_neighbors of the grid, or of the random search when a draw is larger (the
+    key then names the search); no kNN, no min_fit_rows."""
+    config["grids"]["classification"]["knn"] = {"n_neighbors": [3, 7]}
+    config["rashomon"]["sample"]["enabled"] = False
+    out = sample_size_checks(config, "classification", ["knn"])
+    assert out["min_fit_rows"] == {"n_neighbors = 7 of grids.classification.knn.n_neighbors": 7}
+    config["rashomon"]["sample"]["enabled"] = True
+    config["rashomon"]["sample"]["families"]["classification"] = {
+        "knn": {"n_iter": 5, "distributions": {"n_neighbors": {"randint": [50, 60]}}}
+    }
+    ((key, value),) = sample_size_checks(config, "classification", ["knn"])["min_fit_rows"].items()
+    assert key == f"n_neighbors = {value} of rashomon.sample.families.classification.knn" and 50 <= value < 60
+    assert "min_fit_rows" not in sample_size_checks(config, "regression", ["decision_tree"])
+    config["explain"]["learner"]["families"] = ["decision_tree"]
+    assert sample_size_checks(config, "regression", ["decision_tree"])["learner"] == {
+        "n_refits": config["explain"]["learner"]["n_refits"],
+        "fraction": config["explain"]["learner"]["fraction"],
+        "random_state": config["seed"],
+    }
+    with pytest.raises(ValueError, match="task must be"):
+        sample_size_checks(config, "ranking", ["knn"])

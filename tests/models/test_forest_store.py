@@ -246,8 +246,7 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     """The model_reliance rule's functions on a lazily opened store (the MR engine walks the
     store's blocks outermost): MR table (all three estimators), split gain and the dependent-
     feature rows bitwise those of the whole forest (times apart)."""
-    from xaipipe.explain.dependence import dependent_reliance_rows
-    from xaipipe.explain.summary import reliance_tables
+    from tests.keyword_steps import dependent_reliance_rows_kw, reliance_tables_kw
     from xaipipe.models.forest_store import open_forest
 
     est, X, y, X_new = _fitted(task, n=9)
@@ -258,14 +257,17 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     losses = ["squared_error"] if task == "regression" else ["log_loss", "zero_one"]
     kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
     kw.update(n_repeats=3, e_switch_max_rows=30, random_state=2)
-    got, ref = reliance_tables(lazy, X_new, y_new, **kw), reliance_tables(est, X_new, y_new, **kw)
+    got, ref = reliance_tables_kw(lazy, X_new, y_new, **kw), reliance_tables_kw(est, X_new, y_new, **kw)
     for g, r in zip(got, ref):
         timing = [c for c in r.columns if c.endswith("_s") or "time" in c]
         pd.testing.assert_frame_equal(g.drop(columns=timing), r.drop(columns=timing), check_exact=True)
     kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
     kw.update(estimators=["conditional_permutation", "grouped_permutation"], n_repeats=2, random_state=1)
     kw.update(max_depth=3, min_samples_leaf=0.05, correlation_threshold=0.3, linkage="single")
-    got, ref = dependent_reliance_rows(lazy, X_new, y_new, X, **kw), dependent_reliance_rows(est, X_new, y_new, X, **kw)
+    got, ref = (
+        dependent_reliance_rows_kw(lazy, X_new, y_new, X, **kw),
+        dependent_reliance_rows_kw(est, X_new, y_new, X, **kw),
+    )
     timing = [c for c in ref.columns if c.endswith("_s") or "time" in c]
     pd.testing.assert_frame_equal(got.drop(columns=timing), ref.drop(columns=timing), check_exact=True)
 

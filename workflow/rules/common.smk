@@ -13,7 +13,7 @@ from xaipipe.data.registry import (
     load_registry,
     preparation_options,
 )
-from xaipipe.models.cv import fit_configurations, n_fit_units
+from xaipipe.models.cv import n_fit_units
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
 from xaipipe.paths import result_path
 from xaipipe.report.thesis import (
@@ -32,9 +32,11 @@ from xaipipe.settings import (
     LearnerSettings,
     PdIceSettings,
     RashomonSettings,
+    RelianceSettings,
     ShapSettings,
     check_family,
 )
+from xaipipe.settings import sample_size_checks as _sample_size_checks
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -109,6 +111,12 @@ for _task in ("regression", "classification"):
 LARGE_DATA = LargeDataSettings.from_config(config)
 
 
+# the MR step's settings per task (xaipipe.settings.RelianceSettings, unit-tested: the ranking estimator
+# among the estimators); params.reliance is its to_params()
+RELIANCE_SETTINGS = {
+    _task: RelianceSettings.from_config(config, _task)
+    for _task in ("regression", "classification")
+}
 # the PD / ICE step's settings per task (xaipipe.settings.PdIceSettings, unit-tested: explain.pd.percentiles
 # increasing); params.pd is its to_params()
 PD_ICE_SETTINGS = {
@@ -250,50 +258,10 @@ def bootstrap_families(dataset):
 
 
 def sample_size_checks(dataset):
-    """What the split job checks beyond the folds and the test split (xaipipe.data.split.check_sample_size):
-    the Rashomon bootstrap's resamples and the learner refits (when they run on the dataset), and the
-    largest n_neighbors of a family's configurations (kNN: each CV fold must train on that many rows).
-    """
-    out = {}
-    boot = RASHOMON["bootstrap"]
-    if boot["enabled"] and bootstrap_families(dataset):
-        out["bootstrap"] = {
-            "n_bootstrap": boot["n_bootstrap"],
-            "random_state": config["seed"],
-        }
-    learner = config["explain"]["learner"]
-    if any(f in learner["families"] for f in families_of(dataset)):
-        out["learner"] = {
-            "n_refits": learner["n_refits"],
-            "fraction": learner["fraction"],
-            "random_state": config["seed"],
-        }
-    rows = {}
-    task = task_of(dataset)
-    for family in dict.fromkeys(families_of(dataset) + sampled_families(dataset)):
-        p = cv_params(SimpleNamespace(dataset=dataset, family=family))
-        configs = fit_configurations(
-            family, p["grid"], sample=p["sample"], random_state=p["seed"]
-        )
-        n_grid = (
-            len(fit_configurations(family, p["grid"])) if p["grid"] is not None else 0
-        )
-        default = p["options"].get("n_neighbors")
-        values = [
-            (c.get("n_neighbors", default), i < n_grid) for i, c in enumerate(configs)
-        ]
-        values = [(int(v), from_grid) for v, from_grid in values if v is not None]
-        if values:
-            largest, from_grid = max(values)
-            key = (
-                f"grids.{task}.{family}.n_neighbors"
-                if from_grid
-                else f"rashomon.sample.families.{task}.{family}"
-            )
-            rows[f"n_neighbors = {largest} of {key}"] = largest
-    if rows:
-        out["min_fit_rows"] = rows
-    return out
+    """params.checks of the split job (xaipipe.settings.sample_size_checks, unit-tested)."""
+    return _sample_size_checks(
+        config, task_of(dataset), families_of(dataset), sampled_families(dataset)
+    )
 
 
 def rashomon_params_of(dataset):
