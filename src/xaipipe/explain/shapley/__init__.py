@@ -110,7 +110,7 @@ Feature groups (one-hot encoded categorical variables)
 The models see a categorical variable as its 0/1 columns (Abalone's ``Sex`` ->
 ``Sex_F``, ``Sex_I``, ``Sex_M``; ``prepared.json``'s ``feature_groups``), and every
 algorithm above gives one SHAP value per column. :func:`group_shap_result` (and
-``shap_tables(..., feature_groups=...)``, the pipeline's tables and figures) reports a
+:func:`shap_tables` with ``data.feature_groups``, the pipeline's tables and figures) reports a
 group as one variable ``G`` with the value
 
     phi_G(x) = sum_{j in G} phi_j(x),
