@@ -669,3 +669,16 @@ def test_sample_size_checks_name_the_n_neighbors_source(config):
     }
     with pytest.raises(ValueError, match="task must be"):
         sample_size_checks(config, "ranking", ["knn"])
+
+
+def test_cv_shards_are_at_most_the_fit_units(config):
+    """CVSettings.shards: 1 for cv_shards <= 1, else the wanted jobs capped at n_fit_units (the
+    common.smk rule of before), for a prefix-group family, a depth-chain family and a sampled one."""
+    from xaipipe.models.cv import n_fit_units
+
+    for task, family in (("regression", "gradient_boosting"), ("regression", "decision_tree"), ("regression", "ridge")):
+        s = CVSettings.from_config(config, task, family)
+        units = n_fit_units(family, s.grid, sample=s.sample, random_state=s.seed)
+        assert units >= 2
+        assert s.shards(0) == s.shards(1) == 1
+        assert s.shards(2) == 2 and s.shards(units + 5) == units

@@ -426,6 +426,16 @@ class CVSettings:
             params["beta"] = self.beta
         return params
 
+    def shards(self, wanted: int) -> int:
+        """Jobs the CV is split into (rules ``cv_shard``): ``wanted`` (config key
+        ``cv_shards.<family>``, default 1), at most the CV's fit units (prefix groups, depth chains or
+        configurations: :func:`xaipipe.models.cv.n_fit_units`); 1 where ``wanted <= 1``."""
+        if wanted <= 1:
+            return 1
+        from .models.cv import n_fit_units
+
+        return min(wanted, n_fit_units(self.family, self.grid, sample=self.sample, random_state=self.seed))
+
 
 @dataclass(frozen=True)
 class BootstrapSettings:

@@ -3,7 +3,6 @@
 # envs/*.yaml install it for --sdm conda).
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 import yaml
 
@@ -178,15 +177,9 @@ def cv_params(wildcards):
 
 
 def cv_shards(dataset, family):
-    """Jobs the CV of `family` on `dataset` is split into: config key cv_shards.<family>
-    (default 1), at most its fit units (prefix groups, depth chains or configurations).
-    """
-    wanted = config["cv_shards"].get(family, 1)
-    if wanted <= 1:
-        return 1
-    p = cv_params(SimpleNamespace(dataset=dataset, family=family))
-    units = n_fit_units(family, p["grid"], sample=p["sample"], random_state=p["seed"])
-    return min(wanted, units)
+    """Jobs the CV of `family` on `dataset` is split into (CVSettings.shards of config key cv_shards.<family>)."""
+    settings = CVSettings.from_config(config, task_of(dataset), family)
+    return settings.shards(config["cv_shards"].get(family, 1))
 
 
 def cv_shard_files(dataset, family):
