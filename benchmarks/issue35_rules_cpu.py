@@ -46,6 +46,7 @@ from xaipipe.plots.interactions import h_statistic_figures, plot_shap_interactio
 from xaipipe.plots.multiplicity import plot_multiplicity
 from xaipipe.plots.style import figure_style
 from xaipipe.rashomon.multiplicity import multiplicity_tables
+from xaipipe.settings import RelianceSettings
 
 
 def cpu(fn):
@@ -77,17 +78,10 @@ def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
             model = read_joblib(model_path)
             reliance = pd.read_csv(results / f"explain/{d}/{family}/model_reliance.csv")
             marginal = reliance[~reliance["estimator"].isin(["conditional_permutation", "grouped_permutation"])]
-            dep = rel_cfg["dependent"]
+            settings = RelianceSettings.from_config(config, data.task)  # the model_reliance rule's
             s, _ = cpu(
-                lambda: dependent_reliance_rows(
-                    model, data.X_test, data.y_test, data.X_train, dataset=d, family=family,
-                    feature_names=data.features, feature_groups=data.feature_groups, estimators=dep["estimators"],
-                    losses=losses, n_repeats=rel_cfg["n_repeats"], random_state=config["seed"],
-                    max_depth=dep["max_depth"], min_samples_leaf=dep["min_samples_leaf"],
-                    correlation_threshold=dep["correlation_threshold"], linkage=dep["linkage"],
-                    columns=list(marginal.columns),
-                )
-            )  # fmt: skip
+                lambda: dependent_reliance_rows(model, data, settings, family=family, columns=list(marginal.columns))
+            )
             rows.append({"dataset": d, "family": family, "part": "dependent_mr", "cpu_s": s})
             rank = rel_cfg["ranking"]
             ranking = top_features(
@@ -169,6 +163,7 @@ TINY_FAMILIES = {
 def tiny_results(folder: Path, config: dict) -> Path:
     """``--tiny``: the stand-in results folder with each model's ``model_reliance.csv`` and an
     empty ``pd_2d.csv`` (no 2-D PD pair)."""
+    import dataclasses
     import importlib.util
 
     from xaipipe.explain.summary import reliance_tables
@@ -185,12 +180,13 @@ def tiny_results(folder: Path, config: dict) -> Path:
         )
         for model_path in sorted((root / f"models/{d}/fitted").glob("*.joblib")):
             family = model_path.stem
-            reliance, _ = reliance_tables(
-                read_joblib(model_path), data.X_test, data.y_test, dataset=d, family=family,
-                feature_names=data.features, feature_groups=data.feature_groups, estimators=["permutation"],
-                losses=rel["losses"][data.task][:1], n_repeats=3, e_switch_max_rows=rel["e_switch_max_rows"],
-                random_state=config["seed"],
-            )  # fmt: skip
+            settings = dataclasses.replace(
+                RelianceSettings.from_config(config, data.task),
+                estimators=("permutation",),
+                task_losses=tuple(rel["losses"][data.task][:1]),
+                n_repeats=3,
+            )
+            reliance, _ = reliance_tables(read_joblib(model_path), data, settings, family=family)
             write_csv(root / f"explain/{d}/{family}/model_reliance.csv", reliance)
             write_csv(root / f"explain/{d}/{family}/pd_2d.csv", pd.DataFrame(columns=["feature_1", "feature_2"]))
     return root

@@ -17,17 +17,44 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
 from xaipipe.explain.shapley import shap_tables
+from xaipipe.settings import LargeDataSettings, ShapSettings
 
 
-def _tables(forest, X, Xb, names, **kwargs):
-    kw = dict(test_rows=np.arange(len(X)), feature_names=names, dataset="friedman1", family="random_forest")
-    return shap_tables(forest, X, Xb, **kw, **kwargs)
+def _tables(forest, X, Xb, names, *, random_state: int, large_data_trees: int | None = None):
+    """The ``shap`` rule's tables as the default study makes them (``explain.shap`` defaults, rows capped
+    by ``max_rows_random_forest``), with the tree sample of ``large_data_trees`` trees or every tree."""
+    data = SimpleNamespace(
+        X_test=X,
+        X_train=Xb,
+        test_rows=np.arange(len(X)),
+        features=names,
+        feature_groups=None,
+        classes=None,
+        dataset="friedman1",
+    )
+    large = None
+    if large_data_trees is not None:
+        large = LargeDataSettings(
+            min_rows=1, reliance_rows=None, shap_rows=None, pd_rows=None, shap_trees=large_data_trees
+        )
+    settings = ShapSettings(
+        family="random_forest",
+        seed=random_state,
+        max_rows=None,
+        max_rows_random_forest=len(X),
+        background_size=None,
+        interactions=False,
+        algorithm="auto",
+        large_data=large,
+    )
+    return shap_tables(forest, data, settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,8 +17,12 @@ from xaipipe.settings import (
     CVSettings,
     LargeDataSettings,
     LearnerSettings,
+    PdIceSettings,
     RashomonSettings,
+    RelianceSettings,
+    ShapSettings,
     check_family,
+    sample_size_checks,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -389,3 +393,292 @@ def test_large_data_table_of_a_dataset(config):
     assert frame["policy"].tolist() == list(LARGE_DATA_POLICIES) and (frame["dataset"] == "mine").all()
     assert frame.set_index("policy")["applied"].to_dict() == {"reliance": True, "shap": False, "pd": True}
     assert frame.set_index("policy")["rows_used"].to_dict() == {"reliance": 100, "shap": 150, "pd": 80}
+
+
+# ----------------------------------------------------------------------------- ShapSettings
+
+
+def _old_shap_params(config, family):
+    """common.smk's shap_params before ShapSettings (the shap rule's params.shap of before)."""
+    from xaipipe.explain.shap_check import shap_algorithm
+
+    shap = config["explain"]["shap"]
+    params = {k: v for k, v in shap.items() if k != "algorithm"}
+    algorithm = shap_algorithm(family, shap["algorithm"])
+    if algorithm != "auto":
+        params["algorithm"] = algorithm
+    return params
+
+
+def test_shap_params_are_the_rules_params_of_before(config):
+    """params.shap keeps its repr (Snakemake's params trigger: no SHAP job reruns), with and without
+    an algorithm override, and the script's settings (from the params) are the parse-time ones."""
+    families = sorted({f for t in ("regression", "classification") for f in config["grids"][t]})
+    config["explain"]["shap"]["max_rows"] = 25
+    for overrides in ({}, {"random_forest": "permutation", "xgboost": "auto"}):
+        config["explain"]["shap"]["algorithm"] = overrides
+        for family in families:
+            s = ShapSettings.from_config(config, family)
+            assert repr(s.to_params()) == repr(_old_shap_params(config, family))
+            back = ShapSettings.from_params(
+                s.to_params(), family=family, seed=config["seed"], large_data=s.large_data.to_params()
+            )
+            assert back == s
+    s = ShapSettings.from_config(config, "random_forest")
+    assert (s.algorithm, s.to_params()["algorithm"], s.seed) == ("permutation", "permutation", config["seed"])
+    assert s.max_rows == 25 and s.max_rows_random_forest == config["explain"]["shap"]["max_rows_random_forest"]
+    assert s.large_data == LargeDataSettings.from_config(config)
+    with pytest.raises(AttributeError):
+        s.max_rows = 3  # frozen
+
+
+def test_shap_interaction_values_follow_the_algorithm(config):
+    """Interaction values: explain.shap.interactions and the family's algorithm xgboost_pred_contribs
+    (the registry's where not overridden) -- the families of common.smk's shap_interaction_families."""
+    from xaipipe.models.families import get_family
+
+    assert ShapSettings.from_config(config, "xgboost").interaction_values
+    assert get_family("xgboost").shap_algorithm == "xgboost_pred_contribs"
+    assert not ShapSettings.from_config(config, "random_forest").interaction_values
+    config["explain"]["shap"]["algorithm"] = {"xgboost": "permutation"}
+    assert not ShapSettings.from_config(config, "xgboost").interaction_values
+    config["explain"]["shap"]["algorithm"] = {}
+    config["explain"]["shap"]["interactions"] = False
+    assert not ShapSettings.from_config(config, "xgboost").interaction_values
+
+
+def test_shap_large_data_group(config):
+    """The large-data group: shap_rows where the test rows exceed min_rows, else None; none without it."""
+    s = ShapSettings.from_config(config, "xgboost")
+    assert s.large_data_rows(10_000) is None and s.large_data_rows(10_001) == config["large_data"]["shap_rows"]
+    config["large_data"]["shap_rows"] = None
+    assert ShapSettings.from_config(config, "xgboost").large_data_rows(10**6) is None
+    bare = ShapSettings.from_params(s.to_params(), family="xgboost", seed=1)
+    assert bare.large_data is None and bare.large_data_rows(10**6) is None
+
+
+def test_shap_checks_name_the_config_key(config):
+    config["explain"]["shap"]["algorithm"] = {"xgbost": "permutation"}
+    with pytest.raises(ValueError, match="config key explain.shap.algorithm: unknown model family 'xgbost'"):
+        ShapSettings.from_config(config, "xgboost")
+    config["explain"]["shap"]["algorithm"] = {"xgboost": "treeshap"}
+    with pytest.raises(ValueError, match="explain.shap.algorithm.xgboost: unknown algorithm 'treeshap'"):
+        ShapSettings.from_config(config, "random_forest")
+    config["explain"]["shap"]["algorithm"] = {}
+    config["large_data"]["shap_rows"] = 20000
+    with pytest.raises(ValueError, match="config key large_data.shap_rows"):
+        ShapSettings.from_config(config, "xgboost")
+
+
+def test_a_shap_key_is_a_settings_field():
+    """Each key of the schema's explain.shap section is a field of ShapSettings (read by its name;
+    a new key: the schema, config/config.yaml, config/README.md and one field)."""
+    import dataclasses
+
+    from xaipipe.settings import _SHAP_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    section = schema["properties"]["explain"]["properties"]["shap"]["properties"]
+    assert sorted(f.name for f in dataclasses.fields(ShapSettings) if f.name not in _SHAP_BORROWED) == sorted(section)
+
+
+# ----------------------------------------------------------------------------- PdIceSettings
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_pd_params_are_the_rules_params_of_before(config, task):
+    """params.pd is the explain.pd section, repr and key order included (the pd_ice rule passed
+    config["explain"]["pd"]); the script's settings from the rule's params are the parse-time ones."""
+    s = PdIceSettings.from_config(config, task)
+    assert repr(s.to_params()) == repr(config["explain"]["pd"])
+    explain = config["explain"]
+    back = PdIceSettings.from_params(
+        s.to_params(),
+        ranking=explain["reliance"]["ranking"],
+        loss=explain["reliance"]["losses"][task][0],
+        seed=config["seed"],
+        large_data=LargeDataSettings.from_config(config).to_params(),
+    )
+    assert back == s and s.percentiles == (0.0, 1.0) and s.loss == explain["reliance"]["losses"][task][0]
+    assert s.output("regression") == "predict" and s.output("classification") == explain["pd"]["classification_output"]
+    assert s.large_data_rows(10_000) is None and s.large_data_rows(10_001) == config["large_data"]["pd_rows"]
+    assert PdIceSettings.from_params(s.to_params(), ranking={}, loss="x", seed=0).large_data_rows(10**6) is None
+    with pytest.raises(AttributeError):
+        s.top_k = 5  # frozen
+
+
+def test_pd_top_features_rank_by_the_configured_mr(config):
+    """top_features: the top_k variables by the ranking estimator / quantity at the task's loss, ties
+    by name (checked against a sort by hand)."""
+    import pandas as pd
+
+    config["explain"]["pd"]["top_k"] = 2
+    config["explain"]["reliance"]["ranking"] = {"estimator": "e_divide", "quantity": "mr_ratio"}
+    s = PdIceSettings.from_config(config, "classification")
+    rows = [
+        ("e_divide", "log_loss", "a", 1.5),
+        ("e_divide", "log_loss", "b", 3.0),
+        ("e_divide", "log_loss", "c", 1.5),
+        ("e_divide", "zero_one", "d", 9.0),
+        ("permutation", "log_loss", "e", 9.0),
+    ]
+    table = pd.DataFrame(rows, columns=["estimator", "loss", "feature", "mr_ratio"])
+    assert s.top_features(table) == ["b", "a"]
+
+
+def test_pd_percentiles_must_increase(config):
+    config["explain"]["pd"]["percentiles"] = [0.9, 0.1]
+    with pytest.raises(ValueError, match=r"config key explain.pd.percentiles \(\[0.9, 0.1\]\): the first"):
+        PdIceSettings.from_config(config, "regression")
+    with pytest.raises(ValueError, match="task must be"):
+        PdIceSettings.from_config(config, "ranking")
+
+
+def test_a_pd_key_is_a_settings_field():
+    """Each key of the schema's explain.pd section is a field of PdIceSettings (read by its name)."""
+    import dataclasses
+
+    from xaipipe.settings import _PD_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    section = schema["properties"]["explain"]["properties"]["pd"]["properties"]
+    assert [f.name for f in dataclasses.fields(PdIceSettings) if f.name not in _PD_BORROWED] == list(section)
+
+
+# ----------------------------------------------------------------------------- RelianceSettings
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_reliance_params_are_the_rules_params_of_before(config, task):
+    """params.reliance is the explain.reliance section and params.losses the task's list, repr and
+    key order included (the model_reliance rule passed them as is); from_params gives the same
+    settings."""
+    s = RelianceSettings.from_config(config, task)
+    section = config["explain"]["reliance"]
+    assert repr(s.to_params()) == repr(section)
+    assert repr(list(s.task_losses)) == repr(section["losses"][task])
+    back = RelianceSettings.from_params(
+        s.to_params(),
+        losses=section["losses"][task],
+        seed=config["seed"],
+        large_data=LargeDataSettings.from_config(config).to_params(),
+    )
+    assert back == s and s.seed == config["seed"] and s.estimators == tuple(section["estimators"])
+    assert s.large_data_rows(10_000) is None and s.large_data_rows(10_001) == config["large_data"]["reliance_rows"]
+    assert RelianceSettings.from_params(s.to_params(), losses=["x"], seed=0).large_data_rows(10**6) is None
+    with pytest.raises(AttributeError):
+        s.n_repeats = 5  # frozen
+
+
+def test_reliance_ranking_estimator_must_be_computed(config):
+    config["explain"]["reliance"]["estimators"] = ["e_divide", "e_switch"]
+    with pytest.raises(
+        ValueError, match=r"config key explain.reliance.ranking.estimator \('permutation'\) must be one of"
+    ):
+        RelianceSettings.from_config(config, "regression")
+    config["explain"]["reliance"]["ranking"]["estimator"] = "e_divide"
+    assert RelianceSettings.from_config(config, "regression").estimators == ("e_divide", "e_switch")
+    with pytest.raises(ValueError, match="task must be"):
+        RelianceSettings.from_config(config, "ranking")
+
+
+def test_a_reliance_key_is_a_settings_field():
+    """Each key of the schema's explain.reliance section is a field of RelianceSettings (by name)."""
+    import dataclasses
+
+    from xaipipe.settings import _RELIANCE_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    section = schema["properties"]["explain"]["properties"]["reliance"]["properties"]
+    assert [f.name for f in dataclasses.fields(RelianceSettings) if f.name not in _RELIANCE_BORROWED] == list(section)
+
+
+# ----------------------------------------------------------------------------- sample_size_checks
+
+
+def _old_sample_size_checks(config, task, families, sampled):
+    """common.smk's sample_size_checks before xaipipe.settings.sample_size_checks (the split rule's
+    params.checks of before), written out with the CV params of the rules."""
+    from xaipipe.models.cv import fit_configurations
+
+    out = {}
+    boot = config["rashomon"]["bootstrap"]
+    if boot["enabled"] and [f for f in boot["families"] if f in families]:
+        out["bootstrap"] = {"n_bootstrap": boot["n_bootstrap"], "random_state": config["seed"]}
+    learner = config["explain"]["learner"]
+    if any(f in learner["families"] for f in families):
+        out["learner"] = {
+            "n_refits": learner["n_refits"],
+            "fraction": learner["fraction"],
+            "random_state": config["seed"],
+        }
+    rows = {}
+    for family in dict.fromkeys(families + sampled):
+        p = _old_cv_params(config, task, family)
+        configs = fit_configurations(family, p["grid"], sample=p["sample"], random_state=p["seed"])
+        n_grid = len(fit_configurations(family, p["grid"])) if p["grid"] is not None else 0
+        default = p["options"].get("n_neighbors")
+        values = [(c.get("n_neighbors", default), i < n_grid) for i, c in enumerate(configs)]
+        values = [(int(v), g) for v, g in values if v is not None]
+        if values:
+            largest, from_grid = max(values)
+            key = f"grids.{task}.{family}.n_neighbors" if from_grid else f"rashomon.sample.families.{task}.{family}"
+            rows[f"n_neighbors = {largest} of {key}"] = largest
+    if rows:
+        out["min_fit_rows"] = rows
+    return out
+
+
+def test_sample_size_checks_are_the_split_rules_params_of_before(config):
+    """The split rule's params.checks: the same dict (repr) as common.smk built, for every task with
+    all, some and no families of the bootstrap / learner, with the random search on and off."""
+    sampled_all = config["rashomon"]["sample"]["families"]
+    cases = []
+    for task in ("regression", "classification"):
+        grid = list(config["grids"][task])
+        sampled = [f for f in sampled_all.get(task, {}) if f not in config["grids"][task]]
+        cases += [(task, grid, sampled), (task, grid[:1], []), (task, ["knn"] if "knn" in grid else grid[-1:], sampled)]
+    for enabled in (True, False):
+        config["rashomon"]["sample"]["enabled"] = enabled
+        config["rashomon"]["bootstrap"]["enabled"] = enabled
+        for task, families, sampled in cases:
+            sampled = sampled if enabled else []
+            got = sample_size_checks(config, task, families, sampled)
+            assert repr(got) == repr(_old_sample_size_checks(config, task, families, sampled))
+
+
+def test_sample_size_checks_name_the_n_neighbors_source(config):
+    """kNN: the largest n_neighbors of the grid, or of the random search when a draw is larger (the
+    key then names the search); no kNN, no min_fit_rows."""
+    config["grids"]["classification"]["knn"] = {"n_neighbors": [3, 7]}
+    config["rashomon"]["sample"]["enabled"] = False
+    out = sample_size_checks(config, "classification", ["knn"])
+    assert out["min_fit_rows"] == {"n_neighbors = 7 of grids.classification.knn.n_neighbors": 7}
+    config["rashomon"]["sample"]["enabled"] = True
+    config["rashomon"]["sample"]["families"]["classification"] = {
+        "knn": {"n_iter": 5, "distributions": {"n_neighbors": {"randint": [50, 60]}}}
+    }
+    ((key, value),) = sample_size_checks(config, "classification", ["knn"])["min_fit_rows"].items()
+    assert key == f"n_neighbors = {value} of rashomon.sample.families.classification.knn" and 50 <= value < 60
+    assert "min_fit_rows" not in sample_size_checks(config, "regression", ["decision_tree"])
+    config["explain"]["learner"]["families"] = ["decision_tree"]
+    assert sample_size_checks(config, "regression", ["decision_tree"])["learner"] == {
+        "n_refits": config["explain"]["learner"]["n_refits"],
+        "fraction": config["explain"]["learner"]["fraction"],
+        "random_state": config["seed"],
+    }
+    with pytest.raises(ValueError, match="task must be"):
+        sample_size_checks(config, "ranking", ["knn"])
+
+
+def test_cv_shards_are_at_most_the_fit_units(config):
+    """CVSettings.shards: 1 for cv_shards <= 1, else the wanted jobs capped at n_fit_units (the
+    common.smk rule of before), for a prefix-group family, a depth-chain family and a sampled one."""
+    from xaipipe.models.cv import n_fit_units
+
+    for task, family in (("regression", "gradient_boosting"), ("regression", "decision_tree"), ("regression", "ridge")):
+        s = CVSettings.from_config(config, task, family)
+        units = n_fit_units(family, s.grid, sample=s.sample, random_state=s.seed)
+        assert units >= 2
+        assert s.shards(0) == s.shards(1) == 1
+        assert s.shards(2) == 2 and s.shards(units + 5) == units

@@ -16,8 +16,17 @@ Settings here: :class:`RashomonSettings` (rules ``rashomon``, ``rashomon_refit``
 and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` read its params),
 :class:`CoverageSettings` (rules ``coverage_audit``, ``coverage_figure``), :class:`LargeDataSettings`
 (the large-data policies of section ``large_data``: which apply to a dataset of ``n`` test rows, and
-the rows they use).
-:func:`check_family` is the registry check of a config key naming a model family.
+the rows they use), :class:`ShapSettings` (rule ``shap``; ``shap_figures`` asks it which families
+have interaction values), :class:`PdIceSettings` (rule ``pd_ice``), :class:`RelianceSettings` (rule
+``model_reliance``).
+:func:`check_family` is the registry check of a config key naming a model family;
+:func:`sample_size_checks` the ``split`` rule's checks of a dataset's sample size.
+
+Why one module of this size (~1 200 lines, most of them docstrings): it is the one place where a
+config key becomes a step's setting -- a user looking for what a key does, or a developer adding
+one, reads one file; the classes share the helpers (``_frozen``, ``_plain``, ``_check_task``,
+:func:`check_family`) and the large-data group, and import nothing heavy at module level (the
+``Snakefile`` imports this module at parse time).
 """
 
 from __future__ import annotations
@@ -33,8 +42,12 @@ __all__ = [
     "CoverageSettings",
     "LargeDataSettings",
     "LearnerSettings",
+    "PdIceSettings",
     "RashomonSettings",
+    "RelianceSettings",
+    "ShapSettings",
     "check_family",
+    "sample_size_checks",
 ]
 
 #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
@@ -413,6 +426,16 @@ class CVSettings:
             params["beta"] = self.beta
         return params
 
+    def shards(self, wanted: int) -> int:
+        """Jobs the CV is split into (rules ``cv_shard``): ``wanted`` (config key
+        ``cv_shards.<family>``, default 1), at most the CV's fit units (prefix groups, depth chains or
+        configurations: :func:`xaipipe.models.cv.n_fit_units`); 1 where ``wanted <= 1``."""
+        if wanted <= 1:
+            return 1
+        from .models.cv import n_fit_units
+
+        return min(wanted, n_fit_units(self.family, self.grid, sample=self.sample, random_state=self.seed))
+
 
 @dataclass(frozen=True)
 class BootstrapSettings:
@@ -739,3 +762,455 @@ class LargeDataSettings:
                 }
             )
         return out
+
+
+#: Fields of :class:`ShapSettings` that are not keys of the ``explain.shap`` section: the family
+#: (the rule's wildcard), ``seed`` and the large-data group (section ``large_data``). Every other
+#: field is the ``explain.shap`` key of its name.
+_SHAP_BORROWED = ("family", "seed", "large_data")
+
+
+@dataclass(frozen=True)
+class ShapSettings:
+    """Settings of the SHAP step of one model family (``config["explain"]["shap"]``, ``seed`` and the
+    large-data policy): what :func:`xaipipe.explain.shapley.shap_tables` needs besides the model and
+    the data.
+
+    Attributes
+    ----------
+    family : str
+        The model family (``model`` column; the ``algorithm`` override is looked up for it).
+    seed : int
+        ``seed``: the row subsample, background sample and permutation SHAP's seed.
+    max_rows : int or None
+        ``explain.shap.max_rows``: explain at most this many test rows (seeded subsample).
+    max_rows_random_forest : int or None
+        ``explain.shap.max_rows_random_forest``: the row cap of families of the ``forest`` prefix kind
+        (random forests, extra trees).
+    background_size : int or None
+        ``explain.shap.background_size``: background rows drawn from the training split.
+    interactions : bool
+        ``explain.shap.interactions``: SHAP interaction values where the algorithm is
+        ``xgboost_pred_contribs``.
+    algorithm : str
+        ``explain.shap.algorithm.<family>``; ``"auto"`` when the family is not listed
+        (:func:`xaipipe.explain.shap_check.shap_algorithm`).
+    large_data : LargeDataSettings or None
+        The large-data group (section ``large_data``, :class:`LargeDataSettings`): resolved per
+        dataset by :meth:`large_data_rows`; None: no policy.
+    """
+
+    family: str
+    seed: int
+    max_rows: int | None
+    max_rows_random_forest: int | None
+    background_size: int | None
+    interactions: bool
+    algorithm: str = "auto"
+    # -- large-data inputs (config section large_data), kept apart from the explain.shap keys --
+    large_data: LargeDataSettings | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], family: str) -> ShapSettings:
+        """Build and check the settings of ``family`` from a schema-validated configuration.
+
+        Checks (each error names the config key): ``family`` and the families of
+        ``explain.shap.algorithm`` are registered; the algorithms named there are known.
+
+        Raises
+        ------
+        ValueError
+            A check above fails, or one of :meth:`LargeDataSettings.from_config`'s.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        from .explain.shap_check import shap_algorithm
+
+        shap = config["explain"]["shap"]
+        check_family("explain.shap", family)
+        for name in shap["algorithm"]:
+            check_family("explain.shap.algorithm", name)
+        algorithm = shap_algorithm(family, shap["algorithm"])  # ValueError naming explain.shap.algorithm.<family>
+        section = {f.name: shap[f.name] for f in fields(cls) if f.name not in _SHAP_BORROWED + ("algorithm",)}
+        return cls(
+            family=family,
+            seed=config["seed"],
+            algorithm=algorithm,
+            large_data=LargeDataSettings.from_config(config),
+            **section,
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        shap: Mapping[str, Any],
+        *,
+        family: str,
+        seed: int,
+        large_data: Mapping[str, Any] | None = None,
+    ) -> ShapSettings:
+        """The settings back from the ``shap`` rule's params, in its script: ``params.shap``
+        (:meth:`to_params`), the ``family`` wildcard, ``params.seed`` and ``params.large_data``
+        (:meth:`LargeDataSettings.to_params`; None: no policy)."""
+        return cls(
+            family=family,
+            seed=seed,
+            large_data=None if large_data is None else LargeDataSettings.from_params(large_data),
+            **dict(shap),
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``shap`` rule's ``params.shap``: the ``explain.shap`` keys in the order of the fields
+        and ``algorithm`` last, only when it is overridden (not ``"auto"``), so that adding an
+        override reruns no other family's SHAP job -- the params of the rule before these settings.
+        ``seed`` and ``large_data`` are params of their own (:meth:`from_params`)."""
+        params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _SHAP_BORROWED + ("algorithm",)}
+        if self.algorithm != "auto":
+            params["algorithm"] = self.algorithm
+        return params
+
+    @property
+    def resolved_algorithm(self) -> str:
+        """The algorithm the family gets: ``algorithm``, or the registry's where ``"auto"``
+        (:attr:`xaipipe.models.families.Family.shap_algorithm`)."""
+        from .models.families import get_family
+
+        return get_family(self.family).shap_algorithm if self.algorithm == "auto" else self.algorithm
+
+    @property
+    def interaction_values(self) -> bool:
+        """True when the SHAP job writes interaction values: ``interactions`` and the
+        ``xgboost_pred_contribs`` algorithm (the ``shap_figures`` rule's interaction figures)."""
+        return bool(self.interactions) and self.resolved_algorithm == "xgboost_pred_contribs"
+
+    def large_data_rows(self, n_rows: int) -> int | None:
+        """Test rows explained under the large-data policy on a dataset of ``n_rows`` test rows
+        (``large_data.shap_rows`` where ``n_rows > large_data.min_rows``); None: the policy does not
+        apply."""
+        return None if self.large_data is None else self.large_data.rows("shap", n_rows)
+
+    def large_data_trees(self, n_rows: int) -> int | None:
+        """Trees of a forest explained under the large-data tree sample on a dataset of ``n_rows``
+        test rows (``large_data.shap_trees`` where ``n_rows > large_data.min_rows``); None: all."""
+        return None if self.large_data is None else self.large_data.trees(n_rows)
+
+
+#: Fields of :class:`PdIceSettings` that are not keys of the ``explain.pd`` section: the seed, the
+#: MR ranking that picks the variables, and the large-data group. Every other field is the
+#: ``explain.pd`` key of its name.
+_PD_BORROWED = ("seed", "loss", "ranking", "large_data")
+
+
+@dataclass(frozen=True)
+class PdIceSettings:
+    """Settings of the PD / ICE step of one task (``config["explain"]["pd"]``, the MR ranking, ``seed``
+    and the large-data policy): what :func:`xaipipe.explain.pdp.pd_ice_tables` needs besides the
+    model, the data and the variables.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the large-data subsample's seed.
+    loss : str
+        ``explain.reliance.losses.<task>[0]``: the MR loss that ranks the variables.
+    ranking : mapping
+        ``explain.reliance.ranking`` (``estimator``, ``quantity``): the MR that ranks them.
+    top_k, resolution, grid, percentiles, anchor, smooth, max_curves, pair_resolution, max_batch_rows
+        The keys of the ``explain.pd`` section of those names (``config/README.md``): the top-k
+        variables by MR, the grid (points, ``uniform`` / ``quantile``, percentile range), the c-ICE
+        anchor, the d-ICE smoothing, the ICE curves kept, the 2-D PD's grid points per axis, the
+        rows of one prediction batch.
+    classification_output : {"proba", "logit"}
+        ``explain.pd.classification_output``: a classifier's explained output (regression:
+        ``predict``).
+    large_data : LargeDataSettings or None
+        The large-data group (section ``large_data``): resolved per dataset by
+        :meth:`large_data_rows`; None: no policy.
+    """
+
+    seed: int
+    loss: str
+    ranking: Mapping[str, Any]
+    top_k: int
+    resolution: int
+    grid: str
+    percentiles: tuple[float, float]
+    anchor: Any
+    smooth: int
+    max_curves: int | None
+    pair_resolution: int
+    max_batch_rows: int
+    classification_output: str
+    # -- large-data inputs (config section large_data), kept apart from the explain.pd keys --
+    large_data: LargeDataSettings | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> PdIceSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Checks (each error names the config key): ``explain.pd.percentiles`` is increasing;
+        ``task`` is a task; :meth:`LargeDataSettings.from_config`'s.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        _check_task(task)
+        explain = config["explain"]
+        return cls.from_params(
+            explain["pd"],
+            ranking=explain["reliance"]["ranking"],
+            loss=explain["reliance"]["losses"][task][0],
+            seed=config["seed"],
+            large_data=LargeDataSettings.from_config(config).to_params(),
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        pd: Mapping[str, Any],
+        *,
+        ranking: Mapping[str, Any],
+        loss: str,
+        seed: int,
+        large_data: Mapping[str, Any] | None = None,
+    ) -> PdIceSettings:
+        """The settings from the ``pd_ice`` rule's params, in its script: ``params.pd``
+        (:meth:`to_params`: the ``explain.pd`` section), ``params.ranking``, ``params.loss``,
+        ``params.seed`` and ``params.large_data`` (None: no policy).
+
+        Raises
+        ------
+        ValueError
+            ``explain.pd.percentiles`` is not increasing.
+        """
+        lo, hi = (float(v) for v in pd["percentiles"])
+        if not lo < hi:
+            raise ValueError(
+                f"config key explain.pd.percentiles ({list(pd['percentiles'])}): the first must be below the "
+                "second (the PD grid's range, e.g. [0.0, 1.0] or [0.05, 0.95])"
+            )
+        return cls(
+            seed=seed,
+            loss=loss,
+            ranking=dict(ranking),
+            large_data=None if large_data is None else LargeDataSettings.from_params(large_data),
+            **{key: _frozen(value) for key, value in pd.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``pd_ice`` rule's ``params.pd``: the ``explain.pd`` keys in the order of the fields
+        (lists, not tuples) -- the section the rule passed before these settings. ``ranking``,
+        ``loss``, ``seed`` and ``large_data`` are params of their own (:meth:`from_params`)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _PD_BORROWED}
+
+    def output(self, task: str) -> str:
+        """The explained output on a dataset of ``task``: ``predict`` (regression) or
+        ``classification_output``."""
+        return "predict" if task == "regression" else self.classification_output
+
+    def top_features(self, reliance) -> list[str]:
+        """The ``top_k`` variables by MR (``ranking`` with ``loss``) of a ``model_reliance.csv``
+        table (:func:`xaipipe.explain.summary.top_features`)."""
+        from .explain.summary import top_features
+
+        return top_features(
+            reliance,
+            self.top_k,
+            estimator=self.ranking["estimator"],
+            loss=self.loss,
+            quantity=self.ranking["quantity"],
+        )
+
+    def large_data_rows(self, n_rows: int) -> int | None:
+        """Rows the PD / ICE average under the large-data policy on a dataset of ``n_rows`` test rows
+        (``large_data.pd_rows`` where ``n_rows > large_data.min_rows``); None: it does not apply."""
+        return None if self.large_data is None else self.large_data.rows("pd", n_rows)
+
+
+#: Fields of :class:`RelianceSettings` that are not keys of the ``explain.reliance`` section: the
+#: task's losses, the seed and the large-data group. Every other field is the ``explain.reliance``
+#: key of its name.
+_RELIANCE_BORROWED = ("task_losses", "seed", "large_data")
+
+
+@dataclass(frozen=True)
+class RelianceSettings:
+    """Settings of the MR step of one task (``config["explain"]["reliance"]``, ``seed`` and the
+    large-data policy): what :func:`xaipipe.explain.summary.reliance_tables` and
+    :func:`xaipipe.explain.dependence.dependent_reliance_rows` need besides the model and the data.
+
+    Attributes
+    ----------
+    task_losses : tuple of str
+        ``explain.reliance.losses.<task>``: the losses of the task's MR rows (the rule's
+        ``params.losses``).
+    seed : int
+        ``seed``: the permutations' (and the large-data subsamples') seed.
+    estimators, n_repeats, e_switch_max_rows
+        The keys of the ``explain.reliance`` section of those names (``config/README.md``): the
+        marginal MR estimators, permutations per variable, the ``e_switch`` row cap.
+    losses : mapping task -> list of str
+        ``explain.reliance.losses`` (both tasks; the section as the rule passes it).
+    ranking : mapping
+        ``explain.reliance.ranking`` (``estimator``, ``quantity``): the MR that ranks the variables
+        of the PD / ICE, ALE, H-statistic and learner steps (not used by this step).
+    dependent : mapping
+        ``explain.reliance.dependent``: the MR under dependent features (``estimators``,
+        ``max_depth``, ``min_samples_leaf``, ``correlation_threshold``, ``linkage``); no rows when
+        its ``estimators`` are empty.
+    large_data : LargeDataSettings or None
+        The large-data group (section ``large_data``): resolved per dataset by
+        :meth:`large_data_rows`; None: no policy.
+    """
+
+    task_losses: tuple[str, ...]
+    seed: int
+    estimators: tuple[str, ...]
+    n_repeats: int
+    e_switch_max_rows: int | None
+    losses: Mapping[str, Any]
+    ranking: Mapping[str, Any]
+    dependent: Mapping[str, Any]
+    # -- large-data inputs (config section large_data), kept apart from the explain.reliance keys --
+    large_data: LargeDataSettings | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> RelianceSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Checks (each error names the config key): ``explain.reliance.ranking.estimator`` is one of
+        ``explain.reliance.estimators`` (the ranking reads its rows); ``task`` is a task;
+        :meth:`LargeDataSettings.from_config`'s.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        _check_task(task)
+        section = config["explain"]["reliance"]
+        return cls.from_params(
+            section,
+            losses=section["losses"][task],
+            seed=config["seed"],
+            large_data=LargeDataSettings.from_config(config).to_params(),
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        reliance: Mapping[str, Any],
+        *,
+        losses: Any,
+        seed: int,
+        large_data: Mapping[str, Any] | None = None,
+    ) -> RelianceSettings:
+        """The settings from the ``model_reliance`` rule's params, in its script: ``params.reliance``
+        (:meth:`to_params`: the ``explain.reliance`` section), ``params.losses`` (the task's),
+        ``params.seed`` and ``params.large_data`` (None: no policy).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_config` (``explain.reliance.ranking.estimator``).
+        """
+        estimator = reliance["ranking"]["estimator"]
+        if estimator not in reliance["estimators"]:
+            raise ValueError(
+                f"config key explain.reliance.ranking.estimator ({estimator!r}) must be one of "
+                f"explain.reliance.estimators {list(reliance['estimators'])}: the ranking reads its MR rows "
+                "(add it to the estimators or rank by one of them)"
+            )
+        return cls(
+            task_losses=tuple(losses),
+            seed=seed,
+            large_data=None if large_data is None else LargeDataSettings.from_params(large_data),
+            **{key: _frozen(value) for key, value in reliance.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``model_reliance`` rule's ``params.reliance``: the ``explain.reliance`` keys in the
+        order of the fields (lists, not tuples) -- the section the rule passed before these
+        settings. ``losses`` (the task's), ``seed`` and ``large_data`` are params of their own
+        (:meth:`from_params`)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _RELIANCE_BORROWED}
+
+    def large_data_rows(self, n_rows: int) -> int | None:
+        """Test rows of each MR repeat under the large-data policy on a dataset of ``n_rows`` test
+        rows (``large_data.reliance_rows`` where ``n_rows > large_data.min_rows``); None: it does not
+        apply."""
+        return None if self.large_data is None else self.large_data.rows("reliance", n_rows)
+
+
+def sample_size_checks(
+    config: Mapping[str, Any], task: str, families: list[str], sampled: list[str] | tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """What the split job of a dataset checks beyond the folds and the test split (the ``split``
+    rule's ``params.checks``: the keywords of :func:`xaipipe.data.split.check_sample_size`).
+
+    The Rashomon bootstrap's resamples (``rashomon.bootstrap``: when enabled and one of its
+    ``families`` runs on the dataset), the learner refits (``explain.learner``: when one of its
+    ``families`` runs on it) and the largest ``n_neighbors`` of a family's configurations (kNN: each
+    CV fold must train on that many rows; the config key it comes from: the grid's
+    ``grids.<task>.<family>.n_neighbors`` or the random search's
+    ``rashomon.sample.families.<task>.<family>``).
+
+    Parameters
+    ----------
+    config : mapping
+        A schema-validated configuration.
+    task : {"regression", "classification"}
+        The dataset's task.
+    families : list of str
+        The families run on the dataset (``datasets.<d>.families`` or every family of the task's
+        grid).
+    sampled : sequence of str
+        The families of the task that are only sampled (no grid): Rashomon-set members only.
+
+    Returns
+    -------
+    dict
+        ``bootstrap`` (``n_bootstrap``, ``random_state``), ``learner`` (``n_refits``, ``fraction``,
+        ``random_state``) and ``min_fit_rows`` (``"n_neighbors = k of <config key>"`` -> ``k``), each
+        only where it applies; the dict of the rule before this function (same keys, order, values).
+
+    Raises
+    ------
+    ValueError
+        As :meth:`CVSettings.from_config` (a family without a grid or random search).
+    """
+    from .models.cv import fit_configurations
+
+    _check_task(task)
+    out: dict[str, Any] = {}
+    boot = config["rashomon"]["bootstrap"]
+    if boot["enabled"] and any(f in families for f in boot["families"]):
+        out["bootstrap"] = {"n_bootstrap": boot["n_bootstrap"], "random_state": config["seed"]}
+    learner = config["explain"]["learner"]
+    if any(f in learner["families"] for f in families):
+        out["learner"] = {
+            "n_refits": learner["n_refits"],
+            "fraction": learner["fraction"],
+            "random_state": config["seed"],
+        }
+    rows = {}
+    for family in dict.fromkeys(list(families) + list(sampled)):
+        cv = CVSettings.from_config(config, task, family)
+        configs = fit_configurations(family, cv.grid, sample=cv.sample, random_state=cv.seed)
+        n_grid = len(fit_configurations(family, cv.grid)) if cv.grid is not None else 0
+        default = cv.options.get("n_neighbors")
+        values = [(c.get("n_neighbors", default), i < n_grid) for i, c in enumerate(configs)]
+        values = [(int(v), from_grid) for v, from_grid in values if v is not None]
+        if values:
+            largest, from_grid = max(values)
+            key = f"grids.{task}.{family}.n_neighbors" if from_grid else f"rashomon.sample.families.{task}.{family}"
+            rows[f"n_neighbors = {largest} of {key}"] = largest
+    if rows:
+        out["min_fit_rows"] = rows
+    return out

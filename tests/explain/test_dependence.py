@@ -11,17 +11,17 @@ from scipy import stats
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
+from tests.keyword_steps import dependent_reliance_rows_kw, reliance_tables_kw
 from xaipipe.explain.dependence import (
     ALE_2D_COLUMNS,
     ALE_TABLE_COLUMNS,
     ale_tables,
     dependent_ranking_agreement,
-    dependent_reliance_rows,
     h_statistic_table,
     shap_interaction_tables,
 )
 from xaipipe.explain.reliance import model_reliance
-from xaipipe.explain.summary import ranking_tables, reliance_tables
+from xaipipe.explain.summary import ranking_tables
 
 NAMES = ["a", "b", "c", "S_F", "S_I", "S_M"]
 GROUPS = {"S": ["S_F", "S_I", "S_M"]}
@@ -156,11 +156,11 @@ def test_shap_interaction_tables_from_the_long_table():
 
 def _reliance(model, X, y, n_train, estimators=("permutation",)):
     Xtr, Xte, yte = X[:n_train], X[n_train:], y[n_train:]
-    rel, gain = reliance_tables(
+    rel, gain = reliance_tables_kw(
         model, Xte, yte, dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS,
         estimators=list(estimators), n_repeats=10, random_state=7,
     )  # fmt: skip
-    dep = dependent_reliance_rows(
+    dep = dependent_reliance_rows_kw(
         model, Xte, yte, Xtr, dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS,
         n_repeats=10, random_state=7, columns=list(rel.columns),
     )  # fmt: skip
@@ -204,9 +204,9 @@ def test_grouped_rows_under_the_large_data_policy():
     lr = LinearRegression().fit(X[:200], y[:200])
     Xtr, Xte, yte = X[:200], X[200:], y[200:]
     kw = dict(dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS, n_repeats=10, random_state=7)
-    rel, _ = reliance_tables(lr, Xte, yte, estimators=["permutation"], reliance_rows=50, **kw)
-    dep = dependent_reliance_rows(lr, Xte, yte, Xtr, columns=list(rel.columns), reliance_rows=50, **kw)
-    full = dependent_reliance_rows(lr, Xte, yte, Xtr, columns=list(rel.columns), **kw)
+    rel, _ = reliance_tables_kw(lr, Xte, yte, estimators=["permutation"], reliance_rows=50, **kw)
+    dep = dependent_reliance_rows_kw(lr, Xte, yte, Xtr, columns=list(rel.columns), reliance_rows=50, **kw)
+    full = dependent_reliance_rows_kw(lr, Xte, yte, Xtr, columns=list(rel.columns), **kw)
     grouped = dep[dep.estimator == "grouped_permutation"].drop(columns=["estimator"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(grouped, rel.drop(columns=["estimator"]).reset_index(drop=True))
     assert (grouped["n_samples"] == 50).all() and (grouped["algorithm"] == "subsampled_permutations").all()
@@ -217,7 +217,7 @@ def test_grouped_rows_under_the_large_data_policy():
 def test_unknown_dependent_estimator_is_rejected():
     X, y = _data(n=60)
     with pytest.raises(ValueError, match="unknown dependent-feature estimator"):
-        dependent_reliance_rows(
+        dependent_reliance_rows_kw(
             LinearRegression().fit(X, y), X, y, X, dataset="d", family="f", feature_names=NAMES, estimators=["e_switch"]
         )
 

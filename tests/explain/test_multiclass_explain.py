@@ -11,11 +11,11 @@ from sklearn import metrics as skm
 from sklearn.datasets import make_classification
 from sklearn.inspection import partial_dependence as sk_partial_dependence
 
+from tests.keyword_steps import pd_ice_tables_kw, shap_tables_kw
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations
-from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.explain.reliance import log_loss, model_reliance, zero_one
 from xaipipe.explain.shap_check import kernel_vs_tree_shap
-from xaipipe.explain.shapley import ShapClasses, class_choice, class_result, shap_tables, shap_values
+from xaipipe.explain.shapley import ShapClasses, class_choice, class_result, shap_values
 from xaipipe.explain.summary import grouped_mean_abs_shap
 from xaipipe.models.families import make_estimator
 
@@ -82,7 +82,7 @@ def test_permutation_mr_is_sklearns_permutation_importance(data, models):
 def test_pd_per_class_is_sklearns_partial_dependence(data, models):
     _, _, Xt, _ = data
     model = models["random_forest"]
-    curves, pairs = pd_ice_tables(
+    curves, pairs = pd_ice_tables_kw(
         model,
         Xt,
         top=["f0", "f2"],
@@ -103,7 +103,7 @@ def test_pd_per_class_is_sklearns_partial_dependence(data, models):
         np.testing.assert_allclose(line["value"].to_numpy(), ref["average"][k], rtol=1e-12)
     # the binary path of the same function has no class column
     binary = make_estimator("gaussian_nb", "classification", {}, random_state=0).fit(Xt, Xt[:, 0] > 0)
-    plain, _ = pd_ice_tables(binary, Xt, top=["f0"], feature_names=["f0", "f1", "f2", "f3"], resolution=4)
+    plain, _ = pd_ice_tables_kw(binary, Xt, top=["f0"], feature_names=["f0", "f1", "f2", "f3"], resolution=4)
     assert "class" not in plain.columns
 
 
@@ -162,7 +162,7 @@ def test_gradient_boosting_class_shap_is_the_sum_of_its_trees(data, models):
 def test_shap_tables_stack_every_class(data, models):
     X, _, Xt, _ = data
     names = ["f0", "f1", "f2", "f3"]
-    out = shap_tables(
+    out = shap_tables_kw(
         models["xgboost"],
         Xt,
         X,

@@ -13,6 +13,7 @@ from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegress
 from sklearn.inspection import partial_dependence as sk_pd
 from sklearn.linear_model import LogisticRegression
 
+from tests.keyword_steps import pd_ice_tables_kw
 from xaipipe.explain import pdp
 from xaipipe.models.output import LOGIT_EPS
 
@@ -508,7 +509,7 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
         max_curves=25,
         pair_resolution=4,
     )
-    curves, pairs = pdp.pd_ice_tables(
+    curves, pairs = pd_ice_tables_kw(
         model, X, top=["g", "x1", "x0"], extra=["x2", "x1"], row_ids=np.arange(n) + 100, **kw
     )
     # the variables: the top ones ranked 1.., the extra ones (not already on top) rank 0
@@ -550,7 +551,7 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
         assert r["level_1"] == names[3 + int(r["value_1"])] and r["level_2"] == ""
         assert r["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-12)
     # two numeric top variables: the table and its columns as before
-    _, numeric = pdp.pd_ice_tables(model, X, top=["x1", "x0", "g"], **kw)
+    _, numeric = pd_ice_tables_kw(model, X, top=["x1", "x0", "g"], **kw)
     assert list(numeric.columns) == ["feature_1", "feature_2", "value_1", "value_2", "pd"]
     assert set(zip(numeric["feature_1"], numeric["feature_2"])) == {("x1", "x0")} and len(numeric) == 16
     for _, r in numeric.iloc[[0, 5, 15]].iterrows():
@@ -564,5 +565,5 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
     )
     pd.testing.assert_frame_equal(numeric, ref)
     # fewer than two variables on top: no pair, the table keeps its columns
-    _, none = pdp.pd_ice_tables(model, X, top=["x0"], **kw)
+    _, none = pd_ice_tables_kw(model, X, top=["x0"], **kw)
     assert none.empty and list(none.columns) == list(numeric.columns)

@@ -1,4 +1,4 @@
-"""The large-data policy of the ``pd_ice`` rule (``pd_ice_tables(..., large_data_rows=)``, config
+"""The large-data policy of the ``pd_ice`` rule (``pd_ice_tables`` with ``PdIceSettings.large_data``, config
 ``large_data.pd_rows``): off, the tables are those without it; on, the PD is the mean of brute-force
 predictions over the documented subsample on the all-rows grid, ICE rows come from it, and the
 ``pd_se`` rows are honest against the spread of fresh subsamples around the all-rows PD of a tree
@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from xaipipe.explain.pdp import feature_grid, pd_ice_tables
+from tests.keyword_steps import pd_ice_tables_kw
+from xaipipe.explain.pdp import feature_grid
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +29,9 @@ KW = dict(feature_names=["a", "b", "c"], output="predict", resolution=12, percen
 
 def test_off_is_the_tables_without_it(simulated):
     X, tree = simulated
-    base = pd_ice_tables(tree, X[:400], top=["a", "b"], extra=["c"], **KW)
+    base = pd_ice_tables_kw(tree, X[:400], top=["a", "b"], extra=["c"], **KW)
     for kwargs in ({"large_data_rows": None}, {"large_data_rows": 400, "random_state": 3}):
-        same = pd_ice_tables(tree, X[:400], top=["a", "b"], extra=["c"], **KW, **kwargs)
+        same = pd_ice_tables_kw(tree, X[:400], top=["a", "b"], extra=["c"], **KW, **kwargs)
         for got, want in zip(same, base):
             pd.testing.assert_frame_equal(got, want, check_exact=True)
 
@@ -39,7 +40,7 @@ def test_on_the_pd_is_the_mean_over_the_documented_subsample(simulated):
     X, tree = simulated
     n, m = len(X), 150
     ids = np.arange(n) + 1000
-    curves, pairs = pd_ice_tables(
+    curves, pairs = pd_ice_tables_kw(
         tree, X, top=["a", "b"], row_ids=ids, large_data_rows=m, random_state=4, **{**KW, "max_curves": 40}
     )
     rows = np.sort(np.random.default_rng(4).choice(n, m, replace=False))
@@ -70,7 +71,7 @@ def test_multiclass_pd_se_per_class():
     X = rng.normal(size=(500, 3))
     y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
     clf = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
-    curves, _ = pd_ice_tables(
+    curves, _ = pd_ice_tables_kw(
         clf, X, top=["a"], classes=["l", "m", "h"], large_data_rows=100, **{**KW, "output": "proba"}
     )
     se = curves[curves.kind == "pd_se"]
@@ -83,11 +84,11 @@ def test_the_pd_se_is_honest_against_fresh_subsamples(simulated):
     X, tree = simulated
     S = 200
     kw = {**KW, "max_curves": 1}
-    full = pd_ice_tables(tree, X, top=["b"], **kw)[0]
+    full = pd_ice_tables_kw(tree, X, top=["b"], **kw)[0]
     truth = full[full.kind == "pd"]["value"].to_numpy()
     est, ses = [], []
     for seed in range(S):
-        c = pd_ice_tables(tree, X, top=["b"], large_data_rows=100, random_state=seed, **kw)[0]
+        c = pd_ice_tables_kw(tree, X, top=["b"], large_data_rows=100, random_state=seed, **kw)[0]
         est.append(c[c.kind == "pd"]["value"].to_numpy())
         ses.append(c[c.kind == "pd_se"]["value"].to_numpy())
     est, ses = np.array(est), np.array(ses)

@@ -26,6 +26,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
+from tests.keyword_steps import shap_tables_kw
 from xaipipe.explain.shapley import (
     ShapResult,
     ShapTables,
@@ -35,7 +36,6 @@ from xaipipe.explain.shapley import (
     interaction_frame,
     result_metadata,
     row_frame,
-    shap_tables,
     shap_values,
     tidy_frame,
 )
@@ -571,7 +571,7 @@ def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
     model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
     names = list("abcde")
     test_rows = np.arange(N_TEST) * 2 + 7  # positions in prepared.csv
-    out = shap_tables(
+    out = shap_tables_kw(
         model,
         Xte,
         Xtr,

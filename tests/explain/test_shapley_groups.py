@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import shap
 
+from tests.keyword_steps import shap_tables_kw
 from xaipipe.explain.shapley import (
     GroupedShapResult,
     global_importance,
@@ -25,7 +26,6 @@ from xaipipe.explain.shapley import (
     level_labels,
     result_metadata,
     row_frame,
-    shap_tables,
     shap_values,
     tidy_frame,
 )
@@ -168,8 +168,8 @@ def test_shap_tables_with_groups(gbm, data):
     _, _, Xte, level = data
     test_rows = np.arange(100, 100 + len(Xte))
     kwargs = dict(test_rows=test_rows, feature_names=NAMES, dataset="d", family="gradient_boosting", max_rows=30)
-    plain = shap_tables(gbm, Xte, Xte, **kwargs)
-    out = shap_tables(gbm, Xte, Xte, feature_groups=GROUPS, **kwargs)
+    plain = shap_tables_kw(gbm, Xte, Xte, **kwargs)
+    out = shap_tables_kw(gbm, Xte, Xte, feature_groups=GROUPS, **kwargs)
     result = out.result
     assert isinstance(result, GroupedShapResult) and result.estimator is None and result.columns.estimator is None
     values = out.values
@@ -205,7 +205,7 @@ def test_shap_tables_with_groups(gbm, data):
     assert group_shap_result(plain.result, None) is plain.result
     assert group_shap_result(plain.result, {}) is plain.result
     assert "level" not in plain.values.columns and "feature_groups" not in plain.meta
-    empty = shap_tables(gbm, Xte, Xte, feature_groups={}, **kwargs)
+    empty = shap_tables_kw(gbm, Xte, Xte, feature_groups={}, **kwargs)
     for key in ("values", "rows", "importance", "interactions"):
         pd.testing.assert_frame_equal(getattr(empty, key), getattr(plain, key))
     assert empty.meta == plain.meta

@@ -1,5 +1,5 @@
-"""The large-data policy of the ``shap`` rule (``shap_tables(..., large_data_rows=)``, config
-``large_data.shap_rows``): off, the tables are those without it; on, every family explains the
+"""The large-data policy of the ``shap`` rule (``shap_tables`` with
+``ShapSettings.large_data``, config ``large_data.shap_rows``): off, the tables are those without it; on, every family explains the
 seeded subsample, and ``shap_importance``'s SE of mean |SHAP| / mean SHAP is honest against the
 spread of fresh subsamples around the all-rows value (exact TreeSHAP of a decision tree: each row's
 values do not depend on the subsample), the finite-population correction included."""
@@ -12,7 +12,7 @@ import pytest
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from xaipipe.explain.shapley import shap_tables
+from tests.keyword_steps import shap_tables_kw
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def simulated():
 
 def _tables(model, X, family="decision_tree", **kwargs):
     kw = dict(test_rows=np.arange(len(X)) + 7, feature_names=["a", "b", "c"], dataset="d", family=family)
-    out = shap_tables(model, X, X, background_size=50, **kw, **kwargs)
+    out = shap_tables_kw(model, X, X, background_size=50, **kw, **kwargs)
     return {**out.to_frames(), "meta": out.meta, "result": out.result}  # the ShapTables' fields by name
 
 

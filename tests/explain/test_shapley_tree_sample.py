@@ -13,7 +13,7 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from xaipipe.explain.shapley import shap_tables
+from tests.keyword_steps import shap_tables_kw
 from xaipipe.explain.shapley._trees import forest_tree_sample
 from xaipipe.settings import LargeDataSettings
 
@@ -29,7 +29,7 @@ def friedman():
 
 def _tables(model, X, Xb, **kwargs):
     kw = dict(test_rows=np.arange(len(X)) + 11, feature_names=NAMES[: X.shape[1]], dataset="d", family="rf")
-    return shap_tables(model, X, Xb, **kw, **kwargs)
+    return shap_tables_kw(model, X, Xb, **kw, **kwargs)
 
 
 def test_off_or_not_fewer_trees_is_the_exact_forest(friedman):

@@ -10,6 +10,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
+from tests.keyword_steps import reliance_tables_kw
 from xaipipe.explain.summary import (
     RANKING_MEASURES,
     RELIANCE_FIRST,
@@ -17,7 +18,6 @@ from xaipipe.explain.summary import (
     ranking_agreement,
     ranking_tables,
     reliance_report,
-    reliance_tables,
     split_gain_or_nan,
     top_features,
 )
@@ -116,7 +116,7 @@ def test_reliance_tables_wrap_the_report_and_split_gain(data):
     kw = dict(
         feature_names=names, feature_groups={"g": ["x0", "x1"]}, n_repeats=2, e_switch_max_rows=40, random_state=3
     )
-    table, gain = reliance_tables(gb, Xte, yte, dataset="diabetes", family="gradient_boosting", **kw)
+    table, gain = reliance_tables_kw(gb, Xte, yte, dataset="diabetes", family="gradient_boosting", **kw)
     report = reliance_report(gb, Xte, yte, **kw)
     assert list(table.columns[: len(RELIANCE_FIRST)]) == RELIANCE_FIRST
     assert (table["dataset"] == "diabetes").all() and (table["model"] == "gradient_boosting").all()
@@ -192,14 +192,14 @@ def test_large_data_policy_of_the_model_reliance_rule(data):
     kwargs = dict(
         dataset="d", family="gradient_boosting", feature_names=names, n_repeats=5, e_switch_max_rows=50, random_state=1
     )
-    base, gain = reliance_tables(gb, Xte, yte, **kwargs)
+    base, gain = reliance_tables_kw(gb, Xte, yte, **kwargs)
     off = LargeDataSettings(min_rows=n, reliance_rows=40, shap_rows=None, pd_rows=None)
     assert off.rows("reliance", n) is None
-    same, same_gain = reliance_tables(gb, Xte, yte, reliance_rows=off.rows("reliance", n), **kwargs)
+    same, same_gain = reliance_tables_kw(gb, Xte, yte, reliance_rows=off.rows("reliance", n), **kwargs)
     pd.testing.assert_frame_equal(same, base, check_exact=True)
     pd.testing.assert_frame_equal(same_gain, gain, check_exact=True)
     on = LargeDataSettings(min_rows=100, reliance_rows=40, shap_rows=None, pd_rows=None)
-    table, _ = reliance_tables(gb, Xte, yte, reliance_rows=on.rows("reliance", n), **kwargs)
+    table, _ = reliance_tables_kw(gb, Xte, yte, reliance_rows=on.rows("reliance", n), **kwargs)
     assert list(table.columns) == list(base.columns)
     sub = table[table.estimator != "e_switch"]
     assert (sub["n_samples"] == 40).all() and set(sub["algorithm"]) == {

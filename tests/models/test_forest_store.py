@@ -171,8 +171,8 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
 def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
     """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
     PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
+    from tests.keyword_steps import pd_ice_tables_kw
     from xaipipe.explain.dependence import ale_tables, h_statistic_table
-    from xaipipe.explain.pdp import pd_ice_tables
     from xaipipe.explain.shapley import shap_values
     from xaipipe.models.forest_store import LazyTrees, open_forest
 
@@ -205,15 +205,15 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
     assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
     names = [f"x{j}" for j in range(X.shape[1])]
     classes = [str(c) for c in est.classes_] if task == "multiclass" else None
-    from xaipipe.explain.shapley import shap_tables
+    from tests.keyword_steps import shap_tables_kw
 
     kw = {"test_rows": np.arange(len(X_new)), "feature_names": names, "dataset": "d", "family": "random_forest"}
     kw.update(max_rows_forest=10, background_size=10, classes=classes, n_jobs=2)  # two processes
-    got, ref = shap_tables(lazy, X_new, X, **kw), shap_tables(est, X_new, X, **kw)
+    got, ref = shap_tables_kw(lazy, X_new, X, **kw), shap_tables_kw(est, X_new, X, **kw)
     for name, frame in got.to_frames().items():
         pd.testing.assert_frame_equal(frame, ref.to_frames()[name], check_exact=True)
     kw = {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes}
-    for got, ref in zip(pd_ice_tables(lazy, X_new, **kw), pd_ice_tables(est, X_new, **kw)):
+    for got, ref in zip(pd_ice_tables_kw(lazy, X_new, **kw), pd_ice_tables_kw(est, X_new, **kw)):
         pd.testing.assert_frame_equal(got, ref, check_exact=True)
     choice = {"class_index": 2} if task == "multiclass" else {}
     kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}
@@ -246,8 +246,7 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     """The model_reliance rule's functions on a lazily opened store (the MR engine walks the
     store's blocks outermost): MR table (all three estimators), split gain and the dependent-
     feature rows bitwise those of the whole forest (times apart)."""
-    from xaipipe.explain.dependence import dependent_reliance_rows
-    from xaipipe.explain.summary import reliance_tables
+    from tests.keyword_steps import dependent_reliance_rows_kw, reliance_tables_kw
     from xaipipe.models.forest_store import open_forest
 
     est, X, y, X_new = _fitted(task, n=9)
@@ -258,14 +257,17 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     losses = ["squared_error"] if task == "regression" else ["log_loss", "zero_one"]
     kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
     kw.update(n_repeats=3, e_switch_max_rows=30, random_state=2)
-    got, ref = reliance_tables(lazy, X_new, y_new, **kw), reliance_tables(est, X_new, y_new, **kw)
+    got, ref = reliance_tables_kw(lazy, X_new, y_new, **kw), reliance_tables_kw(est, X_new, y_new, **kw)
     for g, r in zip(got, ref):
         timing = [c for c in r.columns if c.endswith("_s") or "time" in c]
         pd.testing.assert_frame_equal(g.drop(columns=timing), r.drop(columns=timing), check_exact=True)
     kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
     kw.update(estimators=["conditional_permutation", "grouped_permutation"], n_repeats=2, random_state=1)
     kw.update(max_depth=3, min_samples_leaf=0.05, correlation_threshold=0.3, linkage="single")
-    got, ref = dependent_reliance_rows(lazy, X_new, y_new, X, **kw), dependent_reliance_rows(est, X_new, y_new, X, **kw)
+    got, ref = (
+        dependent_reliance_rows_kw(lazy, X_new, y_new, X, **kw),
+        dependent_reliance_rows_kw(est, X_new, y_new, X, **kw),
+    )
     timing = [c for c in ref.columns if c.endswith("_s") or "time" in c]
     pd.testing.assert_frame_equal(got.drop(columns=timing), ref.drop(columns=timing), check_exact=True)
 

@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
+from tests.keyword_steps import pd_ice_tables_kw  # noqa: E402
 from xaipipe.explain import pdp  # noqa: E402
 from xaipipe.explain.shapley import global_importance, group_shap_result, shap_values  # noqa: E402
 from xaipipe.models.families import make_estimator  # noqa: E402
@@ -202,7 +203,7 @@ def test_pd_2d_category_by_category_heat_map(fitted, tmp_path):
 
 def test_pd_figures_rule_draws_the_group_pair(fitted, tmp_path):
     model, X, _, _ = fitted
-    curves, pairs = pdp.pd_ice_tables(
+    curves, pairs = pd_ice_tables_kw(
         model, X, top=["Sex", "Shell"], feature_names=NAMES, feature_groups=GROUPS, resolution=6, pair_resolution=5
     )
     assert not pairs.empty and set(pairs["feature_1"]) == {"Sex"}
@@ -219,7 +220,7 @@ def test_thesis_pd_figure_of_a_group_names_its_levels(fitted, tmp_path):
     from xaipipe.report.thesis import render_figure
 
     model, X, _, _ = fitted
-    curves, _ = pdp.pd_ice_tables(
+    curves, _ = pd_ice_tables_kw(
         model, X, top=["Sex", "Shell"], feature_names=NAMES, feature_groups=GROUPS, resolution=6, pair_resolution=3
     )
     path = tmp_path / "pd_ice.csv"

@@ -13,8 +13,7 @@ import pytest  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 
-from xaipipe.explain.pdp import pd_ice_tables  # noqa: E402
-from xaipipe.explain.shapley import shap_tables  # noqa: E402
+from tests.keyword_steps import pd_ice_tables_kw, shap_tables_kw  # noqa: E402
 from xaipipe.models.comparison import comparison_tables  # noqa: E402
 from xaipipe.models.families import make_estimator  # noqa: E402
 from xaipipe.models.fitting import fit_best  # noqa: E402
@@ -46,7 +45,7 @@ def _close():
 
 def test_pd_figures_of_every_class_and_of_one(data, model):
     _, _, Xt, _ = data
-    curves, pairs = pd_ice_tables(
+    curves, pairs = pd_ice_tables_kw(
         model,
         Xt,
         top=["f0", "f1"],
@@ -82,7 +81,7 @@ def test_ovr_curves_report_sklearns_auc_and_ap(data, model):
 
 def test_shap_figures_of_a_multiclass_result(data, model):
     X, _, Xt, _ = data
-    out = shap_tables(
+    out = shap_tables_kw(
         model,
         Xt,
         X,

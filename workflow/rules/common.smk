@@ -3,7 +3,6 @@
 # envs/*.yaml install it for --sdm conda).
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 import yaml
 
@@ -13,9 +12,8 @@ from xaipipe.data.registry import (
     load_registry,
     preparation_options,
 )
-from xaipipe.models.cv import fit_configurations, n_fit_units
+from xaipipe.models.cv import n_fit_units
 from xaipipe.models.families import FAMILIES, get_family, register_config_families
-from xaipipe.explain.shap_check import shap_algorithm
 from xaipipe.paths import result_path
 from xaipipe.report.thesis import (
     available,
@@ -31,9 +29,13 @@ from xaipipe.settings import (
     CVSettings,
     LargeDataSettings,
     LearnerSettings,
+    PdIceSettings,
     RashomonSettings,
+    RelianceSettings,
+    ShapSettings,
     check_family,
 )
+from xaipipe.settings import sample_size_checks as _sample_size_checks
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -108,35 +110,30 @@ for _task in ("regression", "classification"):
 LARGE_DATA = LargeDataSettings.from_config(config)
 
 
+# the MR step's settings per task (xaipipe.settings.RelianceSettings, unit-tested: the ranking estimator
+# among the estimators); params.reliance is its to_params()
+RELIANCE_SETTINGS = {
+    _task: RelianceSettings.from_config(config, _task)
+    for _task in ("regression", "classification")
+}
+# the PD / ICE step's settings per task (xaipipe.settings.PdIceSettings, unit-tested: explain.pd.percentiles
+# increasing); params.pd is its to_params()
+PD_ICE_SETTINGS = {
+    _task: PdIceSettings.from_config(config, _task)
+    for _task in ("regression", "classification")
+}
+# the SHAP step's settings per family (xaipipe.settings.ShapSettings, unit-tested: registered families
+# and known algorithms in explain.shap.algorithm); params.shap is its to_params()
+SHAP_SETTINGS = {f: ShapSettings.from_config(config, f) for f in ALL_FAMILIES}
+
+
 def shap_params(wildcards):
-    """The `explain.shap` section for one family: its `algorithm` only when overridden (not `auto`),
-    so that adding the key reruns no other family's SHAP job."""
-    shap = config["explain"]["shap"]
-    params = {k: v for k, v in shap.items() if k != "algorithm"}
-    algorithm = shap_algorithm(wildcards.family, shap["algorithm"])
-    if algorithm != "auto":
-        params["algorithm"] = algorithm
-    return params
-
-
-for _family in config["explain"]["shap"]["algorithm"]:
-    check_family("explain.shap.algorithm", _family)
-shap_algorithm(ALL_FAMILIES[0], config["explain"]["shap"]["algorithm"])
+    return SHAP_SETTINGS[wildcards.family].to_params()
 
 
 def shap_interaction_families(dataset):
-    """Families of `dataset` whose SHAP job computes interaction values (explain.shap.interactions and
-    the XGBoost algorithm: xaipipe.explain.shapley.shap_tables)."""
-    if not config["explain"]["shap"]["interactions"]:
-        return []
-    out = []
-    for f in families_of(dataset):
-        algorithm = shap_algorithm(f, config["explain"]["shap"]["algorithm"])
-        if algorithm == "auto":
-            algorithm = get_family(f).shap_algorithm
-        if algorithm == "xgboost_pred_contribs":
-            out.append(f)
-    return out
+    """Families of `dataset` whose SHAP job computes interaction values (ShapSettings.interaction_values)."""
+    return [f for f in families_of(dataset) if SHAP_SETTINGS[f].interaction_values]
 
 
 STYLE_FILE = os.path.relpath(BASEDIR / config["report"]["style"])
@@ -180,15 +177,9 @@ def cv_params(wildcards):
 
 
 def cv_shards(dataset, family):
-    """Jobs the CV of `family` on `dataset` is split into: config key cv_shards.<family>
-    (default 1), at most its fit units (prefix groups, depth chains or configurations).
-    """
-    wanted = config["cv_shards"].get(family, 1)
-    if wanted <= 1:
-        return 1
-    p = cv_params(SimpleNamespace(dataset=dataset, family=family))
-    units = n_fit_units(family, p["grid"], sample=p["sample"], random_state=p["seed"])
-    return min(wanted, units)
+    """Jobs the CV of `family` on `dataset` is split into (CVSettings.shards of config key cv_shards.<family>)."""
+    settings = CVSettings.from_config(config, task_of(dataset), family)
+    return settings.shards(config["cv_shards"].get(family, 1))
 
 
 def cv_shard_files(dataset, family):
@@ -260,50 +251,10 @@ def bootstrap_families(dataset):
 
 
 def sample_size_checks(dataset):
-    """What the split job checks beyond the folds and the test split (xaipipe.data.split.check_sample_size):
-    the Rashomon bootstrap's resamples and the learner refits (when they run on the dataset), and the
-    largest n_neighbors of a family's configurations (kNN: each CV fold must train on that many rows).
-    """
-    out = {}
-    boot = RASHOMON["bootstrap"]
-    if boot["enabled"] and bootstrap_families(dataset):
-        out["bootstrap"] = {
-            "n_bootstrap": boot["n_bootstrap"],
-            "random_state": config["seed"],
-        }
-    learner = config["explain"]["learner"]
-    if any(f in learner["families"] for f in families_of(dataset)):
-        out["learner"] = {
-            "n_refits": learner["n_refits"],
-            "fraction": learner["fraction"],
-            "random_state": config["seed"],
-        }
-    rows = {}
-    task = task_of(dataset)
-    for family in dict.fromkeys(families_of(dataset) + sampled_families(dataset)):
-        p = cv_params(SimpleNamespace(dataset=dataset, family=family))
-        configs = fit_configurations(
-            family, p["grid"], sample=p["sample"], random_state=p["seed"]
-        )
-        n_grid = (
-            len(fit_configurations(family, p["grid"])) if p["grid"] is not None else 0
-        )
-        default = p["options"].get("n_neighbors")
-        values = [
-            (c.get("n_neighbors", default), i < n_grid) for i, c in enumerate(configs)
-        ]
-        values = [(int(v), from_grid) for v, from_grid in values if v is not None]
-        if values:
-            largest, from_grid = max(values)
-            key = (
-                f"grids.{task}.{family}.n_neighbors"
-                if from_grid
-                else f"rashomon.sample.families.{task}.{family}"
-            )
-            rows[f"n_neighbors = {largest} of {key}"] = largest
-    if rows:
-        out["min_fit_rows"] = rows
-    return out
+    """params.checks of the split job (xaipipe.settings.sample_size_checks, unit-tested)."""
+    return _sample_size_checks(
+        config, task_of(dataset), families_of(dataset), sampled_families(dataset)
+    )
 
 
 def rashomon_params_of(dataset):

@@ -23,8 +23,8 @@ rule model_reliance:
         mem_mb=4000,
         runtime=30,
     params:
-        reliance=config["explain"]["reliance"],
-        losses=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)],
+        reliance=lambda w: RELIANCE_SETTINGS[task_of(w.dataset)].to_params(),
+        losses=lambda w: list(RELIANCE_SETTINGS[task_of(w.dataset)].task_losses),
         seed=config["seed"],
         large_data=LARGE_DATA.to_params(),
     script:
@@ -53,7 +53,7 @@ rule pd_ice:
         mem_mb=4000,
         runtime=30,
     params:
-        pd=config["explain"]["pd"],
+        pd=lambda w: PD_ICE_SETTINGS[task_of(w.dataset)].to_params(),
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
         extra=lambda w: thesis_pd_features(config["thesis"], w.dataset, w.family),

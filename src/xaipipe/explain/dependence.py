@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,9 @@ import pandas as pd
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
 from .pdp import effect_function
 from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_X, onehot_grid
+
+if TYPE_CHECKING:
+    from ..settings import RelianceSettings
 
 __all__ = [
     "ALE_TABLE_COLUMNS",
@@ -360,25 +364,12 @@ def shap_interaction_tables(interactions: pd.DataFrame, figure_class=None):
 
 def dependent_reliance_rows(
     model,
-    X,
-    y,
-    X_train,
+    data,
+    settings: RelianceSettings,
     *,
-    dataset: str,
     family: str,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    estimators: Sequence[str] = DEPENDENT_ESTIMATORS,
-    losses: Sequence[str] = ("squared_error",),
-    n_repeats: int = 20,
-    random_state: int = 0,
-    max_depth: int | None = 5,
-    min_samples_leaf: int | float = 0.02,
-    correlation_threshold: float = 0.9,
-    linkage: str = "single",
-    n_jobs: int | None = 1,
     columns: Sequence[str] | None = None,
-    reliance_rows: int | None = None,
+    n_jobs: int | None = 1,
 ) -> pd.DataFrame:
     """Rows of ``model_reliance.csv`` for MR under dependent features, appended after the marginal ones.
 
@@ -399,21 +390,28 @@ def dependent_reliance_rows(
 
     Parameters
     ----------
-    model, X, y
-        The fitted model and the test split.
-    X_train : array-like of shape (n_train, p)
-        The training split (strata and correlations are learned on it, never on the test rows).
-    dataset, family : str
-        The ``dataset`` and ``model`` columns.
+    model : fitted estimator
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_test``, ``y_test`` (the MR rows), ``X_train`` (strata and correlations are
+        learned on it, never on the test rows), ``features``, ``feature_groups``, ``dataset``.
+    settings : RelianceSettings
+        :meth:`xaipipe.settings.RelianceSettings.from_config`: ``dependent`` (config section
+        ``explain.reliance.dependent``: ``estimators``, ``max_depth``, ``min_samples_leaf``,
+        ``correlation_threshold``, ``linkage``), ``task_losses``, ``n_repeats``, ``seed`` (the
+        marginal estimators') and the large-data group: ``large_data.reliance_rows`` above
+        ``large_data.min_rows`` test rows (:meth:`~xaipipe.settings.RelianceSettings.large_data_rows`,
+        as :func:`xaipipe.explain.summary.reliance_report`) for ``grouped_permutation``: each repeat
+        on its own seeded subsample (``model_reliance(..., subsample_rows=)``; with single-variable
+        clusters the rows still equal the subsampled ``permutation`` rows).
+        ``conditional_permutation`` keeps every test row.
+    family : str
+        The ``model`` column.
     columns : sequence of str, optional
         The column order of the marginal rows (``model_reliance.csv``); default
         :data:`xaipipe.explain.summary.RELIANCE_FIRST` then the rest.
-    reliance_rows : int or None, default None
-        The large-data policy ``large_data.reliance_rows`` (as
-        :func:`xaipipe.explain.summary.reliance_report`) for ``grouped_permutation``: each repeat
-        on its own seeded subsample (``model_reliance(..., subsample_rows=)``; with single-variable
-        clusters the rows still equal the subsampled ``permutation`` rows). ``conditional_permutation``
-        keeps every test row. None: off.
+    n_jobs : int or None, default 1
+        Worker processes; results do not depend on it.
 
     Returns
     -------
@@ -429,6 +427,13 @@ def dependent_reliance_rows(
     from .reliance import conditional_model_reliance, grouped_model_reliance
     from .summary import RELIANCE_FIRST
 
+    X, y, X_train, dataset = data.X_test, data.y_test, data.X_train, data.dataset
+    feature_names, feature_groups = data.features, data.feature_groups
+    dep, losses, n_repeats, random_state = settings.dependent, settings.task_losses, settings.n_repeats, settings.seed
+    estimators, max_depth, min_samples_leaf = dep["estimators"], dep["max_depth"], dep["min_samples_leaf"]
+    correlation_threshold, linkage = dep["correlation_threshold"], dep["linkage"]
+    # -- large-data inputs (settings.large_data): None at or below large_data.min_rows test rows --
+    reliance_rows = settings.large_data_rows(len(y))
     bad = [e for e in estimators if e not in DEPENDENT_ESTIMATORS]
     if bad:
         raise ValueError(f"unknown dependent-feature estimator(s) {bad}; known: {list(DEPENDENT_ESTIMATORS)}")

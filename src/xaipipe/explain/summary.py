@@ -6,6 +6,7 @@ mean |SHAP| and the ranking-agreement table (MR vs mean |SHAP| vs split gain).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -14,9 +15,13 @@ from scipy import stats
 from .importance import split_gain_importance
 from .reliance import features_from_groups, model_reliance
 
+if TYPE_CHECKING:
+    from ..settings import RelianceSettings
+
 __all__ = [
     "RELIANCE_FIRST",
     "RANKING_MEASURES",
+    "RelianceTables",
     "ranking_tables",
     "reliance_tables",
     "reliance_report",
@@ -226,54 +231,81 @@ RELIANCE_FIRST = ["dataset", "model", "feature", "estimator", "mr_ratio", "mr_di
 RANKING_MEASURES = ["model_reliance", "mean_abs_shap", "split_gain"]
 
 
-def reliance_tables(
-    model,
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    dataset: str,
-    family: str,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    estimators: Sequence[str] = ("permutation", "e_divide", "e_switch"),
-    losses: Sequence[str] = ("squared_error",),
-    n_repeats: int = 20,
-    e_switch_max_rows: int | None = 400,
-    random_state: int = 0,
-    n_jobs: int | None = 1,
-    reliance_rows: int | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+class RelianceTables(NamedTuple):
+    """The outputs of the ``model_reliance`` rule (:func:`reliance_tables`); a named pair, so that
+    ``reliance, split_gain = reliance_tables(...)`` unpacks it.
+
+    Attributes
+    ----------
+    reliance : DataFrame
+        ``model_reliance.csv``: :func:`reliance_report` with ``dataset`` and ``model`` (the family)
+        first, then :data:`RELIANCE_FIRST` (the rule appends
+        :func:`~xaipipe.explain.dependence.dependent_reliance_rows`).
+    split_gain : DataFrame
+        ``split_gain.csv``: :func:`split_gain_or_nan` with the same ids.
+    """
+
+    reliance: pd.DataFrame
+    split_gain: pd.DataFrame
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names (``reliance``, ``split_gain``)."""
+        return {"reliance": self.reliance, "split_gain": self.split_gain}
+
+
+def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_jobs: int | None = 1) -> RelianceTables:
     """The ``model_reliance`` rule: the MR report and the split gain of one fitted model.
 
-    ``reliance_rows``: the large-data policy of :func:`reliance_report` (None: off).
+    Parameters
+    ----------
+    model : fitted estimator
+        A forest store (:func:`xaipipe.io.open_model`): the MR engine walks its blocks of trees.
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_test``, ``y_test`` (the MR rows), ``features``, ``feature_groups``,
+        ``dataset`` (the ``dataset`` column).
+    settings : RelianceSettings
+        :meth:`xaipipe.settings.RelianceSettings.from_config` (config section
+        ``explain.reliance``): ``estimators``, ``task_losses``, ``n_repeats``,
+        ``e_switch_max_rows``, ``seed`` (:func:`reliance_report`'s ``estimators``, ``losses``,
+        ``n_repeats``, ``e_switch_max_rows``, ``random_state``) and the large-data group ``large_data``
+        (:meth:`~xaipipe.settings.RelianceSettings.large_data_rows`: ``large_data.reliance_rows``
+        above ``large_data.min_rows`` test rows, :func:`reliance_report`'s ``reliance_rows``; None:
+        off).
+    family : str
+        The ``model`` column.
+    n_jobs : int or None, default 1
+        Worker processes; results do not depend on it.
 
     Returns
     -------
-    (reliance, split_gain)
-        :func:`reliance_report` with ``dataset`` and ``model`` (the family) first,
-        then :data:`RELIANCE_FIRST`; :func:`split_gain_or_nan` with the same ids.
+    RelianceTables
+        ``reliance``: :func:`reliance_report` with ``dataset`` and ``model`` (the family) first,
+        then :data:`RELIANCE_FIRST`; ``split_gain``:
+        :func:`split_gain_or_nan` with the same ids.
     """
     from ..io import with_ids
 
+    reliance_rows = settings.large_data_rows(len(data.y_test))
     table = reliance_report(
         model,
-        X,
-        y,
-        feature_names=feature_names,
-        feature_groups=feature_groups,
-        estimators=estimators,
-        losses=losses,
-        n_repeats=n_repeats,
-        e_switch_max_rows=e_switch_max_rows,
-        random_state=random_state,
+        data.X_test,
+        data.y_test,
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        estimators=settings.estimators,
+        losses=settings.task_losses,
+        n_repeats=settings.n_repeats,
+        e_switch_max_rows=settings.e_switch_max_rows,
+        random_state=settings.seed,
         n_jobs=n_jobs,
         reliance_rows=reliance_rows,
     )
-    ids = {"dataset": dataset, "model": family}
+    ids = {"dataset": data.dataset, "model": family}
     table = with_ids(table, **ids)
     table = table[RELIANCE_FIRST + [c for c in table.columns if c not in RELIANCE_FIRST]]
-    gain = with_ids(split_gain_or_nan(model, feature_names, feature_groups), **ids)
-    return table, gain
+    gain = with_ids(split_gain_or_nan(model, data.features, data.feature_groups), **ids)
+    return RelianceTables(table, gain)
 
 
 def ranking_tables(

@@ -125,6 +125,7 @@ from ._grid import (
     onehot_grid,
 )
 from ._tables import (
+    PdIceTables,
     effect_from_table,
     effects_table,
     pair_from_table,
@@ -155,4 +156,5 @@ __all__ = [
     "effect_from_table",
     "pair_from_table",
     "pd_ice_tables",
+    "PdIceTables",
 ]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from ...settings import PdIceSettings
 
 from ._effects import FeatureEffect, PairEffect
 from ._grid import _check_int
@@ -268,87 +272,91 @@ def pair_from_table(table: pd.DataFrame, feature_1: str, feature_2: str) -> Pair
     )
 
 
+class PdIceTables(NamedTuple):
+    """The outputs of the ``pd_ice`` rule (:func:`pd_ice_tables`); a named pair, so that
+    ``curves, pairs = pd_ice_tables(...)`` unpacks it.
+
+    Attributes
+    ----------
+    curves : DataFrame
+        :func:`effects_table` with a leading ``rank`` column (``pd_ice.csv`` without its ids).
+    pairs : DataFrame
+        :func:`pair_table` of the top pair (``pd_2d.csv`` without its ids).
+    """
+
+    curves: pd.DataFrame
+    pairs: pd.DataFrame
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names (``curves``, ``pairs``)."""
+        return {"curves": self.curves, "pairs": self.pairs}
+
+
 def pd_ice_tables(
-    model,
-    X,
-    *,
-    top: Sequence[str],
-    extra: Sequence[str] = (),
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    row_ids=None,
-    output: str = "auto",
-    resolution: int = 50,
-    kind: str = "uniform",
-    percentiles: tuple[float, float] = (0.0, 1.0),
-    anchor: str | float = "min",
-    smooth: int = 0,
-    max_curves: int | None = 1000,
-    pair_resolution: int = 20,
-    max_batch_rows: int = 100_000,
-    classes: Sequence[str] | None = None,
-    large_data_rows: int | None = None,
-    random_state: int = 0,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    model, data, settings: PdIceSettings, *, top: Sequence[str], extra: Sequence[str] = ()
+) -> PdIceTables:
     """The ``pd_ice`` rule: effects of the top variables (and extra ones) and the 2-D PD of the top pair.
 
     Parameters
     ----------
     model : fitted estimator
-    X : array-like of shape (n, p)
-        The rows whose ICE curves are drawn (the test rows).
+        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time.
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_test`` (the rows whose ICE curves are drawn), ``features``,
+        ``feature_groups``, ``test_rows`` (the ``row`` ids of the ICE curves; None: positions),
+        ``task`` (regression explains ``predict``, classification
+        ``settings.classification_output``) and ``classes`` (labels of a multiclass model in code
+        order: the effects of every class ``k``, its probability or its one-vs-rest log-odds,
+        stacked with a ``class`` column after ``rank`` (curves) or first (pairs), the same ICE rows
+        for every class; None otherwise).
+    settings : PdIceSettings
+        :meth:`xaipipe.settings.PdIceSettings.from_config` (config section ``explain.pd``):
+        ``resolution``, ``grid`` (the grid ``kind``), ``percentiles``, ``anchor``, ``smooth``,
+        ``pair_resolution``, ``max_batch_rows`` as :func:`explain_feature` /
+        :func:`explain_pair`; ``max_curves`` (ICE curves kept in the table,
+        :func:`effects_table`, seed 0); ``seed`` and the large-data group ``large_data``: where the
+        test split has more than ``large_data.min_rows`` rows
+        (:meth:`~xaipipe.settings.PdIceSettings.large_data_rows`, ``m = large_data.pd_rows``) and
+        ``n > m``, every curve and the 2-D PD are averaged over a seeded subsample of ``m`` rows
+        (``np.sort(np.random.default_rng(seed).choice(n, m, replace=False))``; ICE rows are drawn
+        from it), on the grid of *all* rows (numeric variables), and ``curves`` gets, per
+        variable, rows of ``kind`` ``"pd_se"``: the Monte-Carlo SE of the PD at each grid point as
+        an estimate of the all-rows PD, ``sd_i ICE_i(v) / sqrt(m) * sqrt(1 - m/n)`` (simple random
+        sampling without replacement, finite-population correction; Cochran 1977, eq. 2.12). The
+        2-D PD's SE is not reported. Off: unchanged tables.
     top : sequence of str
-        Variables ranked by MR (rank 1 first).
+        Variables ranked by MR (rank 1 first; :meth:`~xaipipe.settings.PdIceSettings.top_features`).
     extra : sequence of str
         Further variables (e.g. those of thesis figures), rank 0 in the table.
-    feature_names, feature_groups, row_ids, output, resolution, kind, percentiles, anchor, smooth,
-    pair_resolution, max_batch_rows
-        As :func:`explain_feature` / :func:`explain_pair`.
-    max_curves : int or None
-        ICE curves kept in the table (:func:`effects_table`, seed 0).
-    classes : sequence of str, optional
-        Class labels of a multiclass model in code order (``prepared.json``): the
-        effects of every class ``k`` (``output`` of class ``k``: its probability or
-        its one-vs-rest log-odds), stacked with a ``class`` column after ``rank``
-        (curves) or first (pairs); the same ICE rows for every class.
-    large_data_rows : int or None
-        The large-data policy (``large_data.pd_rows`` where the test split has more than
-        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): where
-        ``n > large_data_rows``, every curve and the 2-D PD are averaged over a seeded subsample
-        of this many rows (``np.sort(np.random.default_rng(random_state).choice(n, m,
-        replace=False))``; ICE rows are drawn from it), on the grid of *all* rows (numeric
-        variables), and ``curves`` gets, per variable, rows of ``kind`` ``"pd_se"``: the
-        Monte-Carlo SE of the PD at each grid point as an estimate of the all-rows PD,
-        ``sd_i ICE_i(v) / sqrt(m) * sqrt(1 - m/n)`` (simple random sampling without
-        replacement, finite-population correction; Cochran 1977, eq. 2.12). The 2-D PD's SE is
-        not reported. None: off (unchanged tables).
-    random_state : int, default 0
-        Seed of that subsample (the config ``seed``).
 
     Returns
     -------
-    (curves, pairs)
-        :func:`effects_table` with a leading ``rank`` column (1 = largest MR, 0
-        for ``extra``), and :func:`pair_table` of the two first top variables,
-        numeric or one-hot groups (:func:`explain_pair`; empty, with its
-        columns, when there are fewer than two).
+    PdIceTables
+        ``curves``: :func:`effects_table` with a leading ``rank`` column (1 = largest MR, 0 for
+        ``extra``); ``pairs``: :func:`pair_table` of the two first top variables, numeric or
+        one-hot groups (:func:`explain_pair`; empty, with its columns, when there are fewer than
+        two).
     """
+    X, classes, random_state = data.X_test, data.classes, settings.seed
     kwargs = dict(
         top=top,
         extra=extra,
-        feature_names=feature_names,
-        feature_groups=feature_groups,
-        row_ids=row_ids,
-        output=output,
-        resolution=resolution,
-        kind=kind,
-        percentiles=percentiles,
-        anchor=anchor,
-        smooth=smooth,
-        max_curves=max_curves,
-        pair_resolution=pair_resolution,
-        max_batch_rows=max_batch_rows,
+        feature_names=data.features,
+        feature_groups=data.feature_groups,
+        row_ids=data.test_rows,
+        output=settings.output(data.task),
+        resolution=settings.resolution,
+        kind=settings.grid,
+        percentiles=settings.percentiles,
+        anchor=settings.anchor,
+        smooth=settings.smooth,
+        max_curves=settings.max_curves,
+        pair_resolution=settings.pair_resolution,
+        max_batch_rows=settings.max_batch_rows,
     )
+    # -- large-data inputs (settings.large_data): None at or below large_data.min_rows test rows --
+    large_data_rows = settings.large_data_rows(len(X))
     if large_data_rows is not None:
         X, kwargs = _large_data_subsample(X, kwargs, int(large_data_rows), random_state)
     if classes is not None:
@@ -359,8 +367,8 @@ def pd_ice_tables(
             p.insert(0, "class", str(label))
             curves.append(c)
             pairs.append(p)
-        return pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True)
-    return _pd_ice_class(model, X, **kwargs)
+        return PdIceTables(pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True))
+    return PdIceTables(*_pd_ice_class(model, X, **kwargs))
 
 
 def _large_data_subsample(X, kwargs: dict, m: int, random_state) -> tuple:

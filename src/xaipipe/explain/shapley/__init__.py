@@ -110,7 +110,7 @@ Feature groups (one-hot encoded categorical variables)
 The models see a categorical variable as its 0/1 columns (Abalone's ``Sex`` ->
 ``Sex_F``, ``Sex_I``, ``Sex_M``; ``prepared.json``'s ``feature_groups``), and every
 algorithm above gives one SHAP value per column. :func:`group_shap_result` (and
-``shap_tables(..., feature_groups=...)``, the pipeline's tables and figures) reports a
+:func:`shap_tables` with ``data.feature_groups``, the pipeline's tables and figures) reports a
 group as one variable ``G`` with the value
 
     phi_G(x) = sum_{j in G} phi_j(x),
@@ -155,7 +155,7 @@ the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -164,6 +164,8 @@ import numpy as np
 if TYPE_CHECKING:  # scikit-learn is imported where used: the figure rules load this package without it
     import pandas as pd
     from sklearn.base import BaseEstimator
+
+    from ...settings import ShapSettings
 
 from ...models.families import family_of, final_estimator
 from ...models.output import _is_classifier
@@ -510,77 +512,52 @@ class ShapTables:
         return {name: getattr(self, name) for name in self.FRAMES}
 
 
-def shap_tables(
-    model,
-    X_test,
-    X_train,
-    *,
-    test_rows,
-    feature_names: Sequence[str],
-    dataset: str,
-    family: str,
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    max_rows: int | None = None,
-    max_rows_forest: int | None = None,
-    background_size: int | None = None,
-    interactions: bool = True,
-    algorithm: str = "auto",
-    n_jobs: int = 1,
-    random_state: int = 0,
-    classes: Sequence[str] | None = None,
-    large_data_rows: int | None = None,
-    large_data_trees: int | None = None,
-) -> ShapTables:
+def shap_tables(model, data, settings: ShapSettings, *, n_jobs: int = 1) -> ShapTables:
     """The ``shap`` rule: SHAP values of the test rows and their tables.
 
     Parameters
     ----------
     model : fitted estimator
-    X_test, X_train : arrays
-        Rows to explain, and the background rows (the training split).
-    test_rows : ndarray of int
-        Row positions of the test rows in ``prepared.csv`` (the ``row_id`` column).
-    feature_names : sequence of str
-    dataset, family : str
-        Identifier columns (``model`` holds the family).
-    feature_groups : mapping of str -> sequence of str, optional
-        One-hot groups (``prepared.json``): the values, importance, interaction and
-        meta tables and the saved result are per variable, a group's value being
-        the sum of its columns' (:func:`group_shap_result`); ``rows`` sums all
-        columns. None or empty: per column, as before.
-    max_rows : int or None
-        Explain at most this many test rows (seeded subsample).
-    max_rows_forest : int or None
-        Row cap for families with the ``"forest"`` prefix kind (random forests,
-        extra trees: exact TreeSHAP costs ~0.3-0.5 ms per deep tree per row).
-    background_size, algorithm, n_jobs, random_state
-        As :func:`shap_values`.
-    interactions : bool
-        SHAP interaction values for families whose algorithm is
-        ``xgboost_pred_contribs`` (other tree models: not computed).
-    classes : sequence of str, optional
-        The class labels of a multiclass model in code order (``prepared.json``):
-        every class is explained (:func:`shap_values` with ``class_index=k``, the
-        same rows, background and seeds) and each table gets a ``class`` column
-        after ``model``.
-    large_data_rows : int or None
-        The large-data policy (``large_data.shap_rows`` where the test split has more than
-        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): explain a
-        seeded subsample of at most this many test rows, every family (the smaller of it and the
-        caps above), and add to ``importance`` the Monte-Carlo SE of ``mean_abs_shap`` /
-        ``mean_shap`` as estimates over all test rows (:func:`importance_subsample_se`:
-        ``mean_abs_shap_se``, ``mean_shap_se``, ``n_rows``, ``n_test_rows``) and to ``meta`` a
-        ``large_data`` record. None, or at least ``len(X_test)``: off (the tables as without it).
-    large_data_trees : int or None
-        The large-data tree sample (``large_data.shap_trees`` where the test split has more than
-        ``large_data.min_rows`` rows): a random forest / extra trees of more trees is explained by a
-        seeded random sample of this many of its trees, in ``_trees.TREE_GROUPS`` (10) groups
+        A forest store (:func:`xaipipe.io.open_model`) is explained one block of trees at a time.
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_test`` (rows to explain), ``X_train`` (the background rows),
+        ``test_rows`` (row positions of the test rows in ``prepared.csv``: the ``row_id``
+        column), ``features``, ``dataset`` (identifier column), ``feature_groups`` (one-hot
+        groups of ``prepared.json``: the values, importance, interaction and meta tables and the
+        saved result are per variable, a group's value being the sum of its columns'
+        (:func:`group_shap_result`); ``rows`` sums all columns; None or empty: per column) and
+        ``classes`` (the labels of a multiclass model in code order: every class is explained,
+        :func:`shap_values` with ``class_index=k``, the same rows, background and seeds, and each
+        table gets a ``class`` column after ``model``; None otherwise).
+    settings : ShapSettings
+        :meth:`xaipipe.settings.ShapSettings.from_config` (config section ``explain.shap``):
+        ``family`` (the ``model`` column), ``max_rows`` (explain at most this many test rows,
+        seeded subsample), ``max_rows_random_forest`` (the row cap of families with the
+        ``"forest"`` prefix kind, random forests and extra trees: exact TreeSHAP costs ~0.3-0.5 ms
+        per deep tree per row), ``background_size``, ``algorithm`` and ``seed`` (as
+        :func:`shap_values`' ``background_size``, ``algorithm``, ``random_state``),
+        ``interactions`` (SHAP interaction values for families whose algorithm is
+        ``xgboost_pred_contribs``; other tree models: not computed) and the large-data group
+        ``large_data``: where the test split has more than ``large_data.min_rows`` rows
+        (:meth:`~xaipipe.settings.ShapSettings.large_data_rows`), explain a seeded subsample of
+        at most ``large_data.shap_rows`` test rows, every family (the smaller of it and the caps
+        above), and add to ``importance`` the Monte-Carlo SE of ``mean_abs_shap`` / ``mean_shap``
+        as estimates over all test rows (:func:`importance_subsample_se`: ``mean_abs_shap_se``,
+        ``mean_shap_se``, ``n_rows``, ``n_test_rows``) and to ``meta`` a ``large_data`` record.
+        Off (the tables as without it) where it does not apply or the cap is at least
+        ``len(data.X_test)``. Under the same threshold the large-data tree sample
+        (``large_data.shap_trees``, :meth:`~xaipipe.settings.ShapSettings.large_data_trees`): a
+        random forest / extra trees of more trees is explained by a seeded random sample of this
+        many of its trees, in ``_trees.TREE_GROUPS`` (10) groups
         (:func:`~xaipipe.explain.shapley._trees.tree_sample_shap`: an unbiased estimate of the
         forest's values, whose ``model_output`` is the sampled trees' mean prediction), and
         ``importance`` gets the delete-a-group jackknife SE of ``mean_abs_shap`` / ``mean_shap``
-        (combined in quadrature with the row-subsample SE where ``large_data_rows`` applies;
-        ``n_trees``, ``n_trees_explained``); ``meta["large_data"]["trees"]`` records it. None, any
-        other family, or a forest of at most this many trees: off.
+        (in quadrature with the row-subsample SE where that applies; ``n_trees``,
+        ``n_trees_explained``); ``meta["large_data"]["trees"]`` records it. Any other family, or a
+        forest of at most this many trees: off.
+    n_jobs : int, default 1
+        As :func:`shap_values`; results do not depend on it.
 
     Returns
     -------
@@ -594,8 +571,14 @@ def shap_tables(
         the record's ``classes`` and ``per_class``), each table with ``dataset`` and
         ``model`` first.
     """
-    import dataclasses
-
+    X_test, X_train, test_rows, dataset = data.X_test, data.X_train, data.test_rows, data.dataset
+    feature_names, feature_groups, classes = data.features, data.feature_groups, data.classes
+    family, algorithm, random_state = settings.family, settings.algorithm, settings.seed
+    max_rows, max_rows_forest = settings.max_rows, settings.max_rows_random_forest
+    background_size, interactions = settings.background_size, settings.interactions
+    # -- large-data inputs (settings.large_data): None at or below large_data.min_rows test rows --
+    large_data_rows = settings.large_data_rows(len(X_test))
+    large_data_trees = settings.large_data_trees(len(X_test))
     from ...io import with_ids
 
     if max_rows_forest and _prefix_kind(model) == "forest":
@@ -608,7 +591,7 @@ def shap_tables(
     if large_data_trees is not None and (n_trees is None or n_trees <= int(large_data_trees)):
         large_data_trees = None  # not a forest, or no fewer trees to explain: exact
     native = auto_algorithm(model) if algorithm == "auto" else algorithm
-    settings = dict(
+    shap_kwargs = dict(
         X_background=X_train,
         feature_names=feature_names,
         algorithm=algorithm,
@@ -623,7 +606,7 @@ def shap_tables(
         out, tree_se = _class_tables(
             model,
             X_test,
-            settings,
+            shap_kwargs,
             test_rows,
             dataset,
             family,
@@ -632,7 +615,7 @@ def shap_tables(
             large_data_trees,
         )
         return _with_large_data_se(out, tree_se=tree_se, **policies)
-    result, tree_groups = _explain(model, X_test, settings, large_data_trees)
+    result, tree_groups = _explain(model, X_test, shap_kwargs, large_data_trees)
     tree_se = None if tree_groups is None else tree_sample_se(result, tree_groups, feature_groups)
     columns = result
     result = group_shap_result(columns, feature_groups)  # the same object without groups
@@ -658,7 +641,7 @@ def shap_tables(
     return _with_large_data_se(out, tree_se=tree_se, **policies)
 
 
-def _explain(model, X_test, settings: Mapping, trees_cap: int | None, class_index: int | None = None):
+def _explain(model, X_test, settings: dict, trees_cap: int | None, class_index: int | None = None):
     """``shap_values`` of the model, or of a sample of its trees (``trees_cap``): (result, tree groups
     or None)."""
     extra = {} if class_index is None else {"class_index": class_index}

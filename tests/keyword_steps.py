@@ -1,0 +1,231 @@
+"""The explain steps called with arrays and keywords, as before their settings objects.
+
+The rule entries take ``(model, data, settings, ...)`` (``data``: :class:`PreparedData` or any object
+with its attributes; ``settings``: :mod:`xaipipe.settings`). The tests explain small arrays; these
+helpers build the data object and the settings from the keywords the entries took before, so that a
+test reads as it did and checks the entry itself (no step logic here).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS, dependent_reliance_rows
+from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.explain.shapley import shap_tables
+from xaipipe.explain.summary import reliance_tables
+from xaipipe.settings import LargeDataSettings, PdIceSettings, RelianceSettings, ShapSettings
+
+
+def large_data(*, shap_rows=None, pd_rows=None, reliance_rows=None, shap_trees=None) -> LargeDataSettings | None:
+    """A large-data group whose policies apply above their smallest cap (None: no policy): the
+    policy with cap ``m`` subsamples where the test rows are more than ``m``, as the keyword
+    ``large_data_rows=m`` did; a tree sample alone (``shap_trees``, the keyword
+    ``large_data_trees=``) applies from 2 test rows on."""
+    caps = [c for c in (shap_rows, pd_rows, reliance_rows) if c is not None]
+    if not caps and shap_trees is None:
+        return None
+    return LargeDataSettings(
+        min_rows=min(caps) if caps else 1,
+        reliance_rows=reliance_rows,
+        shap_rows=shap_rows,
+        pd_rows=pd_rows,
+        shap_trees=shap_trees,
+    )
+
+
+def shap_tables_kw(
+    model,
+    X_test,
+    X_train,
+    *,
+    test_rows,
+    feature_names,
+    dataset,
+    family,
+    feature_groups=None,
+    max_rows=None,
+    max_rows_forest=None,
+    background_size=None,
+    interactions=True,
+    algorithm="auto",
+    n_jobs=1,
+    random_state=0,
+    classes=None,
+    large_data_rows=None,
+    large_data_trees=None,
+):
+    """:func:`xaipipe.explain.shapley.shap_tables` of arrays (its keywords before :class:`ShapSettings`)."""
+    data = SimpleNamespace(
+        X_test=X_test,
+        X_train=X_train,
+        test_rows=np.asarray(test_rows),
+        features=list(feature_names),
+        feature_groups=feature_groups,
+        classes=classes,
+        dataset=dataset,
+    )
+    settings = ShapSettings(
+        family=family,
+        seed=random_state,
+        max_rows=max_rows,
+        max_rows_random_forest=max_rows_forest,
+        background_size=background_size,
+        interactions=interactions,
+        algorithm=algorithm,
+        large_data=large_data(shap_rows=large_data_rows, shap_trees=large_data_trees),
+    )
+    return shap_tables(model, data, settings, n_jobs=n_jobs)
+
+
+def pd_ice_tables_kw(
+    model,
+    X,
+    *,
+    top,
+    extra=(),
+    feature_names,
+    feature_groups=None,
+    row_ids=None,
+    output="auto",
+    resolution=50,
+    kind="uniform",
+    percentiles=(0.0, 1.0),
+    anchor="min",
+    smooth=0,
+    max_curves=1000,
+    pair_resolution=20,
+    max_batch_rows=100_000,
+    classes=None,
+    large_data_rows=None,
+    random_state=0,
+):
+    """:func:`xaipipe.explain.pdp.pd_ice_tables` of arrays (its keywords before :class:`PdIceSettings`):
+    ``output="predict"`` is a regression dataset, any other a classification one with that
+    ``classification_output``."""
+    data = SimpleNamespace(
+        X_test=X,
+        features=list(feature_names),
+        feature_groups=feature_groups,
+        test_rows=row_ids,
+        task="regression" if output == "predict" else "classification",
+        classes=classes,
+    )
+    settings = PdIceSettings(
+        seed=random_state,
+        loss="squared_error",
+        ranking={"estimator": "permutation", "quantity": "mr_difference"},
+        top_k=len(top),
+        resolution=resolution,
+        grid=kind,
+        percentiles=tuple(percentiles),
+        anchor=anchor,
+        smooth=smooth,
+        max_curves=max_curves,
+        pair_resolution=pair_resolution,
+        max_batch_rows=max_batch_rows,
+        classification_output=output,
+        large_data=large_data(pd_rows=large_data_rows),
+    )
+    return pd_ice_tables(model, data, settings, top=top, extra=extra)
+
+
+def _reliance_settings(*, estimators, losses, n_repeats, e_switch_max_rows, random_state, reliance_rows, dependent):
+    return RelianceSettings(
+        task_losses=tuple(losses),
+        seed=random_state,
+        estimators=tuple(estimators),
+        n_repeats=n_repeats,
+        e_switch_max_rows=e_switch_max_rows,
+        losses={},
+        ranking={"estimator": "permutation", "quantity": "mr_difference"},
+        dependent=dependent,
+        large_data=large_data(reliance_rows=reliance_rows),
+    )
+
+
+def reliance_tables_kw(
+    model,
+    X,
+    y,
+    *,
+    dataset,
+    family,
+    feature_names,
+    feature_groups=None,
+    estimators=("permutation", "e_divide", "e_switch"),
+    losses=("squared_error",),
+    n_repeats=20,
+    e_switch_max_rows=400,
+    random_state=0,
+    n_jobs=1,
+    reliance_rows=None,
+):
+    """:func:`xaipipe.explain.summary.reliance_tables` of arrays (its keywords before
+    :class:`RelianceSettings`; no dependent-feature rows)."""
+    data = SimpleNamespace(
+        X_test=X, y_test=y, features=list(feature_names), feature_groups=feature_groups, dataset=dataset
+    )
+    settings = _reliance_settings(
+        estimators=estimators,
+        losses=losses,
+        n_repeats=n_repeats,
+        e_switch_max_rows=e_switch_max_rows,
+        random_state=random_state,
+        reliance_rows=reliance_rows,
+        dependent={"estimators": []},
+    )
+    return reliance_tables(model, data, settings, family=family, n_jobs=n_jobs)
+
+
+def dependent_reliance_rows_kw(
+    model,
+    X,
+    y,
+    X_train,
+    *,
+    dataset,
+    family,
+    feature_names,
+    feature_groups=None,
+    estimators=DEPENDENT_ESTIMATORS,
+    losses=("squared_error",),
+    n_repeats=20,
+    random_state=0,
+    max_depth=5,
+    min_samples_leaf=0.02,
+    correlation_threshold=0.9,
+    linkage="single",
+    n_jobs=1,
+    columns=None,
+    reliance_rows=None,
+):
+    """:func:`xaipipe.explain.dependence.dependent_reliance_rows` of arrays (its keywords before
+    :class:`RelianceSettings`)."""
+    data = SimpleNamespace(
+        X_test=X,
+        y_test=y,
+        X_train=X_train,
+        features=list(feature_names),
+        feature_groups=feature_groups,
+        dataset=dataset,
+    )
+    dependent = {
+        "estimators": list(estimators),
+        "max_depth": max_depth,
+        "min_samples_leaf": min_samples_leaf,
+        "correlation_threshold": correlation_threshold,
+        "linkage": linkage,
+    }
+    settings = _reliance_settings(
+        estimators=(),
+        losses=losses,
+        n_repeats=n_repeats,
+        e_switch_max_rows=None,
+        random_state=random_state,
+        reliance_rows=reliance_rows,
+        dependent=dependent,
+    )
+    return dependent_reliance_rows(model, data, settings, family=family, columns=columns, n_jobs=n_jobs)
