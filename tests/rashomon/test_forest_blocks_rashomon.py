@@ -125,6 +125,20 @@ def test_member_refits_in_blocks_are_the_whole_forests_read_lazily(toy, tmp_path
         else:
             assert type(g.model) is type(w.model) and not isinstance(getattr(g.model, "estimators_", None), LazyTrees)
     assert n_forests == 3  # random forest: 2 prefix groups; extra trees: 1
+    # worker processes write the stores; the lazily opened forests come back as their paths
+    par = fit_member_groups(
+        members,
+        settings.task,
+        data.X_train,
+        data.y_train,
+        forest_blocks=BLOCKS,
+        store_dir=tmp_path / "p",
+        n_jobs=2,
+        **kw,
+    )
+    for w, g in zip(whole, par):
+        if isinstance(getattr(g.model, "estimators_", None), LazyTrees):
+            assert forests_equal(load_forest(g.model.estimators_.path), w.model)
     with pytest.raises(ValueError, match="store_dir is None"):
         fit_member_groups(members, settings.task, data.X_train, data.y_train, forest_blocks=BLOCKS, **kw)
 
