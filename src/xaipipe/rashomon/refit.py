@@ -11,6 +11,7 @@ fitted in blocks of trees into a forest store and read back one block at a time
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -192,10 +193,18 @@ def member_store_dir(forest_blocks, n_rows: int) -> Iterator[Path | None]:
 
     The folder is made in Python's temporary directory (``TMPDIR``; a forest of 2 000 fully grown
     trees on 64 000 rows takes a few GB there, compressed)."""
-    if _block_trees(forest_blocks, n_rows) is None:
+    block = _block_trees(forest_blocks, n_rows)
+    if block is None:
         yield None
         return
     with tempfile.TemporaryDirectory(prefix="xaipipe-forests-") as tmp:
+        logging.getLogger("xaipipe").info(
+            "%d training rows >= large_data.forest_block_rows (%d): forests refitted in blocks of %d trees into %s",
+            int(n_rows),
+            int(forest_blocks[0]),
+            block,
+            tmp,
+        )
         yield Path(tmp)
 
 
