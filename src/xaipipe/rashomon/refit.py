@@ -199,7 +199,8 @@ def member_store_dir(forest_blocks, n_rows: int) -> Iterator[Path | None]:
         return
     with tempfile.TemporaryDirectory(prefix="xaipipe-forests-") as tmp:
         logging.getLogger("xaipipe").info(
-            "%d training rows >= large_data.forest_block_rows (%d): forests refitted in blocks of %d trees into %s",
+            "%d training rows >= large_data.forest_block_rows (%d): any random forest / extra-trees refit goes to a "
+            "forest store in blocks of %d trees in %s",
             int(n_rows),
             int(forest_blocks[0]),
             block,
