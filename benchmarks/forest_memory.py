@@ -5,6 +5,7 @@ Usage (from the repository root, virtual environment active)::
 
     python -m benchmarks.forest_memory --n 4000 --trees 2000      # ~10 min on 2 cores
     python -m benchmarks.forest_memory --tiny                     # 300 rows, 30 trees, seconds
+    python -m benchmarks.forest_memory --n 4000 --trees 2000 --steps rashomon   # one step
 
 Data: the ``simulated`` dataset's DGP (Friedman 1 on U(-1, 1)^10, noise N(0, 1);
 :mod:`xaipipe.data.simulated`), ``n`` rows split 80/20 as the pipeline does, the default random
@@ -22,7 +23,14 @@ wall seconds; the pairs are
 * ``mr``: permutation MR of the test rows (3 repeats, the tree engine), ``read_joblib``
   against ``open_model`` (the engine walks the store's blocks outermost); asserted equal;
 * ``shap``: TreeSHAP of ``--shap-rows`` test rows, whole forest against the lazily opened
-  store; asserted equal.
+  store; asserted equal;
+* ``rashomon``: what the ``rashomon`` job does with its forest members (``rashomon_refit`` and
+  ``rashomon_bootstrap_shard`` the same per job / resample): two prefix groups
+  (``max_features`` 1.0 and 0.5, prefixes 100, 200, ..., ``trees``) refitted on the training rows
+  (``fit_member_groups``), every member's test predictions (``members_predictions``), permutation
+  MR (3 repeats, the tree engine) and the PD of one variable (5 grid points), whole forests
+  against ``forest_blocks=(1, --block)`` (stores in a scratch folder, read a block at a time);
+  asserted equal.
 
 Prints one line per step and path and ``ratio`` lines (whole / blocks) for the peak RSS.
 Evidence for ``docs/performance.md`` ("Peak RSS"), not a test.
@@ -104,11 +112,48 @@ def _step(args) -> dict:
 
         model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")
         np.save(work / f"shap_{path}.npy", shap_values(model, X_test[: args.shap_rows], chunk_size=args.block).values)
+    elif step == "shap_check":
+        from xaipipe.explain.shap_check import kernel_vs_tree_shap
+
+        model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")
+        check = kernel_vs_tree_shap(
+            model, X_test[: args.shap_rows], X_train, n_samples=(16, 64), background_size=20, random_state=0
+        )
+        np.save(work / f"shap_check_{path}.npy", check.values["kernel_shap"].to_numpy())
+        np.save(work / f"shap_check_tree_{path}.npy", check.values["tree_shap"].to_numpy())
+    elif step == "rashomon":
+        np.save(work / f"rashomon_{path}.npy", _rashomon_members(args, X_train, y_train, X_test, y_test, ks, path))
     else:
         raise SystemExit(f"unknown step {args.step!r}")
     wall = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux -> MiB
     return {"step": step, "path": path, "peak_rss_mb": rss, "wall_s": wall}
+
+
+def _rashomon_members(args, X_train, y_train, X_test, y_test, ks, path) -> np.ndarray:
+    """The ``rashomon`` step: member refits, predictions, MR and PD of two forest prefix groups,
+    concatenated into one array."""
+    import pandas as pd
+
+    from xaipipe.models.grid import config_id
+    from xaipipe.rashomon.envelope import members_partial_dependence
+    from xaipipe.rashomon.members import members_reliance
+    from xaipipe.rashomon.multiplicity import members_predictions
+    from xaipipe.rashomon.refit import fit_member_groups, member_store_dir
+
+    ids = [config_id({"max_features": mf, "n_estimators": k}) for mf in (1.0, 0.5) for k in ks]
+    members = pd.DataFrame({"family": "random_forest", "config_id": ids})
+    blocks = None if path == "whole" else (1, args.block)
+    with member_store_dir(blocks, len(y_train)) as store:
+        groups = fit_member_groups(
+            members, "regression", X_train, y_train, random_state=SEED, forest_blocks=blocks, store_dir=store
+        )
+        _, pred = members_predictions(groups, X_test)
+        rel = members_reliance(groups, X_test, y_test, n_repeats=3, random_state=0)
+        grid = np.quantile(X_test[:, 0], [0.1, 0.3, 0.5, 0.7, 0.9])
+        pdv = members_partial_dependence(groups, X_test, [0], grid)["pd"].to_numpy()
+    mr = rel[["e_orig", "e_switch", "mr_ratio"]].to_numpy(dtype=float).ravel()
+    return np.concatenate([pred.ravel(), mr, pdv])
 
 
 def main(argv=None) -> int:
@@ -117,7 +162,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trees", type=int, default=2000)
     parser.add_argument("--block", type=int, default=100, help="trees per block")
     parser.add_argument("--shap-rows", type=int, default=10)
-    parser.add_argument("--steps", nargs="+", default=["cv", "fit", "predict", "mr", "shap"])
+    parser.add_argument("--steps", nargs="+", default=["cv", "fit", "predict", "mr", "shap", "rashomon"])
     parser.add_argument("--tiny", action="store_true", help="300 rows, 30 trees, blocks of 7")
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
@@ -142,7 +187,11 @@ def main(argv=None) -> int:
                 )
             a, b = (np.load(Path(work) / f"{step}_{p}.npy") for p in ("whole", "blocks"))
             assert a.shape == b.shape and np.array_equal(a, b), f"{step}: whole and blocks differ"
-        sizes = {p: (Path(work) / f"{p}.joblib").stat().st_size / 2**20 for p in ("whole", "blocks")}
+            if step == "shap_check":  # TreeSHAP per block: equal to shap's precision, not bitwise
+                a, b = (np.load(Path(work) / f"shap_check_tree_{p}.npy") for p in ("whole", "blocks"))
+                assert np.abs(a - b).max() <= 1e-6 * np.abs(a).max(), "shap_check: TreeSHAP values differ"
+        if "fit" in args.steps:
+            sizes = {p: (Path(work) / f"{p}.joblib").stat().st_size / 2**20 for p in ("whole", "blocks")}
     print(
         f"n={args.n} trees={args.trees} block={args.block}: model file whole {sizes['whole']:.1f} MiB, "
         f"store {sizes['blocks']:.1f} MiB"
@@ -152,7 +201,10 @@ def main(argv=None) -> int:
     for step in args.steps:
         w, b = results[step, "whole"]["peak_rss_mb"], results[step, "blocks"]["peak_rss_mb"]
         print(f"ratio {step}: whole/blocks peak RSS = {w / b:.2f}")
-    print("check: outputs of the whole and the block paths bitwise equal in every step")
+    print(
+        "check: outputs of the whole and the block paths bitwise equal in every step"
+        + (" (shap_check's TreeSHAP values to 1e-6 relative)" if "shap_check" in args.steps else "")
+    )
     return 0
 
 

@@ -66,6 +66,8 @@ EXPECTED = {
         r"^cv +whole +peak_rss_mb=\d+ wall_s=[\d.]+$",
         r"^fit +blocks +peak_rss_mb=\d+ wall_s=[\d.]+$",
         r"^ratio shap: whole/blocks peak RSS = [\d.]+$",
+        r"^rashomon +blocks +peak_rss_mb=\d+ wall_s=[\d.]+$",
+        r"^ratio rashomon: whole/blocks peak RSS = [\d.]+$",
         r"^check: outputs of the whole and the block paths bitwise equal in every step$",
     ],
     "issue35_rules_cpu": [

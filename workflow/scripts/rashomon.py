@@ -6,6 +6,7 @@ import pandas as pd
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
 from xaipipe.io import atomic_path, read_joblib, write_csv
+from xaipipe.models.forest_blocks import forest_block_setting
 from xaipipe.rashomon.study import mcr_study
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import RashomonSettings
@@ -22,6 +23,8 @@ def main(smk):
         summary,
         refits=refits,
         n_jobs=smk.threads,
+        # large forests: refitted in blocks of trees into scratch forest stores, read a block at a time
+        forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal
         # a multiclass model's PD envelope: the class of explain.figure_class (default the first); binary: class 1
         pd_class_index=class_choice(data.classes, smk.params.get("figure_class")).get("class_index", 1),
     )

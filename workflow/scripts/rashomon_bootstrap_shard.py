@@ -4,6 +4,7 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.io import write_joblib
+from xaipipe.models.forest_blocks import forest_block_setting
 from xaipipe.rashomon.bootstrap import bootstrap_shard
 from xaipipe.runner import run
 from xaipipe.settings import BootstrapSettings
@@ -19,6 +20,8 @@ def main(smk):
         grids=smk.params.grids,
         resamples=settings.shard_resamples(int(smk.wildcards.shard)),
         n_jobs=smk.threads,
+        # large forests: refitted in blocks of trees into scratch forest stores, read a block at a time
+        forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal
     )
     write_joblib(smk.output.shard, shard.to_frames())  # a dict of frames: the rashomon_bootstrap job combines them
 

@@ -5,7 +5,7 @@ import numpy as np
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shap_check import kernel_vs_tree_shap
 from xaipipe.explain.shapley import class_choice
-from xaipipe.io import read_joblib, write_csv
+from xaipipe.io import open_model, write_csv
 from xaipipe.runner import run
 
 
@@ -15,7 +15,7 @@ def main(smk):
     n = len(data.X_test)
     rows = np.sort(np.random.default_rng(smk.params.seed).choice(n, size=min(cfg["n_rows"], n), replace=False))
     check = kernel_vs_tree_shap(
-        read_joblib(smk.input.model),
+        open_model(smk.input.model),  # a forest store: TreeSHAP a block of trees at a time, f(x) block by block
         data.X_test[rows],
         data.X_train,
         n_samples=cfg["n_samples"],

@@ -57,6 +57,7 @@ def fit_group(
     random_state: int,
     options: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
+    forest_store: tuple[Any, int] | None = None,
 ) -> GroupFit:
     """Fit one configuration (or one prefix group) of ``family`` on ``X, y``.
 
@@ -79,6 +80,15 @@ def fit_group(
         Fixed constructor options (``estimator_options`` config, this family's).
     n_jobs : int, default 1
         Threads of families that take ``n_jobs``.
+    forest_store : (path, block_trees), optional
+        Memory (issue 34 item 2; the Rashomon refits above ``large_data.forest_block_rows``): a
+        random forest / extra trees (:func:`xaipipe.models.forest_blocks.supports_forest_blocks`)
+        is fitted ``block_trees`` trees at a time and written block by block to the forest store
+        ``path`` (:class:`xaipipe.models.forest_store.ForestBlockWriter`), and the returned
+        estimator is that store opened lazily (:func:`xaipipe.models.forest_store.open_forest`:
+        one block of trees in memory; pickles as its path). Its trees are bitwise those of the
+        whole fit, so its prefix predictions, MR and PD are too. ``path`` must outlive the
+        estimator (the caller's scratch folder). Other families ignore it.
 
     Returns
     -------
@@ -91,6 +101,14 @@ def fit_group(
     if n_estimators:
         p[PREFIX_PARAM] = max(int(k) for k in n_estimators)
     est = make_estimator(family, task, p, random_state=random_state, n_jobs=n_jobs, options=options)
+    if forest_store is not None:
+        from .forest_blocks import supports_forest_blocks
+        from .forest_store import open_forest
+
+        if supports_forest_blocks(est):
+            path, block_trees = forest_store
+            _, fit_time = _fit_forest_store(est, X, y, None, path, block_trees, atomic=False)
+            return GroupFit(open_forest(path), fit_time)
     t0 = time.perf_counter()
     try:
         fit_estimator(est, X, y)
@@ -194,10 +212,14 @@ def fit_best(
     return est, record, predictions
 
 
-def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees):
+def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees, *, atomic: bool = True):
     """Fit ``forest`` in blocks into the forest store ``path``; its test output (``predict`` /
-    ``predict_proba`` with ``n_jobs=1``: ``out += p_b`` in tree order, ``out /= K``) and the fit's
-    wall seconds."""
+    ``predict_proba`` with ``n_jobs=1``: ``out += p_b`` in tree order, ``out /= K``; None when
+    ``X_test`` is None) and the fit's wall seconds. ``atomic``: written to a temporary path of
+    :func:`xaipipe.io.atomic_path` and moved (a rule's output); else in place (a scratch file,
+    removed again when the fit raises)."""
+    import contextlib
+
     from sklearn.base import is_classifier
 
     from ..io import atomic_path
@@ -207,11 +229,16 @@ def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees):
     classifier = is_classifier(forest)
     acc = Xv = shell = None
     fit_time = 0.0
-    with atomic_path(path) as tmp, ForestBlockWriter(tmp, block_trees) as writer:
+    place = atomic_path(path) if atomic else contextlib.nullcontext(path)
+    with place as tmp, ForestBlockWriter(tmp, block_trees) as writer:
         t0 = time.perf_counter()
         for _, trees, shell in fit_forest_blocks(forest, X_train, y_train, block_trees):
             fit_time += time.perf_counter() - t0
             writer.add(trees)
+            if X_test is None:
+                del trees
+                t0 = time.perf_counter()
+                continue
             if Xv is None:  # BaseForest.predict's validation (float32)
                 Xv = shell._validate_X_predict(X_test)
             for tree in trees:
@@ -221,7 +248,9 @@ def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees):
                 acc += p
             del trees
             t0 = time.perf_counter()
-        shell.set_params(n_jobs=1)  # as the whole fit's saved model
+        if atomic:
+            shell.set_params(n_jobs=1)  # as the whole fit's saved model
         writer.finish(shell)
-    acc /= shell.n_estimators
+    if acc is not None:
+        acc /= shell.n_estimators
     return acc, fit_time

@@ -283,7 +283,7 @@ def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
 # ----------------------------------------------------------------------------- one resample
 
 
-def _fit_group(group, task, X, y, seed, options):
+def _fit_group(group, task, X, y, seed, options, forest_store=None):
     from ..models.fitting import fit_group
 
     fit = fit_group(
@@ -295,6 +295,7 @@ def _fit_group(group, task, X, y, seed, options):
         n_estimators=group["ks"],
         random_state=seed,
         options=(options or {}).get(group["family"]),
+        forest_store=forest_store,
     )
     return fit.estimator
 
@@ -326,8 +327,26 @@ def _one_resample(
     options,
     max_rows,
     imputer=None,
+    forest_blocks=None,
 ):
+    """One resample's models, reliance and size records. ``forest_blocks``: its forests fitted in
+    blocks of trees into forest stores of a temporary folder, read one block at a time (bitwise the
+    same records; :func:`xaipipe.rashomon.refit.member_store_dir`)."""
+    from .refit import member_store_dir
+
+    with member_store_dir(forest_blocks, len(boot)) as store_dir:
+        return _resample_records(
+            b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
+            mr_estimator, mr_loss, perms, seed, options, max_rows, imputer, forest_blocks, store_dir,
+        )  # fmt: skip
+
+
+def _resample_records(
+    b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
+    mr_estimator, mr_loss, perms, seed, options, max_rows, imputer, forest_blocks, store_dir,
+):  # fmt: skip
     from ..data.impute import impute_rows
+    from ..models.families import get_family
     from ..models.metrics import evaluate
     from .refit import FittedGroup, group_reliance
     from .sets import rashomon_set
@@ -337,7 +356,10 @@ def _one_resample(
     models = []
     fitted = []
     for gi, group in enumerate(groups):
-        est = _fit_group(group, task, X_boot, y[boot], seed, options)
+        store = None
+        if store_dir is not None and get_family(group["family"]).prefix == "forest":
+            store = (store_dir / f"group{gi}.forest", int(forest_blocks[1]))
+        est = _fit_group(group, task, X_boot, y[boot], seed, options, store)
         fitted.append(est)
         outs = [None] * len(group["configs"]) if est is None else _group_outputs(est, group, X_oob)
         for cid, out in zip(group["config_ids"], outs):
@@ -485,6 +507,7 @@ def bootstrap_rashomon(
     max_rows_per_batch: int = 1 << 16,
     resamples: Sequence[int] | None = None,
     imputer=None,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> RashomonBootstrap:
     """Bootstrap the Rashomon set of a hyperparameter grid (Donnelly et al. 2023).
 
@@ -540,6 +563,12 @@ def bootstrap_rashomon(
         Missing values (NaN in ``X`` / ``X_test``; ``missing: impute``): a clone is
         fitted on each resample's in-bag rows and fills its in-bag, out-of-bag and MR
         rows (:func:`xaipipe.data.impute.impute_rows`). Default None: ``X`` must be finite.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory only (``large_data.forest_block_rows`` / ``forest_block_trees``): with at least
+        ``min_rows`` in-bag rows, a resample's random forests / extra trees are fitted
+        ``block_trees`` trees at a time into forest stores in a temporary folder and read one block
+        at a time (out-of-bag losses, MR; :func:`xaipipe.models.fitting.fit_group`'s
+        ``forest_store``), bitwise the same tables. None: forests held whole.
 
     Returns
     -------
@@ -671,6 +700,7 @@ def bootstrap_rashomon(
                 options,
                 int(max_rows_per_batch),
                 imputer,
+                forest_blocks,
             )
         )
     results = Parallel(n_jobs=int(n_jobs), backend="loky" if int(n_jobs) != 1 else "sequential")(tasks)
@@ -728,6 +758,7 @@ def bootstrap_shard(
     grids: Mapping[str, Any],
     resamples: Sequence[int] | None = None,
     n_jobs: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> BootstrapShard:
     """The ``rashomon_bootstrap_shard`` rule: the per-resample tables of some bootstrap resamples.
 
@@ -759,6 +790,9 @@ def bootstrap_shard(
         The job's resamples (default all; :meth:`BootstrapSettings.shard_resamples`).
     n_jobs : int, default 1
         Worker processes; results do not depend on it.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory only: :func:`bootstrap_rashomon`'s (``large_data.forest_block_rows`` /
+        ``forest_block_trees``); the tables are bitwise the same.
 
     Returns
     -------
@@ -801,6 +835,7 @@ def bootstrap_shard(
         n_jobs=n_jobs,
         resamples=resamples,
         imputer=data.imputer,
+        forest_blocks=forest_blocks,
     )
     sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
     return BootstrapShard(models=result.models, reliance=result.reliance, sizes=sizes)

@@ -4,13 +4,20 @@ Members of an ensemble family that differ only in ``n_estimators`` come from one
 fit with the group's largest value (:func:`xaipipe.models.grid.prefix_groups`,
 :mod:`xaipipe.models.prefix`; the fitter is :func:`xaipipe.models.fitting.fit_group`,
 the same as the cross-validation's), and the MR of all of them comes from one pass
-(:func:`group_reliance`).
+(:func:`group_reliance`). Above ``large_data.forest_block_rows`` training rows a forest group is
+fitted in blocks of trees into a forest store and read back one block at a time
+(``forest_blocks`` of :func:`fit_member_groups`, :func:`member_store_dir`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -20,7 +27,7 @@ from ..models.families import PREFIX_PARAM, get_family
 from ..models.fitting import fit_group
 from ..models.grid import config_id, params_from_config_id, prefix_groups
 
-__all__ = ["FittedGroup", "params_from_config_id", "fit_member_groups", "group_reliance"]
+__all__ = ["FittedGroup", "params_from_config_id", "fit_member_groups", "group_reliance", "member_store_dir"]
 
 
 @dataclass
@@ -67,6 +74,8 @@ def fit_member_groups(
     random_state: int,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     n_jobs: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
+    store_dir: str | os.PathLike | None = None,
 ) -> list[FittedGroup]:
     """Refit Rashomon-set members, one fit per prefix group.
 
@@ -85,6 +94,19 @@ def fit_member_groups(
         Fixed constructor options per family (``estimator_options`` config).
     n_jobs : int, default 1
         Worker processes (joblib/loky); each fit is single-threaded.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory (config keys ``large_data.forest_block_rows`` / ``forest_block_trees``,
+        :func:`xaipipe.models.forest_blocks.forest_block_setting`): with at least ``min_rows``
+        training rows, a random forest / extra-trees group is fitted ``block_trees`` trees at a
+        time into a forest store in ``store_dir`` and its model is that store opened lazily
+        (:func:`xaipipe.models.fitting.fit_group`'s ``forest_store``): the trees, hence every
+        member's predictions, MR and PD, are bitwise those of the whole fit, and a job holds one
+        block of trees per worker instead of whole forests. Other families, or fewer rows: no
+        change.
+    store_dir : path, optional
+        Folder of those forest stores (one file per group, ``group<i>.forest``); required when
+        ``forest_blocks`` applies, and must outlive the returned groups
+        (:func:`member_store_dir` makes a temporary one).
 
     Returns
     -------
@@ -97,8 +119,8 @@ def fit_member_groups(
     ------
     ValueError
         Missing columns, an unparsable ``config_id``, or a member whose refit
-        fails (:func:`xaipipe.models.fitting.fit_group`); ``KeyError`` for an
-        unknown family.
+        fails (:func:`xaipipe.models.fitting.fit_group`); ``forest_blocks`` applies but
+        ``store_dir`` is None; ``KeyError`` for an unknown family.
     """
     from joblib import Parallel, delayed
 
@@ -118,6 +140,15 @@ def fit_member_groups(
             for c, cid in zip(configs, cids):
                 jobs.append((fam, dict(c), [], [cid]))
     opts = dict(options or {})
+    blocks = _block_trees(forest_blocks, len(y))
+    if blocks is not None and store_dir is None:
+        raise ValueError("fit_member_groups: forest_blocks applies (large training set) but store_dir is None")
+    stores = [
+        (Path(store_dir) / f"group{i}.forest", blocks)
+        if blocks is not None and get_family(jobs[i][0]).prefix == "forest"
+        else None
+        for i in range(len(jobs))
+    ]
     # Longest fits first (a 2 000-tree forest alone can take as long as all the
     # other groups), so that the workers finish together; the order of the
     # returned groups does not change.
@@ -132,6 +163,7 @@ def fit_member_groups(
             n_estimators=jobs[i][2],
             random_state=random_state,
             options=opts.get(jobs[i][0]),
+            forest_store=stores[i],
         )
         for i in order
     )
@@ -145,6 +177,36 @@ def fit_member_groups(
         FittedGroup(fam, base, list(ks), ids, res.estimator, res.fit_time_s)
         for (fam, base, ks, ids), res in zip(jobs, fitted)
     ]
+
+
+def _block_trees(forest_blocks, n_rows: int) -> int | None:
+    """``block_trees`` of ``forest_blocks = (min_rows, block_trees)`` when ``n_rows`` reaches ``min_rows``, else None."""
+    if forest_blocks is None or int(n_rows) < int(forest_blocks[0]):
+        return None
+    return int(forest_blocks[1])
+
+
+@contextmanager
+def member_store_dir(forest_blocks, n_rows: int) -> Iterator[Path | None]:
+    """A temporary folder for the forest stores of :func:`fit_member_groups` (removed on exit), or None
+    when ``forest_blocks`` does not apply to ``n_rows`` training rows (nothing is created).
+
+    The folder is made in Python's temporary directory (``TMPDIR``; a forest of 2 000 fully grown
+    trees on 64 000 rows takes a few GB there, compressed)."""
+    block = _block_trees(forest_blocks, n_rows)
+    if block is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="xaipipe-forests-") as tmp:
+        logging.getLogger("xaipipe").info(
+            "%d training rows >= large_data.forest_block_rows (%d): any random forest / extra-trees refit goes to a "
+            "forest store in blocks of %d trees in %s",
+            int(n_rows),
+            int(forest_blocks[0]),
+            block,
+            tmp,
+        )
+        yield Path(tmp)
 
 
 def group_reliance(

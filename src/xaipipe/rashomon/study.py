@@ -30,7 +30,7 @@ from ..explain.reliance import features_from_groups
 from .mcr import MCR_FIRST, mcr_path, mcr_table
 from .members import _member_base, member_table, members_reliance
 from .multiplicity import function_count_columns, members_predictions
-from .refit import fit_member_groups
+from .refit import fit_member_groups, member_store_dir
 from .sets import check_epsilons, rashomon_scopes, select_set
 
 if TYPE_CHECKING:
@@ -39,7 +39,15 @@ if TYPE_CHECKING:
 __all__ = ["RashomonRefit", "RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
 
 
-def rashomon_reliance(data, settings: RashomonSettings, summary: pd.DataFrame, *, n_jobs: int = 1) -> tuple:
+def rashomon_reliance(
+    data,
+    settings: RashomonSettings,
+    summary: pd.DataFrame,
+    *,
+    n_jobs: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
+    store_dir=None,
+) -> tuple:
     """Sets, member refits, member MR, the member and MCR tables of one dataset, in one call.
 
     The core of :func:`mcr_study` without refit jobs (no PD envelope, ε-path or
@@ -64,6 +72,10 @@ def rashomon_reliance(data, settings: RashomonSettings, summary: pd.DataFrame, *
         The dataset's CV summaries (``<family>_summary.csv``), concatenated.
     n_jobs : int
         Processes for the refits.
+    forest_blocks, store_dir
+        Memory only (:func:`xaipipe.rashomon.refit.fit_member_groups`): large forests fitted
+        in blocks of trees into forest stores in ``store_dir`` and read one block at a time;
+        the tables are bitwise the same. ``store_dir`` must outlive the returned groups.
 
     Returns
     -------
@@ -91,6 +103,8 @@ def rashomon_reliance(data, settings: RashomonSettings, summary: pd.DataFrame, *
         random_state=settings.seed,
         options=settings.options,
         n_jobs=n_jobs,
+        forest_blocks=forest_blocks,
+        store_dir=store_dir,
     )
     rel = _reliance(data, settings, groups, n_jobs)
     members = member_table(sets, rel, epsilons=grid, dataset=data.dataset)
@@ -166,6 +180,7 @@ def rashomon_refit(
     families: Sequence[str],
     n_jobs: int = 1,
     pd_class_index: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> RashomonRefit:
     """The ``rashomon_refit`` rule: refits, MR and PD curves of the Rashomon-set members of ``families``.
 
@@ -182,7 +197,7 @@ def rashomon_refit(
 
     Parameters
     ----------
-    data, settings, summary, n_jobs, pd_class_index
+    data, settings, summary, n_jobs, pd_class_index, forest_blocks
         As :func:`mcr_study`.
     families : sequence of str
         The families of this job (others are left out; a family without members gives empty
@@ -198,8 +213,6 @@ def rashomon_refit(
     ValueError
         Empty ``families`` or an invalid input.
     """
-    from .envelope import members_curves, selected_groups
-
     families = [str(f) for f in families]
     if not families:
         raise ValueError("families must not be empty")
@@ -216,6 +229,16 @@ def rashomon_refit(
     if mine.empty:
         empty = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(data.X_test))))
         return RashomonRefit(families, pd.DataFrame(), pd.DataFrame(), 0, empty)
+    with member_store_dir(forest_blocks, len(data.y_train)) as store_dir:
+        return _refit_tables(
+            data, settings, sets, grid, mine, families, n_jobs, pd_class_index, forest_blocks, store_dir
+        )
+
+
+def _refit_tables(data, settings, sets, grid, mine, families, n_jobs, pd_class_index, forest_blocks, store_dir):
+    """:func:`rashomon_refit` from its candidate members ``mine`` on: refits, predictions, MR, PD curves."""
+    from .envelope import members_curves, selected_groups
+
     groups = fit_member_groups(
         mine,
         settings.task,
@@ -224,6 +247,8 @@ def rashomon_refit(
         random_state=settings.seed,
         options=settings.options,
         n_jobs=n_jobs,
+        forest_blocks=forest_blocks,
+        store_dir=store_dir,
     )
     predictions = members_predictions(groups, data.X_test)
     reliance = _reliance(data, settings, groups, n_jobs)
@@ -344,6 +369,7 @@ def mcr_study(
     refits: Sequence[Mapping[str, Any]] | None = None,
     n_jobs: int = 1,
     pd_class_index: int = 1,
+    forest_blocks: tuple[int, int] | None = None,
 ) -> RashomonStudy:
     """The ``rashomon`` rule: sets, member MR, MCR, ε-path, PD envelope of one model class.
 
@@ -382,11 +408,25 @@ def mcr_study(
     pd_class_index : int, default 1
         Probability column of the PD envelope of classifiers (1: the positive class of a binary
         model; a multiclass model's chosen class).
+    forest_blocks : (min_rows, block_trees), optional
+        Memory only (config keys ``large_data.forest_block_rows`` / ``forest_block_trees``,
+        :func:`xaipipe.models.forest_blocks.forest_block_setting`): with at least ``min_rows``
+        training rows, every random forest / extra-trees refit is fitted ``block_trees`` trees at
+        a time into a forest store in a temporary folder (:func:`~xaipipe.rashomon.refit.member_store_dir`)
+        and its predictions, MR (the tree engine's block path) and PD curves read it one block at
+        a time (:func:`~xaipipe.rashomon.refit.fit_member_groups`); the tables are bitwise the
+        same. None (or fewer rows): forests are fitted and held whole.
 
     Returns
     -------
     RashomonStudy
     """
+    with member_store_dir(forest_blocks, len(data.y_train)) as store_dir:
+        return _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_blocks, store_dir)
+
+
+def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_blocks, store_dir) -> RashomonStudy:
+    """:func:`mcr_study` with the forest stores' folder ``store_dir`` (None: forests held whole)."""
     from .envelope import pd_envelope_table
     from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
     from .sets import set_sizes
@@ -398,7 +438,9 @@ def mcr_study(
     eps_grid = check_epsilons(settings.epsilons)
     curves_parts = None
     if refits is None:
-        members, mcr, groups = rashomon_reliance(data, settings, summary, n_jobs=n_jobs)
+        members, mcr, groups = rashomon_reliance(
+            data, settings, summary, n_jobs=n_jobs, forest_blocks=forest_blocks, store_dir=store_dir
+        )
         n_groups = len(groups)
         pred_keys, pred = members_predictions(groups, X_test)
     else:
@@ -416,7 +458,13 @@ def mcr_study(
         if rest:
             parts.append(
                 rashomon_refit(
-                    data, settings, summary, families=rest, n_jobs=n_jobs, pd_class_index=pd_class_index
+                    data,
+                    settings,
+                    summary,
+                    families=rest,
+                    n_jobs=n_jobs,
+                    pd_class_index=pd_class_index,
+                    forest_blocks=forest_blocks,
                 ).to_dict()
             )
         rel = _combined_reliance(parts, order, settings.estimators)
