@@ -162,7 +162,11 @@ def run_study(
     args = [*targets, "--configfile", "config/config.yaml", cfg.name]
     jobs = parse_dry_run(_snakemake(workdir, ["-n", "--forceall", "--cores", "8", *args])) if dry else None
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(hook), *filter(None, [env.get("PYTHONPATH")])])
+    # the copy's own package first: the jobs run the code that was copied, whatever else is installed
+    # (an editable install of the checkout would otherwise follow its later edits mid-run)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(hook), str(workdir.resolve() / "src"), *filter(None, [env.get("PYTHONPATH")])]
+    )
     env["XAIPIPE_SCALE_RECORDS"] = str(records)
     t0 = time.perf_counter()
     _snakemake(workdir, ["--cores", str(cores), "--forceall", *args], env)
