@@ -12,11 +12,19 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS, dependent_reliance_rows
+from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS, ale_tables, dependent_reliance_rows, h_statistic_table
 from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 from xaipipe.explain.shapley import shap_tables
 from xaipipe.explain.summary import reliance_tables
-from xaipipe.settings import LargeDataSettings, PdIceSettings, RelianceSettings, ShapSettings
+from xaipipe.settings import (
+    AleSettings,
+    HStatisticSettings,
+    LargeDataSettings,
+    PdIceSettings,
+    RelianceSettings,
+    ShapSettings,
+)
 
 
 def large_data(*, shap_rows=None, pd_rows=None, reliance_rows=None, shap_trees=None) -> LargeDataSettings | None:
@@ -229,3 +237,89 @@ def dependent_reliance_rows_kw(
         dependent=dependent,
     )
     return dependent_reliance_rows(model, data, settings, family=family, columns=columns, n_jobs=n_jobs)
+
+
+def _class_data(X, feature_names, feature_groups, class_index):
+    """The data object of the ALE / H-statistic entries: a classifier's class ``class_index`` other
+    than the binary default 1 is a multiclass dataset's ``explain.figure_class`` (labels ``"0"``,
+    ``"1"``, ...); returns ``(data, figure_class)``."""
+    classes = None if class_index == 1 else [str(k) for k in range(max(class_index + 1, 3))]
+    data = SimpleNamespace(X_test=X, features=list(feature_names), feature_groups=feature_groups, classes=classes)
+    return data, None if classes is None else str(class_index)
+
+
+def _drop_class(frame):
+    """A table without the ``class`` column the entries add for a multiclass dataset (the keyword
+    entries of before left it to the script)."""
+    return frame.drop(columns="class") if "class" in frame.columns else frame
+
+
+def ale_tables_kw(
+    model,
+    X,
+    *,
+    feature_names,
+    feature_groups=None,
+    ranking=(),
+    pair=None,
+    output="auto",
+    class_index=1,
+    n_bins=20,
+    pair_bins=10,
+    centering="ale_plot",
+    max_batch_rows=DEFAULT_MAX_BATCH_ROWS,
+    large_data_rows=None,
+    random_state=0,
+):
+    """:func:`xaipipe.explain.dependence.ale_tables` of arrays (its keywords before :class:`AleSettings`):
+    ``(ale, ale_2d, skipped)`` as it returned them."""
+    data, figure_class = _class_data(X, feature_names, feature_groups, class_index)
+    settings = AleSettings(
+        seed=random_state,
+        loss="unused",
+        ranking={},
+        output=output,
+        max_batch_rows=max_batch_rows,
+        figure_class=figure_class,
+        n_bins=n_bins,
+        pair_bins=pair_bins,
+        centering=centering,
+        figure_features=4,
+        large_data=large_data(pd_rows=large_data_rows),
+    )
+    out = ale_tables(model, data, settings, ranking=ranking, pair=pair)
+    return _drop_class(out.ale), _drop_class(out.ale_2d), out.skipped
+
+
+def h_statistic_table_kw(
+    model,
+    X,
+    *,
+    feature_names,
+    feature_groups=None,
+    top=(),
+    output="auto",
+    class_index=1,
+    n_rows=300,
+    n_bootstrap=50,
+    random_state=0,
+    max_batch_rows=DEFAULT_MAX_BATCH_ROWS,
+):
+    """:func:`xaipipe.explain.dependence.h_statistic_table` of arrays (its keywords before
+    :class:`HStatisticSettings`; ``family=None``: the subsample of ``n_rows`` rows)."""
+    data, figure_class = _class_data(X, feature_names, feature_groups, class_index)
+    settings = HStatisticSettings(
+        seed=random_state,
+        loss="unused",
+        ranking={},
+        output=output,
+        max_batch_rows=max_batch_rows,
+        figure_class=figure_class,
+        top_k=max(len(top), 2),
+        n_rows=n_rows,
+        n_rows_random_forest=n_rows,
+        n_bootstrap=n_bootstrap,
+        max_display=15,
+        family=None,
+    )
+    return _drop_class(h_statistic_table(model, data, settings, top=top))

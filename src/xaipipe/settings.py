@@ -37,15 +37,18 @@ from typing import Any
 
 __all__ = [
     "LARGE_DATA_POLICIES",
+    "AleSettings",
     "BootstrapSettings",
     "CVSettings",
     "CoverageSettings",
+    "HStatisticSettings",
     "LargeDataSettings",
     "LearnerSettings",
     "PdIceSettings",
     "RashomonSettings",
     "RelianceSettings",
     "ShapSettings",
+    "abalone_study_shards",
     "check_family",
     "sample_size_checks",
 ]
@@ -1146,6 +1149,307 @@ class RelianceSettings:
         rows (``large_data.reliance_rows`` where ``n_rows > large_data.min_rows``); None: it does not
         apply."""
         return None if self.large_data is None else self.large_data.rows("reliance", n_rows)
+
+
+def _check_int(key: str, value: Any, minimum: int, *, null: bool = False) -> None:
+    """A config value that must be an integer of at least ``minimum`` (or None where ``null``);
+    else a ``ValueError`` naming ``key`` (the schema's check, repeated for settings built without
+    it, e.g. in a notebook)."""
+    if value is None and null:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(
+            f"config key {key} ({value!r}) must be an integer of at least {minimum}" + (" or null" if null else "")
+        )
+
+
+#: Fields of :class:`AleSettings` / :class:`HStatisticSettings` that are not keys of their section
+#: (``explain.ale``, ``explain.interactions``): the explained output and batch size (``explain.pd``),
+#: the MR ranking, the class of a multiclass model, the seed, the family and the large-data group.
+_DEPENDENCE_BORROWED = ("seed", "loss", "ranking", "output", "max_batch_rows", "figure_class", "family", "large_data")
+
+
+@dataclass(frozen=True)
+class AleSettings:
+    """Settings of the ALE step of one task (``config["explain"]["ale"]`` and the ``explain.pd``
+    pieces it shares with the PD / ICE step): what :func:`xaipipe.explain.dependence.ale_tables`
+    needs besides the model, the data, the MR ranking and the pair.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the large-data subsample's seed.
+    loss : str
+        ``explain.reliance.losses.<task>[0]``: the MR loss that ranks the variables.
+    ranking : mapping
+        ``explain.reliance.ranking`` (``estimator``, ``quantity``).
+    output : {"predict", "proba", "logit", "auto"}
+        The explained output: ``predict`` for regression, ``explain.pd.classification_output``
+        for classification (:meth:`PdIceSettings.output`).
+    max_batch_rows : int
+        ``explain.pd.max_batch_rows``: most rows per model call.
+    figure_class : str, int, bool or None
+        ``explain.figure_class``: a multiclass model's explained class (None: the first).
+    n_bins, pair_bins, centering, figure_features
+        The keys of the ``explain.ale`` section of those names (``config/README.md``): quantile
+        bins of a numeric variable (1-D, per axis of the pair), the centring of the ALE and PD
+        (``ale_plot`` / ``paper``), the variables of the figure (rule ``dependence_figures``).
+    large_data : LargeDataSettings or None
+        The large-data group (section ``large_data``): :meth:`large_data_rows`; None: no policy.
+    """
+
+    seed: int
+    loss: str
+    ranking: Mapping[str, Any]
+    output: str
+    max_batch_rows: int
+    figure_class: Any
+    n_bins: int
+    pair_bins: int
+    centering: str
+    figure_features: int
+    # -- large-data inputs (config section large_data), kept apart from the explain.ale keys --
+    large_data: LargeDataSettings | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> AleSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration (the
+        output, batch size, ranking, seed and large-data group as :meth:`PdIceSettings.from_config`).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`, :meth:`PdIceSettings.from_config`; ``task`` is not a task.
+        """
+        pd_ = PdIceSettings.from_config(config, task)
+        return cls.from_params(
+            config["explain"]["ale"],
+            output=pd_.output(task),
+            max_batch_rows=pd_.max_batch_rows,
+            ranking=pd_.ranking,
+            loss=pd_.loss,
+            figure_class=config["explain"]["figure_class"],
+            seed=pd_.seed,
+            large_data=None if pd_.large_data is None else pd_.large_data.to_params(),
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        ale: Mapping[str, Any],
+        *,
+        output: str,
+        max_batch_rows: int,
+        ranking: Mapping[str, Any],
+        loss: str,
+        figure_class: Any = None,
+        seed: int = 0,
+        large_data: Mapping[str, Any] | None = None,
+    ) -> AleSettings:
+        """The settings from the ``ale`` rule's params, in its script: ``params.ale``
+        (:meth:`to_params`: the ``explain.ale`` section) and the params of those names.
+
+        Raises
+        ------
+        ValueError
+            ``explain.ale.n_bins`` / ``pair_bins`` / ``figure_features`` not a positive integer,
+            ``explain.ale.centering`` not ``ale_plot`` or ``paper``, ``explain.pd.max_batch_rows``
+            not a positive integer (each error names the key).
+        """
+        for key in ("n_bins", "pair_bins", "figure_features"):
+            _check_int(f"explain.ale.{key}", ale[key], 1)
+        if ale["centering"] not in ("ale_plot", "paper"):
+            raise ValueError(
+                f"config key explain.ale.centering ({ale['centering']!r}) must be 'ale_plot' (the ALEPlot "
+                "package's centring) or 'paper' (Apley & Zhu 2020, eq. 16)"
+            )
+        _check_int("explain.pd.max_batch_rows", max_batch_rows, 1)
+        return cls(
+            seed=seed,
+            loss=loss,
+            ranking=dict(ranking),
+            output=output,
+            max_batch_rows=max_batch_rows,
+            figure_class=figure_class,
+            large_data=None if large_data is None else LargeDataSettings.from_params(large_data),
+            **{key: _frozen(value) for key, value in ale.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``ale`` rule's ``params.ale``: the ``explain.ale`` keys in the order of the fields --
+        the section the rule passed before these settings. ``output``, ``max_batch_rows``,
+        ``ranking``, ``loss``, ``figure_class``, ``large_data`` and ``seed`` are params of their own
+        (:meth:`from_params`)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _DEPENDENCE_BORROWED}
+
+    def ranked_features(self, reliance) -> list[str]:
+        """Every variable of a ``model_reliance.csv`` table by decreasing MR (``ranking`` with
+        ``loss``; :func:`xaipipe.explain.summary.top_features` with ``k`` = the table's rows)."""
+        from .explain.summary import top_features
+
+        return top_features(
+            reliance,
+            len(reliance),
+            estimator=self.ranking["estimator"],
+            loss=self.loss,
+            quantity=self.ranking["quantity"],
+        )
+
+    def large_data_rows(self, n_rows: int) -> int | None:
+        """Rows of the ``pd`` column under the large-data policy on a dataset of ``n_rows`` test rows
+        (``large_data.pd_rows`` where ``n_rows > large_data.min_rows``); None: it does not apply."""
+        return None if self.large_data is None else self.large_data.rows("pd", n_rows)
+
+
+@dataclass(frozen=True)
+class HStatisticSettings:
+    """Settings of the H-statistic step of one family on a dataset of one task
+    (``config["explain"]["interactions"]`` and the ``explain.pd`` pieces it shares with the PD / ICE
+    step): what :func:`xaipipe.explain.dependence.h_statistic_table` needs besides the model, the
+    data and the top variables.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the row subsample's and the bootstrap's seed.
+    loss, ranking, output, max_batch_rows, figure_class
+        As :class:`AleSettings`.
+    family : str or None
+        The model family: a forest family (prefix kind ``forest``: random forests, extra trees) is
+        evaluated on ``n_rows_random_forest`` rows (n² evaluations of up to 2 000 deep trees); None:
+        ``n_rows``.
+    top_k, n_rows, n_rows_random_forest, n_bootstrap, max_display
+        The keys of the ``explain.interactions`` section of those names (``config/README.md``):
+        pairs of the top-k variables by MR, rows of the subsample (None: all), the forests' rows,
+        bootstrap resamples of the SE (0: none), bars of the figures.
+    """
+
+    seed: int
+    loss: str
+    ranking: Mapping[str, Any]
+    output: str
+    max_batch_rows: int
+    figure_class: Any
+    top_k: int
+    n_rows: int | None
+    n_rows_random_forest: int | None
+    n_bootstrap: int
+    max_display: int
+    family: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str, family: str) -> HStatisticSettings:
+        """Build and check the settings of ``family`` on a dataset of ``task`` from a
+        schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`, :meth:`PdIceSettings.from_config`; ``family`` not registered
+            (:func:`check_family`); ``task`` not a task.
+        """
+        pd_ = PdIceSettings.from_config(config, task)
+        check_family("explain.interactions (the h_statistic rule's family)", family)
+        return cls.from_params(
+            config["explain"]["interactions"],
+            family=family,
+            output=pd_.output(task),
+            max_batch_rows=pd_.max_batch_rows,
+            ranking=pd_.ranking,
+            loss=pd_.loss,
+            figure_class=config["explain"]["figure_class"],
+            seed=pd_.seed,
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        interactions: Mapping[str, Any],
+        *,
+        family: str | None,
+        output: str,
+        max_batch_rows: int,
+        ranking: Mapping[str, Any],
+        loss: str,
+        figure_class: Any = None,
+        seed: int = 0,
+    ) -> HStatisticSettings:
+        """The settings from the ``h_statistic`` rule's params and its ``family`` wildcard, in its
+        script: ``params.interactions`` (:meth:`to_params`: the ``explain.interactions`` section)
+        and the params of those names (``params.n_rows`` is :attr:`rows`).
+
+        Raises
+        ------
+        ValueError
+            ``explain.interactions.top_k`` below 2, ``n_rows`` / ``n_rows_random_forest`` below 2
+            (null: all rows), ``n_bootstrap`` 1 (one resample has no SE: 0 for none, else at least
+            2), ``max_display`` below 1, ``explain.pd.max_batch_rows`` below 1 (each error names
+            the key).
+        """
+        _check_int("explain.interactions.top_k", interactions["top_k"], 2)
+        for key in ("n_rows", "n_rows_random_forest"):
+            _check_int(f"explain.interactions.{key}", interactions[key], 2, null=True)
+        _check_int("explain.interactions.n_bootstrap", interactions["n_bootstrap"], 0)
+        if interactions["n_bootstrap"] == 1:
+            raise ValueError(
+                "config key explain.interactions.n_bootstrap (1): one bootstrap resample has no standard "
+                "error; use 0 (no SE) or at least 2 (e.g. 50)"
+            )
+        _check_int("explain.interactions.max_display", interactions["max_display"], 1)
+        _check_int("explain.pd.max_batch_rows", max_batch_rows, 1)
+        return cls(
+            seed=seed,
+            loss=loss,
+            ranking=dict(ranking),
+            output=output,
+            max_batch_rows=max_batch_rows,
+            figure_class=figure_class,
+            family=family,
+            **{key: _frozen(value) for key, value in interactions.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``h_statistic`` rule's ``params.interactions``: the ``explain.interactions`` keys in
+        the order of the fields -- the section the rule passed before these settings. ``n_rows``
+        (:attr:`rows`), ``output``, ``max_batch_rows``, ``ranking``, ``loss``, ``seed`` and
+        ``figure_class`` are params of their own; the family is the rule's wildcard."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _DEPENDENCE_BORROWED}
+
+    @property
+    def rows(self) -> int | None:
+        """Rows of the H² subsample of this family: ``n_rows_random_forest`` for a forest family
+        (registry prefix kind ``forest``), else ``n_rows`` (None: every test row)."""
+        if self.family is None:
+            return self.n_rows
+        from .models.families import get_family
+
+        return self.n_rows_random_forest if get_family(self.family).prefix == "forest" else self.n_rows
+
+    def top_features(self, reliance) -> list[str]:
+        """The ``top_k`` variables by MR (``ranking`` with ``loss``) of a ``model_reliance.csv``
+        table (:func:`xaipipe.explain.summary.top_features`)."""
+        from .explain.summary import top_features
+
+        return top_features(
+            reliance, self.top_k, estimator=self.ranking["estimator"], loss=self.loss, quantity=self.ranking["quantity"]
+        )
+
+
+def abalone_study_shards(config: Mapping[str, Any]) -> int:
+    """Jobs the Abalone Table 4.1 CV is split into (rules of ``abalone_study``): config key
+    ``rashomon.abalone_study.n_shards``, at most the grid's fit units (prefix groups:
+    :func:`xaipipe.models.cv.n_fit_units` of ``rashomon.abalone_study.family`` and ``.grid``).
+
+    Raises
+    ------
+    ValueError
+        ``rashomon.abalone_study.family`` is not a registered family (:func:`check_family`).
+    """
+    from .models.cv import n_fit_units
+
+    study = config["rashomon"]["abalone_study"]
+    check_family("rashomon.abalone_study.family", study["family"])
+    return min(study["n_shards"], n_fit_units(study["family"], study["grid"]))
 
 
 def sample_size_checks(

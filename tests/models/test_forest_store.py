@@ -171,8 +171,7 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
 def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
     """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
     PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
-    from tests.keyword_steps import pd_ice_tables_kw
-    from xaipipe.explain.dependence import ale_tables, h_statistic_table
+    from tests.keyword_steps import ale_tables_kw, h_statistic_table_kw, pd_ice_tables_kw
     from xaipipe.explain.shapley import shap_values
     from xaipipe.models.forest_store import LazyTrees, open_forest
 
@@ -217,12 +216,12 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
         pd.testing.assert_frame_equal(got, ref, check_exact=True)
     choice = {"class_index": 2} if task == "multiclass" else {}
     kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}
-    got, ref = ale_tables(lazy, X_new, **kw), ale_tables(est, X_new, **kw)
+    got, ref = ale_tables_kw(lazy, X_new, **kw), ale_tables_kw(est, X_new, **kw)
     for g, r in zip(got[:2], ref[:2]):
         pd.testing.assert_frame_equal(g, r, check_exact=True)
     kw = {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}
     pd.testing.assert_frame_equal(
-        h_statistic_table(lazy, X_new, **kw), h_statistic_table(est, X_new, **kw), check_exact=True
+        h_statistic_table_kw(lazy, X_new, **kw), h_statistic_table_kw(est, X_new, **kw), check_exact=True
     )
 
 
