@@ -17,8 +17,10 @@ from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 from xaipipe.explain.shapley import shap_tables
 from xaipipe.explain.summary import reliance_tables
+from xaipipe.models.fitting import fit_best
 from xaipipe.settings import (
     AleSettings,
+    CVSettings,
     HStatisticSettings,
     LargeDataSettings,
     PdIceSettings,
@@ -323,3 +325,37 @@ def h_statistic_table_kw(
         family=None,
     )
     return _drop_class(h_statistic_table(model, data, settings, top=top))
+
+
+def fit_best_kw(
+    family,
+    task,
+    params,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    test_rows,
+    random_state,
+    options=None,
+    dataset="",
+    n_jobs=1,
+    beta=1.0,
+    forest_store=None,
+):
+    """:func:`xaipipe.models.fitting.fit_best` of arrays (its arguments before :class:`CVSettings`)."""
+    data = SimpleNamespace(
+        X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test, test_rows=test_rows, dataset=dataset
+    )
+    settings = CVSettings(
+        task=task,
+        family=family,
+        grid=None,
+        sample=None,
+        options=options or {},
+        selection="unused",
+        seed=random_state,
+        beta=beta,
+    )
+    return fit_best(data, settings, params, n_jobs=n_jobs, forest_store=forest_store)

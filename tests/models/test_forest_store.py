@@ -147,23 +147,23 @@ def test_bad_stores_are_refused(tmp_path):
 def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
     """The fit rule above large_data.forest_block_rows: the stored model, the test record and the
     test predictions are those of the plain fit_best (fit_time_s apart)."""
-    from xaipipe.models.fitting import fit_best
+    from tests.keyword_steps import fit_best_kw
 
     X, y, X_test = _data(task)
     y_test = y[: len(X_test)]
     args = ("random_forest", _kind(task), {"n_estimators": 13, "max_features": 0.7}, X, y, X_test, y_test)
     kw = {"test_rows": np.arange(len(X_test)), "random_state": 8, "dataset": "d", "n_jobs": 2}
-    model, record, predictions = fit_best(*args, **kw)
+    model, record, predictions = fit_best_kw(*args, **kw)
     assert model.n_jobs == 1
     path = tmp_path / "model.joblib"
-    none, record_b, predictions_b = fit_best(*args, **kw, forest_store=(path, 4))
+    none, record_b, predictions_b = fit_best_kw(*args, **kw, forest_store=(path, 4))
     assert none is None and is_forest_store(path)
     assert _same_forest(load_forest(path), model)
     record.pop("fit_time_s"), record_b.pop("fit_time_s")
     assert pickle.dumps(record_b) == pickle.dumps(record)
     assert predictions_b.equals(predictions) and list(predictions_b.dtypes) == list(predictions.dtypes)
     # a family that cannot be stored in blocks ignores forest_store
-    gb, *_ = fit_best("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
+    gb, *_ = fit_best_kw("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
     assert gb is not None and not (tmp_path / "gb.joblib").exists()
 
 

@@ -54,6 +54,7 @@ cluster of two or more variables ``mr_difference`` of ``grouped_permutation`` (j
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -171,6 +172,7 @@ def correlated_truth_table(
         model_reliance,
     )
     from ..models.fitting import fit_best
+    from ..settings import CVSettings
 
     model = get_dgp(dgp)
     p = model.check_p(p)
@@ -211,19 +213,18 @@ def correlated_truth_table(
             }
         )
 
+    split_data = SimpleNamespace(X_train=X[tr], y_train=y[tr], X_test=X[te], y_test=y[te], test_rows=te, dataset="")
     for family, params in best_params.items():
-        fitted, _, _ = fit_best(
-            family,
-            "regression",
-            dict(params),
-            X[tr],
-            y[tr],
-            X[te],
-            y[te],
-            test_rows=te,
-            random_state=int(random_state),
-            options=(options or {}).get(family),
+        fit_settings = CVSettings(  # the fit rule's settings of the family (grid, search, selection: unused)
+            task="regression",
+            family=family,
+            grid=None,
+            sample=None,
+            options=(options or {}).get(family) or {},
+            selection="rmse",
+            seed=int(random_state),
         )
+        fitted = fit_best(split_data, fit_settings, dict(params)).model
 
         def fhat(A, _m=fitted):
             return np.asarray(_m.predict(A), dtype=np.float64)
