@@ -19,6 +19,7 @@ from xaipipe.settings import (
     HStatisticSettings,
     LargeDataSettings,
     LearnerSettings,
+    LimeSettings,
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
@@ -833,3 +834,47 @@ def test_abalone_study_shards_are_common_smk_s_cap_of_before(config):
     study["family"] = "boosting"
     with pytest.raises(ValueError, match="config key rashomon.abalone_study.family: unknown model family"):
         abalone_study_shards(config)
+
+
+# ----------------------------------------------------------------------------- LimeSettings
+
+
+def test_lime_params_are_the_rules_params_of_before(config):
+    """params.lime is the explain.lime section (repr, key order), params.seed / figure_class the
+    rule's expressions of before; from_params gives the same settings."""
+    config["explain"]["figure_class"] = 2
+    s = LimeSettings.from_config(config)
+    old = {"lime": config["explain"]["lime"], "seed": config["seed"], "figure_class": config["explain"]["figure_class"]}
+    assert repr({"lime": s.to_params(), "seed": s.seed, "figure_class": s.figure_class}) == repr(old)
+    assert LimeSettings.from_params(old["lime"], seed=old["seed"], figure_class=old["figure_class"]) == s
+    assert s.num_samples == config["explain"]["lime"]["num_samples"] and s.family == config["explain"]["lime"]["family"]
+    with pytest.raises(AttributeError):
+        s.n_rows = 3  # frozen
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("num_samples", 5, r"config key explain.lime.num_samples \(5\) must be an integer of at least 10"),
+        ("n_rows", -1, r"config key explain.lime.n_rows \(-1\) must be an integer of at least 0"),
+        ("family", "xgb", r"config key explain.lime.family: unknown model family 'xgb'"),
+    ],
+)
+def test_lime_checks_name_the_config_key(config, key, value, message):
+    config["explain"]["lime"][key] = value
+    with pytest.raises(ValueError, match=message):
+        LimeSettings.from_config(config)
+    if key == "family":  # off: the family is not looked up (the rule is not asked for)
+        config["explain"]["lime"]["enabled"] = False
+        assert LimeSettings.from_config(config).family == "xgb"
+
+
+def test_a_lime_key_is_a_settings_field():
+    """Each key of the schema's explain.lime section is a field of LimeSettings (by name, in order)."""
+    import dataclasses
+
+    from xaipipe.settings import _LIME_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    keys = list(schema["properties"]["explain"]["properties"]["lime"]["properties"])
+    assert [f.name for f in dataclasses.fields(LimeSettings) if f.name not in _LIME_BORROWED] == keys

@@ -44,6 +44,7 @@ __all__ = [
     "HStatisticSettings",
     "LargeDataSettings",
     "LearnerSettings",
+    "LimeSettings",
     "PdIceSettings",
     "RashomonSettings",
     "RelianceSettings",
@@ -1433,6 +1434,83 @@ class HStatisticSettings:
         return top_features(
             reliance, self.top_k, estimator=self.ranking["estimator"], loss=self.loss, quantity=self.ranking["quantity"]
         )
+
+
+#: Fields of :class:`LimeSettings` that are not keys of the ``explain.lime`` section.
+_LIME_BORROWED = ("seed", "figure_class")
+
+
+@dataclass(frozen=True)
+class LimeSettings:
+    """Settings of the LIME step (``config["explain"]["lime"]``, ``seed`` and
+    ``explain.figure_class``): what :func:`xaipipe.explain.lime.lime_tables` needs besides the model,
+    the data and the SHAP values.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the sample of test rows and LIME's neighbourhoods.
+    figure_class : str, int, bool or None
+        ``explain.figure_class``: a multiclass model's explained class (None: the first).
+    enabled, dataset, family, n_rows, num_samples
+        The keys of the ``explain.lime`` section of those names (``config/README.md``): whether the
+        default target asks for it, the dataset and the family it runs on, the test rows explained
+        besides the force-plot rows, LIME's neighbourhood size.
+    """
+
+    seed: int
+    figure_class: Any
+    enabled: bool
+    dataset: str
+    family: str
+    n_rows: int
+    num_samples: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LimeSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`; ``explain.lime.family`` is not a registered family (when
+            ``explain.lime.enabled``).
+        """
+        section = config["explain"]["lime"]
+        if section["enabled"]:
+            check_family("explain.lime.family", section["family"])
+        return cls.from_params(section, seed=config["seed"], figure_class=config["explain"]["figure_class"])
+
+    @classmethod
+    def from_params(cls, lime: Mapping[str, Any], *, seed: int, figure_class: Any = None) -> LimeSettings:
+        """The settings from the ``lime`` rule's params, in its script: ``params.lime``
+        (:meth:`to_params`: the ``explain.lime`` section), ``params.seed``, ``params.figure_class``.
+
+        Raises
+        ------
+        ValueError
+            ``explain.lime.n_rows`` below 0 or ``explain.lime.num_samples`` below 10 (LIME's
+            surrogate needs a neighbourhood), each naming the key.
+        """
+        _check_int("explain.lime.n_rows", lime["n_rows"], 0)
+        _check_int("explain.lime.num_samples", lime["num_samples"], 10)
+        return cls(seed=seed, figure_class=figure_class, **{key: _frozen(value) for key, value in lime.items()})
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``lime`` rule's ``params.lime``: the ``explain.lime`` keys in the order of the fields --
+        the section the rule passed before these settings; ``seed`` and ``figure_class`` are params
+        of their own."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _LIME_BORROWED}
+
+    def rows(self, row_index, named: Mapping[str, int]) -> list[int]:
+        """The positions in ``X_test`` that LIME explains: the force-plot rows ``named`` and
+        ``n_rows`` (at most the rest) of the other rows of ``row_index`` (the SHAP result's rows),
+        drawn without replacement with ``np.random.default_rng(seed)``; sorted."""
+        import numpy as np
+
+        others = np.setdiff1d(row_index, list(named.values()))
+        extra = np.random.default_rng(self.seed).choice(others, size=min(self.n_rows, len(others)), replace=False)
+        return sorted({*named.values(), *map(int, extra)})
 
 
 def abalone_study_shards(config: Mapping[str, Any]) -> int:

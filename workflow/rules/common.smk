@@ -30,6 +30,7 @@ from xaipipe.settings import (
     HStatisticSettings,
     LargeDataSettings,
     LearnerSettings,
+    LimeSettings,
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
@@ -137,6 +138,9 @@ H_STATISTIC_SETTINGS = {
     for _task in PD_ICE_SETTINGS
     for f in ALL_FAMILIES
 }
+
+# the LIME step's settings (xaipipe.settings.LimeSettings, unit-tested); params.lime is its to_params()
+LIME_SETTINGS = LimeSettings.from_config(config)
 
 
 def ale_settings(wildcards):
