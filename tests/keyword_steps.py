@@ -20,6 +20,7 @@ from xaipipe.explain.summary import reliance_tables
 from xaipipe.models.fitting import fit_best
 from xaipipe.settings import (
     AleSettings,
+    CoverageSettings,
     CVSettings,
     HStatisticSettings,
     LargeDataSettings,
@@ -27,6 +28,7 @@ from xaipipe.settings import (
     RelianceSettings,
     ShapSettings,
 )
+from xaipipe.studies.coverage import DEFAULT_NOMINAL, coverage_audit
 
 
 def large_data(*, shap_rows=None, pd_rows=None, reliance_rows=None, shap_trees=None) -> LargeDataSettings | None:
@@ -359,3 +361,41 @@ def fit_best_kw(
         beta=beta,
     )
     return fit_best(data, settings, params, n_jobs=n_jobs, forest_store=forest_store)
+
+
+def coverage_audit_kw(
+    *,
+    dgp="friedman1",
+    n=500,
+    p=10,
+    noise_sd=1.0,
+    n_repetitions=100,
+    test_size=0.2,
+    cv_folds=5,
+    learners=None,
+    learner_config=None,
+    rashomon_config=None,
+    options=None,
+    nominal=DEFAULT_NOMINAL,
+    random_state=0,
+    n_jobs=1,
+):
+    """:func:`xaipipe.studies.coverage.coverage_audit` of keywords (its keywords and defaults before
+    :class:`CoverageSettings`; ``epsilon``, the figure's, unused)."""
+    settings = CoverageSettings(
+        dgp=dgp,
+        n=n,
+        p=p,
+        noise_sd=noise_sd,
+        n_repetitions=n_repetitions,
+        test_size=test_size,
+        cv_folds=cv_folds,
+        learners=learners,
+        learner_config=learner_config,
+        rashomon_config=rashomon_config,
+        options=options,
+        nominal=nominal,
+        random_state=random_state,
+        epsilon=None,
+    )
+    return coverage_audit(settings, n_jobs=n_jobs)

@@ -326,6 +326,9 @@ def test_coverage_params_are_the_rules_params_of_before(config):
     assert s.rashomon_config is False and s.learner_config["n_refits"] == 4
     assert repr(s.to_params()) == repr(_old_coverage_params(config))
     assert "coverage_audit" in CoverageSettings.to_params.__doc__ and s.to_params()["random_state"] == config["seed"]
+    # the script's settings from the rule's params: the parse-time ones (the figure's epsilon apart)
+    assert CoverageSettings.from_params(s.to_params(), epsilon=s.epsilon) == s
+    assert CoverageSettings.from_params(s.to_params()).epsilon is None
 
 
 def test_coverage_checks_name_the_config_key(config):

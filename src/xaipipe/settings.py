@@ -512,8 +512,8 @@ class BootstrapSettings:
 @dataclass(frozen=True)
 class CoverageSettings:
     """Settings of the coverage audit (``config["coverage"]``, with the pipeline's learner design
-    and ε rule where it leaves them null): the keyword arguments of
-    :func:`xaipipe.studies.coverage.coverage_audit` and the ε of its figure.
+    and ε rule where it leaves them null): what :func:`xaipipe.studies.coverage.coverage_audit`
+    takes (its fields but ``epsilon``) and the ε of its figure.
 
     Attributes
     ----------
@@ -533,8 +533,9 @@ class CoverageSettings:
         ``estimator_options``.
     random_state : int
         ``seed``.
-    epsilon : float
-        ``coverage.mcr.epsilon`` (``rashomon.epsilon`` where null): the ε of the coverage figure.
+    epsilon : float or None
+        ``coverage.mcr.epsilon`` (``rashomon.epsilon`` where null): the ε of the coverage figure
+        (None in the audit's script, which does not use it).
     """
 
     dgp: str
@@ -601,9 +602,17 @@ class CoverageSettings:
             epsilon=epsilon,
         )
 
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], epsilon: float | None = None) -> CoverageSettings:
+        """The settings back from :meth:`to_params` (the ``coverage_audit`` rule's
+        ``params.coverage``, in its script); ``epsilon`` (the figure's, not the audit's): the
+        ``coverage_figure`` rule's ``params.epsilon``, None where unused."""
+        return cls(**params, epsilon=epsilon)
+
     def to_params(self) -> dict[str, Any]:
-        """The ``coverage_audit`` rule's ``params.coverage``: the keyword arguments of
-        :func:`~xaipipe.studies.coverage.coverage_audit` (every field but ``epsilon``, in order)."""
+        """The ``coverage_audit`` rule's ``params.coverage``: every field but ``epsilon``, in order
+        (the keyword arguments :func:`~xaipipe.studies.coverage.coverage_audit` took before these
+        settings: the params of before)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "epsilon"}
 
 
