@@ -20,6 +20,7 @@ from xaipipe.explain.summary import reliance_tables
 from xaipipe.models.fitting import fit_best
 from xaipipe.settings import (
     AleSettings,
+    CorrelatedSettings,
     CoverageSettings,
     CVSettings,
     HStatisticSettings,
@@ -28,6 +29,7 @@ from xaipipe.settings import (
     RelianceSettings,
     ShapSettings,
 )
+from xaipipe.studies.correlated import correlated_truth_table
 from xaipipe.studies.coverage import DEFAULT_NOMINAL, coverage_audit
 
 
@@ -399,3 +401,46 @@ def coverage_audit_kw(
         epsilon=None,
     )
     return coverage_audit(settings, n_jobs=n_jobs)
+
+
+def correlated_truth_table_kw(
+    dgp,
+    *,
+    dataset,
+    best_params,
+    n=2000,
+    p=10,
+    noise_sd=1.0,
+    coupling_sd=0.1,
+    test_size=0.2,
+    n_folds=5,
+    n_repeats=20,
+    max_depth=5,
+    min_samples_leaf=0.02,
+    correlation_threshold=0.9,
+    linkage="single",
+    n_mc=20_000,
+    options=None,
+    random_state=0,
+):
+    """:func:`xaipipe.studies.correlated.correlated_truth_table` of keywords (its keywords and
+    defaults before :class:`CorrelatedSettings`)."""
+    settings = CorrelatedSettings(
+        seed=random_state,
+        n_repeats=n_repeats,
+        dependent={
+            "max_depth": max_depth,
+            "min_samples_leaf": min_samples_leaf,
+            "correlation_threshold": correlation_threshold,
+            "linkage": linkage,
+        },
+        split={"test_size": test_size, "cv_folds": n_folds},
+        options=options or {},
+        enabled=True,
+        families=tuple(best_params),
+        n=n,
+        coupling_sd=coupling_sd,
+        n_mc=n_mc,
+    )
+    simulation = {"dgp": dgp, "p": p, "noise_sd": noise_sd}
+    return correlated_truth_table(simulation, settings, dataset=dataset, best_params=best_params)

@@ -14,6 +14,7 @@ from xaipipe.settings import (
     LARGE_DATA_POLICIES,
     AleSettings,
     BootstrapSettings,
+    CorrelatedSettings,
     CoverageSettings,
     CVSettings,
     HStatisticSettings,
@@ -881,3 +882,60 @@ def test_a_lime_key_is_a_settings_field():
     schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     keys = list(schema["properties"]["explain"]["properties"]["lime"]["properties"])
     assert [f.name for f in dataclasses.fields(LimeSettings) if f.name not in _LIME_BORROWED] == keys
+
+
+# ----------------------------------------------------------------------------- CorrelatedSettings
+
+
+def _old_correlated_options(config):
+    """The simulation_truth rule's params.correlated_options before CorrelatedSettings (simulation.smk)."""
+    correlated = config["simulation_truth"]["correlated"]
+    return {
+        **{k: v for k, v in correlated.items() if k not in ("enabled", "families")},
+        "reliance": {
+            "n_repeats": config["explain"]["reliance"]["n_repeats"],
+            **config["explain"]["reliance"]["dependent"],
+        },
+        "split": config["split"],
+        "options": config["estimator_options"],
+    }
+
+
+def test_correlated_params_are_the_rules_params_of_before(config):
+    config["explain"]["reliance"]["dependent"]["estimators"] = ["conditional_permutation"]
+    config["estimator_options"]["ridge"] = {"solver": "svd"}
+    s = CorrelatedSettings.from_config(config)
+    assert repr(s.to_params()) == repr(_old_correlated_options(config))
+    assert s.families == tuple(config["simulation_truth"]["correlated"]["families"]) and s.enabled is True
+    back = CorrelatedSettings.from_params(s.to_params(), seed=config["seed"], families=s.families)
+    assert back == s and s.seed == config["seed"] and s.dependent["linkage"] == "single"
+    assert s.split["cv_folds"] == config["split"]["cv_folds"] and s.options["ridge"] == {"solver": "svd"}
+    with pytest.raises(AttributeError):
+        s.n = 5  # frozen
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("families", ["logistic_regression"], "simulation_truth.correlated.families: .* does not support regression"),
+        ("families", ["lasso_regression"], "simulation_truth.correlated.families: unknown model family"),
+        ("n", 10, r"config key simulation_truth.correlated.n \(10\) must be an integer of at least 20"),
+        ("n_mc", 50, r"config key simulation_truth.correlated.n_mc \(50\) must be an integer of at least 100"),
+        ("coupling_sd", 0.0, r"config key simulation_truth.correlated.coupling_sd \(0.0\) must be a positive"),
+    ],
+)
+def test_correlated_checks_name_the_config_key(config, key, value, message):
+    config["simulation_truth"]["correlated"][key] = value
+    with pytest.raises(ValueError, match=message):
+        CorrelatedSettings.from_config(config)
+
+
+def test_a_correlated_key_is_a_settings_field():
+    """Each key of the schema's simulation_truth.correlated section is a field of CorrelatedSettings."""
+    import dataclasses
+
+    from xaipipe.settings import _CORRELATED_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    keys = list(schema["properties"]["simulation_truth"]["properties"]["correlated"]["properties"])
+    assert [f.name for f in dataclasses.fields(CorrelatedSettings) if f.name not in _CORRELATED_BORROWED] == keys

@@ -40,6 +40,7 @@ __all__ = [
     "AleSettings",
     "BootstrapSettings",
     "CVSettings",
+    "CorrelatedSettings",
     "CoverageSettings",
     "HStatisticSettings",
     "LargeDataSettings",
@@ -1520,6 +1521,127 @@ class LimeSettings:
         others = np.setdiff1d(row_index, list(named.values()))
         extra = np.random.default_rng(self.seed).choice(others, size=min(self.n_rows, len(others)), replace=False)
         return sorted({*named.values(), *map(int, extra)})
+
+
+#: Fields of :class:`CorrelatedSettings` that are not keys of ``simulation_truth.correlated``.
+_CORRELATED_BORROWED = ("seed", "n_repeats", "dependent", "split", "options")
+#: Keys of ``simulation_truth.correlated`` that choose the jobs, not the step's computation (not in
+#: the rule's ``params.correlated_options``).
+_CORRELATED_JOB_KEYS = ("enabled", "families")
+
+
+@dataclass(frozen=True)
+class CorrelatedSettings:
+    """Settings of the correlated variants of the simulated datasets (``simulation_truth.correlated``
+    with the dependent-MR estimators' settings, the split and the estimator options): what
+    :func:`xaipipe.studies.correlated.correlated_truth_table` needs besides the DGP and the refitted
+    families' configurations.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the draw, the split, the fits, the permutations and the Monte Carlo.
+    n_repeats : int
+        ``explain.reliance.n_repeats``: permutations per variable.
+    dependent : mapping
+        ``explain.reliance.dependent`` (``estimators``, ``max_depth``, ``min_samples_leaf``,
+        ``correlation_threshold``, ``linkage``): the conditional and grouped MR estimators.
+    split : mapping
+        The ``split`` section: ``test_size`` and ``cv_folds`` split the variant as the pipeline
+        splits a dataset.
+    options : mapping
+        ``estimator_options`` (family -> keyword arguments).
+    enabled, families, n, coupling_sd, n_mc
+        The keys of ``simulation_truth.correlated`` of those names (``config/README.md``): whether
+        the variants run, the families refitted on them, rows of a variant, :math:`\\tau` of
+        :math:`x_2 = x_1 + N(0, \\tau^2)`, Monte-Carlo rows of each truth.
+    """
+
+    seed: int
+    n_repeats: int
+    dependent: Mapping[str, Any]
+    split: Mapping[str, Any]
+    options: Mapping[str, Any]
+    enabled: bool
+    families: tuple[str, ...]
+    n: int
+    coupling_sd: float
+    n_mc: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> CorrelatedSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            A family of ``simulation_truth.correlated.families`` is not a registered regression
+            family (:func:`check_family`); as :meth:`from_params`.
+        """
+        section = config["simulation_truth"]["correlated"]
+        for family in section["families"]:
+            check_family("simulation_truth.correlated.families", family, "regression")
+        reliance = config["explain"]["reliance"]
+        params = {
+            **{k: v for k, v in section.items() if k not in _CORRELATED_JOB_KEYS},
+            "reliance": {"n_repeats": reliance["n_repeats"], **reliance["dependent"]},
+            "split": config["split"],
+            "options": config["estimator_options"],
+        }
+        return cls.from_params(params, seed=config["seed"], enabled=section["enabled"], families=section["families"])
+
+    @classmethod
+    def from_params(
+        cls, params: Mapping[str, Any], *, seed: int, enabled: bool = True, families: Any = ()
+    ) -> CorrelatedSettings:
+        """The settings from the ``simulation_truth`` rule's ``params.correlated_options``
+        (:meth:`to_params`) and ``params.seed``, in its script; ``enabled`` and ``families`` choose
+        the jobs (the rule's ``params.correlated``, the families' best configurations).
+
+        Raises
+        ------
+        ValueError
+            ``simulation_truth.correlated.n`` below 20, ``n_mc`` below 100 or ``coupling_sd`` not
+            positive (each naming the key).
+        """
+        p = dict(params)
+        reliance = dict(p.pop("reliance"))
+        n_repeats = reliance.pop("n_repeats")
+        _check_int("simulation_truth.correlated.n", p["n"], 20)
+        _check_int("simulation_truth.correlated.n_mc", p["n_mc"], 100)
+        tau = p["coupling_sd"]
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau > 0:
+            raise ValueError(
+                f"config key simulation_truth.correlated.coupling_sd ({tau!r}) must be a positive number "
+                "(the sd of x2 - x1; e.g. 0.1)"
+            )
+        return cls(
+            seed=seed,
+            n_repeats=n_repeats,
+            dependent=reliance,
+            split=dict(p.pop("split")),
+            options=dict(p.pop("options")),
+            enabled=enabled,
+            families=tuple(families),
+            **{key: _frozen(value) for key, value in p.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``simulation_truth`` rule's ``params.correlated_options``: the
+        ``simulation_truth.correlated`` keys but ``enabled`` and ``families``, then ``reliance``
+        (``n_repeats`` and ``explain.reliance.dependent``), ``split`` and ``options`` -- the dict the
+        rule passed before these settings."""
+        section = {
+            f.name: _plain(getattr(self, f.name))
+            for f in fields(self)
+            if f.name not in _CORRELATED_BORROWED + _CORRELATED_JOB_KEYS
+        }
+        return {
+            **section,
+            "reliance": {"n_repeats": self.n_repeats, **self.dependent},
+            "split": dict(self.split),
+            "options": dict(self.options),
+        }
 
 
 def abalone_study_shards(config: Mapping[str, Any]) -> int:

@@ -25,6 +25,7 @@ from xaipipe.schema import validate_config
 from xaipipe.settings import (
     AleSettings,
     BootstrapSettings,
+    CorrelatedSettings,
     CoverageSettings,
     CVSettings,
     HStatisticSettings,
