@@ -18,11 +18,14 @@ and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` rea
 (the large-data policies of section ``large_data``: which apply to a dataset of ``n`` test rows, and
 the rows they use), :class:`ShapSettings` (rule ``shap``; ``shap_figures`` asks it which families
 have interaction values), :class:`PdIceSettings` (rule ``pd_ice``), :class:`RelianceSettings` (rule
-``model_reliance``).
+``model_reliance``), :class:`AleSettings` (rule ``ale``), :class:`HStatisticSettings` (rule
+``h_statistic``), :class:`LimeSettings` (rule ``lime``), :class:`CorrelatedSettings` (rule
+``simulation_truth``: the correlated variants). The ``fit`` rule's :func:`xaipipe.models.fitting.fit_best`
+takes the family's :class:`CVSettings`; :func:`abalone_study_shards` is the Table 4.1 CV's job count.
 :func:`check_family` is the registry check of a config key naming a model family;
 :func:`sample_size_checks` the ``split`` rule's checks of a dataset's sample size.
 
-Why one module of this size (~1 200 lines, most of them docstrings): it is the one place where a
+Why one module of this size (~1 700 lines, most of them docstrings): it is the one place where a
 config key becomes a step's setting -- a user looking for what a key does, or a developer adding
 one, reads one file; the classes share the helpers (``_frozen``, ``_plain``, ``_check_task``,
 :func:`check_family`) and the large-data group, and import nothing heavy at module level (the
