@@ -1,9 +1,10 @@
-"""The explain steps called with arrays and keywords, as before their settings objects.
+"""The rule entries called with arrays and keywords, as before their settings objects.
 
 The rule entries take ``(model, data, settings, ...)`` (``data``: :class:`PreparedData` or any object
-with its attributes; ``settings``: :mod:`xaipipe.settings`). The tests explain small arrays; these
-helpers build the data object and the settings from the keywords the entries took before, so that a
-test reads as it did and checks the entry itself (no step logic here).
+with its attributes; ``settings``: :mod:`xaipipe.settings`): the explain steps (SHAP, PD / ICE, MR,
+ALE, H²), the refit (``fit_best``), the coverage audit and the correlated variant's truth table. The
+tests use small arrays; these helpers build the data object and the settings from the keywords the
+entries took before, so that a test reads as it did and checks the entry itself (no step logic here).
 """
 
 from __future__ import annotations
