@@ -15,10 +15,10 @@ entry point                      rule                    what
 ``shap_interaction_tables``      ``shap_interaction``    SHAP interaction values' summaries
 ``dependent_reliance_rows``      ``model_reliance``      MR under dependent features
 ``learner_tables``               ``learner``             learner-level PD / MR over refits
-``lime_tables``                  ``lime``                LIME beside the SHAP values of some rows
 ===============================  ======================  ==========================================
 
-The ``shap_check`` rule calls :mod:`xaipipe.explain.shap_check` directly.
+The ``lime`` and ``shap_check`` rules call :func:`xaipipe.explain.lime.lime_tables` and
+:mod:`xaipipe.explain.shap_check` directly (a front door holds at most ten entry points).
 """
 
 from .._lazy import attach
@@ -35,7 +35,6 @@ ENTRY_POINTS = {
     "shap_interaction_tables": "dependence",
     "dependent_reliance_rows": "dependence",
     "learner_tables": "learner",
-    "lime_tables": "lime",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)
