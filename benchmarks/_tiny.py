@@ -129,6 +129,7 @@ def standin_results(
     from xaipipe.io import write_csv, write_joblib, write_json
     from xaipipe.models.fitting import fit_best
     from xaipipe.paths import result_path
+    from xaipipe.settings import CVSettings
 
     root = Path(root)
     cfg = load_config()
@@ -141,19 +142,17 @@ def standin_results(
         write_json(files["split"], split)
         data = load_prepared(files["prepared"], files["prepared_info"], files["split"])
         for family, params in families.get(task, {}).items():
-            model, _, _ = fit_best(
-                family,
-                task,
-                dict(params),
-                data.X_train,
-                data.y_train,
-                data.X_test,
-                data.y_test,
-                test_rows=data.test_rows,
-                random_state=int(cfg["seed"]),
+            settings = CVSettings(  # the fit rule's (no grid: the families' own hyperparameters)
+                task=task,
+                family=family,
+                grid=None,
+                sample=None,
                 options=cfg["estimator_options"].get(family, {}),
-                dataset=name,
+                selection=cfg["selection"][task],
+                seed=int(cfg["seed"]),
+                beta=cfg["metrics"]["beta"] if task == "classification" else 1.0,
             )
+            model = fit_best(data, settings, dict(params)).model
             write_joblib(result_path("model", str(root), dataset=name, family=family), model)
     return root
 

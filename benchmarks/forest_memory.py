@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -71,6 +72,7 @@ def _step(args) -> dict:
     from xaipipe.models.fitting import fit_best, fit_group
     from xaipipe.models.forest_blocks import forest_block_prefix_predictions
     from xaipipe.models.prefix import prefix_predictions
+    from xaipipe.settings import CVSettings
 
     X_train, y_train, X_test, y_test, train, valid = _data(args.n)
     work = Path(args.work)
@@ -87,16 +89,18 @@ def _step(args) -> dict:
             out = forest_block_prefix_predictions(forest, Xf, yf, Xv, ks, args.block)[0]
         np.save(work / f"cv_{path}.npy", out)
     elif step == "fit":
-        kw = {"test_rows": np.arange(len(y_test)), "random_state": SEED}
+        data = SimpleNamespace(
+            X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test, test_rows=np.arange(len(y_test)), dataset=""
+        )
+        settings = CVSettings(
+            task="regression", family="random_forest", grid=None, sample=None, options={}, selection="rmse", seed=SEED
+        )
         params = {"n_estimators": args.trees}
         if path == "whole":
-            model, _, pred = fit_best("random_forest", "regression", params, X_train, y_train, X_test, y_test, **kw)
+            model, _, pred = fit_best(data, settings, params)
             write_joblib(work / "whole.joblib", model)
         else:
-            store = (work / "blocks.joblib", args.block)
-            _, _, pred = fit_best(
-                "random_forest", "regression", params, X_train, y_train, X_test, y_test, **kw, forest_store=store
-            )
+            _, _, pred = fit_best(data, settings, params, forest_store=(work / "blocks.joblib", args.block))
         np.save(work / f"fit_{path}.npy", pred["y_pred"].to_numpy())
     elif step == "predict":
         model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")

@@ -38,15 +38,13 @@ from xaipipe.explain.dependence import (
     h_statistic_table,
     shap_interaction_tables,
 )
-from xaipipe.explain.summary import top_features
 from xaipipe.io import read_joblib
-from xaipipe.models.families import get_family
 from xaipipe.plots.ale import ale_figures
 from xaipipe.plots.interactions import h_statistic_figures, plot_shap_interaction_matrix, plot_shap_interaction_summary
 from xaipipe.plots.multiplicity import plot_multiplicity
 from xaipipe.plots.style import figure_style
 from xaipipe.rashomon.multiplicity import multiplicity_tables
-from xaipipe.settings import RelianceSettings
+from xaipipe.settings import AleSettings, HStatisticSettings, RelianceSettings
 
 
 def cpu(fn):
@@ -64,15 +62,13 @@ def _close(figs):
 
 
 def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
-    rel_cfg, ale_cfg, h_cfg = (config["explain"][k] for k in ("reliance", "ale", "interactions"))
+    ale_cfg = config["explain"]["ale"]
     rows = []
     for d in datasets:
         data = load_prepared(
             results / f"data/{d}/prepared.csv", results / f"data/{d}/prepared.json", results / f"data/{d}/split.json"
         )
         clf = data.task == "classification"
-        losses = rel_cfg["losses"][data.task]
-        output = "proba" if clf else "predict"
         for model_path in sorted((results / f"models/{d}/fitted").glob("*.joblib")):
             family = model_path.stem
             model = read_joblib(model_path)
@@ -83,29 +79,14 @@ def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
                 lambda: dependent_reliance_rows(model, data, settings, family=family, columns=list(marginal.columns))
             )
             rows.append({"dataset": d, "family": family, "part": "dependent_mr", "cpu_s": s})
-            rank = rel_cfg["ranking"]
-            ranking = top_features(
-                marginal, len(marginal), estimator=rank["estimator"], loss=losses[0], quantity=rank["quantity"]
-            )
+            ale_settings = AleSettings.from_config(config, data.task)  # the ale rule's settings
+            ranking = ale_settings.ranked_features(marginal)
             pairs = pd.read_csv(results / f"explain/{d}/{family}/pd_2d.csv")
             pair = tuple(pairs[["feature_1", "feature_2"]].iloc[0]) if len(pairs) else None
-            s, (ale, ale_2d, _) = cpu(
-                lambda: ale_tables(
-                    model, data.X_test, feature_names=data.features, feature_groups=data.feature_groups,
-                    ranking=ranking, pair=pair, output=output, n_bins=ale_cfg["n_bins"],
-                    pair_bins=ale_cfg["pair_bins"], centering=ale_cfg["centering"],
-                )
-            )  # fmt: skip
+            s, (ale, ale_2d, _) = cpu(lambda: ale_tables(model, data, ale_settings, ranking=ranking, pair=pair))
             rows.append({"dataset": d, "family": family, "part": "ale", "cpu_s": s})
-            forest = get_family(family).prefix == "forest"
-            s, h = cpu(
-                lambda: h_statistic_table(
-                    model, data.X_test, feature_names=data.features, feature_groups=data.feature_groups,
-                    top=ranking[: h_cfg["top_k"]], output=output,
-                    n_rows=h_cfg["n_rows_random_forest"] if forest else h_cfg["n_rows"],
-                    n_bootstrap=h_cfg["n_bootstrap"], random_state=config["seed"],
-                )
-            )  # fmt: skip
+            h_settings = HStatisticSettings.from_config(config, data.task, family)  # the h_statistic rule's
+            s, h = cpu(lambda: h_statistic_table(model, data, h_settings, top=ranking[: h_settings.top_k]))
             rows.append({"dataset": d, "family": family, "part": "h_statistic", "cpu_s": s})
             with figure_style():
                 s, _ = cpu(

@@ -1,9 +1,10 @@
-"""The explain steps called with arrays and keywords, as before their settings objects.
+"""The rule entries called with arrays and keywords, as before their settings objects.
 
 The rule entries take ``(model, data, settings, ...)`` (``data``: :class:`PreparedData` or any object
-with its attributes; ``settings``: :mod:`xaipipe.settings`). The tests explain small arrays; these
-helpers build the data object and the settings from the keywords the entries took before, so that a
-test reads as it did and checks the entry itself (no step logic here).
+with its attributes; ``settings``: :mod:`xaipipe.settings`): the explain steps (SHAP, PD / ICE, MR,
+ALE, H²), the refit (``fit_best``), the coverage audit and the correlated variant's truth table. The
+tests use small arrays; these helpers build the data object and the settings from the keywords the
+entries took before, so that a test reads as it did and checks the entry itself (no step logic here).
 """
 
 from __future__ import annotations
@@ -12,11 +13,25 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS, dependent_reliance_rows
+from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS, ale_tables, dependent_reliance_rows, h_statistic_table
 from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 from xaipipe.explain.shapley import shap_tables
 from xaipipe.explain.summary import reliance_tables
-from xaipipe.settings import LargeDataSettings, PdIceSettings, RelianceSettings, ShapSettings
+from xaipipe.models.fitting import fit_best
+from xaipipe.settings import (
+    AleSettings,
+    CorrelatedSettings,
+    CoverageSettings,
+    CVSettings,
+    HStatisticSettings,
+    LargeDataSettings,
+    PdIceSettings,
+    RelianceSettings,
+    ShapSettings,
+)
+from xaipipe.studies.correlated import correlated_truth_table
+from xaipipe.studies.coverage import DEFAULT_NOMINAL, coverage_audit
 
 
 def large_data(*, shap_rows=None, pd_rows=None, reliance_rows=None, shap_trees=None) -> LargeDataSettings | None:
@@ -229,3 +244,204 @@ def dependent_reliance_rows_kw(
         dependent=dependent,
     )
     return dependent_reliance_rows(model, data, settings, family=family, columns=columns, n_jobs=n_jobs)
+
+
+def _class_data(X, feature_names, feature_groups, class_index):
+    """The data object of the ALE / H-statistic entries: a classifier's class ``class_index`` other
+    than the binary default 1 is a multiclass dataset's ``explain.figure_class`` (labels ``"0"``,
+    ``"1"``, ...); returns ``(data, figure_class)``."""
+    classes = None if class_index == 1 else [str(k) for k in range(max(class_index + 1, 3))]
+    data = SimpleNamespace(X_test=X, features=list(feature_names), feature_groups=feature_groups, classes=classes)
+    return data, None if classes is None else str(class_index)
+
+
+def _drop_class(frame):
+    """A table without the ``class`` column the entries add for a multiclass dataset (the keyword
+    entries of before left it to the script)."""
+    return frame.drop(columns="class") if "class" in frame.columns else frame
+
+
+def ale_tables_kw(
+    model,
+    X,
+    *,
+    feature_names,
+    feature_groups=None,
+    ranking=(),
+    pair=None,
+    output="auto",
+    class_index=1,
+    n_bins=20,
+    pair_bins=10,
+    centering="ale_plot",
+    max_batch_rows=DEFAULT_MAX_BATCH_ROWS,
+    large_data_rows=None,
+    random_state=0,
+):
+    """:func:`xaipipe.explain.dependence.ale_tables` of arrays (its keywords before :class:`AleSettings`):
+    ``(ale, ale_2d, skipped)`` as it returned them."""
+    data, figure_class = _class_data(X, feature_names, feature_groups, class_index)
+    settings = AleSettings(
+        seed=random_state,
+        loss="unused",
+        ranking={},
+        output=output,
+        max_batch_rows=max_batch_rows,
+        figure_class=figure_class,
+        n_bins=n_bins,
+        pair_bins=pair_bins,
+        centering=centering,
+        figure_features=4,
+        large_data=large_data(pd_rows=large_data_rows),
+    )
+    out = ale_tables(model, data, settings, ranking=ranking, pair=pair)
+    return _drop_class(out.ale), _drop_class(out.ale_2d), out.skipped
+
+
+def h_statistic_table_kw(
+    model,
+    X,
+    *,
+    feature_names,
+    feature_groups=None,
+    top=(),
+    output="auto",
+    class_index=1,
+    n_rows=300,
+    n_bootstrap=50,
+    random_state=0,
+    max_batch_rows=DEFAULT_MAX_BATCH_ROWS,
+):
+    """:func:`xaipipe.explain.dependence.h_statistic_table` of arrays (its keywords before
+    :class:`HStatisticSettings`; ``family=None``: the subsample of ``n_rows`` rows)."""
+    data, figure_class = _class_data(X, feature_names, feature_groups, class_index)
+    settings = HStatisticSettings(
+        seed=random_state,
+        loss="unused",
+        ranking={},
+        output=output,
+        max_batch_rows=max_batch_rows,
+        figure_class=figure_class,
+        top_k=max(len(top), 2),
+        n_rows=n_rows,
+        n_rows_random_forest=n_rows,
+        n_bootstrap=n_bootstrap,
+        max_display=15,
+        family=None,
+    )
+    return _drop_class(h_statistic_table(model, data, settings, top=top))
+
+
+def fit_best_kw(
+    family,
+    task,
+    params,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    test_rows,
+    random_state,
+    options=None,
+    dataset="",
+    n_jobs=1,
+    beta=1.0,
+    forest_store=None,
+):
+    """:func:`xaipipe.models.fitting.fit_best` of arrays (its arguments before :class:`CVSettings`)."""
+    data = SimpleNamespace(
+        X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test, test_rows=test_rows, dataset=dataset
+    )
+    settings = CVSettings(
+        task=task,
+        family=family,
+        grid=None,
+        sample=None,
+        options=options or {},
+        selection="unused",
+        seed=random_state,
+        beta=beta,
+    )
+    return fit_best(data, settings, params, n_jobs=n_jobs, forest_store=forest_store)
+
+
+def coverage_audit_kw(
+    *,
+    dgp="friedman1",
+    n=500,
+    p=10,
+    noise_sd=1.0,
+    n_repetitions=100,
+    test_size=0.2,
+    cv_folds=5,
+    learners=None,
+    learner_config=None,
+    rashomon_config=None,
+    options=None,
+    nominal=DEFAULT_NOMINAL,
+    random_state=0,
+    n_jobs=1,
+):
+    """:func:`xaipipe.studies.coverage.coverage_audit` of keywords (its keywords and defaults before
+    :class:`CoverageSettings`; ``epsilon``, the figure's, unused)."""
+    settings = CoverageSettings(
+        dgp=dgp,
+        n=n,
+        p=p,
+        noise_sd=noise_sd,
+        n_repetitions=n_repetitions,
+        test_size=test_size,
+        cv_folds=cv_folds,
+        learners=learners,
+        learner_config=learner_config,
+        rashomon_config=rashomon_config,
+        options=options,
+        nominal=nominal,
+        random_state=random_state,
+        epsilon=None,
+    )
+    return coverage_audit(settings, n_jobs=n_jobs)
+
+
+def correlated_truth_table_kw(
+    dgp,
+    *,
+    dataset,
+    best_params,
+    n=2000,
+    p=10,
+    noise_sd=1.0,
+    coupling_sd=0.1,
+    test_size=0.2,
+    n_folds=5,
+    n_repeats=20,
+    max_depth=5,
+    min_samples_leaf=0.02,
+    correlation_threshold=0.9,
+    linkage="single",
+    n_mc=20_000,
+    options=None,
+    random_state=0,
+):
+    """:func:`xaipipe.studies.correlated.correlated_truth_table` of keywords (its keywords and
+    defaults before :class:`CorrelatedSettings`)."""
+    settings = CorrelatedSettings(
+        seed=random_state,
+        n_repeats=n_repeats,
+        dependent={
+            "max_depth": max_depth,
+            "min_samples_leaf": min_samples_leaf,
+            "correlation_threshold": correlation_threshold,
+            "linkage": linkage,
+        },
+        split={"test_size": test_size, "cv_folds": n_folds},
+        options=options or {},
+        enabled=True,
+        families=tuple(best_params),
+        n=n,
+        coupling_sd=coupling_sd,
+        n_mc=n_mc,
+    )
+    simulation = {"dgp": dgp, "p": p, "noise_sd": noise_sd}
+    return correlated_truth_table(simulation, settings, dataset=dataset, best_params=best_params)

@@ -12,15 +12,20 @@ import yaml
 from xaipipe.schema import validate_config
 from xaipipe.settings import (
     LARGE_DATA_POLICIES,
+    AleSettings,
     BootstrapSettings,
+    CorrelatedSettings,
     CoverageSettings,
     CVSettings,
+    HStatisticSettings,
     LargeDataSettings,
     LearnerSettings,
+    LimeSettings,
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
     ShapSettings,
+    abalone_study_shards,
     check_family,
     sample_size_checks,
 )
@@ -322,6 +327,9 @@ def test_coverage_params_are_the_rules_params_of_before(config):
     assert s.rashomon_config is False and s.learner_config["n_refits"] == 4
     assert repr(s.to_params()) == repr(_old_coverage_params(config))
     assert "coverage_audit" in CoverageSettings.to_params.__doc__ and s.to_params()["random_state"] == config["seed"]
+    # the script's settings from the rule's params: the parse-time ones (the figure's epsilon apart)
+    assert CoverageSettings.from_params(s.to_params(), epsilon=s.epsilon) == s
+    assert CoverageSettings.from_params(s.to_params()).epsilon is None
 
 
 def test_coverage_checks_name_the_config_key(config):
@@ -682,3 +690,252 @@ def test_cv_shards_are_at_most_the_fit_units(config):
         assert units >= 2
         assert s.shards(0) == s.shards(1) == 1
         assert s.shards(2) == 2 and s.shards(units + 5) == units
+
+
+# ----------------------------------------------------------------------------- AleSettings, HStatisticSettings
+
+
+def _old_dependence_params(config, task):
+    """The params the ale and h_statistic rules shared before their settings (dependence.smk)."""
+    return {
+        "output": "predict" if task == "regression" else config["explain"]["pd"]["classification_output"],
+        "max_batch_rows": config["explain"]["pd"]["max_batch_rows"],
+        "ranking": config["explain"]["reliance"]["ranking"],
+        "loss": config["explain"]["reliance"]["losses"][task][0],
+        "figure_class": config["explain"]["figure_class"],
+        "seed": config["seed"],
+    }
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_ale_params_are_the_rules_params_of_before(config, task):
+    """params.ale is the explain.ale section (repr and key order) and the other params of the ale
+    rule are the expressions it had; the script's settings from them are the parse-time ones."""
+    config["explain"]["pd"]["classification_output"] = "logit"  # not the default: the task decides
+    config["explain"]["figure_class"] = "b"
+    s = AleSettings.from_config(config, task)
+    assert repr(s.to_params()) == repr(config["explain"]["ale"])
+    old = _old_dependence_params(config, task)
+    new = {key: getattr(s, key) for key in old}
+    assert repr(new) == repr(old)
+    assert LargeDataSettings.from_config(config).to_params() == s.large_data.to_params()
+    back = AleSettings.from_params(s.to_params(), **old, large_data=LargeDataSettings.from_config(config).to_params())
+    assert back == s and s.output == ("predict" if task == "regression" else "logit")
+    assert s.large_data_rows(10_000) is None and s.large_data_rows(10_001) == config["large_data"]["pd_rows"]
+    assert AleSettings.from_params(s.to_params(), **old).large_data_rows(10**6) is None
+    with pytest.raises(AttributeError):
+        s.n_bins = 5  # frozen
+
+
+def test_ale_ranked_features_are_every_variable_by_the_configured_mr(config):
+    """ranked_features: all rows of the task's loss and ranking estimator by decreasing quantity (the
+    rule's top_features(reliance, len(reliance), ...) of before), checked against a sort by hand."""
+    import pandas as pd
+
+    config["explain"]["reliance"]["ranking"] = {"estimator": "e_divide", "quantity": "mr_ratio"}
+    s = AleSettings.from_config(config, "classification")
+    rows = [
+        ("e_divide", "log_loss", "a", 1.5),
+        ("e_divide", "log_loss", "b", 3.0),
+        ("e_divide", "log_loss", "c", 0.5),
+        ("e_divide", "zero_one", "d", 9.0),
+        ("permutation", "log_loss", "e", 9.0),
+    ]
+    table = pd.DataFrame(rows, columns=["estimator", "loss", "feature", "mr_ratio"])
+    assert s.ranked_features(table) == ["b", "a", "c"]
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_h_statistic_params_are_the_rules_params_of_before(config, task):
+    """params.interactions is the explain.interactions section, params.n_rows the rule's expression of
+    before for every registered family (forests: n_rows_random_forest), the other params as before."""
+    from xaipipe.models.families import FAMILIES, get_family
+
+    config["explain"]["interactions"]["n_rows"] = 250
+    config["explain"]["interactions"]["n_rows_random_forest"] = 120
+    forests = 0
+    for family in sorted(FAMILIES):
+        s = HStatisticSettings.from_config(config, task, family)
+        assert repr(s.to_params()) == repr(config["explain"]["interactions"])
+        old_n_rows = config["explain"]["interactions"][
+            ("n_rows_random_forest" if get_family(family).prefix == "forest" else "n_rows")
+        ]
+        assert s.rows == old_n_rows
+        forests += s.rows == 120
+        old = _old_dependence_params(config, task)
+        assert repr({key: getattr(s, key) for key in old}) == repr(old)
+        assert HStatisticSettings.from_params(s.to_params(), family=family, **old) == s
+    assert forests >= 2  # random forests and extra trees
+    s = HStatisticSettings.from_params(config["explain"]["interactions"], family=None, **old)
+    assert s.rows == 250  # no family: n_rows
+    config["explain"]["interactions"]["top_k"] = 2
+    import pandas as pd
+
+    table = pd.DataFrame(
+        [("permutation", old["loss"], f, v) for f, v in (("a", 1.0), ("b", 3.0), ("c", 2.0))],
+        columns=["estimator", "loss", "feature", config["explain"]["reliance"]["ranking"]["quantity"]],
+    )
+    assert HStatisticSettings.from_config(
+        config, task, "ridge" if task == "regression" else "logistic_regression"
+    ).top_features(table) == ["b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "message"),
+    [
+        ("ale", "centering", "middle", r"config key explain.ale.centering \('middle'\) must be 'ale_plot'"),
+        ("ale", "n_bins", 0, r"config key explain.ale.n_bins \(0\) must be an integer of at least 1"),
+        ("ale", "pair_bins", 2.5, r"config key explain.ale.pair_bins \(2.5\) must be an integer"),
+        ("interactions", "n_bootstrap", 1, r"config key explain.interactions.n_bootstrap \(1\): one bootstrap"),
+        ("interactions", "top_k", 1, r"config key explain.interactions.top_k \(1\) must be an integer of at least 2"),
+        ("interactions", "n_rows", 1, r"config key explain.interactions.n_rows \(1\) must be .* at least 2 or null"),
+        ("pd", "max_batch_rows", 0, r"config key explain.pd.max_batch_rows \(0\) must be an integer of at least 1"),
+    ],
+)
+def test_dependence_checks_name_the_config_key(config, section, key, value, message):
+    config["explain"][section][key] = value
+    with pytest.raises(ValueError, match=message):
+        if section != "interactions":
+            AleSettings.from_config(config, "regression")
+        if section != "ale":
+            HStatisticSettings.from_config(config, "regression", "ridge")
+    config["explain"]["interactions"]["n_rows"] = None  # null: every row
+    if section == "ale":
+        assert HStatisticSettings.from_config(config, "regression", "ridge").rows is None
+
+
+def test_h_statistic_family_must_be_registered(config):
+    with pytest.raises(ValueError, match="unknown model family 'forest'"):
+        HStatisticSettings.from_config(config, "regression", "forest")
+    with pytest.raises(ValueError, match="task must be"):
+        AleSettings.from_config(config, "ranking")
+
+
+@pytest.mark.parametrize(("cls", "section"), [(AleSettings, "ale"), (HStatisticSettings, "interactions")])
+def test_an_ale_or_interactions_key_is_a_settings_field(cls, section):
+    """Each key of the schema's explain.ale / explain.interactions section is a field of its
+    settings (read by its name), in the schema's order."""
+    import dataclasses
+
+    from xaipipe.settings import _DEPENDENCE_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    keys = list(schema["properties"]["explain"]["properties"][section]["properties"])
+    assert [f.name for f in dataclasses.fields(cls) if f.name not in _DEPENDENCE_BORROWED] == keys
+
+
+def test_abalone_study_shards_are_common_smk_s_cap_of_before(config):
+    """abalone_study_shards: min(n_shards, n_fit_units(family, grid)) (the STUDY_SHARDS line of
+    common.smk before), below, at and above the grid's prefix groups."""
+    from xaipipe.models.cv import n_fit_units
+
+    study = config["rashomon"]["abalone_study"]
+    units = n_fit_units(study["family"], study["grid"])
+    assert units >= 2
+    for wanted in (1, 2, units, units + 7):
+        study["n_shards"] = wanted
+        assert abalone_study_shards(config) == min(wanted, n_fit_units(study["family"], study["grid"]))
+    study["family"] = "boosting"
+    with pytest.raises(ValueError, match="config key rashomon.abalone_study.family: unknown model family"):
+        abalone_study_shards(config)
+
+
+# ----------------------------------------------------------------------------- LimeSettings
+
+
+def test_lime_params_are_the_rules_params_of_before(config):
+    """params.lime is the explain.lime section (repr, key order), params.seed / figure_class the
+    rule's expressions of before; from_params gives the same settings."""
+    config["explain"]["figure_class"] = 2
+    s = LimeSettings.from_config(config)
+    old = {"lime": config["explain"]["lime"], "seed": config["seed"], "figure_class": config["explain"]["figure_class"]}
+    assert repr({"lime": s.to_params(), "seed": s.seed, "figure_class": s.figure_class}) == repr(old)
+    assert LimeSettings.from_params(old["lime"], seed=old["seed"], figure_class=old["figure_class"]) == s
+    assert s.num_samples == config["explain"]["lime"]["num_samples"] and s.family == config["explain"]["lime"]["family"]
+    with pytest.raises(AttributeError):
+        s.n_rows = 3  # frozen
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("num_samples", 5, r"config key explain.lime.num_samples \(5\) must be an integer of at least 10"),
+        ("n_rows", -1, r"config key explain.lime.n_rows \(-1\) must be an integer of at least 0"),
+        ("family", "xgb", r"config key explain.lime.family: unknown model family 'xgb'"),
+    ],
+)
+def test_lime_checks_name_the_config_key(config, key, value, message):
+    config["explain"]["lime"][key] = value
+    with pytest.raises(ValueError, match=message):
+        LimeSettings.from_config(config)
+    if key == "family":  # off: the family is not looked up (the rule is not asked for)
+        config["explain"]["lime"]["enabled"] = False
+        assert LimeSettings.from_config(config).family == "xgb"
+
+
+def test_a_lime_key_is_a_settings_field():
+    """Each key of the schema's explain.lime section is a field of LimeSettings (by name, in order)."""
+    import dataclasses
+
+    from xaipipe.settings import _LIME_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    keys = list(schema["properties"]["explain"]["properties"]["lime"]["properties"])
+    assert [f.name for f in dataclasses.fields(LimeSettings) if f.name not in _LIME_BORROWED] == keys
+
+
+# ----------------------------------------------------------------------------- CorrelatedSettings
+
+
+def _old_correlated_options(config):
+    """The simulation_truth rule's params.correlated_options before CorrelatedSettings (simulation.smk)."""
+    correlated = config["simulation_truth"]["correlated"]
+    return {
+        **{k: v for k, v in correlated.items() if k not in ("enabled", "families")},
+        "reliance": {
+            "n_repeats": config["explain"]["reliance"]["n_repeats"],
+            **config["explain"]["reliance"]["dependent"],
+        },
+        "split": config["split"],
+        "options": config["estimator_options"],
+    }
+
+
+def test_correlated_params_are_the_rules_params_of_before(config):
+    config["explain"]["reliance"]["dependent"]["estimators"] = ["conditional_permutation"]
+    config["estimator_options"]["ridge"] = {"solver": "svd"}
+    s = CorrelatedSettings.from_config(config)
+    assert repr(s.to_params()) == repr(_old_correlated_options(config))
+    assert s.families == tuple(config["simulation_truth"]["correlated"]["families"]) and s.enabled is True
+    back = CorrelatedSettings.from_params(s.to_params(), seed=config["seed"], families=s.families)
+    assert back == s and s.seed == config["seed"] and s.dependent["linkage"] == "single"
+    assert s.split["cv_folds"] == config["split"]["cv_folds"] and s.options["ridge"] == {"solver": "svd"}
+    with pytest.raises(AttributeError):
+        s.n = 5  # frozen
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("families", ["logistic_regression"], "simulation_truth.correlated.families: .* does not support regression"),
+        ("families", ["lasso_regression"], "simulation_truth.correlated.families: unknown model family"),
+        ("n", 10, r"config key simulation_truth.correlated.n \(10\) must be an integer of at least 20"),
+        ("n_mc", 50, r"config key simulation_truth.correlated.n_mc \(50\) must be an integer of at least 100"),
+        ("coupling_sd", 0.0, r"config key simulation_truth.correlated.coupling_sd \(0.0\) must be a positive"),
+    ],
+)
+def test_correlated_checks_name_the_config_key(config, key, value, message):
+    config["simulation_truth"]["correlated"][key] = value
+    with pytest.raises(ValueError, match=message):
+        CorrelatedSettings.from_config(config)
+
+
+def test_a_correlated_key_is_a_settings_field():
+    """Each key of the schema's simulation_truth.correlated section is a field of CorrelatedSettings."""
+    import dataclasses
+
+    from xaipipe.settings import _CORRELATED_BORROWED
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    keys = list(schema["properties"]["simulation_truth"]["properties"]["correlated"]["properties"])
+    assert [f.name for f in dataclasses.fields(CorrelatedSettings) if f.name not in _CORRELATED_BORROWED] == keys

@@ -18,11 +18,14 @@ and :class:`CVSettings` (rules ``cv``, ``cv_shard``; ``fit`` and ``learner`` rea
 (the large-data policies of section ``large_data``: which apply to a dataset of ``n`` test rows, and
 the rows they use), :class:`ShapSettings` (rule ``shap``; ``shap_figures`` asks it which families
 have interaction values), :class:`PdIceSettings` (rule ``pd_ice``), :class:`RelianceSettings` (rule
-``model_reliance``).
+``model_reliance``), :class:`AleSettings` (rule ``ale``), :class:`HStatisticSettings` (rule
+``h_statistic``), :class:`LimeSettings` (rule ``lime``), :class:`CorrelatedSettings` (rule
+``simulation_truth``: the correlated variants). The ``fit`` rule's :func:`xaipipe.models.fitting.fit_best`
+takes the family's :class:`CVSettings`; :func:`abalone_study_shards` is the Table 4.1 CV's job count.
 :func:`check_family` is the registry check of a config key naming a model family;
 :func:`sample_size_checks` the ``split`` rule's checks of a dataset's sample size.
 
-Why one module of this size (~1 200 lines, most of them docstrings): it is the one place where a
+Why one module of this size (~1 700 lines, most of them docstrings): it is the one place where a
 config key becomes a step's setting -- a user looking for what a key does, or a developer adding
 one, reads one file; the classes share the helpers (``_frozen``, ``_plain``, ``_check_task``,
 :func:`check_family`) and the large-data group, and import nothing heavy at module level (the
@@ -37,15 +40,20 @@ from typing import Any
 
 __all__ = [
     "LARGE_DATA_POLICIES",
+    "AleSettings",
     "BootstrapSettings",
     "CVSettings",
+    "CorrelatedSettings",
     "CoverageSettings",
+    "HStatisticSettings",
     "LargeDataSettings",
     "LearnerSettings",
+    "LimeSettings",
     "PdIceSettings",
     "RashomonSettings",
     "RelianceSettings",
     "ShapSettings",
+    "abalone_study_shards",
     "check_family",
     "sample_size_checks",
 ]
@@ -508,8 +516,8 @@ class BootstrapSettings:
 @dataclass(frozen=True)
 class CoverageSettings:
     """Settings of the coverage audit (``config["coverage"]``, with the pipeline's learner design
-    and ε rule where it leaves them null): the keyword arguments of
-    :func:`xaipipe.studies.coverage.coverage_audit` and the ε of its figure.
+    and ε rule where it leaves them null): what :func:`xaipipe.studies.coverage.coverage_audit`
+    takes (its fields but ``epsilon``) and the ε of its figure.
 
     Attributes
     ----------
@@ -529,8 +537,9 @@ class CoverageSettings:
         ``estimator_options``.
     random_state : int
         ``seed``.
-    epsilon : float
-        ``coverage.mcr.epsilon`` (``rashomon.epsilon`` where null): the ε of the coverage figure.
+    epsilon : float or None
+        ``coverage.mcr.epsilon`` (``rashomon.epsilon`` where null): the ε of the coverage figure
+        (None in the audit's script, which does not use it).
     """
 
     dgp: str
@@ -597,9 +606,17 @@ class CoverageSettings:
             epsilon=epsilon,
         )
 
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], epsilon: float | None = None) -> CoverageSettings:
+        """The settings back from :meth:`to_params` (the ``coverage_audit`` rule's
+        ``params.coverage``, in its script); ``epsilon`` (the figure's, not the audit's): the
+        ``coverage_figure`` rule's ``params.epsilon``, None where unused."""
+        return cls(**params, epsilon=epsilon)
+
     def to_params(self) -> dict[str, Any]:
-        """The ``coverage_audit`` rule's ``params.coverage``: the keyword arguments of
-        :func:`~xaipipe.studies.coverage.coverage_audit` (every field but ``epsilon``, in order)."""
+        """The ``coverage_audit`` rule's ``params.coverage``: every field but ``epsilon``, in order
+        (the keyword arguments :func:`~xaipipe.studies.coverage.coverage_audit` took before these
+        settings: the params of before)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "epsilon"}
 
 
@@ -1146,6 +1163,505 @@ class RelianceSettings:
         rows (``large_data.reliance_rows`` where ``n_rows > large_data.min_rows``); None: it does not
         apply."""
         return None if self.large_data is None else self.large_data.rows("reliance", n_rows)
+
+
+def _check_int(key: str, value: Any, minimum: int, *, null: bool = False) -> None:
+    """A config value that must be an integer of at least ``minimum`` (or None where ``null``);
+    else a ``ValueError`` naming ``key`` (the schema's check, repeated for settings built without
+    it, e.g. in a notebook)."""
+    if value is None and null:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(
+            f"config key {key} ({value!r}) must be an integer of at least {minimum}" + (" or null" if null else "")
+        )
+
+
+#: Fields of :class:`AleSettings` / :class:`HStatisticSettings` that are not keys of their section
+#: (``explain.ale``, ``explain.interactions``): the explained output and batch size (``explain.pd``),
+#: the MR ranking, the class of a multiclass model, the seed, the family and the large-data group.
+_DEPENDENCE_BORROWED = ("seed", "loss", "ranking", "output", "max_batch_rows", "figure_class", "family", "large_data")
+
+
+@dataclass(frozen=True)
+class AleSettings:
+    """Settings of the ALE step of one task (``config["explain"]["ale"]`` and the ``explain.pd``
+    pieces it shares with the PD / ICE step): what :func:`xaipipe.explain.dependence.ale_tables`
+    needs besides the model, the data, the MR ranking and the pair.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the large-data subsample's seed.
+    loss : str
+        ``explain.reliance.losses.<task>[0]``: the MR loss that ranks the variables.
+    ranking : mapping
+        ``explain.reliance.ranking`` (``estimator``, ``quantity``).
+    output : {"predict", "proba", "logit", "auto"}
+        The explained output: ``predict`` for regression, ``explain.pd.classification_output``
+        for classification (:meth:`PdIceSettings.output`).
+    max_batch_rows : int
+        ``explain.pd.max_batch_rows``: most rows per model call.
+    figure_class : str, int, bool or None
+        ``explain.figure_class``: a multiclass model's explained class (None: the first).
+    n_bins, pair_bins, centering, figure_features
+        The keys of the ``explain.ale`` section of those names (``config/README.md``): quantile
+        bins of a numeric variable (1-D, per axis of the pair), the centring of the ALE and PD
+        (``ale_plot`` / ``paper``), the variables of the figure (rule ``dependence_figures``).
+    large_data : LargeDataSettings or None
+        The large-data group (section ``large_data``): :meth:`large_data_rows`; None: no policy.
+    """
+
+    seed: int
+    loss: str
+    ranking: Mapping[str, Any]
+    output: str
+    max_batch_rows: int
+    figure_class: Any
+    n_bins: int
+    pair_bins: int
+    centering: str
+    figure_features: int
+    # -- large-data inputs (config section large_data), kept apart from the explain.ale keys --
+    large_data: LargeDataSettings | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> AleSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration (the
+        output, batch size, ranking, seed and large-data group as :meth:`PdIceSettings.from_config`).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`, :meth:`PdIceSettings.from_config`; ``task`` is not a task.
+        """
+        pd_ = PdIceSettings.from_config(config, task)
+        return cls.from_params(
+            config["explain"]["ale"],
+            output=pd_.output(task),
+            max_batch_rows=pd_.max_batch_rows,
+            ranking=pd_.ranking,
+            loss=pd_.loss,
+            figure_class=config["explain"]["figure_class"],
+            seed=pd_.seed,
+            large_data=None if pd_.large_data is None else pd_.large_data.to_params(),
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        ale: Mapping[str, Any],
+        *,
+        output: str,
+        max_batch_rows: int,
+        ranking: Mapping[str, Any],
+        loss: str,
+        figure_class: Any = None,
+        seed: int = 0,
+        large_data: Mapping[str, Any] | None = None,
+    ) -> AleSettings:
+        """The settings from the ``ale`` rule's params, in its script: ``params.ale``
+        (:meth:`to_params`: the ``explain.ale`` section) and the params of those names.
+
+        Raises
+        ------
+        ValueError
+            ``explain.ale.n_bins`` / ``pair_bins`` / ``figure_features`` not a positive integer,
+            ``explain.ale.centering`` not ``ale_plot`` or ``paper``, ``explain.pd.max_batch_rows``
+            not a positive integer (each error names the key).
+        """
+        for key in ("n_bins", "pair_bins", "figure_features"):
+            _check_int(f"explain.ale.{key}", ale[key], 1)
+        if ale["centering"] not in ("ale_plot", "paper"):
+            raise ValueError(
+                f"config key explain.ale.centering ({ale['centering']!r}) must be 'ale_plot' (the ALEPlot "
+                "package's centring) or 'paper' (Apley & Zhu 2020, eq. 16)"
+            )
+        _check_int("explain.pd.max_batch_rows", max_batch_rows, 1)
+        return cls(
+            seed=seed,
+            loss=loss,
+            ranking=dict(ranking),
+            output=output,
+            max_batch_rows=max_batch_rows,
+            figure_class=figure_class,
+            large_data=None if large_data is None else LargeDataSettings.from_params(large_data),
+            **{key: _frozen(value) for key, value in ale.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``ale`` rule's ``params.ale``: the ``explain.ale`` keys in the order of the fields --
+        the section the rule passed before these settings. ``output``, ``max_batch_rows``,
+        ``ranking``, ``loss``, ``figure_class``, ``large_data`` and ``seed`` are params of their own
+        (:meth:`from_params`)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _DEPENDENCE_BORROWED}
+
+    def ranked_features(self, reliance) -> list[str]:
+        """Every variable of a ``model_reliance.csv`` table by decreasing MR (``ranking`` with
+        ``loss``; :func:`xaipipe.explain.summary.top_features` with ``k`` = the table's rows)."""
+        from .explain.summary import top_features
+
+        return top_features(
+            reliance,
+            len(reliance),
+            estimator=self.ranking["estimator"],
+            loss=self.loss,
+            quantity=self.ranking["quantity"],
+        )
+
+    def large_data_rows(self, n_rows: int) -> int | None:
+        """Rows of the ``pd`` column under the large-data policy on a dataset of ``n_rows`` test rows
+        (``large_data.pd_rows`` where ``n_rows > large_data.min_rows``); None: it does not apply."""
+        return None if self.large_data is None else self.large_data.rows("pd", n_rows)
+
+
+@dataclass(frozen=True)
+class HStatisticSettings:
+    """Settings of the H-statistic step of one family on a dataset of one task
+    (``config["explain"]["interactions"]`` and the ``explain.pd`` pieces it shares with the PD / ICE
+    step): what :func:`xaipipe.explain.dependence.h_statistic_table` needs besides the model, the
+    data and the top variables.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the row subsample's and the bootstrap's seed.
+    loss, ranking, output, max_batch_rows, figure_class
+        As :class:`AleSettings`.
+    family : str or None
+        The model family: a forest family (prefix kind ``forest``: random forests, extra trees) is
+        evaluated on ``n_rows_random_forest`` rows (n² evaluations of up to 2 000 deep trees); None:
+        ``n_rows``.
+    top_k, n_rows, n_rows_random_forest, n_bootstrap, max_display
+        The keys of the ``explain.interactions`` section of those names (``config/README.md``):
+        pairs of the top-k variables by MR, rows of the subsample (None: all), the forests' rows,
+        bootstrap resamples of the SE (0: none), bars of the figures.
+    """
+
+    seed: int
+    loss: str
+    ranking: Mapping[str, Any]
+    output: str
+    max_batch_rows: int
+    figure_class: Any
+    top_k: int
+    n_rows: int | None
+    n_rows_random_forest: int | None
+    n_bootstrap: int
+    max_display: int
+    family: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str, family: str) -> HStatisticSettings:
+        """Build and check the settings of ``family`` on a dataset of ``task`` from a
+        schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`, :meth:`PdIceSettings.from_config`; ``family`` not registered
+            (:func:`check_family`); ``task`` not a task.
+        """
+        pd_ = PdIceSettings.from_config(config, task)
+        check_family("explain.interactions (the h_statistic rule's family)", family)
+        return cls.from_params(
+            config["explain"]["interactions"],
+            family=family,
+            output=pd_.output(task),
+            max_batch_rows=pd_.max_batch_rows,
+            ranking=pd_.ranking,
+            loss=pd_.loss,
+            figure_class=config["explain"]["figure_class"],
+            seed=pd_.seed,
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        interactions: Mapping[str, Any],
+        *,
+        family: str | None,
+        output: str,
+        max_batch_rows: int,
+        ranking: Mapping[str, Any],
+        loss: str,
+        figure_class: Any = None,
+        seed: int = 0,
+    ) -> HStatisticSettings:
+        """The settings from the ``h_statistic`` rule's params and its ``family`` wildcard, in its
+        script: ``params.interactions`` (:meth:`to_params`: the ``explain.interactions`` section)
+        and the params of those names (``params.n_rows`` is :attr:`rows`).
+
+        Raises
+        ------
+        ValueError
+            ``explain.interactions.top_k`` below 2, ``n_rows`` / ``n_rows_random_forest`` below 2
+            (null: all rows), ``n_bootstrap`` 1 (one resample has no SE: 0 for none, else at least
+            2), ``max_display`` below 1, ``explain.pd.max_batch_rows`` below 1 (each error names
+            the key).
+        """
+        _check_int("explain.interactions.top_k", interactions["top_k"], 2)
+        for key in ("n_rows", "n_rows_random_forest"):
+            _check_int(f"explain.interactions.{key}", interactions[key], 2, null=True)
+        _check_int("explain.interactions.n_bootstrap", interactions["n_bootstrap"], 0)
+        if interactions["n_bootstrap"] == 1:
+            raise ValueError(
+                "config key explain.interactions.n_bootstrap (1): one bootstrap resample has no standard "
+                "error; use 0 (no SE) or at least 2 (e.g. 50)"
+            )
+        _check_int("explain.interactions.max_display", interactions["max_display"], 1)
+        _check_int("explain.pd.max_batch_rows", max_batch_rows, 1)
+        return cls(
+            seed=seed,
+            loss=loss,
+            ranking=dict(ranking),
+            output=output,
+            max_batch_rows=max_batch_rows,
+            figure_class=figure_class,
+            family=family,
+            **{key: _frozen(value) for key, value in interactions.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``h_statistic`` rule's ``params.interactions``: the ``explain.interactions`` keys in
+        the order of the fields -- the section the rule passed before these settings. ``n_rows``
+        (:attr:`rows`), ``output``, ``max_batch_rows``, ``ranking``, ``loss``, ``seed`` and
+        ``figure_class`` are params of their own; the family is the rule's wildcard."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _DEPENDENCE_BORROWED}
+
+    @property
+    def rows(self) -> int | None:
+        """Rows of the H² subsample of this family: ``n_rows_random_forest`` for a forest family
+        (registry prefix kind ``forest``), else ``n_rows`` (None: every test row)."""
+        if self.family is None:
+            return self.n_rows
+        from .models.families import get_family
+
+        return self.n_rows_random_forest if get_family(self.family).prefix == "forest" else self.n_rows
+
+    def top_features(self, reliance) -> list[str]:
+        """The ``top_k`` variables by MR (``ranking`` with ``loss``) of a ``model_reliance.csv``
+        table (:func:`xaipipe.explain.summary.top_features`)."""
+        from .explain.summary import top_features
+
+        return top_features(
+            reliance, self.top_k, estimator=self.ranking["estimator"], loss=self.loss, quantity=self.ranking["quantity"]
+        )
+
+
+#: Fields of :class:`LimeSettings` that are not keys of the ``explain.lime`` section.
+_LIME_BORROWED = ("seed", "figure_class")
+
+
+@dataclass(frozen=True)
+class LimeSettings:
+    """Settings of the LIME step (``config["explain"]["lime"]``, ``seed`` and
+    ``explain.figure_class``): what :func:`xaipipe.explain.lime.lime_tables` needs besides the model,
+    the data and the SHAP values.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the sample of test rows and LIME's neighbourhoods.
+    figure_class : str, int, bool or None
+        ``explain.figure_class``: a multiclass model's explained class (None: the first).
+    enabled, dataset, family, n_rows, num_samples
+        The keys of the ``explain.lime`` section of those names (``config/README.md``): whether the
+        default target asks for it, the dataset and the family it runs on, the test rows explained
+        besides the force-plot rows, LIME's neighbourhood size.
+    """
+
+    seed: int
+    figure_class: Any
+    enabled: bool
+    dataset: str
+    family: str
+    n_rows: int
+    num_samples: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LimeSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`; ``explain.lime.family`` is not a registered family (when
+            ``explain.lime.enabled``).
+        """
+        section = config["explain"]["lime"]
+        if section["enabled"]:
+            check_family("explain.lime.family", section["family"])
+        return cls.from_params(section, seed=config["seed"], figure_class=config["explain"]["figure_class"])
+
+    @classmethod
+    def from_params(cls, lime: Mapping[str, Any], *, seed: int, figure_class: Any = None) -> LimeSettings:
+        """The settings from the ``lime`` rule's params, in its script: ``params.lime``
+        (:meth:`to_params`: the ``explain.lime`` section), ``params.seed``, ``params.figure_class``.
+
+        Raises
+        ------
+        ValueError
+            ``explain.lime.n_rows`` below 0 or ``explain.lime.num_samples`` below 10 (LIME's
+            surrogate needs a neighbourhood), each naming the key.
+        """
+        _check_int("explain.lime.n_rows", lime["n_rows"], 0)
+        _check_int("explain.lime.num_samples", lime["num_samples"], 10)
+        return cls(seed=seed, figure_class=figure_class, **{key: _frozen(value) for key, value in lime.items()})
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``lime`` rule's ``params.lime``: the ``explain.lime`` keys in the order of the fields --
+        the section the rule passed before these settings; ``seed`` and ``figure_class`` are params
+        of their own."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in _LIME_BORROWED}
+
+    def rows(self, row_index, named: Mapping[str, int]) -> list[int]:
+        """The positions in ``X_test`` that LIME explains: the force-plot rows ``named`` and
+        ``n_rows`` (at most the rest) of the other rows of ``row_index`` (the SHAP result's rows),
+        drawn without replacement with ``np.random.default_rng(seed)``; sorted."""
+        import numpy as np
+
+        others = np.setdiff1d(row_index, list(named.values()))
+        extra = np.random.default_rng(self.seed).choice(others, size=min(self.n_rows, len(others)), replace=False)
+        return sorted({*named.values(), *map(int, extra)})
+
+
+#: Fields of :class:`CorrelatedSettings` that are not keys of ``simulation_truth.correlated``.
+_CORRELATED_BORROWED = ("seed", "n_repeats", "dependent", "split", "options")
+#: Keys of ``simulation_truth.correlated`` that choose the jobs, not the step's computation (not in
+#: the rule's ``params.correlated_options``).
+_CORRELATED_JOB_KEYS = ("enabled", "families")
+
+
+@dataclass(frozen=True)
+class CorrelatedSettings:
+    """Settings of the correlated variants of the simulated datasets (``simulation_truth.correlated``
+    with the dependent-MR estimators' settings, the split and the estimator options): what
+    :func:`xaipipe.studies.correlated.correlated_truth_table` needs besides the DGP and the refitted
+    families' configurations.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the draw, the split, the fits, the permutations and the Monte Carlo.
+    n_repeats : int
+        ``explain.reliance.n_repeats``: permutations per variable.
+    dependent : mapping
+        ``explain.reliance.dependent`` (``estimators``, ``max_depth``, ``min_samples_leaf``,
+        ``correlation_threshold``, ``linkage``): the conditional and grouped MR estimators.
+    split : mapping
+        The ``split`` section: ``test_size`` and ``cv_folds`` split the variant as the pipeline
+        splits a dataset.
+    options : mapping
+        ``estimator_options`` (family -> keyword arguments).
+    enabled, families, n, coupling_sd, n_mc
+        The keys of ``simulation_truth.correlated`` of those names (``config/README.md``): whether
+        the variants run, the families refitted on them, rows of a variant, :math:`\\tau` of
+        :math:`x_2 = x_1 + N(0, \\tau^2)`, Monte-Carlo rows of each truth.
+    """
+
+    seed: int
+    n_repeats: int
+    dependent: Mapping[str, Any]
+    split: Mapping[str, Any]
+    options: Mapping[str, Any]
+    enabled: bool
+    families: tuple[str, ...]
+    n: int
+    coupling_sd: float
+    n_mc: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> CorrelatedSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            A family of ``simulation_truth.correlated.families`` is not a registered regression
+            family (:func:`check_family`); as :meth:`from_params`.
+        """
+        section = config["simulation_truth"]["correlated"]
+        for family in section["families"]:
+            check_family("simulation_truth.correlated.families", family, "regression")
+        reliance = config["explain"]["reliance"]
+        params = {
+            **{k: v for k, v in section.items() if k not in _CORRELATED_JOB_KEYS},
+            "reliance": {"n_repeats": reliance["n_repeats"], **reliance["dependent"]},
+            "split": config["split"],
+            "options": config["estimator_options"],
+        }
+        return cls.from_params(params, seed=config["seed"], enabled=section["enabled"], families=section["families"])
+
+    @classmethod
+    def from_params(
+        cls, params: Mapping[str, Any], *, seed: int, enabled: bool = True, families: Any = ()
+    ) -> CorrelatedSettings:
+        """The settings from the ``simulation_truth`` rule's ``params.correlated_options``
+        (:meth:`to_params`) and ``params.seed``, in its script; ``enabled`` and ``families`` choose
+        the jobs (the rule's ``params.correlated``, the families' best configurations).
+
+        Raises
+        ------
+        ValueError
+            ``simulation_truth.correlated.n`` below 20, ``n_mc`` below 100 or ``coupling_sd`` not
+            positive (each naming the key).
+        """
+        p = dict(params)
+        reliance = dict(p.pop("reliance"))
+        n_repeats = reliance.pop("n_repeats")
+        _check_int("simulation_truth.correlated.n", p["n"], 20)
+        _check_int("simulation_truth.correlated.n_mc", p["n_mc"], 100)
+        tau = p["coupling_sd"]
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau > 0:
+            raise ValueError(
+                f"config key simulation_truth.correlated.coupling_sd ({tau!r}) must be a positive number "
+                "(the sd of x2 - x1; e.g. 0.1)"
+            )
+        return cls(
+            seed=seed,
+            n_repeats=n_repeats,
+            dependent=reliance,
+            split=dict(p.pop("split")),
+            options=dict(p.pop("options")),
+            enabled=enabled,
+            families=tuple(families),
+            **{key: _frozen(value) for key, value in p.items()},
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The ``simulation_truth`` rule's ``params.correlated_options``: the
+        ``simulation_truth.correlated`` keys but ``enabled`` and ``families``, then ``reliance``
+        (``n_repeats`` and ``explain.reliance.dependent``), ``split`` and ``options`` -- the dict the
+        rule passed before these settings."""
+        section = {
+            f.name: _plain(getattr(self, f.name))
+            for f in fields(self)
+            if f.name not in _CORRELATED_BORROWED + _CORRELATED_JOB_KEYS
+        }
+        return {
+            **section,
+            "reliance": {"n_repeats": self.n_repeats, **self.dependent},
+            "split": dict(self.split),
+            "options": dict(self.options),
+        }
+
+
+def abalone_study_shards(config: Mapping[str, Any]) -> int:
+    """Jobs the Abalone Table 4.1 CV is split into (rules of ``abalone_study``): config key
+    ``rashomon.abalone_study.n_shards``, at most the grid's fit units (prefix groups:
+    :func:`xaipipe.models.cv.n_fit_units` of ``rashomon.abalone_study.family`` and ``.grid``).
+
+    Raises
+    ------
+    ValueError
+        ``rashomon.abalone_study.family`` is not a registered family (:func:`check_family`).
+    """
+    from .models.cv import n_fit_units
+
+    study = config["rashomon"]["abalone_study"]
+    check_family("rashomon.abalone_study.family", study["family"])
+    return min(study["n_shards"], n_fit_units(study["family"], study["grid"]))
 
 
 def sample_size_checks(

@@ -11,13 +11,11 @@ from scipy import stats
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from tests.keyword_steps import dependent_reliance_rows_kw, reliance_tables_kw
+from tests.keyword_steps import ale_tables_kw, dependent_reliance_rows_kw, h_statistic_table_kw, reliance_tables_kw
 from xaipipe.explain.dependence import (
     ALE_2D_COLUMNS,
     ALE_TABLE_COLUMNS,
-    ale_tables,
     dependent_ranking_agreement,
-    h_statistic_table,
     shap_interaction_tables,
 )
 from xaipipe.explain.reliance import model_reliance
@@ -52,7 +50,7 @@ def test_ale_equals_pd_for_a_model_additive_in_the_variable():
     X, y = _data()
     lr = LinearRegression().fit(X, y)
     for centering in ("ale_plot", "paper"):
-        ale, ale_2d, skipped = ale_tables(
+        ale, ale_2d, skipped = ale_tables_kw(
             lr, X, feature_names=NAMES, feature_groups=GROUPS, ranking=["a", "S"], pair=("a", "c"), centering=centering
         )
         assert skipped == []
@@ -72,7 +70,7 @@ def test_ale_equals_pd_for_a_model_additive_in_the_variable():
 def test_pd_column_is_the_brute_force_partial_dependence():
     X, y = _data(n=200, seed=1)
     gb = GradientBoostingRegressor(n_estimators=30, max_depth=3, random_state=0).fit(X, y)
-    ale, _, _ = ale_tables(gb, X, feature_names=NAMES, feature_groups=GROUPS, n_bins=8)
+    ale, _, _ = ale_tables_kw(gb, X, feature_names=NAMES, feature_groups=GROUPS, n_bins=8)
     num = ale[ale.feature == "a"]
     for z, pdv in zip(num["value"], num["pd"]):
         assert pdv == pytest.approx(_pd_brute(gb, X, {0: z}), abs=1e-12)
@@ -95,7 +93,7 @@ def test_pd_and_ale_part_where_the_model_extrapolates():
         def predict(self, Z):
             return Z[:, 0] * Z[:, 1]
 
-    ale, _, _ = ale_tables(Product(), X, feature_names=["a", "b"], output="predict")
+    ale, _, _ = ale_tables_kw(Product(), X, feature_names=["a", "b"], output="predict")
     part = ale[ale.feature == "a"]
     assert np.ptp(part["pd_centred"]) < 0.2 and np.ptp(part["ale"]) > 0.5
 
@@ -104,7 +102,7 @@ def test_constant_variables_and_group_pairs_are_skipped():
     X, y = _data(n=100, seed=3)
     X[:, 2] = 0.5  # c constant
     lr = LinearRegression().fit(X, y)
-    ale, ale_2d, skipped = ale_tables(lr, X, feature_names=NAMES, feature_groups=GROUPS, pair=("a", "S"))
+    ale, ale_2d, skipped = ale_tables_kw(lr, X, feature_names=NAMES, feature_groups=GROUPS, pair=("a", "S"))
     assert skipped == ["c"] and "c" not in set(ale["feature"])
     assert ale_2d.empty and list(ale_2d.columns) == ALE_2D_COLUMNS  # a group is no numeric pair
 
@@ -112,7 +110,7 @@ def test_constant_variables_and_group_pairs_are_skipped():
 def test_h_statistic_table_totals_for_every_variable_pairs_of_the_top():
     X, y = _data(n=120, seed=4)
     lr = LinearRegression().fit(X, y)
-    table = h_statistic_table(
+    table = h_statistic_table_kw(
         lr, X, feature_names=NAMES, feature_groups=GROUPS, top=["c", "a", "S"], n_rows=60, n_bootstrap=5
     )
     tot = table[table.kind == "total"]
@@ -308,13 +306,68 @@ def test_ale_and_h_statistic_of_a_multiclass_model_explain_the_chosen_class():
     def proba_0(Z):
         return model.predict_proba(Z)[:, 0]
 
-    ale, _, _ = ale_tables(model, X, feature_names=names, output="proba", class_index=0, n_bins=5)
-    oracle, _, _ = ale_tables(proba_0, X, feature_names=names, n_bins=5)
+    ale, _, _ = ale_tables_kw(model, X, feature_names=names, output="proba", class_index=0, n_bins=5)
+    oracle, _, _ = ale_tables_kw(proba_0, X, feature_names=names, n_bins=5)
     np.testing.assert_allclose(ale["ale"], oracle["ale"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(ale["pd"], oracle["pd"], rtol=0, atol=1e-12)
-    default, _, _ = ale_tables(model, X, feature_names=names, output="proba", n_bins=5)
+    default, _, _ = ale_tables_kw(model, X, feature_names=names, output="proba", n_bins=5)
     assert not np.allclose(default["ale"], ale["ale"])
     kw = dict(feature_names=names, top=names, n_rows=40, n_bootstrap=5, random_state=0)
-    h = h_statistic_table(model, X, output="proba", class_index=0, **kw)
-    h_oracle = h_statistic_table(proba_0, X, **kw)
+    h = h_statistic_table_kw(model, X, output="proba", class_index=0, **kw)
+    h_oracle = h_statistic_table_kw(proba_0, X, **kw)
     np.testing.assert_allclose(h["h2"], h_oracle["h2"], rtol=0, atol=1e-12)
+
+
+def test_the_entries_explain_figure_class_and_name_it_in_a_class_column(default_settings):
+    """ale_tables / h_statistic_table of a multiclass dataset: ``explain.figure_class`` picks the
+    column of ``predict_proba`` (the tables equal those of the callable returning that class's
+    probability) and is the first column ``class``; None: the first class; an unknown class: an
+    error naming the config key. Regression and binary data: no ``class`` column."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from sklearn.linear_model import LogisticRegression
+
+    from xaipipe.explain.dependence import ale_tables, h_statistic_table
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(120, 3))
+    y = np.digitize(X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=120), [-0.5, 0.5])
+    model = LogisticRegression().fit(X, y)
+    ale_s, h_s = default_settings
+    ale_s = replace(ale_s, output="proba", n_bins=5, pair_bins=3, large_data=None)
+    h_s = replace(h_s, output="proba", n_rows=40, n_bootstrap=3)
+    data = SimpleNamespace(X_test=X, features=["a", "b", "c"], feature_groups=None, classes=["low", "mid", "high"])
+    plain = SimpleNamespace(**{**vars(data), "classes": None})  # the oracle: a callable, output "auto"
+    ale_auto, h_auto = replace(ale_s, output="auto"), replace(h_s, output="auto")
+    for figure_class, k in (("mid", 1), ("high", 2), (None, 0)):
+        ale, ale_2d, _ = ale_tables(model, data, replace(ale_s, figure_class=figure_class), pair=("a", "b"))
+        label = ["low", "mid", "high"][k]
+        assert ale.columns[0] == "class" and (ale["class"] == label).all() and (ale_2d["class"] == label).all()
+        oracle, oracle_2d, _ = ale_tables(lambda Z, k=k: model.predict_proba(Z)[:, k], plain, ale_auto, pair=("a", "b"))
+        assert "class" not in oracle.columns
+        np.testing.assert_allclose(ale["ale"], oracle["ale"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ale["pd"], oracle["pd"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ale_2d["ale"], oracle_2d["ale"], rtol=0, atol=1e-12)
+        h = h_statistic_table(model, data, replace(h_s, figure_class=figure_class), top=["a", "b", "c"])
+        h_oracle = h_statistic_table(lambda Z, k=k: model.predict_proba(Z)[:, k], plain, h_auto, top=["a", "b", "c"])
+        assert h.columns[0] == "class" and (h["class"] == label).all()
+        np.testing.assert_allclose(h["h2"], h_oracle["h2"], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="config key explain.figure_class: 'medium' is not a class"):
+        ale_tables(model, data, replace(ale_s, figure_class="medium"))
+
+
+@pytest.fixture
+def default_settings():
+    """AleSettings and HStatisticSettings of the default configuration (classification, ridge)."""
+    import yaml
+
+    from xaipipe.schema import validate_config
+    from xaipipe.settings import AleSettings, HStatisticSettings
+
+    repo = __import__("pathlib").Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    config = validate_config(config, repo / "workflow" / "schemas" / "config.schema.yaml") or config
+    return AleSettings.from_config(config, "classification"), HStatisticSettings.from_config(
+        config, "classification", "logistic_regression"
+    )

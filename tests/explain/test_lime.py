@@ -100,3 +100,38 @@ def test_bad_input(setup):
         lime_explanations(model, X, Xtr[:, :3], feature_names=names)
     with pytest.raises(ValueError, match="output"):
         lime_explanations(model, X, Xtr, output="margin", feature_names=names)
+
+
+def test_lime_tables_explain_the_force_plot_rows_and_a_seeded_sample(setup):
+    """lime_tables (the rule entry): the rows are the force-plot rows and n_rows others drawn with
+    default_rng(seed) from the SHAP result's rows (by hand), the tables those of lime_explanations /
+    compare_lime_shap / lime_shap_summary of these rows, and force_plot_row names the kind."""
+    from types import SimpleNamespace
+
+    from xaipipe.explain.lime import lime_tables
+    from xaipipe.settings import LimeSettings
+
+    model, X, Xtr, names = setup
+    shap_result = shap_values(model, X, feature_names=names)
+    lime_cfg = {"enabled": True, "dataset": "d", "family": "xgboost", "n_rows": 3, "num_samples": 300}
+    settings = LimeSettings.from_params(lime_cfg, seed=11)
+    data = SimpleNamespace(X_test=X, X_train=Xtr, features=names, feature_groups=None)
+    named = {"highest": 5, "lowest": 17}
+    out = lime_tables(model, data, shap_result, settings, named=named)
+    others = np.setdiff1d(shap_result.row_index, [5, 17])
+    extra = np.random.default_rng(11).choice(others, size=3, replace=False)
+    rows = sorted({5, 17, *map(int, extra)})
+    assert len(rows) == 5 and settings.rows(shap_result.row_index, named) == rows
+    lime = lime_explanations(model, X, Xtr, rows=rows, feature_names=names, num_samples=300, random_state=11)
+    oracle = compare_lime_shap(lime, shap_result)
+    assert out.comparison.equals(oracle)
+    summary = lime_shap_summary(oracle)
+    assert list(out.summary.columns) == [summary.columns[0], "force_plot_row", *summary.columns[1:]]
+    assert out.summary.drop(columns="force_plot_row").equals(summary)
+    role = dict(zip(out.summary["row"], out.summary["force_plot_row"]))
+    assert role == {r: {5: "highest", 17: "lowest"}.get(r, "") for r in rows}
+    assert set(out.to_frames()) == {"comparison", "summary"}
+    # n_rows above the other rows: all of them
+    assert settings.__class__.from_params({**lime_cfg, "n_rows": 100}, seed=0).rows(np.arange(6), {"a": 2}) == list(
+        range(6)
+    )

@@ -104,16 +104,16 @@ def test_ale_rule_pd_column_on_the_subsample(simulated):
     """ale_tables: off, the tables without it; on, the ALE keeps every row, the pd column is the
     brute-force mean over the documented subsample at the all-rows ALE edges, with its SE and rows;
     the SE is honest against 150 fresh subsamples around the all-rows pd column."""
-    from xaipipe.explain.dependence import ale_tables
+    from tests.keyword_steps import ale_tables_kw
 
     X, tree = simulated
     n, m = len(X), 100
     kw = dict(feature_names=["a", "b", "c"], output="predict", n_bins=8, pair=("a", "b"))
-    base, base_2d, _ = ale_tables(tree, X, **kw)
-    off, off_2d, _ = ale_tables(tree, X, large_data_rows=None, **kw)
+    base, base_2d, _ = ale_tables_kw(tree, X, **kw)
+    off, off_2d, _ = ale_tables_kw(tree, X, large_data_rows=None, **kw)
     pd.testing.assert_frame_equal(off, base, check_exact=True)
     pd.testing.assert_frame_equal(off_2d, base_2d, check_exact=True)
-    on, on_2d, _ = ale_tables(tree, X, large_data_rows=m, random_state=5, **kw)
+    on, on_2d, _ = ale_tables_kw(tree, X, large_data_rows=m, random_state=5, **kw)
     assert list(on.columns) == list(base.columns) + ["pd_se", "pd_rows"] and (on["pd_rows"] == m).all()
     shared = [c for c in base.columns if c not in ("pd", "pd_centred")]
     pd.testing.assert_frame_equal(on[shared], base[shared], check_exact=True)  # the ALE: every row
@@ -129,7 +129,7 @@ def test_ale_rule_pd_column_on_the_subsample(simulated):
     truth = base[base.feature == "b"]["pd"].to_numpy()
     est, ses = [], []
     for seed in range(150):
-        t = ale_tables(tree, X, large_data_rows=m, random_state=seed, **{**kw, "pair": None})[0]
+        t = ale_tables_kw(tree, X, large_data_rows=m, random_state=seed, **{**kw, "pair": None})[0]
         est.append(t[t.feature == "b"]["pd"].to_numpy())
         ses.append(t[t.feature == "b"]["pd_se"].to_numpy())
     est, ses = np.array(est), np.array(ses)

@@ -9,8 +9,9 @@ from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import GradientBoostingRegressor, RandomForestClassifier
 from sklearn.metrics import confusion_matrix, log_loss, mean_squared_error
 
+from tests.keyword_steps import fit_best_kw
 from xaipipe.models.families import make_estimator
-from xaipipe.models.fitting import GroupFit, fit_best, fit_group
+from xaipipe.models.fitting import GroupFit, fit_group
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,7 @@ def test_fit_group_linalg_error_becomes_a_message():
 def test_fit_best_regression(reg):
     X, y, Xte, yte = reg
     rows = np.arange(200, 260) * 3  # positions in prepared.csv
-    est, record, pred = fit_best(
+    est, record, pred = fit_best_kw(
         "random_forest",
         "regression",
         {"n_estimators": 6, "max_depth": 4},
@@ -111,7 +112,7 @@ def test_fit_best_regression(reg):
 
 def test_fit_best_classification(clf):
     X, y, Xte, yte = clf
-    est, record, pred = fit_best(
+    est, record, pred = fit_best_kw(
         "logistic_regression",
         "classification",
         {"C": 0.5},
@@ -132,4 +133,44 @@ def test_fit_best_classification(clf):
     assert (m["tn"], m["fp"], m["fn"], m["tp"]) == (tn, fp, fn, tp)
     Xd, yd = _rank_deficient()
     with pytest.raises(np.linalg.LinAlgError):
-        fit_best("qda", "classification", {"reg_param": 0.0}, Xd, yd, Xd, yd, test_rows=np.arange(80), random_state=0)
+        fit_best_kw(
+            "qda", "classification", {"reg_param": 0.0}, Xd, yd, Xd, yd, test_rows=np.arange(80), random_state=0
+        )
+
+
+def test_fit_best_takes_the_fit_rules_cv_settings(clf):
+    """fit_best(data, CVSettings, params): the settings of the config (rule ``fit``'s params.cv)
+    give the fit its estimator_options and seed and the test metrics metrics.beta -- against
+    scikit-learn's estimator and fbeta_score; a FitResult whose to_frame() is the predictions."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import yaml
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.metrics import fbeta_score
+
+    from xaipipe.models.fitting import FitResult, fit_best
+    from xaipipe.schema import validate_config
+    from xaipipe.settings import CVSettings
+
+    repo = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    config = validate_config(config, repo / "workflow" / "schemas" / "config.schema.yaml") or config
+    config["metrics"]["beta"] = 2.0
+    config["seed"] = 7
+    config["estimator_options"]["random_forest"] = {"max_features": 1}
+    settings = CVSettings.from_params(
+        CVSettings.from_config(config, "classification", "random_forest").to_params(), "random_forest"
+    )
+    X, y, Xte, yte = clf
+    data = SimpleNamespace(
+        X_train=X, y_train=y, X_test=Xte, y_test=yte, test_rows=np.arange(len(yte)) + 100, dataset="d"
+    )
+    out = fit_best(data, settings, {"n_estimators": 5, "max_depth": 3})
+    assert isinstance(out, FitResult) and out.to_frame() is out.predictions
+    ref = RandomForestClassifier(n_estimators=5, max_depth=3, max_features=1, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(out.predictions["proba_1"], ref.predict_proba(Xte)[:, 1])
+    assert out.model.get_params()["max_features"] == 1 and out.model.get_params()["random_state"] == 7
+    assert out.record["dataset"] == "d" and out.record["model"] == "random_forest"
+    assert out.record["metrics"]["f_beta"] == pytest.approx(fbeta_score(yte, ref.predict(Xte), beta=2.0), rel=1e-12)
+    np.testing.assert_array_equal(out.predictions["row"], np.arange(len(yte)) + 100)

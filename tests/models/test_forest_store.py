@@ -147,23 +147,23 @@ def test_bad_stores_are_refused(tmp_path):
 def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
     """The fit rule above large_data.forest_block_rows: the stored model, the test record and the
     test predictions are those of the plain fit_best (fit_time_s apart)."""
-    from xaipipe.models.fitting import fit_best
+    from tests.keyword_steps import fit_best_kw
 
     X, y, X_test = _data(task)
     y_test = y[: len(X_test)]
     args = ("random_forest", _kind(task), {"n_estimators": 13, "max_features": 0.7}, X, y, X_test, y_test)
     kw = {"test_rows": np.arange(len(X_test)), "random_state": 8, "dataset": "d", "n_jobs": 2}
-    model, record, predictions = fit_best(*args, **kw)
+    model, record, predictions = fit_best_kw(*args, **kw)
     assert model.n_jobs == 1
     path = tmp_path / "model.joblib"
-    none, record_b, predictions_b = fit_best(*args, **kw, forest_store=(path, 4))
+    none, record_b, predictions_b = fit_best_kw(*args, **kw, forest_store=(path, 4))
     assert none is None and is_forest_store(path)
     assert _same_forest(load_forest(path), model)
     record.pop("fit_time_s"), record_b.pop("fit_time_s")
     assert pickle.dumps(record_b) == pickle.dumps(record)
     assert predictions_b.equals(predictions) and list(predictions_b.dtypes) == list(predictions.dtypes)
     # a family that cannot be stored in blocks ignores forest_store
-    gb, *_ = fit_best("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
+    gb, *_ = fit_best_kw("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
     assert gb is not None and not (tmp_path / "gb.joblib").exists()
 
 
@@ -171,8 +171,7 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
 def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
     """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
     PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
-    from tests.keyword_steps import pd_ice_tables_kw
-    from xaipipe.explain.dependence import ale_tables, h_statistic_table
+    from tests.keyword_steps import ale_tables_kw, h_statistic_table_kw, pd_ice_tables_kw
     from xaipipe.explain.shapley import shap_values
     from xaipipe.models.forest_store import LazyTrees, open_forest
 
@@ -217,12 +216,12 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
         pd.testing.assert_frame_equal(got, ref, check_exact=True)
     choice = {"class_index": 2} if task == "multiclass" else {}
     kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}
-    got, ref = ale_tables(lazy, X_new, **kw), ale_tables(est, X_new, **kw)
+    got, ref = ale_tables_kw(lazy, X_new, **kw), ale_tables_kw(est, X_new, **kw)
     for g, r in zip(got[:2], ref[:2]):
         pd.testing.assert_frame_equal(g, r, check_exact=True)
     kw = {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}
     pd.testing.assert_frame_equal(
-        h_statistic_table(lazy, X_new, **kw), h_statistic_table(est, X_new, **kw), check_exact=True
+        h_statistic_table_kw(lazy, X_new, **kw), h_statistic_table_kw(est, X_new, **kw), check_exact=True
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from sklearn import metrics as skm
 from sklearn.datasets import make_classification
 
+from tests.keyword_steps import fit_best_kw
 from xaipipe.models.comparison import (
     class_probabilities,
     compare_families,
@@ -19,7 +20,6 @@ from xaipipe.models.comparison import (
 )
 from xaipipe.models.cv import cross_validate_grid
 from xaipipe.models.families import make_estimator
-from xaipipe.models.fitting import fit_best
 from xaipipe.models.metrics import CLASSIFICATION_METRICS, classification_metrics, multiclass_metrics
 from xaipipe.models.prefix import prefix_predictions
 from xaipipe.report import tables
@@ -98,7 +98,7 @@ def test_prefix_predictions_are_bitwise_refits(data, family, params):
 
 def test_fit_best_writes_every_class_probability(data):
     X, y, Xt, yt = data
-    model, record, pred = fit_best(
+    model, record, pred = fit_best_kw(
         "xgboost", "classification", {"n_estimators": 5}, X, y, Xt, yt, test_rows=np.arange(len(yt)), random_state=0
     )
     P = class_probabilities(pred)
@@ -112,7 +112,7 @@ def _predictions(data):
     X, y, Xt, yt = data
     out = {}
     for family, params in (("logistic_regression", {"C": 1.0}), ("gaussian_nb", {})):
-        model, _, pred = fit_best(
+        model, _, pred = fit_best_kw(
             family, "classification", params, X, y, Xt, yt, test_rows=np.arange(len(yt)), random_state=0
         )
         out[family] = pred

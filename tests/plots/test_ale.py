@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from sklearn.ensemble import GradientBoostingRegressor
 
-from xaipipe.explain.dependence import ale_tables
+from tests.keyword_steps import ale_tables_kw
 from xaipipe.plots.ale import ale_figures, plot_ale_2d, plot_pd_vs_ale
 from xaipipe.plots.multiplicity import plot_multiplicity
 from xaipipe.plots.style import figure_style, save_figure
@@ -30,7 +30,7 @@ def tables():
     y = X[:, 0] * X[:, 2] + X[:, 1] + X[:, 3] + 0.1 * rng.normal(size=n)
     names = ["a", "b", "c", "S_F", "S_I", "S_M"]
     gb = GradientBoostingRegressor(n_estimators=40, random_state=0).fit(X, y)
-    ale, ale_2d, _ = ale_tables(
+    ale, ale_2d, _ = ale_tables_kw(
         gb,
         X,
         feature_names=names,

@@ -13,10 +13,13 @@ import pytest  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 
-from tests.keyword_steps import pd_ice_tables_kw, shap_tables_kw  # noqa: E402
+from tests.keyword_steps import (  # noqa: E402
+    fit_best_kw,  # noqa: E402
+    pd_ice_tables_kw,
+    shap_tables_kw,
+)
 from xaipipe.models.comparison import comparison_tables  # noqa: E402
 from xaipipe.models.families import make_estimator  # noqa: E402
-from xaipipe.models.fitting import fit_best  # noqa: E402
 from xaipipe.plots.comparison import COMPARISON_FIGURES, comparison_figures  # noqa: E402
 from xaipipe.plots.curves import plot_ovr_curves  # noqa: E402
 from xaipipe.plots.pdp import pd_ice_figures  # noqa: E402
@@ -105,7 +108,7 @@ def test_comparison_figures_of_multiclass_predictions(data):
     X, y, Xt, yt = data
     preds = {}
     for family, params in (("logistic_regression", {"C": 1.0}), ("xgboost", {"n_estimators": 5})):
-        preds[family] = fit_best(
+        preds[family] = fit_best_kw(
             family, "classification", params, X, y, Xt, yt, test_rows=np.arange(len(yt)), random_state=0
         )[2]
     pairs, test_loss = comparison_tables(preds, dataset="d", n_bootstrap=50, random_state=0)

@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.metrics import confusion_matrix
 
-from xaipipe.models.fitting import fit_best
+from tests.keyword_steps import fit_best_kw
 from xaipipe.report import tables as rt  # not imported by name: pytest would collect test_metric_tables
 
 
@@ -26,7 +26,7 @@ def records():
         ("breast_cancer", "classification", "gaussian_nb", {}, (Xc, yc)),
     ]:
         n = int(0.8 * len(y))
-        est, rec, pred = fit_best(
+        est, rec, pred = fit_best_kw(
             family,
             task,
             params,

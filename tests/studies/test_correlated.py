@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from tests.keyword_steps import correlated_truth_table_kw
 from xaipipe.data.simulated import get_dgp
-from xaipipe.studies.correlated import _replace, _truth, correlated_sample, correlated_truth_table
+from xaipipe.studies.correlated import _replace, _truth, correlated_sample
 from xaipipe.studies.simulation import TRUTH_COLUMNS
 
 TAU = 0.1
@@ -77,7 +78,7 @@ def test_monte_carlo_truth_against_analytic_mr_of_a_linear_model():
 
 @pytest.fixture(scope="module")
 def table():
-    return correlated_truth_table(
+    return correlated_truth_table_kw(
         "friedman1",
         dataset="sim",
         best_params={"linear_regression": {}, "gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1}},

@@ -12,8 +12,7 @@ from xaipipe.data.registry import (
     load_registry,
     preparation_options,
 )
-from xaipipe.models.cv import n_fit_units
-from xaipipe.models.families import FAMILIES, get_family, register_config_families
+from xaipipe.models.families import FAMILIES, register_config_families
 from xaipipe.paths import result_path
 from xaipipe.report.thesis import (
     available,
@@ -24,15 +23,20 @@ from xaipipe.report.thesis import (
 )
 from xaipipe.schema import validate_config
 from xaipipe.settings import (
+    AleSettings,
     BootstrapSettings,
+    CorrelatedSettings,
     CoverageSettings,
     CVSettings,
+    HStatisticSettings,
     LargeDataSettings,
     LearnerSettings,
+    LimeSettings,
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
     ShapSettings,
+    abalone_study_shards,
     check_family,
 )
 from xaipipe.settings import sample_size_checks as _sample_size_checks
@@ -125,6 +129,27 @@ PD_ICE_SETTINGS = {
 # the SHAP step's settings per family (xaipipe.settings.ShapSettings, unit-tested: registered families
 # and known algorithms in explain.shap.algorithm); params.shap is its to_params()
 SHAP_SETTINGS = {f: ShapSettings.from_config(config, f) for f in ALL_FAMILIES}
+# the ALE and H-statistic steps' settings (xaipipe.settings.AleSettings per task, HStatisticSettings
+# per task and family; unit-tested); params.ale / params.interactions are their to_params()
+ALE_SETTINGS = {
+    _task: AleSettings.from_config(config, _task) for _task in PD_ICE_SETTINGS
+}
+H_STATISTIC_SETTINGS = {
+    (_task, f): HStatisticSettings.from_config(config, _task, f)
+    for _task in PD_ICE_SETTINGS
+    for f in ALL_FAMILIES
+}
+
+# the LIME step's settings (xaipipe.settings.LimeSettings, unit-tested); params.lime is its to_params()
+LIME_SETTINGS = LimeSettings.from_config(config)
+
+
+def ale_settings(wildcards):
+    return ALE_SETTINGS[task_of(wildcards.dataset)]
+
+
+def h_statistic_settings(wildcards):
+    return H_STATISTIC_SETTINGS[(task_of(wildcards.dataset), wildcards.family)]
 
 
 def shap_params(wildcards):
@@ -214,7 +239,7 @@ RASHOMON = config["rashomon"]
 STUDY = RASHOMON["abalone_study"]
 # The Table 4.1 CV is split into jobs of whole prefix groups (config key
 # rashomon.abalone_study.n_shards, at most the grid's number of prefix groups).
-STUDY_SHARDS = min(STUDY["n_shards"], n_fit_units(STUDY["family"], STUDY["grid"]))
+STUDY_SHARDS = abalone_study_shards(config)
 # The Rashomon bootstrap is split into jobs of resamples b, b + n, b + 2n, ...
 # (config key rashomon.bootstrap.n_shards, at most n_bootstrap; the shard jobs' scripts deal the
 # resamples with the same xaipipe.settings.BootstrapSettings).

@@ -26,18 +26,15 @@ rule ale:
         mem_mb=4000,
         runtime=30,
     params:
-        ale=config["explain"]["ale"],
-        output=lambda w: (
-            "predict"
-            if task_of(w.dataset) == "regression"
-            else config["explain"]["pd"]["classification_output"]
-        ),
-        max_batch_rows=config["explain"]["pd"]["max_batch_rows"],
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
-        figure_class=config["explain"]["figure_class"],
+        # xaipipe.settings.AleSettings: params.ale is its to_params(), the script rebuilds it
+        ale=lambda w: ale_settings(w).to_params(),
+        output=lambda w: ale_settings(w).output,
+        max_batch_rows=lambda w: ale_settings(w).max_batch_rows,
+        ranking=lambda w: ale_settings(w).ranking,
+        loss=lambda w: ale_settings(w).loss,
+        figure_class=lambda w: ale_settings(w).figure_class,
         large_data=LARGE_DATA.to_params(),
-        seed=config["seed"],
+        seed=lambda w: ale_settings(w).seed,
     script:
         "../scripts/ale.py"
 
@@ -63,26 +60,16 @@ rule h_statistic:
         mem_mb=4000,
         runtime=30,
     params:
-        interactions=config["explain"]["interactions"],
-        # forests (prefix kind "forest": random forests, extra trees) on fewer rows: n² evaluations of
-        # up to 2 000 fully grown trees
-        n_rows=lambda w: config["explain"]["interactions"][
-            (
-                "n_rows_random_forest"
-                if get_family(w.family).prefix == "forest"
-                else "n_rows"
-            )
-        ],
-        output=lambda w: (
-            "predict"
-            if task_of(w.dataset) == "regression"
-            else config["explain"]["pd"]["classification_output"]
-        ),
-        max_batch_rows=config["explain"]["pd"]["max_batch_rows"],
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
-        seed=config["seed"],
-        figure_class=config["explain"]["figure_class"],
+        # xaipipe.settings.HStatisticSettings: params.interactions is its to_params(), params.n_rows
+        # its rows (a forest family's n_rows_random_forest), the script rebuilds it
+        interactions=lambda w: h_statistic_settings(w).to_params(),
+        n_rows=lambda w: h_statistic_settings(w).rows,
+        output=lambda w: h_statistic_settings(w).output,
+        max_batch_rows=lambda w: h_statistic_settings(w).max_batch_rows,
+        ranking=lambda w: h_statistic_settings(w).ranking,
+        loss=lambda w: h_statistic_settings(w).loss,
+        seed=lambda w: h_statistic_settings(w).seed,
+        figure_class=lambda w: h_statistic_settings(w).figure_class,
     script:
         "../scripts/h_statistic.py"
 

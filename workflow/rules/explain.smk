@@ -247,9 +247,10 @@ rule lime:
         mem_mb=2000,
         runtime=30,
     params:
-        lime=config["explain"]["lime"],
-        seed=config["seed"],
-        figure_class=config["explain"]["figure_class"],
+        # xaipipe.settings.LimeSettings: params.lime is its to_params(), the script rebuilds it
+        lime=LIME_SETTINGS.to_params(),
+        seed=LIME_SETTINGS.seed,
+        figure_class=LIME_SETTINGS.figure_class,
     script:
         "../scripts/lime.py"
 

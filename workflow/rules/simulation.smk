@@ -27,21 +27,21 @@ SIMULATION_TRUTH_PARTS = [
 ]
 # the correlated variant of each simulated dataset (config simulation_truth.correlated, issue 35): the
 # families refitted on it, with their best configuration on the dataset
-CORRELATED = config["simulation_truth"]["correlated"]
+# (xaipipe.settings.CorrelatedSettings, unit-tested: registered regression families; params.correlated_options
+# is its to_params())
+CORRELATED = CorrelatedSettings.from_config(config)
 CORRELATED_PARTS = (
     {
         d: {
             f: P("best", dataset=d, family=f)
-            for f in CORRELATED["families"]
+            for f in CORRELATED.families
             if f in families_of(d)
         }
         for d in SIMULATED
     }
-    if CORRELATED["enabled"]
+    if CORRELATED.enabled
     else {}
 )
-for _family in CORRELATED["families"]:
-    check_family("simulation_truth.correlated.families", _family, "regression")
 # illustrations computed on simulated data by the `illustration` rule (Fig 2.1 has its own rule)
 ILLUSTRATION_TABLES = [
     k for k in config["illustrations"] if k not in ("enabled", "data", "diabetes_tree")
@@ -76,17 +76,7 @@ rule simulation_truth:
         datasets=SIMULATED,
         seed=config["seed"],
         correlated=CORRELATED_PARTS,
-        correlated_options={
-            **{
-                k: v for k, v in CORRELATED.items() if k not in ("enabled", "families")
-            },
-            "reliance": {
-                "n_repeats": config["explain"]["reliance"]["n_repeats"],
-                **config["explain"]["reliance"]["dependent"],
-            },
-            "split": config["split"],
-            "options": config["estimator_options"],
-        },
+        correlated_options=CORRELATED.to_params(),
     script:
         "../scripts/simulation_truth.py"
 

@@ -6,14 +6,15 @@ Not named coverage.py: the scripts folder is on the path of joblib workers, and 
 
 from xaipipe.io import write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import CoverageSettings
 from xaipipe.studies.coverage import coverage_audit
 
 
 def main(smk):
-    repetitions, coverage = coverage_audit(**smk.params.coverage, n_jobs=smk.threads)
-    get_logger().info("%d repetition rows, %d coverage rows", len(repetitions), len(coverage))
-    write_csv(smk.output.repetitions, repetitions)
-    write_csv(smk.output.coverage, coverage)
+    out = coverage_audit(CoverageSettings.from_params(smk.params.coverage), n_jobs=smk.threads)
+    get_logger().info("%d repetition rows, %d coverage rows", len(out.repetitions), len(out.coverage))
+    for name, frame in out.to_frames().items():
+        write_csv(smk.output[name], frame)
 
 
 run(snakemake, main)  # noqa: F821

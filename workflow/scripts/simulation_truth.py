@@ -5,6 +5,7 @@ import pandas as pd
 from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
+from xaipipe.settings import CorrelatedSettings
 from xaipipe.studies.correlated import correlated_truth_table
 from xaipipe.studies.simulation import truth_table
 
@@ -56,32 +57,17 @@ def main(smk):
                     reliance=rel.reset_index(drop=True),
                 )
             )
-    opt = smk.params.correlated_options
+    correlated = CorrelatedSettings.from_params(smk.params.correlated_options, seed=int(smk.params.seed))
     for dataset, sidecar_path in zip(smk.params.datasets, smk.input.sidecars):
         best = smk.params.correlated.get(dataset) or {}
         if not best:
             continue
-        simulation = read_json(sidecar_path)["simulation"]
-        rel = opt["reliance"]
         out.append(
             correlated_truth_table(
-                simulation["dgp"],
+                read_json(sidecar_path)["simulation"],
+                correlated,
                 dataset=dataset,
                 best_params={f: read_json(path)["params"] for f, path in best.items()},
-                n=opt["n"],
-                p=simulation["p"],
-                noise_sd=simulation["noise_sd"],
-                coupling_sd=opt["coupling_sd"],
-                test_size=opt["split"]["test_size"],
-                n_folds=opt["split"]["cv_folds"],
-                n_repeats=rel["n_repeats"],
-                max_depth=rel["max_depth"],
-                min_samples_leaf=rel["min_samples_leaf"],
-                correlation_threshold=rel["correlation_threshold"],
-                linkage=rel["linkage"],
-                n_mc=opt["n_mc"],
-                options=opt["options"],
-                random_state=int(smk.params.seed),
             )
         )
         get_logger().info("%s: %d rows of its correlated variant", dataset, len(out[-1]))

@@ -17,8 +17,8 @@ entry point                      rule                    what
 ``learner_tables``               ``learner``             learner-level PD / MR over refits
 ===============================  ======================  ==========================================
 
-The ``lime`` and ``shap_check`` rules call :mod:`xaipipe.explain.lime` and
-:mod:`xaipipe.explain.shap_check` directly.
+The ``lime`` and ``shap_check`` rules call :func:`xaipipe.explain.lime.lime_tables` and
+:mod:`xaipipe.explain.shap_check` directly (a front door holds at most ten entry points).
 """
 
 from .._lazy import attach

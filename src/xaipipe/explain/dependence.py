@@ -24,22 +24,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
 from .pdp import effect_function
-from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_X, onehot_grid
+from .pdp._grid import NO_LEVEL, _check_X, onehot_grid
+from .shapley import class_choice
 
 if TYPE_CHECKING:
-    from ..settings import RelianceSettings
+    from ..settings import AleSettings, HStatisticSettings, RelianceSettings
 
 __all__ = [
     "ALE_TABLE_COLUMNS",
     "ALE_2D_COLUMNS",
     "DEPENDENT_ESTIMATORS",
+    "AleTables",
     "ale_tables",
     "h_statistic_table",
     "shap_interaction_tables",
@@ -112,87 +114,102 @@ def _pd_on_grid_se(f, wrap, Xv, cols, points, batch, n_total: int) -> tuple[np.n
     return np.array([float(y.mean()) for y in outs]), np.array([float(np.std(y, ddof=1)) * fpc for y in outs])
 
 
+class AleTables(NamedTuple):
+    """The outputs of the ``ale`` rule (:func:`ale_tables`); a named triple, so that
+    ``ale, ale_2d, skipped = ale_tables(...)`` unpacks it.
+
+    Attributes
+    ----------
+    ale : DataFrame
+        ``ale.csv`` without its ids: one row per grid point of every variable.
+    ale_2d : DataFrame
+        ``ale_2d.csv`` without its ids: the second-order ALE of the pair.
+    skipped : list of str
+        Variables without an ALE (constant on the rows, or a group that is not one-hot).
+    """
+
+    ale: pd.DataFrame
+    ale_2d: pd.DataFrame
+    skipped: list[str]
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names (``ale``, ``ale_2d``)."""
+        return {"ale": self.ale, "ale_2d": self.ale_2d}
+
+
 def ale_tables(
-    model,
-    X,
-    *,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    ranking: Sequence[str] = (),
-    pair: Sequence[str] | None = None,
-    output: str = "auto",
-    class_index: int = 1,
-    n_bins: int = 20,
-    pair_bins: int = 10,
-    centering: str = "ale_plot",
-    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
-    large_data_rows: int | None = None,
-    random_state: int = 0,
-) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    model, data, settings: AleSettings, *, ranking: Sequence[str] = (), pair: Sequence[str] | None = None
+) -> AleTables:
     """The ``ale`` rule: ALE and PD of every variable on one grid, and the second-order ALE of a pair.
 
     Parameters
     ----------
     model : fitted estimator or callable
-    X : array-like of shape (n, p)
-        The rows (the test split, as PD/ICE).
-    feature_names : sequence of str
-    feature_groups : mapping, optional
-        One-hot groups (``prepared.json``): one categorical variable each. A group that is not
-        one-hot has no ALE (skipped, named in the returned list).
+        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time.
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_test`` (array-like of shape (n, p): the rows, as PD/ICE), ``features``,
+        ``feature_groups`` (one-hot groups: one categorical variable each; a group that is not
+        one-hot has no ALE, named in ``skipped``) and ``classes`` (labels of a multiclass model in
+        code order, else None: a classifier explains class 1).
+    settings : AleSettings
+        :meth:`xaipipe.settings.AleSettings.from_config` (config section ``explain.ale``):
+        ``n_bins``, ``pair_bins`` (quantile bins of a numeric variable, 1-D and per axis of the
+        pair), ``centering`` (``ale_plot`` / ``paper``:
+        :func:`~xaipipe.explain.ale.accumulated_local_effects`; the PD is centred the same way),
+        ``output`` (:func:`xaipipe.explain.pdp.effect_function`), ``max_batch_rows`` (most rows per
+        model call), ``figure_class`` (a multiclass model's explained class, config key
+        ``explain.figure_class``: :func:`~xaipipe.explain.shapley.class_choice`; both tables then
+        get a first column ``class``), ``seed`` and the large-data group: where the test split has
+        more than ``large_data.min_rows`` rows (:meth:`~xaipipe.settings.AleSettings.large_data_rows`,
+        ``m = large_data.pd_rows``) and ``n > m``, the ``pd`` column (``n x (K + 1)`` model calls
+        per variable, the rule's largest cost) is averaged over a seeded subsample of ``m`` rows
+        (``np.sort(np.random.default_rng(seed).choice(n, m, replace=False))``), on the grid of the
+        ALE of all rows, and the table gets two last columns: ``pd_se``, the Monte-Carlo SE of
+        ``pd`` against the all-rows PD (:func:`_pd_on_grid_se`), and ``pd_rows`` (``m``). The ALE
+        (2-3 model calls per row and variable) and the second-order ALE keep every row;
+        ``pd_centred`` is the subsample PD centred as before (no SE column). Off: unchanged tables.
     ranking : sequence of str
-        Variables by decreasing MR (the ``rank`` column: 1 = largest; 0 = not ranked).
+        Variables by decreasing MR (the ``rank`` column: 1 = largest; 0 = not ranked;
+        :meth:`~xaipipe.settings.AleSettings.ranked_features`).
     pair : (str, str), optional
         The pair of the second-order ALE (the 2-D PD's pair); ``None`` or a pair with a
         non-numeric variable: no second-order table (no rows).
-    output : {"auto", "predict", "proba", "logit"}
-        The model output (:func:`xaipipe.explain.pdp.effect_function`).
-    class_index : int, default 1
-        A classifier's explained class (column of ``predict_proba``): 1 for a binary model; a
-        multiclass model's ``explain.figure_class`` (:func:`~xaipipe.explain.shapley.class_choice`).
-    n_bins, pair_bins : int
-        Quantile bins of a numeric variable (1-D, and per axis of the pair).
-    centering : {"ale_plot", "paper"}
-        :func:`~xaipipe.explain.ale.accumulated_local_effects`; the PD is centred the same way.
-    max_batch_rows : int
-        Most rows per model call.
-    large_data_rows : int or None
-        The large-data policy (``large_data.pd_rows`` where the test split has more than
-        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): where
-        ``n > large_data_rows``, the ``pd`` column (``n x (K + 1)`` model calls per variable, the
-        rule's largest cost) is averaged over a seeded subsample of this many rows
-        (``np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))``), on the
-        grid of the ALE of all rows, and the table gets two last columns: ``pd_se``, the
-        Monte-Carlo SE of ``pd`` against the all-rows PD (:func:`_pd_on_grid_se`), and
-        ``pd_rows`` (``m``). The ALE (2-3 model calls per row and variable) and the second-order
-        ALE keep every row; ``pd_centred`` is the subsample PD centred as before (no SE column).
-        None: off (unchanged tables).
-    random_state : int, default 0
-        Seed of that subsample (the config ``seed``).
 
     Returns
     -------
-    (ale, ale_2d, skipped)
+    AleTables
         ``ale``: one row per grid point of every variable, :data:`ALE_TABLE_COLUMNS` (the ALE table
         of :meth:`~xaipipe.explain.ale.ALEResult.to_frame`, ``pd`` the partial dependence at the
         edge / level in output units, ``pd_centred`` centred as the ALE); ``ale_2d``:
-        :data:`ALE_2D_COLUMNS`; ``skipped``: variables without an ALE (constant on ``X``, or a
+        :data:`ALE_2D_COLUMNS`; ``skipped``: variables without an ALE (constant on ``X_test``, or a
         group that is not one-hot).
 
     Raises
     ------
     ValueError
-        Invalid ``X``, names, options or model output (as the ALE functions).
+        Invalid ``X_test``, names, options or model output (as the ALE functions);
+        ``figure_class`` not a class.
     """
-    Xv, wrap, _ = _check_X(X)
-    names = list(feature_names)
+    choice = class_choice(data.classes, settings.figure_class)
+    class_index = choice.get("class_index", 1)
+    output, n_bins, centering, max_batch_rows = (
+        settings.output,
+        settings.n_bins,
+        settings.centering,
+        settings.max_batch_rows,
+    )
+    feature_groups = data.feature_groups
+    Xv, wrap, _ = _check_X(data.X_test)
+    names = list(data.features)
     f = effect_function(model, output, class_index)
     rank = {v: i + 1 for i, v in enumerate(ranking)}
     frames, skipped = [], []
     n = Xv.shape[0]
     sub = None  # large-data policy: the PD's rows
+    large_data_rows = settings.large_data_rows(n)  # None at or below large_data.min_rows test rows
     if large_data_rows is not None and n > int(large_data_rows):
-        sub = Xv[np.sort(np.random.default_rng(random_state).choice(n, int(large_data_rows), replace=False))]
+        sub = Xv[np.sort(np.random.default_rng(settings.seed).choice(n, int(large_data_rows), replace=False))]
     for name, cols, is_group in _variables(names, feature_groups):
         if is_group:
             try:
@@ -247,62 +264,74 @@ def ale_tables(
             feature_names=names,
             output=output,
             class_index=class_index,
-            n_bins=pair_bins,
+            n_bins=settings.pair_bins,
             max_batch_rows=max_batch_rows,
         )
         ale_2d = res2.to_frame()[ALE_2D_COLUMNS]
-    return ale, ale_2d, skipped
+    if data.classes is not None:  # multiclass: the explained class, first column
+        for table in (ale, ale_2d):
+            table.insert(0, "class", str(data.classes[class_index]))
+    return AleTables(ale, ale_2d, skipped)
 
 
-def h_statistic_table(
-    model,
-    X,
-    *,
-    feature_names: Sequence[str],
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    top: Sequence[str] = (),
-    output: str = "auto",
-    class_index: int = 1,
-    n_rows: int | None = 300,
-    n_bootstrap: int = 50,
-    random_state=0,
-    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
-) -> pd.DataFrame:
+def h_statistic_table(model, data, settings: HStatisticSettings, *, top: Sequence[str] = ()) -> pd.DataFrame:
     """The ``h_statistic`` rule: Friedman's H² of every variable and of every pair of ``top``.
 
     :func:`xaipipe.explain.interactions.h_statistic` with ``features`` = every variable (one-hot
     groups whole) and ``pairs`` = the pairs of ``top`` (the top variables by MR), on a seeded
-    subsample of ``n_rows`` rows with ``n_bootstrap`` bootstrap resamples of it for the SE. A
-    classifier's output is the probability (or log-odds) of class ``class_index`` (as
-    :func:`ale_tables`).
+    subsample of the test rows with bootstrap resamples of it for the SE.
+
+    Parameters
+    ----------
+    model : fitted estimator or callable
+    data : PreparedData
+        As :func:`ale_tables`: ``X_test``, ``features``, ``feature_groups``, ``classes``.
+    settings : HStatisticSettings
+        :meth:`xaipipe.settings.HStatisticSettings.from_config` (config section
+        ``explain.interactions``): :attr:`~xaipipe.settings.HStatisticSettings.rows` (``n_rows``, a
+        forest family's ``n_rows_random_forest``; None: all rows), ``n_bootstrap``, ``seed``,
+        ``output``, ``max_batch_rows`` and ``figure_class`` (as :func:`ale_tables`: a classifier's
+        output is the probability or log-odds of that class; a multiclass table gets a first
+        column ``class``).
+    top : sequence of str
+        The top variables by MR (:meth:`~xaipipe.settings.HStatisticSettings.top_features`).
 
     Returns
     -------
     DataFrame
         :data:`xaipipe.explain.interactions.H_COLUMNS` with ``rank`` (the MR rank of a total row's
         variable, 1 = largest, 0 = not in ``top``; pairwise rows: 0) first.
+
+    Raises
+    ------
+    ValueError
+        ``figure_class`` not a class; as :func:`~xaipipe.explain.interactions.h_statistic`.
     """
     from .interactions import h_statistic
 
-    variables = [name for name, _, _ in _variables(list(feature_names), feature_groups)]
+    choice = class_choice(data.classes, settings.figure_class)
+    feature_names, feature_groups = list(data.features), data.feature_groups
+    variables = [name for name, _, _ in _variables(feature_names, feature_groups)]
     pairs = list(combinations([t for t in top if t in variables], 2))
     res = h_statistic(
         model,
-        X,
+        data.X_test,
         features=variables,
         pairs=pairs,
-        feature_names=list(feature_names),
+        feature_names=feature_names,
         feature_groups=feature_groups,
-        output=output,
-        class_index=class_index,
-        n_rows=n_rows,
-        n_bootstrap=n_bootstrap,
-        random_state=random_state,
-        max_batch_rows=max_batch_rows,
+        output=settings.output,
+        class_index=choice.get("class_index", 1),
+        n_rows=settings.rows,
+        n_bootstrap=settings.n_bootstrap,
+        random_state=settings.seed,
+        max_batch_rows=settings.max_batch_rows,
     )
     table = res.to_frame()
     rank = {v: i + 1 for i, v in enumerate(top)}
     table.insert(0, "rank", [rank.get(f, 0) if k == "total" else 0 for k, f in zip(table["kind"], table["feature"])])
+    if data.classes is not None:  # multiclass: the explained class, first column
+        table.insert(0, "class", str(data.classes[choice["class_index"]]))
     return table
 
 

@@ -59,14 +59,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..validation import check_finite
 
-__all__ = ["LimeResult", "lime_explanations", "lime_frame", "compare_lime_shap", "lime_shap_summary"]
+if TYPE_CHECKING:
+    from ..settings import LimeSettings
+
+__all__ = [
+    "LimeResult",
+    "LimeTables",
+    "lime_explanations",
+    "lime_frame",
+    "compare_lime_shap",
+    "lime_shap_summary",
+    "lime_tables",
+]
 
 #: Tolerance of the check that LIME's local_pred equals intercept + weights at x.
 _LOCAL_PRED_RTOL = 1e-9
@@ -632,3 +643,76 @@ def lime_shap_summary(comparison: pd.DataFrame, *, top_k: int = 5) -> pd.DataFra
             }
         )
     return pd.DataFrame(out)
+
+
+class LimeTables(NamedTuple):
+    """The tables of the ``lime`` rule (:func:`lime_tables`).
+
+    Attributes
+    ----------
+    comparison : DataFrame
+        :func:`compare_lime_shap` of the explained rows (``lime_shap.csv`` without its ids).
+    summary : DataFrame
+        :func:`lime_shap_summary` with ``force_plot_row`` (the force-plot row's kind, ``""`` for a
+        sampled row) second (``lime_shap_summary.csv`` without its ids).
+    """
+
+    comparison: pd.DataFrame
+    summary: pd.DataFrame
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names (``comparison``, ``summary``)."""
+        return {"comparison": self.comparison, "summary": self.summary}
+
+
+def lime_tables(model, data, shap, settings: LimeSettings, *, named: Mapping[str, int]) -> LimeTables:
+    """The ``lime`` rule: LIME beside the SHAP values of the force-plot rows and a seeded sample of test rows.
+
+    Parameters
+    ----------
+    model : fitted estimator
+        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time.
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_test`` (the explained rows), ``X_train`` (LIME's statistics and sampling),
+        ``features``, ``feature_groups`` (a one-hot group is one categorical LIME feature, as in
+        SHAP).
+    shap : ShapResult
+        The SHAP values of one output (a multiclass model's ``explain.figure_class``:
+        :func:`xaipipe.explain.shapley.class_result`): LIME explains the same output space
+        (``shap.output``) and class (``details["class_index"]``).
+    settings : LimeSettings
+        :meth:`xaipipe.settings.LimeSettings.from_config` (config section ``explain.lime``): the rows
+        (:meth:`~xaipipe.settings.LimeSettings.rows`: ``named`` and ``n_rows`` seeded others of
+        ``shap.row_index``), ``num_samples`` and ``seed`` (:func:`lime_explanations`).
+    named : mapping of str -> int
+        The force-plot rows (kind -> position in ``X_test``;
+        :func:`xaipipe.plots.shap_force.force_rows` of ``shap``, mapped through ``row_index``).
+
+    Returns
+    -------
+    LimeTables
+
+    Raises
+    ------
+    ValueError, RuntimeError
+        As :func:`lime_explanations`.
+    """
+    rows = settings.rows(shap.row_index, named)
+    lime = lime_explanations(
+        model,
+        data.X_test,
+        data.X_train,
+        rows=rows,
+        feature_names=data.features,
+        output=shap.output,  # SHAP's output space
+        feature_groups=data.feature_groups,
+        num_samples=settings.num_samples,
+        random_state=settings.seed,
+        class_index=shap.details.get("class_index"),
+    )
+    comparison = compare_lime_shap(lime, shap)
+    role = {v: k for k, v in named.items()}
+    summary = lime_shap_summary(comparison)
+    summary.insert(1, "force_plot_row", summary["row"].map(role).fillna(""))
+    return LimeTables(comparison, summary)

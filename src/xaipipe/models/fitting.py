@@ -13,14 +13,17 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .boosting import fit_estimator
 from .families import PREFIX_PARAM, make_estimator
 
-__all__ = ["GroupFit", "fit_group", "fit_best"]
+if TYPE_CHECKING:
+    from ..settings import CVSettings
+
+__all__ = ["FitResult", "GroupFit", "fit_group", "fit_best"]
 
 
 @dataclass
@@ -117,36 +120,59 @@ def fit_group(
     return GroupFit(est, time.perf_counter() - t0)
 
 
+class FitResult(NamedTuple):
+    """The outputs of the ``fit`` rule (:func:`fit_best`); a named triple, so that
+    ``model, record, predictions = fit_best(...)`` unpacks it.
+
+    Attributes
+    ----------
+    model : fitted estimator or None
+        The refitted model (None when it went to a forest store).
+    record : dict
+        ``test/<family>.json``: ``dataset``, ``task``, ``model`` (the family), ``params``,
+        ``n_train``, ``n_test``, ``fit_time_s``, ``metrics`` (with the confusion matrix for
+        classifiers).
+    predictions : DataFrame
+        ``predictions/<family>.csv``: ``row``, ``y_true``, ``y_pred``; binary classifiers also
+        ``proba_1``, multiclass ones ``proba_0 .. proba_{K-1}``.
+    """
+
+    model: Any
+    record: dict
+    predictions: Any
+
+    def to_frame(self):
+        """The test predictions (the rule's ``predictions`` output)."""
+        return self.predictions
+
+
 def fit_best(
-    family: str,
-    task: str,
+    data,
+    settings: CVSettings,
     params: Mapping[str, Any],
-    X_train: np.ndarray,
-    y_train: np.ndarray,
-    X_test: np.ndarray,
-    y_test: np.ndarray,
     *,
-    test_rows: np.ndarray,
-    random_state: int,
-    options: Mapping[str, Any] | None = None,
-    dataset: str = "",
     n_jobs: int = 1,
-    beta: float = 1.0,
     forest_store: tuple[Any, int] | None = None,
-):
+) -> FitResult:
     """The ``fit`` rule: refit a family's best configuration on the training rows, evaluate on the test rows.
 
     Parameters
     ----------
-    family, task, params, random_state, options, n_jobs
-        As :func:`fit_group` (``n_jobs``: threads of the fit; the saved model is
-        set to ``n_jobs=1`` so that its predictions are bitwise reproducible).
-    X_train, y_train, X_test, y_test : arrays
-    test_rows : ndarray of int
-        Row positions of the test rows in ``prepared.csv`` (the ``row`` column).
-    dataset : str
-    beta : float > 0, default=1.0
-        Weight of the ``f_beta`` test metric (classification; config key ``metrics.beta``).
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
+        attributes): ``X_train``, ``y_train`` (the fit), ``X_test``, ``y_test`` (the test metrics
+        and predictions), ``test_rows`` (row positions of the test rows in ``prepared.csv``: the
+        ``row`` column) and ``dataset``.
+    settings : CVSettings
+        :meth:`xaipipe.settings.CVSettings.from_config` of the family (the rule's ``params.cv``):
+        ``family``, ``task``, ``seed`` (``random_state``), ``options`` (config key
+        ``estimator_options.<family>``) as :func:`fit_group`, and ``beta`` (weight of the
+        ``f_beta`` test metric of a classifier; config key ``metrics.beta``).
+    params : mapping
+        The configuration (``best/<family>.json``'s ``params``).
+    n_jobs : int, default 1
+        Threads of the fit; the saved model is set to ``n_jobs=1`` so that its predictions are
+        bitwise reproducible.
     forest_store : (path, block_trees), optional
         A random forest / extra trees (:func:`xaipipe.models.forest_blocks.supports_forest_blocks`)
         is fitted ``block_trees`` trees at a time and written block by block to ``path`` as a
@@ -158,13 +184,10 @@ def fit_best(
 
     Returns
     -------
-    (estimator, record, predictions)
-        The fitted model (None when it went to ``forest_store``); the record of ``test/<family>.json`` (``dataset``,
-        ``task``, ``model`` (the family), ``params``, ``n_train``, ``n_test``,
-        ``fit_time_s``, ``metrics`` with the confusion matrix for classifiers);
-        the test predictions (``row``, ``y_true``, ``y_pred``; binary classifiers
-        also ``proba_1``, multiclass ones ``proba_0 .. proba_{K-1}``; the metrics of a
-        multiclass model hold its ``confusion_matrix``).
+    FitResult
+        ``(model, record, predictions)``: the fitted model (None when it went to
+        ``forest_store``), the record of ``test/<family>.json`` and the test predictions (the
+        metrics of a multiclass model hold its ``confusion_matrix``).
 
     Raises
     ------
@@ -177,7 +200,9 @@ def fit_best(
     from .metrics import evaluate
     from .output import model_output
 
-    est = make_estimator(family, task, params, random_state=random_state, n_jobs=n_jobs, options=options)
+    family, task = settings.family, settings.task
+    X_train, y_train, X_test, y_test = data.X_train, data.y_train, data.X_test, data.y_test
+    est = make_estimator(family, task, params, random_state=settings.seed, n_jobs=n_jobs, options=settings.options)
     if forest_store is not None and supports_forest_blocks(est):
         output, fit_time = _fit_forest_store(est, X_train, y_train, X_test, *forest_store)
         est = None
@@ -188,9 +213,9 @@ def fit_best(
         if hasattr(est, "n_jobs"):
             est.set_params(n_jobs=1)  # predictions of the saved model are then bitwise reproducible
         output = model_output(est)(X_test)
-    metrics = evaluate(task, y_test, output, confusion=True, beta=beta)
+    metrics = evaluate(task, y_test, output, confusion=True, beta=settings.beta)
     record = {
-        "dataset": dataset,
+        "dataset": data.dataset,
         "task": task,
         "model": family,
         "params": params,
@@ -199,7 +224,7 @@ def fit_best(
         "fit_time_s": fit_time,
         "metrics": metrics,
     }
-    predictions = pd.DataFrame({"row": test_rows, "y_true": y_test})
+    predictions = pd.DataFrame({"row": data.test_rows, "y_true": y_test})
     if task == "regression":
         predictions["y_pred"] = output
     elif output.shape[1] == 2:
@@ -209,7 +234,7 @@ def fit_best(
         for k in range(output.shape[1]):
             predictions[f"proba_{k}"] = output[:, k]
         predictions["y_pred"] = output.argmax(axis=1)
-    return est, record, predictions
+    return FitResult(est, record, predictions)
 
 
 def _fit_forest_store(forest, X_train, y_train, X_test, path, block_trees, *, atomic: bool = True):

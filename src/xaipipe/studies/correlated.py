@@ -54,12 +54,17 @@ cluster of two or more variables ``mr_difference`` of ``grouped_permutation`` (j
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..data.simulated import feature_names, get_dgp
 from .simulation import TRUTH_COLUMNS
+
+if TYPE_CHECKING:
+    from ..settings import CorrelatedSettings
 
 __all__ = ["correlated_sample", "correlated_truth_table"]
 
@@ -111,47 +116,26 @@ def _truth(model, fhat, X: np.ndarray, f_star: np.ndarray, resid2: np.ndarray, c
 
 
 def correlated_truth_table(
-    dgp,
-    *,
-    dataset: str,
-    best_params: Mapping[str, Mapping],
-    n: int = 2000,
-    p: int = 10,
-    noise_sd: float = 1.0,
-    coupling_sd: float = 0.1,
-    test_size: float = 0.2,
-    n_folds: int = 5,
-    n_repeats: int = 20,
-    max_depth: int | None = 5,
-    min_samples_leaf: int | float = 0.02,
-    correlation_threshold: float = 0.9,
-    linkage: str = "single",
-    n_mc: int = 20_000,
-    options: Mapping[str, Mapping] | None = None,
-    random_state: int = 0,
+    simulation: Mapping[str, Any], settings: CorrelatedSettings, *, dataset: str, best_params: Mapping[str, Mapping]
 ) -> pd.DataFrame:
     """Marginal, conditional and grouped MR of refitted models on the correlated variant, beside the truth.
 
     Parameters
     ----------
-    dgp : str or DGP
-        The simulated data set's DGP (its sidecar's ``dgp``).
+    simulation : mapping
+        The simulated data set's sidecar ``simulation`` record: ``dgp`` (name or DGP), ``p``
+        (inputs), ``noise_sd`` (:math:`\\sigma`).
+    settings : CorrelatedSettings
+        :meth:`xaipipe.settings.CorrelatedSettings.from_config`: ``n`` (rows) and ``coupling_sd``
+        (:math:`\\tau`) of the variant, ``n_mc`` (Monte-Carlo rows of each truth), the pipeline's
+        split (``split``: ``test_size``, ``cv_folds``), the estimators' settings (``n_repeats``,
+        ``dependent``: ``max_depth``, ``min_samples_leaf``, ``correlation_threshold``,
+        ``linkage``), ``options`` (``estimator_options``) and ``seed`` (the draw, the split, the
+        fits, the permutations and the Monte Carlo).
     dataset : str
         The simulated data set; the rows are labelled ``<dataset>_correlated``.
     best_params : mapping family -> params
         The families to refit and their configurations (``best/<family>.json``'s ``params``).
-    n, p, noise_sd, coupling_sd
-        Rows, inputs, :math:`\\sigma`, :math:`\\tau` of the variant.
-    test_size, n_folds
-        The pipeline's split (``split`` config).
-    n_repeats, max_depth, min_samples_leaf, correlation_threshold, linkage
-        The estimators' settings (``explain.reliance``).
-    n_mc : int
-        Monte-Carlo rows of each truth.
-    options : mapping family -> mapping, optional
-        ``estimator_options``.
-    random_state : int
-        Seed of the draw, the split, the fits, the permutations and the Monte Carlo.
 
     Returns
     -------
@@ -171,7 +155,14 @@ def correlated_truth_table(
         model_reliance,
     )
     from ..models.fitting import fit_best
+    from ..settings import CVSettings
 
+    dgp, p, noise_sd = simulation["dgp"], simulation["p"], simulation["noise_sd"]
+    n, coupling_sd, n_mc, n_repeats = settings.n, settings.coupling_sd, settings.n_mc, settings.n_repeats
+    test_size, n_folds = settings.split["test_size"], settings.split["cv_folds"]
+    dep, options, random_state = settings.dependent, settings.options, settings.seed
+    max_depth, min_samples_leaf = dep["max_depth"], dep["min_samples_leaf"]
+    correlation_threshold, linkage = dep["correlation_threshold"], dep["linkage"]
     model = get_dgp(dgp)
     p = model.check_p(p)
     names = feature_names(p)
@@ -211,19 +202,18 @@ def correlated_truth_table(
             }
         )
 
+    split_data = SimpleNamespace(X_train=X[tr], y_train=y[tr], X_test=X[te], y_test=y[te], test_rows=te, dataset="")
     for family, params in best_params.items():
-        fitted, _, _ = fit_best(
-            family,
-            "regression",
-            dict(params),
-            X[tr],
-            y[tr],
-            X[te],
-            y[te],
-            test_rows=te,
-            random_state=int(random_state),
-            options=(options or {}).get(family),
+        fit_settings = CVSettings(  # the fit rule's settings of the family (grid, search, selection: unused)
+            task="regression",
+            family=family,
+            grid=None,
+            sample=None,
+            options=(options or {}).get(family) or {},
+            selection="rmse",
+            seed=int(random_state),
         )
+        fitted = fit_best(split_data, fit_settings, dict(params)).model
 
         def fhat(A, _m=fitted):
             return np.asarray(_m.predict(A), dtype=np.float64)

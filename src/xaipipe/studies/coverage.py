@@ -96,12 +96,15 @@ from __future__ import annotations
 import logging
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "coverage_audit", "coverage_table"]
+if TYPE_CHECKING:
+    from ..settings import CoverageSettings
+
+__all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "CoverageTables", "coverage_audit", "coverage_table"]
 
 #: Learners of (a): family -> one fixed configuration (small and quick).
 DEFAULT_LEARNERS: dict[str, dict] = {
@@ -507,23 +510,19 @@ def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners
 # ----------------------------------------------------------------------------- public API
 
 
-def coverage_audit(
-    *,
-    dgp: str = "friedman1",
-    n: int = 500,
-    p: int = 10,
-    noise_sd: float = 1.0,
-    n_repetitions: int = 100,
-    test_size: float = 0.2,
-    cv_folds: int = 5,
-    learners: Mapping[str, Mapping[str, Any]] | None = None,
-    learner_config: Mapping[str, Any] | None = None,
-    rashomon_config: Mapping[str, Any] | None = None,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    nominal: Sequence[float] = DEFAULT_NOMINAL,
-    random_state: int = 0,
-    n_jobs: int = 1,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+class CoverageTables(NamedTuple):
+    """The tables of the ``coverage_audit`` rule (:func:`coverage_audit`); a named pair, so that
+    ``repetitions, coverage = coverage_audit(...)`` unpacks it."""
+
+    repetitions: pd.DataFrame
+    coverage: pd.DataFrame
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names (``repetitions``, ``coverage``)."""
+        return {"repetitions": self.repetitions, "coverage": self.coverage}
+
+
+def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTables:
     """Empirical coverage of learner-PD / learner-PFI intervals and of MCR on fresh simulated data.
 
     See the module docstring for the design, the targets and the Monte-Carlo
@@ -531,46 +530,53 @@ def coverage_audit(
 
     Parameters
     ----------
-    dgp : str, default "friedman1"
-        A DGP of :data:`xaipipe.data.simulated.DGPS` with closed-form truth.
-    n : int >= 20, default 500
-        Rows per repetition (split ``1 - test_size`` / ``test_size``).
-    p : int, default 10
-        Inputs (``x1 .. xp``).
-    noise_sd : float > 0, default 1.0
-    n_repetitions : int >= 2, default 100
-        ``R``.
-    test_size : float, default 0.2
-    cv_folds : int, default 5
-        Folds of the model class's CV (b).
-    learners : mapping family -> params, optional
-        Learners of (a), each one fixed configuration; default
-        :data:`DEFAULT_LEARNERS`. ``{}`` skips (a).
-    learner_config : mapping, optional
-        Overrides of :data:`DEFAULT_LEARNER_CONFIG`: ``n_refits`` (K),
-        ``fraction``, ``pfi_estimator``, ``n_repeats`` (as ``explain.learner``),
-        ``pd_features`` (variables with a learner-PD), ``grid`` (PD grid, input
-        units, shared by all repetitions), ``truth_fits`` and ``truth_eval_rows``
-        (the learner's expected value, module docstring). ``None`` values keep
-        the default.
-    rashomon_config : mapping or None, optional
-        Overrides of :data:`DEFAULT_RASHOMON_CONFIG`: ``families`` (family -> CV
-        grid: the model class), ``epsilon_mode`` and ``epsilons`` (the ε rule),
-        ``scopes`` (``family``, ``cross_family``, ``linear_exact``),
-        ``estimator`` and ``n_repeats`` (member MR on the test split),
-        ``population_rows``. Pass ``{"families": {}, "scopes": []}``-like
-        settings to shrink it; ``False`` skips (b).
-    options : mapping family -> mapping, optional
-        Fixed estimator options (``estimator_options``).
-    nominal : sequence of float in (0, 1)
-        Levels of :func:`coverage_table`.
-    random_state : int >= 0, default 0
+    settings : CoverageSettings
+        :meth:`xaipipe.settings.CoverageSettings.from_config` (config section ``coverage``, with
+        the pipeline's learner design and ε rule where it leaves them null). Its fields:
+
+        dgp : str
+            A DGP of :data:`xaipipe.data.simulated.DGPS` with closed-form truth.
+        n : int >= 20
+            Rows per repetition (split ``1 - test_size`` / ``test_size``).
+        p : int
+            Inputs (``x1 .. xp``).
+        noise_sd : float > 0
+        n_repetitions : int >= 2
+            ``R``.
+        test_size : float
+        cv_folds : int
+            Folds of the model class's CV (b).
+        learners : mapping family -> params or None
+            Learners of (a), each one fixed configuration; None: :data:`DEFAULT_LEARNERS`.
+            ``{}`` skips (a).
+        learner_config : mapping or None
+            Overrides of :data:`DEFAULT_LEARNER_CONFIG`: ``n_refits`` (K),
+            ``fraction``, ``pfi_estimator``, ``n_repeats`` (as ``explain.learner``),
+            ``pd_features`` (variables with a learner-PD), ``grid`` (PD grid, input
+            units, shared by all repetitions), ``truth_fits`` and ``truth_eval_rows``
+            (the learner's expected value, module docstring). ``None`` values keep
+            the default.
+        rashomon_config : mapping, None or False
+            Overrides of :data:`DEFAULT_RASHOMON_CONFIG`: ``families`` (family -> CV
+            grid: the model class), ``epsilon_mode`` and ``epsilons`` (the ε rule),
+            ``scopes`` (``family``, ``cross_family``, ``linear_exact``),
+            ``estimator`` and ``n_repeats`` (member MR on the test split),
+            ``population_rows``. ``False`` skips (b).
+        options : mapping family -> mapping or None
+            Fixed estimator options (``estimator_options``).
+        nominal : sequence of float in (0, 1)
+            Levels of :func:`coverage_table`.
+        random_state : int >= 0
+            ``seed``.
     n_jobs : int, default 1
         Worker processes over repetitions (and over the learner-truth fits);
         the tables do not depend on it.
 
     Returns
     -------
+    CoverageTables
+        ``(repetitions, coverage)``:
+
     repetitions : DataFrame
         :data:`REPETITION_COLUMNS`, one row per repetition x interval: learner
         rows (``quantity`` ``learner_pd`` / ``learner_mr_ratio`` /
@@ -597,6 +603,10 @@ def coverage_audit(
     from ..validation import check_fraction
     from .simulation import model_reliance_truth, partial_dependence_truth
 
+    dgp, n, p, noise_sd, n_repetitions = settings.dgp, settings.n, settings.p, settings.noise_sd, settings.n_repetitions
+    test_size, cv_folds, learners = settings.test_size, settings.cv_folds, settings.learners
+    learner_config, rashomon_config, options = settings.learner_config, settings.rashomon_config, settings.options
+    nominal, random_state = settings.nominal, settings.random_state
     model = get_dgp(dgp)
     n = _positive_int(n, "n", 20)
     p = model.check_p(p)
@@ -703,7 +713,7 @@ def coverage_audit(
     lt = learner_truth.assign(_g=learner_truth["grid_value"].astype(float).fillna(-999.0)).drop(columns="grid_value")
     reps = reps.merge(lt, on=["family", "quantity", "feature", "_g"], how="left", validate="many_to_one")
     reps = reps.drop(columns="_g")[REPETITION_COLUMNS]
-    return reps, coverage_table(reps, nominal=nominal)
+    return CoverageTables(reps, coverage_table(reps, nominal=nominal))
 
 
 def _aggregate(rep: np.ndarray, covered: np.ndarray, width: np.ndarray, error: np.ndarray) -> dict:
