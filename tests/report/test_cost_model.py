@@ -222,6 +222,9 @@ def test_policies_cut_the_jobs_they_apply_to_above_min_rows_only():
     assert pol.factor("shap", rf, 100_000) == pytest.approx(100 / 1800)  # rows capped already: the trees
     assert pol.factor("shap", rf_unknown, 100_000) == 1.0  # trees not measured: its full cost
     assert pol.factor("cv", cv, 100_000) == 1.0
+    ale = _cost("ale", "family=x", 1.0)  # ALE 2 predictions per row and variable, the PD beside it K + 1 = 21
+    assert pol.factor("ale", ale, 100_000) == pytest.approx((2 + 21 * 2000 / 20_000) / 23)
+    assert pol.factor("ale", ale, 50_000) == 1.0
     assert _policies(reliance_rows=None).factor("model_reliance", mr, 100_000) == 1.0
 
 

@@ -302,7 +302,8 @@ class Policies:
     a job whose work the policies cut is predicted as its fitted cost at ``n`` times the share of the
     work that remains (:meth:`factor`): ``model_reliance`` ``reliance_rows / n_test`` (the repeats
     run on that many rows; the one pass of e_orig over every row is left out), ``pd_ice``
-    ``pd_rows / n_test``, ``shap`` of a forest ``shap_trees / trees`` (``trees``: the forest's trees
+    ``pd_rows / n_test``, ``ale`` ``(2 + (K + 1) pd_rows / n_test) / (K + 3)`` (per row and variable
+    the ALE's 2 predictions stay, the PD beside it makes ``K + 1``, ``K`` = ``explain.ale.n_bins``), ``shap`` of a forest ``shap_trees / trees`` (``trees``: the forest's trees
     where the model was measured, :attr:`Cost.trees`; its rows are already capped by
     ``explain.shap.max_rows_random_forest``) and of any other family ``shap_rows / n_test``. The
     fitted cost at ``n`` keeps the growth of the model itself (deeper trees, more leaves). Peak RSS
@@ -311,13 +312,15 @@ class Policies:
 
     settings: Any
     test_size: float
+    ale_bins: int = 20
 
     @classmethod
     def from_config(cls, config: Mapping) -> Policies:
-        """From a study configuration (``large_data``, ``split.test_size``)."""
+        """From a study configuration (``large_data``, ``split.test_size``, ``explain.ale.n_bins``)."""
         from xaipipe.settings import LargeDataSettings
 
-        return cls(LargeDataSettings.from_config(config), float(config["split"]["test_size"]))
+        bins = int(config.get("explain", {}).get("ale", {}).get("n_bins", 20))
+        return cls(LargeDataSettings.from_config(config), float(config["split"]["test_size"]), bins)
 
     def factor(self, rule: str, cost: Cost, n: float) -> float:
         """Share of the job's fitted CPU that remains under the policies at ``n`` rows (1: none applies)."""
@@ -329,6 +332,9 @@ class Policies:
             return min(1.0, s.reliance_rows / n_test)
         if rule == "pd_ice" and s.pd_rows:
             return min(1.0, s.pd_rows / n_test)
+        if rule == "ale" and s.pd_rows:  # the PD beside the ALE: K + 1 of every K + 3 predictions per row
+            k = self.ale_bins
+            return (2.0 + (k + 1.0) * min(1.0, s.pd_rows / n_test)) / (k + 3.0)
         if rule == "shap":
             if _is_forest_kind(cost.key):
                 return min(1.0, s.shap_trees / cost.trees) if s.shap_trees and cost.trees else 1.0
