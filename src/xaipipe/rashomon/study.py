@@ -95,7 +95,17 @@ def rashomon_reliance(
         scopes=_grid_scopes(settings),
     )
     candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
-    groups = fit_member_groups(
+    groups = _refit_members(data, settings, candidates, n_jobs, forest_blocks, store_dir)
+    rel = _reliance(data, settings, groups, n_jobs)
+    members = member_table(sets, rel, epsilons=grid, dataset=data.dataset)
+    return members, mcr_table(members, sets, epsilons=grid), groups
+
+
+def _refit_members(data, settings: RashomonSettings, candidates, n_jobs, forest_blocks, store_dir) -> list:
+    """The ``candidates`` (``family``, ``config_id``) refitted on the training rows as the CV fitted
+    them (:func:`fit_member_groups`: the settings' task, seed and estimator options; large forests in
+    blocks into ``store_dir``), one group per prefix group."""
+    return fit_member_groups(
         candidates,
         settings.task,
         data.X_train,
@@ -106,9 +116,6 @@ def rashomon_reliance(
         forest_blocks=forest_blocks,
         store_dir=store_dir,
     )
-    rel = _reliance(data, settings, groups, n_jobs)
-    members = member_table(sets, rel, epsilons=grid, dataset=data.dataset)
-    return members, mcr_table(members, sets, epsilons=grid), groups
 
 
 def _grid_scopes(settings: RashomonSettings) -> list[str]:
@@ -239,17 +246,7 @@ def _refit_tables(data, settings, sets, grid, mine, families, n_jobs, pd_class_i
     """:func:`rashomon_refit` from its candidate members ``mine`` on: refits, predictions, MR, PD curves."""
     from .envelope import members_curves, selected_groups
 
-    groups = fit_member_groups(
-        mine,
-        settings.task,
-        data.X_train,
-        data.y_train,
-        random_state=settings.seed,
-        options=settings.options,
-        n_jobs=n_jobs,
-        forest_blocks=forest_blocks,
-        store_dir=store_dir,
-    )
+    groups = _refit_members(data, settings, mine, n_jobs, forest_blocks, store_dir)
     predictions = members_predictions(groups, data.X_test)
     reliance = _reliance(data, settings, groups, n_jobs)
     base = _member_base(sets, grid, None)
