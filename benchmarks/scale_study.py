@@ -143,6 +143,21 @@ def _snakemake(workdir: Path, args: Sequence[str], env: Mapping[str, str] | None
     return proc.stdout
 
 
+def merge_records(old: Sequence[Mapping], new: Sequence[Mapping], n: int, part: bool = False) -> list:
+    """The records after a run at ``n`` rows: the whole study's run replaces every record at ``n``;
+    a part (``--targets``) replaces only the job kinds (rule, key) it ran, at ``n``."""
+    ran = {(r["rule"], r["key"]) for r in new}
+    return [r for r in old if int(r["n"]) != n or (part and (r["rule"], r["key"]) not in ran)] + list(new)
+
+
+def memory_regime_rows(config_file: Path) -> float | None:
+    """Rows ``n`` from which the refit of a forest runs in blocks of trees (its training rows
+    ``n * (1 - split.test_size)`` reach ``large_data.forest_block_rows``); None where blocks are off."""
+    config = yaml.safe_load(Path(config_file).read_text())
+    rows = (config.get("large_data") or {}).get("forest_block_rows")
+    return None if rows is None else float(rows) / (1.0 - float(config["split"]["test_size"]))
+
+
 def run_study(
     workdir: Path, n: int, cores: int, targets: Sequence[str] = (), dry: bool = True
 ) -> tuple[list[dict], dict | None, float]:
@@ -346,6 +361,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-run", action="store_true", help="fit the --records file only (no Snakemake run)")
     ap.add_argument("--model", type=Path, default=REPO / "benchmarks" / "cost_model.tsv", help="cost model to write")
     ap.add_argument("--tiny", action="store_true", help="n = 60, 120, the linear regression's fit only (seconds)")
+    ap.add_argument(
+        "--targets",
+        nargs="+",
+        default=[],
+        help="build only these files ('{n}' is replaced by the rows, e.g. "
+        "results/scale_n{n}/explain/simulated/random_forest/h_statistic.csv) and the jobs they need: a part of "
+        "the study at those n (the tables say 'measured (part)'; the projection uses the whole study's job graph)",
+    )
     opts = ap.parse_args(argv)
     targets: list[str] = []
     tmp = None
@@ -366,13 +389,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in opts.n:
             if opts.tiny:
                 targets = _tiny_targets(n)
-            # the job graph is the same at every n: one dry run, with the last
-            recs, graph, walls[n] = run_study(workdir, n, opts.cores, targets, dry=n == opts.n[-1])
+            elif opts.targets:
+                targets = [t.replace("{n}", str(n)) for t in opts.targets]
+            # the job graph is the same at every n: one dry run, with the last (of the whole study)
+            recs, graph, walls[n] = run_study(workdir, n, opts.cores, targets, dry=n == opts.n[-1] and not opts.targets)
             attach_trees(recs, workdir)
             jobs = graph or jobs
             cpu = sum(r["cpu_s"] for r in recs)
             print(f"n={n}: {len(recs)} jobs, {cpu:.1f} CPU-s, wall {walls[n]:.1f} s", flush=True)
-            records = [r for r in records if int(r["n"]) != n] + recs
+            records = merge_records(records, recs, n, part=bool(targets) and not opts.tiny)
             if opts.records:
                 with open(opts.records, "w") as fh:
                     fh.writelines(json.dumps(r) + "\n" for r in records)
@@ -389,7 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         dry = _snakemake(workdir, ["-n", "--forceall", "--cores", "8", "--configfile", "config/config.yaml", cfg.name])
         jobs = parse_dry_run(dry)
     ns = sorted({int(r["n"]) for r in records})
-    costs = fit_costs(records)
+    regime_n = memory_regime_rows(REPO / "config" / "config.yaml")
+    costs = fit_costs(records, memory_regime_n=regime_n)
     write_model(
         opts.model,
         costs,
@@ -397,6 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "Cost model of the default study's jobs (python -m benchmarks.scale_study; docs/performance.md, 'Whole study').",
             f"Simulated dataset (Friedman #1, p = 10) at n = {', '.join(map(str, ns))}; {len(records)} job records.",
             "cpu_s = cpu_a * n**cpu_b; peak rss_mb = rss_c_mb + rss_d_mb_per_row * n; measured: n:cpu_s:rss_mb.",
+            f"Forest-holding kinds from rss_from_n = {regime_n:g} rows (forest blocks): rss_c2_mb + rss_d2_mb_per_row * n.",
         ],
     )
     model = Model(costs)

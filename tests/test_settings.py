@@ -690,6 +690,11 @@ def test_cv_shards_are_at_most_the_fit_units(config):
         assert units >= 2
         assert s.shards(0) == s.shards(1) == 1
         assert s.shards(2) == 2 and s.shards(units + 5) == units
+        # with the folds: (unit, fold) pairs past the units, at most units x folds
+        assert s.shards(units + 1, 5) == units + 1 and s.shards(5 * units + 3, 5) == 5 * units
+    rf = CVSettings.from_config(config, "regression", "random_forest")
+    assert n_fit_units("random_forest", rf.grid) == 1  # one prefix group: 100 .. 2000 trees
+    assert rf.shards(5, config["split"]["cv_folds"]) == 5 and rf.shards(5) == 1
 
 
 # ----------------------------------------------------------------------------- AleSettings, HStatisticSettings

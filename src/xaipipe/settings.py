@@ -434,15 +434,18 @@ class CVSettings:
             params["beta"] = self.beta
         return params
 
-    def shards(self, wanted: int) -> int:
+    def shards(self, wanted: int, n_folds: int = 1) -> int:
         """Jobs the CV is split into (rules ``cv_shard``): ``wanted`` (config key
         ``cv_shards.<family>``, default 1), at most the CV's fit units (prefix groups, depth chains or
-        configurations: :func:`xaipipe.models.cv.n_fit_units`); 1 where ``wanted <= 1``."""
+        configurations: :func:`xaipipe.models.cv.n_fit_units`) times ``n_folds`` (config key
+        ``cv_folds``): whole units while there are enough, else (unit, fold) pairs
+        (:func:`xaipipe.models.cv.cross_validate_grid`, ``shard=``); 1 where ``wanted <= 1``."""
         if wanted <= 1:
             return 1
         from .models.cv import n_fit_units
 
-        return min(wanted, n_fit_units(self.family, self.grid, sample=self.sample, random_state=self.seed))
+        units = n_fit_units(self.family, self.grid, sample=self.sample, random_state=self.seed)
+        return min(wanted, units * max(int(n_folds), 1))
 
 
 @dataclass(frozen=True)

@@ -287,6 +287,32 @@ def test_shards_concatenate_to_the_whole_table(family, grid):
         cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(n, n))
 
 
+@pytest.mark.parametrize("n_shards", [2, 3])
+def test_shards_past_the_fit_units_split_the_folds(n_shards):
+    """A random forest's n_estimators grid is one prefix group (one fit per fold): more shards than
+    units deal (unit, fold) pairs, each fitted as unsplit, and the shards together give the unsharded
+    table row for row (the metrics bitwise). More shards than units x folds is refused."""
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:120], y[:120]
+    folds = _folds(X, y, False)
+    grid = {"n_estimators": [3, 6, 9]}
+    kw = {"random_state": 4, "forest_blocks": (50, 4)}  # the block path too: 96 training rows >= 50
+    whole = cross_validate_grid("random_forest", "regression", grid, X, y, folds, **kw)
+    parts = [
+        cross_validate_grid("random_forest", "regression", grid, X, y, folds, shard=(k, n_shards), **kw)
+        for k in range(n_shards)
+    ]
+    folds_of = [set(p["fold"]) for p in parts]
+    assert all(folds_of) and not set.intersection(*folds_of)  # each fold in exactly one shard
+    assert sorted(f for fs in folds_of for f in fs) == list(range(len(folds)))
+    assert all(len(p) == 3 * len(set(p["fold"])) for p in parts)  # every configuration of its folds
+    joined = pd.concat(parts).sort_values(["config_index", "fold"], kind="stable").reset_index(drop=True)
+    cols = [c for c in whole.columns if c not in ("fit_time_s", "predict_time_s")]
+    pd.testing.assert_frame_equal(joined[cols], whole[cols], check_exact=True)
+    with pytest.raises(ValueError, match="more than its 1 fit unit"):
+        cross_validate_grid("random_forest", "regression", grid, X, y, folds, random_state=4, shard=(0, 4))
+
+
 def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
     """cv_tables(shards=) gives the unsplit tables, dtypes and CSV bytes included, for a family whose
     grid and random search set different hyperparameters (columns with missing values, shards whose

@@ -250,8 +250,47 @@ def test_projection_with_policies_and_the_trees_column(tmp_path):
     assert plain.cpu_s == pytest.approx({0: 100.0, 1: 100.0})
     assert cut.cpu_s == pytest.approx({0: 10.0, 1: 100.0 * 100 / 1800})
     assert cut.how == {0: "job+policy", 1: "job+policy"}
-    # a table written before the trees column still reads
+    # a table written before the trees column (and the memory-regime columns after it) still reads
     text = (tmp_path / "m.tsv").read_text().splitlines()
-    old = ["\t".join(line.split("\t")[:-1]) for line in text]
+    old = ["\t".join(line.split("\t")[:-4]) for line in text]
     (tmp_path / "old.tsv").write_text("\n".join(old) + "\n")
     assert [c.trees for c in read_model(tmp_path / "old.tsv")] == [None, None]
+
+
+def test_forest_kinds_get_a_memory_regime_per_side_of_the_block_rows(tmp_path):
+    """Forests fitted whole below the block rows and in blocks above: a forest-holding kind's RSS is
+    fitted on each side (the points of one regime do not bend the other's line); a kind measured
+    above at one size only gets the line through the smallest RSS and that point; other kinds, and
+    no regime rows, keep one fit. The new columns survive the table."""
+    n = [1000.0, 2000.0, 4000.0, 16000.0, 64000.0]
+    whole = [300.0 + 0.7 * x for x in n[:3]]  # the whole forest grows with the rows
+    blocks = [400.0 + 0.02 * x for x in n[3:]]  # one block at a time: much flatter
+    records = [
+        {"rule": "model_reliance", "key": "family=random_forest", "threads": 1, "n": x, "cpu_s": 1e-3 * x, "rss_mb": m}
+        for x, m in zip(n, whole + blocks)
+    ]
+    records += [
+        {"rule": "rashomon", "key": "", "threads": 2, "n": x, "cpu_s": 2e-3 * x, "rss_mb": 200.0 + 0.5 * x}
+        for x in n[:4]
+    ]
+    records += [
+        {"rule": "fit", "key": "family=xgboost", "threads": 1, "n": x, "cpu_s": 1e-3 * x, "rss_mb": 150.0 + 0.01 * x}
+        for x in n
+    ]
+    costs = {c.rule: c for c in fit_costs(records, memory_regime_n=12500)}
+    mr, rash, xgb = costs["model_reliance"], costs["rashomon"], costs["fit"]
+    assert (mr.rss_c_mb, mr.rss_d_mb_per_row) == pytest.approx((300.0, 0.7))
+    assert (mr.rss_from_n, mr.rss_c2_mb, mr.rss_d2_mb_per_row) == pytest.approx((12500, 400.0, 0.02))
+    assert mr.rss_mb(4000) == pytest.approx(3100.0) and mr.rss_mb(100_000) == pytest.approx(2400.0)
+    # one point above: the line through the smallest RSS of any job (150 + 0.01 * 1000 = 160) and it
+    assert rash.rss_mb(16000) == pytest.approx(200.0 + 0.5 * 16000)
+    assert rash.rss_mb(32000) == pytest.approx(160.0 + (8200.0 - 160.0) * 2)
+    assert xgb.rss_from_n is None and (xgb.rss_c_mb, xgb.rss_d_mb_per_row) == pytest.approx((150.0, 0.01))
+    one = {c.rule: c for c in fit_costs(records)}["model_reliance"]
+    assert one.rss_from_n is None and one.rss_mb(1000) > 2 * mr.rss_mb(1000)  # the mixed fit: bent
+    path = tmp_path / "cost_model.tsv"
+    write_model(path, list(costs.values()))
+    back = {c.rule: c for c in read_model(path)}
+    for rule in costs:
+        for x in (1000, 16000, 100_000):
+            assert back[rule].rss_mb(x) == pytest.approx(costs[rule].rss_mb(x), rel=1e-5)

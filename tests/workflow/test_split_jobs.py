@@ -47,9 +47,11 @@ def test_split_cv_equals_the_unsplit_cv(clean_tiny_run, mirror_dir, tmp_path):
     models, rashomon = "results/tiny/models/airfoil", "results/tiny/rashomon/airfoil"
     snakemake(work, *[f"{models}/{f}" for f in FILES], *[f"{rashomon}/{f}" for f in RASHOMON], "--cores", "2", *args)
     # gradient boosting (2 grid prefix groups + 3 sampled replicates): 3 jobs of whole fit units;
-    # linear regression has one fit unit, so its CV stays one job
+    # linear regression has one fit unit: its 4 jobs deal the 5 folds
     shards = sorted(p.name for p in (work / models / "cv" / "shards").iterdir())
-    assert shards == [f"gradient_boosting_{i}.joblib" for i in range(3)]
+    assert shards == [f"gradient_boosting_{i}.joblib" for i in range(3)] + [
+        f"linear_regression_{i}.joblib" for i in range(4)
+    ]
     assert (work / "logs/tiny/benchmarks/cv/airfoil/gradient_boosting_2.tsv").is_file()
     # gradient boosting and the sampled ridge configurations: one rashomon_refit job each (the
     # other families' refits run in the rashomon job)

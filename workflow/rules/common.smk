@@ -204,7 +204,9 @@ def cv_params(wildcards):
 def cv_shards(dataset, family):
     """Jobs the CV of `family` on `dataset` is split into (CVSettings.shards of config key cv_shards.<family>)."""
     settings = CVSettings.from_config(config, task_of(dataset), family)
-    return settings.shards(config["cv_shards"].get(family, 1))
+    return settings.shards(
+        config["cv_shards"].get(family, 1), config["split"]["cv_folds"]
+    )
 
 
 def cv_shard_files(dataset, family):

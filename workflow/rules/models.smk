@@ -3,7 +3,7 @@
 
 
 rule cv_shard:
-    """One shard of a split CV (config key cv_shards): whole fit units of the family's grid, every fold."""
+    """One shard of a split CV (config key cv_shards): whole fit units of the family's grid, every fold, or (unit, fold) pairs."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,

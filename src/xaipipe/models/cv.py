@@ -195,12 +195,15 @@ def cross_validate_grid(
     beta : float > 0, default=1.0
         Weight of the ``f_beta`` column (classification; config key ``metrics.beta``).
     shard : (index, n_shards), optional
-        Only the fit units (prefix groups, or depth chains for decision trees)
-        whose position ``u`` in grid order has ``u % n_shards == index``, on every
-        fold: the table of one job of a split CV. ``config_index`` and
-        ``prefix_group`` keep their values in the whole grid, so the shards'
-        tables, concatenated and sorted by ``config_index`` and ``fold``, equal the
-        unsharded table row for row (:func:`n_fit_units` counts the units).
+        The table of one job of a split CV. With ``n_shards`` at most the fit units
+        (prefix groups, or depth chains for decision trees; :func:`n_fit_units`): the
+        units whose position ``u`` in grid order has ``u % n_shards == index``, on every
+        fold. With more shards (at most units x folds, e.g. the one prefix group of a
+        random forest's ``n_estimators`` grid split by fold): the (unit, fold) pairs, unit
+        by unit, whose position ``j`` has ``j % n_shards == index``. Each pair is fitted
+        exactly as unsharded; ``config_index`` and ``prefix_group`` keep their values in
+        the whole grid, so the shards' tables, concatenated and sorted by
+        ``config_index`` and ``fold``, equal the unsharded table row for row.
     imputer : xaipipe.data.impute.MissingValueImputer, optional
         Missing values (NaN in ``X``; ``missing: impute``): a clone is fitted on each
         fold's training rows and fills that fold's training and validation rows before
@@ -231,7 +234,8 @@ def cross_validate_grid(
     Raises
     ------
     ValueError
-        No configurations; ``shard`` not ``(index, n)`` with ``0 <= index < n``.
+        No configurations; ``shard`` not ``(index, n)`` with ``0 <= index < n``, or ``n``
+        more than the fit units times the folds.
 
     Notes
     -----
@@ -249,10 +253,19 @@ def cross_validate_grid(
         for g, (base, ks) in enumerate(groups)
         for k in (ks or [None])
     }
+    jobs = [(fn, unit, f, tr, va) for fn, unit in units for f, (tr, va) in enumerate(folds)]
     if shard is not None:
         index, n_shards = _check_shard(shard)
-        units = units[index::n_shards]
-    jobs = [(fn, unit, f, tr, va) for fn, unit in units for f, (tr, va) in enumerate(folds)]
+        if n_shards > len(jobs):
+            raise ValueError(
+                f"family {family!r}: {n_shards} CV shards are more than its {len(units)} fit unit(s) x "
+                f"{len(folds)} folds"
+            )
+        k = len(folds)
+        if n_shards <= len(units):  # whole fit units, every fold
+            jobs = [job for u in range(index, len(units), n_shards) for job in jobs[u * k : (u + 1) * k]]
+        else:  # (fit unit, fold) pairs
+            jobs = jobs[index::n_shards]
 
     def blocks(train):
         if forest_blocks is None or fam.prefix != "forest" or len(train) < int(forest_blocks[0]):

@@ -8,6 +8,11 @@ rows ``n`` (the default study of the ``simulated`` dataset, Friedman #1, p = 10,
 * CPU: ``cpu_s = a * n**b`` (least squares of ``log cpu_s`` on ``log n``, :func:`fit_power`);
 * peak RSS: ``rss_mb = c + d * n`` (least squares, ``d`` clipped at 0, :func:`fit_affine`):
   the interpreter and its imports are a constant, fitted models and data grow with the rows.
+  A job kind that holds random forests (a forest family's jobs; ``rashomon``,
+  ``rashomon_refit``, ``rashomon_bootstrap_shard``) has two memory regimes: whole forests below
+  ``large_data.forest_block_rows`` training rows, one block of trees at a time above. Its RSS is
+  then fitted on each side of the rows where the blocks start (``memory_regime_n`` of
+  :func:`fit_costs`), so neither regime's points bend the other's line.
 
 :func:`project` predicts every job of a dry run (``snakemake -n --forceall`` of the planned
 configuration; :mod:`xaipipe.report.schedule`) from its dataset's rows and simulates the wall
@@ -62,10 +67,16 @@ COLUMNS = (
     "rss_d_mb_per_row",
     "measured",
     "trees",
+    "rss_from_n",
+    "rss_c2_mb",
+    "rss_d2_mb_per_row",
 )
 
 #: Columns a cost-model table may lack (written before they existed).
-OPTIONAL_COLUMNS = ("trees",)
+OPTIONAL_COLUMNS = ("trees", "rss_from_n", "rss_c2_mb", "rss_d2_mb_per_row")
+
+#: Rules whose jobs refit forest members (Rashomon sets): their memory follows the forest block path.
+FOREST_MEMBER_RULES = ("rashomon", "rashomon_refit", "rashomon_bootstrap_shard")
 
 
 def fit_power(n: Sequence[float], cost: Sequence[float]) -> tuple[float, float]:
@@ -129,13 +140,19 @@ class Cost:
     rss_d_mb_per_row: float
     measured: str = ""
     trees: float | None = None
+    #: second memory regime (forest blocks): from ``rss_from_n`` rows on, ``rss_c2_mb + rss_d2_mb_per_row * n``
+    rss_from_n: float | None = None
+    rss_c2_mb: float | None = None
+    rss_d2_mb_per_row: float | None = None
 
     def cpu_s(self, n: float) -> float:
         """Predicted CPU seconds at ``n`` rows."""
         return self.cpu_a * float(n) ** self.cpu_b
 
     def rss_mb(self, n: float) -> float:
-        """Predicted peak RSS (MB) at ``n`` rows."""
+        """Predicted peak RSS (MB) at ``n`` rows (the second regime's line from ``rss_from_n`` on)."""
+        if self.rss_from_n is not None and float(n) >= self.rss_from_n:
+            return float(self.rss_c2_mb) + float(self.rss_d2_mb_per_row) * float(n)
         return self.rss_c_mb + self.rss_d_mb_per_row * float(n)
 
     def extrapolated(self, n: float) -> bool:
@@ -143,28 +160,68 @@ class Cost:
         return not (self.n_min <= n <= self.n_max)
 
 
-def fit_costs(records: Sequence[Mapping]) -> list[Cost]:
+def holds_forests(rule: str, key: str) -> bool:
+    """Whether a job kind holds random forests (a forest family's job, or a rule refitting forest
+    members: :data:`FOREST_MEMBER_RULES`): its memory has the two regimes of the forest block path."""
+    return rule in FOREST_MEMBER_RULES or _is_forest_kind(key)
+
+
+def fit_costs(records: Sequence[Mapping], memory_regime_n: float | None = None) -> list[Cost]:
     """One :class:`Cost` per job kind from measured job records.
 
     Parameters
     ----------
     records : mappings with ``rule``, ``key``, ``threads``, ``n`` (rows), ``cpu_s`` and
         ``rss_mb`` (one per job and study size)
+    memory_regime_n : float, optional
+        Rows from which forests are fitted and read in blocks (``large_data.forest_block_rows /
+        (1 - split.test_size)``: the refit's training rows reach the threshold). For the kinds of
+        :func:`holds_forests` measured on both sides, the RSS below is fitted on the points below
+        and ``rss_from_n``, ``rss_c2_mb``, ``rss_d2_mb_per_row`` on the points at or above: an
+        affine fit where there are two or more, else the line through the smallest RSS of any
+        job (the interpreter) and the one point, a bound linear in the rows. None: one fit.
     """
     groups: dict[tuple[str, str], list[Mapping]] = {}
     for r in records:
         groups.setdefault((r["rule"], r["key"]), []).append(r)
+    floor = min((float(r["rss_mb"]) for r in records), default=0.0)
     out = []
     for (rule, key), rows in sorted(groups.items()):
         rows = sorted(rows, key=lambda r: r["n"])
         n = [float(r["n"]) for r in rows]
+        rss = [float(r["rss_mb"]) for r in rows]
         a, b = fit_power(n, [max(float(r["cpu_s"]), 1e-3) for r in rows])
-        c, d = fit_affine(n, [float(r["rss_mb"]) for r in rows])
+        regime = None
+        split = None if memory_regime_n is None else sum(x < memory_regime_n for x in n)
+        if split is not None and 0 < split < len(n) and holds_forests(rule, key):
+            c, d = fit_affine(n[:split], rss[:split])
+            if len(n) - split >= 2:
+                c2, d2 = fit_affine(n[split:], rss[split:])
+            else:
+                d2 = max(rss[-1] - floor, 0.0) / n[-1]
+                c2 = floor
+            regime = (float(memory_regime_n), c2, d2)
+        else:
+            c, d = fit_affine(n, rss)
         measured = ";".join(f"{int(r['n'])}:{float(r['cpu_s']):.2f}:{float(r['rss_mb']):.0f}" for r in rows)
         with_trees = [r for r in rows if r.get("n_trees")]
         trees = float(with_trees[-1]["n_trees"]) if with_trees else None  # at the largest n that has it
         out.append(
-            Cost(rule, key, int(rows[-1]["threads"]), int(min(n)), int(max(n)), len(rows), a, b, c, d, measured, trees)
+            Cost(
+                rule,
+                key,
+                int(rows[-1]["threads"]),
+                int(min(n)),
+                int(max(n)),
+                len(rows),
+                a,
+                b,
+                c,
+                d,
+                measured,
+                trees,
+                *(regime or (None, None, None)),
+            )
         )
     return out
 
@@ -193,6 +250,9 @@ def write_model(path: str | Path, costs: Sequence[Cost], header: Sequence[str] =
                     f"{c.rss_d_mb_per_row:.6g}",
                     c.measured,
                     "" if c.trees is None else f"{c.trees:g}",
+                    "" if c.rss_from_n is None else f"{c.rss_from_n:g}",
+                    "" if c.rss_c2_mb is None else f"{c.rss_c2_mb:.1f}",
+                    "" if c.rss_d2_mb_per_row is None else f"{c.rss_d2_mb_per_row:.6g}",
                 ]
             )
 
@@ -218,6 +278,7 @@ def read_model(path: str | Path) -> list[Cost]:
             float(r["rss_d_mb_per_row"]),
             r.get("measured") or "",
             float(r["trees"]) if r.get("trees") else None,  # absent in tables written before the column
+            *(float(r[k]) if r.get(k) else None for k in ("rss_from_n", "rss_c2_mb", "rss_d2_mb_per_row")),
         )
         for r in rows
     ]
