@@ -157,3 +157,40 @@ def test_e_switch_se_under_the_policy_is_honest():
     for values, errors in ((est, se), (ratio, ratio_se)):
         q = values.std(axis=0, ddof=1) / np.sqrt((errors**2).mean(axis=0))
         assert np.all((q > 0.8) & (q < 1.25)), q
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_e_switch_se_of_a_forest_store_is_bitwise_the_whole_forest_s(task, tmp_path):
+    """On a forest store (opened lazily) the e_switch SE predicts each variable's m² switched rows
+    in one call (one pass over the store's blocks, not one per batch of rows) and computes the
+    losses batch by batch as before: bitwise the whole forest's SE, batch size for batch size;
+    switch_loss_matrix with predict_rows is bitwise its one-call-per-batch result (log loss too)."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    from xaipipe.explain.reliance import switch_loss_matrix
+    from xaipipe.explain.reliance._subsample import e_switch_subsample_se
+    from xaipipe.losses import resolve_loss
+    from xaipipe.models.forest_store import open_forest, save_forest
+    from xaipipe.models.prefix import member_predictor
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    if task == "regression":
+        y = X[:, 0] + X[:, 1] ** 2 + rng.normal(size=300)
+        est, loss = RandomForestRegressor(n_estimators=12, random_state=0).fit(X, y), "squared_error"
+    else:
+        y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+        est, loss = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y), "log_loss"
+    save_forest(tmp_path / "m.joblib", est, 5)
+    lazy = open_forest(tmp_path / "m.joblib")
+    kw = dict(features=None, feature_names=None, loss=loss, max_samples=37, random_state=1)
+    for batch in (100, 999, 65536):  # 37² = 1 369 switched rows: 14, 2 and 1 loss batches
+        whole = e_switch_subsample_se(est, X, y, max_rows_per_batch=batch, **kw)
+        stored = e_switch_subsample_se(lazy, X, y, max_rows_per_batch=batch, **kw)
+        for a, b in zip(whole, stored):
+            np.testing.assert_array_equal(a, b)
+    predict = member_predictor(est, None)
+    loss_fn = resolve_loss(loss)[1]
+    one = switch_loss_matrix(predict, X[:37], y[:37], [0, 1], loss_fn, 100)
+    for rows in (100, 250, 1000, 5000):
+        np.testing.assert_array_equal(switch_loss_matrix(predict, X[:37], y[:37], [0, 1], loss_fn, 100, rows), one)

@@ -54,7 +54,13 @@ __all__ = ["switch_loss_matrix", "draw_variance", "exact_monte_carlo_se"]
 
 
 def switch_loss_matrix(
-    predict, X: np.ndarray, y: np.ndarray, cols, loss_fn, max_rows_per_batch: int = DEFAULT_MAX_ROWS
+    predict,
+    X: np.ndarray,
+    y: np.ndarray,
+    cols,
+    loss_fn,
+    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
+    predict_rows: int | None = None,
 ) -> np.ndarray:
     """``M[k, r, d]``: loss of member ``k`` on row ``r`` with the columns ``cols`` of row ``d``.
 
@@ -67,6 +73,14 @@ def switch_loss_matrix(
     cols : sequence of int
     loss_fn : callable ``loss(y, output) -> (m, rows)``
     max_rows_per_batch : int
+        Rows of each call of ``loss_fn`` (and of ``predict``, unless ``predict_rows``).
+    predict_rows : int, optional
+        Rows of each call of ``predict``, a multiple of the batches (rounded down, at least one
+        batch): fewer calls where each call has a fixed cost, e.g. a forest store decompressed
+        block by block on every call (:func:`xaipipe.models.forest_store.open_forest`). The losses
+        are still computed batch by batch, so the result is bitwise that of ``None`` wherever a
+        row's prediction does not depend on the other rows of the call (trees and forests: each
+        row's output is its own sum over trees). None (default): one ``predict`` call per batch.
 
     Returns
     -------
@@ -77,17 +91,22 @@ def switch_loss_matrix(
     cols = np.asarray(cols, dtype=np.intp)
     total = n * n
     per = max(1, int(max_rows_per_batch))
+    call = per if predict_rows is None else per * max(1, int(predict_rows) // per)
     out = None
-    for start in range(0, total, per):
-        stop = min(start + per, total)
-        t = np.arange(start, stop)
+    for call_start in range(0, total, call):
+        call_stop = min(call_start + call, total)
+        t = np.arange(call_start, call_stop)
         r, d = np.divmod(t, n)
         Z = X[r].copy()
         Z[:, cols] = X[np.ix_(d, cols)]
-        L = np.asarray(loss_fn(y[r], np.asarray(predict(Z))), dtype=np.float64)
-        if out is None:
-            out = np.empty((L.shape[0], total))
-        out[:, start:stop] = L
+        P = np.asarray(predict(Z))  # (m, rows[, classes]): members first
+        for start in range(call_start, call_stop, per):
+            stop = min(start + per, call_stop)
+            a, b = start - call_start, stop - call_start
+            L = np.asarray(loss_fn(y[r[a:b]], np.array(P[:, a:b])), dtype=np.float64)  # a fresh array, as before
+            if out is None:
+                out = np.empty((L.shape[0], total))
+            out[:, start:stop] = L
     return out.reshape(-1, n, n)
 
 

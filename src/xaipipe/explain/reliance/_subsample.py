@@ -184,11 +184,16 @@ def e_switch_subsample_se(
     m = int(max_samples)
     rows = np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))
     Xs, ys = Xv[rows], yv[rows]
+    from ._engine import _stored
+
     predict = member_predictor(model, None, n_jobs=n_jobs)
+    # a forest store decompresses every block on each predict call: one call per variable (m² rows),
+    # the losses still per batch (bitwise the same: a forest's row outputs do not depend on the call)
+    predict_rows = m * m if _stored(model) else None
     fpc = np.sqrt(max(1.0 - m / n, 0.0) / m)
     ratio_se, diff_se = [], []
     for cols in groups.values():
-        M = switch_loss_matrix(predict, Xs, ys, cols, loss_fn, max_rows_per_batch)[0]
+        M = switch_loss_matrix(predict, Xs, ys, cols, loss_fn, max_rows_per_batch, predict_rows)[0]
         diag = np.diag(M).copy()
         K = M - diag[:, None]  # K[i, i] = 0
         psi = K.sum(axis=1) / (m - 1) + K.sum(axis=0) / (m - 1)
