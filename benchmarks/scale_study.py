@@ -150,6 +150,14 @@ def merge_records(old: Sequence[Mapping], new: Sequence[Mapping], n: int, part: 
     return [r for r in old if int(r["n"]) != n or (part and (r["rule"], r["key"]) not in ran)] + list(new)
 
 
+def policy_rows(config_file: Path) -> float | None:
+    """Rows ``n`` above which the large-data policies apply (test rows ``n * split.test_size`` over
+    ``large_data.min_rows``); None where they are off."""
+    config = yaml.safe_load(Path(config_file).read_text())
+    rows = (config.get("large_data") or {}).get("min_rows")
+    return None if rows is None else float(rows) / float(config["split"]["test_size"])
+
+
 def memory_regime_rows(config_file: Path) -> float | None:
     """Rows ``n`` from which the refit of a forest runs in blocks of trees (its training rows
     ``n * (1 - split.test_size)`` reach ``large_data.forest_block_rows``); None where blocks are off."""
@@ -415,7 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs = parse_dry_run(dry)
     ns = sorted({int(r["n"]) for r in records})
     regime_n = memory_regime_rows(REPO / "config" / "config.yaml")
-    costs = fit_costs(records, memory_regime_n=regime_n)
+    policy_n = policy_rows(REPO / "config" / "config.yaml")
+    costs = fit_costs(records, memory_regime_n=regime_n, policy_n=policy_n)
     write_model(
         opts.model,
         costs,
@@ -424,6 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Simulated dataset (Friedman #1, p = 10) at n = {', '.join(map(str, ns))}; {len(records)} job records.",
             "cpu_s = cpu_a * n**cpu_b; peak rss_mb = rss_c_mb + rss_d_mb_per_row * n; measured: n:cpu_s:rss_mb.",
             f"Forest-holding kinds from rss_from_n = {regime_n:g} rows (forest blocks): rss_c2_mb + rss_d2_mb_per_row * n.",
+            "Kinds measured with the large-data policies applied: policy_cpu_a * n**policy_cpu_b from policy_from_n rows.",
         ],
     )
     model = Model(costs)

@@ -250,9 +250,9 @@ def test_projection_with_policies_and_the_trees_column(tmp_path):
     assert plain.cpu_s == pytest.approx({0: 100.0, 1: 100.0})
     assert cut.cpu_s == pytest.approx({0: 10.0, 1: 100.0 * 100 / 1800})
     assert cut.how == {0: "job+policy", 1: "job+policy"}
-    # a table written before the trees column (and the memory-regime columns after it) still reads
+    # a table written before the trees column (and the memory-regime and policy columns after it) still reads
     text = (tmp_path / "m.tsv").read_text().splitlines()
-    old = ["\t".join(line.split("\t")[:-4]) for line in text]
+    old = ["\t".join(line.split("\t")[:-7]) for line in text]
     (tmp_path / "old.tsv").write_text("\n".join(old) + "\n")
     assert [c.trees for c in read_model(tmp_path / "old.tsv")] == [None, None]
 
@@ -294,3 +294,38 @@ def test_forest_kinds_get_a_memory_regime_per_side_of_the_block_rows(tmp_path):
     for rule in costs:
         for x in (1000, 16000, 100_000):
             assert back[rule].rss_mb(x) == pytest.approx(costs[rule].rss_mb(x), rel=1e-5)
+
+
+def test_records_measured_with_the_policies_are_fitted_apart_and_projected_as_measured(tmp_path):
+    """A policy-cut rule measured above min_rows / test_size rows (50 000) measures the cut work: it
+    stays out of the CPU fit (else the factor would cut it twice) and is projected from its own fit,
+    b = 1 from one size, where the policies apply; without policies, or below, the plain fit; a
+    rule the policies do not cut (fit) keeps every point in one fit."""
+    n = [1000.0, 4000.0, 16000.0]
+    records = [
+        {"rule": "model_reliance", "key": "family=x", "threads": 1, "n": x, "cpu_s": 1e-2 * x, "rss_mb": 100.0}
+        for x in n
+    ]
+    records.append(
+        {"rule": "model_reliance", "key": "family=x", "threads": 1, "n": 64000.0, "cpu_s": 1500.0, "rss_mb": 100.0}
+    )
+    records += [
+        {"rule": "fit", "key": "family=x", "threads": 1, "n": x, "cpu_s": 1e-3 * x**1.5, "rss_mb": 100.0}
+        for x in n + [64000.0]
+    ]
+    costs = {c.rule: c for c in fit_costs(records, policy_n=50_000)}
+    mr, fit = costs["model_reliance"], costs["fit"]
+    assert (mr.cpu_a, mr.cpu_b) == pytest.approx((1e-2, 1.0))  # the 64 000 point left out
+    assert mr.policy_from_n == 50_000 and mr.policy_cpu_s(64000) == pytest.approx(1500.0)
+    assert mr.policy_cpu_s(100_000) == pytest.approx(1500.0 * 100 / 64) and mr.policy_cpu_s(16000) is None
+    assert fit.policy_from_n is None and fit.cpu_b == pytest.approx(1.5)
+    write_model(tmp_path / "m.tsv", list(costs.values()))
+    model = Model(read_model(tmp_path / "m.tsv"))
+    job = {0: Job(0, "model_reliance", wildcards="dataset=t, family=x", threads=1, inputs=[], outputs=["a"])}
+    with_policies = project(job, {"t": 100_000.0}, model, cores=(None,), policies=_policies())
+    assert with_policies.cpu_s[0] == pytest.approx(1500.0 * 100 / 64)  # measured, not 1 000 x 2 000 / 20 000
+    assert with_policies.how[0] == "job+policy(measured)"
+    plain = project(job, {"t": 100_000.0}, model, cores=(None,))
+    assert plain.cpu_s[0] == pytest.approx(1000.0)
+    below = project(job, {"t": 40_000.0}, model, cores=(None,), policies=_policies())
+    assert below.cpu_s[0] == pytest.approx(400.0)  # 8 000 test rows: no policy

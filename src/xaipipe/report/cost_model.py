@@ -70,10 +70,24 @@ COLUMNS = (
     "rss_from_n",
     "rss_c2_mb",
     "rss_d2_mb_per_row",
+    "policy_from_n",
+    "policy_cpu_a",
+    "policy_cpu_b",
 )
 
 #: Columns a cost-model table may lack (written before they existed).
-OPTIONAL_COLUMNS = ("trees", "rss_from_n", "rss_c2_mb", "rss_d2_mb_per_row")
+OPTIONAL_COLUMNS = (
+    "trees",
+    "rss_from_n",
+    "rss_c2_mb",
+    "rss_d2_mb_per_row",
+    "policy_from_n",
+    "policy_cpu_a",
+    "policy_cpu_b",
+)
+
+#: Rules whose work the large-data policies cut (:class:`Policies`).
+POLICY_RULES = ("model_reliance", "pd_ice", "ale", "shap")
 
 #: Rules whose jobs refit forest members (Rashomon sets): their memory follows the forest block path.
 FOREST_MEMBER_RULES = ("rashomon", "rashomon_refit", "rashomon_bootstrap_shard")
@@ -144,6 +158,17 @@ class Cost:
     rss_from_n: float | None = None
     rss_c2_mb: float | None = None
     rss_d2_mb_per_row: float | None = None
+    #: CPU measured with the large-data policies applied (from ``policy_from_n`` rows on):
+    #: ``policy_cpu_a * n**policy_cpu_b`` (b = 1, a bound linear in the rows, from one point)
+    policy_from_n: float | None = None
+    policy_cpu_a: float | None = None
+    policy_cpu_b: float | None = None
+
+    def policy_cpu_s(self, n: float) -> float | None:
+        """CPU seconds at ``n`` rows as measured with the policies applied; None where not measured."""
+        if self.policy_from_n is None or float(n) < self.policy_from_n:
+            return None
+        return float(self.policy_cpu_a) * float(n) ** float(self.policy_cpu_b)
 
     def cpu_s(self, n: float) -> float:
         """Predicted CPU seconds at ``n`` rows."""
@@ -166,7 +191,9 @@ def holds_forests(rule: str, key: str) -> bool:
     return rule in FOREST_MEMBER_RULES or _is_forest_kind(key)
 
 
-def fit_costs(records: Sequence[Mapping], memory_regime_n: float | None = None) -> list[Cost]:
+def fit_costs(
+    records: Sequence[Mapping], memory_regime_n: float | None = None, policy_n: float | None = None
+) -> list[Cost]:
     """One :class:`Cost` per job kind from measured job records.
 
     Parameters
@@ -180,6 +207,12 @@ def fit_costs(records: Sequence[Mapping], memory_regime_n: float | None = None) 
         and ``rss_from_n``, ``rss_c2_mb``, ``rss_d2_mb_per_row`` on the points at or above: an
         affine fit where there are two or more, else the line through the smallest RSS of any
         job (the interpreter) and the one point, a bound linear in the rows. None: one fit.
+    policy_n : float, optional
+        Rows from which the large-data policies apply (``large_data.min_rows / split.test_size``).
+        The records of the rules they cut (:data:`POLICY_RULES`) above it measure the cut work: they
+        are left out of the CPU fit (whose projection :class:`Policies` cuts by its factor) and
+        fitted on their own as ``policy_cpu_a * n**policy_cpu_b`` (b = 1 from one size), which a
+        projection with the policies uses instead of the factor. None: every record in one fit.
     """
     groups: dict[tuple[str, str], list[Mapping]] = {}
     for r in records:
@@ -190,7 +223,17 @@ def fit_costs(records: Sequence[Mapping], memory_regime_n: float | None = None) 
         rows = sorted(rows, key=lambda r: r["n"])
         n = [float(r["n"]) for r in rows]
         rss = [float(r["rss_mb"]) for r in rows]
-        a, b = fit_power(n, [max(float(r["cpu_s"]), 1e-3) for r in rows])
+        cpu = [max(float(r["cpu_s"]), 1e-3) for r in rows]
+        cut = [policy_n is not None and rule in POLICY_RULES and x > policy_n for x in n]
+        policy = None
+        if any(cut) and not all(cut):
+            pn = [x for x, c in zip(n, cut) if c]
+            pc = [v for v, c in zip(cpu, cut) if c]
+            pa, pb = fit_power(pn, pc) if len(set(pn)) >= 2 else (float(np.mean(pc)) / pn[0], 1.0)
+            policy = (float(policy_n), pa, pb)
+            a, b = fit_power([x for x, c in zip(n, cut) if not c], [v for v, c in zip(cpu, cut) if not c])
+        else:
+            a, b = fit_power(n, cpu)
         regime = None
         split = None if memory_regime_n is None else sum(x < memory_regime_n for x in n)
         if split is not None and 0 < split < len(n) and holds_forests(rule, key):
@@ -221,6 +264,7 @@ def fit_costs(records: Sequence[Mapping], memory_regime_n: float | None = None) 
                 measured,
                 trees,
                 *(regime or (None, None, None)),
+                *(policy or (None, None, None)),
             )
         )
     return out
@@ -253,6 +297,9 @@ def write_model(path: str | Path, costs: Sequence[Cost], header: Sequence[str] =
                     "" if c.rss_from_n is None else f"{c.rss_from_n:g}",
                     "" if c.rss_c2_mb is None else f"{c.rss_c2_mb:.1f}",
                     "" if c.rss_d2_mb_per_row is None else f"{c.rss_d2_mb_per_row:.6g}",
+                    "" if c.policy_from_n is None else f"{c.policy_from_n:g}",
+                    "" if c.policy_cpu_a is None else f"{c.policy_cpu_a:.6g}",
+                    "" if c.policy_cpu_b is None else f"{c.policy_cpu_b:.4f}",
                 ]
             )
 
@@ -279,6 +326,7 @@ def read_model(path: str | Path) -> list[Cost]:
             r.get("measured") or "",
             float(r["trees"]) if r.get("trees") else None,  # absent in tables written before the column
             *(float(r[k]) if r.get(k) else None for k in ("rss_from_n", "rss_c2_mb", "rss_d2_mb_per_row")),
+            *(float(r[k]) if r.get(k) else None for k in ("policy_from_n", "policy_cpu_a", "policy_cpu_b")),
         )
         for r in rows
     ]
@@ -441,7 +489,9 @@ def project(
         listed) is predicted at the largest ``n`` given (study-wide jobs: tables, manifest)
     model : the cost model
     cores : the core counts to simulate (None: unbounded, the critical path)
-    policies : the large-data policies (:class:`Policies`); None: every job at its fitted cost
+    policies : the large-data policies (:class:`Policies`); None: every job at its fitted cost.
+        A job kind measured with the policies applied (:attr:`Cost.policy_from_n`) takes that fit
+        where they apply, not the factor.
 
     Returns
     -------
@@ -464,7 +514,11 @@ def project(
             continue
         cpu[j], rss[j] = cost.cpu_s(n), cost.rss_mb(n)
         f = 1.0 if policies is None else policies.factor(job.rule, cost, n)
-        if f < 1.0:
+        measured = None if policies is None else cost.policy_cpu_s(n)
+        if measured is not None and policies.settings.applies(float(n) * policies.test_size):
+            cpu[j] = measured  # measured with the policies applied: no factor
+            how[j] = f"{kind}+policy(measured)"
+        elif f < 1.0:
             cpu[j] *= f
             how[j] = f"{kind}+policy"
         if cost.extrapolated(n):
