@@ -103,7 +103,9 @@ def switch_loss_matrix(
         for start in range(call_start, call_stop, per):
             stop = min(start + per, call_stop)
             a, b = start - call_start, stop - call_start
-            L = np.asarray(loss_fn(y[r[a:b]], np.array(P[:, a:b])), dtype=np.float64)  # a fresh array, as before
+            # one call per batch (predict_rows None): the call's own array, exactly as before; else a fresh copy
+            Q = P if (a == 0 and b == P.shape[1]) else np.array(P[:, a:b])
+            L = np.asarray(loss_fn(y[r[a:b]], Q), dtype=np.float64)
             if out is None:
                 out = np.empty((L.shape[0], total))
             out[:, start:stop] = L
