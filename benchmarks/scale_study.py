@@ -150,20 +150,13 @@ def merge_records(old: Sequence[Mapping], new: Sequence[Mapping], n: int, part: 
     return [r for r in old if int(r["n"]) != n or (part and (r["rule"], r["key"]) not in ran)] + list(new)
 
 
-def policy_rows(config_file: Path) -> float | None:
-    """Rows ``n`` above which the large-data policies apply (test rows ``n * split.test_size`` over
-    ``large_data.min_rows``); None where they are off."""
-    config = yaml.safe_load(Path(config_file).read_text())
-    rows = (config.get("large_data") or {}).get("min_rows")
-    return None if rows is None else float(rows) / float(config["split"]["test_size"])
-
-
-def memory_regime_rows(config_file: Path) -> float | None:
+def memory_regime_rows(config: Mapping) -> float | None:
     """Rows ``n`` from which the refit of a forest runs in blocks of trees (its training rows
     ``n * (1 - split.test_size)`` reach ``large_data.forest_block_rows``); None where blocks are off."""
-    config = yaml.safe_load(Path(config_file).read_text())
-    rows = (config.get("large_data") or {}).get("forest_block_rows")
-    return None if rows is None else float(rows) / (1.0 - float(config["split"]["test_size"]))
+    from xaipipe.models.forest_blocks import forest_block_setting
+
+    blocks = forest_block_setting(config.get("large_data"))
+    return None if blocks is None else blocks[0] / (1.0 - float(config["split"]["test_size"]))
 
 
 def run_study(
@@ -422,9 +415,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         dry = _snakemake(workdir, ["-n", "--forceall", "--cores", "8", "--configfile", "config/config.yaml", cfg.name])
         jobs = parse_dry_run(dry)
     ns = sorted({int(r["n"]) for r in records})
-    regime_n = memory_regime_rows(REPO / "config" / "config.yaml")
-    policy_n = policy_rows(REPO / "config" / "config.yaml")
-    costs = fit_costs(records, memory_regime_n=regime_n, policy_n=policy_n)
+    config = load_config([REPO / "config" / "config.yaml"])
+    regime_n = memory_regime_rows(config)
+    policies = Policies.from_config(config)
+    costs = fit_costs(records, memory_regime_n=regime_n, policy_n=policies.from_rows)
     write_model(
         opts.model,
         costs,
@@ -448,7 +442,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (", ".join(f"{r} ({b:.2f})" for b, r in steep[::-1]) if steep else "none")
     )
     sizes = [*ns, *[p for p in opts.project if p not in ns]]
-    policies = Policies.from_config(load_config([REPO / "config" / "config.yaml"]))
     print("\nsimulated wall (greedy list schedule of the job graph, each job cpu_s / threads long), fitted b:")
     projection_table(jobs, sizes, model, ns)
     chain(jobs, sizes[-1], model)

@@ -75,16 +75,9 @@ COLUMNS = (
     "policy_cpu_b",
 )
 
-#: Columns a cost-model table may lack (written before they existed).
-OPTIONAL_COLUMNS = (
-    "trees",
-    "rss_from_n",
-    "rss_c2_mb",
-    "rss_d2_mb_per_row",
-    "policy_from_n",
-    "policy_cpu_a",
-    "policy_cpu_b",
-)
+#: Columns a cost-model table may lack (written before they existed): every column from ``trees`` on,
+#: each a float or empty (None).
+OPTIONAL_COLUMNS = COLUMNS[COLUMNS.index("trees") :]
 
 #: Rules whose work the large-data policies cut (:class:`Policies`).
 POLICY_RULES = ("model_reliance", "pd_ice", "ale", "shap")
@@ -224,14 +217,13 @@ def fit_costs(
         n = [float(r["n"]) for r in rows]
         rss = [float(r["rss_mb"]) for r in rows]
         cpu = [max(float(r["cpu_s"]), 1e-3) for r in rows]
-        cut = [policy_n is not None and rule in POLICY_RULES and x > policy_n for x in n]
         policy = None
-        if any(cut) and not all(cut):
-            pn = [x for x, c in zip(n, cut) if c]
-            pc = [v for v, c in zip(cpu, cut) if c]
+        cut = len(n) if policy_n is None or rule not in POLICY_RULES else sum(x <= policy_n for x in n)
+        if 0 < cut < len(n):  # n is sorted: the points above policy_n were measured with the policies
+            pn, pc = n[cut:], cpu[cut:]
             pa, pb = fit_power(pn, pc) if len(set(pn)) >= 2 else (float(np.mean(pc)) / pn[0], 1.0)
             policy = (float(policy_n), pa, pb)
-            a, b = fit_power([x for x, c in zip(n, cut) if not c], [v for v, c in zip(cpu, cut) if not c])
+            a, b = fit_power(n[:cut], cpu[:cut])
         else:
             a, b = fit_power(n, cpu)
         regime = None
@@ -324,9 +316,8 @@ def read_model(path: str | Path) -> list[Cost]:
             float(r["rss_c_mb"]),
             float(r["rss_d_mb_per_row"]),
             r.get("measured") or "",
-            float(r["trees"]) if r.get("trees") else None,  # absent in tables written before the column
-            *(float(r[k]) if r.get(k) else None for k in ("rss_from_n", "rss_c2_mb", "rss_d2_mb_per_row")),
-            *(float(r[k]) if r.get(k) else None for k in ("policy_from_n", "policy_cpu_a", "policy_cpu_b")),
+            # absent in tables written before the column, empty where it does not apply
+            *(float(r[k]) if r.get(k) else None for k in OPTIONAL_COLUMNS),
         )
         for r in rows
     ]
@@ -431,6 +422,11 @@ class Policies:
         bins = int(config.get("explain", {}).get("ale", {}).get("n_bins", 20))
         return cls(LargeDataSettings.from_config(config), float(config["split"]["test_size"]), bins)
 
+    @property
+    def from_rows(self) -> float:
+        """Rows ``n`` above which the policies apply: ``min_rows / test_size`` (test rows over ``min_rows``)."""
+        return self.settings.min_rows / self.test_size
+
     def factor(self, rule: str, cost: Cost, n: float) -> float:
         """Share of the job's fitted CPU that remains under the policies at ``n`` rows (1: none applies)."""
         s = self.settings
@@ -513,14 +509,15 @@ def project(
             cpu[j], rss[j] = 0.0, 0.0
             continue
         cpu[j], rss[j] = cost.cpu_s(n), cost.rss_mb(n)
-        f = 1.0 if policies is None else policies.factor(job.rule, cost, n)
-        measured = None if policies is None else cost.policy_cpu_s(n)
-        if measured is not None and policies.settings.applies(float(n) * policies.test_size):
-            cpu[j] = measured  # measured with the policies applied: no factor
-            how[j] = f"{kind}+policy(measured)"
-        elif f < 1.0:
-            cpu[j] *= f
-            how[j] = f"{kind}+policy"
+        if policies is not None:
+            measured = cost.policy_cpu_s(n)
+            f = policies.factor(job.rule, cost, n)
+            if measured is not None and policies.settings.applies(float(n) * policies.test_size):
+                cpu[j] = measured  # measured with the policies applied: no factor
+                how[j] = f"{kind}+policy(measured)"
+            elif f < 1.0:
+                cpu[j] *= f
+                how[j] = f"{kind}+policy"
         if cost.extrapolated(n):
             extra.add(j)
     deps = dependencies(dict(jobs))

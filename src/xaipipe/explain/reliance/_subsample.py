@@ -174,6 +174,7 @@ def e_switch_subsample_se(
     from ...losses import resolve_loss
     from ...models.prefix import member_predictor
     from ._base import check_X, check_y, resolve_features
+    from ._engine import _stored
     from ._mc_error import switch_loss_matrix
 
     Xv, names = check_X(X)
@@ -184,8 +185,6 @@ def e_switch_subsample_se(
     m = int(max_samples)
     rows = np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))
     Xs, ys = Xv[rows], yv[rows]
-    from ._engine import _stored
-
     predict = member_predictor(model, None, n_jobs=n_jobs)
     # a forest store decompresses every block on each predict call: one call per variable (m² rows),
     # the losses still per batch (bitwise the same: a forest's row outputs do not depend on the call)
