@@ -18,7 +18,7 @@ from xaipipe.explain.dependence import (
     dependent_ranking_agreement,
     shap_interaction_tables,
 )
-from xaipipe.explain.reliance import model_reliance
+from xaipipe.explain.reliance import conditional_model_reliance, model_reliance
 from xaipipe.explain.summary import ranking_tables
 
 NAMES = ["a", "b", "c", "S_F", "S_I", "S_M"]
@@ -197,7 +197,8 @@ def test_grouped_rows_equal_the_permutation_rows_without_clusters():
 
 def test_grouped_rows_under_the_large_data_policy():
     """reliance_rows (large_data.reliance_rows): grouped_permutation on the subsample design of the
-    permutation rows (equal to them without clusters), conditional_permutation on every row."""
+    permutation rows (equal to them without clusters), conditional_permutation on its own
+    subsample design (conditional_model_reliance(..., subsample_rows=)), e_orig on every row."""
     X, y = _data(n=400, seed=8, coupling=2.0)
     lr = LinearRegression().fit(X[:200], y[:200])
     Xtr, Xte, yte = X[:200], X[200:], y[200:]
@@ -208,8 +209,16 @@ def test_grouped_rows_under_the_large_data_policy():
     grouped = dep[dep.estimator == "grouped_permutation"].drop(columns=["estimator"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(grouped, rel.drop(columns=["estimator"]).reset_index(drop=True))
     assert (grouped["n_samples"] == 50).all() and (grouped["algorithm"] == "subsampled_permutations").all()
-    cond = dep.estimator == "conditional_permutation"
-    pd.testing.assert_frame_equal(dep[cond], full[full.estimator == "conditional_permutation"])
+    cond = dep[dep.estimator == "conditional_permutation"].reset_index(drop=True)
+    every = full[full.estimator == "conditional_permutation"].reset_index(drop=True)
+    assert (cond["n_samples"] == 50).all() and (cond["algorithm"] == "subsampled_tree_strata_permutations").all()
+    assert (every["n_samples"] == 200).all() and (every["algorithm"] == "tree_strata_permutations").all()
+    pd.testing.assert_series_equal(cond["e_orig"], every["e_orig"])
+    expected = conditional_model_reliance(
+        lr, Xte, yte, Xtr, feature_groups=GROUPS, feature_names=NAMES, n_repeats=10, random_state=7, subsample_rows=50
+    ).to_frame()
+    np.testing.assert_array_equal(cond["mr_difference"], expected["mr_difference"])
+    assert cond["mr_difference_se"].notna().all()
 
 
 def test_unknown_dependent_estimator_is_rejected():

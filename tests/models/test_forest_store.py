@@ -275,17 +275,32 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
 def test_large_data_reliance_subsample_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
     """Both large-data paths together: the MR subsample policy (``large_data.reliance_rows``: each
     repeat on its own subsample, predictions through the generic path, not the tree engine) on a
-    lazily opened forest store gives the whole forest's numbers bitwise."""
+    lazily opened forest store gives the whole forest's numbers bitwise, its predict calls answered
+    from one pass over the store (predict_in_one_pass), with one thread or two."""
     from xaipipe.explain.reliance import model_reliance
+    from xaipipe.models import forest_store
     from xaipipe.models.forest_store import open_forest
 
     est, X, y, _ = _fitted(task, n=9)
-    save_forest(tmp_path / "m.joblib", est, 4)
+    save_forest(tmp_path / "m.joblib", est, 4)  # 3 blocks
     lazy = open_forest(tmp_path / "m.joblib")
     loss = "squared_error" if task == "regression" else "log_loss"
-    for estimator in ("permutation", "e_divide"):
+    reads, unpack = {"n": 0}, forest_store._unpack
+
+    def counting(data):
+        reads["n"] += 1
+        return unpack(data)
+
+    for estimator, n_jobs in (("permutation", 1), ("e_divide", 1), ("permutation", 2)):
         kw = {"estimator": estimator, "loss": loss, "n_repeats": 3, "random_state": 5, "subsample_rows": 40}
-        got, ref = model_reliance(lazy, X, y, **kw), model_reliance(est, X, y, **kw)
+        kw["max_rows_per_batch"] = 50  # many predict calls
+        forest_store._unpack, reads["n"] = counting, 0
+        try:
+            got = model_reliance(lazy, X, y, n_jobs=n_jobs, **kw)
+        finally:
+            forest_store._unpack = unpack
+        assert reads["n"] <= 3 + 1, reads["n"]
+        ref = model_reliance(est, X, y, **kw)
         frames = [x.to_frame() if hasattr(x, "to_frame") else x for x in (got, ref)]
         pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
         assert len(frames[1]) == X.shape[1]
@@ -304,3 +319,68 @@ def test_lime_of_an_opened_store_equals_the_whole_forest(task, tmp_path):
     kw = {"rows": [0, 4], "num_samples": 300, "random_state": 5}
     got, ref = lime_explanations(lazy, X_new, X, **kw), lime_explanations(est, X_new, X, **kw)
     assert pickle.dumps(got) == pickle.dumps(ref)
+
+
+@pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
+def test_predict_in_one_pass_reads_the_store_once_and_answers_bitwise(task, tmp_path, monkeypatch):
+    """predict_in_one_pass: the explanation tables' many predict calls on a store (ALE, PD / ICE,
+    H-statistic) are answered from one pass over its blocks, each bitwise the whole forest's answer
+    (the tables of the whole forest, exactly); rows that depend on earlier outputs, and a dry run
+    that fails on its placeholders, still get the forest's own answers."""
+    from tests.keyword_steps import ale_tables_kw, h_statistic_table_kw, pd_ice_tables_kw
+    from xaipipe.models import forest_store
+    from xaipipe.models.forest_store import open_forest, plans_predictions, predict_in_one_pass
+
+    est, X, y, X_new = _fitted(task, n=14)
+    path = tmp_path / "model.joblib"
+    save_forest(path, est, 4)  # 4 blocks
+    reads = {"n": 0}
+    unpack = forest_store._unpack
+
+    def counting(data):
+        reads["n"] += 1
+        return unpack(data)
+
+    monkeypatch.setattr(forest_store, "_unpack", counting)
+    lazy = open_forest(path)
+    assert plans_predictions(lazy) and not plans_predictions(est)
+    names = [f"x{j}" for j in range(X.shape[1])]
+    classes = [str(c) for c in est.classes_] if task == "multiclass" else None
+    choice = {"class_index": 2} if task == "multiclass" else {}
+    steps = [
+        (
+            ale_tables_kw,
+            {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice},
+        ),
+        (
+            pd_ice_tables_kw,
+            {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes},
+        ),
+        (h_statistic_table_kw, {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}),
+    ]
+    for step, kw in steps:
+        reads["n"] = 0
+        got = step(lazy, X_new, **kw)
+        assert reads["n"] <= 4 + 1, (step.__name__, reads["n"])  # one pass (+ block 0 for validation)
+        ref = step(est, X_new, **kw)
+        for g, r in zip(got if isinstance(got, tuple) else [got], ref if isinstance(ref, tuple) else [ref]):
+            if isinstance(g, pd.DataFrame):
+                pd.testing.assert_frame_equal(g, r, check_exact=True)
+    method = "predict" if task == "regression" else "predict_proba"
+
+    def dependent(model):  # the second call's rows depend on the first call's output
+        first = getattr(model, method)(X_new)
+        shift = np.asarray(first).reshape(len(X_new), -1)[:, :1]
+        return first, getattr(model, method)(X_new + shift), getattr(model, method)(X_new[:5])
+
+    for a, b in zip(predict_in_one_pass(lazy, dependent), dependent(est)):
+        assert np.array_equal(a, b)
+
+    def fragile(model):  # fails on the placeholders only
+        out = getattr(model, method)(X_new)
+        if np.ptp(np.asarray(out)) == 0:
+            raise FloatingPointError("constant output")
+        return out, getattr(model, method)(X_new[::2])
+
+    for a, b in zip(predict_in_one_pass(lazy, fragile), fragile(est)):
+        assert np.array_equal(a, b)

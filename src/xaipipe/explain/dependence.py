@@ -145,7 +145,9 @@ def ale_tables(
     Parameters
     ----------
     model : fitted estimator or callable
-        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time.
+        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time, and
+        all of this function's predictions come from one pass over its blocks
+        (:func:`xaipipe.models.forest_store.predict_in_one_pass`; the tables are bitwise the same).
     data : PreparedData
         The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
         attributes): ``X_test`` (array-like of shape (n, p): the rows, as PD/ICE), ``features``,
@@ -191,6 +193,10 @@ def ale_tables(
         Invalid ``X_test``, names, options or model output (as the ALE functions);
         ``figure_class`` not a class.
     """
+    from ..models.forest_store import plans_predictions, predict_in_one_pass
+
+    if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
+        return predict_in_one_pass(model, lambda m: ale_tables(m, data, settings, ranking=ranking, pair=pair))
     choice = class_choice(data.classes, settings.figure_class)
     class_index = choice.get("class_index", 1)
     output, n_bins, centering, max_batch_rows = (
@@ -284,6 +290,7 @@ def h_statistic_table(model, data, settings: HStatisticSettings, *, top: Sequenc
     Parameters
     ----------
     model : fitted estimator or callable
+        A forest store: as :func:`ale_tables` (one pass over its blocks).
     data : PreparedData
         As :func:`ale_tables`: ``X_test``, ``features``, ``feature_groups``, ``classes``.
     settings : HStatisticSettings
@@ -307,6 +314,10 @@ def h_statistic_table(model, data, settings: HStatisticSettings, *, top: Sequenc
     ValueError
         ``figure_class`` not a class; as :func:`~xaipipe.explain.interactions.h_statistic`.
     """
+    from ..models.forest_store import plans_predictions, predict_in_one_pass
+
+    if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
+        return predict_in_one_pass(model, lambda m: h_statistic_table(m, data, settings, top=top))
     from .interactions import h_statistic
 
     choice = class_choice(data.classes, settings.figure_class)
@@ -430,10 +441,13 @@ def dependent_reliance_rows(
         ``correlation_threshold``, ``linkage``), ``task_losses``, ``n_repeats``, ``seed`` (the
         marginal estimators') and the large-data group: ``large_data.reliance_rows`` above
         ``large_data.min_rows`` test rows (:meth:`~xaipipe.settings.RelianceSettings.large_data_rows`,
-        as :func:`xaipipe.explain.summary.reliance_report`) for ``grouped_permutation``: each repeat
-        on its own seeded subsample (``model_reliance(..., subsample_rows=)``; with single-variable
-        clusters the rows still equal the subsampled ``permutation`` rows).
-        ``conditional_permutation`` keeps every test row.
+        as :func:`xaipipe.explain.summary.reliance_report`) for both estimators: each repeat on its
+        own seeded subsample of recipient rows, ``e_orig`` on all rows, and the ``*_se`` columns
+        the Monte-Carlo SE of subsample and permutation together.
+        ``grouped_permutation``: ``model_reliance(..., subsample_rows=)`` (with single-variable
+        clusters the rows still equal the subsampled ``permutation`` rows);
+        ``conditional_permutation``: ``conditional_model_reliance(..., subsample_rows=)`` (the
+        donors from a permutation of all test rows within their strata).
     family : str
         The ``model`` column.
     columns : sequence of str, optional
@@ -484,6 +498,7 @@ def dependent_reliance_rows(
                     min_samples_leaf=min_samples_leaf,
                     loss=loss,
                     n_jobs=n_jobs,
+                    subsample_rows=reliance_rows,
                 )
             else:
                 res = grouped_model_reliance(

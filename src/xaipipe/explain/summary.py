@@ -85,8 +85,8 @@ def reliance_report(
         (``model_reliance(..., subsample_rows=)``; ``n_samples`` records it, ``*_se`` holds
         the subsample error too); and ``e_switch`` on its ``e_switch_max_rows`` subsample gets
         the ``*_se`` of that subsample against the all-rows value
-        (:func:`xaipipe.explain.reliance._subsample.e_switch_subsample_se`; without the policy
-        they are NaN). None: every row (unchanged).
+        (``model_reliance(..., subsample_se=True)``, from the losses the estimate is made of;
+        without the policy they are NaN). None: every row (unchanged).
 
     Returns
     -------
@@ -98,7 +98,6 @@ def reliance_report(
     out = []
     for loss in losses:
         for estimator in estimators:
-            Xe, ye = X, y
             kwargs = {}
             if estimator in ("permutation", "e_divide"):  # random permutations / halvings
                 kwargs["n_repeats"] = n_repeats
@@ -109,10 +108,12 @@ def reliance_report(
                 # model_reliance draws the subsample (not where the linear closed form applies)
                 kwargs["max_samples"] = e_switch_max_rows
                 kwargs["random_state"] = random_state
+                # large-data policy: the subsample's SE, from the losses the estimate is made of
+                kwargs["subsample_se"] = reliance_rows is not None
             result = model_reliance(
                 model,
-                Xe,
-                ye,
+                X,
+                y,
                 features=features,
                 feature_names=list(feature_names),
                 estimator=estimator,
@@ -120,28 +121,7 @@ def reliance_report(
                 n_jobs=n_jobs,
                 **kwargs,
             )
-            frame = result.to_frame().drop(columns=["member"])
-            if (
-                reliance_rows is not None  # large-data policy: the SE of e_switch's subsample
-                and estimator == "e_switch"
-                and result.algorithm == "all_pairs"
-                and result.n_samples < len(y)
-            ):
-                from .reliance._subsample import e_switch_subsample_se
-
-                ratio_se, diff_se = e_switch_subsample_se(
-                    model,
-                    Xe,
-                    ye,
-                    features=features,
-                    feature_names=list(feature_names),
-                    loss=loss,
-                    max_samples=result.n_samples,
-                    random_state=random_state,
-                    n_jobs=n_jobs,
-                )
-                frame["mr_ratio_se"], frame["mr_difference_se"] = ratio_se, diff_se
-            out.append(frame)
+            out.append(result.to_frame().drop(columns=["member"]))
     return pd.concat(out, ignore_index=True)
 
 

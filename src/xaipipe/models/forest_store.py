@@ -44,6 +44,8 @@ __all__ = [
     "iter_forest_blocks",
     "load_forest",
     "predict_forest",
+    "predict_in_one_pass",
+    "plans_predictions",
     "save_forest",
 ]
 
@@ -381,3 +383,133 @@ def predict_forest(path: str | os.PathLike, X, *, proba: bool | None = None) -> 
     if classifier and proba is False:
         return shell.classes_.take(np.argmax(acc, axis=1), axis=0)
     return acc
+
+
+def plans_predictions(model) -> bool:
+    """Whether :func:`predict_in_one_pass` plans ``model``'s predictions: a single-output forest
+    store opened by :func:`open_forest` that is not already a planned copy (a function that plans
+    itself calls :func:`predict_in_one_pass` only where this is true)."""
+    return (
+        isinstance(getattr(model, "estimators_", None), LazyTrees)
+        and getattr(model, "n_outputs_", 1) == 1
+        and not getattr(type(model), "_xaipipe_planned", False)
+    )
+
+
+class _Call:
+    __slots__ = ("X", "output")
+
+    def __init__(self, X: np.ndarray):
+        self.X, self.output = X, None
+
+
+def predict_in_one_pass(model, run, *, max_rows: int = 2_000_000):
+    """``run(model)``, with the predictions of a lazily opened forest store made in one pass over
+    its blocks instead of one pass per ``predict`` / ``predict_proba`` call.
+
+    A job that explains a stored forest (ALE, PD / ICE, H-statistic) calls the model many times;
+    each call reads and decompresses every block of trees again (:class:`LazyTrees`), which at
+    64 000 training rows costs more than the predictions. Here ``run`` runs twice:
+
+    1. a *dry run* on a copy of the forest whose ``predict`` (regressors) / ``predict_proba``
+       (classifiers) records the validated rows of each call (float32, as the forest sees them)
+       and answers with a placeholder (zeros; uniform probabilities); its result is discarded;
+    2. one pass over the blocks: each tree predicts all recorded rows in one call, added to each
+       row's running sum in tree order, then divided by the number of trees: per row the same
+       additions as scikit-learn's ``BaseForest.predict`` / ``predict_proba`` (``n_jobs=1``), so
+       bitwise the forest's output on each call's rows;
+    3. the *replay*: ``run`` on a copy that answers call ``i`` with step 2's output for it, after
+       checking that its rows are bitwise those recorded. A call that differs (rows that depend on
+       earlier outputs) or goes past the plan is answered by the forest itself.
+
+    The result is therefore ``run(model)``'s, bitwise. ``run`` must be a deterministic function
+    of the model's outputs (it is called twice); what it does besides predicting is done twice.
+
+    Parameters
+    ----------
+    model : fitted forest or any model
+        Planned only if it is a single-output forest store opened by :func:`open_forest`;
+        anything else: ``run(model)``.
+    run : callable
+        ``run(model) -> result``.
+    max_rows : int, default 2 000 000
+        Most rows recorded (memory: ``4 p`` bytes per row, plus the outputs); later calls are
+        answered by the forest.
+
+    Returns
+    -------
+    The value of ``run``.
+
+    Raises
+    ------
+    Whatever ``run(model)`` raises (a dry run that raises is abandoned and ``run(model)`` runs).
+    """
+    import warnings
+
+    from sklearn.base import is_classifier
+
+    if not plans_predictions(model):
+        return run(model)
+    estimators = model.estimators_
+    classifier = is_classifier(model)
+    name = "predict_proba" if classifier else "predict"
+    base = type(model)
+    calls: list[_Call] = []
+    budget = {"rows": int(max_rows)}
+
+    def record(self, X):
+        Xv = model._validate_X_predict(X)
+        if Xv.shape[0] <= budget["rows"]:
+            budget["rows"] -= Xv.shape[0]
+            calls.append(_Call(Xv))
+        if classifier:
+            return np.full((Xv.shape[0], int(model.n_classes_)), 1.0 / int(model.n_classes_))
+        return np.zeros(Xv.shape[0])
+
+    dry = copy.copy(model)
+    dry.__class__ = type(f"Recording{base.__name__}", (base,), {name: record, "_xaipipe_planned": True})
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            run(dry)
+    except Exception:  # noqa: BLE001 -- the plan is an optimisation: run as is
+        return run(model)
+    if not calls:
+        return run(model)
+    _predict_calls(estimators, calls, classifier)
+
+    position = {"i": 0}
+
+    def replay(self, X):
+        i = position["i"]
+        position["i"] += 1
+        Xv = model._validate_X_predict(X)
+        if i < len(calls) and calls[i].X.shape == Xv.shape and np.array_equal(calls[i].X, Xv):
+            out, calls[i] = calls[i].output, None  # each planned output is handed out once
+            return out
+        position["i"] = len(calls) + 1  # off the plan: the forest answers from here on
+        return getattr(base, name)(self, X)
+
+    planned = copy.copy(model)
+    planned.__class__ = type(f"Planned{base.__name__}", (base,), {name: replay, "_xaipipe_planned": True})
+    return run(planned)
+
+
+def _predict_calls(trees, calls: list[_Call], classifier: bool) -> None:
+    """Each call's forest output (``predict`` / ``predict_proba``) into ``call.output``: one pass
+    over ``trees``, every tree on all calls' rows at once, summed per row in tree order."""
+    X = np.concatenate([c.X for c in calls]) if len(calls) > 1 else calls[0].X
+    acc = None
+    count = 0
+    for tree in trees:
+        p = tree.predict_proba(X, check_input=False) if classifier else tree.predict(X, check_input=False)
+        if acc is None:
+            acc = np.zeros(p.shape, dtype=np.float64)
+        acc += p
+        count += 1
+    acc /= count
+    start = 0
+    for c in calls:
+        stop = start + c.X.shape[0]
+        c.output = acc[start:stop].copy()
+        start = stop

@@ -159,38 +159,105 @@ def test_e_switch_se_under_the_policy_is_honest():
         assert np.all((q > 0.8) & (q < 1.25)), q
 
 
-@pytest.mark.parametrize("task", ["regression", "classification"])
-def test_e_switch_se_of_a_forest_store_is_bitwise_the_whole_forest_s(task, tmp_path):
-    """On a forest store (opened lazily) the e_switch SE predicts each variable's m² switched rows
-    in one call (one pass over the store's blocks, not one per batch of rows) and computes the
-    losses batch by batch as before: bitwise the whole forest's SE, batch size for batch size;
-    switch_loss_matrix with predict_rows is bitwise its one-call-per-batch result (log loss too)."""
-    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-
+def _matrix_se(predict, X, y, cols, loss_fn, rows, n):
+    """The oracle of the e_switch subsample SE: the whole switched-loss matrix of the subsample
+    (switch_loss_matrix), its U-statistic projection written out (PairSums.standard_errors)."""
     from xaipipe.explain.reliance import switch_loss_matrix
-    from xaipipe.explain.reliance._subsample import e_switch_subsample_se
+
+    m = len(rows)
+    fpc = np.sqrt((1 - m / n) / m)
+    ratio_se, diff_se = [], []
+    for c in cols:
+        M = switch_loss_matrix(predict, X[rows], y[rows], c, loss_fn)
+        out_r, out_d = [], []
+        for Mi in M:  # members
+            diag = np.diag(Mi).copy()
+            K = Mi - diag[:, None]
+            psi = (K.sum(axis=1) + K.sum(axis=0)) / (m - 1)
+            D, e_bar = K.sum() / (m * (m - 1)), diag.mean()
+            out_d.append(psi.std(ddof=1) * fpc)
+            out_r.append((psi / e_bar - D * (diag - e_bar) / e_bar**2).std(ddof=1) * fpc)
+        ratio_se.append(out_r)
+        diff_se.append(out_d)
+    return np.array(ratio_se).T, np.array(diff_se).T  # (members, G)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_e_switch_subsample_se_from_the_estimate_s_own_losses(task, tmp_path):
+    """model_reliance(max_samples=, subsample_se=True) gathers the row and column sums of the
+    switched-loss matrix from the losses the estimate is formed from, on every path (the engine's
+    kernel, its forest-store blocks, its scikit-learn loop, the generic path; prefix members too):
+    the SE equals the whole matrix's (the oracle) to rounding, and the estimate is bitwise the one
+    without it."""
+    from sklearn.ensemble import GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor
+
+    from xaipipe.explain.reliance import _kernels
     from xaipipe.losses import resolve_loss
     from xaipipe.models.forest_store import open_forest, save_forest
     from xaipipe.models.prefix import member_predictor
 
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(300, 4))
+    n, m = 300, 37
+    X = rng.normal(size=(n, 4))
     if task == "regression":
-        y = X[:, 0] + X[:, 1] ** 2 + rng.normal(size=300)
-        est, loss = RandomForestRegressor(n_estimators=12, random_state=0).fit(X, y), "squared_error"
+        y = X[:, 0] + X[:, 1] ** 2 + rng.normal(size=n)
+        forest, loss = RandomForestRegressor(n_estimators=12, random_state=0).fit(X, y), "squared_error"
+        boosted = GradientBoostingRegressor(n_estimators=15, max_depth=2, random_state=0).fit(X, y)
     else:
-        y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
-        est, loss = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y), "log_loss"
-    save_forest(tmp_path / "m.joblib", est, 5)
+        y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+        forest, loss = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y), "log_loss"
+        boosted = None
+    save_forest(tmp_path / "m.joblib", forest, 5)
     lazy = open_forest(tmp_path / "m.joblib")
-    kw = dict(features=None, feature_names=None, loss=loss, max_samples=37, random_state=1)
-    for batch in (100, 999, 65536):  # 37² = 1 369 switched rows: 14, 2 and 1 loss batches
-        whole = e_switch_subsample_se(est, X, y, max_rows_per_batch=batch, **kw)
-        stored = e_switch_subsample_se(lazy, X, y, max_rows_per_batch=batch, **kw)
-        for a, b in zip(whole, stored):
-            np.testing.assert_array_equal(a, b)
-    predict = member_predictor(est, None)
     loss_fn = resolve_loss(loss)[1]
+    rows = np.sort(np.random.default_rng(1).choice(n, m, replace=False))
+    cols = [[0], [1], [2, 3]]
+    features = {"a": [0], "b": [1], "cd": [2, 3]}
+    kw = dict(estimator="e_switch", loss=loss, features=features, max_samples=m, random_state=1)
+    oracle = _matrix_se(member_predictor(forest, None), X, y, cols, loss_fn, rows, n)
+    cases = [(forest, "engine", {}), (lazy, "engine", {}), (forest, "generic", {})]
+    if boosted is not None:
+        cases.append((boosted, "engine", {"n_estimators": [5, 15]}))
+    for model, method, extra in cases:
+        plain = model_reliance(model, X, y, method=method, max_rows_per_batch=500, **extra, **kw)
+        res = model_reliance(model, X, y, method=method, max_rows_per_batch=500, subsample_se=True, **extra, **kw)
+        np.testing.assert_array_equal(res.e_switch, plain.e_switch)
+        np.testing.assert_array_equal(res.e_orig, plain.e_orig)
+        expected = oracle
+        if model is boosted:
+            expected = _matrix_se(member_predictor(boosted, [5, 15]), X, y, cols, loss_fn, rows, n)
+        for got, want in zip(res.subsample_se, expected):
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+        frame = res.to_frame()
+        np.testing.assert_allclose(frame["mr_difference_se"], expected[1].ravel(), rtol=1e-9, atol=1e-12)
+        assert frame["mr_difference_std"].isna().all() and plain.to_frame()["mr_difference_se"].isna().all()
+    # the engine's scikit-learn loop (no compiled kernel) too
+    saved, _kernels.AVAILABLE = _kernels.AVAILABLE, False
+    try:
+        res = model_reliance(forest, X, y, method="engine", max_rows_per_batch=500, subsample_se=True, **kw)
+    finally:
+        _kernels.AVAILABLE = saved
+    for got, want in zip(res.subsample_se, oracle):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    # no subsample (m >= n) or the policy off: no SE
+    assert model_reliance(forest, X[:30], y[:30], subsample_se=True, **kw).subsample_se is None
+
+
+def test_switch_loss_matrix_in_one_predict_call_is_bitwise_per_batch():
+    """switch_loss_matrix with predict_rows (all of a variable's rows in one predict call, the
+    losses still per batch) is bitwise its one-call-per-batch result, log loss too."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from xaipipe.explain.reliance import switch_loss_matrix
+    from xaipipe.losses import resolve_loss
+    from xaipipe.models.prefix import member_predictor
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    est = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
+    predict = member_predictor(est, None)
+    loss_fn = resolve_loss("log_loss")[1]
     one = switch_loss_matrix(predict, X[:37], y[:37], [0, 1], loss_fn, 100)
     for rows in (100, 250, 1000, 5000):
         np.testing.assert_array_equal(switch_loss_matrix(predict, X[:37], y[:37], [0, 1], loss_fn, 100, rows), one)

@@ -300,7 +300,9 @@ def pd_ice_tables(
     Parameters
     ----------
     model : fitted estimator
-        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time.
+        A forest store (:func:`xaipipe.io.open_model`) predicts one block of trees at a time, and
+        all of this function's predictions come from one pass over its blocks
+        (:func:`xaipipe.models.forest_store.predict_in_one_pass`; the tables are bitwise the same).
     data : PreparedData
         The dataset's split (:func:`xaipipe.data.prepare.load_prepared`; any object with these
         attributes): ``X_test`` (the rows whose ICE curves are drawn), ``features``,
@@ -338,6 +340,10 @@ def pd_ice_tables(
         one-hot groups (:func:`explain_pair`; empty, with its columns, when there are fewer than
         two).
     """
+    from ...models.forest_store import plans_predictions, predict_in_one_pass
+
+    if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
+        return predict_in_one_pass(model, lambda m: pd_ice_tables(m, data, settings, top=top, extra=extra))
     X, classes, random_state = data.X_test, data.classes, settings.seed
     kwargs = dict(
         top=top,

@@ -407,6 +407,10 @@ class RelianceResult:
         The ensemble prefix of each member, when members are prefixes.
     method : str
         The path that computed it: ``"generic"``, ``"engine"`` or ``"linear"``.
+    subsample_se : tuple of two ndarrays of shape (m, G), or None
+        ``(mr_ratio_se, mr_difference_se)`` of ``e_switch`` on a subsample of the rows as an
+        estimate of the all-rows value (``model_reliance(..., max_samples=, subsample_se=True)``;
+        :class:`._subsample.PairSums`); :meth:`to_frame` reports them as the ``*_se`` columns.
     """
 
     features: list
@@ -418,6 +422,7 @@ class RelianceResult:
     n_samples: int
     n_estimators: list | None = None
     method: str = "generic"
+    subsample_se: tuple | None = None
 
     @property
     def deterministic(self) -> bool:
@@ -442,7 +447,8 @@ class RelianceResult:
         al.'s ``M̂R``; inf/NaN when ``e_orig = 0``) and ``mr_difference =
         e_switch - e_orig`` (loss units); ``*_std`` (across repeats, ``ddof=1``)
         and ``*_se`` (``std / sqrt(R)``, the Monte-Carlo standard error of the
-        mean) are NaN for ``e_switch`` and for ``R = 1``.
+        mean) are NaN for ``e_switch`` and for ``R = 1``; ``*_se`` is
+        :attr:`subsample_se` where that is set.
         """
         ratio, diff = self.mr_ratio(), self.mr_difference()
         m, G, R = self.e_switch.shape
@@ -456,6 +462,8 @@ class RelianceResult:
 
         rs, rse = spread(ratio)
         ds, dse = spread(diff)
+        if self.subsample_se is not None:
+            rse, dse = (np.asarray(v, dtype=np.float64).reshape(m, G) for v in self.subsample_se)
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_ratio = ratio.mean(axis=2)
         frame = pd.DataFrame(

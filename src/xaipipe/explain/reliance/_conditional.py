@@ -67,6 +67,8 @@ __all__ = [
 
 #: ``estimator`` label of :func:`conditional_model_reliance`.
 CONDITIONAL_ESTIMATOR = "conditional_permutation"
+#: ``algorithm`` label of :func:`conditional_model_reliance` (``subsampled_`` before it under the policy).
+ALGORITHM = "tree_strata_permutations"
 #: ``linkage`` options of :func:`correlation_groups` (scipy.cluster.hierarchy methods).
 LINKAGES = ("single", "complete", "average")
 
@@ -189,6 +191,7 @@ def conditional_model_reliance(
     method: str = "auto",
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
     n_jobs: int | None = 1,
+    subsample_rows: int | None = None,
 ) -> RelianceResult:
     """Conditional model reliance by permutation within tree strata (cs-PFI, Molnar et al. 2023).
 
@@ -206,21 +209,37 @@ def conditional_model_reliance(
         int).
     max_depth, min_samples_leaf
         Tree options (:func:`conditional_strata`).
+    subsample_rows : int or None, default None
+        The large-data policy (config ``large_data.reliance_rows``, as ``model_reliance``'s
+        ``subsample_rows`` for ``permutation``): where ``n > subsample_rows``, repeat ``r`` draws
+        its own ``subsample_rows`` recipient rows ``S_r`` (the rows of the ``permutation``
+        estimator's subsample with this seed) and one permutation of *all* ``n`` rows within their
+        strata, and contributes the paired difference ``d_r`` = mean over ``S_r`` of the switched
+        minus the unchanged loss; ``e_orig`` is on all rows and the repeat's switched loss is
+        ``e_orig + d_r`` (:mod:`._subsample`). Each recipient's donor is uniform on its whole
+        stratum, as without the policy, so ``E[d_r]`` is the all-rows estimator's expectation, and
+        ``sd(d_r) / sqrt(R)`` (the ``*_se`` columns) is the Monte-Carlo SE of subsample and
+        permutation together. ``O(R · subsample_rows)`` predictions per variable instead of
+        ``O(R · n)``; ``n_samples = subsample_rows``, ``algorithm``
+        ``"subsampled_tree_strata_permutations"``, ``method="generic"``. None, or
+        ``n <= subsample_rows``: every row, unchanged.
 
     Returns
     -------
     RelianceResult
-        ``estimator = "conditional_permutation"``, ``algorithm = "tree_strata_permutations"``;
-        ``.to_frame()`` has the columns of every MR table.
+        ``estimator = "conditional_permutation"``, ``algorithm = "tree_strata_permutations"``
+        (``"subsampled_tree_strata_permutations"`` under the policy); ``.to_frame()`` has the
+        columns of every MR table.
 
     Raises
     ------
     ValueError, TypeError
-        As :func:`model_reliance` and :func:`conditional_strata`.
+        As :func:`model_reliance` and :func:`conditional_strata`; ``subsample_rows`` below 2.
     """
     from ._model_reliance import model_reliance
 
     Xv, names, groups = _resolve(X, feature_names, features, feature_groups)
+    m = None if subsample_rows is None else check_int(subsample_rows, "subsample_rows", minimum=2)
     tree_seed = random_state if isinstance(random_state, (int, np.integer)) else 0
     strata = conditional_strata(
         X_train,
@@ -231,6 +250,22 @@ def conditional_model_reliance(
         min_samples_leaf=min_samples_leaf,
         random_state=tree_seed,
     )
+    if m is not None and Xv.shape[0] > m:
+        return _subsampled(
+            model,
+            Xv,
+            y,
+            groups,
+            np.stack([strata[k] for k in groups]),
+            m,
+            loss=loss,
+            n_repeats=n_repeats,
+            random_state=random_state,
+            n_estimators=n_estimators,
+            method=method,
+            max_rows_per_batch=max_rows_per_batch,
+            n_jobs=n_jobs,
+        )
     perms = conditional_permutations(np.stack([strata[k] for k in groups]), n_repeats, random_state)
     res = model_reliance(
         model,
@@ -246,7 +281,44 @@ def conditional_model_reliance(
         max_rows_per_batch=max_rows_per_batch,
         n_jobs=n_jobs,
     )
-    return dataclasses.replace(res, estimator=CONDITIONAL_ESTIMATOR, algorithm="tree_strata_permutations")
+    return dataclasses.replace(res, estimator=CONDITIONAL_ESTIMATOR, algorithm=ALGORITHM)
+
+
+def _subsampled(
+    model, Xv, y, groups, strata, m, *, loss, n_repeats, random_state, n_estimators, method, max_rows_per_batch, n_jobs
+) -> RelianceResult:
+    """:func:`conditional_model_reliance` under ``subsample_rows=m`` (its docstring): the inputs
+    validated as :func:`model_reliance` does, then :func:`._subsample.subsampled_reliance` with the
+    strata of all rows."""
+    from ...losses import resolve_loss
+    from ._base import check_y
+    from ._subsample import subsampled_reliance
+
+    is_callable = callable(model) and not hasattr(model, "predict")
+    if is_callable and (method == "engine" or n_estimators is not None):
+        raise ValueError("a predict-many callable supports method='auto' or 'generic' without n_estimators")
+    if loss is None:
+        from sklearn.base import is_classifier
+
+        loss = "log_loss" if not is_callable and is_classifier(model) else "squared_error"
+    loss_name, loss_fn = resolve_loss(loss)
+    res = subsampled_reliance(
+        model,
+        Xv,
+        check_y(y, Xv.shape[0]),
+        estimator="permutation",
+        loss_fn=loss_fn,
+        loss_name=loss_name,
+        groups=groups,
+        n_repeats=check_int(n_repeats, "n_repeats", minimum=1),
+        subsample_rows=m,
+        random_state=random_state,
+        n_estimators=n_estimators,
+        max_rows_per_batch=check_int(max_rows_per_batch, "max_rows_per_batch", minimum=1),
+        n_jobs=n_jobs,
+        strata=strata,
+    )
+    return dataclasses.replace(res, estimator=CONDITIONAL_ESTIMATOR, algorithm=f"subsampled_{ALGORITHM}")
 
 
 def correlation_groups(

@@ -68,6 +68,7 @@ importance).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -422,6 +423,7 @@ def engine_sums(
     max_rows: int,
     n_jobs: int | None = 1,
     kernel: bool | None = None,
+    pairs=None,
 ):
     """``e_orig`` ``(m,)`` and the switched loss sums ``(m, G, R)`` of every prefix member.
 
@@ -456,6 +458,9 @@ def engine_sums(
         the first node of its original path that tests the variable); ``False``:
         scikit-learn's Cython loop over the affected trees (the pre-kernel engine,
         kept as a reference and a fallback); default: the kernel when numba imports.
+    pairs : :class:`._subsample.PairSums`, optional
+        Receives every loss the sums are formed from, by recipient and donor row, and the
+        unchanged rows' losses (the ``e_switch`` subsample's SE); the sums do not change.
 
     Raises
     ------
@@ -473,13 +478,13 @@ def engine_sums(
         kernel = _kernels.AVAILABLE
     if kernel and isinstance(ens.trees, _StoredRows):  # a forest store: one block of trees at a time
         return _kernel_sums_blocks(
-            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs
+            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs, pairs
         )
     if kernel:
         return _kernel_sums(
-            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs
+            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs, pairs
         )
-    return _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows))
+    return _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), pairs)
 
 
 def _switched_rows(chunk, X32, yv, cg):
@@ -497,7 +502,7 @@ def _switched_rows(chunk, X32, yv, cg):
     return recip, donors, Xh, yv[recip], bounds
 
 
-def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs):
+def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs, pairs=None):
     """e_orig ``(m,)`` and the per-data-set loss sums ``(m, G, R)`` with the compiled kernel."""
     from ._kernels import accumulate, signatures, walk_original
 
@@ -524,7 +529,7 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
     out = accumulate(flat, snapshot, none, term, X32, everyone, start_of(X32), S, n_jobs=n_jobs)
     del none
     e_orig = np.empty(m)
-    _set_e_orig(e_orig, out, slot, members, ens, yv, loss_fn, loss_name)
+    _set_e_orig(e_orig, out, slot, members, ens, yv, loss_fn, loss_name, pairs)
 
     sums = np.zeros((m, G, R))
     for g, cg in enumerate(cols):
@@ -552,23 +557,31 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
                 variable=variable,
                 n_jobs=n_jobs,
             )
-            _add_batch_losses(sums, g, chunks, bounds, yh, out, slot, members, ens, loss_fn, loss_name)
+            _add_batch_losses(
+                sums, g, chunks, bounds, yh, out, slot, members, ens, loss_fn, loss_name, pairs, recip, donors
+            )
     return e_orig, sums
 
 
-def _set_e_orig(e_orig, out, slots, members, ens, yv, loss_fn, loss_name) -> None:
-    """``e_orig[i]`` of the members of each snapshot in ``slots`` from the original rows' sums ``out``."""
+def _set_e_orig(e_orig, out, slots, members, ens, yv, loss_fn, loss_name, pairs=None) -> None:
+    """``e_orig[i]`` of the members of each snapshot in ``slots`` from the original rows' sums ``out``
+    (and their rows' losses into ``pairs``, a :class:`._subsample.PairSums`, if given)."""
     n = len(yv)
     for k, s in slots.items():
-        value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)])[0] / n
+        rows = None if pairs is None else partial(pairs.add_unchanged, members[k])
+        value = _loss_sums(loss_fn, loss_name, yv, ens.output(ens.as_acc(out[s]), k), [(0, n)], rows)[0] / n
         for i in members[k]:
             e_orig[i] = value
 
 
-def _add_batch_losses(sums, g, chunks, bounds, yh, out, slots, members, ens, loss_fn, loss_name) -> None:
+def _add_batch_losses(
+    sums, g, chunks, bounds, yh, out, slots, members, ens, loss_fn, loss_name, pairs=None, recip=None, donors=None
+) -> None:
     """Add one batch's switched-data-set loss sums to ``sums[i, g, r]``, chunk by chunk (the loss sums
     formed per chunk, as the generic path forms them), for the members ``members[k]`` of each snapshot
-    ``k`` in ``slots`` (``k`` -> slot of ``out``, the accumulated sums of the batch's rows)."""
+    ``k`` in ``slots`` (``k`` -> slot of ``out``, the accumulated sums of the batch's rows); with
+    ``pairs`` (a :class:`._subsample.PairSums`), the rows' losses by recipient ``recip`` and donor
+    ``donors`` (the batch's, from :func:`_switched_rows`) too."""
     first = 0
     for chunk in chunks:
         # the chunk's rows of the batch and its data sets' bounds within them
@@ -576,14 +589,17 @@ def _add_batch_losses(sums, g, chunks, bounds, yh, out, slots, members, ens, los
         a, b = own[0][0], own[-1][1]
         local = [(lo - a, hi - a) for lo, hi in own]
         for k, s in slots.items():
-            part = _loss_sums(loss_fn, loss_name, yh[a:b], ens.output(ens.as_acc(out[s, a:b]), k), local)
+            rows = None if pairs is None else partial(pairs.add, members[k], g, recip[a:b], donors[a:b])
+            part = _loss_sums(loss_fn, loss_name, yh[a:b], ens.output(ens.as_acc(out[s, a:b]), k), local, rows)
             for i in members[k]:
                 for (r, _, _), v in zip(chunk, part):
                     sums[i, g, r] += v
         first += len(chunk)
 
 
-def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs):
+def _kernel_sums_blocks(
+    ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs, pairs=None
+):
     """:func:`_kernel_sums` of a lazily opened forest store, the store's blocks of trees outermost.
 
     Per block: its trees flattened, the original rows walked, then every batch of switched rows
@@ -629,7 +645,7 @@ def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, p
         del leaf
         none = np.full((n, b - a), -1, dtype=np.int32)
         out = accumulate(flat, snap, none, term, X32, everyone, carry_orig, n_slots, n_jobs=n_jobs)
-        _set_e_orig(e_orig, out, here, members, ens, yv, loss_fn, loss_name)
+        _set_e_orig(e_orig, out, here, members, ens, yv, loss_fn, loss_name, pairs)
         carry_orig = np.ascontiguousarray(out[end])
         for g, cg in enumerate(cols):
             variable = signatures(flat, X32, cg, n_jobs=n_jobs)
@@ -650,7 +666,9 @@ def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, p
                     variable=variable,
                     n_jobs=n_jobs,
                 )
-                _add_batch_losses(sums, g, chunks, bounds, yh, out, here, members, ens, loss_fn, loss_name)
+                _add_batch_losses(
+                    sums, g, chunks, bounds, yh, out, here, members, ens, loss_fn, loss_name, pairs, recip, donors
+                )
                 carry[g][q] = np.ascontiguousarray(out[end])
         del flat, term, entries
     return e_orig, sums
@@ -660,7 +678,7 @@ def _chunk_rows(chunk) -> int:
     return sum(len(rc) for _, rc, _ in chunk)
 
 
-def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows):
+def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, pairs=None):
     """e_orig and loss sums with scikit-learn's loops over the affected stages only."""
     n = X32.shape[0]
     m, G = len(ks), len(cols)
@@ -676,7 +694,8 @@ def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, 
         acc += terms[t]
         for i in wanted.get(t + 1, ()):
             out = ens.output(acc, t + 1)
-            e_orig[i] = _loss_sums(loss_fn, loss_name, yv, out, [(0, n)])[0] / n
+            rows = None if pairs is None else partial(pairs.add_unchanged, [i])
+            e_orig[i] = _loss_sums(loss_fn, loss_name, yv, out, [(0, n)], rows)[0] / n
 
     sums = np.zeros((m, G, R))
     for g, cg in enumerate(cols):
@@ -703,7 +722,8 @@ def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, 
                         acc += terms[t][recip]
                     b = t + 1
                 for i in wanted.get(b, ()):
-                    s = _loss_sums(loss_fn, loss_name, yh, ens.output(acc, b), bounds)
+                    rows = None if pairs is None else partial(pairs.add, [i], g, recip, donors)
+                    s = _loss_sums(loss_fn, loss_name, yh, ens.output(acc, b), bounds, rows)
                     for (r, _, _), v in zip(chunk, s):
                         sums[i, g, r] += v
                 t = b
@@ -736,10 +756,13 @@ def _tiling(chunk, n) -> int | None:
     return len(chunk)
 
 
-def _loss_sums(loss_fn, name, y, out, bounds) -> list[float]:
+def _loss_sums(loss_fn, name, y, out, bounds, rows=None) -> list[float]:
     """Per-data-set loss sums of one member's output, as the generic path forms them
-    (``losses[:, a:b].sum(axis=1)`` of the loss of the stacked rows)."""
+    (``losses[:, a:b].sum(axis=1)`` of the loss of the stacked rows); ``rows``, if given, is
+    called with the rows' losses, shape ``(len(y),)`` (a :class:`._subsample.PairSums` hook)."""
     losses = np.asarray(loss_fn(y, out[None]), dtype=np.float64)
     if losses.shape != (1, len(y)):
         raise ValueError(f"loss {name!r} returned shape {losses.shape}, expected {(1, len(y))}")
+    if rows is not None:
+        rows(losses[0])
     return [float(losses[:, a:b].sum(axis=1)[0]) for a, b in bounds]

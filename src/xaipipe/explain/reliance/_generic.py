@@ -24,8 +24,9 @@ class _Job:
     donors: np.ndarray | None  # rows giving the switched columns
 
 
-def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name):
-    """Yield (job, loss sum over its rows, shape (m,)) with batched predict calls."""
+def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name, with_losses=False):
+    """Yield (job, loss sum over its rows, shape (m,)) with batched predict calls; with ``with_losses``,
+    (job, loss sum, the rows' losses of shape (m, rows of the job))."""
     state = {"m": None}
 
     def run(batch):
@@ -56,6 +57,8 @@ def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name):
         losses = np.asarray(loss_fn(yb, out), dtype=np.float64)
         if losses.shape != (out.shape[0], rows):
             raise ValueError(f"loss {name!r} returned shape {losses.shape}, expected {(out.shape[0], rows)}")
+        if with_losses:
+            return [(job, losses[:, a:b].sum(axis=1), losses[:, a:b]) for job, (a, b) in zip(batch, bounds)]
         return [(job, losses[:, a:b].sum(axis=1)) for job, (a, b) in zip(batch, bounds)]
 
     batch, rows = [], 0
@@ -70,7 +73,7 @@ def _run_jobs(predict, X, y, loss_fn, jobs, max_rows, name):
         yield from run(batch)
 
 
-def generic_sums(predict, X, y, loss_fn, loss_name, cols, designs, max_rows: int):
+def generic_sums(predict, X, y, loss_fn, loss_name, cols, designs, max_rows: int, pairs=None):
     """``e_orig`` of shape ``(m,)`` and the switched loss sums ``(m, G, R)``.
 
     Parameters
@@ -85,6 +88,9 @@ def generic_sums(predict, X, y, loss_fn, loss_name, cols, designs, max_rows: int
         e_orig only.
     max_rows : int
         Rows per ``predict`` call (a single data set is never split).
+    pairs : :class:`._subsample.PairSums`, optional
+        Receives every loss by recipient and donor row, and the unchanged rows' losses (the
+        ``e_switch`` subsample's SE); the sums do not change.
     """
     n = X.shape[0]
     R = 1 + max((r for dg in designs for r, _, _ in dg), default=0)
@@ -98,11 +104,17 @@ def generic_sums(predict, X, y, loss_fn, loss_name, cols, designs, max_rows: int
 
     sums = None
     e_orig = None
-    for job, s in _run_jobs(predict, X, y, loss_fn, jobs(), int(max_rows), loss_name):
+    for job, s, *losses in _run_jobs(predict, X, y, loss_fn, jobs(), int(max_rows), loss_name, pairs is not None):
         if job.slot is None:
             e_orig = s / n
             sums = np.zeros((s.shape[0], len(cols), R))
+            if pairs is not None:
+                for i in range(s.shape[0]):
+                    pairs.add_unchanged([i], losses[0][i])
             continue
         g, r = job.slot
         sums[:, g, r] += s
+        if pairs is not None:
+            for i in range(s.shape[0]):
+                pairs.add([i], g, job.recipients, job.donors, losses[0][i])
     return e_orig, sums

@@ -58,6 +58,7 @@ def model_reliance(
     n_jobs: int | None = 1,
     max_samples: int | None = None,
     subsample_rows: int | None = None,
+    subsample_se: bool = False,
 ) -> RelianceResult:
     """Model reliance (Fisher, Rudin & Dominici 2019, §3) of a fitted model or of ``m`` models at once.
 
@@ -143,6 +144,13 @@ def model_reliance(
         of ``O(R · n)``, always on the generic path (``method`` other than ``"linear"`` is
         not used). Not with ``permutations``. None, or ``n <= subsample_rows``: the estimate
         on all rows (bitwise as without it).
+    subsample_se : bool, default False
+        With ``max_samples`` applied (``e_switch`` on a subsample of ``m < n`` rows): also the
+        Monte-Carlo SE of the subsample's estimate as an estimate of the all-rows value, the
+        result's :attr:`RelianceResult.subsample_se` and ``*_se`` columns (U-statistic
+        projection, :meth:`._subsample.PairSums.standard_errors`), from the row and column sums
+        of the very losses the estimate is formed from: no further predictions; the estimate
+        is bitwise the same. The large-data policy turns it on (``large_data.reliance_rows``).
 
     Returns
     -------
@@ -174,6 +182,7 @@ def model_reliance(
 
     Xv, names = check_X(X)
     n, p = Xv.shape
+    n_all = n  # all rows, before an e_switch subsample
     yv = check_y(y, n)
     if feature_names is None:
         feature_names = names
@@ -260,6 +269,11 @@ def model_reliance(
         if linear is not None
         else switch_designs(estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows)
     )
+    pairs = None
+    if subsample_se and max_samples is not None and linear is None and n < n_all:
+        from ._subsample import PairSums
+
+        pairs = PairSums(n, len(cols))
     if use_engine:
         e_orig, sums = engine_sums(
             model,
@@ -274,13 +288,14 @@ def model_reliance(
             designs=designs,
             max_rows=max_rows,
             n_jobs=n_jobs,
+            pairs=pairs,
         )
         path = "engine"
     else:
         from ._generic import generic_sums
 
         predict = model if is_callable else member_predictor(model, n_estimators, n_jobs=n_jobs)
-        e_orig, sums = generic_sums(predict, Xv, yv, loss_fn, loss_name, cols, designs, max_rows)
+        e_orig, sums = generic_sums(predict, Xv, yv, loss_fn, loss_name, cols, designs, max_rows, pairs)
         path = "generic"
     if linear is not None:
         from ._linear import linear_e_switch
@@ -301,4 +316,5 @@ def model_reliance(
         n_samples=n,
         n_estimators=None if n_estimators is None else [int(k) for k in n_estimators],
         method=path,
+        subsample_se=None if pairs is None else pairs.standard_errors(n_all),
     )

@@ -35,7 +35,14 @@ then every repeat's switched data sets -- recipients ``S_r`` (``e_divide``: the 
 the halving), donors permuted within ``S_r`` -- go through the generic path's batched ``predict``
 (:func:`xaipipe.explain.reliance._generic._run_jobs`, stacked up to ``max_rows_per_batch`` rows per
 call) in one stream: ``R x G x m`` predictions, no per-repeat set-up (the tree engine is not used
-here: its set-up per call would cost more than the rows it saves).
+here: its set-up per call would cost more than the rows it saves). On a forest store opened lazily
+every one of those calls is answered from a single pass over its blocks of trees
+(:func:`xaipipe.models.forest_store.predict_in_one_pass`; bitwise the same losses), instead of one
+decompression of the whole store per call.
+
+The conditional permutation's policy (``strata=``, :func:`subsample_design`) uses the same stream
+with donors from a permutation of all rows within their strata; the ``e_switch`` subsample's SE is
+:class:`PairSums`, gathered while the estimate is formed.
 """
 
 from __future__ import annotations
@@ -45,14 +52,14 @@ import numpy as np
 from ._base import RelianceResult, estimator_stream, random_permutations
 from ._generic import _Job, _run_jobs
 
-__all__ = ["e_switch_subsample_se", "subsample_design", "subsampled_reliance"]
+__all__ = ["PairSums", "subsample_design", "subsampled_reliance"]
 
 #: The ``algorithm`` label of a subsampled estimator.
 SUBSAMPLED = {"permutation": "subsampled_permutations", "e_divide": "subsampled_halvings"}
 
 
 def subsample_design(
-    estimator: str, n: int, m: int, n_repeats: int, n_groups: int, random_state
+    estimator: str, n: int, m: int, n_repeats: int, n_groups: int, random_state, *, strata=None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The rows and the per-variable permutations of each repeat: ``[(rows_r, perms_r), ...]``.
 
@@ -61,12 +68,29 @@ def subsample_design(
     ``rows_r = np.sort(rng.choice(n, m, replace=False))``, then
     ``perms_r = random_permutations(m, 1, n_groups, int(rng.integers(2**63)))[:, 0]`` of shape
     ``(G, m)`` (positions within ``rows_r``), in repeat order.
+
+    With ``strata`` (integer labels, shape ``(G, n)``: the conditional permutation's leaves of all
+    ``n`` rows, :func:`~xaipipe.explain.reliance.conditional_strata`), ``perms_r`` is instead
+    ``conditional_permutations(strata, 1, int(rng.integers(2**63)))[:, 0]`` of shape ``(G, n)``:
+    a permutation of *all* rows within their strata, of which repeat ``r`` evaluates the recipients
+    ``rows_r`` (row ``rows_r[q]`` gets the variable of row ``perms_r[g, rows_r[q]]``), so that each
+    recipient's donor is drawn from its whole stratum, exactly as without subsampling.
     """
     rng = np.random.default_rng(estimator_stream(estimator, random_state))
+    if strata is not None:
+        from ._conditional import conditional_permutations
+
+        strata = np.atleast_2d(np.asarray(strata))
+        if strata.shape != (n_groups, n):
+            raise ValueError(f"strata must have shape ({n_groups}, {n}), got {strata.shape}")
     out = []
     for _ in range(int(n_repeats)):
         rows = np.sort(rng.choice(n, m, replace=False))
-        perms = random_permutations(m, 1, n_groups, int(rng.integers(2**63)))[:, 0]
+        seed = int(rng.integers(2**63))
+        if strata is None:
+            perms = random_permutations(m, 1, n_groups, seed)[:, 0]
+        else:
+            perms = conditional_permutations(strata, 1, seed)[:, 0]
         out.append((rows, perms))
     return out
 
@@ -95,6 +119,7 @@ def subsampled_reliance(
     n_estimators,
     max_rows_per_batch: int,
     n_jobs,
+    strata=None,
 ) -> RelianceResult:
     """:func:`~xaipipe.explain.reliance.model_reliance` of ``permutation`` / ``e_divide`` with each of
     the ``n_repeats`` repeats on its own subsample of ``subsample_rows`` rows (module docstring).
@@ -103,31 +128,52 @@ def subsampled_reliance(
     indices). Returns a :class:`RelianceResult` with ``e_orig`` on all rows, ``e_switch`` of shape
     ``(members, G, R)`` equal to ``e_orig + d_r``, ``n_samples = subsample_rows``, ``algorithm``
     ``"subsampled_permutations"`` / ``"subsampled_halvings"`` and ``method`` ``"generic"``.
+    ``strata`` (``estimator="permutation"`` only; shape ``(G, n)``): the donors are those of a
+    permutation of all rows within their strata (:func:`subsample_design`): the conditional
+    permutation's policy (:func:`~xaipipe.explain.reliance.conditional_model_reliance`).
     """
+    if strata is not None and estimator != "permutation":
+        raise ValueError(f"strata apply to estimator='permutation', not {estimator!r}")
+    from ...models.forest_store import plans_predictions, predict_in_one_pass
     from ...models.prefix import member_predictor
 
     n, m, R = X.shape[0], int(subsample_rows), int(n_repeats)
     cols = list(groups.values())
     is_callable = callable(model) and not hasattr(model, "predict")
-    predict = model if is_callable else member_predictor(model, n_estimators, n_jobs=n_jobs)
-    orig = _row_losses(predict, X, y, loss_fn, int(max_rows_per_batch))  # (members, n)
-    e_orig = orig.mean(axis=1)
     h = m // 2
-    jobs, orig_sums, sizes = [], np.zeros((orig.shape[0], len(cols), R)), np.zeros(R)
-    for r, (rows, perms) in enumerate(subsample_design(estimator, n, m, R, len(cols), random_state)):
+    jobs, sizes = [], np.zeros(R)
+    design = subsample_design(estimator, n, m, R, len(cols), random_state, strata=strata)
+    for r, (rows, perms) in enumerate(design):
         for g, perm in enumerate(perms):
-            shown = rows[perm]
+            shown = perm[rows] if strata is not None else rows[perm]
             if estimator == "permutation":  # row rows[q] gets the variable of row shown[q]
                 recipients, donors = rows, shown
             else:  # the halving shown[:h] <-> shown[h:2h]
                 recipients, donors = shown[: 2 * h], np.concatenate([shown[h : 2 * h], shown[:h]])
             jobs.append(_Job((g, r), cols[g], recipients, donors))
-            orig_sums[:, g, r] = orig[:, recipients].sum(axis=1)
         sizes[r] = m if estimator == "permutation" else 2 * h
-    sums = np.zeros_like(orig_sums)
-    for job, s in _run_jobs(predict, X, y, loss_fn, jobs, int(max_rows_per_batch), loss_name):
+
+    def losses(fitted, threads=n_jobs):
+        """Every row's unchanged loss ``(members, n)`` and the jobs' switched loss sums ``(members, G, R)``."""
+        predict = fitted if is_callable else member_predictor(fitted, n_estimators, n_jobs=threads)
+        orig = _row_losses(predict, X, y, loss_fn, int(max_rows_per_batch))
+        sums = np.zeros((orig.shape[0], len(cols), R))
+        for job, s in _run_jobs(predict, X, y, loss_fn, jobs, int(max_rows_per_batch), loss_name):
+            g, r = job.slot
+            sums[:, g, r] = s
+        return orig, sums
+
+    if not is_callable and n_estimators is None and plans_predictions(model):
+        # a forest store: the predict calls (in one thread: a plan replays them in order) answered
+        # from one pass over its blocks, bitwise
+        orig, sums = predict_in_one_pass(model, lambda fitted: losses(fitted, 1))
+    else:
+        orig, sums = losses(model)
+    e_orig = orig.mean(axis=1)
+    orig_sums = np.zeros_like(sums)
+    for job in jobs:
         g, r = job.slot
-        sums[:, g, r] = s
+        orig_sums[:, g, r] = orig[:, job.recipients].sum(axis=1)
     diff = (sums - orig_sums) / sizes  # d_r: paired switched - unchanged loss on the repeat's rows
     return RelianceResult(
         features=list(groups),
@@ -142,63 +188,80 @@ def subsampled_reliance(
     )
 
 
-def e_switch_subsample_se(
-    model,
-    X,
-    y,
-    *,
-    features,
-    feature_names,
-    loss: str,
-    max_samples: int,
-    random_state,
-    max_rows_per_batch: int = 65536,
-    n_jobs=1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The Monte-Carlo SE of ``e_switch`` on the seeded subsample of ``max_samples`` rows
-    (``model_reliance(..., max_samples=)``) as an estimate of the all-rows value: ``(ratio_se,
-    diff_se)``, one per variable (the large-data policy; ``e_switch_max_rows`` alone reports none).
+class PairSums:
+    """Row and column sums of the switched-loss matrix of ``e_switch`` and its diagonal, per member
+    and variable, gathered from the losses the estimate is formed from (no more predictions): the
+    policy's Monte-Carlo SE of the ``e_switch_max_rows`` subsample (:meth:`standard_errors`).
 
-    With ``S`` the subsample (the rows ``model_reliance`` draws: ``np.sort(np.random.default_rng(
-    random_state).choice(n, m, replace=False))``) and the switched-loss matrix ``M[i, j]`` of
-    recipient ``i`` and donor ``j`` (:func:`~xaipipe.explain.reliance.switch_loss_matrix`), the
-    estimate ``D = ê_switch(S) - ê_orig(S)`` is the U-statistic of the kernel
-    ``K[i, j] = M[i, j] - M[i, i]`` over the ordered pairs of ``S``. Its first-order (Hoeffding 1948)
-    projection gives each row the influence ``ψ_k = mean_{j≠k} K[k, j] + mean_{i≠k} K[i, k]`` and
-    ``SE(D) = sd(ψ) / sqrt(m) * sqrt(1 - m/n)`` (sampling without replacement; the difference kernel
-    keeps the row-to-row spread of the loss out of ``ψ``). The ratio ``ê_switch / ê_orig`` by the
-    delta method: influence ``ψ_k / ē - D (M[k, k] - ē) / ē²``, ``ē = ê_orig(S)``.
-    Cost: ``m² G`` more predictions (the matrix). ``tests/explain/reliance/test_subsample.py``
-    checks it against 200 fresh subsamples around the exact all-rows value.
+    ``M[i, j]`` is the loss of recipient ``i`` with the variable of donor ``j``
+    (:func:`~xaipipe.explain.reliance.switch_loss_matrix`); the ``e_switch`` design
+    (:func:`~xaipipe.explain.reliance._base.switch_designs`) holds every ordered pair ``i != j``
+    once, and ``M[i, i]`` is row ``i``'s unchanged loss. The engine
+    (:func:`~xaipipe.explain.reliance._engine.engine_sums`) and the generic path
+    (:func:`~xaipipe.explain.reliance._generic.generic_sums`) call :meth:`add` with each batch's
+    losses and :meth:`add_unchanged` with the unchanged rows'.
+
+    Parameters
+    ----------
+    n : int
+        Rows of the (sub)sample: ``M`` is ``n x n``.
+    n_groups : int
+        Variables ``G``.
     """
-    from ...losses import resolve_loss
-    from ...models.prefix import member_predictor
-    from ._base import check_X, check_y, resolve_features
-    from ._engine import _stored
-    from ._mc_error import switch_loss_matrix
 
-    Xv, names = check_X(X)
-    n = Xv.shape[0]
-    yv = check_y(y, n)
-    groups = resolve_features(features, Xv.shape[1], feature_names if feature_names is not None else names)
-    _, loss_fn = resolve_loss(loss)
-    m = int(max_samples)
-    rows = np.sort(np.random.default_rng(random_state).choice(n, m, replace=False))
-    Xs, ys = Xv[rows], yv[rows]
-    predict = member_predictor(model, None, n_jobs=n_jobs)
-    # a forest store decompresses every block on each predict call: one call per variable (m² rows),
-    # the losses still per batch (bitwise the same: a forest's row outputs do not depend on the call)
-    predict_rows = m * m if _stored(model) else None
-    fpc = np.sqrt(max(1.0 - m / n, 0.0) / m)
-    ratio_se, diff_se = [], []
-    for cols in groups.values():
-        M = switch_loss_matrix(predict, Xs, ys, cols, loss_fn, max_rows_per_batch, predict_rows)[0]
-        diag = np.diag(M).copy()
-        K = M - diag[:, None]  # K[i, i] = 0
-        psi = K.sum(axis=1) / (m - 1) + K.sum(axis=0) / (m - 1)
-        e_bar = diag.mean()
-        D = K.sum() / (m * (m - 1))
-        diff_se.append(psi.std(ddof=1) * fpc)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio_se.append((psi / e_bar - D * (diag - e_bar) / e_bar**2).std(ddof=1) * fpc)
-    return np.asarray(ratio_se), np.asarray(diff_se)
+    def __init__(self, n: int, n_groups: int):
+        self.n, self.n_groups = int(n), int(n_groups)
+        self.by_recipient: dict[int, np.ndarray] = {}  # member -> (G, n): sum_j M[i, j], j != i
+        self.by_donor: dict[int, np.ndarray] = {}  # member -> (G, n): sum_i M[i, j], i != j
+        self.unchanged: dict[int, np.ndarray] = {}  # member -> (n,): M[i, i]
+
+    def _of(self, store: dict, member: int) -> np.ndarray:
+        if member not in store:
+            store[member] = np.zeros((self.n_groups, self.n))
+        return store[member]
+
+    def add(self, members, g: int, recipients: np.ndarray, donors: np.ndarray, losses: np.ndarray) -> None:
+        """Add the switched losses ``losses`` (shape ``(rows,)``) of rows ``recipients[q]`` with the
+        variable ``g`` of rows ``donors[q]`` to the sums of each member in ``members``."""
+        by_r = np.bincount(recipients, weights=losses, minlength=self.n)
+        by_d = np.bincount(donors, weights=losses, minlength=self.n)
+        for i in members:
+            self._of(self.by_recipient, i)[g] += by_r
+            self._of(self.by_donor, i)[g] += by_d
+
+    def add_unchanged(self, members, losses: np.ndarray) -> None:
+        """The unchanged rows' losses (shape ``(n,)``) of each member in ``members``."""
+        for i in members:
+            self.unchanged[i] = np.array(losses, dtype=np.float64)
+
+    def standard_errors(self, n_total: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(mr_ratio_se, mr_difference_se)``, each of shape ``(members, G)``: the Monte-Carlo SE of
+        ``e_switch`` on this subsample of ``n`` rows, drawn without replacement from ``n_total``, as
+        an estimate of the all-rows value.
+
+        ``D = ê_switch - ê_orig`` is the U-statistic of the kernel ``K[i, j] = M[i, j] - M[i, i]``
+        over the ordered pairs of the subsample. Its first-order (Hoeffding 1948) projection gives
+        row ``k`` the influence ``ψ_k = (sum_{j≠k} K[k, j] + sum_{i≠k} K[i, k]) / (n - 1)``, from the
+        row sums (``by_recipient[k] - (n - 1) M[k, k]``) and the column sums
+        (``by_donor[k] - sum_{i≠k} M[i, i]``), and ``SE(D) = sd(ψ) / sqrt(n) * sqrt(1 - n / n_total)``
+        (sampling without replacement; the difference kernel keeps the row-to-row spread of the
+        loss out of ``ψ``). The ratio ``ê_switch / ê_orig`` by the delta method: influence
+        ``ψ_k / ē - D (M[k, k] - ē) / ē²``, ``ē = ê_orig``.
+        ``tests/explain/reliance/test_subsample.py`` checks it against the whole matrix and against
+        200 fresh subsamples around the exact all-rows value.
+        """
+        m = self.n
+        fpc = np.sqrt(max(1.0 - m / int(n_total), 0.0) / m)
+        members = sorted(self.unchanged)
+        ratio_se, diff_se = np.empty((len(members), self.n_groups)), np.empty((len(members), self.n_groups))
+        for i, member in enumerate(members):
+            diag = self.unchanged[member]
+            row = self.by_recipient[member] - (m - 1) * diag  # (G, n): sum_j K[k, j]
+            col = self.by_donor[member] - (diag.sum() - diag)  # (G, n): sum_i K[i, k]
+            psi = (row + col) / (m - 1)
+            D = row.sum(axis=1, keepdims=True) / (m * (m - 1))
+            e_bar = diag.mean()
+            diff_se[i] = psi.std(axis=1, ddof=1) * fpc
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio_se[i] = (psi / e_bar - D * (diag - e_bar) / e_bar**2).std(axis=1, ddof=1) * fpc
+        return ratio_se, diff_se
