@@ -131,6 +131,12 @@ EXPECTED = {
         r"^ +x0 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +-?[\d.]+ +[\d.]+$",
         r"^coverage of ±2 SE \(all variables, both statistics\): [\d.]+$",
     ],
+    "store_one_pass": [
+        r"^store .+: 120 test rows$",
+        r"^ale +[\d.]+ +[\d.]+ +[\d.]+$",
+        r"^model_reliance +[\d.]+ +[\d.]+ +[\d.]+$",
+        r"^check: planned and per-call tables bitwise equal in every step$",
+    ],
     "snakemake_cpu": [r"^rc=0 wall_s=[\d.]+ own_user_s=[\d.]+ own_sys_s=[\d.]+ tree_user_s=[\d.]+ tree_sys_s=[\d.]+$"],
     "timeline": [
         r"^run wall_s=\d+$",
