@@ -292,6 +292,37 @@ def estimator_stream(estimator: str, random_state):
     return np.random.SeedSequence([int(random_state), 0xD1])
 
 
+def conditional_permutations(strata, n_repeats: int = 20, random_state=None) -> np.ndarray:
+    """Uniform random permutations within strata, independent per variable and repeat.
+
+    Parameters
+    ----------
+    strata : array-like of int, shape (G, n) or (n,)
+        Stratum of each row per variable.
+    n_repeats : int, default 20
+    random_state : int, Generator, SeedSequence or None
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    ndarray of int, shape (G, n_repeats, n)
+        ``perm[g, r, j]`` is the row whose variable row ``j`` receives; always in ``j``'s stratum.
+    """
+    S = np.atleast_2d(np.asarray(strata))
+    if S.dtype.kind not in "iu":
+        raise ValueError(f"strata must be integer labels, got dtype {S.dtype}")
+    R = check_int(n_repeats, "n_repeats", minimum=1)
+    G, n = S.shape
+    rng = np.random.default_rng(random_state)
+    out = np.empty((G, R, n), dtype=np.intp)
+    for g in range(G):
+        base = np.argsort(S[g], kind="stable")  # rows grouped by stratum
+        for r in range(R):
+            order = np.lexsort((rng.random(n), S[g]))  # same blocks, random order inside each
+            out[g, r, base] = order
+    return out
+
+
 def resolve_permutations(estimator: str, permutations, n_repeats, n: int, n_groups: int, random_state):
     """The row permutations of an MR estimator: ``(perms of shape (G, R, n) or None, R, algorithm)``.
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import RelianceResult, estimator_stream, random_permutations
+from ._base import RelianceResult, conditional_permutations, estimator_stream, random_permutations
 from ._generic import _Job, _run_jobs
 
 __all__ = ["PairSums", "subsample_design", "subsampled_reliance"]
@@ -78,8 +78,6 @@ def subsample_design(
     """
     rng = np.random.default_rng(estimator_stream(estimator, random_state))
     if strata is not None:
-        from ._conditional import conditional_permutations
-
         strata = np.atleast_2d(np.asarray(strata))
         if strata.shape != (n_groups, n):
             raise ValueError(f"strata must have shape ({n_groups}, {n}), got {strata.shape}")
