@@ -384,3 +384,37 @@ def test_predict_in_one_pass_reads_the_store_once_and_answers_bitwise(task, tmp_
 
     for a, b in zip(predict_in_one_pass(lazy, fragile), fragile(est)):
         assert np.array_equal(a, b)
+
+
+def test_predict_in_one_pass_with_a_reused_buffer_a_row_budget_and_missing_values(tmp_path):
+    """A run that refills one input buffer between calls, a plan cut short by its row budget, and
+    inputs with NaN (a forest fitted with missing values): every answer is still the forest's own."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    from xaipipe.models.forest_store import open_forest, predict_in_one_pass
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) + rng.normal(size=200)
+    est = RandomForestRegressor(n_estimators=9, random_state=0).fit(X, y)
+    save_forest(tmp_path / "m.joblib", est, 4)
+    lazy = open_forest(tmp_path / "m.joblib")
+
+    def refill(model):
+        buf = np.empty((50, 3), dtype=np.float32)
+        out = []
+        for k in range(4):
+            buf[:] = X[50 * k : 50 * (k + 1)]
+            out.append(model.predict(buf))
+        return out
+
+    for a, b in zip(predict_in_one_pass(lazy, refill), refill(est)):
+        assert np.array_equal(a, b)
+
+    def sizes(model):
+        return [model.predict(X[:n]) for n in (30, 120, 10, 60)]
+
+    for budget in (1_000, 100, 5):
+        for a, b in zip(predict_in_one_pass(lazy, sizes, max_rows=budget), sizes(est)):
+            assert np.array_equal(a, b)

@@ -461,7 +461,9 @@ def predict_in_one_pass(model, run, *, max_rows: int = 2_000_000):
         Xv = model._validate_X_predict(X)
         if Xv.shape[0] <= budget["rows"]:
             budget["rows"] -= Xv.shape[0]
-            calls.append(_Call(Xv))
+            calls.append(_Call(np.array(Xv, copy=True)))  # a copy: the caller may refill X
+        else:
+            budget["rows"] = 0  # the plan ends here: later calls are the forest's
         if classifier:
             return np.full((Xv.shape[0], int(model.n_classes_)), 1.0 / int(model.n_classes_))
         return np.zeros(Xv.shape[0])
@@ -484,7 +486,7 @@ def predict_in_one_pass(model, run, *, max_rows: int = 2_000_000):
         i = position["i"]
         position["i"] += 1
         Xv = model._validate_X_predict(X)
-        if i < len(calls) and calls[i].X.shape == Xv.shape and np.array_equal(calls[i].X, Xv):
+        if i < len(calls) and calls[i].X.shape == Xv.shape and np.array_equal(calls[i].X, Xv, equal_nan=True):
             out, calls[i] = calls[i].output, None  # each planned output is handed out once
             return out
         position["i"] = len(calls) + 1  # off the plan: the forest answers from here on
