@@ -633,7 +633,8 @@ def _check_task(task: str) -> None:
 LARGE_DATA_POLICIES: dict[str, tuple[str, str, str]] = {
     "reliance": (
         "reliance_rows",
-        "test rows of each repeat of permutation / e_divide / grouped_permutation MR (rule model_reliance)",
+        "test rows of each repeat of permutation / e_divide / conditional_permutation / grouped_permutation MR "
+        "(rule model_reliance)",
         "model_reliance.csv: mr_*_se over the repeats, each on a fresh subsample (subsample + permutation error); "
         "e_switch rows: mr_*_se of their e_switch_max_rows subsample",
     ),
@@ -667,7 +668,10 @@ class LargeDataSettings:
         ``large_data.min_rows``: the policies apply when ``n > min_rows``.
     reliance_rows : int or None
         ``large_data.reliance_rows``: rows of each repeat of ``permutation`` / ``e_divide`` MR
-        (:func:`xaipipe.explain.reliance.model_reliance`, ``subsample_rows=``); None: off.
+        (:func:`xaipipe.explain.reliance.model_reliance`, ``subsample_rows=``) and of the
+        dependent-feature MR (``conditional_permutation``:
+        :func:`xaipipe.explain.reliance.conditional_model_reliance`, ``subsample_rows=``;
+        ``grouped_permutation``); None: off.
     shap_rows : int or None
         ``large_data.shap_rows``: test rows explained by SHAP, every family
         (:func:`xaipipe.explain.shapley.shap_tables`, ``large_data_rows=``); None: off.
