@@ -241,23 +241,3 @@ def test_e_switch_subsample_se_from_the_estimate_s_own_losses(task, tmp_path):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     # no subsample (m >= n) or the policy off: no SE
     assert model_reliance(forest, X[:30], y[:30], subsample_se=True, **kw).subsample_se is None
-
-
-def test_switch_loss_matrix_in_one_predict_call_is_bitwise_per_batch():
-    """switch_loss_matrix with predict_rows (all of a variable's rows in one predict call, the
-    losses still per batch) is bitwise its one-call-per-batch result, log loss too."""
-    from sklearn.ensemble import RandomForestClassifier
-
-    from xaipipe.explain.reliance import switch_loss_matrix
-    from xaipipe.losses import resolve_loss
-    from xaipipe.models.prefix import member_predictor
-
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(300, 4))
-    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
-    est = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
-    predict = member_predictor(est, None)
-    loss_fn = resolve_loss("log_loss")[1]
-    one = switch_loss_matrix(predict, X[:37], y[:37], [0, 1], loss_fn, 100)
-    for rows in (100, 250, 1000, 5000):
-        np.testing.assert_array_equal(switch_loss_matrix(predict, X[:37], y[:37], [0, 1], loss_fn, 100, rows), one)

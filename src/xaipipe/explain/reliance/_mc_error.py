@@ -60,7 +60,6 @@ def switch_loss_matrix(
     cols,
     loss_fn,
     max_rows_per_batch: int = DEFAULT_MAX_ROWS,
-    predict_rows: int | None = None,
 ) -> np.ndarray:
     """``M[k, r, d]``: loss of member ``k`` on row ``r`` with the columns ``cols`` of row ``d``.
 
@@ -73,14 +72,7 @@ def switch_loss_matrix(
     cols : sequence of int
     loss_fn : callable ``loss(y, output) -> (m, rows)``
     max_rows_per_batch : int
-        Rows of each call of ``loss_fn`` (and of ``predict``, unless ``predict_rows``).
-    predict_rows : int, optional
-        Rows of each call of ``predict``, a multiple of the batches (rounded down, at least one
-        batch): fewer calls where each call has a fixed cost, e.g. a forest store decompressed
-        block by block on every call (:func:`xaipipe.models.forest_store.open_forest`). The losses
-        are still computed batch by batch, so the result is bitwise that of ``None`` wherever a
-        row's prediction does not depend on the other rows of the call (trees and forests: each
-        row's output is its own sum over trees). None (default): one ``predict`` call per batch.
+        Rows of each call of ``predict`` and ``loss_fn``.
 
     Returns
     -------
@@ -91,24 +83,17 @@ def switch_loss_matrix(
     cols = np.asarray(cols, dtype=np.intp)
     total = n * n
     per = max(1, int(max_rows_per_batch))
-    call = per if predict_rows is None else per * max(1, int(predict_rows) // per)
     out = None
-    for call_start in range(0, total, call):
-        call_stop = min(call_start + call, total)
-        t = np.arange(call_start, call_stop)
-        r, d = np.divmod(t, n)
+    for start in range(0, total, per):
+        stop = min(start + per, total)
+        r, d = np.divmod(np.arange(start, stop), n)
         Z = X[r].copy()
         Z[:, cols] = X[np.ix_(d, cols)]
         P = np.asarray(predict(Z))  # (m, rows[, classes]): members first
-        for start in range(call_start, call_stop, per):
-            stop = min(start + per, call_stop)
-            a, b = start - call_start, stop - call_start
-            # one call per batch (predict_rows None): the call's own array, exactly as before; else a fresh copy
-            Q = P if (a == 0 and b == P.shape[1]) else np.array(P[:, a:b])
-            L = np.asarray(loss_fn(y[r[a:b]], Q), dtype=np.float64)
-            if out is None:
-                out = np.empty((L.shape[0], total))
-            out[:, start:stop] = L
+        L = np.asarray(loss_fn(y[r], P), dtype=np.float64)
+        if out is None:
+            out = np.empty((L.shape[0], total))
+        out[:, start:stop] = L
     return out.reshape(-1, n, n)
 
 
