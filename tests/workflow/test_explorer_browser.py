@@ -68,8 +68,13 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def results(small_run) -> Path:
-    return small_run / "results" / "test"
+def results(request) -> Path:
+    """The small run's results/test; $XAIPIPE_EXPLORER_RESULTS: an existing results/<version> of the
+    small configuration instead (a developer's, after `snakemake results/test/explorer/index.html`)."""
+    given = os.environ.get("XAIPIPE_EXPLORER_RESULTS")
+    if given:
+        return Path(given).resolve()
+    return request.getfixturevalue("small_run") / "results" / "test"
 
 
 def _open(browser, page_path: Path, dataset: str | None = None):
@@ -97,7 +102,7 @@ def _set_epsilon(page, eps: float) -> None:
         "(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }",
         str(eps),
     )
-    page.evaluate("explorerView.runAsync()")
+    page.evaluate("explorerView.runAsync().then(() => true)")
 
 
 def _count(page, prefix: str) -> tuple[int, int]:
@@ -160,7 +165,7 @@ def test_every_view_draws_offline_without_errors(browser, results):
     page.close()
 
 
-@pytest.mark.parametrize("dataset", ["airfoil", "breast_cancer"])
+@pytest.mark.parametrize("dataset", ["abalone", "breast_cancer"])
 def test_epsilon_slider_recomputes_count_and_mcr_as_python(browser, results, dataset):
     members = _members(results, dataset)
     sets = pd.read_csv(results / "rashomon" / dataset / "sets.csv")
@@ -183,23 +188,27 @@ def test_epsilon_slider_recomputes_count_and_mcr_as_python(browser, results, dat
 
 
 def test_brush_recomputes_the_importance_of_the_group(browser, results):
-    dataset = "airfoil"
+    dataset = "abalone"  # 14 members at ε = 2 in the small configuration
     members = _members(results, dataset)
     feature = members["feature"].iloc[0]
     page = _open(browser, results / "explorer" / "index.html", dataset)
     _set_epsilon(page, 2.0)
-    boxes = page.eval_on_selector_all(
-        "g.set_points_marks path",
-        "els => els.map(e => { const b = e.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2]; })",
+    frame = page.eval_on_selector(
+        "g.set_frame_marks path", "e => { const b = e.getBoundingClientRect(); return [b.x, b.y, b.width, b.height]; }"
     )
-    xs, ys = sorted(b[0] for b in boxes), [b[1] for b in boxes]
-    # brush the left part of the cloud of candidates, the whole height
-    x1 = (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2 if len(xs) > 2 else xs[-1] + 2
-    page.mouse.move(xs[0] - 6, min(ys) - 6)
+    xs = sorted(
+        page.eval_on_selector_all(
+            "g.set_points_marks path",
+            "els => els.map(e => { const b = e.getBoundingClientRect(); return b.x + b.width / 2; })",
+        )
+    )
+    # brush the left half of the candidates (the reference's side), the whole height: start inside the plot
+    x1 = (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+    page.mouse.move(x1, frame[1] + 2)
     page.mouse.down()
-    page.mouse.move(x1, max(ys) + 6, steps=8)
+    page.mouse.move(frame[0] - 10, frame[1] + frame[3] + 10, steps=8)
     page.mouse.up()
-    page.evaluate("explorerView.runAsync()")
+    page.evaluate("explorerView.runAsync().then(() => true)")
     brush = page.evaluate("explorerView.signal('brush')")
     (g0, g1), (t0, t1) = brush["gap"], brush["test_loss"]
     loss = members.groupby(["family", "config_id"])["e_orig"].first().map(lambda v: float(f"{v:.6g}"))
@@ -214,6 +223,6 @@ def test_brush_recomputes_the_importance_of_the_group(browser, results):
     got_lo, _, got_hi, got_n = _mcr_line(page, feature)
     assert (got_n, got_lo, got_hi) == (want_n, float(f"{lo:.4f}"), float(f"{hi:.4f}"))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "airfoil_brushed.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "abalone_brushed.png"), full_page=True)
     assert page.errors == []
     page.close()

@@ -138,6 +138,12 @@ def _set_view(view: DatasetView) -> dict:
         "height": H,
         "title": "The set: test loss of every candidate (brush to select a group)",
         "layer": [
+            {  # the plot area, for a test's brush (invisible)
+                "name": "set_frame",
+                "transform": [{"aggregate": [{"op": "count", "as": "n"}]}],
+                "mark": {"type": "rect", "opacity": 0},
+                "encoding": {"x": {"value": 0}, "x2": {"value": W}, "y": {"value": 0}, "y2": {"value": H}},
+            },
             {
                 "name": "set_points",
                 "params": [{"name": "brush", "select": {"type": "interval", "encodings": ["x", "y"]}}],
@@ -374,6 +380,7 @@ def _effects_view(view: DatasetView) -> dict:
                         "title": f"{title}: band of the other selected members, reference (black)",
                         "layer": [
                             {
+                                "transform": [{"filter": "isValid(datum.lo)"}],
                                 "mark": {"type": "area", "opacity": 0.3, "color": "#4c78a8"},
                                 "encoding": {
                                     "x": x,

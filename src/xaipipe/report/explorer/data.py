@@ -406,10 +406,15 @@ def _notes(view: DatasetView) -> list[str]:
     notes = []
     n = len(members_at(view.members, view.scope, view.epsilon))
     if n == 1:
+        n_max = len(members_at(view.members, view.scope, view.epsilon_max))
+        more = (
+            f"Move ε up: at ε = {view.epsilon_max:g} it has {n_max} members."
+            if n_max > 1
+            else f"So does it at the largest ε of the grid ({view.epsilon_max:g}): pick a family scope to see more models."
+        )
         notes.append(
             f"At the configured ε = {view.epsilon:g} the Rashomon set of {view.scope} has one member (its "
-            "reference model): MCR⁻ = MCR⁺ = its MR, no PD / ALE band, no viable prediction range. "
-            f"Move ε up (to {view.epsilon_max:g}) to see the models that cross-validation can barely tell apart."
+            f"reference model): MCR⁻ = MCR⁺ = its MR, no PD / ALE band, no viable prediction range. {more}"
         )
     if view.effects.empty:
         notes.append("No member has PD / ALE curves (member_effects.csv is empty): the effects view is left out.")
