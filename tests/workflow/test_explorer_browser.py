@@ -177,6 +177,7 @@ def test_epsilon_slider_recomputes_count_and_mcr_as_python(browser, results, dat
     assert n == int(configured["size"].iloc[0]) and n_functions == int(configured["n_distinct_functions"].iloc[0])
     for eps in (0.0, 0.37, 1.0, 1.61, 2.0):
         _set_epsilon(page, eps)
+        assert page.evaluate("explorerView.signal('eps')") == eps  # the slider took the value (step 0.01)
         n, _ = _count(page, "R(ε = ")
         want_n, lo, hi = _expected(members, eps, feature)
         assert n == want_n, (dataset, eps)

@@ -92,7 +92,6 @@ def _params(view: DatasetView) -> list[dict]:
     feats = view.features
     second = feats[1] if len(feats) > 1 else feats[0]
     effect_feats = list(dict.fromkeys(view.effects["feature"])) or feats
-    step = round(view.epsilon_max / 200, 6) if view.epsilon_max > 0 else 0.01
 
     def select(name, value, options, label):
         return {"name": name, "value": value, "bind": {"input": "select", "options": options, "name": label}}
@@ -105,7 +104,7 @@ def _params(view: DatasetView) -> list[dict]:
                 "input": "range",
                 "min": 0,
                 "max": view.epsilon_max,
-                "step": step,
+                "step": 0.01,
                 "name": "ε (SE of the reference's CV loss) ",
             },
         },
@@ -129,8 +128,18 @@ def _text(transform: list, expr: str, *, data: str = "members", width: int = W) 
     }
 
 
+def _family_color(view: DatasetView) -> dict:
+    """Family colours fixed by the dataset's families (the same in every view, whatever is selected)."""
+    return {
+        "field": "family",
+        "type": "nominal",
+        "title": "family",
+        "scale": {"domain": sorted(set(view.members["family"]))},
+    }
+
+
 def _set_view(view: DatasetView) -> dict:
-    color = {"field": "family", "type": "nominal", "title": "family"}
+    color = _family_color(view)
     scatter = {
         "data": _data("members"),
         "transform": [*_membership(lookup=False), {"filter": "isValid(datum.gap)"}],
@@ -190,7 +199,7 @@ def _set_view(view: DatasetView) -> dict:
             "x": {"field": "family", "type": "nominal", "title": None},
             "xOffset": {"field": "jitter", "type": "quantitative", "scale": {"domain": [-1.2, 1.2]}},
             "y": {"field": "test_loss", "type": "quantitative", "title": "test loss", "scale": {"zero": False}},
-            "color": {"field": "family", "type": "nominal"},
+            "color": _family_color(view),
             "opacity": {"condition": {"test": "datum.selected", "value": 0.95}, "value": 0.12},
             "tooltip": [{"field": "family"}, {"field": "config_id"}, {"field": "test_loss", "format": ".5g"}],
         },
@@ -218,7 +227,7 @@ def _count_aggregate() -> dict:
     }
 
 
-def _importance_view() -> dict:
+def _importance_view(view: DatasetView) -> dict:
     base = [*_membership(), *_mr()]
     per_feature = [
         *base,
@@ -313,7 +322,7 @@ def _importance_view() -> dict:
         "encoding": {
             "x": {"field": "mr_x", "type": "quantitative", "title": "MR of the x variable", "scale": {"zero": False}},
             "y": {"field": "mr_y", "type": "quantitative", "title": "MR of the y variable", "scale": {"zero": False}},
-            "color": {"field": "family", "type": "nominal"},
+            "color": _family_color(view),
             "size": {
                 "field": "multiplicity",
                 "type": "quantitative",
@@ -470,7 +479,13 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
                     "x": {"field": "lo", "type": "quantitative", "title": f"members' {what}", "scale": {"zero": False}},
                     "x2": {"field": "hi"},
                     "color": (
-                        {"field": "ambiguous", "type": "nominal", "title": "some member changes the class"}
+                        {
+                            "field": "ambiguous",
+                            "type": "nominal",
+                            "title": "a member changes the class",
+                            "scale": {"domain": [0, 1], "range": ["#9ecae1", "#d62728"]},
+                            "legend": {"labelExpr": "datum.label == '1' ? 'yes' : 'no'"},
+                        }
                         if classification
                         else {"value": "#4c78a8"}
                     ),
@@ -505,7 +520,7 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
         "encoding": {
             "x": {"field": "prediction", "type": "quantitative", "title": what, "scale": {"zero": False}},
             "y": {"field": "family", "type": "nominal", "title": None},
-            "color": {"field": "family", "type": "nominal"},
+            "color": _family_color(view),
             "shape": {"condition": {"test": "datum.is_ref", "value": "diamond"}, "value": "circle"},
             "tooltip": [{"field": "family"}, {"field": "config_id"}, {"field": "prediction", "format": ".5g"}],
         },
@@ -529,7 +544,8 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
         "height": {"step": 14},
         "title": "Its feature values",
     }
-    return {"hconcat": [rows, {"vconcat": [detail, values]}]}
+    # the ambiguity colours have a scale of their own; the families' domain is fixed (_family_color)
+    return {"hconcat": [rows, {"vconcat": [detail, values]}], "resolve": {"scale": {"color": "independent"}}}
 
 
 def _static_text(text: str) -> dict:
@@ -562,7 +578,7 @@ def dataset_spec(view: DatasetView) -> dict:
     import altair as alt
 
     sections = [_static_text(n) for n in view.notes]
-    sections += [_set_view(view), _importance_view()]
+    sections += [_set_view(view), _importance_view(view)]
     if not view.effects.empty:
         sections.append(_effects_view(view))
     sections.append(_rows_view(view, _first_row(view)))
