@@ -36,7 +36,7 @@ ARGS = [
     "--disable-sync",
 ]
 VIEWS = {
-    "set": "The set: test loss",
+    "set": "R(ε = ",
     "importance": "Importance: MCR",
     "effects": "PD: band of the other",
     "rows": "Rows: the 25 test rows",

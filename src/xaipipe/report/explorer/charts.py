@@ -227,7 +227,9 @@ def _count_aggregate() -> dict:
     }
 
 
-def _importance_view(view: DatasetView) -> dict:
+def _per_feature() -> list[dict]:
+    """Rows of the reliance table aggregated per variable: MCR⁻ / MCR⁺ over the selected members
+    (``min`` / ``max`` skip undefined MR, as ``mcr_interval``) and the reference's MR."""
     base = [*_membership(), *_mr()]
     per_feature = [
         *base,
@@ -243,7 +245,21 @@ def _importance_view(view: DatasetView) -> dict:
             "groupby": ["feature"],
         },
     ]
-    y = {"field": "feature", "type": "nominal", "title": None, "sort": {"field": "mr_reference", "order": "descending"}}
+    return per_feature
+
+
+def _feature_axis() -> dict:
+    return {
+        "field": "feature",
+        "type": "nominal",
+        "title": None,
+        "sort": {"field": "mr_reference", "order": "descending"},
+    }
+
+
+def _mcr_views() -> list[dict]:
+    """MCR⁻ to MCR⁺ per variable (bar) with the reference's MR (diamond), and the numbers as text."""
+    per_feature, y = _per_feature(), _feature_axis()
     mcr = {
         "data": _data("reliance"),
         "transform": per_feature,
@@ -289,6 +305,12 @@ def _importance_view(view: DatasetView) -> dict:
         "height": {"step": 16},
         "title": "MCR of the selected members",
     }
+    return [mcr, table]
+
+
+def _cloud_view(view: DatasetView) -> dict:
+    """The variable importance cloud: two variables' MR over the selected members, one point per function."""
+    base = [*_membership(), *_mr()]
     cloud = {
         "data": _data("reliance"),
         "transform": [
@@ -340,7 +362,11 @@ def _importance_view(view: DatasetView) -> dict:
             ],
         },
     }
-    return {"hconcat": [{"vconcat": [mcr, table]}, cloud]}
+    return cloud
+
+
+def _importance_view(view: DatasetView) -> dict:
+    return {"hconcat": [{"vconcat": _mcr_views()}, _cloud_view(view)]}
 
 
 def _effects_view(view: DatasetView) -> dict:
@@ -510,7 +536,14 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
             },
         ],
     }
-    detail = {
+    detail, values = _row_detail(view, what), _row_values()
+    # the ambiguity colours have a scale of their own; the families' domain is fixed (_family_color)
+    return {"hconcat": [rows, {"vconcat": [detail, values]}], "resolve": {"scale": {"color": "independent"}}}
+
+
+def _row_detail(view: DatasetView, what: str) -> dict:
+    """Every selected member's prediction for the picked row."""
+    return {
         "data": _data("predictions"),
         "transform": [*_membership(), {"filter": {"param": "pick", "empty": False}}, {"filter": "datum.selected"}],
         "width": W,
@@ -525,7 +558,11 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
             "tooltip": [{"field": "family"}, {"field": "config_id"}, {"field": "prediction", "format": ".5g"}],
         },
     }
-    values = {
+
+
+def _row_values() -> dict:
+    """The picked row's feature values (as prepared; ``missing`` where the table had none)."""
+    return {
         "data": _data("values"),
         "transform": [
             {"filter": {"param": "pick", "empty": False}},
@@ -545,7 +582,6 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
         "title": "Its feature values",
     }
     # the ambiguity colours have a scale of their own; the families' domain is fixed (_family_color)
-    return {"hconcat": [rows, {"vconcat": [detail, values]}], "resolve": {"scale": {"color": "independent"}}}
 
 
 def _static_text(text: str) -> dict:
