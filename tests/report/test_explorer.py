@@ -21,9 +21,16 @@ from xaipipe.rashomon.multiplicity import n_distinct_functions
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_set
 from xaipipe.rashomon.study import mcr_study
-from xaipipe.report.explorer import coverage_rates, dataset_view, mcr_at, members_at
 from xaipipe.report.explorer.charts import dataset_spec
-from xaipipe.report.explorer.data import compact_csv, function_ids, scope_gap
+from xaipipe.report.explorer.data import (
+    compact_csv,
+    coverage_rates,
+    dataset_view,
+    function_ids,
+    mcr_at,
+    members_at,
+    scope_gap,
+)
 from xaipipe.report.explorer.page import page_html
 from xaipipe.settings import RashomonSettings
 
