@@ -175,6 +175,12 @@ def test_epsilon_slider_recomputes_count_and_mcr_as_python(browser, results, dat
     configured = sets[(sets["scope"] == SCOPE) & (sets["epsilon"] == 1.0)]
     n, n_functions = _count(page, "R(ε = 1) of cross_family")
     assert n == int(configured["size"].iloc[0]) and n_functions == int(configured["n_distinct_functions"].iloc[0])
+    # and the coverage rates of the first variable's PD and ALE that coverage.csv holds
+    coverage = pd.read_csv(results / "explorer" / "coverage.csv")
+    for kind, label in (("pd", "PD"), ("ale", "ALE")):
+        row = coverage[(coverage["dataset"] == dataset) & (coverage["kind"] == kind)].iloc[0]
+        line = next(t for t in _texts(page) if t.startswith(f"{label} coverage rate: "))
+        assert f"({row['n_covered']} of {row['n_grid']} grid points)" in line, (line, row.to_dict())
     for eps in (0.0, 0.37, 1.0, 1.61, 2.0):
         _set_epsilon(page, eps)
         assert page.evaluate("explorerView.signal('eps')") == eps  # the slider took the value (step 0.01)
