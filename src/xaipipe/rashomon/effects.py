@@ -18,6 +18,7 @@ test rows:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,26 +36,26 @@ EFFECT_COLUMNS = ["feature", "kind", "family", "config_id", "grid_index", "x", "
 
 
 class _PrefixOutputs:
-    """All prefixes' outputs of one fitted group on the last data set asked for (ALE asks each
-    member in turn for the same stacked data sets: one prediction pass serves every prefix)."""
+    """All prefixes' outputs of one fitted group on every data set asked for so far (ALE asks each
+    member in turn for the same stacked data sets: one prediction pass serves every prefix). One
+    instance per variable and group: it holds ``(prefixes, rows)`` outputs of that variable's data
+    sets only."""
 
     def __init__(self, group: FittedGroup, class_index: int):
         from ..models.prefix import member_predictor
 
         self._predict = member_predictor(group.model, group.n_estimators or None)
         self._class_index = class_index
-        self._key: tuple | None = None
-        self._out: np.ndarray | None = None
+        self._outputs: dict[tuple, np.ndarray] = {}
 
     def member(self, i: int):
         def f(X) -> np.ndarray:
             Xv = np.ascontiguousarray(X, dtype=np.float64)
-            key = (Xv.shape, hash(Xv.tobytes()))
-            if key != self._key:
+            key = (Xv.shape, hashlib.blake2b(Xv.tobytes(), digest_size=16).digest())
+            if key not in self._outputs:
                 out = np.asarray(self._predict(Xv), dtype=np.float64)
-                self._out = out[..., self._class_index] if out.ndim == 3 else out
-                self._key = key
-            return self._out[i]
+                self._outputs[key] = out[..., self._class_index] if out.ndim == 3 else out
+            return self._outputs[key][i]
 
         return f
 
