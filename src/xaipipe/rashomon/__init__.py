@@ -3,8 +3,7 @@
 Modules by concept: :mod:`.sets` (sets, scopes, the ε rule), :mod:`.refit` (member refits),
 :mod:`.members` (member MR, member table), :mod:`.mcr` (MCR interval, MCR table, ε-path),
 :mod:`.envelope` (PD envelope), :mod:`.linear` (exact MCR of all linear models), :mod:`.bootstrap`,
-:mod:`.multiplicity` (predictive multiplicity), :mod:`.rid`, :mod:`.effects` (every member's PD and
-ALE, rule ``rashomon_effects``: ``effects.member_effects``), and :mod:`.study` (the rule entries).
+:mod:`.multiplicity` (predictive multiplicity), :mod:`.rid`, and :mod:`.study` (the rule entries).
 
 Entry points (``from xaipipe.rashomon import ...``, imported on first use):
 

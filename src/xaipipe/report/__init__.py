@@ -14,7 +14,6 @@ entry point                  rule                          what
 ``profile_tables``           ``profile_table``             CPU profile tables
 ``diff_versions``            ``diff_versions``             two result versions compared
 ``code_fingerprint``         (every rule's ``code``)       hash of the package code a rule runs
-``explorer_page``            ``explorer``                  the Rashomon explorer (one static page)
 ===========================  ============================  ========================================
 
 ``python -m xaipipe.report.diff`` compares two result folders from the command line.
@@ -33,7 +32,6 @@ ENTRY_POINTS = {
     "profile_tables": "profiling",
     "diff_versions": "diff",
     "code_fingerprint": "code_version",
-    "explorer_page": "explorer.page",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)
