@@ -10,7 +10,7 @@ the coverage rate are the ones of :mod:`xaipipe.report.explorer.data` (tested in
 
 from __future__ import annotations
 
-from .data import CROSS_FAMILY, DatasetView, compact_csv, members_at
+from .data import CROSS_FAMILY, DatasetView, compact_csv, members_at, packed_predictions
 
 __all__ = ["dataset_spec", "TABLES"]
 
@@ -28,7 +28,8 @@ TABLES = {
         "jitter": "number",
     },
     "reliance": {"member": "number", "mr_ratio": "number", "mr_difference": "number"},
-    "predictions": {"member": "number", "row": "number", "prediction": "number"},
+    # one line per member: its test predictions in row order, space-separated (_unpack_predictions)
+    "predictions": {"member": "number"},
     "rows": None,  # every column numeric: Vega-Lite's default type inference of CSV
     "values": {"row": "number", "value": "number"},
     "effects": {"member": "number", "grid_index": "number", "x": "number", "value": "number"},
@@ -79,6 +80,17 @@ def _membership(lookup: bool = True) -> list[dict]:
         {"calculate": "datum.in_set && datum.brushed", "as": "selected"},
     ]
     return out
+
+
+def _unpack_predictions() -> list[dict]:
+    """One tuple per member and test row (``member``, ``row``, ``prediction``) from the embedded lines
+    ``member, "p_0 p_1 ... p_n-1"`` (half the size of a long table: no ids repeated per value)."""
+    return [
+        {"calculate": "split(datum.values, ' ')", "as": "prediction"},
+        {"calculate": "sequence(0, length(datum.prediction))", "as": "row"},
+        {"flatten": ["prediction", "row"]},
+        {"calculate": "toNumber(datum.prediction)", "as": "prediction"},
+    ]
 
 
 def _mr() -> list[dict]:
@@ -464,6 +476,7 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
     classification = view.task == "classification"
     flip = "(datum.ref > 0.5) ? (datum.lo <= 0.5 ? 1 : 0) : (datum.hi > 0.5 ? 1 : 0)" if classification else "0"
     per_row = [
+        *_unpack_predictions(),
         *_membership(),
         {"filter": "datum.selected"},
         {
@@ -545,7 +558,12 @@ def _row_detail(view: DatasetView, what: str) -> dict:
     """Every selected member's prediction for the picked row."""
     return {
         "data": _data("predictions"),
-        "transform": [*_membership(), {"filter": {"param": "pick", "empty": False}}, {"filter": "datum.selected"}],
+        "transform": [
+            *_unpack_predictions(),
+            {"filter": {"param": "pick", "empty": False}},
+            *_membership(),
+            {"filter": "datum.selected"},
+        ],
         "width": W,
         "height": H - 60,
         "title": "The picked row: every selected member's prediction",
@@ -621,7 +639,7 @@ def dataset_spec(view: DatasetView) -> dict:
     frames = {
         "members": compact_csv(view.members, exact=("gap_family", "gap_cross_family")),
         "reliance": compact_csv(view.reliance),
-        "predictions": compact_csv(view.predictions),
+        "predictions": packed_predictions(view.predictions),
         "rows": compact_csv(view.rows),
         "values": compact_csv(view.values),
         "effects": compact_csv(view.effects),

@@ -35,6 +35,7 @@ __all__ = [
     "function_ids",
     "mcr_at",
     "members_at",
+    "packed_predictions",
     "scope_gap",
 ]
 
@@ -431,3 +432,22 @@ def compact_csv(frame: pd.DataFrame, exact: tuple[str, ...] = ()) -> str:
         elif c in exact and pd.api.types.is_float_dtype(out[c]):
             out[c] = [repr(float(v)) if np.isfinite(v) else "" for v in out[c]]
     return out.to_csv(index=False, float_format=f"%.{DIGITS}g", lineterminator="\n")
+
+
+def packed_predictions(predictions: pd.DataFrame) -> str:
+    """The members' predictions as CSV lines ``member,values`` with ``values`` the member's test
+    predictions in row order at :data:`DIGITS` significant digits, space-separated (the page splits
+    and flattens them back into one tuple per member and row).
+
+    Raises
+    ------
+    ValueError
+        A member without a prediction for every row ``0 .. n-1``.
+    """
+    lines = ["member,values"]
+    for member, part in predictions.groupby("member", sort=False):
+        rows = part["row"].to_numpy()
+        if not np.array_equal(rows, np.arange(len(rows))):
+            raise ValueError(f"member {member}: predictions not given for rows 0..n-1 in order")
+        lines.append(f"{int(member)}," + " ".join(f"{v:.{DIGITS}g}" for v in part["prediction"].to_numpy(dtype=float)))
+    return "\n".join(lines) + "\n"
