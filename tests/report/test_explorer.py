@@ -5,6 +5,7 @@ separately fitted model, coverage rates equal a brute-force count, and the page 
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from types import SimpleNamespace
@@ -29,6 +30,8 @@ from xaipipe.report.explorer.data import (
     function_ids,
     mcr_at,
     members_at,
+    packed_effects,
+    packed_predictions,
     scope_gap,
 )
 from xaipipe.report.explorer.page import page_html
@@ -214,10 +217,33 @@ def test_function_ids_count_distinct_functions(study):
 
 def test_compact_csv_keeps_the_gaps_exact_and_rounds_the_rest(study):
     m = study.view.members
-    back = pd.read_csv(__import__("io").StringIO(compact_csv(m, exact=("gap_family", "gap_cross_family"))))
+    back = pd.read_csv(io.StringIO(compact_csv(m, exact=("gap_family", "gap_cross_family"))))
     np.testing.assert_array_equal(back["gap_family"].to_numpy(), m["gap_family"].to_numpy())
     np.testing.assert_array_equal(back["gap_cross_family"].to_numpy(), m["gap_cross_family"].to_numpy())
     np.testing.assert_allclose(back["test_loss"], m["test_loss"], rtol=5e-6)
+
+
+def test_packed_tables_unpack_to_the_long_tables(study):
+    """What the page's split / flatten / lookup transforms rebuild equals the long tables at 6
+    significant digits."""
+    view = study.view
+    lines = pd.read_csv(io.StringIO(packed_predictions(view.predictions)))
+    unpacked = np.array([[float(v) for v in s.split(" ")] for s in lines["values"]])
+    want = view.predictions.pivot(index="member", columns="row", values="prediction").loc[lines["member"]]
+    np.testing.assert_allclose(unpacked, want.to_numpy(), rtol=5e-6)
+    curves, grid = packed_effects(view.effects)
+    curves, grid = pd.read_csv(io.StringIO(curves)), pd.read_csv(io.StringIO(grid), keep_default_na=False)
+    grid = grid.set_index("key")
+    rows = []
+    for _, line in curves.iterrows():
+        for k, v in enumerate(line["values"].split(" ")):
+            key = f"{line['kind']}|{line['feature']}|{k}"
+            rows.append((line["member"], line["kind"], line["feature"], k, float(grid.loc[key, "x"]), float(v)))
+    back = pd.DataFrame(rows, columns=["member", "kind", "feature", "grid_index", "x", "value"])
+    merged = view.effects.merge(back, on=["member", "kind", "feature", "grid_index"], suffixes=("", "_page"))
+    assert len(merged) == len(view.effects) == len(back)
+    np.testing.assert_allclose(merged["value_page"], merged["value"], rtol=5e-6, atol=1e-300)
+    np.testing.assert_allclose(merged["x_page"], merged["x"], rtol=5e-6)
 
 
 def test_page_is_self_contained(study):
@@ -225,7 +251,7 @@ def test_page_is_self_contained(study):
     assert not re.search(r"<script[^>]+src=", html) and "cdn.jsdelivr" not in html.split("<body>")[1]
     block = re.search(r'<script type="application/json" id="spec-toy">(.*?)</script>', html, re.S).group(1)
     spec = json.loads(block)
-    assert set(spec["datasets"]) == {"members", "reliance", "predictions", "rows", "values", "effects"}
+    assert set(spec["datasets"]) == {"members", "reliance", "predictions", "rows", "values", "effects", "grid"}
     eps = next(p for p in spec["params"] if p["name"] == "eps")
     assert eps["value"] == 1.0 and eps["bind"]["max"] == EPS[-1]
 

@@ -10,7 +10,7 @@ the coverage rate are the ones of :mod:`xaipipe.report.explorer.data` (tested in
 
 from __future__ import annotations
 
-from .data import CROSS_FAMILY, DatasetView, compact_csv, members_at, packed_predictions
+from .data import CROSS_FAMILY, DatasetView, compact_csv, members_at, packed_effects, packed_predictions
 
 __all__ = ["dataset_spec", "TABLES"]
 
@@ -32,7 +32,9 @@ TABLES = {
     "predictions": {"member": "number"},
     "rows": None,  # every column numeric: Vega-Lite's default type inference of CSV
     "values": {"row": "number", "value": "number"},
-    "effects": {"member": "number", "grid_index": "number", "x": "number", "value": "number"},
+    # one line per member, kind and variable: its curve's values in grid order, space-separated
+    "effects": {"member": "number"},
+    "grid": {"x": "number"},
 }
 
 _MEMBER_FIELDS = [
@@ -383,8 +385,15 @@ def _importance_view(view: DatasetView) -> dict:
 
 def _effects_view(view: DatasetView) -> dict:
     per_grid = [
-        *_membership(),
         {"filter": "datum.feature == effect_var"},
+        # one tuple per member and grid point from the packed lines, with the grid's x and level
+        {"calculate": "split(datum.values, ' ')", "as": "value"},
+        {"calculate": "sequence(0, length(datum.value))", "as": "grid_index"},
+        {"flatten": ["value", "grid_index"]},
+        {"calculate": "toNumber(datum.value)", "as": "value"},
+        {"calculate": "datum.kind + '|' + datum.feature + '|' + datum.grid_index", "as": "key"},
+        {"lookup": "key", "from": {"data": _data("grid"), "key": "key", "fields": ["x", "level"]}},
+        *_membership(),
         {"calculate": "datum.selected && !datum.is_ref ? datum.value : null", "as": "band_value"},
         {"calculate": "datum.is_ref ? datum.value : null", "as": "ref_value"},
         {
@@ -642,7 +651,7 @@ def dataset_spec(view: DatasetView) -> dict:
         "predictions": packed_predictions(view.predictions),
         "rows": compact_csv(view.rows),
         "values": compact_csv(view.values),
-        "effects": compact_csv(view.effects),
+        **dict(zip(("effects", "grid"), packed_effects(view.effects))),
     }
     spec = {
         "$schema": alt.SCHEMA_URL,

@@ -35,6 +35,7 @@ __all__ = [
     "function_ids",
     "mcr_at",
     "members_at",
+    "packed_effects",
     "packed_predictions",
     "scope_gap",
 ]
@@ -451,3 +452,33 @@ def packed_predictions(predictions: pd.DataFrame) -> str:
             raise ValueError(f"member {member}: predictions not given for rows 0..n-1 in order")
         lines.append(f"{int(member)}," + " ".join(f"{v:.{DIGITS}g}" for v in part["prediction"].to_numpy(dtype=float)))
     return "\n".join(lines) + "\n"
+
+
+def packed_effects(effects: pd.DataFrame) -> tuple[str, str]:
+    """The members' PD / ALE curves as CSV lines ``member,kind,feature,values`` (``values``: the curve
+    at :data:`DIGITS` significant digits in grid order, space-separated) and the grids once
+    (``key,x,level`` with ``key = kind|feature|grid_index``).
+
+    Raises
+    ------
+    ValueError
+        A curve whose grid indices are not ``0 .. K-1`` in order.
+    """
+    lines = ["member,kind,feature,values"]
+    for (member, kind, feature), part in effects.groupby(["member", "kind", "feature"], sort=False):
+        idx = part["grid_index"].to_numpy()
+        if not np.array_equal(idx, np.arange(len(idx))):
+            raise ValueError(f"member {member}, {kind} of {feature!r}: grid indices not 0..K-1 in order")
+        values = " ".join(f"{v:.{DIGITS}g}" for v in part["value"].to_numpy(dtype=float))
+        lines.append(f"{int(member)},{kind},{_csv_field(feature)},{values}")
+    grid = effects.drop_duplicates(["kind", "feature", "grid_index"])
+    keys = grid["kind"] + "|" + grid["feature"] + "|" + grid["grid_index"].astype(str)
+    grid_csv = pd.DataFrame({"key": keys, "x": grid["x"], "level": grid["level"]}).to_csv(
+        index=False, float_format=f"%.{DIGITS}g", lineterminator="\n"
+    )
+    return "\n".join(lines) + "\n", grid_csv
+
+
+def _csv_field(text: str) -> str:
+    """``text`` as one CSV field (quoted when it holds a comma, a quote or a line break)."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
