@@ -50,6 +50,13 @@ _MEMBER_FIELDS = [
 
 W, H = 330, 230
 
+#: The unit of ε and of the gaps under each ``rashomon.epsilon_mode`` (xaipipe.rashomon.sets).
+EPSILON_UNITS = {
+    "se": "SE of the reference's CV loss",
+    "relative": "fraction of the reference's CV loss",
+    "absolute": "CV loss units",
+}
+
 
 def _data(name: str) -> dict:
     parse = TABLES[name]
@@ -119,7 +126,7 @@ def _params(view: DatasetView) -> list[dict]:
                 "min": 0,
                 "max": view.epsilon_max,
                 "step": 0.01,
-                "name": "ε (SE of the reference's CV loss) ",
+                "name": f"ε ({EPSILON_UNITS.get(view.epsilon_mode, view.epsilon_mode)}) ",
             },
         },
         select("scope", view.scope, view.scopes, "scope "),
@@ -172,7 +179,11 @@ def _set_view(view: DatasetView) -> dict:
                 "params": [{"name": "brush", "select": {"type": "interval", "encodings": ["x", "y"]}}],
                 "mark": {"type": "point", "filled": True, "size": 45},
                 "encoding": {
-                    "x": {"field": "gap", "type": "quantitative", "title": "gap to the reference (CV SE)"},
+                    "x": {
+                        "field": "gap",
+                        "type": "quantitative",
+                        "title": f"gap to the reference ({EPSILON_UNITS.get(view.epsilon_mode, view.epsilon_mode)})",
+                    },
                     "y": {"field": "test_loss", "type": "quantitative", "title": "test loss", "scale": {"zero": False}},
                     "color": color,
                     "opacity": {"condition": {"test": "datum.in_set", "value": 0.95}, "value": 0.15},

@@ -77,6 +77,8 @@ class DatasetView:
         ``member``, ``kind`` (``pd`` / ``ale``), ``feature``, ``grid_index``, ``x``, ``level``, ``value``.
     effects_scope : str
         The scope whose members have curves (``member_effects.csv``).
+    epsilon_mode : {"se", "relative", "absolute"}
+        The unit of ε and of the gaps (``rashomon.epsilon_mode``).
     notes : list of str
         What the page says instead of drawing an empty view.
     """
@@ -95,6 +97,7 @@ class DatasetView:
     effects: pd.DataFrame
     effects_scope: str
     notes: list = field(default_factory=list)
+    epsilon_mode: str = "se"
 
     @property
     def features(self) -> list[str]:
@@ -398,6 +401,7 @@ def dataset_view(
         values=values,
         effects=eff_view[eff_view["member"] >= 0].reset_index(drop=True),
         effects_scope=effects_scope,
+        epsilon_mode=str(members["epsilon_mode"].iloc[0]) if "epsilon_mode" in members else "se",
     )
     view.notes = _notes(view)
     return view

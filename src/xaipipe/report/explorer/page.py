@@ -81,8 +81,9 @@ show(picker.value);
 
 _ABOUT = (
     "Every member of the dataset's Rashomon sets up to the largest ε of the grid, from the study's "
-    "tables. The ε slider re-selects the members (gap to the reference ≤ ε, in standard errors of the "
-    "reference's CV loss: the pipeline's rule); a brush on the set view selects a group; importance, "
+    "tables. The ε slider re-selects the members (gap to the reference ≤ ε: the pipeline's rule, ε in "
+    "the unit of rashomon.epsilon_mode, standard errors of the reference's CV loss by default); a brush "
+    "on the set view selects a group; importance, "
     "effects and rows follow both. Hover for values."
 )
 
