@@ -11,6 +11,7 @@ The tests live here, not in tests/report, to reuse the session's small run (`sma
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -181,6 +182,7 @@ def test_epsilon_slider_recomputes_count_and_mcr_as_python(browser, results, dat
         row = coverage[(coverage["dataset"] == dataset) & (coverage["kind"] == kind)].iloc[0]
         line = next(t for t in _texts(page) if t.startswith(f"{label} coverage rate: "))
         assert f"({row['n_covered']} of {row['n_grid']} grid points)" in line, (line, row.to_dict())
+    _check_a_picked_row(page, results, dataset, n)
     for eps in (0.0, 0.37, 1.0, 1.61, 2.0):
         _set_epsilon(page, eps)
         assert page.evaluate("explorerView.signal('eps')") == eps  # the slider took the value (step 0.01)
@@ -192,6 +194,25 @@ def test_epsilon_slider_recomputes_count_and_mcr_as_python(browser, results, dat
         assert got_lo == float(f"{lo:.4f}") and got_hi == float(f"{hi:.4f}"), (dataset, eps, got_lo, lo, got_hi, hi)
     assert page.errors == []
     page.close()
+
+
+def _check_a_picked_row(page, results: Path, dataset: str, n_members: int) -> None:
+    """Click the 4th row of the rows view: the detail shows every selected member's prediction of
+    that row, and the feature values are the row's in prepared.csv."""
+    bars = page.eval_on_selector_all(
+        "g.rows_bars_marks line",
+        "els => els.map(e => { const b = e.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2]; })",
+    )
+    page.mouse.click(*bars[min(3, len(bars) - 1)])
+    page.evaluate("explorerView.runAsync().then(() => true)")
+    row = page.evaluate("explorerView.signal('pick').row[0]")
+    assert page.eval_on_selector_all("g.row_detail_marks path", "els => els.length") == n_members
+    split = json.loads((results / "data" / dataset / "split.json").read_text())
+    prepared = pd.read_csv(results / "data" / dataset / "prepared.csv").iloc[split["test"][row]]
+    shown = dict(t.split(" = ") for t in _texts(page) if re.fullmatch(r"[^=]+ = \S+", t))
+    assert shown and set(shown) <= set(prepared.index)
+    for name, value in shown.items():
+        assert float(value) == pytest.approx(float(prepared[name]), rel=1e-4, abs=1e-12), (row, name)
 
 
 def test_brush_recomputes_the_importance_of_the_group(browser, results):

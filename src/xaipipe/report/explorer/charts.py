@@ -578,12 +578,13 @@ def _row_detail(view: DatasetView, what: str) -> dict:
     """Every selected member's prediction for the picked row."""
     return {
         "data": _data("predictions"),
+        # the picked row's value of each member's packed line (no unpacking of every row)
         "transform": [
-            *_unpack_predictions(),
-            {"filter": {"param": "pick", "empty": False}},
             *_membership(),
-            {"filter": "datum.selected"},
+            {"filter": "datum.selected && isValid(pick.row)"},
+            {"calculate": "toNumber(split(datum.values, ' ')[pick.row[0]])", "as": "prediction"},
         ],
+        "name": "row_detail",
         "width": W,
         "height": H - 60,
         "title": "The picked row: every selected member's prediction",
