@@ -321,7 +321,10 @@ def dataset_view(
     if base["cv_loss"].isna().any():
         lost = base.loc[base["cv_loss"].isna(), key].iloc[0].tolist()
         raise ValueError(f"dataset {dataset!r}: member {lost} of member_predictions_index.csv is not in members.csv")
-    test_loss = members.groupby(key, sort=False)["e_orig"].first()
+    # the member's loss on the whole test split (e_switch may run on a subsample of the rows)
+    full = members[members["estimator"].astype(str) != "e_switch"]
+    test_loss = (full if len(full) else members).astype({"family": str, "config_id": str})
+    test_loss = test_loss.groupby(key, sort=False)["e_orig"].first()
     m = pd.DataFrame(
         {
             "member": base["member"].astype(int),
