@@ -86,6 +86,8 @@ PATHS: dict[str, str] = {
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",
+    # PD and ALE of every member of the figure scope's largest set, every variable (issue 44: explorer)
+    "member_effects": "rashomon/{dataset}/member_effects.csv",
     "bootstrap_models": "rashomon/{dataset}/bootstrap_models.csv",
     "bootstrap_reliance": "rashomon/{dataset}/bootstrap_reliance.csv",
     "bootstrap_sizes": "rashomon/{dataset}/bootstrap_sizes.csv",
@@ -111,6 +113,9 @@ PATHS: dict[str, str] = {
     "coverage_figure": "figures/coverage/{kind}.{ext}",
     "thesis_figure": "thesis/{name}.{ext}",
     "thesis_table": "thesis/{name}.{ext}",
+    # the Rashomon explorer (issue 44): one static page of every dataset; the PD / ALE coverage rates
+    "explorer": "explorer/index.html",
+    "explorer_coverage": "explorer/coverage.csv",
     # provenance, version diffs, profile
     "manifest": "manifest.json",
     "diff": "diff/{name}.csv",

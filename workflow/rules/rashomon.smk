@@ -72,6 +72,36 @@ rule rashomon:
         "../scripts/rashomon.py"
 
 
+rule rashomon_effects:
+    """PD and ALE of every member of the figure scope's largest Rashomon set, every variable (refits the members as the rashomon rule does; the explorer's effects view)."""
+    input:
+        summaries=lambda w: [
+            P("cv_summary", dataset=w.dataset, family=f)
+            for f in rashomon_families(w.dataset)
+        ],
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+    output:
+        effects=P("member_effects"),
+    log:
+        f"{LOGS}/rashomon/effects/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/rashomon_effects/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        rashomon=rashomon_params,
+        ale=config["explain"]["ale"],
+        figure_class=config["explain"]["figure_class"],
+    script:
+        "../scripts/rashomon_effects.py"
+
+
 rule rashomon_figures:
     """Figs 4.1 (MR of every member) and 4.2 (rank heatmap), MCR intervals, eps-sensitivity, PD envelope."""
     input:

@@ -28,6 +28,8 @@ ALL_TARGETS += [
     *[P("mcr_path", dataset=d) for d in DATASETS],
     # predictive multiplicity of every scope (issue 35)
     P("table", name="multiplicity"),
+    # the Rashomon explorer: every dataset's set in one static page (issue 44)
+    P("explorer"),
 ]
 if STUDIES:
     ALL_TARGETS.append(P("study_comparison", dataset="abalone_study"))
