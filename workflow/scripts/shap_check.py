@@ -21,7 +21,7 @@ def main(smk):
         n_samples=cfg["n_samples"],
         background_size=cfg["background_size"],
         feature_names=data.features,
-        feature_groups=data.feature_groups,  # by_feature per variable, as the SHAP tables
+        feature_groups=data.variable_groups,  # by_feature per variable (one-hot and user groups), as the SHAP tables
         random_state=smk.params.seed,
         **class_choice(data.classes, smk.params.get("figure_class")),  # a multiclass model: one class
     )

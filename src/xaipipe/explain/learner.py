@@ -730,8 +730,10 @@ def learner_tables(
     if (reliance is None) == (pd_features is None):
         raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
     if reliance is not None:
+        from ..data.prepare import expand_user_groups
+
         pd_features = top_features(
-            reliance,
+            expand_user_groups(reliance, data.feature_groups, getattr(data, "user_groups", None)),
             settings.top_k,
             estimator=settings.ranking_estimator,
             loss=settings.loss,
@@ -748,7 +750,7 @@ def learner_tables(
         data.y_train,
         settings.design(stratify=classes is not None),
         feature_names=feature_names,
-        features=features_from_groups(feature_names, data.feature_groups),
+        features=features_from_groups(feature_names, data.variable_groups),  # PFI: one-hot and user groups
         pd_features=list(pd_features),
         confidence=settings.confidence,
         n_jobs=n_jobs,

@@ -272,7 +272,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         data.X_test,
         data.y_test,
         feature_names=data.features,
-        feature_groups=data.feature_groups,
+        feature_groups=data.variable_groups,  # one-hot and user groups: one variable each
         estimators=settings.estimators,
         losses=settings.task_losses,
         n_repeats=settings.n_repeats,
@@ -284,7 +284,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
     ids = {"dataset": data.dataset, "model": family}
     table = with_ids(table, **ids)
     table = table[RELIANCE_FIRST + [c for c in table.columns if c not in RELIANCE_FIRST]]
-    gain = with_ids(split_gain_or_nan(model, data.features, data.feature_groups), **ids)
+    gain = with_ids(split_gain_or_nan(model, data.features, data.variable_groups), **ids)
     return RelianceTables(table, gain)
 
 

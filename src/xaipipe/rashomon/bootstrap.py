@@ -825,7 +825,8 @@ def bootstrap_shard(
         n_bootstrap=settings.n_bootstrap,
         mr_data=settings.mr_data,
         **({"X_test": data.X_test_raw, "y_test": data.y_test} if settings.mr_data == "test" else {}),
-        features=features_from_groups(feature_names, data.feature_groups),
+        # one-hot and user groups one variable each, as in the MCR tables
+        features=features_from_groups(feature_names, getattr(data, "variable_groups", data.feature_groups)),
         feature_names=feature_names,
         mr_estimator=settings.estimator,
         mr_loss=r.loss,
