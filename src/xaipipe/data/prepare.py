@@ -50,6 +50,7 @@ __all__ = [
     "variable_groups",
     "resolve_user_groups",
     "expand_user_groups",
+    "importance_groups",
 ]
 
 
@@ -464,6 +465,13 @@ def variable_groups(
     out = {str(g): list(cols) for g, cols in (feature_groups or {}).items() if not held & set(cols)}
     out.update(user)
     return out
+
+
+def importance_groups(data: Any) -> dict | None:
+    """The groups that MR, MCR, conditional MR, SHAP and SAGE play as one variable for ``data``: its
+    :attr:`PreparedData.variable_groups` (one-hot and user groups), or the ``feature_groups`` of an
+    object without them (a data object built by hand: one-hot groups only)."""
+    return getattr(data, "variable_groups", data.feature_groups)
 
 
 def expand_user_groups(

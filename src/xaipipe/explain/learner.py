@@ -722,6 +722,7 @@ def learner_tables(
         Both or neither of ``reliance`` and ``pd_features``; no MR rows of the ranking's
         estimator and loss; as :func:`learner_refits`.
     """
+    from ..data.prepare import expand_user_groups, importance_groups
     from ..io import with_ids
     from .reliance import features_from_groups
     from .shapley import class_choice
@@ -730,8 +731,6 @@ def learner_tables(
     if (reliance is None) == (pd_features is None):
         raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
     if reliance is not None:
-        from ..data.prepare import expand_user_groups
-
         pd_features = top_features(
             expand_user_groups(reliance, data.feature_groups, getattr(data, "user_groups", None)),
             settings.top_k,
@@ -750,7 +749,7 @@ def learner_tables(
         data.y_train,
         settings.design(stratify=classes is not None),
         feature_names=feature_names,
-        features=features_from_groups(feature_names, data.variable_groups),  # PFI: one-hot and user groups
+        features=features_from_groups(feature_names, importance_groups(data)),  # PFI: one-hot and user groups
         pd_features=list(pd_features),
         confidence=settings.confidence,
         n_jobs=n_jobs,

@@ -284,6 +284,8 @@ def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:
     DataFrame
         :data:`SAGE_COLUMNS`, one row per variable in column order.
     """
+    from ..data.prepare import importance_groups
+
     rng = np.random.default_rng(settings.seed)
     n_train, n_test = len(data.X_train), len(data.X_test)
     m = n_train if settings.background_size is None else min(settings.background_size, n_train)
@@ -299,7 +301,7 @@ def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:
         background,
         loss=loss,
         feature_names=data.features,
-        feature_groups=data.variable_groups,
+        feature_groups=importance_groups(data),
         threshold=settings.threshold,
         batch_size=settings.batch_size,
         max_permutations=settings.max_permutations,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..data.prepare import expand_user_groups
+from ..data.prepare import expand_user_groups, importance_groups
 from ..explain.reliance import features_from_groups
 from .mcr import MCR_FIRST, mcr_path, mcr_table
 from .members import _member_base, member_table, members_reliance
@@ -129,7 +129,7 @@ def _grid_scopes(settings: RashomonSettings) -> list[str]:
 def _reliance(data, settings: RashomonSettings, groups, n_jobs: int) -> pd.DataFrame:
     """:func:`members_reliance` of fitted ``groups`` on the test split, as ``settings`` say."""
     # MR of the members: one-hot and user groups one variable each
-    features = None if data.features is None else features_from_groups(data.features, _variable_groups(data))
+    features = None if data.features is None else features_from_groups(data.features, importance_groups(data))
     return members_reliance(
         groups,
         data.X_test,
@@ -295,13 +295,6 @@ def _combined_reliance(
     if not blocks:
         raise ValueError("no fitted groups given")
     return pd.concat(blocks, ignore_index=True)
-
-
-def _variable_groups(data) -> Mapping | None:
-    """The groups MR and MCR play as one variable: ``data.variable_groups`` (one-hot and user
-    groups) where ``data`` has them (:class:`xaipipe.data.prepare.PreparedData`), else its one-hot
-    ``feature_groups``."""
-    return getattr(data, "variable_groups", data.feature_groups)
 
 
 def _fitted_exactly(X_test, dataset) -> bool:
@@ -516,7 +509,7 @@ def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_b
             epsilons=eps_grid,
             epsilon_mode=epsilon_mode,
             feature_names=feature_names,
-            feature_groups=_variable_groups(data),
+            feature_groups=importance_groups(data),
             dataset=dataset or "",
         )
         mcr = pd.concat([mcr, lin_mcr], ignore_index=True)
