@@ -29,7 +29,8 @@ def test_every_key_is_a_field_with_the_schemas_default():
     assert [n for n in fields if n not in ("seed", "losses")] == list(section)
     defaults = SageSettings()
     for key, spec in section.items():
-        assert getattr(defaults, key) == spec["default"], key
+        value = getattr(defaults, key)
+        assert (list(value) if isinstance(value, tuple) else value) == spec["default"], key
     assert defaults.seed == SCHEMA["properties"]["seed"]["default"]
 
 
@@ -40,7 +41,9 @@ def test_from_config_round_trips_through_one_plain_dict(config):
     assert json.loads(json.dumps(params)) == params
     assert SageSettings.from_params(params) == s
     assert s.loss("regression") == "squared_error" and s.loss("classification") == "log_loss"
-    assert s.runs("random_forest")
+    assert s.runs("xgboost") and not s.runs("random_forest")  # the forests are left out by default
+    config["explain"]["sage"]["families"] = None
+    assert SageSettings.from_config(config).runs("random_forest")
     config["explain"]["sage"]["families"] = ["xgboost"]
     s = SageSettings.from_config(config)
     assert s.families == ("xgboost",) and s.runs("xgboost") and not s.runs("random_forest")

@@ -1763,7 +1763,8 @@ class SageSettings:
         ``explain.reliance.losses.<task>[0]``: SAGE's loss is the task's first MR loss.
     families : tuple of str or None
         ``explain.sage.families``: the families whose fitted model gets SAGE (None: every family
-        the dataset runs).
+        the dataset runs). Default: every registered family but the forests (``random_forest``,
+        ``extra_trees``), whose 1 800 deep trees cost ~150 CPU-s per dataset (``docs/sage.md``).
     threshold : float
         ``explain.sage.threshold``: convergence when the largest SE is below ``threshold`` times
         the range of the SAGE values (the ``sage-importance`` package's rule; its default 0.025).
@@ -1783,7 +1784,16 @@ class SageSettings:
     losses: Mapping[str, str] = field(
         default_factory=lambda: {"regression": "squared_error", "classification": "log_loss"}
     )
-    families: tuple[str, ...] | None = None
+    families: tuple[str, ...] | None = (
+        "linear_regression",
+        "logistic_regression",
+        "decision_tree",
+        "gradient_boosting",
+        "xgboost",
+        "gaussian_nb",
+        "qda",
+        "knn",
+    )
     threshold: float = 0.05
     background_size: int | None = 32
     batch_size: int = 128
