@@ -1797,7 +1797,7 @@ class SageSettings:
     threshold: float = 0.05
     background_size: int | None = 32
     batch_size: int = 128
-    max_permutations: int = 4096
+    max_permutations: int = 16384
     max_rows: int | None = None
 
     @classmethod

@@ -31,7 +31,7 @@ datasets:
 threads: {rashomon: 1}
 rashomon: {epsilons: [0.0, 0.05], epsilon: 0.05, estimators: [permutation]}
 explain:
-  sage: {threshold: 0.1, background_size: 16, batch_size: 64, max_permutations: 1024}
+  sage: {threshold: 0.1, background_size: 16, batch_size: 64, max_permutations: 4096}
 """
 
 SOIL, PLACE = ["s1", "s2", "s3"], ["region_east", "region_north", "region_south", "elev"]

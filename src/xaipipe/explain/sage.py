@@ -159,7 +159,7 @@ def sage_importance(
     feature_groups: Mapping[str, Sequence[str]] | None = None,
     threshold: float = 0.05,
     batch_size: int = 128,
-    max_permutations: int = 4096,
+    max_permutations: int = 16384,
     random_state: int = 0,
 ) -> SageResult:
     """Marginal SAGE values of a fitted model with their standard errors (module docstring).
@@ -183,7 +183,7 @@ def sage_importance(
         Convergence: stop when ``max(se) < threshold * (max(values) - min(values))``.
     batch_size : int >= 1, default 128
         Permutations per batch (convergence is checked after each).
-    max_permutations : int >= batch_size, default 4096
+    max_permutations : int >= batch_size, default 16384
         Cap on the permutations (rounded up to whole batches); ``converged`` is False when it
         stops sampling first.
     random_state : int, default 0
