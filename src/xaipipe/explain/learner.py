@@ -743,18 +743,23 @@ def learner_tables(
     if classes is not None:
         multi = {"pd_class_index": class_choice(classes, settings.figure_class)["class_index"]}
     feature_names = list(data.features)
+    groups = importance_groups(data)
+    # PFI plays the user's groups as one variable each (PD explains their columns); without user
+    # groups both use the one-hot groups (the call of before)
+    pfi = {} if groups is data.feature_groups else {"pfi_features": features_from_groups(feature_names, groups)}
     result = learner_pd_pfi(
         estimator_factory(family, settings.task, params, options=options),
         data.X_train_raw,
         data.y_train,
         settings.design(stratify=classes is not None),
         feature_names=feature_names,
-        features=features_from_groups(feature_names, importance_groups(data)),  # PFI: one-hot and user groups
+        features=features_from_groups(feature_names, data.feature_groups),  # PD: columns and one-hot groups
         pd_features=list(pd_features),
         confidence=settings.confidence,
         n_jobs=n_jobs,
         **multi,
         imputer=data.imputer,
+        **pfi,
     )
     ids = {"dataset": data.dataset, "model": family}
     out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}
