@@ -1764,7 +1764,8 @@ class SageSettings:
     families : tuple of str or None
         ``explain.sage.families``: the families whose fitted model gets SAGE (None: every family
         the dataset runs). Default: every registered family but the forests (``random_forest``,
-        ``extra_trees``), whose 1 800 deep trees cost ~150 CPU-s per dataset (``docs/sage.md``).
+        ``extra_trees``: 52 CPU-s for Concrete's forest, more on larger data) and ``knn`` (53 CPU-s on
+        Breast Cancer without converging; ``docs/sage.md``, "Cost").
     threshold : float
         ``explain.sage.threshold``: convergence when the largest SE is below ``threshold`` times
         the range of the SAGE values (the ``sage-importance`` package's rule; its default 0.025).
@@ -1792,7 +1793,6 @@ class SageSettings:
         "xgboost",
         "gaussian_nb",
         "qda",
-        "knn",
     )
     threshold: float = 0.05
     background_size: int | None = 32
