@@ -67,6 +67,8 @@ PATHS: dict[str, str] = {
     "h_statistic": "explain/{dataset}/{family}/h_statistic.csv",
     "shap_interaction_summary": "explain/{dataset}/{family}/shap_interaction_summary.csv",
     "shap_interaction_matrix": "explain/{dataset}/{family}/shap_interaction_matrix.csv",
+    # SAGE (issue 45): marginal SAGE of the fitted model of every family in explain.sage.families
+    "sage": "explain/{dataset}/{family}/sage.csv",
     "importance_rankings": "explain/{dataset}/importance_rankings.csv",
     "ranking_agreement": "explain/{dataset}/ranking_agreement.csv",
     # the large-data policies of the dataset: threshold, applied or not, rows used (issue 34)

@@ -20,7 +20,8 @@ the rows they use), :class:`ShapSettings` (rule ``shap``; ``shap_figures`` asks 
 have interaction values), :class:`PdIceSettings` (rule ``pd_ice``), :class:`RelianceSettings` (rule
 ``model_reliance``), :class:`AleSettings` (rule ``ale``), :class:`HStatisticSettings` (rule
 ``h_statistic``), :class:`LimeSettings` (rule ``lime``), :class:`CorrelatedSettings` (rule
-``simulation_truth``: the correlated variants). The ``fit`` rule's :func:`xaipipe.models.fitting.fit_best`
+``simulation_truth``: the correlated variants), :class:`SageSettings` (rule ``sage``; the new style of
+one ``to_params()`` dict and ``from_params(params)``). The ``fit`` rule's :func:`xaipipe.models.fitting.fit_best`
 takes the family's :class:`CVSettings`; :func:`abalone_study_shards` is the Table 4.1 CV's job count.
 :func:`check_family` is the registry check of a config key naming a model family;
 :func:`sample_size_checks` the ``split`` rule's checks of a dataset's sample size.
@@ -52,6 +53,7 @@ __all__ = [
     "PdIceSettings",
     "RashomonSettings",
     "RelianceSettings",
+    "SageSettings",
     "ShapSettings",
     "abalone_study_shards",
     "check_family",
@@ -1737,3 +1739,132 @@ def sample_size_checks(
     if rows:
         out["min_fit_rows"] = rows
     return out
+
+
+#: The losses SAGE can play (per-sample losses of :data:`xaipipe.losses.LOSSES`).
+_SAGE_LOSSES = ("squared_error", "log_loss", "zero_one")
+
+
+@dataclass(frozen=True)
+class SageSettings:
+    """Settings of the SAGE step (``config["explain"]["sage"]``, ``seed`` and the MR loss of each
+    task): what :func:`xaipipe.explain.sage.sage_table` needs besides the model and the data
+    (rule ``sage``; ``docs/sage.md``).
+
+    Every field has the default of its config key (``workflow/schemas/config.schema.yaml``); the
+    rule passes ONE param, :meth:`to_params`, and its script rebuilds the object with
+    :meth:`from_params`.
+
+    Attributes
+    ----------
+    seed : int
+        ``seed``: the background sample, the row cap's subsample and the estimator's draws.
+    losses : mapping task -> str
+        ``explain.reliance.losses.<task>[0]``: SAGE's loss is the task's first MR loss.
+    families : tuple of str or None
+        ``explain.sage.families``: the families whose fitted model gets SAGE (None: every family
+        the dataset runs). Default: every registered family but the forests (``random_forest``,
+        ``extra_trees``: 52 CPU-s for Concrete's forest, more on larger data) and ``knn`` (53 CPU-s on
+        Breast Cancer without converging; ``docs/sage.md``, "Cost").
+    threshold : float
+        ``explain.sage.threshold``: convergence when the largest SE is below ``threshold`` times
+        the range of the SAGE values (the ``sage-importance`` package's rule; its default 0.025).
+    background_size : int or None
+        ``explain.sage.background_size``: training rows (seeded sample) over which a removed
+        variable is averaged out (marginal imputer); None: every training row.
+    batch_size : int
+        ``explain.sage.batch_size``: permutations between two convergence checks.
+    max_permutations : int
+        ``explain.sage.max_permutations``: the cap (``converged`` is False when it is reached first).
+    max_rows : int or None
+        ``explain.sage.max_rows``: test rows the permutations sample from (a seeded subsample above
+        it); None: every test row.
+    """
+
+    seed: int = 20250223
+    losses: Mapping[str, str] = field(
+        default_factory=lambda: {"regression": "squared_error", "classification": "log_loss"}
+    )
+    families: tuple[str, ...] | None = (
+        "linear_regression",
+        "logistic_regression",
+        "decision_tree",
+        "gradient_boosting",
+        "xgboost",
+        "gaussian_nb",
+        "qda",
+    )
+    threshold: float = 0.05
+    background_size: int | None = 32
+    batch_size: int = 128
+    max_permutations: int = 16384
+    max_rows: int | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> SageSettings:
+        """Build and check the settings from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_params`; a name of ``explain.sage.families`` that is not a registered
+            family (:func:`check_family`).
+        """
+        section = dict(config["explain"]["sage"])
+        for family in section.get("families") or ():
+            check_family("explain.sage.families", family)
+        losses = {task: list(v)[0] for task, v in config["explain"]["reliance"]["losses"].items()}
+        return cls.from_params({**section, "seed": config["seed"], "losses": losses})
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> SageSettings:
+        """The settings from ONE dict (:meth:`to_params`; the ``sage`` rule's ``params.settings``).
+
+        Raises
+        ------
+        ValueError
+            ``explain.sage.threshold`` outside (0, 1); ``background_size``, ``batch_size``,
+            ``max_permutations`` or ``max_rows`` not a positive integer (``background_size`` and
+            ``max_rows`` may be null); ``max_permutations`` below ``batch_size``; a loss SAGE cannot
+            play (``explain.reliance.losses.<task>[0]``); an unknown key. Each error names the key.
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise ValueError(f"config section explain.sage: unknown key(s) {unknown}; keys are {sorted(known)}")
+        threshold = params.get("threshold", cls.threshold)
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold < 1:
+            raise ValueError(f"config key explain.sage.threshold must lie in (0, 1), got {threshold!r}")
+        for key in ("batch_size", "max_permutations"):
+            _check_int(f"explain.sage.{key}", params.get(key, getattr(cls, key)), 1)
+        for key in ("background_size", "max_rows"):
+            _check_int(f"explain.sage.{key}", params.get(key, getattr(cls, key)), 1, null=True)
+        batch = params.get("batch_size", cls.batch_size)
+        if params.get("max_permutations", cls.max_permutations) < batch:
+            raise ValueError(
+                f"config key explain.sage.max_permutations ({params.get('max_permutations')}) must be at least "
+                f"explain.sage.batch_size ({batch}): the estimator samples whole batches"
+            )
+        losses = dict(params.get("losses") or cls().losses)
+        for task, loss in losses.items():
+            if loss not in _SAGE_LOSSES:
+                raise ValueError(
+                    f"config key explain.reliance.losses.{task}: SAGE plays the task's first MR loss, which must be "
+                    f"one of {list(_SAGE_LOSSES)}; got {loss!r}"
+                )
+        families = params.get("families")
+        values = {k: v for k, v in params.items() if k not in ("losses", "families")}
+        return cls(**values, losses=losses, families=None if families is None else tuple(families))
+
+    def to_params(self) -> dict[str, Any]:
+        """ONE plain dict (the ``sage`` rule's ``params.settings``): every field by its name."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+    def loss(self, task: str) -> str:
+        """SAGE's loss for ``task`` (the task's first MR loss)."""
+        _check_task(task)
+        return self.losses[task]
+
+    def runs(self, family: str) -> bool:
+        """Whether ``explain.sage.families`` asks for SAGE of ``family`` (None: every family)."""
+        return self.families is None or family in self.families

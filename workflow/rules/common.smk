@@ -35,6 +35,7 @@ from xaipipe.settings import (
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
+    SageSettings,
     ShapSettings,
     abalone_study_shards,
     check_family,
@@ -142,6 +143,9 @@ H_STATISTIC_SETTINGS = {
 
 # the LIME step's settings (xaipipe.settings.LimeSettings, unit-tested); params.lime is its to_params()
 LIME_SETTINGS = LimeSettings.from_config(config)
+# the SAGE step's settings (xaipipe.settings.SageSettings, unit-tested; issue 45): the sage rule's ONE
+# param is its to_params()
+SAGE_SETTINGS = SageSettings.from_config(config)
 
 
 def ale_settings(wildcards):
@@ -235,6 +239,16 @@ def per_family(name, dataset):
 def per_model(name):
     """Result `name` of every dataset x family."""
     return [p for d in DATASETS for p in per_family(name, d)]
+
+
+def sage_families(dataset):
+    """Families of `dataset` whose fitted model gets SAGE (explain.sage.families; null: all)."""
+    return [f for f in families_of(dataset) if SAGE_SETTINGS.runs(f)]
+
+
+def sage_models(name):
+    """Result `name` of every dataset x family that gets SAGE."""
+    return [P(name, dataset=d, family=f) for d in DATASETS for f in sage_families(d)]
 
 
 RASHOMON = config["rashomon"]

@@ -43,6 +43,7 @@ FIGURE_CONDITIONS = {
     "bootstrap": lambda dataset: RASHOMON["bootstrap"]["enabled"]
     and bool(bootstrap_families(dataset)),
     "study": lambda: bool(STUDIES),
+    "sage": lambda dataset, family: family in sage_families(dataset),
 }
 if set(FIGURE_CONDITIONS) != set(CONDITIONS):
     raise ValueError(

@@ -22,6 +22,10 @@ ALL_TARGETS += [
 # under dependent features and interactions (issue 35)
 ALL_TARGETS.append(P("table", name="h_statistic"))
 
+# SAGE of the fitted model of every family in explain.sage.families (issue 45; its figures: catalog)
+if any(sage_families(d) for d in DATASETS):
+    ALL_TARGETS.append(P("table", name="sage"))
+
 # rashomon: sets and MCR of every dataset, bootstrap, the Table 4.1 study
 ALL_TARGETS += [
     P("table", name="mcr"),

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data.prepare import expand_user_groups, load_prepared
 from xaipipe.explain.dependence import ale_tables
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import get_logger, run
@@ -24,7 +24,9 @@ def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     pairs = pd.read_csv(smk.input.pairs)
     pair = tuple(pairs[["feature_1", "feature_2"]].iloc[0]) if len(pairs) else None
-    ranking = settings.ranked_features(pd.read_csv(smk.input.reliance))
+    # a user group ranks its columns (and one-hot groups) together at its place
+    reliance = expand_user_groups(pd.read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
+    ranking = settings.ranked_features(reliance)
     # a forest store: one block of trees at a time; multiclass: explain.figure_class (a `class` column)
     out = ale_tables(open_model(smk.input.model), data, settings, ranking=ranking, pair=pair)
     if out.skipped:

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data.prepare import expand_user_groups, load_prepared
 from xaipipe.explain.dependence import h_statistic_table
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import run
@@ -22,7 +22,9 @@ def main(smk):
         seed=p.seed,
     )
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = settings.top_features(pd.read_csv(smk.input.reliance))
+    # a user group ranks its columns (and one-hot groups) together at its place
+    reliance = expand_user_groups(pd.read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
+    top = settings.top_features(reliance)
     # a forest store: one block of trees at a time; multiclass: explain.figure_class (a `class` column)
     table = h_statistic_table(open_model(smk.input.model), data, settings, top=top)
     write_csv(smk.output.table, with_ids(table, dataset=data.dataset, model=smk.wildcards.family))

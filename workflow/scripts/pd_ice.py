@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data.prepare import expand_user_groups, load_prepared
 from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import get_logger, run
@@ -13,7 +13,9 @@ def main(smk):
     p = smk.params
     settings = PdIceSettings.from_params(p.pd, ranking=p.ranking, loss=p.loss, seed=p.seed, large_data=p.large_data)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = settings.top_features(pd.read_csv(smk.input.reliance))
+    # a user group ranks its columns (and one-hot groups) together at its place (docs/sage.md, "Feature groups")
+    reliance = expand_user_groups(pd.read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
+    top = settings.top_features(reliance)
     get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", settings.top_k, top, p.extra)
     # a forest store: one block of trees at a time; multiclass: every class (a `class` column)
     out = pd_ice_tables(open_model(smk.input.model), data, settings, top=top, extra=p.extra)

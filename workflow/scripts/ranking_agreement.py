@@ -2,6 +2,7 @@
 
 import pandas as pd
 
+from xaipipe.data.prepare import variable_groups
 from xaipipe.explain.dependence import dependent_ranking_agreement
 from xaipipe.explain.summary import ranking_tables
 from xaipipe.io import read_json, write_csv
@@ -16,7 +17,7 @@ def main(smk):
         [pd.read_csv(p) for p in smk.input.split_gain],
         [pd.read_csv(p) for p in smk.input.shap],
         dataset=info["dataset"],
-        feature_groups=info.get("feature_groups"),
+        feature_groups=variable_groups(info.get("feature_groups"), info.get("user_groups")),  # one-hot and user
         estimator=smk.params.ranking["estimator"],
         loss=smk.params.loss,
         quantity=smk.params.ranking["quantity"],

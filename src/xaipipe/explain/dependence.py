@@ -471,7 +471,9 @@ def dependent_reliance_rows(
     from .summary import RELIANCE_FIRST
 
     X, y, X_train, dataset = data.X_test, data.y_test, data.X_train, data.dataset
-    feature_names, feature_groups = data.features, data.feature_groups
+    from ..data.prepare import importance_groups
+
+    feature_names, feature_groups = data.features, importance_groups(data)  # one-hot and user groups
     dep, losses, n_repeats, random_state = settings.dependent, settings.task_losses, settings.n_repeats, settings.seed
     estimators, max_depth, min_samples_leaf = dep["estimators"], dep["max_depth"], dep["min_samples_leaf"]
     correlation_threshold, linkage = dep["correlation_threshold"], dep["linkage"]

@@ -722,6 +722,7 @@ def learner_tables(
         Both or neither of ``reliance`` and ``pd_features``; no MR rows of the ranking's
         estimator and loss; as :func:`learner_refits`.
     """
+    from ..data.prepare import expand_user_groups, importance_groups
     from ..io import with_ids
     from .reliance import features_from_groups
     from .shapley import class_choice
@@ -731,7 +732,7 @@ def learner_tables(
         raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
     if reliance is not None:
         pd_features = top_features(
-            reliance,
+            expand_user_groups(reliance, data.feature_groups, getattr(data, "user_groups", None)),
             settings.top_k,
             estimator=settings.ranking_estimator,
             loss=settings.loss,
@@ -742,18 +743,23 @@ def learner_tables(
     if classes is not None:
         multi = {"pd_class_index": class_choice(classes, settings.figure_class)["class_index"]}
     feature_names = list(data.features)
+    groups = importance_groups(data)
+    # PFI plays the user's groups as one variable each (PD explains their columns); without user
+    # groups both use the one-hot groups (the call of before)
+    pfi = {} if groups is data.feature_groups else {"pfi_features": features_from_groups(feature_names, groups)}
     result = learner_pd_pfi(
         estimator_factory(family, settings.task, params, options=options),
         data.X_train_raw,
         data.y_train,
         settings.design(stratify=classes is not None),
         feature_names=feature_names,
-        features=features_from_groups(feature_names, data.feature_groups),
+        features=features_from_groups(feature_names, data.feature_groups),  # PD: columns and one-hot groups
         pd_features=list(pd_features),
         confidence=settings.confidence,
         n_jobs=n_jobs,
         **multi,
         imputer=data.imputer,
+        **pfi,
     )
     ids = {"dataset": data.dataset, "model": family}
     out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}

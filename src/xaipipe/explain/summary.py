@@ -264,6 +264,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         then :data:`RELIANCE_FIRST`; ``split_gain``:
         :func:`split_gain_or_nan` with the same ids.
     """
+    from ..data.prepare import importance_groups
     from ..io import with_ids
 
     reliance_rows = settings.large_data_rows(len(data.y_test))
@@ -272,7 +273,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         data.X_test,
         data.y_test,
         feature_names=data.features,
-        feature_groups=data.feature_groups,
+        feature_groups=importance_groups(data),  # one-hot and user groups: one variable each
         estimators=settings.estimators,
         losses=settings.task_losses,
         n_repeats=settings.n_repeats,
@@ -284,7 +285,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
     ids = {"dataset": data.dataset, "model": family}
     table = with_ids(table, **ids)
     table = table[RELIANCE_FIRST + [c for c in table.columns if c not in RELIANCE_FIRST]]
-    gain = with_ids(split_gain_or_nan(model, data.features, data.feature_groups), **ids)
+    gain = with_ids(split_gain_or_nan(model, data.features, importance_groups(data)), **ids)
     return RelianceTables(table, gain)
 
 

@@ -56,6 +56,7 @@ CONDITIONS = {
     "shap_interactions": "the model's SHAP job computes interaction values (explain.shap.interactions, XGBoost)",
     "bootstrap": "rashomon.bootstrap is enabled and bootstraps a family run on the dataset",
     "study": "the Table 4.1 study runs (rashomon.abalone_study enabled, its dataset run)",
+    "sage": "the model's family is in explain.sage.families (null: every family)",
 }
 
 
@@ -166,6 +167,14 @@ GROUPS: dict[str, FigureGroup] = {
         FigureGroup("lime", "model_figure", _MODEL, "SHAP", inputs=("comparison", "rows", "title")),
         FigureGroup("learner_figures", "model_figure", _MODEL, "learner-PD/PFI", inputs=("pd_table", "pfi", "title")),
         FigureGroup(
+            "sage_figures",
+            "model_figure",
+            _MODEL,
+            "SAGE",
+            inputs=("sage", "reliance", "estimator", "quantity", "title"),
+            default="sage",
+        ),
+        FigureGroup(
             "dependence_figures",
             "model_figure",
             _MODEL,
@@ -273,6 +282,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "learner_pfi", "learner_figures", "xaipipe.plots.learner:learner_figures", "learner.rst", label="learner-PFI"
     ),
+    Figure("sage", "sage_figures", "xaipipe.plots.sage:plot_sage", "sage.rst", label="SAGE beside MR", default=True),
     # under dependent features and interactions (issue 35)
     Figure(
         "ale",

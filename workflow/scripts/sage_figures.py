@@ -1,0 +1,23 @@
+"""Rule sage_figures: SAGE bars beside MR's ranking (kinds: xaipipe.plots.catalog)."""
+
+import pandas as pd
+
+from xaipipe.plots.catalog import draw_figures, save_figures
+from xaipipe.plots.style import figure_style
+from xaipipe.runner import run
+
+
+def main(smk):
+    rank = smk.params.ranking
+    inputs = {
+        "sage": pd.read_csv(smk.input.sage),
+        "reliance": pd.read_csv(smk.input.reliance),
+        "estimator": rank["estimator"],
+        "quantity": rank["quantity"],
+        "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
+    }
+    with figure_style(smk.input.style):
+        save_figures("sage_figures", draw_figures("sage_figures", inputs), smk.output)
+
+
+run(snakemake, main)  # noqa: F821
