@@ -1,10 +1,8 @@
 """Rule h_statistic: Friedman's H² of every variable and of the pairs of the top-k variables by MR."""
 
-import pandas as pd
-
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import h_statistic_table
-from xaipipe.io import open_model, with_ids, write_csv
+from xaipipe.io import open_model, read_csv, with_ids, write_csv
 from xaipipe.runner import run
 from xaipipe.settings import HStatisticSettings
 
@@ -22,7 +20,7 @@ def main(smk):
         seed=p.seed,
     )
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = settings.top_features(pd.read_csv(smk.input.reliance))
+    top = settings.top_features(read_csv(smk.input.reliance))
     # a forest store: one block of trees at a time; multiclass: explain.figure_class (a `class` column)
     table = h_statistic_table(open_model(smk.input.model), data, settings, top=top)
     write_csv(smk.output.table, with_ids(table, dataset=data.dataset, model=smk.wildcards.family))

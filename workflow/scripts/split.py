@@ -1,15 +1,13 @@
 """Rule split: train/test rows and CV folds, checked against what the study's fits need."""
 
-import pandas as pd
-
 from xaipipe.data.split import make_checked_split
-from xaipipe.io import read_json, write_json
+from xaipipe.io import read_csv, read_json, write_json
 from xaipipe.runner import run
 
 
 def main(smk):
     info = read_json(smk.input.info)
-    y = pd.read_csv(smk.input.table)[info["target"]].to_numpy()
+    y = read_csv(smk.input.table)[info["target"]].to_numpy()
     split = make_checked_split(
         y,
         info["task"],

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
 from .registry import MISSING_POLICIES
 
 __all__ = ["PreparedData", "prepare_table", "correlation_matrix", "check_features", "load_prepared"]
@@ -466,7 +467,7 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
 
     info = read_json(prepared_json)
     split = read_json(split_json)
-    frame = pd.read_csv(prepared_csv)
+    frame = read_csv(prepared_csv)
     missing = [c for c in info["features"] + [info["target"]] if c not in frame.columns]
     if missing:
         raise ValueError(f"{prepared_csv}: missing columns {missing} listed in {prepared_json}")
