@@ -528,11 +528,12 @@ def _check_csv_header(entry: DatasetEntry, data: bytes, options: Mapping[str, An
     repeated = {col: pos for col, pos in seen.items() if len(pos) > 1}
     if repeated:
         where = ", ".join(f"{col!r} (columns {', '.join(map(str, pos))})" for col, pos in repeated.items())
+        first = list(repeated)[0]
         raise ValueError(
-            f"dataset {entry.dataset!r}: {name} has duplicate column name(s) {where}; pandas would rename the "
-            f"repeats ({list(repeated)[0]!r}.1, ...) and use them as features: give every column its own name "
-            f"in the file (or pass names with datasets.{entry.dataset}.source.read_options: {{names: [...], "
-            "header: 0}})"
+            f"dataset {entry.dataset!r}: {name} has duplicate column name(s) {where}, which pandas would read as "
+            f"new columns ({first + '.1'!r}, ...); give every column its own name in the file, or name the columns "
+            f"with datasets.{entry.dataset}.source.read_options.names (every column, in order) and "
+            "read_options.header: 0 (the file's header row is then skipped)"
         )
 
 
