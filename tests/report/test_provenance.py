@@ -77,7 +77,8 @@ def test_manifest_document_keys_in_order_then_extra():
     m = build_manifest(config, repo=REPO, sidecars=[sidecar], splits={"d": split}, extra={"run": {"cores": 2}})
     doc = m.to_dict()
     assert list(doc) == [
-        "version", "git", "config", "config_sha256", "packages", "xaipipe", "platform", "datasets", "seeds", "run",
+        "version", "git", "config", "config_sha256", "packages", "xaipipe", "platform", "datasets", "seeds",
+        "data_summary", "run",
     ]  # fmt: skip
     assert doc["seeds"] == {"seed": 7, "splits": {"d": {"seed": 3, "test_size": 0.2, "n_folds": 5, "stratified": True}}}
     assert doc["datasets"]["d"] == {

@@ -282,6 +282,10 @@ class Manifest:
         ``n_rows``, ``retrieved_at``.
     seeds : dict
         ``seed`` (the global seed) and ``splits`` (each split's seed, test size, folds, stratification).
+    data_summary : dict
+        Per dataset: the missing-value policy, rows read / selected / dropped / used, the non-zero
+        missing values and imputed cells per column, the logit table's separation and the split's
+        warnings (:func:`xaipipe.data.summary.data_summary_record`; ``tables/data_summary.csv``).
     extra : dict
         Further top-level keys (the rule adds ``run``: :func:`invocation_info`, the invocation that
         built the manifest, and its ``finished_at``).
@@ -296,6 +300,7 @@ class Manifest:
     platform: dict
     datasets: dict
     seeds: dict
+    data_summary: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -311,13 +316,14 @@ def build_manifest(
     repo: str | Path,
     sidecars: Iterable[Mapping[str, Any]],
     splits: Mapping[str, Mapping[str, Any]],
+    data_summary: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> Manifest:
     """Assemble the provenance record of ``manifest.json`` (:meth:`Manifest.to_dict` is the document).
 
     ``datasets`` from the canonical tables' sidecars (source, raw SHA-256s, canonical SHA-256, rows,
     retrieval time), ``seeds`` from the global seed and each dataset's ``split.json``, ``git`` and
-    ``xaipipe`` from the checkout at ``repo``, plus ``extra``.
+    ``xaipipe`` from the checkout at ``repo``, ``data_summary`` as given, plus ``extra``.
     """
     datasets = {}
     for s in sidecars:
@@ -354,5 +360,6 @@ def build_manifest(
                 for name, sp in splits.items()
             },
         },
+        data_summary=dict(data_summary or {}),
         extra=dict(extra or {}),
     )
