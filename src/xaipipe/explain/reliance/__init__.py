@@ -160,7 +160,7 @@ from ._conditional import (
     grouped_model_reliance,
 )
 from ._linear import linear_coefficients
-from ._mc_error import draw_variance, exact_monte_carlo_se, switch_loss_matrix
+from ._mc_error import draw_variance, exact_monte_carlo_se, matching_draw_variance, switch_loss_matrix
 from ._model_reliance import METHODS, model_reliance
 
 __all__ = [
@@ -171,6 +171,7 @@ __all__ = [
     "grouped_model_reliance",
     "draw_variance",
     "exact_monte_carlo_se",
+    "matching_draw_variance",
     "switch_loss_matrix",
     "DEFAULT_MAX_ROWS",
     "ESTIMATORS",
