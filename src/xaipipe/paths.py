@@ -23,6 +23,8 @@ PATHS: dict[str, str] = {
     "prepared_info": "data/{dataset}/prepared.json",
     "correlation": "data/{dataset}/correlation.csv",
     "split": "data/{dataset}/split.json",
+    # the split rule's checks of the data before any fit (the logit table's separation, rare levels)
+    "data_checks": "data/{dataset}/checks.json",
     # models: CV of every family's grid -> best configuration -> refit -> test metrics
     "cv": "models/{dataset}/cv/{family}.csv",
     "cv_summary": "models/{dataset}/cv/{family}_summary.csv",

@@ -2,6 +2,7 @@
 # The package `xaipipe` must be installed (README: pip install -r requirements.txt -e .;
 # envs/*.yaml install it for --sdm conda).
 import os
+import sys
 from pathlib import Path
 
 import yaml
@@ -14,6 +15,7 @@ from xaipipe.data.registry import (
 )
 from xaipipe.models.families import FAMILIES, register_config_families
 from xaipipe.paths import result_path
+from xaipipe.report.provenance import RUN_RECORD_ENV, record_invocation
 from xaipipe.report.thesis import (
     available,
     check_mapping,
@@ -73,6 +75,27 @@ VERSION = config["version"]
 RESULTS = f"results/{VERSION}"
 LOGS = f"logs/{VERSION}"
 BENCH = f"{LOGS}/benchmarks"
+
+
+# Provenance: the invocation that runs the jobs records itself (command, cores, start time, its
+# Snakemake log) in logs/<version>/runs/<run_id>.json, keyed by its own Snakemake log, and hands the
+# record to its jobs in the environment: the manifest rule reads the record of the invocation that
+# runs it, whatever else starts in this checkout meanwhile. Snakemake runs `onstart` only in the main
+# process of a real run, after the job graph is built: not in a dry run, not in one that fails at
+# start-up (xaipipe.report.provenance.record_invocation).
+onstart:
+    if workflow.is_main_process:
+        os.environ[RUN_RECORD_ENV] = str(
+            record_invocation(
+                f"{LOGS}/runs",
+                argv=sys.argv,
+                cores=workflow._cores,
+                started_at=workflow.start_time,
+                snakemake_log=log[0] if log else None,
+            )
+        )
+
+
 # Datasets: the registry (config/datasets.yaml) merged with the config's datasets.<d> entries.
 REGISTRY_FILE = str(BASEDIR / "config" / "datasets.yaml")
 REGISTRY_SCHEMA = str(BASEDIR / "workflow" / "schemas" / "datasets.schema.yaml")

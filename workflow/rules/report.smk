@@ -2,10 +2,14 @@
 
 
 rule manifest:
-    """Provenance: git commit and dirty flag, config and its hash, package versions, dataset checksums, seeds."""
+    """Provenance: git commit and dirty flag, config and its hash, package versions, dataset checksums, seeds,
+    the data summary (rows, missing values, imputed cells) and the invocation that built it.
+    """
     input:
         sidecars=per_dataset("canonical_sidecar"),
         splits=per_dataset("split"),
+        checks=per_dataset("data_checks"),
+        data_summary=P("table", name="data_summary"),
         results=lambda w: [t for t in ALL_TARGETS if t != P("manifest")],
     output:
         manifest=P("manifest"),

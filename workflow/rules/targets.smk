@@ -3,6 +3,8 @@
 # (src/xaipipe/plots/catalog.py) puts in the default target (workflow/rules/figures.smk).
 
 ALL_TARGETS = [
+    # rows read / dropped / used, missing values and imputed cells of every dataset (issue 43)
+    P("table", name="data_summary"),
     P("table", name="test_metrics"),
     P("table", name="thesis_comparison"),
     P("manifest"),

@@ -1,7 +1,6 @@
 """Rule correlation_figure: correlation heatmap of one dataset (kind: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -9,7 +8,7 @@ from xaipipe.runner import run
 
 def main(smk):
     inputs = {
-        "corr": pd.read_csv(smk.input.correlation),
+        "corr": read_csv(smk.input.correlation),
         "title": f"{smk.wildcards.dataset}: correlation of the variables",
     }
     with figure_style(smk.input.style):

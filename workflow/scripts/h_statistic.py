@@ -1,10 +1,8 @@
 """Rule h_statistic: Friedman's H² of every variable and of the pairs of the top-k variables by MR."""
 
-import pandas as pd
-
 from xaipipe.data.prepare import expand_user_groups, load_prepared
 from xaipipe.explain.dependence import h_statistic_table
-from xaipipe.io import open_model, with_ids, write_csv
+from xaipipe.io import open_model, read_csv, with_ids, write_csv
 from xaipipe.runner import run
 from xaipipe.settings import HStatisticSettings
 
@@ -23,7 +21,7 @@ def main(smk):
     )
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     # a user group ranks its columns (and one-hot groups) together at its place
-    reliance = expand_user_groups(pd.read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
+    reliance = expand_user_groups(read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
     top = settings.top_features(reliance)
     # a forest store: one block of trees at a time; multiclass: explain.figure_class (a `class` column)
     table = h_statistic_table(open_model(smk.input.model), data, settings, top=top)

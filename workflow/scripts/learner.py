@@ -1,10 +1,8 @@
 """Rule learner: learner-PD / learner-PFI of one family's best configuration (Molnar et al. 2023)."""
 
-import pandas as pd
-
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.learner import learner_tables
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import LearnerSettings
 
@@ -17,7 +15,7 @@ def main(smk):
         settings,
         smk.wildcards.family,
         read_json(smk.input.best)["params"],
-        reliance=pd.read_csv(smk.input.reliance),  # the learner-PD of the model's top_k variables by MR
+        reliance=read_csv(smk.input.reliance),  # the learner-PD of the model's top_k variables by MR
         options=smk.params.cv["options"],
         n_jobs=smk.threads,
     )

@@ -1,7 +1,6 @@
 """Rule learner_figures: learner-PD bands and learner-PFI bars (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -9,8 +8,8 @@ from xaipipe.runner import run
 
 def main(smk):
     inputs = {
-        "pd_table": pd.read_csv(smk.input.pd, keep_default_na=False, na_values=[""]),
-        "pfi": pd.read_csv(smk.input.pfi),
+        "pd_table": read_csv(smk.input.pd, keep_default_na=False, na_values=[""]),
+        "pfi": read_csv(smk.input.pfi),
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
     }
     with figure_style(smk.input.style):

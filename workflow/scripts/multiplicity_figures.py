@@ -1,8 +1,7 @@
 """Rule multiplicity_figures: the widest viable prediction ranges and multiplicity along the ε grid
 (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -10,8 +9,8 @@ from xaipipe.runner import run
 
 def main(smk):
     inputs = {
-        "rows": pd.read_csv(smk.input.rows),
-        "summary": pd.read_csv(smk.input.summary),
+        "rows": read_csv(smk.input.rows),
+        "summary": read_csv(smk.input.summary),
         "scope": smk.params.scope,
         "max_rows": smk.params.figure_rows,
         "title": f"{smk.wildcards.dataset}: predictive multiplicity of the Rashomon sets",

@@ -1,7 +1,6 @@
 """Rule pd_figures: ICE + PD with decile rug, c-ICE, d-ICE and 2-D PD figures (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -9,8 +8,8 @@ from xaipipe.runner import run
 
 def main(smk):
     inputs = {
-        "curves": pd.read_csv(smk.input.curves, keep_default_na=False, na_values=[""]),
-        "pairs": pd.read_csv(smk.input.pairs, keep_default_na=False, na_values=[""]),  # level names such as "NA" stay
+        "curves": read_csv(smk.input.curves, keep_default_na=False, na_values=[""]),
+        "pairs": read_csv(smk.input.pairs, keep_default_na=False, na_values=[""]),  # level names such as "NA" stay
         "figure_class": smk.params.get("figure_class"),
     }
     with figure_style(smk.input.style):

@@ -1,10 +1,8 @@
 """Rule pd_ice: PD / ICE / c-ICE / d-ICE of the top-k variables by MR and the 2-D PD of the top pair."""
 
-import pandas as pd
-
 from xaipipe.data.prepare import expand_user_groups, load_prepared
 from xaipipe.explain.pdp import pd_ice_tables
-from xaipipe.io import open_model, with_ids, write_csv
+from xaipipe.io import open_model, read_csv, with_ids, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import PdIceSettings
 
@@ -14,7 +12,7 @@ def main(smk):
     settings = PdIceSettings.from_params(p.pd, ranking=p.ranking, loss=p.loss, seed=p.seed, large_data=p.large_data)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     # a user group ranks its columns (and one-hot groups) together at its place (docs/sage.md, "Feature groups")
-    reliance = expand_user_groups(pd.read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
+    reliance = expand_user_groups(read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
     top = settings.top_features(reliance)
     get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", settings.top_k, top, p.extra)
     # a forest store: one block of trees at a time; multiclass: every class (a `class` column)

@@ -1,7 +1,6 @@
 """Rule reliance_figures: MR bars with uncertainty and MR beside split gain (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -10,8 +9,8 @@ from xaipipe.runner import run
 def main(smk):
     rank = smk.params.ranking
     inputs = {
-        "table": pd.read_csv(smk.input.reliance),
-        "split_gain": pd.read_csv(smk.input.split_gain),
+        "table": read_csv(smk.input.reliance),
+        "split_gain": read_csv(smk.input.split_gain),
         "estimator": rank["estimator"],
         "loss": smk.params.loss,
         "quantity": rank["quantity"],

@@ -1,7 +1,6 @@
 """Rule rid_figures: Rashomon importance distribution and bootstrap set sizes (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -9,9 +8,9 @@ from xaipipe.runner import run
 
 def main(smk):
     inputs = {
-        "reliance": pd.read_csv(smk.input.reliance),
-        "mcr": pd.read_csv(smk.input.mcr),
-        "sizes": pd.read_csv(smk.input.sizes),
+        "reliance": read_csv(smk.input.reliance),
+        "mcr": read_csv(smk.input.mcr),
+        "sizes": read_csv(smk.input.sizes),
         "confidence": smk.params.confidence,
         "title": smk.wildcards.dataset,
     }

@@ -1,9 +1,7 @@
 """Rule shap_interaction_summary: mean |SHAP interaction value| per pair from the SHAP job's interaction values, and its figures."""
 
-import pandas as pd
-
 from xaipipe.explain.dependence import shap_interaction_tables
-from xaipipe.io import read_json, with_ids, write_csv
+from xaipipe.io import read_csv, read_json, with_ids, write_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -12,7 +10,7 @@ from xaipipe.runner import run
 def main(smk):
     meta = read_json(smk.input.meta)
     pairs, matrix, summary = shap_interaction_tables(
-        pd.read_csv(smk.input.interactions), figure_class=smk.params.figure_class
+        read_csv(smk.input.interactions), figure_class=smk.params.figure_class
     )
     ids = {"dataset": meta["dataset"], "model": meta["model"]}
     write_csv(smk.output.pairs, with_ids(pairs, **ids))

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import CorrelatedSettings
 from xaipipe.studies.correlated import correlated_truth_table
@@ -11,7 +11,7 @@ from xaipipe.studies.simulation import truth_table
 
 
 def _read(path, dataset, family):
-    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    table = read_csv(path, keep_default_na=False, na_values=[""])
     return table.assign(dataset=dataset, family=family)
 
 
@@ -32,7 +32,7 @@ def main(smk):
                 (dataset, simulation, rel[dependent & ~rel["feature"].astype(str).str.contains("+", regex=False)])
             )
             tables["reliance"] = rel[~dependent]
-        data = pd.read_csv(prepared_path)
+        data = read_csv(prepared_path)
         out.append(
             truth_table(
                 simulation["dgp"],

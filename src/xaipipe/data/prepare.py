@@ -39,6 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
+from .checks import raise_problems, table_problems
 from .registry import MISSING_POLICIES
 
 __all__ = [
@@ -253,11 +255,25 @@ def prepare_table(
         )
 
     drop = list(options.get("drop") or [])
+    unknown = [c for c in drop if c not in features]
+    if unknown:
+        raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
+    kept = [c for c in features if c not in drop]
+    if options.get("one_hot") is not None:
+        one_hot = list(options["one_hot"])
+        unknown = [c for c in one_hot if c not in kept]
+        if unknown:
+            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {kept}")
+    else:
+        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in kept]
     missing_info = None
     if policy != "error":
-        frame, missing_info = _remove_missing_rows(
-            frame, dataset, target, [c for c in features if c not in drop], policy
-        )
+        frame, missing_info = _remove_missing_rows(frame, dataset, target, kept, policy)
+    # every problem of the table's columns at once, one line each (xaipipe.data.checks)
+    problems = table_problems(
+        frame, dataset, target=target, task=task, features=kept, categorical=one_hot, policy=policy
+    )
+    raise_problems(problems + _one_hot_collisions(frame, dataset, target, kept, one_hot))
 
     positive = options.get("positive_class", sidecar.get("positive_class"))
     class_counts = classes = None
@@ -267,49 +283,15 @@ def prepare_table(
         raise ValueError(f"datasets.{dataset}.positive_class is only defined for classification datasets")
     elif options.get("class_order") is not None:
         raise ValueError(f"datasets.{dataset}.class_order is only defined for classification datasets")
-    else:
-        if frame[target].isna().any():
-            raise ValueError(
-                f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values; "
-                f"set datasets.{dataset}.missing to drop_rows or impute to remove those rows"
-            )
-        if frame[target].nunique() <= 1:
-            raise ValueError(f"dataset {dataset!r}: the regression target {target!r} is constant")
 
     numeric_before_drop = [c for c in features + [target] if pd.api.types.is_numeric_dtype(frame[c])]
     correlation_input = frame[numeric_before_drop].reset_index(drop=True)
-
-    unknown = [c for c in drop if c not in features]
-    if unknown:
-        raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
-    features = [c for c in features if c not in drop]
-
-    if options.get("one_hot") is not None:
-        one_hot = list(options["one_hot"])
-        unknown = [c for c in one_hot if c not in features]
-        if unknown:
-            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {features}")
-    else:
-        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in features]
-    allow_missing = policy == "impute"
-    check_features(frame, dataset, one_hot, allow_missing=allow_missing)
+    features = kept
     groups: dict[str, list[str]] = {}
-    taken = {c: f"column {c!r}" for c in features}
-    taken[target] = f"the target {target!r}"
-    taken["row_id"] = "the prepared table's row numbers 'row_id'"
     for col in one_hot:
-        values = frame[col].astype(str)
-        absent = frame[col].isna()
-        levels = sorted(values[~absent].unique()) if absent.any() else sorted(values.unique())
-        members = [f"{col}_{lvl}" for lvl in levels]
+        levels, members = _one_hot_levels(frame, col)
+        values, absent = frame[col].astype(str), frame[col].isna()
         for lvl, name in zip(levels, members):
-            if name in taken:
-                raise ValueError(
-                    f"dataset {dataset!r}: the one-hot column {name!r} of categorical {col!r} (level {lvl!r}) "
-                    f"collides with {taken[name]}; rename that column or the level in the source, or drop one "
-                    f"of them with datasets.{dataset}.drop"
-                )
-            taken[name] = f"the one-hot column {name!r} of categorical {col!r}"
             dummy = (values == lvl).astype(float)
             if absent.any():
                 dummy[absent] = np.nan  # the level is unknown: every column of the group is missing
@@ -317,14 +299,6 @@ def prepare_table(
         pos = features.index(col)
         features = features[:pos] + members + features[pos + 1 :]
         groups[col] = members
-
-    non_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(frame[c])]
-    if non_numeric:
-        raise ValueError(
-            f"dataset {dataset!r}: non-numeric feature(s) {non_numeric}; declare them in "
-            f"datasets.{dataset}.categorical (one-hot encoded) or list them in datasets.{dataset}.drop"
-        )
-    check_features(frame, dataset, features, allow_missing=allow_missing)
     prepared = frame[["row_id"] + features + [target]].reset_index(drop=True)
     prepared[features] = prepared[features].astype(np.float64)
     if task == "regression":
@@ -471,7 +445,8 @@ def importance_groups(data: Any) -> dict | None:
     """The groups that MR, MCR, conditional MR, SHAP and SAGE play as one variable for ``data``: its
     :attr:`PreparedData.variable_groups` (one-hot and user groups), or the ``feature_groups`` of an
     object without them (a data object built by hand: one-hot groups only)."""
-    return getattr(data, "variable_groups", data.feature_groups)
+    groups = getattr(data, "variable_groups", None)
+    return groups if groups is not None else getattr(data, "feature_groups", None)
 
 
 def expand_user_groups(
@@ -497,6 +472,32 @@ def expand_user_groups(
         for name in names:
             parts.append({**row.to_dict(), "feature": name})
     return pd.DataFrame(parts, columns=table.columns)
+
+
+def _one_hot_levels(frame: pd.DataFrame, col: str) -> tuple[list[str], list[str]]:
+    """The observed levels of categorical ``col`` (sorted as text) and their one-hot column names."""
+    values = frame[col].astype(str)
+    absent = frame[col].isna()
+    levels = sorted(values[~absent].unique()) if absent.any() else sorted(values.unique())
+    return levels, [f"{col}_{lvl}" for lvl in levels]
+
+
+def _one_hot_collisions(frame: pd.DataFrame, dataset: str, target: str, features: list[str], one_hot: list[str]):
+    """One line per one-hot column whose name is taken (a column, the target, ``row_id``, another dummy)."""
+    taken = {c: f"column {c!r}" for c in features}
+    taken[target] = f"the target {target!r}"
+    taken["row_id"] = "the prepared table's row numbers 'row_id'"
+    problems = []
+    for col in one_hot:
+        for lvl, name in zip(*_one_hot_levels(frame, col)):
+            if name in taken:
+                problems.append(
+                    f"dataset {dataset!r}: the one-hot column {name!r} of categorical {col!r} (level {lvl!r}) "
+                    f"collides with {taken[name]}; rename that column or the level in the source, or drop one "
+                    f"of them with datasets.{dataset}.drop"
+                )
+            taken[name] = f"the one-hot column {name!r} of categorical {col!r}"
+    return problems
 
 
 def _did_you_mean(word: str, choices) -> str:
@@ -637,7 +638,7 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
 
     info = read_json(prepared_json)
     split = read_json(split_json)
-    frame = pd.read_csv(prepared_csv)
+    frame = read_csv(prepared_csv)
     missing = [c for c in info["features"] + [info["target"]] if c not in frame.columns]
     if missing:
         raise ValueError(f"{prepared_csv}: missing columns {missing} listed in {prepared_json}")

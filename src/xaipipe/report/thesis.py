@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
 from ..models.families import FAMILIES, families_for_task, get_family
 from ..paths import result_path
 
@@ -225,18 +226,18 @@ def render_figure(
     if kind == "correlation":
         from ..plots.data import plot_correlation
 
-        return plot_correlation(pd.read_csv(sources["correlation"]), title=title)
+        return plot_correlation(read_csv(sources["correlation"]), title=title)
     if kind == "model_reliance":
         from ..plots.reliance import plot_model_reliance
 
-        table = pd.read_csv(sources["reliance"])
+        table = read_csv(sources["reliance"])
         part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
         return plot_model_reliance(part, value=quantity, error="se", title=title)
     if kind in ("pd", "ice", "c_ice"):
         from ..explain.pdp import effect_from_table
         from ..plots.pdp import plot_centered_ice, plot_ice
 
-        curves = pd.read_csv(sources["curves"], keep_default_na=False, na_values=[""])
+        curves = read_csv(sources["curves"], keep_default_na=False, na_values=[""])
         missing = [f for f in entry["features"] if f not in set(curves["feature"])]
         if missing:
             raise ValueError(f"{sources['curves']} has no curves for {missing}")
@@ -249,12 +250,12 @@ def render_figure(
     if kind == "pd_vs_ale":
         from ..plots.ale import plot_pd_vs_ale
 
-        table = pd.read_csv(sources["ale"], keep_default_na=False, na_values=[""])
+        table = read_csv(sources["ale"], keep_default_na=False, na_values=[""])
         return plot_pd_vs_ale(table, entry["features"], ncols=min(len(entry["features"]), 4), title=title)
     if kind in ("rashomon_member_reliance", "rashomon_rank_heatmap"):
         from ..plots.rashomon import plot_member_reliance, plot_rank_heatmap
 
-        members = pd.read_csv(sources["members"])
+        members = read_csv(sources["members"])
         scope = entry.get("scope", "gradient_boosting")
         plot = plot_member_reliance if kind == "rashomon_member_reliance" else plot_rank_heatmap
         return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio", title=title)
@@ -283,13 +284,13 @@ def render_figure(
         from ..plots.seed000 import plot_response_vs_features
 
         info = read_json(sources["prepared_info"])
-        frame = pd.read_csv(sources["prepared"])
+        frame = read_csv(sources["prepared"])
         return plot_response_vs_features(frame, info["target"], features=info["features"], title=title)
     if kind == "importance_before_shap":
         from ..plots.seed000 import plot_importance_before_shap
 
         return plot_importance_before_shap(
-            importance_before_shap(pd.read_csv(sources["split_gain"]), pd.read_csv(sources["reliance"]), loss=loss),
+            importance_before_shap(read_csv(sources["split_gain"]), read_csv(sources["reliance"]), loss=loss),
             permutation_std="permutation_importance_std",
             permutation_label=f"permutation importance: MR ratio (test {loss})",
             title=title,
@@ -303,7 +304,7 @@ def render_figure(
 
             fig = plot(read_joblib(sources["model"]))
         else:
-            fig = plot(pd.read_csv(sources["table"]))
+            fig = plot(read_csv(sources["table"]))
         if title:
             fig.suptitle(title)
         return fig
@@ -371,7 +372,7 @@ def render_table(
     kind = entry["kind"]
     if kind == "test_metrics":
         d = entry["dataset"]
-        metrics = pd.read_csv(sources["metrics"])
+        metrics = read_csv(sources["metrics"])
         metrics = metrics[metrics["dataset"] == d].set_index("model")
         published = {r["model"]: r for r in reference["test_metrics"]["rows"] if r["dataset"] == d}
         rows = []
@@ -386,7 +387,7 @@ def render_table(
         table = pd.DataFrame(rows)
         caption = entry.get("caption", f"Test-set metrics, {d} (reproduced and as published)")
     elif kind == "abalone_top15":
-        comp = pd.read_csv(sources["comparison"])
+        comp = read_csv(sources["comparison"])
         table = pd.DataFrame(
             {
                 "Rank": comp["rank"],
