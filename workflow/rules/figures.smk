@@ -6,6 +6,17 @@ from xaipipe.plots.catalog import (
     figures_of,
     output_names,
 )
+from xaipipe.report.layout import missing_values_note, thesis_subcategory
+
+
+def target_unit(wildcards):
+    """The dataset's `target_unit` (registry, config/datasets.yaml): the unit on its effect axes."""
+    return REGISTRY[wildcards.dataset].target_unit
+
+
+def missing_note(wildcards):
+    """The captions' sentence on the dataset's missing values (its `missing` policy; "" for `error`)."""
+    return missing_values_note(wildcards.dataset, REGISTRY[wildcards.dataset].missing)
 
 
 def figure_outputs(group, task=None):

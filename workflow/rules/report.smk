@@ -55,7 +55,7 @@ rule thesis_figure:
             P("thesis_figure", ext="png"),
             caption="../report/thesis_figure.rst",
             category="thesis",
-            subcategory="figures",
+            subcategory=lambda w: thesis_subcategory(w.name),
             labels={"figure": "{name}"},
         ),
     log:
@@ -89,7 +89,7 @@ rule thesis_table:
             P("thesis_table", ext="csv"),
             caption="../report/tables.rst",
             category="thesis",
-            subcategory="tables",
+            subcategory=lambda w: thesis_subcategory(w.name),
             labels={"table": "{name}"},
         ),
     log:
