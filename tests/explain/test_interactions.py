@@ -253,6 +253,18 @@ def test_strongest_h2_pair_falls_back_to_the_mr_pair():
     )
     assert strongest_h2_pair(nan, ["b", "a"]) == ("b", "a")  # no finite H²
     assert strongest_h2_pair(total.iloc[:0], ["a"]) is None  # fewer than two variables
+    # an additive model: every H² is rounding error (a linear regression's, 1e-31 .. 1e-28), not a pick
+    additive = pd.DataFrame(
+        {
+            "kind": "pairwise",
+            "feature": ["a:b", "a:c", "b:c"],
+            "feature_1": ["a", "a", "b"],
+            "feature_2": ["b", "c", "c"],
+            "h2": [5.7e-30, 4.0e-30, 1.2e-28],
+        }
+    )
+    assert strongest_h2_pair(additive, ["a", "b", "c"]) == ("a", "b")
+    assert strongest_h2_pair(additive, ["a", "b", "c"], zero=0.0) == ("b", "c")
     tie = pd.DataFrame(
         {
             "kind": "pairwise",

@@ -74,6 +74,9 @@ rule thesis_figure:
         loss=lambda w: config["explain"]["reliance"]["losses"][
             task_of(THESIS_FIGURES[w.name].get("dataset", "abalone"))
         ][0],
+        # the figure's dataset's target_unit and explained output, for its effect axes
+        target_unit=lambda w: thesis_target_unit(THESIS_FIGURES[w.name]),
+        output=lambda w: thesis_output(THESIS_FIGURES[w.name]),
     script:
         "../scripts/thesis_figure.py"
 

@@ -429,7 +429,12 @@ def shap_interaction_summary(values, feature_names: Sequence[str] | None = None)
     )
 
 
-def strongest_h2_pair(table: pd.DataFrame, fallback=()) -> tuple[str, str] | None:
+#: H² at or below which a pair has no interaction (:func:`strongest_h2_pair`): an additive model's H²
+#: is rounding error (1e-31 to 1e-28 for the linear models of the small configuration).
+H2_ZERO = 1e-8
+
+
+def strongest_h2_pair(table: pd.DataFrame, fallback=(), *, zero: float = H2_ZERO) -> tuple[str, str] | None:
     """The pair of largest Friedman H² in an H-statistic table, else the first two of ``fallback``.
 
     The ``pd_ice`` rule draws its 2-D PD (and the ``ale`` rule its second-order ALE) for this pair:
@@ -444,8 +449,11 @@ def strongest_h2_pair(table: pd.DataFrame, fallback=()) -> tuple[str, str] | Non
         ``h_statistic.csv`` of one model (:meth:`HStatisticResult.to_frame` columns ``kind``,
         ``feature_1``, ``feature_2``, ``h2``); multiclass tables hold one class (``explain.figure_class``).
     fallback : sequence of str
-        Variables ranked by MR: its first two are the pair when the table has no pairwise row with a
-        finite H² (fewer than two top variables, a constant PD).
+        Variables ranked by MR: its first two are the pair when no pairwise row has a finite H² above
+        ``zero`` (fewer than two top variables, a constant PD, a model additive in the top variables).
+    zero : float, default :data:`H2_ZERO`
+        H² at or below this is no interaction (an additive model's H² is rounding error, which would
+        otherwise pick a pair at random).
 
     Returns
     -------
@@ -456,7 +464,7 @@ def strongest_h2_pair(table: pd.DataFrame, fallback=()) -> tuple[str, str] | Non
     part = table[(table["kind"] == "pairwise")] if len(table) else table
     if len(part):
         h2 = part["h2"].to_numpy(dtype=float)
-        finite = np.isfinite(h2)
+        finite = np.isfinite(h2) & (h2 > zero)
         if finite.any():
             best = int(np.flatnonzero(finite)[np.argmax(h2[finite])])
             row = part.iloc[best]
