@@ -146,6 +146,9 @@ def test_marginal_conditional_and_grouped_reliance(tmp_path):
         errs = bars[0].errorbar.lines[2][0].get_segments()  # ±2 SE
         np.testing.assert_allclose([s[1][0] - s[0][0] for s in errs], [0.4, 0.4, 0.2])
         assert [t.get_text() for t in right.get_yticklabels()] == ["a + b", "c"]
+        from xaipipe.plots.reliance import _cluster_label
+
+        assert _cluster_label("radius1+perimeter1+area1+radius3") == "radius1 + perimeter1 + area1 +\nradius3"
         grouped = [c for c in right.containers if isinstance(c, BarContainer)][0]
         np.testing.assert_allclose([p.get_width() for p in grouped.patches], [9.0, 2.0])
         assert "±2 Monte-Carlo SE" in left.get_xlabel() and "squared_error" in left.get_xlabel()

@@ -257,6 +257,19 @@ DEPENDENT_PANELS = {
 _DEPENDENT_COLOURS = {"permutation": "#0072B2", "conditional_permutation": "#E69F00", "grouped_permutation": "#009E73"}
 
 
+def _cluster_label(name: str, width: int = 30) -> str:
+    """A cluster's name ``"a+b+c"`` as ``"a + b + c"`` on lines of at most ~``width`` characters."""
+    lines, line = [], ""
+    for member in str(name).split("+"):
+        joined = f"{line} + {member}" if line else member
+        if line and len(joined) > width:
+            lines.append(line + " +")
+            line = member
+        else:
+            line = joined
+    return "\n".join([*lines, line])
+
+
 def plot_dependent_reliance(
     table: pd.DataFrame,
     *,
@@ -323,9 +336,10 @@ def plot_dependent_reliance(
     names = [names[i] for i in np.argsort(-both, kind="stable")[:max_display]]
     grouped = by["grouped_permutation"]
     clusters = list(grouped.sort_values(quantity, ascending=False, kind="stable").index[:max_display])
-    rows = max(len(names), len(clusters))
+    labels = [_cluster_label(c) for c in clusters]
+    rows = max(len(names), 0.6 * sum(label.count("\n") + 1 for label in labels))
     fig, (left, right) = plt.subplots(
-        1, 2, sharex=True, figsize=(8.6, max(2.4, 0.34 * rows + 1.5)), width_ratios=[1, 1]
+        1, 2, sharex=True, figsize=(8.6, max(2.6, 0.34 * rows + 1.9)), width_ratios=[1, 1]
     )
     y = np.arange(len(names))
     for offset, est in ((-0.2, "permutation"), (0.2, "conditional_permutation")):
@@ -345,7 +359,6 @@ def plot_dependent_reliance(
     left.set_yticks(y, names)
     left.set_ylim(len(names) - 0.5, -0.5)
     left.set_title("per variable", fontsize=9)
-    left.legend(frameon=False, fontsize=7, loc="lower right")
     if clusters:
         yc = np.arange(len(clusters))
         v = grouped.loc[clusters, quantity].to_numpy(dtype=float)
@@ -357,9 +370,10 @@ def plot_dependent_reliance(
             height=0.6,
             xerr=np.where(np.isfinite(se), 2 * se, 0.0),
             color=_DEPENDENT_COLOURS["grouped_permutation"],
+            label=DEPENDENT_PANELS["grouped_permutation"],
             error_kw={"elinewidth": 0.8},
         )
-        right.set_yticks(yc, [c.replace("+", " + ") for c in clusters], fontsize=7)
+        right.set_yticks(yc, labels, fontsize=7)
         right.set_ylim(len(clusters) - 0.5, -0.5)
     else:
         right.text(0.5, 0.5, "no grouped MR", ha="center", transform=right.transAxes)
@@ -368,7 +382,9 @@ def plot_dependent_reliance(
         ax.axvline(ref, color="0.3", linestyle="--", linewidth=0.8)
         ax.set_xlabel(f"{xlabel}\n(loss {loss}; error bars ±2 Monte-Carlo SE)")
     fig.suptitle(title or "marginal vs conditional vs grouped model reliance", fontsize=9)
-    fig.tight_layout()
+    handles = [h for ax in (left, right) for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.965), ncol=3, frameon=False, fontsize=7)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
     return fig
 
 
