@@ -125,7 +125,7 @@ def test_effect_axes_carry_the_target_unit(data, tmp_path):
         assert pd_ice_figures(curves, pdp.pair_table(pair))["ice"].axes[0].get_ylabel() == "model output"
         assert figs["ice"].axes[0].get_ylabel() == "prediction (rings)"
         assert figs["c_ice"].axes[0].get_ylabel() == "centered prediction (rings)"
-        assert "rings per unit of the feature" in figs["d_ice"].axes[0].get_ylabel()
+        assert "rings per unit of the feature" in figs["d_ice"].axes[0].get_ylabel().replace("\n", " ")
         assert figs["pd_2d"].axes[-1].get_ylabel() == "PD (prediction, rings)"
         # a classifier's probability: the class named by the unit
         proba = _as(effs[0], "proba")

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .pdp import OUTPUT_LABELS, PD_COLOUR
 from .style import DIVERGING_CMAP
-from .units import with_unit
+from .units import with_unit, wrap_label
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -119,8 +119,8 @@ def plot_pd_vs_ale(
         ax.set_title(f"max |PD − ALE| = {gap:.3g}", fontsize=8)
     for ax in axes.ravel()[k:]:
         ax.set_axis_off()
-    axes[0, 0].set_ylabel(
-        f"centred effect ({with_unit(OUTPUT_LABELS.get(output, output), output, target_unit, inner=True)})"
+    axes[0, 0].set_ylabel(  # wrapped: a long unit would overrun the axes
+        wrap_label(f"centred effect ({with_unit(OUTPUT_LABELS.get(output, output), output, target_unit, inner=True)})")
     )
     axes[0, 0].legend(frameon=False, fontsize=7)
     if title:
@@ -204,7 +204,7 @@ def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None, target_unit: s
     ax.set_ylabel(f2)
     output = str(t["output"].iloc[0])
     label = f"second-order ALE ({with_unit(OUTPUT_LABELS.get(output, output), output, target_unit, inner=True)})"
-    fig.colorbar(cs, ax=ax).set_label(label + ("\nscale: cells with rows" if beyond else ""))
+    fig.colorbar(cs, ax=ax).set_label(wrap_label(label) + ("\nscale: cells with rows" if beyond else ""))
     if title:
         ax.set_title(title)
     fig.tight_layout()

@@ -18,6 +18,7 @@ and returns a matplotlib Figure; callers apply
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ import pandas as pd
 
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
 from .style import SEQUENTIAL_CMAP, qualitative_colours
-from .units import with_unit
+from .units import with_unit, wrap_label
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -95,12 +96,12 @@ def _rug(ax, values) -> None:
 
 def _ylabel(effect: FeatureEffect, ylabel: str | None, centered: bool, target_unit: str | None = None) -> str:
     base = ylabel or with_unit(OUTPUT_LABELS.get(effect.output, "model output"), effect.output, target_unit)
-    return f"centered {base}" if centered else base
+    return wrap_label(f"centered {base}" if centered else base)
 
 
 def _pd_label(output: str, target_unit: str | None) -> str:
     """The colour-bar label of a 2-D PD: ``"PD (prediction, MPa)"``."""
-    return f"PD ({with_unit(OUTPUT_LABELS.get(output, 'model output'), output, target_unit, inner=True)})"
+    return wrap_label(f"PD ({with_unit(OUTPUT_LABELS.get(output, 'model output'), output, target_unit, inner=True)})")
 
 
 def _draw_curves(
@@ -304,7 +305,7 @@ def plot_dice(
             base = ylabel or OUTPUT_LABELS.get(eff.output, "model output")
             label = f"d({base}) / d(feature)"
             if ylabel is None and target_unit and eff.output in ("predict", "prediction"):
-                label += f"\n({target_unit} per unit of the feature)"
+                label += "\n" + textwrap.fill(f"({target_unit} per unit of the feature)", 30)
             elif ylabel is None:
                 label = with_unit(label, eff.output, target_unit)
             top.set_ylabel(label)

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result, level_labels
 from .style import SEQUENTIAL_CMAP, figure_style, qualitative_colours
-from .units import with_unit
+from .units import REGRESSION_OUTPUTS, with_unit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -388,7 +388,8 @@ def plot_shap_dependence(
         random state, which is restored afterwards): the same result and seed
         give the same figure.
     target_unit : str, optional
-        The dataset's ``target_unit`` (registry) on the y axes: "SHAP value of x (prediction, MPa)".
+        The dataset's ``target_unit`` (registry) on the y axes: "SHAP value of x (MPa)" (regression),
+        "SHAP value of x (log-odds of malignant)" (a classifier).
 
     Returns
     -------
@@ -425,8 +426,9 @@ def plot_shap_dependence(
             with _global_numpy_seed(random_state):
                 shap.plots.scatter(expl[:, j], ax=ax, show=False, dot_size=10, hist=True, **kwargs)
             ylabel = f"SHAP value of {result.feature_names[j]}"
-            if target_unit:
-                ylabel += f"\n({_unit_label(result, target_unit)})"
+            if target_unit:  # a regression's unit alone ("MPa"), a classifier's "log-odds of malignant"
+                unit = target_unit if result.output in REGRESSION_OUTPUTS else _unit_label(result, target_unit)
+                ylabel += f"\n({unit})"
             ax.set_ylabel(ylabel)
         _restyle(fig)
         if title:

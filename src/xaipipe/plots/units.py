@@ -20,7 +20,7 @@ multiples of the reference's CV-loss standard error (``se``), a fraction of the 
 
 from __future__ import annotations
 
-__all__ = ["REGRESSION_OUTPUTS", "EPSILON_UNITS", "with_unit", "epsilon_label"]
+__all__ = ["REGRESSION_OUTPUTS", "EPSILON_UNITS", "with_unit", "epsilon_label", "wrap_label"]
 
 #: Output codes of a regression model (PD / ALE tables: ``predict``; SHAP results: ``prediction``).
 REGRESSION_OUTPUTS = frozenset({"predict", "prediction"})
@@ -61,6 +61,14 @@ def with_unit(label: str, output: str, target_unit: str | None, *, inner: bool =
     if "class 1" in label:
         return label.replace("class 1", str(target_unit))
     return label
+
+
+def wrap_label(label: str, width: int = 34) -> str:
+    """``label`` on lines of at most ``width`` characters (a vertical axis or colour-bar label with a long
+    unit, e.g. Diabetes' "disease progression at one year", would overrun its axes); unchanged when short."""
+    import textwrap
+
+    return label if len(label) <= width else textwrap.fill(label, width, break_on_hyphens=False)
 
 
 def epsilon_label(epsilon_mode: str | None, metric: str | None = None) -> str:
