@@ -3,7 +3,7 @@
 import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.interactions import strongest_h2_pair
+from xaipipe.explain.pair_choice import strongest_h2_pair
 from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import get_logger, run

@@ -339,7 +339,7 @@ def pd_ice_tables(
         Further variables (e.g. those of thesis figures), rank 0 in the table.
     pair : (str, str), optional
         The variables of the 2-D PD (the rule: the pair of largest H² among the top variables,
-        :func:`xaipipe.explain.interactions.strongest_h2_pair`); None: the first two of ``top``.
+        :func:`xaipipe.explain.pair_choice.strongest_h2_pair`); None: the first two of ``top``.
 
     Returns
     -------
