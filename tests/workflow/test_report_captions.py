@@ -114,3 +114,16 @@ def test_front_page_lists_the_datasets_and_methods_of_the_config(files):
         assert estimator in rst
     assert "MCR" in rst and "SHAP" in rst and "ALE" in rst and "H²" in rst
     assert f"version ``{config['version']}``" in rst
+
+
+def test_front_page_leaves_out_what_does_not_run():
+    """A method whose dataset is switched off is not listed (the LIME step's Breast Cancer, the Table 4.1
+    study's Abalone, OLS inference of Diabetes)."""
+    config = _config("config/config.yaml", "tests/configs/small.yaml")
+    rst = _render((REPORT / "workflow.rst").read_text(), snakemake=SimpleNamespace(config=config))
+    assert "LIME" in rst and "Table 4.1 study" in rst and "OLS inference" in rst
+    for name in ("breast_cancer", "abalone", "diabetes"):
+        config["datasets"][name]["enabled"] = False
+    rst = _render((REPORT / "workflow.rst").read_text(), snakemake=SimpleNamespace(config=config))
+    assert "LIME" not in rst and "KernelSHAP" not in rst and "Table 4.1 study" not in rst and "OLS inference" not in rst
+    assert "``airfoil``" in rst and "``breast_cancer``" not in rst
