@@ -116,6 +116,7 @@ def pd_ice_tables_kw(
     classes=None,
     large_data_rows=None,
     random_state=0,
+    pair=None,
 ):
     """:func:`xaipipe.explain.pdp.pd_ice_tables` of arrays (its keywords before :class:`PdIceSettings`):
     ``output="predict"`` is a regression dataset, any other a classification one with that
@@ -144,7 +145,7 @@ def pd_ice_tables_kw(
         classification_output=output,
         large_data=large_data(pd_rows=large_data_rows),
     )
-    return pd_ice_tables(model, data, settings, top=top, extra=extra)
+    return pd_ice_tables(model, data, settings, top=top, extra=extra, pair=pair)
 
 
 def _reliance_settings(*, estimators, losses, n_repeats, e_switch_max_rows, random_state, reliance_rows, dependent):

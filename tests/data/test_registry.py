@@ -640,3 +640,27 @@ def test_variants_and_order_are_declared_data(tmp_path):
     frame["site"] = "c"
     with pytest.raises(ValueError, match=r"column 'site' has values \['c'\] not all in datasets\.my_data\.order_by"):
         _load(tmp_path, frame, **keys)
+
+
+def test_target_unit_of_the_seven_datasets_and_of_own_data():
+    """Every dataset of the registry names the unit of its explained output (issue 43); an own entry may
+    leave it out (None); it is not part of what the canonical table depends on."""
+    reg = load_registry(REGISTRY_FILE)
+    assert {d: e.target_unit for d, e in reg.items()} == {
+        "airfoil": "dB",
+        "concrete": "MPa",
+        "wine_quality": "quality score, 0-10",
+        "abalone": "rings",
+        "diabetes": "disease progression at one year",
+        "breast_cancer": "malignant",
+        "simulated": "units of y",
+    }
+    assert "target_unit" not in reg["concrete"].to_mapping(preparation=False)
+    assert reg["concrete"].to_mapping()["target_unit"] == "MPa"
+    assert entry().target_unit is None
+    assert entry(target_unit="kg").target_unit == "kg"
+    with pytest.raises(RegistryError, match="target_unit"):
+        entry(target_unit="")
+    # inline in the configuration, as any registry key
+    merged = load_registry(REGISTRY_FILE, {"concrete": {"target_unit": "N/mm²"}})
+    assert merged["concrete"].target_unit == "N/mm²"

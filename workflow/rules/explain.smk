@@ -32,13 +32,15 @@ rule model_reliance:
 
 
 rule pd_ice:
-    """PD, ICE, c-ICE, d-ICE of the top-k variables by MR and the 2-D PD of the top pair (test rows)."""
+    """PD, ICE, c-ICE, d-ICE of the top-k variables by MR and the 2-D PD of the pair of largest H² (test rows)."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
         model=rules.fit.output.model,
         reliance=rules.model_reliance.output.reliance,
+        # the 2-D PD's pair: the largest H² among the pairs of the top variables by MR
+        h_statistic=P("h_statistic"),  # rule h_statistic (dependence.smk, included after this file)
     output:
         curves=P("pd_ice"),
         pairs=P("pd_2d"),
@@ -64,7 +66,7 @@ rule pd_ice:
 
 
 rule reliance_figures:
-    """MR bars with uncertainty (thesis Figs 5.2, 5.5, 5.8) and MR beside split gain."""
+    """MR bars with uncertainty (thesis Figs 5.2, 5.5, 5.8), MR beside split gain, marginal vs conditional vs grouped MR."""
     input:
         style=STYLE_FILE,
         reliance=rules.model_reliance.output.reliance,
@@ -81,6 +83,7 @@ rule reliance_figures:
     params:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        missing_note=missing_note,
     script:
         "../scripts/reliance_figures.py"
 
@@ -102,6 +105,9 @@ rule pd_figures:
         "../../envs/report.yaml"
     params:
         figure_class=config["explain"]["figure_class"],
+        target_unit=target_unit,
+        output=lambda w: PD_ICE_SETTINGS[task_of(w.dataset)].output(task_of(w.dataset)),
+        missing_note=missing_note,
     script:
         "../scripts/pd_figures.py"
 
@@ -139,7 +145,7 @@ rule shap:
 
 
 rule shap_figures:
-    """SHAP bar, beeswarm, dependence (coloured by the strongest interaction) and waterfalls (000 Figs 4.3-4.8)."""
+    """SHAP bar, beeswarm, dependence (coloured by the strongest interaction), waterfalls (000 Figs 4.3-4.8) and the main effect vs interaction of the strongest SHAP pair."""
     input:
         style=STYLE_FILE,
         result=rules.shap.output.result,
@@ -155,6 +161,8 @@ rule shap_figures:
     params:
         top_k=config["explain"]["pd"]["top_k"],
         figure_class=config["explain"]["figure_class"],
+        target_unit=target_unit,
+        missing_note=missing_note,
     script:
         "../scripts/shap_figures.py"
 

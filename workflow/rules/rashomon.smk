@@ -159,11 +159,12 @@ rule multiplicity:
 
 
 rule multiplicity_figures:
-    """The test rows with the widest viable prediction ranges and multiplicity along the eps grid of every scope."""
+    """The test rows with the widest viable prediction ranges and multiplicity along the exact eps-path (eps grid marked) of every scope."""
     input:
         style=STYLE_FILE,
         summary=rules.multiplicity.output.summary,
         rows=rules.multiplicity.output.rows,
+        path=rules.multiplicity.output.path,
     output:
         **figure_outputs("multiplicity_figures"),
     log:
@@ -176,6 +177,9 @@ rule multiplicity_figures:
     params:
         scope=RASHOMON["figure_scope"],
         figure_rows=RASHOMON["multiplicity"]["figure_rows"],
+        epsilon_mode=RASHOMON["epsilon_mode"],
+        metric=lambda w: config["selection"][task_of(w.dataset)],
+        target_unit=target_unit,
     script:
         "../scripts/multiplicity_figures.py"
 

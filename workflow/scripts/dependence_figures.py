@@ -19,6 +19,7 @@ def main(smk):
         "max_features": smk.params.figure_features,
         "max_display": smk.params.max_display,
         "title": title,
+        "target_unit": smk.params.get("target_unit"),
     }
     with figure_style(smk.input.style):
         save_figures("dependence_figures", draw_figures("dependence_figures", inputs), smk.output)

@@ -1,4 +1,5 @@
-"""Rule reliance_figures: MR bars with uncertainty and MR beside split gain (kinds: xaipipe.plots.catalog)."""
+"""Rule reliance_figures: MR bars with uncertainty, MR beside split gain, and marginal vs conditional vs
+grouped MR (kinds: xaipipe.plots.catalog)."""
 
 from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures

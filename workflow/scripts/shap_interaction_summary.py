@@ -4,6 +4,7 @@ from xaipipe.explain.dependence import shap_interaction_tables
 from xaipipe.io import read_csv, read_json, with_ids, write_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
+from xaipipe.plots.units import with_unit
 from xaipipe.runner import run
 
 
@@ -15,7 +16,11 @@ def main(smk):
     ids = {"dataset": meta["dataset"], "model": meta["model"]}
     write_csv(smk.output.pairs, with_ids(pairs, **ids))
     write_csv(smk.output.matrix, with_ids(matrix, **ids))
-    label = str(meta.get("output") or "model output").replace("_", "-")  # prediction / log-odds
+    output = str(meta.get("output") or "model output")
+    label = output.replace("_", "-")  # prediction / log-odds
+    if not meta.get("classes") and output != "prediction":
+        label += " of class 1"
+    label = with_unit(label, output, smk.params.target_unit, inner=True)  # e.g. log-odds of malignant
     title = f"{meta['dataset']} / {meta['model']}"
     if meta.get("classes"):  # multiclass: the figures draw explain.figure_class (default: the first class)
         title += f" / class {smk.params.figure_class if smk.params.figure_class is not None else meta['classes'][0]}"

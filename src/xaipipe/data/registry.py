@@ -19,7 +19,7 @@ against the parser registry, and returns one :class:`DatasetEntry` per dataset.
 Registry keys (see config/README.md): ``name``, ``task`` (``regression`` |
 ``classification``), ``target``, ``columns`` (``id`` / ``features`` /
 ``other``), ``categorical``, ``groups``, ``drop``, ``missing``, ``positive_class``, ``variants``,
-``order_by``, ``doi``, ``citation``, ``source`` (``kind``: ``uci``, ``sklearn``,
+``order_by``, ``doi``, ``citation``, ``target_unit``, ``source`` (``kind``: ``uci``, ``sklearn``,
 ``file``, ``openml``, ``simulated``). Options that only the configuration has: ``enabled``,
 ``families``, ``one_hot``, ``variant``, ``class_order``.
 """
@@ -64,6 +64,7 @@ ENTRY_KEYS = (
     "order_by",
     "doi",
     "citation",
+    "target_unit",
     "source",
 )
 #: keys that only the configuration's ``datasets.<d>`` entries have
@@ -122,6 +123,12 @@ class DatasetEntry:
     order_by : dict or None
         ``{"column", "levels"}``: canonical rows stably sorted by these levels.
     doi, citation : str or None
+    target_unit : str or None
+        What one unit of the explained output is, for the axes of the effect figures (PD, ICE,
+        ALE, SHAP): regression, the target's unit (Concrete ``"MPa"``; axes read
+        ``"prediction (MPa)"``); classification, what class 1 is (Breast Cancer ``"malignant"``;
+        axes read ``"probability of malignant"`` or ``"log-odds of malignant"`` after the
+        explained output). None: the axes name the output only (:mod:`xaipipe.plots.units`).
     """
 
     dataset: str
@@ -141,6 +148,7 @@ class DatasetEntry:
     order_by: dict | None = None
     doi: str | None = None
     citation: str | None = None
+    target_unit: str | None = None
     origin: str = field(default="", compare=False)
 
     # ------------------------------------------------------------------ #
@@ -182,14 +190,15 @@ class DatasetEntry:
             order_by=dict(mapping["order_by"]) if mapping.get("order_by") else None,
             doi=mapping.get("doi"),
             citation=" ".join(str(citation).split()) if citation is not None else None,
+            target_unit=None if mapping.get("target_unit") is None else str(mapping["target_unit"]),
             origin=origin,
         )
 
     def to_mapping(self, *, preparation: bool = True) -> dict:
         """Registry form (JSON/YAML-ready). ``preparation=False`` leaves out ``drop``, ``missing`` and
         ``groups``, which change the prepared table but not the canonical one (the ``canonical`` rule's
-        params); ``missing`` appears only when it is not the default ``error``, ``groups`` only when
-        some are declared."""
+        params), and ``target_unit``, which changes only figure labels; ``missing`` appears only when it
+        is not the default ``error``, ``groups`` only when some are declared."""
         columns = {"id": list(self.id_columns), "other": list(self.other_columns)}
         if self.feature_columns is not None:
             columns["features"] = list(self.feature_columns)
@@ -212,6 +221,7 @@ class DatasetEntry:
                 out["missing"] = self.missing
             if self.groups:
                 out["groups"] = {g: list(cols) for g, cols in self.groups.items()}
+            out["target_unit"] = self.target_unit
         return {k: v for k, v in out.items() if v is not None}
 
 

@@ -160,9 +160,19 @@ GROUPS: dict[str, FigureGroup] = {
             "model reliance",
             inputs=("table", "split_gain", "estimator", "loss", "quantity", "title"),
         ),
-        FigureGroup("pd_figures", "model_figure", _MODEL, "PD / ICE", inputs=("curves", "pairs", "figure_class")),
         FigureGroup(
-            "shap_figures", "model_figure", _MODEL, "SHAP", inputs=("result", "top_k", "title", "figure_class")
+            "pd_figures",
+            "model_figure",
+            _MODEL,
+            "PD / ICE",
+            inputs=("curves", "pairs", "figure_class", "target_unit", "output"),
+        ),
+        FigureGroup(
+            "shap_figures",
+            "model_figure",
+            _MODEL,
+            "SHAP",
+            inputs=("result", "top_k", "title", "figure_class", "target_unit"),
         ),
         FigureGroup("lime", "model_figure", _MODEL, "SHAP", inputs=("comparison", "rows", "title")),
         FigureGroup("learner_figures", "model_figure", _MODEL, "learner-PD/PFI", inputs=("pd_table", "pfi", "title")),
@@ -178,7 +188,7 @@ GROUPS: dict[str, FigureGroup] = {
             "dependence_figures",
             "model_figure",
             _MODEL,
-            inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title"),
+            inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title", "target_unit"),
         ),
         FigureGroup(
             "shap_interaction_summary",
@@ -199,7 +209,7 @@ GROUPS: dict[str, FigureGroup] = {
             "rashomon_figure",
             _MODEL,
             "Rashomon set / MCR",
-            inputs=("rows", "summary", "scope", "max_rows", "title"),
+            inputs=("rows", "summary", "path", "scope", "max_rows", "title", "epsilon_mode", "metric", "target_unit"),
         ),
         FigureGroup(
             "rid_figures",
@@ -227,7 +237,8 @@ GROUPS: dict[str, FigureGroup] = {
             inputs=("predictions", "pairs", "test_loss", "n_bootstrap", "random_state", "dataset", "classes"),
             per_task=True,
         ),
-        FigureGroup("seed003", "seed003_figure", "seed 003", inputs=("rerun",)),
+        # seed 003's Figs 3.1-3.4: under their source document (xaipipe.report.layout.THESES)
+        FigureGroup("seed003", "seed003_figure", "thesis", "003: model comparison (seed 003)", inputs=("rerun",)),
         FigureGroup("coverage_figure", "coverage_figure", "Coverage audit", inputs=("coverage", "epsilon")),
     )
 }
@@ -254,6 +265,14 @@ FIGURES: tuple[Figure, ...] = (
         label="MR vs split gain",
         default=True,
     ),
+    Figure(
+        "model_reliance_dependent",
+        "reliance_figures",
+        "xaipipe.plots.reliance:dependent_reliance_figure",
+        "model_reliance_dependent.rst",
+        label="marginal vs conditional vs grouped MR",
+        default=True,
+    ),
     Figure("ice", "pd_figures", "xaipipe.plots.pdp:pd_ice_figures", "ice.rst", default=True),
     Figure("c_ice", "pd_figures", "xaipipe.plots.pdp:pd_ice_figures", "c_ice.rst"),
     Figure("d_ice", "pd_figures", "xaipipe.plots.pdp:pd_ice_figures", "d_ice.rst"),
@@ -269,6 +288,15 @@ FIGURES: tuple[Figure, ...] = (
             default=key == "bar",
         )
         for key in ("bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base")
+    ),
+    Figure(
+        "shap_interaction_dependence",
+        "shap_figures",
+        "xaipipe.plots.interactions:plot_shap_interaction_dependence",
+        "shap_interaction_dependence.rst",
+        label="SHAP main effect vs interaction",
+        subcategory="interactions",
+        default="shap_interactions",
     ),
     Figure("lime_vs_shap", "lime", "xaipipe.plots.lime:plot_lime_vs_shap", "lime.rst", label="LIME vs SHAP"),
     Figure(
