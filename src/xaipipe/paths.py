@@ -61,6 +61,11 @@ PATHS: dict[str, str] = {
     "learner_pfi": "explain/{dataset}/{family}/learner_pfi.csv",
     "learner_pd_refits": "explain/{dataset}/{family}/learner_pd_refits.csv",
     "learner_pfi_refits": "explain/{dataset}/{family}/learner_pfi_refits.csv",
+    # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+    "learner_shap": "explain/{dataset}/{family}/learner_shap.csv",
+    "learner_ale": "explain/{dataset}/{family}/learner_ale.csv",
+    "learner_shap_refits": "explain/{dataset}/{family}/learner_shap_refits.csv",
+    "learner_ale_refits": "explain/{dataset}/{family}/learner_ale_refits.csv",
     # under dependent features and interactions (issue 35): ALE beside PD, H-statistic, SHAP interaction summary
     "ale": "explain/{dataset}/{family}/ale.csv",
     "ale_2d": "explain/{dataset}/{family}/ale_2d.csv",

@@ -1,4 +1,4 @@
-"""Rule learner_figures: learner-PD bands and learner-PFI bars (kinds: xaipipe.plots.catalog)."""
+"""Rule learner_figures: learner-PD / ALE bands and learner-PFI / SHAP bars (kinds: xaipipe.plots.catalog)."""
 
 import pandas as pd
 
@@ -11,6 +11,8 @@ def main(smk):
     inputs = {
         "pd_table": pd.read_csv(smk.input.pd, keep_default_na=False, na_values=[""]),
         "pfi": pd.read_csv(smk.input.pfi),
+        "shap": pd.read_csv(smk.input.shap),
+        "ale": pd.read_csv(smk.input.ale, keep_default_na=False, na_values=[""]),
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
     }
     with figure_style(smk.input.style):

@@ -90,9 +90,10 @@ Departures from the seed (001 §4.3)
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -100,6 +101,19 @@ import pandas as pd
 
 from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
 from ..validation import check_confidence, check_finite, check_fraction, check_int
+from .learner_effects import (
+    ALE_REFIT_COLUMNS,
+    LEARNER_ALE_COLUMNS,
+    LEARNER_SHAP_COLUMNS,
+    SHAP_REFIT_COLUMNS,
+    RefitEffects,
+    _pd_specs,
+    learner_ale_table,
+    learner_shap_table,
+    plan_effects,
+    refit_effects,
+    refit_effects_of,
+)
 from .learner_intervals import (  # re-exported: the tables layer
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -111,7 +125,7 @@ from .learner_intervals import (  # re-exported: the tables layer
 )
 
 if TYPE_CHECKING:
-    from ..settings import LearnerSettings
+    from ..settings import LearnerEffectsSettings, LearnerSettings
 
 __all__ = [
     "LEARNER_PD_COLUMNS",
@@ -119,6 +133,7 @@ __all__ = [
     "LearnerResult",
     "LearnerTables",
     "RefitDesign",
+    "RefitEffects",
     "corrected_t_interval",
     "estimator_factory",
     "learner_pd_pfi",
@@ -153,12 +168,6 @@ def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarra
         raise ValueError(f"y for {name} must be numeric (classes coded 0/1), got dtype {ya.dtype}")
     check_finite(ya, f"y for {name}")
     return Xa, ya, names
-
-
-# ----------------------------------------------------------------------------- resampling
-
-
-# ----------------------------------------------------------------------------- intervals
 
 
 # ----------------------------------------------------------------------------- estimators
@@ -213,48 +222,7 @@ def _build(estimator, seed: int, reseed: bool):
     )
 
 
-# ----------------------------------------------------------------------------- one refit
-
-
-@dataclass(frozen=True)
-class _PDSpec:
-    name: str
-    cols: np.ndarray
-    grid: np.ndarray  # (n_grid, len(cols))
-    values: np.ndarray  # (n_grid,) grid value (feature units) or level index
-    levels: tuple | None
-
-
-def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resolution, kind, percentiles):
-    from .pdp import NO_LEVEL, feature_grid, onehot_grid
-
-    wanted = list(groups) if pd_features is None else list(pd_features)
-    unknown = [f for f in wanted if f not in groups]
-    if unknown:
-        raise ValueError(f"pd_features {unknown} are not features; known: {list(groups)}")
-    grids = dict(grids or {})
-    extra = [g for g in grids if g not in wanted]
-    if extra:
-        raise ValueError(f"grids given for {extra}, which are not in pd_features")
-    specs = []
-    for name in wanted:
-        cols = groups[name]
-        if len(cols) == 1:
-            if name in grids:
-                g = np.asarray(grids[name], dtype=np.float64)
-                if g.ndim != 1 or g.size < 1 or not np.isfinite(g).all():
-                    raise ValueError(f"grid of {name!r} must be a finite non-empty 1-D array")
-            else:
-                g = feature_grid(X[:, cols[0]], resolution=resolution, kind=kind, percentiles=percentiles)
-            specs.append(_PDSpec(name, cols, g[:, None], g, None))
-        else:
-            if name in grids:
-                raise ValueError(f"{name!r} is a one-hot group; its grid is its levels and cannot be given")
-            G = onehot_grid(X[:, cols])
-            level_names = [names[j] for j in cols]
-            levels = tuple(NO_LEVEL if not r.any() else level_names[int(np.argmax(r))] for r in G)
-            specs.append(_PDSpec(name, cols, G, np.arange(G.shape[0], dtype=np.float64), levels))
-    return specs
+# ----------------------------------------------------------------------------- one refit (grids: learner_effects)
 
 
 def _one_refit(
@@ -277,6 +245,8 @@ def _one_refit(
     max_rows,
     pd_class_index=1,
     imputer=None,
+    plan=None,
+    sizes=(0, 0),
 ):
     from ..data.impute import impute_rows
     from ..models.boosting import fit_estimator
@@ -301,7 +271,7 @@ def _one_refit(
             max_rows_per_batch=max_rows,
             **kwargs,
         )
-    return k, pds, arrays
+    return k, pds, arrays, refit_effects(plan, k, model, X_fit, X_ev, *sizes)  # SHAP / ALE: issue 45
 
 
 # ----------------------------------------------------------------------------- public API
@@ -320,12 +290,20 @@ class LearnerResult:
     pd_refits, pfi_refits : DataFrame
         Per-refit values (:data:`PD_REFIT_COLUMNS`, :data:`PFI_REFIT_COLUMNS`),
         from which both summaries can be recomputed (other ``confidence``).
+    shap, ale, shap_refits, ale_refits : DataFrame
+        With ``effects``: learner-SHAP importance and learner-ALE
+        (:mod:`xaipipe.explain.learner_effects`: :data:`LEARNER_SHAP_COLUMNS`,
+        :data:`LEARNER_ALE_COLUMNS`) and their per-refit values; empty otherwise.
     """
 
     pd: pd.DataFrame
     pfi: pd.DataFrame
     pd_refits: pd.DataFrame
     pfi_refits: pd.DataFrame
+    shap: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=LEARNER_SHAP_COLUMNS))
+    ale: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=LEARNER_ALE_COLUMNS))
+    shap_refits: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SHAP_REFIT_COLUMNS))
+    ale_refits: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ALE_REFIT_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -388,8 +366,9 @@ def learner_refits(
     max_rows_per_batch: int = 1 << 16,
     pd_class_index: int = 1,
     imputer=None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI.
+    effects: RefitEffects | None = None,
+) -> tuple[pd.DataFrame, ...]:
+    """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI (and SHAP / ALE).
 
     Parameters
     ----------
@@ -440,6 +419,9 @@ def learner_refits(
         (:func:`xaipipe.data.impute.impute_rows`); the PD grids shared by all refits are
         taken from ``X`` imputed by a clone fitted on all of ``X``. Default None: ``X``
         must be finite.
+    effects : RefitEffects, optional
+        Also each refit's global SHAP importance and ALE curves, from the same fitted models
+        (:mod:`xaipipe.explain.learner_effects`; issue 45). The PD / PFI values do not change.
 
     Returns
     -------
@@ -451,6 +433,10 @@ def learner_refits(
         :data:`PFI_REFIT_COLUMNS`; ``e_orig``, ``e_switch``, ``mr_difference``
         in loss units (``e_switch`` and both MR values averaged over the
         repeats), ``mr_ratio`` unitless.
+    shap_refits, ale_refits : DataFrame
+        Only with ``effects`` (then four frames are returned):
+        :data:`~xaipipe.explain.learner_effects.SHAP_REFIT_COLUMNS` and
+        :data:`~xaipipe.explain.learner_effects.ALE_REFIT_COLUMNS`.
 
     Raises
     ------
@@ -526,6 +512,21 @@ def learner_refits(
         out_label = pd_output
 
     seeds = refit_seeds(random_state, K)
+    eval_rows = [Xe if fixed_eval else Xa[hold] for _, hold in splits]
+    if imputer is not None and effects is not None:  # the evaluation rows as each refit imputes them
+        eval_rows = [impute_rows(imputer, Xa[train], Xk)[1] for (train, _), Xk in zip(splits, eval_rows)]
+    multiclass = classifier and np.unique(ya).size > 2
+    plan = plan_effects(
+        effects,
+        X_grid,
+        names,
+        groups,
+        eval_rows,
+        [s[0] for s in seeds],
+        output=pd_output,
+        class_index=pd_class_index,
+        shap_class=pd_class_index if multiclass else None,
+    )
     tasks = []
     for k, ((train, hold), (_, mseed, pseed)) in enumerate(zip(splits, seeds)):
         Xk, yk = (Xe, ye) if fixed_eval else (Xa[hold], ya[hold])
@@ -550,6 +551,8 @@ def learner_refits(
                 int(max_rows_per_batch),
                 pd_class_index,
                 imputer,
+                plan=plan,
+                sizes=(n1, n2),
             )
         )
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
@@ -557,7 +560,10 @@ def learner_refits(
 
     pd_rows = []
     pfi_rows = []
-    for k, pds, arrays in results:
+    shap_rows, ale_rows = [], []
+    for k, pds, arrays, (shap_k, ale_k) in results:
+        shap_rows += shap_k
+        ale_rows += ale_k
         for spec, values in zip(pd_specs, pds):
             for i, (gv, val) in enumerate(zip(spec.values, values)):
                 pd_rows.append(
@@ -585,7 +591,14 @@ def learner_refits(
                         n2,
                     )
                 )
-    return (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+    out = (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+    if effects is None:
+        return out
+    return (
+        *out,
+        pd.DataFrame(shap_rows, columns=SHAP_REFIT_COLUMNS),
+        pd.DataFrame(ale_rows, columns=ALE_REFIT_COLUMNS),
+    )
 
 
 def learner_pd_pfi(
@@ -626,7 +639,7 @@ def learner_pd_pfi(
     ((6, 2), ['x0', 'x1'])
     """
     c = check_confidence(confidence)
-    pd_refits, pfi_refits = learner_refits(estimator, X, y, design, **kwargs)
+    pd_refits, pfi_refits, *more = learner_refits(estimator, X, y, design, **kwargs)
     pd_tab = (
         learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
     )
@@ -635,7 +648,18 @@ def learner_pd_pfi(
         if not pfi_refits.empty
         else pd.DataFrame(columns=LEARNER_PFI_COLUMNS)
     )
-    return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
+    res = LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
+    if not more:
+        return res
+    shap_refits, ale_refits = more
+    centering = kwargs["effects"].ale_centering
+    return dataclasses.replace(
+        res,
+        shap=learner_shap_table(shap_refits, confidence=c) if len(shap_refits) else res.shap,
+        ale=learner_ale_table(ale_refits, confidence=c, centering=centering) if len(ale_refits) else res.ale,
+        shap_refits=shap_refits,
+        ale_refits=ale_refits,
+    )
 
 
 @dataclass(frozen=True)
@@ -644,9 +668,9 @@ class LearnerTables:
 
     Attributes
     ----------
-    pd, pfi, pd_refits, pfi_refits : DataFrame
+    pd, pfi, pd_refits, pfi_refits, shap, ale, shap_refits, ale_refits : DataFrame
         :class:`LearnerResult`'s tables, each with ``dataset`` and ``model`` (the family) first;
-        a multiclass model's PD tables have a ``class`` column third.
+        a multiclass model's PD, SHAP and ALE tables have a ``class`` column third.
     pd_features : list of str
         The variables of the learner-PD.
     """
@@ -655,10 +679,14 @@ class LearnerTables:
     pfi: pd.DataFrame
     pd_refits: pd.DataFrame
     pfi_refits: pd.DataFrame
+    shap: pd.DataFrame
+    ale: pd.DataFrame
+    shap_refits: pd.DataFrame
+    ale_refits: pd.DataFrame
     pd_features: list
 
     #: The tables, in the order the rule writes them.
-    FRAMES = ("pd", "pfi", "pd_refits", "pfi_refits")
+    FRAMES = ("pd", "pfi", "pd_refits", "pfi_refits", "shap", "ale", "shap_refits", "ale_refits")
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """The tables by name (:data:`FRAMES`)."""
@@ -675,8 +703,10 @@ def learner_tables(
     pd_features: Sequence[str] | None = None,
     options: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
+    effects: LearnerEffectsSettings | None = None,
 ) -> LearnerTables:
-    """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
+    """The ``learner`` rule: learner-PD / learner-PFI (and learner-SHAP / ALE) of one family's best
+    configuration.
 
     :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, settings.task, params,
     options=options)`` on the training rows, the variables being one-hot groups
@@ -711,6 +741,12 @@ def learner_tables(
         The family's ``estimator_options``.
     n_jobs : int, default 1
         Worker processes over refits; results do not depend on it.
+    effects : LearnerEffectsSettings, optional
+        Learner-SHAP importance and learner-ALE from the same refits
+        (:meth:`xaipipe.settings.LearnerEffectsSettings.from_config`, made a
+        :class:`~xaipipe.explain.learner_effects.RefitEffects` by
+        :func:`~xaipipe.explain.learner_effects.refit_effects_of`); a multiclass model's are of the
+        learner-PD's class. None, or neither effect: those tables are empty.
 
     Returns
     -------
@@ -754,10 +790,11 @@ def learner_tables(
         n_jobs=n_jobs,
         **multi,
         imputer=data.imputer,
+        effects=None if effects is None else refit_effects_of(effects),
     )
     ids = {"dataset": data.dataset, "model": family}
     out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}
     if multi:
-        for name in ("pd", "pd_refits"):
+        for name in ("pd", "pd_refits", "shap", "ale", "shap_refits", "ale_refits"):
             out[name].insert(2, "class", str(classes[multi["pd_class_index"]]))
     return LearnerTables(**out, pd_features=list(pd_features))

@@ -164,7 +164,13 @@ GROUPS: dict[str, FigureGroup] = {
             "shap_figures", "model_figure", _MODEL, "SHAP", inputs=("result", "top_k", "title", "figure_class")
         ),
         FigureGroup("lime", "model_figure", _MODEL, "SHAP", inputs=("comparison", "rows", "title")),
-        FigureGroup("learner_figures", "model_figure", _MODEL, "learner-PD/PFI", inputs=("pd_table", "pfi", "title")),
+        FigureGroup(
+            "learner_figures",
+            "model_figure",
+            _MODEL,
+            "learner-PD/PFI",
+            inputs=("pd_table", "pfi", "shap", "ale", "title"),
+        ),
         FigureGroup(
             "dependence_figures",
             "model_figure",
@@ -272,6 +278,18 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "learner_pfi", "learner_figures", "xaipipe.plots.learner:learner_figures", "learner.rst", label="learner-PFI"
+    ),
+    # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+    *(
+        Figure(
+            kind,
+            "learner_figures",
+            "xaipipe.plots.learner_effects:learner_effect_figures",
+            "learner_effects.rst",
+            label=label,
+            default="learner",
+        )
+        for kind, label in (("learner_shap", "learner-SHAP importance"), ("learner_ale", "learner-ALE"))
     ),
     # under dependent features and interactions (issue 35)
     Figure(

@@ -81,6 +81,7 @@ def plot_learner_pd(
     show_naive: bool = True,
     truth: Mapping[str, Callable[[np.ndarray], np.ndarray] | Sequence[float]] | None = None,
     title: str | None = None,
+    quantity: str = "PD",
 ):
     """Learner-PD per feature with corrected (and naive) pointwise intervals.
 
@@ -98,6 +99,9 @@ def plot_learner_pd(
         A known PD to overlay (simulations): ``f(grid_values) -> values`` or
         one value per grid point.
     title : str, optional
+    quantity : str, default "PD"
+        The curve's name in the labels (``"ALE"``: the learner-ALE table of
+        :func:`xaipipe.explain.learner_effects.learner_ale_table`, the same columns).
 
     Returns
     -------
@@ -126,7 +130,7 @@ def plot_learner_pd(
     nrows = int(np.ceil(len(names) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols, 2.5 * nrows), squeeze=False)
     out = frame["output"].iloc[0] if "output" in frame else ""
-    ylabel = "learner-PD: " + OUTPUT_LABELS.get(str(out) if isinstance(out, str) else "", "model output")
+    ylabel = f"learner-{quantity}: " + OUTPUT_LABELS.get(str(out) if isinstance(out, str) else "", "model output")
     truth = dict(truth or {})
     for ax, name in zip(axes.ravel(), names):
         part = frame[frame["feature"] == name].sort_values("grid_index")
@@ -158,20 +162,20 @@ def plot_learner_pd(
                     capsize=0,
                     label="naive CI",
                 )
-            ax.plot(x, m, "o", color=MEAN_COLOUR, label="learner-PD")
+            ax.plot(x, m, "o", color=MEAN_COLOUR, label=f"learner-{quantity}")
             ax.set_xticks(x, levels)
         else:
             ax.fill_between(x, lo, hi, color=BAND_COLOUR, alpha=0.25, linewidth=0, label="corrected CI")
             if show_naive:
                 ax.fill_between(x, nlo, nhi, color=BAND_COLOUR, alpha=0.5, linewidth=0, label="naive CI")
-            ax.plot(x, m, color=MEAN_COLOUR, label="learner-PD")
+            ax.plot(x, m, color=MEAN_COLOUR, label=f"learner-{quantity}")
         if name in truth:
             t = truth[name]
             xv = part["grid_value"].to_numpy(dtype=float)
             tv = np.asarray(t(xv) if callable(t) else t, dtype=float)
             if tv.shape != m.shape:
                 raise ValueError(f"truth of {name!r} has shape {tv.shape}, the grid has {m.shape[0]} points")
-            ax.plot(x, tv, linestyle="--", color=TRUTH_COLOUR, label="true PD")
+            ax.plot(x, tv, linestyle="--", color=TRUTH_COLOUR, label=f"true {quantity}")
         ax.set_xlabel(name)
     for ax in axes.ravel()[len(names) :]:
         ax.set_visible(False)
