@@ -89,6 +89,9 @@ PATHS: dict[str, str] = {
     "multiplicity_path": "rashomon/{dataset}/multiplicity_path.csv",
     "multiplicity_rows": "rashomon/{dataset}/multiplicity_rows.csv",
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
+    # the consensus partial order of the variables over every Rashomon set (issue 45)
+    "consensus": "rashomon/{dataset}/consensus.csv",
+    "consensus_summary": "rashomon/{dataset}/consensus_summary.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",
     "bootstrap_models": "rashomon/{dataset}/bootstrap_models.csv",

@@ -28,6 +28,9 @@ ALL_TARGETS += [
     *[P("mcr_path", dataset=d) for d in DATASETS],
     # predictive multiplicity of every scope (issue 35)
     P("table", name="multiplicity"),
+    # the consensus order over every Rashomon set (issue 45; its Hasse diagrams: the figure catalog)
+    P("table", name="consensus"),
+    *[P("consensus", dataset=d) for d in DATASETS],
 ]
 if STUDIES:
     ALL_TARGETS.append(P("study_comparison", dataset="abalone_study"))

@@ -192,6 +192,13 @@ GROUPS: dict[str, FigureGroup] = {
             inputs=("members", "mcr", "envelope", "curves", "path", "scope", "epsilon", "quantity"),
         ),
         FigureGroup(
+            "consensus_figures",
+            "rashomon_figure",
+            _MODEL,
+            "Rashomon set / MCR",
+            inputs=("pairs", "summary", "scope", "epsilon", "estimator", "title"),
+        ),
+        FigureGroup(
             "multiplicity_figures",
             "rashomon_figure",
             _MODEL,
@@ -349,6 +356,14 @@ FIGURES: tuple[Figure, ...] = (
         for i, kind in enumerate(
             ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
         )
+    ),
+    Figure(
+        "consensus_hasse",
+        "consensus_figures",
+        "xaipipe.plots.consensus:consensus_figures",
+        "consensus.rst",
+        label="consensus order (Hasse diagram)",
+        default=True,
     ),
     Figure(
         "multiplicity",
