@@ -327,6 +327,14 @@ def _ordered_pairs(values: np.ndarray) -> int:
     return int((v[i] != v[j]).sum())
 
 
+def _estimators(part: pd.DataFrame, mcr: pd.DataFrame) -> list:
+    """The MR estimators of ``part`` in the MCR table's order (the config's), others sorted after:
+    the output does not depend on the member table's row order."""
+    known = list(pd.unique(mcr["estimator"])) if "estimator" in mcr else []
+    present = set(part["estimator"])
+    return [e for e in known if e in present] + sorted(present - set(known))
+
+
 def _member_rows(members, mcr, features, dataset):
     """Pairs and summaries of the member scopes (every family, cross_family) at every ε."""
     pairs, summary = [], []
@@ -339,7 +347,7 @@ def _member_rows(members, mcr, features, dataset):
         n_members = part[keys].drop_duplicates().shape[0]
         row = info.loc[(scope, eps)]
         n_functions = row.get("n_distinct_functions", np.nan)
-        for est in pd.unique(part["estimator"]):
+        for est in _estimators(part, mcr):
             sub = part[part["estimator"] == est]
             wide = sub.pivot(index=keys, columns="feature", values="e_switch")
             wide = wide.reindex(columns=features)
