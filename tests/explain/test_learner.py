@@ -35,8 +35,8 @@ from xaipipe.explain.learner import (
     refit_seeds,
     subsample_splits,
 )
-from xaipipe.explain.reliance import estimator_stream, random_permutations
 from xaipipe.explain.learner_effects import RefitEffects
+from xaipipe.explain.reliance import estimator_stream, random_permutations
 from xaipipe.settings import LearnerEffectsSettings, LearnerSettings
 
 _DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}
