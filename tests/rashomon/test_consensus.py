@@ -259,3 +259,76 @@ def test_linear_certificates_hold_for_every_sampled_member_of_the_linear_rashomo
     assert (lin["method"] == "mcr_bounds").all() and lin["n_members"].isna().all()
     assert int((lin["relation"] != "not_certified").sum()) == n_certified
     assert out.summary["is_default"].tolist() == [False, True, False]
+
+
+def test_exact_linear_order_against_a_sampled_set_and_its_witnesses():
+    """The exact pairwise order of all linear models of R(eps): every ordered pair holds in every
+    sampled member; every incomparable pair has two witness models in R(eps) (checked by brute force)
+    that order it both ways; the MCR-bounds certificate is never stronger than the exact order."""
+    import json
+
+    from xaipipe.rashomon.linear import linear_exact_scope
+    from xaipipe.rashomon.linear_order import linear_exact_order
+
+    rng = np.random.default_rng(6)
+    n = 120
+    X = rng.uniform(-1, 1, (n, 4))
+    X[:, 2] += 0.7 * X[:, 1]
+    y = 3 * X[:, 0] + 1.2 * X[:, 1] + 0.3 * X[:, 2] + 0.1 * X[:, 3] + rng.normal(0, 0.7, n)
+    X, y = X[np.argsort(X[:, 0])], y[np.argsort(X[:, 0])]  # rows sorted by a feature
+    tr, te = np.arange(n) % 4 != 0, np.arange(n) % 4 == 0
+    names = ["x0", "x1", "x2", "x3"]
+    grid = [0.0, 1.0, 5.0]
+    order = linear_exact_order(X[tr], y[tr], X[te], y[te], epsilons=grid, feature_names=names)
+    _, _, detail = linear_exact_scope(X[tr], y[tr], X[te], y[te], epsilons=grid, feature_names=names, path_points=2)
+    Xt, yt = X[te], y[te]
+    m = len(yt)
+    xm, ym = Xt.mean(axis=0), yt.mean()
+    A = (Xt - xm).T @ (Xt - xm) / m
+    beta_hat = np.linalg.lstsq(Xt - xm, yt - ym, rcond=None)[0]
+    e_min = np.mean((yt - ym - (Xt - xm) @ beta_hat) ** 2)
+    L = np.linalg.cholesky(A)
+
+    def e_switch(b0, beta):
+        return np.array([_e_switch_pairs(Xt, yt, b0, beta, j) for j in range(4)])
+
+    seen = set()
+    for eps in grid:
+        part = order[order.epsilon_grid == eps]
+        bound = float(part["loss_bound"].iloc[0])
+        u = rng.normal(size=(800, 4))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        radius = np.sqrt(bound - e_min) * np.r_[np.ones(300), rng.uniform(size=500) ** (1 / 4)]
+        betas = beta_hat + np.linalg.solve(L.T, (u * radius[:, None]).T).T
+        es = np.array([e_switch(ym - xm @ b, b) for b in betas])
+        for rec in part.itertuples(index=False):
+            a, b = names.index(rec.feature_a), names.index(rec.feature_b)
+            diff = es[:, a] - es[:, b]
+            assert (
+                rec.d_min_lower <= rec.d_min <= diff.min() + 1e-9 and diff.max() - 1e-9 <= rec.d_max <= rec.d_max_upper
+            )
+            seen.add(rec.relation)
+            if rec.relation == "a_over_b":
+                assert (diff > 0).all()
+            elif rec.relation == "b_over_a":
+                assert (diff < 0).all()
+            else:
+                assert rec.relation == "incomparable"
+                for b0, coef, sign in ((rec.intercept_min, rec.coef_min, -1), (rec.intercept_max, rec.coef_max, 1)):
+                    beta = np.array(json.loads(coef))
+                    assert np.mean((yt - b0 - Xt @ beta) ** 2) <= bound * (1 + 1e-9)  # a member of R(eps)
+                    e = e_switch(b0, beta)
+                    assert sign * (e[a] - e[b]) >= -1e-9 * abs(e[a])  # it orders the pair the other way
+        # the MCR bounds certify a subset of the exact order, in the same direction
+        lo = detail[detail.epsilon_grid == eps].pivot(index="quantity", columns="feature", values="mcr_minus_lower")
+        hi = detail[detail.epsilon_grid == eps].pivot(index="quantity", columns="feature", values="mcr_plus_upper")
+        cert = certified_order(lo[names].to_numpy(), hi[names].to_numpy(), names)
+        exact = part.set_index(["feature_a", "feature_b"])["relation"]
+        for rec in cert.itertuples(index=False):
+            if rec.relation != "not_certified":
+                assert exact[(rec.feature_a, rec.feature_b)] == rec.relation
+    assert {"a_over_b", "incomparable"} <= seen
+    # monotone in epsilon: an ordered pair can only become incomparable as the set grows
+    wide = order.pivot(index=["feature_a", "feature_b"], columns="epsilon_grid", values="relation")
+    ordered = wide.isin(["a_over_b", "b_over_a"])
+    assert (ordered[5.0] <= ordered[1.0]).all() and (ordered[1.0] <= ordered[0.0]).all()

@@ -101,7 +101,9 @@ rule rashomon_figures:
 rule consensus:
     """The consensus partial order of the variables by MR over every Rashomon set (Laberge et al. 2023): pairs every member orders alike, ties, incomparable pairs; the exact linear scope's certified pairs."""
     input:
+        table=rules.prepare.output.table,
         info=rules.prepare.output.info,
+        split=rules.split.output.split,
         members=rules.rashomon.output.members,
         mcr=rules.rashomon.output.mcr,
         linear_exact=rules.rashomon.output.linear_exact,

@@ -52,10 +52,16 @@ certified: every model of :math:`\\mathcal R(\\epsilon)` has
           MR_A(f) > MR_B(f) \\ \\forall f \\in \\mathcal R(\\epsilon),
 
 a **sufficient** condition for :math:`A \\succ B` (for the ratio or the difference: per model both
-order the variables alike, so either certificate suffices). It is not necessary: the models that
-attain :math:`MCR_-(A)` and :math:`MCR_+(B)` are in general different, so a pair can be ordered
-by every linear model without this certificate. Pairs without it are ``not_certified`` (never
-``tie``: no finite check certifies equality over a continuum).
+order the variables alike, so either certificate suffices); rows ``method = mcr_bounds``. It is not
+necessary: the models that attain :math:`MCR_-(A)` and :math:`MCR_+(B)` are in general different,
+so a pair can be ordered by every linear model without this certificate. Pairs without it are
+``not_certified`` (never ``tie``: no finite check certifies equality over a continuum).
+
+The order is also decided **exactly** (rows ``method = exact``;
+:mod:`xaipipe.rashomon.linear_order`): :math:`A \\succ B` over the whole class iff the minimum of
+:math:`e_{switch,A} - e_{switch,B}` over :math:`\\mathcal R(\\epsilon)` is positive, one trust-region
+problem per pair with a certified bound; an ``incomparable`` pair comes with two models of the set
+that order it both ways.
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "ConsensusTables",
     "certified_order",
+    "consensus_study",
     "consensus_tables",
     "default_summary",
     "hasse_diagram",
@@ -371,10 +378,11 @@ def _member_rows(members, mcr, features, dataset):
     return pairs, summary
 
 
-def _linear_rows(linear: pd.DataFrame, mcr: pd.DataFrame, features, dataset):
-    """Pairs and summaries of the ``linear_exact`` scope: certified by the MCR bounds."""
+def _linear_rows(linear: pd.DataFrame, mcr: pd.DataFrame, features, dataset, order: pd.DataFrame | None = None):
+    """Pairs and summaries of the ``linear_exact`` scope: certified by the MCR bounds, and (``order``,
+    :func:`xaipipe.rashomon.linear_order.linear_exact_order`) decided exactly."""
     pairs, summary = [], []
-    if linear is None or linear.empty:
+    if linear is None or linear.empty or "epsilon_grid" not in linear:
         return pairs, summary
     info = mcr[mcr["scope"] == "linear_exact"].drop_duplicates("epsilon").set_index("epsilon")
     for eps, part in linear.groupby("epsilon_grid", sort=True):
@@ -397,7 +405,29 @@ def _linear_rows(linear: pd.DataFrame, mcr: pd.DataFrame, features, dataset):
         values = ref.to_numpy(dtype=float)
         ranking = (ranking_string(values, features), _ordered_pairs(values))
         summary.append({**_summary(po, common, ranking), **counts, "reference": "linear_regression:ols"})
+        if order is not None and len(order):
+            exact = order[np.isclose(order["epsilon_grid"].astype(float), float(eps), rtol=0, atol=1e-12)]
+            exact = _in_order(exact, features)
+            nan = np.full(len(exact), np.nan)
+            po = exact[["feature_a", "feature_b", "relation"]].assign(n_a_over_b=nan, n_b_over_a=nan, n_equal=nan)
+            common = {**common, "method": "exact"}
+            pairs.append(po.assign(**common, **counts))
+            summary.append({**_summary(po, common, ranking), **counts, "reference": "linear_regression:ols"})
     return pairs, summary
+
+
+def _in_order(pairs: pd.DataFrame, features) -> pd.DataFrame:
+    """The pair rows with ``feature_a`` before ``feature_b`` in ``features`` order (relations flipped
+    where a pair came the other way round), sorted as :func:`partial_order` lists pairs."""
+    pos = {f: k for k, f in enumerate(features)}
+    out = pairs.copy()
+    swap = np.array([pos[a] > pos[b] for a, b in zip(out["feature_a"], out["feature_b"])], dtype=bool)
+    if swap.any():
+        flip = {"a_over_b": "b_over_a", "b_over_a": "a_over_b"}
+        out.loc[swap, ["feature_a", "feature_b"]] = out.loc[swap, ["feature_b", "feature_a"]].to_numpy()
+        out.loc[swap, "relation"] = [flip.get(r, r) for r in out.loc[swap, "relation"]]
+    key = [(pos[a], pos[b]) for a, b in zip(out["feature_a"], out["feature_b"])]
+    return out.iloc[sorted(range(len(out)), key=key.__getitem__)].reset_index(drop=True)
 
 
 def consensus_tables(
@@ -407,6 +437,7 @@ def consensus_tables(
     *,
     features: Sequence[str] | None = None,
     dataset: str = "",
+    linear_order: pd.DataFrame | None = None,
 ) -> ConsensusTables:
     """The ``consensus`` rule: the partial order of the variables by MR over every Rashomon set.
 
@@ -426,6 +457,9 @@ def consensus_tables(
         The variables in output order (the pipeline: the dataset's, one-hot groups as one
         variable); default: their first appearance in ``members``.
     dataset : str
+    linear_order : DataFrame, optional
+        :func:`xaipipe.rashomon.linear_order.linear_exact_order`: the exact order of the
+        ``linear_exact`` scope (rows with ``method = exact``, beside the MCR bounds' certificates).
 
     Returns
     -------
@@ -446,7 +480,7 @@ def consensus_tables(
         (f, c, e) = counts[counts != len(feats)].index[0]
         raise ValueError(f"member {f}:{c} ({e}) lacks MR values of some of the {len(feats)} variables")
     pairs, summary = _member_rows(members, mcr, feats, dataset)
-    lp, ls = _linear_rows(linear, mcr, feats, dataset)
+    lp, ls = _linear_rows(linear, mcr, feats, dataset, linear_order)
     pairs_t = pd.concat(pairs + lp, ignore_index=True) if pairs or lp else pd.DataFrame(columns=CONSENSUS_COLUMNS)
     summary_t = pd.DataFrame(summary + ls, columns=SUMMARY_COLUMNS)
     return ConsensusTables(pairs=pairs_t[CONSENSUS_COLUMNS], summary=summary_t)
@@ -472,3 +506,44 @@ def default_summary(summaries: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     return pd.concat(frames, ignore_index=True)[SUMMARY_COLUMNS]
+
+
+def consensus_study(
+    data, members: pd.DataFrame, mcr: pd.DataFrame, linear: pd.DataFrame | None = None
+) -> ConsensusTables:
+    """The ``consensus`` rule: :func:`consensus_tables` of a dataset, with the exact order of its
+    ``linear_exact`` scope (:func:`xaipipe.rashomon.linear_order.linear_exact_order`, on the same
+    training / test rows, ε grid and ε rule as ``linear_exact.csv``) where ``mcr.csv`` has that scope.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``features``,
+        ``feature_groups`` (one-hot groups: one variable each), ``X_train``, ``y_train``,
+        ``X_test``, ``y_test``, ``task``, ``dataset``.
+    members, mcr, linear : DataFrame
+        ``members.csv``, ``mcr.csv``, ``linear_exact.csv``.
+
+    Returns
+    -------
+    ConsensusTables
+    """
+    from ..explain.reliance import features_from_groups
+
+    features = list(features_from_groups(list(data.features), data.feature_groups))
+    lin = mcr[mcr["scope"] == "linear_exact"]
+    order = None
+    if len(lin) and data.task == "regression" and linear is not None and "epsilon_grid" in linear and len(linear):
+        from .linear_order import linear_exact_order
+
+        order = linear_exact_order(
+            data.X_train,
+            data.y_train,
+            data.X_test,
+            data.y_test,
+            epsilons=sorted(lin["epsilon"].astype(float).unique()),
+            epsilon_mode=str(lin["epsilon_mode"].iloc[0]),
+            feature_names=list(data.features),
+            feature_groups=data.feature_groups,
+        )
+    return consensus_tables(members, mcr, linear, features=features, dataset=data.dataset, linear_order=order)
