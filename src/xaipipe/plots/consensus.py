@@ -2,8 +2,8 @@
 
 Input: ``consensus.csv`` and ``consensus_summary.csv`` of one dataset
 (:func:`xaipipe.rashomon.consensus.consensus_tables`). One panel per scope drawn: the members'
-consensus at the figure's scope and ε, and, where the dataset has it, the certified order of the
-exact linear scope at the same ε. A line from an upper box to a lower one: every member relies on
+consensus at the figure's scope and ε, and, where the dataset has it, the exact order of all linear
+models of the ``linear_exact`` scope at the same ε. A line from an upper box to a lower one: every member relies on
 the upper variable(s) more (a covering pair of the order: lines implied by transitivity are left
 out); variables tied in every member share a box; variables on one level without a line between
 them are incomparable (the members disagree).
@@ -95,6 +95,8 @@ def _panel_title(row: pd.Series | None, label: str) -> str:
         text += f" by all {int(row['n_members'])} members"
         if pd.notna(row.get("n_functions")):
             text += f" ({int(row['n_functions'])} distinct functions)"
+    elif row["method"] == "exact":
+        text += " by every linear model of the set (exact)"
     else:
         text += " (certified by the MCR bounds)"
     if int(row.get("n_ties", 0)):
@@ -139,6 +141,9 @@ def consensus_figures(
     if members.empty:
         raise ValueError(f"no consensus rows at scope {scope!r} and epsilon {epsilon}")
     linear = pairs[at & (pairs["scope"] == "linear_exact")]
+    if len(linear):  # the exact order where computed, else the MCR bounds' certificate
+        method = "exact" if "exact" in set(linear["method"]) else "mcr_bounds"
+        linear = linear[linear["method"] == method]
     panels = [(members, scope, estimator)] + ([(linear, "linear_exact", "e_switch")] if len(linear) else [])
     n_feat = max(len(pd.unique(pd.concat([p["feature_a"], p["feature_b"]]))) for p, _, _ in panels)
     fig, axes = plt.subplots(
@@ -146,7 +151,7 @@ def consensus_figures(
     )
     s_at = summary[np.isclose(summary["epsilon"].astype(float), float(epsilon))]
     for ax, (part, sc, est) in zip(axes[0], panels):
-        rows = s_at[(s_at["scope"] == sc) & (s_at["estimator"] == est)]
+        rows = s_at[(s_at["scope"] == sc) & (s_at["estimator"] == est) & s_at["method"].isin(set(part["method"]))]
         label = f"{sc}, ε = {float(epsilon):g}" + (f", MR by {est}" if sc != "linear_exact" else "")
         plot_hasse(part, ax=ax, title=_panel_title(rows.iloc[0] if len(rows) else None, label))
     fig.suptitle(f"{title}: consensus order of model reliance (Laberge et al. 2023)" if title else "", fontsize="small")
