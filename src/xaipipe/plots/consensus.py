@@ -19,7 +19,23 @@ __all__ = ["consensus_figures", "plot_hasse"]
 _NODE_COLOUR = "#0072B2"  # Okabe-Ito blue
 
 
-def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None):
+def _rows(g, per_row: int) -> list[list]:
+    """The boxes of a Hasse diagram in drawing rows: each level (longest chain above) in rows of at
+    most ``per_row`` boxes, within a level by how many variables a box is above, then name."""
+    import networkx as nx
+
+    below = {n: len(nx.descendants(g, n)) for n in g.nodes}
+    levels: dict[int, list] = {}
+    for n, data in g.nodes(data=True):
+        levels.setdefault(int(data["level"]), []).append(n)
+    rows = []
+    for lvl in sorted(levels):
+        nodes = sorted(levels[lvl], key=lambda n: (-below[n], n))
+        rows += [nodes[i : i + per_row] for i in range(0, len(nodes), per_row)]
+    return rows
+
+
+def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None, per_row: int = 6):
     """Draw the Hasse diagram of one pair table (one scope, ε, estimator).
 
     Parameters
@@ -28,12 +44,15 @@ def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None):
         ``feature_a``, ``feature_b``, ``relation`` of one scope, ε and estimator.
     ax : matplotlib Axes, optional
     title : str, optional
+    per_row : int, default 6
+        Most boxes in one drawing row (a wider level takes several rows).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Levels top-down (level = the longest chain above a box); within a level, boxes by how many
-        variables they are above, then name.
+        Levels top-down (level = the longest chain above a box), a wide level in several rows;
+        within a level, boxes by how many variables they are above, then name. Without any ordered
+        pair the panel says so.
 
     Raises
     ------
@@ -47,23 +66,17 @@ def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None):
     if pairs.empty:
         raise ValueError("no pairs to draw")
     g = hasse_diagram(pairs)
-    import networkx as nx
-
-    below = {n: len(nx.descendants(g, n)) for n in g.nodes}
-    levels: dict[int, list] = {}
-    for n, data in g.nodes(data=True):
-        levels.setdefault(int(data["level"]), []).append(n)
-    width = max(len(v) for v in levels.values())
+    rows = _rows(g, int(per_row))
+    width = max(len(r) for r in rows)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(min(max(6.0, 1.5 * width), 24.0), 1.0 + 0.9 * len(levels)))
+        fig, ax = plt.subplots(figsize=(min(max(6.0, 1.5 * width), 24.0), 1.0 + 0.9 * len(rows)))
     else:
         fig = ax.figure
     pos = {}
-    for lvl, nodes in levels.items():
-        nodes = sorted(nodes, key=lambda n: (-below[n], n))
+    for i, nodes in enumerate(rows):
         xs = np.linspace(0.0, 1.0, len(nodes) + 2)[1:-1] if len(nodes) > 1 else [0.5]
         for x, n in zip(xs, nodes):
-            pos[n] = (float(x), -float(lvl))
+            pos[n] = (float(x), -float(i))
     for u, v in g.edges:
         (x0, y0), (x1, y1) = pos[u], pos[v]
         ax.plot([x0, x1], [y0, y1], color="0.45", linewidth=0.9, zorder=1)
@@ -79,8 +92,10 @@ def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None):
             zorder=2,
             bbox={"boxstyle": "round,pad=0.25", "facecolor": "white", "edgecolor": _NODE_COLOUR},
         )
+    if not g.number_of_edges():
+        ax.text(0.5, 0.45, "no pair is ordered alike by every member", ha="center", va="bottom", fontsize="small")
     ax.set_xlim(-0.05, 1.05)
-    ax.set_ylim(-(max(levels) + 0.6), 0.6)
+    ax.set_ylim(-(len(rows) - 1 + 0.6), 0.6)
     ax.axis("off")
     if title:
         ax.set_title(title, fontsize="small")
@@ -145,10 +160,10 @@ def consensus_figures(
         method = "exact" if "exact" in set(linear["method"]) else "mcr_bounds"
         linear = linear[linear["method"] == method]
     panels = [(members, scope, estimator)] + ([(linear, "linear_exact", "e_switch")] if len(linear) else [])
-    n_feat = max(len(pd.unique(pd.concat([p["feature_a"], p["feature_b"]]))) for p, _, _ in panels)
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(min(max(6.0, 0.9 * n_feat), 20.0) * len(panels), 4.2), squeeze=False
-    )
+    from ..rashomon.consensus import hasse_diagram
+
+    n_rows = max(len(_rows(hasse_diagram(p), 6)) for p, _, _ in panels)
+    fig, axes = plt.subplots(1, len(panels), figsize=(8.0 * len(panels), 1.6 + 0.8 * n_rows), squeeze=False)
     s_at = summary[np.isclose(summary["epsilon"].astype(float), float(epsilon))]
     for ax, (part, sc, est) in zip(axes[0], panels):
         rows = s_at[(s_at["scope"] == sc) & (s_at["estimator"] == est) & s_at["method"].isin(set(part["method"]))]
