@@ -171,6 +171,18 @@ def test_shared_edges_give_every_refit_a_row_in_every_bin():
     assert shared_ale_edges(x, held[:3], 20).size <= full.size
 
 
+def test_explicit_edges_that_a_refit_cannot_fill_are_rejected_before_any_fit():
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, (40, 2))
+    y = X[:, 0] + rng.normal(0, 0.1, 40)
+    design = RefitDesign(n_refits=3, resolution=3, random_state=0)
+    fine = [-1.0, -0.99, 1.0]  # a bin no 15 held-out rows are likely to fill
+    with pytest.raises(ValueError, match=r"ale_edges of 'x0': refit 0's 15 evaluation rows leave bin 1"):
+        learner_pd_pfi(LinearRegression(), X, y, design, pd_features=[], effects=RefitEffects(ale_edges={"x0": fine}))
+    with pytest.raises(ValueError, match="must cover"):
+        learner_pd_pfi(LinearRegression(), X, y, design, effects=RefitEffects(ale_edges={"x0": [-0.5, 0.5]}))
+
+
 def test_groups_without_an_ale_are_named_and_their_shap_is_summed():
     """A level missing from some refit's held-out rows, and a group that is not one-hot (a user's
     block of numeric columns): no ALE, reason recorded; SHAP importance of the summed values."""

@@ -296,6 +296,27 @@ def shared_ale_edges(x_all, held_out: Sequence[np.ndarray], n_bins: int) -> np.n
     return edges
 
 
+def _check_given_edges(name: str, edges, x_all: np.ndarray, held_out: Sequence[np.ndarray]) -> np.ndarray:
+    """Explicit ALE edges of ``name``: strictly increasing, covering every row, and every bin filled
+    by every refit's evaluation rows (checked before any fit)."""
+    from .ale import _bin_index
+
+    e = np.asarray(edges, dtype=np.float64)
+    if e.ndim != 1 or e.size < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+        raise ValueError(f"ale_edges of {name!r} must be a strictly increasing 1-D array of at least 2 finite values")
+    if x_all.min() < e[0] or x_all.max() > e[-1]:
+        raise ValueError(f"ale_edges of {name!r} must cover the observed values [{x_all.min()}, {x_all.max()}]")
+    for k, x in enumerate(held_out):
+        counts = np.bincount(_bin_index(x, e) - 1, minlength=e.size - 1)
+        if (counts == 0).any():
+            b = int(np.flatnonzero(counts == 0)[0]) + 1
+            raise ValueError(
+                f"ale_edges of {name!r}: refit {k}'s {x.size} evaluation rows leave bin {b} "
+                f"({e[b - 1]}, {e[b]}] empty; give fewer bins (or use more rows)"
+            )
+    return e
+
+
 def _is_onehot(block: np.ndarray) -> bool:
     return bool(np.all((block == 0) | (block == 1)) and np.all(block.sum(axis=1) <= 1))
 
@@ -318,7 +339,7 @@ def _ale_specs(effects, X_all, names, groups, eval_rows) -> tuple[list, dict]:
                 skipped[name] = "constant"
                 continue
             if name in given:
-                edges = np.asarray(given[name], dtype=np.float64)
+                edges = _check_given_edges(name, given[name], X_all[:, j], [Xe[:, j] for Xe in eval_rows])
             else:
                 edges = shared_ale_edges(X_all[:, j], [Xe[:, j] for Xe in eval_rows], effects.ale_bins)
             specs.append(_AleSpec(name, cols, edges, None))
