@@ -193,6 +193,23 @@ def _e_switch_pairs(X, y, b0, beta, j):
     return ((R**2).sum() - (np.diag(R) ** 2).sum()) / (n * (n - 1))
 
 
+def _sample_linear_set(rng, Xt, yt, bound, n_boundary, n_inside):
+    """Slopes of linear models spread over the linear Rashomon set {e_orig(beta, m = 0) <= bound} of
+    the sample (Xt, yt): ``n_boundary`` on its boundary, ``n_inside`` inside; and each one's
+    cost-free intercept."""
+    m, p = Xt.shape
+    xm, ym = Xt.mean(axis=0), yt.mean()
+    A = (Xt - xm).T @ (Xt - xm) / m
+    beta_hat = np.linalg.lstsq(Xt - xm, yt - ym, rcond=None)[0]
+    e_min = np.mean((yt - ym - (Xt - xm) @ beta_hat) ** 2)
+    u = rng.normal(size=(n_boundary + n_inside, p))
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    radius = np.sqrt(bound - e_min) * np.r_[np.ones(n_boundary), rng.uniform(size=n_inside) ** (1 / p)]
+    L = np.linalg.cholesky(A)
+    betas = beta_hat + np.linalg.solve(L.T, (u * radius[:, None]).T).T  # (b - b_hat)' A (b - b_hat) = r^2
+    return betas, ym - betas @ xm
+
+
 def test_linear_certificates_hold_for_every_sampled_member_of_the_linear_rashomon_set():
     """Certified pairs (mcr_minus_lower(A) > mcr_plus_upper(B)) of the exact linear scope hold in
     every model of a brute-force sample of R(eps) (inside and on its boundary)."""
@@ -211,25 +228,15 @@ def test_linear_certificates_hold_for_every_sampled_member_of_the_linear_rashomo
         X[tr], y[tr], X[te], y[te], epsilons=[0.0, 1.0, 6.0], feature_names=names, path_points=2
     )
     Xt, yt = X[te], y[te]
-    m = len(yt)
-    xm, ym = Xt.mean(axis=0), yt.mean()
-    A = (Xt - xm).T @ (Xt - xm) / m
-    beta_hat = np.linalg.lstsq(Xt - xm, yt - ym, rcond=None)[0]
-    e_min = np.mean((yt - ym - (Xt - xm) @ beta_hat) ** 2)
-    L = np.linalg.cholesky(A)
     n_certified = 0
     for _eps, part in detail.groupby("epsilon_grid"):
         lo = part.pivot(index="quantity", columns="feature", values="mcr_minus_lower")[names].to_numpy()
         hi = part.pivot(index="quantity", columns="feature", values="mcr_plus_upper")[names].to_numpy()
         cert = certified_order(lo, hi, names)
         bound = float(part["loss_bound"].iloc[0])
-        u = rng.normal(size=(1500, 3))
-        u /= np.linalg.norm(u, axis=1, keepdims=True)
-        radius = np.sqrt(bound - e_min) * np.r_[np.ones(500), rng.uniform(size=1000) ** (1 / 3)]
-        betas = beta_hat + np.linalg.solve(L.T, (u * radius[:, None]).T).T  # (b - b_hat)' A (b - b_hat) = r^2
+        betas, b0s = _sample_linear_set(rng, Xt, yt, bound, 500, 1000)
         mr = np.empty((len(betas), 3))
-        for s, beta in enumerate(betas):
-            b0 = ym - xm @ beta  # the intercept that costs nothing (m = 0)
+        for s, (beta, b0) in enumerate(zip(betas, b0s)):
             e_orig = np.mean((yt - b0 - Xt @ beta) ** 2)
             assert e_orig <= bound * (1 + 1e-9)
             mr[s] = [_e_switch_pairs(Xt, yt, b0, beta, j) / e_orig for j in range(3)]
@@ -282,12 +289,6 @@ def test_exact_linear_order_against_a_sampled_set_and_its_witnesses():
     order = linear_exact_order(X[tr], y[tr], X[te], y[te], epsilons=grid, feature_names=names)
     _, _, detail = linear_exact_scope(X[tr], y[tr], X[te], y[te], epsilons=grid, feature_names=names, path_points=2)
     Xt, yt = X[te], y[te]
-    m = len(yt)
-    xm, ym = Xt.mean(axis=0), yt.mean()
-    A = (Xt - xm).T @ (Xt - xm) / m
-    beta_hat = np.linalg.lstsq(Xt - xm, yt - ym, rcond=None)[0]
-    e_min = np.mean((yt - ym - (Xt - xm) @ beta_hat) ** 2)
-    L = np.linalg.cholesky(A)
 
     def e_switch(b0, beta):
         return np.array([_e_switch_pairs(Xt, yt, b0, beta, j) for j in range(4)])
@@ -296,11 +297,8 @@ def test_exact_linear_order_against_a_sampled_set_and_its_witnesses():
     for eps in grid:
         part = order[order.epsilon_grid == eps]
         bound = float(part["loss_bound"].iloc[0])
-        u = rng.normal(size=(800, 4))
-        u /= np.linalg.norm(u, axis=1, keepdims=True)
-        radius = np.sqrt(bound - e_min) * np.r_[np.ones(300), rng.uniform(size=500) ** (1 / 4)]
-        betas = beta_hat + np.linalg.solve(L.T, (u * radius[:, None]).T).T
-        es = np.array([e_switch(ym - xm @ b, b) for b in betas])
+        betas, b0s = _sample_linear_set(rng, Xt, yt, bound, 300, 500)
+        es = np.array([e_switch(b0, b) for b, b0 in zip(betas, b0s)])
         for rec in part.itertuples(index=False):
             a, b = names.index(rec.feature_a), names.index(rec.feature_b)
             diff = es[:, a] - es[:, b]

@@ -57,7 +57,13 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_confidence, check_int
-from .learner_intervals import _INTERVAL, PD_REFIT_COLUMNS, corrected_t_interval, learner_pd_table
+from .learner_intervals import (
+    _INTERVAL,
+    LEARNER_PD_COLUMNS,
+    PD_REFIT_COLUMNS,
+    corrected_t_interval,
+    learner_pd_table,
+)
 
 __all__ = [
     "ALE_REFIT_COLUMNS",
@@ -104,21 +110,7 @@ LEARNER_SHAP_COLUMNS = [
     "estimand",
 ]
 #: Columns of :func:`learner_ale_table`: those of the learner-PD table, the centring and the estimand.
-LEARNER_ALE_COLUMNS = [
-    "feature",
-    "grid_index",
-    "grid_value",
-    "level",
-    "output",
-    *_INTERVAL,
-    "n_refits",
-    "n_train",
-    "n_test",
-    "test_train_ratio",
-    "confidence",
-    "centering",
-    "estimand",
-]
+LEARNER_ALE_COLUMNS = [*LEARNER_PD_COLUMNS, "centering", "estimand"]
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
-from .learner import BAND_COLOUR, MEAN_COLOUR, _info, _one_model, plot_learner_pd
+from .learner import _one_model, interval_bars, plot_learner_pd
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,35 +54,19 @@ def plot_learner_shap(table: pd.DataFrame, *, show_naive: bool = True, title: st
     ValueError, TypeError
         Missing columns, several models, a variable twice.
     """
-    import matplotlib.pyplot as plt
-
     frame = _one_model(table, _SHAP_NEEDED, "learner-SHAP table")
     if frame["feature"].duplicated().any():
         raise ValueError("a feature appears twice in the learner-SHAP table")
-    f = frame.iloc[np.argsort(-frame["mean"].to_numpy(dtype=float), kind="stable")]
-    names = f["feature"].astype(str).tolist()
-    m, lo, hi, nlo, nhi = (f[c].to_numpy(dtype=float) for c in _SHAP_NEEDED[1:])
-    y = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(6.3, 0.45 * len(names) + 1.4))
-    ax.barh(y, m, color=BAND_COLOUR, alpha=0.35, height=0.7, label="learner-SHAP importance")
-    ax.errorbar(
-        m, y, xerr=[m - lo, hi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=0.9, capsize=3, label="corrected CI"
+    output = str(frame["output"].iloc[0]) if "output" in frame else ""
+    return interval_bars(
+        frame,
+        _SHAP_NEEDED[1:],
+        ref=0.0,
+        xlabel=f"mean |SHAP value| ({_OUTPUTS.get(output, output or 'model output')})",
+        label="learner-SHAP importance",
+        show_naive=show_naive,
+        title=title,
     )
-    if show_naive:
-        ax.errorbar(
-            m, y, xerr=[m - nlo, nhi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=3.5, capsize=0, label="naive CI"
-        )
-    ax.axvline(0.0, color="0.3", linestyle="--", linewidth=0.8)
-    ax.set_yticks(y, names)
-    ax.set_ylim(len(names) - 0.5, -0.5)
-    output = str(f["output"].iloc[0]) if "output" in f else ""
-    ax.set_xlabel(f"mean |SHAP value| ({_OUTPUTS.get(output, output or 'model output')})")
-    ax.legend(loc="lower right")
-    info = _info(frame)
-    if title or info:
-        ax.set_title((title + "\n" if title else "") + info)
-    fig.tight_layout()
-    return fig
 
 
 def learner_effect_figures(

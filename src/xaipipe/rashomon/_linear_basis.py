@@ -8,9 +8,77 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import linalg
 
+from ..validation import check_finite
+
 _EPS = np.finfo(float).eps
+
+
+def _as_matrix(X) -> tuple[np.ndarray, list[str] | None]:
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"X must be numeric: {exc}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
+    check_finite(arr, "X")
+    return arr, names
+
+
+def _as_vector(v, name: str, length: int | None = None) -> np.ndarray:
+    try:
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} has length {arr.shape[0]}, expected {length}")
+    check_finite(arr, name)
+    return arr
+
+
+def _as_scalar(v, name: str) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {v!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {v!r}")
+    return x
+
+
+def check_inputs(X, y, reference_coef, reference_intercept, epsilon, features, feature_names, feature_groups):
+    """The checked inputs of :func:`~xaipipe.rashomon.linear.linear_mcr` and
+    :func:`~xaipipe.rashomon.linear_order.linear_pair_order`: ``(X, y, coef, b0, eps, groups)``,
+    ``groups`` the variables (:func:`xaipipe.explain.reliance.resolve_features`).
+
+    Raises
+    ------
+    ValueError
+        Non-numeric or non-finite inputs, bad shapes, ``n < 2``, ``epsilon < 0``, unknown variables.
+    """
+    from ..explain.reliance import features_from_groups, resolve_features
+
+    X, df_names = _as_matrix(X)
+    n, p = X.shape
+    y = _as_vector(y, "y", n)
+    if n < 2:
+        raise ValueError("e_switch needs at least 2 samples")
+    coef = _as_vector(reference_coef, "reference_coef", p)
+    b0 = _as_scalar(reference_intercept, "reference_intercept")
+    eps = _as_scalar(epsilon, "epsilon")
+    if eps < 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    names = list(feature_names) if feature_names is not None else df_names
+    if features is None and feature_groups is not None:
+        if names is None:
+            raise ValueError("feature_groups needs feature_names (or a DataFrame X)")
+        features = features_from_groups(names, feature_groups)
+    return X, y, coef, b0, eps, resolve_features(features, p, names)
 
 
 @dataclass

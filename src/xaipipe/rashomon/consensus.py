@@ -91,15 +91,12 @@ __all__ = [
 #: Relations of a pair (``not_certified``: the linear scope's pairs without a certificate).
 RELATIONS = ("a_over_b", "b_over_a", "tie", "incomparable", "not_certified")
 
+#: The leading columns of both tables: what a row is about.
+_KEY = ["dataset", "scope", "epsilon", "is_default", "quantity", "estimator", "method"]
+
 #: Columns of ``consensus.csv``.
 CONSENSUS_COLUMNS = [
-    "dataset",
-    "scope",
-    "epsilon",
-    "is_default",
-    "quantity",
-    "estimator",
-    "method",
+    *_KEY,
     "feature_a",
     "feature_b",
     "relation",
@@ -112,13 +109,7 @@ CONSENSUS_COLUMNS = [
 
 #: Columns of ``consensus_summary.csv`` (and of ``tables/consensus.csv``, its default-ε rows).
 SUMMARY_COLUMNS = [
-    "dataset",
-    "scope",
-    "epsilon",
-    "is_default",
-    "quantity",
-    "estimator",
-    "method",
+    *_KEY,
     "n_features",
     "n_pairs",
     "n_ordered",

@@ -123,9 +123,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, optimize
 
-from ..explain.reliance import features_from_groups, resolve_features
-from ..validation import check_finite
-from ._linear_basis import _EPS, _whiten
+from ._linear_basis import _EPS, _as_matrix, _as_scalar, _as_vector, _whiten, check_inputs
 
 __all__ = [
     "LINEAR_EXACT",
@@ -142,41 +140,6 @@ QUANTITIES = ("mr_ratio", "mr_difference")
 
 
 # ----------------------------------------------------------------------------- input checks
-
-
-def _as_matrix(X) -> tuple[np.ndarray, list[str] | None]:
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"X must be numeric: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    check_finite(arr, "X")
-    return arr, names
-
-
-def _as_vector(v, name: str, length: int | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(v, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric: {exc}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if length is not None and arr.shape[0] != length:
-        raise ValueError(f"{name} has length {arr.shape[0]}, expected {length}")
-    check_finite(arr, name)
-    return arr
-
-
-def _as_scalar(v, name: str) -> float:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {v!r}") from None
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {v!r}")
-    return x
 
 
 def _columns(columns, p: int) -> np.ndarray:
@@ -545,28 +508,16 @@ def linear_mcr(
         reference outside ``R(ε)`` (impossible unless the inputs disagree), or a
         variable exactly collinear with the other columns (``MCR+ = ∞``).
     """
-    X, df_names = _as_matrix(X)
+    X, y, coef, b0, eps, groups = check_inputs(
+        X, y, reference_coef, reference_intercept, epsilon, features, feature_names, feature_groups
+    )
     n, p = X.shape
-    y = _as_vector(y, "y", n)
-    if n < 2:
-        raise ValueError("e_switch needs at least 2 samples")
-    coef = _as_vector(reference_coef, "reference_coef", p)
-    b0 = _as_scalar(reference_intercept, "reference_intercept")
-    eps = _as_scalar(epsilon, "epsilon")
-    if eps < 0:
-        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
     tol = _as_scalar(tol, "tol")
     if not 0 < tol < 1:
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     if int(max_iter) != max_iter or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     qs = _check_quantities(quantity)
-    names = list(feature_names) if feature_names is not None else df_names
-    if features is None and feature_groups is not None:
-        if names is None:
-            raise ValueError("feature_groups needs feature_names (or a DataFrame X)")
-        features = features_from_groups(names, feature_groups)
-    groups = resolve_features(features, p, names)
 
     wh = _whiten(X, y, coef, b0, eps, "mr_ratio" in qs)
     c0, e_min, rho, e_ref, bound_abs = wh.c0, wh.e_min, wh.rho, wh.e_ref, wh.bound_abs

@@ -35,9 +35,8 @@ import numpy as np
 import pandas as pd
 from scipy import linalg
 
-from ..explain.reliance import features_from_groups, resolve_features
-from ._linear_basis import _whiten
-from .linear import _as_matrix, _as_scalar, _as_vector, _difference, _Problem, linear_loss_bound
+from ._linear_basis import _whiten, check_inputs
+from .linear import _difference, _Problem, linear_loss_bound
 
 __all__ = ["LINEAR_ORDER_COLUMNS", "linear_exact_order", "linear_pair_order"]
 
@@ -91,22 +90,10 @@ def linear_pair_order(
         As :func:`~xaipipe.rashomon.linear.linear_mcr` (bad inputs, a variable exactly collinear
         with the others, a constant ``y``).
     """
-    X, df_names = _as_matrix(X)
-    n, p = X.shape
-    y = _as_vector(y, "y", n)
-    if n < 2:
-        raise ValueError("e_switch needs at least 2 samples")
-    coef = _as_vector(reference_coef, "reference_coef", p)
-    b0 = _as_scalar(reference_intercept, "reference_intercept")
-    eps = _as_scalar(epsilon, "epsilon")
-    if eps < 0:
-        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
-    names = list(feature_names) if feature_names is not None else df_names
-    if features is None and feature_groups is not None:
-        if names is None:
-            raise ValueError("feature_groups needs feature_names (or a DataFrame X)")
-        features = features_from_groups(names, feature_groups)
-    groups = resolve_features(features, p, names)
+    X, y, coef, b0, eps, groups = check_inputs(
+        X, y, reference_coef, reference_intercept, epsilon, features, feature_names, feature_groups
+    )
+    p = X.shape[1]
     wh = _whiten(X, y, coef, b0, eps, False)
     forms = {}
     for fname, cols in groups.items():

@@ -240,7 +240,7 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
     """Learner-PD / learner-PFI of ``family`` at training size ``n1``: mean and MC error over fresh fits."""
     from joblib import Parallel, delayed
 
-    from .coverage_effects import effect_spec, truth_rows
+    from .coverage_effects import effect_spec, truth_row, truth_rows
 
     M = _positive_int(lc["truth_fits"], "learner truth_fits", 2)
     n_eval = _positive_int(lc["truth_eval_rows"], "learner truth_eval_rows", 2)
@@ -258,17 +258,7 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
     rows = []
 
     def add(quantity, feature, grid_value, values):
-        v = np.asarray(values, dtype=float)
-        rows.append(
-            {
-                "family": family,
-                "quantity": quantity,
-                "feature": feature,
-                "grid_value": grid_value,
-                "truth_learner": float(v.mean()),
-                "truth_learner_se": float(v.std(ddof=1) / np.sqrt(M)),
-            }
-        )
+        rows.append(truth_row(family, quantity, feature, grid_value, values))
 
     pd_all = np.array([r[1] for r in out])
     k = 0

@@ -35,7 +35,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["EffectTruthSpec", "ale_f_star", "effect_spec", "effect_truth", "learner_effect_rows", "truth_rows"]
+__all__ = [
+    "EffectTruthSpec",
+    "ale_f_star",
+    "effect_spec",
+    "effect_truth",
+    "learner_effect_rows",
+    "truth_row",
+    "truth_rows",
+]
 
 #: The audit's options of the learner effects (merged into its ``learner_config`` defaults).
 DEFAULT_EFFECT_CONFIG: dict[str, Any] = {
@@ -116,21 +124,10 @@ def truth_rows(family: str, effects: Sequence[tuple[np.ndarray, np.ndarray]], na
     truth fits (one ``effect_truth`` pair per fit), in the rows of the learner truth table."""
     if spec is None:
         return []
-    M = len(effects)
     rows = []
 
     def add(quantity, feature, grid_value, values):
-        v = np.asarray(values, dtype=float)
-        rows.append(
-            {
-                "family": family,
-                "quantity": quantity,
-                "feature": feature,
-                "grid_value": grid_value,
-                "truth_learner": float(v.mean()),
-                "truth_learner_se": float(v.std(ddof=1) / np.sqrt(M)),
-            }
-        )
+        rows.append(truth_row(family, quantity, feature, grid_value, values))
 
     if spec.shap:
         shap = np.array([e[0] for e in effects])
@@ -144,6 +141,19 @@ def truth_rows(family: str, effects: Sequence[tuple[np.ndarray, np.ndarray]], na
                 add("learner_ale", names[j], z, ale[:, k])
                 k += 1
     return rows
+
+
+def truth_row(family: str, quantity: str, feature: str, grid_value: float, values) -> dict:
+    """A row of the learner truth: the mean over the truth fits and its Monte-Carlo SE (sd / sqrt(fits))."""
+    v = np.asarray(values, dtype=float)
+    return {
+        "family": family,
+        "quantity": quantity,
+        "feature": feature,
+        "grid_value": grid_value,
+        "truth_learner": float(v.mean()),
+        "truth_learner_se": float(v.std(ddof=1) / np.sqrt(v.size)),
+    }
 
 
 def learner_effect_rows(r: int, family: str, res) -> list[dict]:
