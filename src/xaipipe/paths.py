@@ -63,6 +63,11 @@ PATHS: dict[str, str] = {
     "learner_pfi": "explain/{dataset}/{family}/learner_pfi.csv",
     "learner_pd_refits": "explain/{dataset}/{family}/learner_pd_refits.csv",
     "learner_pfi_refits": "explain/{dataset}/{family}/learner_pfi_refits.csv",
+    # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+    "learner_shap": "explain/{dataset}/{family}/learner_shap.csv",
+    "learner_ale": "explain/{dataset}/{family}/learner_ale.csv",
+    "learner_shap_refits": "explain/{dataset}/{family}/learner_shap_refits.csv",
+    "learner_ale_refits": "explain/{dataset}/{family}/learner_ale_refits.csv",
     # under dependent features and interactions (issue 35): ALE beside PD, H-statistic, SHAP interaction summary
     "ale": "explain/{dataset}/{family}/ale.csv",
     "ale_2d": "explain/{dataset}/{family}/ale_2d.csv",
@@ -88,6 +93,9 @@ PATHS: dict[str, str] = {
     "multiplicity_path": "rashomon/{dataset}/multiplicity_path.csv",
     "multiplicity_rows": "rashomon/{dataset}/multiplicity_rows.csv",
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
+    # the consensus partial order of the variables over every Rashomon set (issue 45)
+    "consensus": "rashomon/{dataset}/consensus.csv",
+    "consensus_summary": "rashomon/{dataset}/consensus_summary.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",
     # PD and ALE of every member of the figure scope's largest set, every variable (issue 44: explorer)

@@ -1868,3 +1868,75 @@ class SageSettings:
     def runs(self, family: str) -> bool:
         """Whether ``explain.sage.families`` asks for SAGE of ``family`` (None: every family)."""
         return self.families is None or family in self.families
+
+
+@dataclass(frozen=True)
+class LearnerEffectsSettings:
+    """Settings of the learner step's SHAP importance and ALE (issue 45, item 1; rule ``learner``,
+    param ``effects``): from the same refits as learner-PD / PFI
+    (:mod:`xaipipe.explain.learner_effects`).
+
+    Every field's default is the schema's.
+
+    Attributes
+    ----------
+    shap, ale : bool
+        ``explain.learner.effects`` lists ``shap`` / ``ale`` (default both).
+    shap_max_rows : int or None
+        ``explain.learner.shap_max_rows``: held-out rows explained per refit (seeded subsample).
+    shap_algorithm : str
+        ``explain.shap.algorithm.<family>`` (``"auto"`` when the family is not listed): the SHAP
+        algorithm of the ``shap`` rule.
+    background_size : int or None
+        ``explain.shap.background_size``.
+    ale_bins : int
+        ``explain.ale.n_bins``: the ALE grid's quantile bins (merged where a refit's held-out rows
+        leave a bin empty).
+    ale_centering : str
+        ``explain.ale.centering``.
+    """
+
+    shap: bool = True
+    ale: bool = True
+    shap_max_rows: int | None = 200
+    shap_algorithm: str = "auto"
+    background_size: int | None = 100
+    ale_bins: int = 20
+    ale_centering: str = "ale_plot"
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], family: str) -> LearnerEffectsSettings:
+        """Build and check the settings of ``family``'s learner job from a schema-validated config.
+
+        Raises
+        ------
+        ValueError
+            ``explain.learner.effects`` names something other than ``shap`` / ``ale``, or twice
+            (the schema says so too; the message names the key).
+        """
+        explain = config["explain"]
+        effects = list(explain["learner"].get("effects", ["shap", "ale"]))
+        bad = [e for e in effects if e not in ("shap", "ale")]
+        if bad or len(set(effects)) != len(effects):
+            raise ValueError(
+                f"config key explain.learner.effects ({effects}): a subset of [shap, ale], each at most once"
+            )
+        algorithms = explain["shap"].get("algorithm") or {}
+        return cls(
+            shap="shap" in effects,
+            ale="ale" in effects,
+            shap_max_rows=explain["learner"].get("shap_max_rows", 200),
+            shap_algorithm=str(algorithms.get(family, "auto")),
+            background_size=explain["shap"]["background_size"],
+            ale_bins=explain["ale"]["n_bins"],
+            ale_centering=explain["ale"]["centering"],
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        """The rule's ``params.effects``: every field, in order (a plain dict)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> LearnerEffectsSettings:
+        """The settings back from :meth:`to_params` (in the ``learner`` script)."""
+        return cls(**dict(params))

@@ -35,8 +35,9 @@ from xaipipe.explain.learner import (
     refit_seeds,
     subsample_splits,
 )
+from xaipipe.explain.learner_effects import RefitEffects
 from xaipipe.explain.reliance import estimator_stream, random_permutations
-from xaipipe.settings import LearnerSettings
+from xaipipe.settings import LearnerEffectsSettings, LearnerSettings
 
 _DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}
 
@@ -416,10 +417,11 @@ def test_learner_tables_wrap_learner_pd_pfi():
         X_train_raw=X, y_train=y, features=names, feature_groups=groups, classes=None, imputer=None, dataset="toy"
     )
     best = {"n_estimators": 5, "max_depth": 2}
-    res = learner_tables(data, settings, "gradient_boosting", best, pd_features=["x1", "g"])
+    effects = LearnerEffectsSettings(ale_bins=4)  # learner-SHAP / ALE (issue 45)
+    res = learner_tables(data, settings, "gradient_boosting", best, pd_features=["x1", "g"], effects=effects)
     assert isinstance(res, LearnerTables) and res.pd_features == ["x1", "g"]
     out = res.to_frames()
-    assert list(out) == ["pd", "pfi", "pd_refits", "pfi_refits"]
+    assert list(out) == ["pd", "pfi", "pd_refits", "pfi_refits", "shap", "ale", "shap_refits", "ale_refits"]
     # the rule's call: the PD variables are the model's top_k by the ranking's MR (here x1 and g)
     reliance = pd.DataFrame(
         {
@@ -442,6 +444,7 @@ def test_learner_tables_wrap_learner_pd_pfi():
         pd_features=["x1", "g"],
         kind="uniform",
         percentiles=(0.0, 1.0),
+        effects=RefitEffects(ale_bins=4),
         **kw,
     )  # the rule's grid
     for name in out:
@@ -450,6 +453,23 @@ def test_learner_tables_wrap_learner_pd_pfi():
         assert (frame["dataset"] == "toy").all() and (frame["model"] == "gradient_boosting").all()
         pd.testing.assert_frame_equal(frame.drop(columns=["dataset", "model"]), getattr(ref, name))
     assert list(out["pfi"]["feature"]) == ["x0", "x1", "g"] and set(out["pd"]["feature"]) == {"x1", "g"}
+    assert list(out["shap"]["feature"]) == ["x0", "x1", "g"] and list(pd.unique(out["ale"]["feature"])) == [
+        "x0",
+        "x1",
+        "g",
+    ]
+    # without effects (or with neither), the same PD / PFI tables and empty SHAP / ALE tables
+    bare = learner_tables(
+        data,
+        settings,
+        "gradient_boosting",
+        best,
+        pd_features=["x1", "g"],
+        effects=LearnerEffectsSettings(shap=False, ale=False),
+    ).to_frames()
+    for name in ("pd", "pfi", "pd_refits", "pfi_refits"):
+        pd.testing.assert_frame_equal(bare[name], out[name])
+    assert all(bare[name].empty for name in ("shap", "ale", "shap_refits", "ale_refits"))
     assert out["pd_refits"]["refit"].nunique() == 3
     # every refit is the family's configuration with its own seed: refit 0 by hand
     seed = refit_seeds(2, 3)[0][1]

@@ -32,6 +32,7 @@ from xaipipe.settings import (
     CVSettings,
     HStatisticSettings,
     LargeDataSettings,
+    LearnerEffectsSettings,
     LearnerSettings,
     LimeSettings,
     PdIceSettings,
@@ -328,6 +329,11 @@ def rashomon_params_of(dataset):
 
 def rashomon_params(wildcards):
     return rashomon_params_of(wildcards.dataset)
+
+
+def learner_effects_params(wildcards):
+    """params.effects of the learner rule: xaipipe.settings.LearnerEffectsSettings (issue 45)."""
+    return LearnerEffectsSettings.from_config(config, wildcards.family).to_params()
 
 
 COVERAGE = config["coverage"]

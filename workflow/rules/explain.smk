@@ -309,7 +309,7 @@ rule ranking_agreement_table:
 
 
 rule learner:
-    """Learner-PD and learner-PFI with corrected confidence intervals (Molnar et al. 2023)."""
+    """Learner-PD, learner-PFI, learner-SHAP importance and learner-ALE with corrected confidence intervals (Molnar et al. 2023)."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
@@ -321,6 +321,11 @@ rule learner:
         pfi=P("learner_pfi"),
         pd_refits=P("learner_pd_refits"),
         pfi_refits=P("learner_pfi_refits"),
+        # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+        shap=P("learner_shap"),
+        ale=P("learner_ale"),
+        shap_refits=P("learner_shap_refits"),
+        ale_refits=P("learner_ale_refits"),
     log:
         f"{LOGS}/explain/learner/{{dataset}}/{{family}}.log",
     benchmark:
@@ -339,16 +344,20 @@ rule learner:
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
         top_k=config["explain"]["pd"]["top_k"],
         figure_class=config["explain"]["figure_class"],
+        # xaipipe.settings.LearnerEffectsSettings.from_params (issue 45)
+        effects=learner_effects_params,
     script:
         "../scripts/learner.py"
 
 
 rule learner_figures:
-    """Learner-PD bands (corrected and naive) and learner-PFI bars with corrected intervals."""
+    """Learner-PD and learner-ALE bands (corrected and naive), learner-PFI and learner-SHAP bars with corrected intervals."""
     input:
         style=STYLE_FILE,
         pd=rules.learner.output.pd,
         pfi=rules.learner.output.pfi,
+        shap=rules.learner.output.shap,
+        ale=rules.learner.output.ale,
     output:
         **figure_outputs("learner_figures"),
     log:

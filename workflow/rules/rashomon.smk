@@ -128,6 +128,76 @@ rule rashomon_figures:
         "../scripts/rashomon_figures.py"
 
 
+rule consensus:
+    """The consensus partial order of the variables by MR over every Rashomon set (Laberge et al. 2023): pairs every member orders alike, ties, incomparable pairs; the exact linear scope's certified pairs."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        members=rules.rashomon.output.members,
+        mcr=rules.rashomon.output.mcr,
+        linear_exact=rules.rashomon.output.linear_exact,
+    output:
+        consensus=P("consensus"),
+        summary=P("consensus_summary"),
+    log:
+        f"{LOGS}/rashomon/consensus/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/consensus/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/consensus.py"
+
+
+rule consensus_figures:
+    """Hasse diagram of the consensus order at the figure scope and the default eps (and the exact linear scope's certified order)."""
+    input:
+        style=STYLE_FILE,
+        pairs=rules.consensus.output.consensus,
+        summary=rules.consensus.output.summary,
+    output:
+        **figure_outputs("consensus_figures"),
+    log:
+        f"{LOGS}/figures/consensus/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/consensus_figures/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        scope=RASHOMON["figure_scope"],
+        epsilon=RASHOMON["epsilon"],
+        estimator=RASHOMON["estimators"][0],
+    script:
+        "../scripts/consensus_figures.py"
+
+
+rule consensus_table:
+    """All datasets' consensus counts at the default eps: pairs every member orders alike, per scope and MR estimator."""
+    input:
+        tables=per_dataset("consensus_summary"),
+    output:
+        table=report(
+            P("table", name="consensus"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "consensus over the Rashomon set"},
+        ),
+    log:
+        f"{LOGS}/tables/consensus.log",
+    benchmark:
+        f"{BENCH}/consensus_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/consensus_table.py"
+
+
 rule multiplicity:
     """Predictive multiplicity of every Rashomon scope: viable prediction ranges, ambiguity, discrepancy on the eps grid, the exact eps-path, per test row."""
     input:

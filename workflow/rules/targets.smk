@@ -36,6 +36,9 @@ ALL_TARGETS += [
     P("table", name="multiplicity"),
     # the Rashomon explorer: every dataset's set in one static page (issue 44)
     P("explorer"),
+    # the consensus order over every Rashomon set (issue 45; its Hasse diagrams: the figure catalog)
+    P("table", name="consensus"),
+    *[P("consensus", dataset=d) for d in DATASETS],
 ]
 if STUDIES:
     ALL_TARGETS.append(P("study_comparison", dataset="abalone_study"))

@@ -1,4 +1,4 @@
-"""Rule learner_figures: learner-PD bands and learner-PFI bars (kinds: xaipipe.plots.catalog)."""
+"""Rule learner_figures: learner-PD / ALE bands and learner-PFI / SHAP bars (kinds: xaipipe.plots.catalog)."""
 
 from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
@@ -10,6 +10,8 @@ def main(smk):
     inputs = {
         "pd_table": read_csv(smk.input.pd, keep_default_na=False, na_values=[""]),
         "pfi": read_csv(smk.input.pfi),
+        "shap": read_csv(smk.input.shap),
+        "ale": read_csv(smk.input.ale, keep_default_na=False, na_values=[""]),
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
     }
     with figure_style(smk.input.style):

@@ -12,7 +12,7 @@ def main(smk):
     p = smk.params
     settings = PdIceSettings.from_params(p.pd, ranking=p.ranking, loss=p.loss, seed=p.seed, large_data=p.large_data)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    # a user group ranks its columns (and one-hot groups) together at its place (docs/sage.md, "Feature groups")
+    # a user group ranks its columns (and one-hot groups) together at its place (docs/sage.md, "The user's feature groups")
     reliance = expand_user_groups(read_csv(smk.input.reliance), data.feature_groups, data.user_groups)
     top = settings.top_features(reliance)
     get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", settings.top_k, top, p.extra)

@@ -4,7 +4,7 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.shapley import class_choice
-from xaipipe.io import write_csv
+from xaipipe.io import read_csv, write_csv
 from xaipipe.rashomon.effects import member_effects
 from xaipipe.runner import get_logger, run
 from xaipipe.settings import RashomonSettings
@@ -12,7 +12,7 @@ from xaipipe.settings import RashomonSettings
 
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
+    summary = pd.concat([read_csv(path) for path in smk.input.summaries], ignore_index=True)
     out = member_effects(
         data,
         RashomonSettings.from_params(smk.params.rashomon),

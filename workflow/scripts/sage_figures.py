@@ -1,7 +1,6 @@
 """Rule sage_figures: SAGE bars beside MR's ranking (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots.catalog import draw_figures, save_figures
 from xaipipe.plots.style import figure_style
 from xaipipe.runner import run
@@ -10,8 +9,8 @@ from xaipipe.runner import run
 def main(smk):
     rank = smk.params.ranking
     inputs = {
-        "sage": pd.read_csv(smk.input.sage),
-        "reliance": pd.read_csv(smk.input.reliance),
+        "sage": read_csv(smk.input.sage),
+        "reliance": read_csv(smk.input.reliance),
         "estimator": rank["estimator"],
         "quantity": rank["quantity"],
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",

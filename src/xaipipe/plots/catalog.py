@@ -175,7 +175,13 @@ GROUPS: dict[str, FigureGroup] = {
             inputs=("result", "top_k", "title", "figure_class", "target_unit"),
         ),
         FigureGroup("lime", "model_figure", _MODEL, "SHAP", inputs=("comparison", "rows", "title")),
-        FigureGroup("learner_figures", "model_figure", _MODEL, "learner-PD/PFI", inputs=("pd_table", "pfi", "title")),
+        FigureGroup(
+            "learner_figures",
+            "model_figure",
+            _MODEL,
+            "learner-PD/PFI",
+            inputs=("pd_table", "pfi", "shap", "ale", "title"),
+        ),
         FigureGroup(
             "sage_figures",
             "model_figure",
@@ -203,6 +209,13 @@ GROUPS: dict[str, FigureGroup] = {
             _MODEL,
             "Rashomon set / MCR",
             inputs=("members", "mcr", "envelope", "curves", "path", "scope", "epsilon", "quantity"),
+        ),
+        FigureGroup(
+            "consensus_figures",
+            "rashomon_figure",
+            _MODEL,
+            "Rashomon set / MCR",
+            inputs=("pairs", "summary", "scope", "epsilon", "estimator", "title"),
         ),
         FigureGroup(
             "multiplicity_figures",
@@ -311,6 +324,18 @@ FIGURES: tuple[Figure, ...] = (
         "learner_pfi", "learner_figures", "xaipipe.plots.learner:learner_figures", "learner.rst", label="learner-PFI"
     ),
     Figure("sage", "sage_figures", "xaipipe.plots.sage:plot_sage", "sage.rst", label="SAGE beside MR", default=True),
+    # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+    *(
+        Figure(
+            kind,
+            "learner_figures",
+            "xaipipe.plots.learner_effects:learner_effect_figures",
+            "learner_effects.rst",
+            label=label,
+            default="learner",
+        )
+        for kind, label in (("learner_shap", "learner-SHAP importance"), ("learner_ale", "learner-ALE"))
+    ),
     # under dependent features and interactions (issue 35)
     Figure(
         "ale",
@@ -369,6 +394,14 @@ FIGURES: tuple[Figure, ...] = (
         for i, kind in enumerate(
             ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
         )
+    ),
+    Figure(
+        "consensus_hasse",
+        "consensus_figures",
+        "xaipipe.plots.consensus:consensus_figures",
+        "consensus.rst",
+        label="consensus order (Hasse diagram)",
+        default=True,
     ),
     Figure(
         "multiplicity",

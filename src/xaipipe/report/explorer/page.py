@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...io import read_csv
 from .charts import dataset_spec
 from .data import DatasetView, coverage_rates, dataset_view
 
@@ -150,14 +151,14 @@ def load_views(datasets: Sequence[str], inputs, *, epsilon: float, scope: str) -
             raise ValueError(f"input {key!r} has {len(inputs[key])} files for {n} datasets")
     views = []
     for i, d in enumerate(datasets):
-        sets = pd.read_csv(inputs["sets"][i])
+        sets = read_csv(inputs["sets"][i])
         views.append(
             dataset_view(
                 d,
-                members=pd.read_csv(inputs["members"][i]),
+                members=read_csv(inputs["members"][i]),
                 predictions=np.load(inputs["predictions"][i], allow_pickle=False),
-                prediction_index=pd.read_csv(inputs["index"][i]),
-                effects=pd.read_csv(inputs["effects"][i], keep_default_na=False, na_values=[""]),
+                prediction_index=read_csv(inputs["index"][i]),
+                effects=read_csv(inputs["effects"][i], keep_default_na=False, na_values=[""]),
                 data=load_prepared(inputs["tables"][i], inputs["infos"][i], inputs["splits"][i]),
                 epsilon=epsilon,
                 epsilon_max=float(sets["epsilon"].max()),
