@@ -20,6 +20,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 
+from xaipipe.config import LearnerSettings
 from xaipipe.explain.learner import (
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -36,7 +37,6 @@ from xaipipe.explain.learner import (
     subsample_splits,
 )
 from xaipipe.explain.reliance import estimator_stream, random_permutations
-from xaipipe.settings import LearnerSettings
 
 _DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}
 
@@ -391,7 +391,6 @@ def _learner_settings(kw):
         pfi_estimator=kw["pfi_estimator"],
         n_repeats=kw["n_repeats"],
         confidence=kw["confidence"],
-        families=("gradient_boosting",),
         top_k=2,
         ranking_estimator="permutation",
         ranking_quantity="mr_difference",

@@ -2,29 +2,19 @@
 
 import pandas as pd
 
+from xaipipe.config import HStatisticSettings
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import h_statistic_table
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import run
-from xaipipe.settings import HStatisticSettings
 
 
 def main(smk):
-    p = smk.params
-    settings = HStatisticSettings.from_params(
-        p.interactions,
-        family=smk.wildcards.family,
-        output=p.output,
-        max_batch_rows=p.max_batch_rows,
-        ranking=p.ranking,
-        loss=p.loss,
-        figure_class=p.figure_class,
-        seed=p.seed,
-    )
+    settings = HStatisticSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = settings.top_features(pd.read_csv(smk.input.reliance))
+    reliance = pd.read_csv(smk.input.reliance)  # the pairs of the top-k variables by MR
     # a forest store: one block of trees at a time; multiclass: explain.figure_class (a `class` column)
-    table = h_statistic_table(open_model(smk.input.model), data, settings, top=top)
+    table = h_statistic_table(open_model(smk.input.model), data, settings, reliance=reliance)
     write_csv(smk.output.table, with_ids(table, dataset=data.dataset, model=smk.wildcards.family))
 
 

@@ -2,23 +2,22 @@
 
 import pandas as pd
 
+from xaipipe.config import LearnerSettings
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.learner import learner_tables
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.settings import LearnerSettings
 
 
 def main(smk):
-    settings = LearnerSettings.from_params(smk.params)
+    settings = LearnerSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     out = learner_tables(
         data,
         settings,
-        smk.wildcards.family,
+        settings.family,
         read_json(smk.input.best)["params"],
         reliance=pd.read_csv(smk.input.reliance),  # the learner-PD of the model's top_k variables by MR
-        options=smk.params.cv["options"],
         n_jobs=smk.threads,
     )
     get_logger().info("learner-PD for %s; %d refits", out.pd_features, settings.n_refits)

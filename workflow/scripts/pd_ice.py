@@ -2,21 +2,21 @@
 
 import pandas as pd
 
+from xaipipe.config import PdIceSettings
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.settings import PdIceSettings
 
 
 def main(smk):
-    p = smk.params
-    settings = PdIceSettings.from_params(p.pd, ranking=p.ranking, loss=p.loss, seed=p.seed, large_data=p.large_data)
+    settings = PdIceSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    top = settings.top_features(pd.read_csv(smk.input.reliance))
-    get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", settings.top_k, top, p.extra)
+    reliance = pd.read_csv(smk.input.reliance)  # the top_k variables by MR
     # a forest store: one block of trees at a time; multiclass: every class (a `class` column)
-    out = pd_ice_tables(open_model(smk.input.model), data, settings, top=top, extra=p.extra)
+    out = pd_ice_tables(open_model(smk.input.model), data, settings, reliance=reliance, extra=smk.params.extra)
+    top = out.curves.loc[out.curves["rank"] > 0, "feature"].unique().tolist()
+    get_logger().info("top-%d variables by MR: %s; also for thesis figures: %s", settings.top_k, top, smk.params.extra)
     ids = {"dataset": data.dataset, "model": smk.wildcards.family}
     for name, frame in out.to_frames().items():
         write_csv(smk.output[name], with_ids(frame, **ids))

@@ -93,11 +93,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..config.learner import LearnerSettings
 from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
 from ..validation import check_confidence, check_finite, check_fraction, check_int
 from .learner_intervals import (  # re-exported: the tables layer
@@ -110,15 +111,13 @@ from .learner_intervals import (  # re-exported: the tables layer
     learner_pfi_table,
 )
 
-if TYPE_CHECKING:
-    from ..settings import LearnerSettings
-
 __all__ = [
     "LEARNER_PD_COLUMNS",
     "LEARNER_PFI_COLUMNS",
     "LearnerResult",
     "LearnerTables",
     "RefitDesign",
+    "refit_design",
     "corrected_t_interval",
     "estimator_factory",
     "learner_pd_pfi",
@@ -331,8 +330,8 @@ class LearnerResult:
 @dataclass(frozen=True)
 class RefitDesign:
     """The design of learner-PD / learner-PFI (Molnar et al. 2023): the refits, the PD grids and
-    the PFI of :func:`learner_refits` (:meth:`xaipipe.settings.LearnerSettings.design` in the
-    pipeline).
+    the PFI of :func:`learner_refits` (:func:`refit_design` of the pipeline's
+    :class:`~xaipipe.config.LearnerSettings`).
 
     Attributes
     ----------
@@ -367,6 +366,24 @@ class RefitDesign:
     reseed: bool = True
     random_state: Any = 0
     stratify: bool = False
+
+
+def refit_design(settings: LearnerSettings, *, stratify: bool = False) -> RefitDesign:
+    """The :class:`RefitDesign` of the learner step's settings (config section ``explain.learner``):
+    ``n_refits``, ``fraction``, the PD grid (``resolution``, ``grid`` as ``kind``, ``percentiles``),
+    ``pfi_estimator``, ``n_repeats``, ``seed`` as ``random_state``; ``stratify``: the subsamples by
+    class, for a multiclass target."""
+    return RefitDesign(
+        n_refits=settings.n_refits,
+        fraction=settings.fraction,
+        resolution=settings.resolution,
+        kind=settings.grid,
+        percentiles=tuple(settings.percentiles),
+        pfi_estimator=settings.pfi_estimator,
+        n_repeats=settings.n_repeats,
+        random_state=settings.seed,
+        stratify=stratify,
+    )
 
 
 def learner_refits(
@@ -697,7 +714,7 @@ def learner_tables(
         The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
         ``y_train``, ``features``, ``feature_groups``, ``classes``, ``imputer``, ``dataset``.
     settings : LearnerSettings
-        :meth:`xaipipe.settings.LearnerSettings.from_config`.
+        :meth:`xaipipe.config.LearnerSettings.from_config` (the refits: :func:`refit_design`).
     family : str
     params : mapping
         The family's best configuration (``best.json``'s ``params``).
@@ -708,7 +725,7 @@ def learner_tables(
     pd_features : sequence of str, optional
         The learner-PD's variables instead (give exactly one of ``reliance`` and ``pd_features``).
     options : mapping, optional
-        The family's ``estimator_options``.
+        The family's ``estimator_options``; default ``settings.options``.
     n_jobs : int, default 1
         Worker processes over refits; results do not depend on it.
 
@@ -743,10 +760,10 @@ def learner_tables(
         multi = {"pd_class_index": class_choice(classes, settings.figure_class)["class_index"]}
     feature_names = list(data.features)
     result = learner_pd_pfi(
-        estimator_factory(family, settings.task, params, options=options),
+        estimator_factory(family, settings.task, params, options=settings.options if options is None else options),
         data.X_train_raw,
         data.y_train,
-        settings.design(stratify=classes is not None),
+        refit_design(settings, stratify=classes is not None),
         feature_names=feature_names,
         features=features_from_groups(feature_names, data.feature_groups),
         pd_features=list(pd_features),

@@ -96,13 +96,13 @@ from __future__ import annotations
 import logging
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from ..settings import CoverageSettings
+from ..config.rashomon import RashomonSettings
+from ..config.studies import CoverageSettings
 
 __all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "CoverageTables", "coverage_audit", "coverage_table"]
 
@@ -375,7 +375,6 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
     from ..rashomon.members import member_table, members_reliance
     from ..rashomon.sets import CROSS_FAMILY, check_epsilons, rashomon_scopes
     from ..rashomon.study import rashomon_reliance
-    from ..settings import RashomonSettings
 
     eps = check_epsilons(rc["epsilons"])
     mode = rc["epsilon_mode"]
@@ -531,7 +530,7 @@ def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTa
     Parameters
     ----------
     settings : CoverageSettings
-        :meth:`xaipipe.settings.CoverageSettings.from_config` (config section ``coverage``, with
+        :meth:`xaipipe.config.CoverageSettings.from_config` (config section ``coverage``, with
         the pipeline's learner design and ε rule where it leaves them null). Its fields:
 
         dgp : str
