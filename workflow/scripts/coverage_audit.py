@@ -7,7 +7,7 @@ Not named coverage.py: the scripts folder is on the path of joblib workers, and 
 from xaipipe.config import CoverageSettings
 from xaipipe.io import write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.studies.coverage import coverage_audit
+from xaipipe.studies import coverage_audit
 
 
 def main(smk):

@@ -4,10 +4,9 @@ combination of its cv_shard jobs)."""
 import joblib
 
 from xaipipe.config import CVSettings
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import write_csv, write_json
-from xaipipe.models.cv import cv_tables
-from xaipipe.models.forest_blocks import forest_block_setting
+from xaipipe.models import cv_tables, forest_block_setting
 from xaipipe.runner import get_logger, run
 
 

@@ -3,9 +3,8 @@
 import joblib
 
 from xaipipe.config import CVSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.models.cv import cv_shard_table
-from xaipipe.models.forest_blocks import forest_block_setting
+from xaipipe.data import load_prepared
+from xaipipe.models import cv_shard_table, forest_block_setting
 from xaipipe.runner import run
 
 

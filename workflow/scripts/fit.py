@@ -1,10 +1,9 @@
 """Rule fit: refit the best configuration on the 80 %, evaluate on the 20 %."""
 
 from xaipipe.config import CVSettings
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import read_json, write_csv, write_joblib, write_json
-from xaipipe.models.fitting import fit_best
-from xaipipe.models.forest_blocks import forest_block_setting
+from xaipipe.models import fit_best, forest_block_setting
 from xaipipe.runner import run
 
 

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from xaipipe.config import HStatisticSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.dependence import h_statistic_table
+from xaipipe.data import load_prepared
+from xaipipe.explain import h_statistic_table
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import run
 

@@ -1,7 +1,7 @@
 """Rule large_data: the large-data policies of one dataset (threshold, applied, rows used)."""
 
 from xaipipe.config import LargeDataSettings
-from xaipipe.explain.large_data import large_data_table
+from xaipipe.explain import large_data_table
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import run
 

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from xaipipe.config import LearnerSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.learner import learner_tables
+from xaipipe.data import load_prepared
+from xaipipe.explain import learner_tables
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
 

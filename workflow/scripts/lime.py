@@ -1,13 +1,10 @@
 """Rule lime: LIME weights beside the SHAP values of the force-plot rows and a seeded sample of test rows."""
 
 from xaipipe.config import LimeSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.lime import lime_tables
-from xaipipe.explain.shapley import class_result
+from xaipipe.data import load_prepared
+from xaipipe.explain import class_result, lime_tables
 from xaipipe.io import open_model, read_joblib, write_csv
-from xaipipe.plots.lime import plot_lime_vs_shap
-from xaipipe.plots.shap_force import force_rows
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots import figure_style, force_rows, plot_lime_vs_shap, save_figure
 from xaipipe.runner import run
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from xaipipe.io import read_json, write_json
-from xaipipe.report.provenance import build_manifest, snakemake_run_info
+from xaipipe.report import build_manifest, snakemake_run_info
 from xaipipe.runner import run
 
 

@@ -5,9 +5,8 @@ import time
 import pandas as pd
 
 from xaipipe.config import RelianceSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.dependence import dependent_reliance_rows
-from xaipipe.explain.summary import reliance_tables
+from xaipipe.data import load_prepared
+from xaipipe.explain import dependent_reliance_rows, reliance_tables
 from xaipipe.io import open_model, write_csv
 from xaipipe.runner import get_logger, run
 

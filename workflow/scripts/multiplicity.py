@@ -3,9 +3,9 @@
 import numpy as np
 import pandas as pd
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import write_csv
-from xaipipe.rashomon.multiplicity import multiplicity_tables
+from xaipipe.rashomon import multiplicity_tables
 from xaipipe.runner import run
 
 

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from xaipipe.config import PdIceSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.data import load_prepared
+from xaipipe.explain import pd_ice_tables
 from xaipipe.io import open_model, with_ids, write_csv
 from xaipipe.runner import get_logger, run
 

@@ -2,8 +2,7 @@
 
 import pandas as pd
 
-from xaipipe.explain.dependence import dependent_ranking_agreement
-from xaipipe.explain.summary import ranking_tables
+from xaipipe.explain import dependent_ranking_agreement, ranking_tables
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import run
 

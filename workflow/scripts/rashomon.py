@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 
 from xaipipe.config import RashomonSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.shapley import class_choice
+from xaipipe.data import load_prepared
+from xaipipe.explain import class_choice
 from xaipipe.io import atomic_path, read_joblib, write_csv
-from xaipipe.models.forest_blocks import forest_block_setting
-from xaipipe.rashomon.study import mcr_study
+from xaipipe.models import forest_block_setting
+from xaipipe.rashomon import mcr_study
 from xaipipe.runner import get_logger, run
 
 

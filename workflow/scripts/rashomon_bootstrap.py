@@ -3,7 +3,7 @@ from the resamples of the rashomon_bootstrap_shard jobs."""
 
 from xaipipe.config import BootstrapSettings
 from xaipipe.io import read_joblib, read_json, write_csv
-from xaipipe.rashomon.bootstrap import combine_bootstrap_shards
+from xaipipe.rashomon import combine_bootstrap_shards
 from xaipipe.runner import run
 
 

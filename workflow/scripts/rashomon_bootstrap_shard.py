@@ -3,10 +3,10 @@
 import pandas as pd
 
 from xaipipe.config import BootstrapSettings
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import write_joblib
-from xaipipe.models.forest_blocks import forest_block_setting
-from xaipipe.rashomon.bootstrap import bootstrap_shard
+from xaipipe.models import forest_block_setting
+from xaipipe.rashomon import bootstrap_shard
 from xaipipe.runner import run
 
 

@@ -3,11 +3,11 @@
 import pandas as pd
 
 from xaipipe.config import RashomonSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.shapley import class_choice
+from xaipipe.data import load_prepared
+from xaipipe.explain import class_choice
 from xaipipe.io import write_joblib
-from xaipipe.models.forest_blocks import forest_block_setting
-from xaipipe.rashomon.study import rashomon_refit
+from xaipipe.models import forest_block_setting
+from xaipipe.rashomon import rashomon_refit
 from xaipipe.runner import get_logger, run
 
 

@@ -2,10 +2,9 @@
 
 import pandas as pd
 
-from xaipipe.explain.dependence import shap_interaction_tables
+from xaipipe.explain import shap_interaction_tables
 from xaipipe.io import read_json, with_ids, write_csv
-from xaipipe.plots.catalog import draw_figures, save_figures
-from xaipipe.plots.style import figure_style
+from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 

@@ -1,8 +1,8 @@
 """Rule shap: SHAP values of one fitted model on the test rows (named so that it cannot shadow the shap library)."""
 
 from xaipipe.config import ShapSettings
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.shapley import shap_tables
+from xaipipe.data import load_prepared
+from xaipipe.explain import shap_tables
 from xaipipe.io import open_model, write_csv, write_joblib, write_json
 from xaipipe.runner import get_logger, run
 

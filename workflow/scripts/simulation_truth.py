@@ -3,11 +3,10 @@
 import pandas as pd
 
 from xaipipe.config import CorrelatedSettings
-from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS
+from xaipipe.explain import DEPENDENT_ESTIMATORS
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.studies.correlated import correlated_truth_table
-from xaipipe.studies.simulation import truth_table
+from xaipipe.studies import correlated_truth_table, truth_table
 
 
 def _read(path, dataset, family):

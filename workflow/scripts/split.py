@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from xaipipe.data.split import make_checked_split
+from xaipipe.data import make_checked_split
 from xaipipe.io import read_json, write_json
 from xaipipe.runner import run
 

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from xaipipe.io import write_csv
-from xaipipe.report.tables import test_metric_tables
+from xaipipe.report import test_metric_tables
 from xaipipe.runner import run
 
 

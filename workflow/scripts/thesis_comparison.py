@@ -4,7 +4,7 @@ import pandas as pd
 import yaml
 
 from xaipipe.io import write_csv
-from xaipipe.report.tables import thesis_comparison
+from xaipipe.report import thesis_comparison
 from xaipipe.runner import run
 
 

@@ -26,7 +26,9 @@ A new key of a step touches four places: the schema (with its default), ``config
 checks that the section's keys are fields or job-choosing keys and that the defaults agree).
 
 This ``__init__`` is a lazy front door (:mod:`xaipipe._lazy`): ``from xaipipe.config import
-CVSettings`` imports :mod:`xaipipe.config.models` only.
+CVSettings`` imports :mod:`xaipipe.config.models` only; :data:`RULES` is its part of the rule -> entry
+map. The workflow's parse (``common.smk``) also uses ``check_family``, ``coverage_epsilon`` and the
+library ``LARGE_DATA_POLICIES``.
 """
 
 from .._lazy import attach
@@ -49,6 +51,29 @@ ENTRY_POINTS = {
     "CorrelatedSettings": "studies",
     "coverage_epsilon": "studies",
     "check_family": "_base",
+}
+
+#: The rule -> entry map: each rule whose script imports from this door, with the entry points it
+#: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
+RULES = {
+    "abalone_study_mcr": ("RashomonSettings",),
+    "ale": ("AleSettings",),
+    "coverage_audit": ("CoverageSettings",),
+    "cv": ("CVSettings",),
+    "cv_shard": ("CVSettings",),
+    "fit": ("CVSettings",),
+    "h_statistic": ("HStatisticSettings",),
+    "large_data": ("LargeDataSettings",),
+    "learner": ("LearnerSettings",),
+    "lime": ("LimeSettings",),
+    "model_reliance": ("RelianceSettings",),
+    "pd_ice": ("PdIceSettings",),
+    "rashomon": ("RashomonSettings",),
+    "rashomon_bootstrap": ("BootstrapSettings",),
+    "rashomon_bootstrap_shard": ("BootstrapSettings",),
+    "rashomon_refit": ("RashomonSettings",),
+    "shap": ("ShapSettings",),
+    "simulation_truth": ("CorrelatedSettings",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)
