@@ -45,6 +45,14 @@ SELECTION = {"regression": "rmse", "classification": "log_loss"}
 LOSSES = {"regression": ("squared_error",), "classification": ("log_loss", "zero_one")}
 #: ``explain.reliance.ranking``: the MR that ranks the variables of the PD / ICE, ALE, H² and learner steps.
 RANKING = {"estimator": "permutation", "quantity": "mr_difference"}
+#: ``explain.reliance.dependent``: the MR estimators under dependent features and their options.
+DEPENDENT = {
+    "estimators": ["conditional_permutation", "grouped_permutation"],
+    "max_depth": 5,
+    "min_samples_leaf": 0.02,
+    "correlation_threshold": 0.9,
+    "linkage": "single",
+}
 
 
 def first_loss(task: str) -> str:

@@ -42,8 +42,18 @@ def _shared(config: Mapping[str, Any], task: str) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
 class _DependenceSettings(Settings):
-    """What :class:`AleSettings` and :class:`HStatisticSettings` share: the task's defaults and checks."""
+    """What :class:`AleSettings` and :class:`HStatisticSettings` share: the fields of
+    :data:`_SHARED_KEYS`, the task's defaults and their checks."""
+
+    task: str = "regression"
+    seed: int = SEED
+    loss: str | None = None
+    ranking: Mapping[str, Any] = field(default_factory=lambda: dict(RANKING))
+    output: str | None = None
+    max_batch_rows: int = 200000
+    figure_class: Any = None
 
     def __post_init__(self):
         check_task(self.task)
@@ -92,13 +102,6 @@ class AleSettings(_DependenceSettings):
         config key).
     """
 
-    task: str = "regression"
-    seed: int = SEED
-    loss: str | None = None
-    ranking: Mapping[str, Any] = field(default_factory=lambda: dict(RANKING))
-    output: str | None = None
-    max_batch_rows: int = 200000
-    figure_class: Any = None
     n_bins: int = 20
     pair_bins: int = 10
     centering: str = "ale_plot"
@@ -173,13 +176,6 @@ class HStatisticSettings(_DependenceSettings):
         below 1, ``max_batch_rows`` below 1 (each error names the config key).
     """
 
-    task: str = "regression"
-    seed: int = SEED
-    loss: str | None = None
-    ranking: Mapping[str, Any] = field(default_factory=lambda: dict(RANKING))
-    output: str | None = None
-    max_batch_rows: int = 200000
-    figure_class: Any = None
     top_k: int = 4
     n_rows: int | None = 300
     n_rows_random_forest: int | None = 150

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base import LOSSES, SEED, Settings, check_task
+from ._base import DEPENDENT, LOSSES, SEED, Settings, check_task
 from .large_data import LargeDataSettings, large_data_rows
 
 __all__ = ["RelianceSettings"]
@@ -54,15 +55,7 @@ class RelianceSettings(Settings):
     n_repeats: int = 20
     e_switch_max_rows: int | None = 400
     losses: tuple[str, ...] | None = None
-    dependent: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "estimators": ["conditional_permutation", "grouped_permutation"],
-            "max_depth": 5,
-            "min_samples_leaf": 0.02,
-            "correlation_threshold": 0.9,
-            "linkage": "single",
-        }
-    )
+    dependent: Mapping[str, Any] = field(default_factory=lambda: copy.deepcopy(DEPENDENT))
     # -- large-data inputs (config section large_data), kept apart from the explain.reliance keys --
     large_data: LargeDataSettings | None = field(default_factory=LargeDataSettings)
 

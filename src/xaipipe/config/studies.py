@@ -4,50 +4,57 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base import SEED, Settings, check_family, check_int
+from ._base import DEPENDENT, SEED, Settings, check_family, check_int
 
-__all__ = ["CorrelatedSettings", "CoverageSettings", "coverage_epsilon"]
+__all__ = [
+    "COVERAGE_LEARNERS",
+    "COVERAGE_LEARNER_CONFIG",
+    "COVERAGE_RASHOMON_CONFIG",
+    "CorrelatedSettings",
+    "CoverageSettings",
+    "coverage_epsilon",
+]
 
-
-def _default_learner_config() -> dict[str, Any]:
-    """``coverage.learner`` but ``families`` with the ``explain.learner`` keys where it is null (the
-    schema's defaults)."""
-    return {
-        "n_refits": 10,
-        "fraction": 0.632,
-        "pfi_estimator": "permutation",
-        "n_repeats": 5,
-        "pd_features": ["x1", "x3", "x4", "x5", "x6"],
-        "grid": [-0.8, -0.4, 0.0, 0.4, 0.8],
-        "truth_fits": 100,
-        "truth_eval_rows": 2000,
-    }
-
-
-def _default_rashomon_config() -> dict[str, Any]:
-    """``coverage.mcr`` but ``enabled`` and ``epsilon``, with the ``rashomon`` ε rule where it is null
-    (the schema's defaults)."""
-    return {
-        "families": {
-            "linear_regression": {},
-            "decision_tree": {"max_depth": [3, 5, 8], "min_samples_leaf": [1, 5, 20]},
-            "gradient_boosting": {
-                "n_estimators": {"start": 50, "stop": 300, "step": 50},
-                "learning_rate": [0.1],
-                "max_depth": [2, 3],
-            },
+#: ``coverage.learner.families``' default: the learners of the audit's part (a), one configuration each.
+COVERAGE_LEARNERS: dict[str, dict] = {
+    "gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3},
+}
+#: ``coverage.learner`` but ``families``, with the ``explain.learner`` keys where it is null (the
+#: schema's defaults): the options of part (a).
+COVERAGE_LEARNER_CONFIG: dict[str, Any] = {
+    "n_refits": 10,
+    "fraction": 0.632,
+    "pfi_estimator": "permutation",
+    "n_repeats": 5,
+    "pd_features": ["x1", "x3", "x4", "x5", "x6"],
+    "grid": [-0.8, -0.4, 0.0, 0.4, 0.8],
+    "truth_fits": 100,
+    "truth_eval_rows": 2000,
+}
+#: ``coverage.mcr`` but ``enabled`` and ``epsilon``, with the ``rashomon`` ε rule where it is null (the
+#: schema's defaults): the model class (CV grid per family) and the ε rule of part (b).
+COVERAGE_RASHOMON_CONFIG: dict[str, Any] = {
+    "families": {
+        "linear_regression": {},
+        "decision_tree": {"max_depth": [3, 5, 8], "min_samples_leaf": [1, 5, 20]},
+        "gradient_boosting": {
+            "n_estimators": {"start": 50, "stop": 300, "step": 50},
+            "learning_rate": [0.1],
+            "max_depth": [2, 3],
         },
-        "epsilon_mode": "se",
-        "epsilons": [0.0, 0.5, 1.0, 2.0],
-        "scopes": ["family", "cross_family", "linear_exact"],
-        "estimator": "permutation",
-        "n_repeats": 20,
-        "population_rows": 5000,
-    }
+    },
+    "epsilon_mode": "se",
+    "epsilons": [0.0, 0.5, 1.0, 2.0],
+    "scopes": ["family", "cross_family", "linear_exact"],
+    "estimator": "permutation",
+    "n_repeats": 20,
+    "population_rows": 5000,
+}
 
 
 @dataclass(frozen=True)
@@ -64,14 +71,14 @@ class CoverageSettings(Settings):
     test_size, cv_folds : float, int, default 0.2, 5
         ``split.test_size``, ``split.cv_folds``: each repetition is split as the pipeline splits.
     learners : mapping family -> params or None
-        ``coverage.learner.families`` (None: :data:`xaipipe.studies.coverage.DEFAULT_LEARNERS`).
+        ``coverage.learner.families`` (None: the audit's defaults, :data:`COVERAGE_LEARNERS`).
     learner_config : dict or None
         The rest of ``coverage.learner``; ``n_refits``, ``fraction``, ``pfi_estimator`` and
-        ``n_repeats`` from ``explain.learner`` where null (None: the audit's own defaults).
+        ``n_repeats`` from ``explain.learner`` where null (None: :data:`COVERAGE_LEARNER_CONFIG`).
     rashomon_config : dict, False or None
         ``coverage.mcr`` without ``epsilon`` and ``enabled`` (``epsilon_mode`` and ``epsilons`` from
         ``rashomon`` where null); False when ``coverage.mcr.enabled`` is false (None: the audit's
-        own defaults).
+        :data:`COVERAGE_RASHOMON_CONFIG`).
     options : mapping or None, default {}
         ``estimator_options``.
     random_state : int, default 20250223
@@ -88,11 +95,9 @@ class CoverageSettings(Settings):
     n_repetitions: int = 100
     test_size: float = 0.2
     cv_folds: int = 5
-    learners: Mapping[str, Any] | None = field(
-        default_factory=lambda: {"gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3}}
-    )
-    learner_config: Mapping[str, Any] | None = field(default_factory=_default_learner_config)
-    rashomon_config: Any = field(default_factory=_default_rashomon_config)
+    learners: Mapping[str, Any] | None = field(default_factory=lambda: copy.deepcopy(COVERAGE_LEARNERS))
+    learner_config: Mapping[str, Any] | None = field(default_factory=lambda: copy.deepcopy(COVERAGE_LEARNER_CONFIG))
+    rashomon_config: Any = field(default_factory=lambda: copy.deepcopy(COVERAGE_RASHOMON_CONFIG))
     options: Mapping[str, Any] | None = field(default_factory=dict)
     nominal: Any = (0.5, 0.8, 0.9, 0.95, 0.99)
     random_state: int = SEED
@@ -210,15 +215,7 @@ class CorrelatedSettings(Settings):
 
     seed: int = SEED
     n_repeats: int = 20
-    dependent: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "estimators": ["conditional_permutation", "grouped_permutation"],
-            "max_depth": 5,
-            "min_samples_leaf": 0.02,
-            "correlation_threshold": 0.9,
-            "linkage": "single",
-        }
-    )
+    dependent: Mapping[str, Any] = field(default_factory=lambda: copy.deepcopy(DEPENDENT))
     split: Mapping[str, Any] = field(default_factory=lambda: {"test_size": 0.2, "cv_folds": 5})
     options: Mapping[str, Any] = field(default_factory=dict)
     n: int = 2000

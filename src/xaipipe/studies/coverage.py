@@ -102,45 +102,15 @@ import numpy as np
 import pandas as pd
 
 from ..config.rashomon import RashomonSettings
-from ..config.studies import CoverageSettings
+from ..config.studies import COVERAGE_LEARNER_CONFIG, COVERAGE_LEARNERS, COVERAGE_RASHOMON_CONFIG, CoverageSettings
 
 __all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "CoverageTables", "coverage_audit", "coverage_table"]
 
-#: Learners of (a): family -> one fixed configuration (small and quick).
-DEFAULT_LEARNERS: dict[str, dict] = {
-    "gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3},
-}
-
-#: Options of (a); ``n_refits`` .. ``n_repeats`` are the pipeline's ``explain.learner`` defaults.
-DEFAULT_LEARNER_CONFIG: dict[str, Any] = {
-    "n_refits": 10,
-    "fraction": 0.632,
-    "pfi_estimator": "permutation",
-    "n_repeats": 5,
-    "pd_features": ["x1", "x3", "x4", "x5", "x6"],
-    "grid": [-0.8, -0.4, 0.0, 0.4, 0.8],
-    "truth_fits": 100,
-    "truth_eval_rows": 2000,
-}
-
-#: Options of (b): the model class (CV grid per family) and the ε rule.
-DEFAULT_RASHOMON_CONFIG: dict[str, Any] = {
-    "families": {
-        "linear_regression": {},
-        "decision_tree": {"max_depth": [3, 5, 8], "min_samples_leaf": [1, 5, 20]},
-        "gradient_boosting": {
-            "n_estimators": {"start": 50, "stop": 300, "step": 50},
-            "learning_rate": [0.1],
-            "max_depth": [2, 3],
-        },
-    },
-    "epsilon_mode": "se",
-    "epsilons": [0.0, 0.5, 1.0, 2.0],
-    "scopes": ["family", "cross_family", "linear_exact"],
-    "estimator": "permutation",
-    "n_repeats": 20,
-    "population_rows": 5000,
-}
+#: The defaults of (a) -- learners (family -> one fixed configuration), their options -- and (b), the
+#: model class and the ε rule: the config's (``coverage``, :mod:`xaipipe.config.studies`).
+DEFAULT_LEARNERS = COVERAGE_LEARNERS
+DEFAULT_LEARNER_CONFIG = COVERAGE_LEARNER_CONFIG
+DEFAULT_RASHOMON_CONFIG = COVERAGE_RASHOMON_CONFIG
 
 #: Nominal levels of the learner intervals in :func:`coverage_table`.
 DEFAULT_NOMINAL = (0.5, 0.8, 0.9, 0.95, 0.99)
