@@ -21,7 +21,7 @@ ENTRY_POINTS = {
     "learner_tables": "learner",
     "lime_tables": "lime",
     "kernel_vs_tree_shap": "shap_check",
-    "class_choice": "shapley",
+    "class_choice": "classes",
     "class_result": "shapley",
     "DEPENDENT_ESTIMATORS": "dependence",
     "dependent_ranking_agreement": "dependence",

@@ -32,10 +32,10 @@ import pandas as pd
 from ..config.dependence import AleSettings, HStatisticSettings
 from ..config.reliance import RelianceSettings
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
+from .classes import class_choice
 from .pdp import effect_function
 from .pdp._grid import NO_LEVEL, _check_X, onehot_grid
 from .ranking import ranked_features
-from .shapley import class_choice
 from .summary import RANKING_MEASURES, RELIANCE_FIRST, ranking_agreement
 
 __all__ = [
@@ -168,7 +168,7 @@ def ale_tables(
         :func:`~xaipipe.explain.ale.accumulated_local_effects`; the PD is centred the same way),
         ``output`` (:func:`xaipipe.explain.pdp.effect_function`), ``max_batch_rows`` (most rows per
         model call), ``figure_class`` (a multiclass model's explained class, config key
-        ``explain.figure_class``: :func:`~xaipipe.explain.shapley.class_choice`; both tables then
+        ``explain.figure_class``: :func:`~xaipipe.explain.classes.class_choice`; both tables then
         get a first column ``class``), ``seed`` and the large-data group: where the test split has
         more than ``large_data.min_rows`` rows (:meth:`~xaipipe.config.AleSettings.large_data_rows`,
         ``m = large_data.pd_rows``) and ``n > m``, the ``pd`` column (``n x (K + 1)`` model calls

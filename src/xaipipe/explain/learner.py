@@ -101,6 +101,7 @@ import pandas as pd
 from ..config.learner import LearnerSettings
 from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
 from ..validation import check_confidence, check_finite, check_fraction, check_int
+from .classes import class_choice
 from .learner_intervals import (  # re-exported: the tables layer
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -741,7 +742,6 @@ def learner_tables(
     """
     from ..io import with_ids
     from .reliance import features_from_groups
-    from .shapley import class_choice
     from .summary import top_features
 
     if (reliance is None) == (pd_features is None):

@@ -169,6 +169,7 @@ from ...config.shap import ShapSettings
 from ...models.families import family_of, final_estimator
 from ...models.output import _is_classifier
 from ...validation import check_int
+from ..classes import class_choice  # re-exported: the class of a one-output step
 from ._algorithms import (
     ALGORITHMS,
     DEFAULT_BACKGROUND_SIZE,
@@ -191,7 +192,6 @@ from ._result import (
     GroupedShapResult,
     ShapClasses,
     ShapResult,
-    class_choice,
     class_result,
     global_importance,
     importance_subsample_se,
