@@ -1,7 +1,7 @@
 """Prepared, split data of a registry dataset without running the workflow (benchmarks only).
 
 The same functions as the ``canonical``, ``prepare`` and ``split`` rules, with the default
-configuration's options and seed: ``prepared_data("diabetes", mirror="/work/shared/data/uci")``.
+configuration's options and seed: ``prepared_data("diabetes", mirror="../shared/data/uci")``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ schedule equals the critical path.
 
 Usage (from a checkout of the run's code; arguments after ``--`` go to the dry run)::
 
-    python benchmarks/critical_path.py /work/base/logs/v1/benchmarks --run-cores 2 \\
+    python benchmarks/critical_path.py logs/v1/benchmarks --run-cores 2 \\
         -- --config uci_mirror=/path/to/shared/data/uci
     python benchmarks/critical_path.py --tiny   # a toy workflow (benchmarks/_tiny.py): run, dry run, report
 """

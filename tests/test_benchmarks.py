@@ -62,6 +62,10 @@ EXPECTED = {
         r"^relative gaps \|e_divide / e_switch - 1\| .* R = 20 random halvings$",
         r"^tiny_regression +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
     ],
+    "explorer_paint": [
+        r"^(page: [\d.]+ MB|first paint: skipped \(no Chromium)",
+        r"^first paint: (median [\d.]+ s over 1 loads|skipped)",
+    ],
     "forest_memory": [
         r"^cv +whole +peak_rss_mb=\d+ wall_s=[\d.]+$",
         r"^fit +blocks +peak_rss_mb=\d+ wall_s=[\d.]+$",

@@ -143,8 +143,9 @@ def _package_imports(deferred: bool) -> int:
 
 def test_deferred_and_type_checking_imports_do_not_grow():
     """A ratchet (issue 42): 204 function-local and 14 TYPE_CHECKING imports of package modules at
-    6567bf0, 183 and 1 after the settings became a leaf; lower the bounds as they go."""
-    assert _package_imports(deferred=True) <= 183
+    6567bf0, 183 and 1 after the settings became a leaf, 182 after the merge of main's issues 43-45
+    (their new modules import the package at module level); lower the bounds as they go."""
+    assert _package_imports(deferred=True) <= 182
     assert _package_imports(deferred=False) <= 1
 
 

@@ -23,6 +23,8 @@ PATHS: dict[str, str] = {
     "prepared_info": "data/{dataset}/prepared.json",
     "correlation": "data/{dataset}/correlation.csv",
     "split": "data/{dataset}/split.json",
+    # the split rule's checks of the data before any fit (the logit table's separation, rare levels)
+    "data_checks": "data/{dataset}/checks.json",
     # models: CV of every family's grid -> best configuration -> refit -> test metrics
     "cv": "models/{dataset}/cv/{family}.csv",
     "cv_summary": "models/{dataset}/cv/{family}_summary.csv",
@@ -61,12 +63,19 @@ PATHS: dict[str, str] = {
     "learner_pfi": "explain/{dataset}/{family}/learner_pfi.csv",
     "learner_pd_refits": "explain/{dataset}/{family}/learner_pd_refits.csv",
     "learner_pfi_refits": "explain/{dataset}/{family}/learner_pfi_refits.csv",
+    # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+    "learner_shap": "explain/{dataset}/{family}/learner_shap.csv",
+    "learner_ale": "explain/{dataset}/{family}/learner_ale.csv",
+    "learner_shap_refits": "explain/{dataset}/{family}/learner_shap_refits.csv",
+    "learner_ale_refits": "explain/{dataset}/{family}/learner_ale_refits.csv",
     # under dependent features and interactions (issue 35): ALE beside PD, H-statistic, SHAP interaction summary
     "ale": "explain/{dataset}/{family}/ale.csv",
     "ale_2d": "explain/{dataset}/{family}/ale_2d.csv",
     "h_statistic": "explain/{dataset}/{family}/h_statistic.csv",
     "shap_interaction_summary": "explain/{dataset}/{family}/shap_interaction_summary.csv",
     "shap_interaction_matrix": "explain/{dataset}/{family}/shap_interaction_matrix.csv",
+    # SAGE (issue 45): marginal SAGE of the fitted model of every family in explain.sage.families
+    "sage": "explain/{dataset}/{family}/sage.csv",
     "importance_rankings": "explain/{dataset}/importance_rankings.csv",
     "ranking_agreement": "explain/{dataset}/ranking_agreement.csv",
     # the large-data policies of the dataset: threshold, applied or not, rows used (issue 34)
@@ -84,8 +93,13 @@ PATHS: dict[str, str] = {
     "multiplicity_path": "rashomon/{dataset}/multiplicity_path.csv",
     "multiplicity_rows": "rashomon/{dataset}/multiplicity_rows.csv",
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
+    # the consensus partial order of the variables over every Rashomon set (issue 45)
+    "consensus": "rashomon/{dataset}/consensus.csv",
+    "consensus_summary": "rashomon/{dataset}/consensus_summary.csv",
     "pd_envelope": "rashomon/{dataset}/pd_envelope.csv",
     "pd_curves": "rashomon/{dataset}/pd_curves.csv",
+    # PD and ALE of every member of the figure scope's largest set, every variable (issue 44: explorer)
+    "member_effects": "rashomon/{dataset}/member_effects.csv",
     "bootstrap_models": "rashomon/{dataset}/bootstrap_models.csv",
     "bootstrap_reliance": "rashomon/{dataset}/bootstrap_reliance.csv",
     "bootstrap_sizes": "rashomon/{dataset}/bootstrap_sizes.csv",
@@ -111,6 +125,9 @@ PATHS: dict[str, str] = {
     "coverage_figure": "figures/coverage/{kind}.{ext}",
     "thesis_figure": "thesis/{name}.{ext}",
     "thesis_table": "thesis/{name}.{ext}",
+    # the Rashomon explorer (issue 44): one static page of every dataset; the PD / ALE coverage rates
+    "explorer": "explorer/index.html",
+    "explorer_coverage": "explorer/coverage.csv",
     # provenance, version diffs, profile
     "manifest": "manifest.json",
     "diff": "diff/{name}.csv",

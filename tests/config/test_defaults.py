@@ -21,11 +21,14 @@ from xaipipe.config import (
     CVSettings,
     HStatisticSettings,
     LargeDataSettings,
+    LearnerEffectsSettings,
     LearnerSettings,
     LimeSettings,
+    MemberEffectsSettings,
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
+    SageSettings,
     ShapSettings,
 )
 from xaipipe.config._base import Settings, plain
@@ -37,6 +40,7 @@ BUILD = {
     CVSettings: ("task", "family"),
     RashomonSettings: ("task",),
     BootstrapSettings: ("task",),
+    MemberEffectsSettings: ("task",),
     LargeDataSettings: (),
     ShapSettings: ("family",),
     RelianceSettings: ("task",),
@@ -45,6 +49,8 @@ BUILD = {
     HStatisticSettings: ("task", "family"),
     LimeSettings: (),
     LearnerSettings: ("task", "family"),
+    LearnerEffectsSettings: (),
+    SageSettings: (),
     CoverageSettings: (),
     CorrelatedSettings: (),
 }
@@ -55,7 +61,7 @@ def _construct(cls, task: str):
     """The class's constructor with the task and family of :data:`BUILD` only (a bootstrap's task is
     its Rashomon settings')."""
     ids = {"task": task, "family": FAMILY[task]}
-    if cls is BootstrapSettings:
+    if cls in (BootstrapSettings, MemberEffectsSettings):
         return cls(rashomon=RashomonSettings(task=task))
     return cls(**{name: ids[name] for name in BUILD[cls]})
 
@@ -64,7 +70,7 @@ def _construct(cls, task: str):
 ONE_TASK = {(CVSettings, "beta"): "classification", (AleSettings, "output"): "classification"}
 ONE_TASK[(HStatisticSettings, "output")] = "classification"
 #: fields built from several keys (a section with the keys of another filled in): checked whole below
-COMPOSITE = {(CoverageSettings, "learner_config"), (CoverageSettings, "rashomon_config")}
+COMPOSITE = {(CoverageSettings, "learner_config"), (CoverageSettings, "rashomon_config"), (LearnerSettings, "effects")}
 
 
 @pytest.fixture(scope="module")

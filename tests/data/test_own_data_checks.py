@@ -10,6 +10,7 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 from tests.data.test_registry import entry, user_frame
+from xaipipe.data.checks import DataCheckError
 from xaipipe.data.impute import MissingValueImputer
 from xaipipe.data.prepare import load_prepared, prepare_table
 from xaipipe.data.registry import load_registry, preparation_options
@@ -43,7 +44,12 @@ def test_duplicate_column_names_are_refused_not_renamed(tmp_path):
         load(tmp_path, None, text=text)
     message = one_line(info)
     assert message.startswith("dataset 'my_data': ") and "duplicate column name(s) 'value' (columns 2, 4)" in message
-    assert "'value'.1" in message and "datasets.my_data.source.read_options" in message
+    assert message == (
+        f"dataset 'my_data': {tmp_path / 'my.csv'} has duplicate column name(s) 'value' (columns 2, 4), which pandas "
+        "would read as new columns ('value.1', ...); give every column its own name in the file, or name the columns "
+        "with datasets.my_data.source.read_options.names (every column, in order) and read_options.header: 0 (the "
+        "file's header row is then skipped)"
+    )
     # the same with a separator and a skipped preamble line: the header row is the one pandas reads
     text2 = "# preamble\n" + text.replace(",", ";")
     with pytest.raises(ValueError, match=r"duplicate column name\(s\) 'value' \(columns 2, 4\)"):
@@ -108,23 +114,63 @@ def frame_with_missing(n=80, seed=3) -> pd.DataFrame:
     return frame
 
 
-def test_missing_values_under_error_name_column_and_policy(tmp_path):
+def test_missing_values_under_error_name_every_column_at_once(tmp_path):
+    """NaN in the target, a numeric and a categorical column: one error, one line each (issue 43)."""
     e, canonical, sidecar = load(tmp_path, frame_with_missing(), categorical=["region"], drop=["x3"])
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(DataCheckError) as info:
         prepare_table(canonical, sidecar, preparation_options(e))
-    message = one_line(info)
-    assert message.startswith("dataset 'my_data': the target 'y' has 1 missing values")
-    assert "datasets.my_data.missing to drop_rows or impute" in message
-    frame = frame_with_missing()
-    frame.loc[20, "y"] = 1.0
-    e, canonical, sidecar = load(tmp_path, frame, categorical=["region"], drop=["x3"])
-    with pytest.raises(ValueError) as info:
-        prepare_table(canonical, sidecar, preparation_options(e))
-    assert "column(s) ['region'] contain missing values ({'region': 2} rows); set datasets.my_data.missing" in (
-        one_line(info)
+    lines = str(info.value).split("\n")
+    assert info.value.problems == lines and len(lines) == 3, lines
+    assert lines[0] == (
+        "dataset 'my_data': the target 'y' has 1 missing value(s) in 80 rows; set datasets.my_data.missing to "
+        "drop_rows or impute (both remove the rows without a target)"
     )
+    fix = "set datasets.my_data.missing to drop_rows or impute (config/README.md), or drop the column with datasets.my_data.drop"
+    assert lines[1] == f"dataset 'my_data': column 'x1' has 3 missing value(s) in 80 rows; {fix}"
+    assert lines[2] == f"dataset 'my_data': column 'region' has 2 missing value(s) in 80 rows; {fix}"
+    # x3's NaN are in a dropped column: no problem; fixed by the policy, the table prepares
+    prepared, _, _ = prepare_table(canonical, sidecar, {**preparation_options(e), "missing": "drop_rows"})
+    assert len(prepared) == 80 - 5
     with pytest.raises(ValueError, match=r"datasets\.my_data\.missing must be one of .*did you mean 'impute'"):
         prepare_table(canonical, sidecar, {"missing": "imputed"})
+
+
+def test_constant_text_date_and_id_columns_are_told_apart(tmp_path):
+    n = 40
+    frame = user_frame(n)
+    frame["const_text"] = "same"
+    frame["const_num"] = 2.5
+    frame["when"] = pd.date_range("2020-01-01", periods=n, freq="D").strftime("%Y-%m-%d")
+    frame["when_eu"] = pd.date_range("2021-03-01", periods=n, freq="D").strftime("%d/%m/%Y")
+    frame["code"] = [f"id-{i:04d}" for i in range(n)]
+    frame["colour"] = np.where(np.arange(n) % 3 == 0, "red", np.where(np.arange(n) % 3 == 1, "blue", "green"))
+    frame["empty"] = np.nan
+    e, canonical, sidecar = load(tmp_path, frame, categorical=["region"])
+    with pytest.raises(DataCheckError) as info:
+        prepare_table(canonical, sidecar, preparation_options(e))
+    by_column = {p.split("'")[3]: p for p in info.value.problems}
+    assert list(by_column) == ["const_text", "const_num", "when", "when_eu", "code", "colour", "empty"]
+    assert (
+        "is constant (every value 'same')" in by_column["const_text"] and "categorical" not in by_column["const_text"]
+    )
+    assert "is constant (every value 2.5)" in by_column["const_num"]
+    for col in ("when", "when_eu"):
+        assert "holds dates" in by_column[col] and "datasets.my_data.columns.other" in by_column[col]
+    assert "an identifier" in by_column["code"] and "datasets.my_data.columns.other" in by_column["code"]
+    assert (
+        "is text (3 levels: 'blue', 'green', 'red'); declare it categorical (datasets.my_data.categorical"
+        in (by_column["colour"])
+    )
+    assert "datasets.my_data.columns.other" in by_column["colour"]
+    assert "is empty (40 missing values in 40 rows)" in by_column["empty"]
+    assert all(p.startswith("dataset 'my_data': column ") and "datasets.my_data." in p for p in info.value.problems)
+    # the advice works: dates and ids beside the data (columns.other), the constants dropped, colour categorical
+    e, canonical, sidecar = load(
+        tmp_path, frame, categorical=["region", "colour"], drop=["const_text", "const_num", "empty"],
+        columns={"other": ["when", "when_eu", "code"]},
+    )  # fmt: skip
+    _, info2, _ = prepare_table(canonical, sidecar, preparation_options(e))
+    assert set(info2["feature_groups"]) == {"region", "colour"} and "when" not in info2["features"]
 
 
 def test_drop_rows_removes_and_reports_the_rows(tmp_path):
@@ -165,7 +211,10 @@ def test_impute_keeps_nan_for_the_fits_and_drops_rows_without_target(tmp_path):
     # a column that is missing everywhere cannot be imputed
     frame["x2"] = np.nan
     e, canonical, sidecar = load(tmp_path, frame, categorical=["region"], drop=["x3"], missing="impute")
-    with pytest.raises(ValueError, match=r"'my_data': column\(s\) \['x2'\] are entirely NaN"):
+    with pytest.raises(
+        ValueError,
+        match=r"'my_data': column 'x2' is empty \(79 missing values in 79 rows\); drop it with datasets\.my_data\.drop",
+    ):
         prepare_table(canonical, sidecar, preparation_options(e))
 
 

@@ -536,8 +536,8 @@ def test_non_numeric_column_not_declared_categorical(tmp_path):
     assert canonical["region"].dtype == "str"  # kept as text in the canonical table
     with pytest.raises(
         ValueError,
-        match=r"'my_data': non-numeric feature\(s\) \['region'\]; declare them in "
-        r"datasets\.my_data\.categorical",
+        match=r"'my_data': column 'region' is text \(3 levels: 'east', 'north', 'south'\); declare it "
+        r"categorical \(datasets\.my_data\.categorical",
     ):
         prepare_table(canonical, sidecar, preparation_options(e))
     # dropping it is the other way out
@@ -556,17 +556,19 @@ def test_missing_values_are_named(tmp_path):
     frame = user_frame(30)
     frame.loc[[3, 7], "x2"] = np.nan
     e, canonical, sidecar = _load(tmp_path, frame, categorical=["region"])
-    with pytest.raises(ValueError, match=r"'my_data': column\(s\) \['x2'\] contain missing values \(\{'x2': 2\}"):
+    with pytest.raises(
+        ValueError, match=r"'my_data': column 'x2' has 2 missing value\(s\) in 30 rows; set datasets\.my_data\.missing"
+    ):
         prepare_table(canonical, sidecar, preparation_options(e))
     frame = user_frame(30)
     frame.loc[4, "region"] = None
     e, canonical, sidecar = _load(tmp_path, frame, categorical=["region"])
-    with pytest.raises(ValueError, match=r"'my_data': column\(s\) \['region'\] contain missing values"):
+    with pytest.raises(ValueError, match=r"'my_data': column 'region' has 1 missing value\(s\)"):
         prepare_table(canonical, sidecar, preparation_options(e))
     frame = user_frame(30)
     frame.loc[5, "y"] = np.nan
     e, canonical, sidecar = _load(tmp_path, frame, categorical=["region"])
-    with pytest.raises(ValueError, match=r"'my_data': the target 'y' has 1 missing values"):
+    with pytest.raises(ValueError, match=r"'my_data': the target 'y' has 1 missing value\(s\) in 30 rows"):
         prepare_table(canonical, sidecar, preparation_options(e))
 
 
@@ -574,7 +576,9 @@ def test_constant_columns_are_named(tmp_path):
     frame = user_frame(30)
     frame["x2"] = 1.5
     e, canonical, sidecar = _load(tmp_path, frame, categorical=["region"])
-    with pytest.raises(ValueError, match=r"'my_data': column\(s\) \['x2'\] are constant.*datasets\.my_data\.drop"):
+    with pytest.raises(
+        ValueError, match=r"'my_data': column 'x2' is constant \(every value 1\.5\).*datasets\.my_data\.drop"
+    ):
         prepare_table(canonical, sidecar, preparation_options(e))
     frame = user_frame(30)
     frame["y"] = 2.0
@@ -591,7 +595,7 @@ def test_classification_targets(tmp_path):
     assert info["classes"] == ["0", "1", "2", "3"] and prepared["y"].tolist() == list(np.arange(60) % 4)
     frame["y"] = "ham"
     e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])
-    with pytest.raises(ValueError, match=r"'my_data': the classification target 'y' has a single class \['ham'\]"):
+    with pytest.raises(ValueError, match=r"'my_data': the classification target 'y' has a single class 'ham'"):
         prepare_table(canonical, sidecar, {})
     frame["y"] = np.where(np.arange(60) % 3 == 0, "spam", "ham")
     e, canonical, sidecar = _load(tmp_path, frame, task="classification", categorical=["region"])
@@ -636,3 +640,27 @@ def test_variants_and_order_are_declared_data(tmp_path):
     frame["site"] = "c"
     with pytest.raises(ValueError, match=r"column 'site' has values \['c'\] not all in datasets\.my_data\.order_by"):
         _load(tmp_path, frame, **keys)
+
+
+def test_target_unit_of_the_seven_datasets_and_of_own_data():
+    """Every dataset of the registry names the unit of its explained output (issue 43); an own entry may
+    leave it out (None); it is not part of what the canonical table depends on."""
+    reg = load_registry(REGISTRY_FILE)
+    assert {d: e.target_unit for d, e in reg.items()} == {
+        "airfoil": "dB",
+        "concrete": "MPa",
+        "wine_quality": "quality score, 0-10",
+        "abalone": "rings",
+        "diabetes": "disease progression at one year",
+        "breast_cancer": "malignant",
+        "simulated": "units of y",
+    }
+    assert "target_unit" not in reg["concrete"].to_mapping(preparation=False)
+    assert reg["concrete"].to_mapping()["target_unit"] == "MPa"
+    assert entry().target_unit is None
+    assert entry(target_unit="kg").target_unit == "kg"
+    with pytest.raises(RegistryError, match="target_unit"):
+        entry(target_unit="")
+    # inline in the configuration, as any registry key
+    merged = load_registry(REGISTRY_FILE, {"concrete": {"target_unit": "N/mm²"}})
+    assert merged["concrete"].target_unit == "N/mm²"

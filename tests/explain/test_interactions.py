@@ -180,3 +180,28 @@ def test_shap_interaction_summary_errors():
     bad = pd.DataFrame({"row": [0, 0, 0], "feature_1": ["a", "a", "b"], "feature_2": ["a", "b", "a"]})
     with pytest.raises(ValueError, match="every pair"):
         shap_interaction_summary(bad.assign(interaction_value=1.0))
+
+
+def test_h2_above_one_is_flagged_not_clipped():
+    """F = (x0 - x1)² on x1 ≈ x0: near 0 on the rows, the separate PDs large (extrapolation): H² > 1."""
+    rng = np.random.default_rng(4)
+    x0 = rng.normal(size=150)
+    X = np.column_stack([x0, x0 + rng.normal(scale=0.05, size=150)])
+
+    def f(Z):
+        return (Z[:, 0] - Z[:, 1]) ** 2
+
+    t = h_statistic(f, X, n_rows=None, n_bootstrap=0).to_frame().set_index("feature")
+    # the definition written out: numerator over denominator of the centred PD functions
+    F = f(X)
+    F1 = np.array([f(np.column_stack([np.full(150, a), X[:, 1]])).mean() for a in X[:, 0]])
+    F2 = np.array([f(np.column_stack([X[:, 0], np.full(150, b)])).mean() for b in X[:, 1]])
+    F, F1, F2 = F - F.mean(), F1 - F1.mean(), F2 - F2.mean()
+    h2 = ((F - F1 - F2) ** 2).sum() / (F**2).sum()
+    assert h2 > 10 and t.loc["x0:x1", "h2"] == pytest.approx(h2, rel=1e-10)
+    assert t.loc["x0:x1", "h2_exceeds_1"] and t["h2_exceeds_1"].dtype == bool
+    # independent variables and a product: at most 1, not flagged
+    g = np.random.default_rng(5)
+    Y = g.uniform(size=(150, 2))
+    u = h_statistic(lambda Z: Z[:, 0] * Z[:, 1], Y, n_rows=None, n_bootstrap=0).to_frame()
+    assert (u["h2"] <= 1).all() and not u["h2_exceeds_1"].any()

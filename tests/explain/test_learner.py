@@ -20,7 +20,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 
-from xaipipe.config import LearnerSettings
+from xaipipe.config import LearnerEffectsSettings, LearnerSettings
 from xaipipe.explain.learner import (
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -36,6 +36,7 @@ from xaipipe.explain.learner import (
     refit_seeds,
     subsample_splits,
 )
+from xaipipe.explain.learner_effects import RefitEffects
 from xaipipe.explain.reliance import estimator_stream, random_permutations
 
 _DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}
@@ -415,10 +416,11 @@ def test_learner_tables_wrap_learner_pd_pfi():
         X_train_raw=X, y_train=y, features=names, feature_groups=groups, classes=None, imputer=None, dataset="toy"
     )
     best = {"n_estimators": 5, "max_depth": 2}
-    res = learner_tables(data, settings, "gradient_boosting", best, pd_features=["x1", "g"])
+    effects = LearnerEffectsSettings(ale_bins=4)  # learner-SHAP / ALE (issue 45)
+    res = learner_tables(data, settings, "gradient_boosting", best, pd_features=["x1", "g"], effects=effects)
     assert isinstance(res, LearnerTables) and res.pd_features == ["x1", "g"]
     out = res.to_frames()
-    assert list(out) == ["pd", "pfi", "pd_refits", "pfi_refits"]
+    assert list(out) == ["pd", "pfi", "pd_refits", "pfi_refits", "shap", "ale", "shap_refits", "ale_refits"]
     # the rule's call: the PD variables are the model's top_k by the ranking's MR (here x1 and g)
     reliance = pd.DataFrame(
         {
@@ -441,6 +443,7 @@ def test_learner_tables_wrap_learner_pd_pfi():
         pd_features=["x1", "g"],
         kind="uniform",
         percentiles=(0.0, 1.0),
+        effects=RefitEffects(ale_bins=4),
         **kw,
     )  # the rule's grid
     for name in out:
@@ -449,6 +452,23 @@ def test_learner_tables_wrap_learner_pd_pfi():
         assert (frame["dataset"] == "toy").all() and (frame["model"] == "gradient_boosting").all()
         pd.testing.assert_frame_equal(frame.drop(columns=["dataset", "model"]), getattr(ref, name))
     assert list(out["pfi"]["feature"]) == ["x0", "x1", "g"] and set(out["pd"]["feature"]) == {"x1", "g"}
+    assert list(out["shap"]["feature"]) == ["x0", "x1", "g"] and list(pd.unique(out["ale"]["feature"])) == [
+        "x0",
+        "x1",
+        "g",
+    ]
+    # without effects (or with neither), the same PD / PFI tables and empty SHAP / ALE tables
+    bare = learner_tables(
+        data,
+        settings,
+        "gradient_boosting",
+        best,
+        pd_features=["x1", "g"],
+        effects=LearnerEffectsSettings(effects=()),
+    ).to_frames()
+    for name in ("pd", "pfi", "pd_refits", "pfi_refits"):
+        pd.testing.assert_frame_equal(bare[name], out[name])
+    assert all(bare[name].empty for name in ("shap", "ale", "shap_refits", "ale_refits"))
     assert out["pd_refits"]["refit"].nunique() == 3
     # every refit is the family's configuration with its own seed: refit 0 by hand
     seed = refit_seeds(2, 3)[0][1]

@@ -118,3 +118,91 @@ def test_shap_interaction_figures_with_and_without_values(tmp_path):
         )
         empty = shap_interaction_figures(None)
         assert not any(f.axes[0].has_data() for f in empty.values())
+
+
+def _ale_2d_table(Z, empty):
+    """An ``ale_2d.csv`` of one pair: values ``Z`` on a (K1, K2) grid of edges, ``empty`` cells (k, m >= 1)."""
+    K1, K2 = Z.shape
+    p1, p2 = np.meshgrid(np.arange(K1), np.arange(K2), indexing="ij")
+    imputed = np.zeros((K1, K2), dtype=bool)
+    for k, m in empty:
+        imputed[k, m] = True
+    return pd.DataFrame(
+        {
+            "feature_1": "a",
+            "feature_2": "c",
+            "position_1": p1.ravel(),
+            "position_2": p2.ravel(),
+            "value_1": p1.ravel() / (K1 - 1),
+            "value_2": p2.ravel() / (K2 - 1),
+            "ale": Z.ravel(),
+            "n_rows": np.where(imputed.ravel() | (p1.ravel() == 0) | (p2.ravel() == 0), 0, 5),
+            "imputed": imputed.ravel(),
+            "output": "predict",
+        }
+    )
+
+
+def test_ale_2d_colour_scale_spans_the_populated_cells_only(tmp_path):
+    """A corner that only empty cells touch cannot set the colour scale (issue 43: one 2-D ALE's scale
+    was set by an imputed cell); its value takes the end colour (the colour bar's arrows)."""
+    from xaipipe.plots.ale import populated_corners
+
+    Z = np.array(
+        [[0.0, 0.1, -0.2, 0.0], [0.1, 0.3, -0.1, 0.0], [0.0, -0.4, 0.2, 0.0], [0.0, 0.0, 0.0, 9.0]]
+    )  # 9.0: the corner (3, 3), touched only by the empty cell (3, 3)
+    table = _ale_2d_table(Z, empty=[(3, 3)])
+    mask = populated_corners(table)
+    assert mask.shape == (4, 4) and not mask[3, 3] and mask[2, 2] and mask[0, 0]
+    assert mask.sum() == 15  # every other corner touches a cell with rows
+    # brute force: a corner is populated iff one of the (up to four) cells it is a corner of has rows
+    for k in range(4):
+        for m in range(4):
+            cells = [(a, b) for a in (k, k + 1) for b in (m, m + 1) if 1 <= a <= 3 and 1 <= b <= 3]
+            assert mask[k, m] == any((a, b) != (3, 3) for a, b in cells)
+    with figure_style():
+        fig = plot_ale_2d(table, target_unit="MPa")
+        bar = fig.axes[-1]
+        lo, hi = sorted(bar.get_ylim())
+        assert np.isclose(hi, 0.4) and np.isclose(lo, -0.4)  # max |ALE| over populated corners
+        assert bar.get_ylabel().startswith("second-order ALE (prediction, MPa)")
+        assert "cells with rows" in bar.get_ylabel()
+        _save(fig, tmp_path, "ale_2d_scale")
+        # nothing empty: the scale is max |ALE| over every corner, as before, and the label unchanged
+        fig = plot_ale_2d(_ale_2d_table(Z[:3, :3], empty=[]))
+        assert np.isclose(max(np.abs(fig.axes[-1].get_ylim())), 0.4)
+        assert fig.axes[-1].get_ylabel() == "second-order ALE (prediction)"
+
+
+def test_pd_vs_ale_axis_carries_the_unit(tables):
+    ale, _ = tables
+    with figure_style():
+        fig = plot_pd_vs_ale(ale, target_unit="rings")
+    output = str(ale["output"].iloc[0])
+    assert fig.axes[0].get_ylabel() == f"centred effect ({'prediction' if output == 'predict' else output}, rings)"
+
+
+def test_multiplicity_figure_draws_the_exact_path_and_the_unit_of_epsilon(tmp_path):
+    rng = np.random.default_rng(4)
+    P = rng.uniform(0, 1, size=(5, 40))
+    keys = pd.DataFrame({"family": ["A"] * 5, "config_id": [f"a{i}" for i in range(5)]})
+    gaps = [0.0, 0.13, 0.41, 0.77, 1.6]
+    members = keys.assign(
+        gap_family=gaps,
+        min_epsilon_family=[0.0, 0.5, 0.5, 1.0, 2.0],
+        is_reference_family=[True, False, False, False, False],
+    )
+    out = multiplicity_tables(P, keys, members, task="regression", epsilons=[0.0, 1.0, 2.0], default_epsilon=1.0)
+    assert len(out.path) == 5  # one step per member's entry ε: more points than the 3 of the grid
+    with figure_style():
+        fig = plot_multiplicity(
+            out.rows, out.multiplicity, scope="A", path=out.path, epsilon_mode="se", metric="rmse", target_unit="MPa"
+        )
+        ax, bx = fig.axes
+        assert bx.get_xlabel().startswith("ε (multiples of the SE of the reference's CV rmse)")
+        assert ax.get_xlabel() == "prediction (MPa)"
+        step = [ln for ln in bx.lines if ln.get_drawstyle() == "steps-post"]
+        assert len(step) == 1
+        np.testing.assert_allclose(step[0].get_xdata(), [*gaps, 2.0])
+        np.testing.assert_allclose(step[0].get_ydata()[:-1], out.path["mean_width"])
+        _save(fig, tmp_path, "multiplicity_path")

@@ -96,3 +96,71 @@ def test_pd_2d_plot(data, tmp_path):
         _render(fig, tmp_path / "pd2d.png")
         fig = plot_pd_2d(pdp.pair_table(pair))
         _render(fig, tmp_path / "pd2d_table.png")
+
+
+def _as(effect, output):
+    """The effect as the pipeline's tables hold it: its output code (a callable model gives "callable")."""
+    import dataclasses
+
+    return dataclasses.replace(effect, output=output)
+
+
+def test_effect_axes_carry_the_target_unit(data, tmp_path):
+    from xaipipe.plots.pdp import pd_ice_figures
+
+    effs, _, pair = data
+    effs, pair = [_as(e, "predict") for e in effs], _as(pair, "predict")
+    with figure_style():
+        assert plot_ice(effs, target_unit="MPa").axes[0].get_ylabel() == "prediction (MPa)"
+        assert plot_ice(effs).axes[0].get_ylabel() == "prediction"  # no unit: as before
+        assert plot_ice(effs, centered=True, target_unit="MPa").axes[0].get_ylabel() == "centered prediction (MPa)"
+        dice = plot_dice(effs, target_unit="MPa")
+        assert dice.axes[0].get_ylabel() == "d(prediction) / d(feature)\n(MPa per unit of the feature)"
+        fig = plot_pd_2d(pair, target_unit="MPa")
+        assert fig.axes[-1].get_ylabel() == "PD (prediction, MPa)"  # the colour bar
+        _render(fig, tmp_path / "pd2d_unit.png")
+        curves = pdp.effects_table(effs, max_curves=20)
+        curves.insert(0, "rank", curves["feature"].map({"age": 1, "cement": 2}))
+        figs = pd_ice_figures(curves, pdp.pair_table(pair), target_unit="rings", output="predict")
+        assert pd_ice_figures(curves, pdp.pair_table(pair))["ice"].axes[0].get_ylabel() == "model output"
+        assert figs["ice"].axes[0].get_ylabel() == "prediction (rings)"
+        assert figs["c_ice"].axes[0].get_ylabel() == "centered prediction (rings)"
+        assert "rings per unit of the feature" in figs["d_ice"].axes[0].get_ylabel().replace("\n", " ")
+        assert figs["pd_2d"].axes[-1].get_ylabel() == "PD (prediction, rings)"
+        # a classifier's probability: the class named by the unit
+        proba = _as(effs[0], "proba")
+        assert plot_ice(proba, target_unit="malignant").axes[0].get_ylabel() == "predicted probability of malignant"
+        label = plot_dice(proba, target_unit="malignant").axes[0].get_ylabel()
+        assert label == "d(predicted probability of malignant) / d(feature)"
+
+
+def test_eleven_levels_get_eleven_distinct_colours(tmp_path):
+    """A one-hot group of 11 levels beside a numeric feature: one PD curve per level, no colour twice
+    (the thesis style's cycle has 8 colours); 8 levels keep the style's cycle."""
+    from matplotlib.colors import to_hex
+
+    from xaipipe.plots.style import qualitative_colours
+
+    rng = np.random.default_rng(3)
+    k, n = 11, 300
+    codes = rng.integers(0, k, n)
+    X = np.column_stack([rng.normal(size=n), np.eye(k)[codes]])
+    names = ["x"] + [f"G_{i}" for i in range(k)]
+    weights = np.linspace(-1, 1, k)
+    pair = pdp.explain_pair(
+        lambda A: A[:, 0] * (A[:, 1:] @ weights),
+        X,
+        ("x", "G"),
+        feature_names=names,
+        feature_groups={"G": names[1:]},
+        resolution=6,
+    )
+    with figure_style():
+        assert qualitative_colours(8) is None and len({c for c, _ in qualitative_colours(11)}) == 11
+        fig = plot_pd_2d(_as(pair, "predict"), target_unit="dB")
+        lines = [ln for ln in fig.axes[0].lines if ln.get_label().startswith("G_")]
+        assert len(lines) == k
+        assert len({to_hex(ln.get_color()) for ln in lines}) == k
+        assert fig.axes[0].get_ylabel() == "PD (prediction, dB)"
+        _render(fig, tmp_path / "eleven_levels.png")
+    assert len({(c, s) for c, s in qualitative_colours(70)}) == 70  # past 60: a new line style

@@ -100,3 +100,70 @@ def test_plot_input_errors():
         split = pd.DataFrame({"feature": ["a", "b"], "split_gain": [0.5, 0.5]})
         with pytest.raises(ValueError, match="variables differ"):
             plot_reliance_vs_split_gain(_table(), split)
+
+
+def _dependent_table():
+    """Marginal, conditional and grouped MR rows of one model (as model_reliance.csv holds them)."""
+    rows = []
+    marginal = {"a": (8.0, 0.1), "b": (0.5, 0.05), "c": (2.0, 0.1)}  # a, b correlated: a + b one cluster
+    conditional = {"a": (0.2, 0.02), "b": (0.01, 0.01), "c": (1.9, 0.1)}
+    grouped = {"a+b": (9.0, 0.2), "c": (2.0, 0.1)}
+    for est, values in (
+        ("permutation", marginal),
+        ("conditional_permutation", conditional),
+        ("grouped_permutation", grouped),
+    ):
+        for loss, scale in (("squared_error", 1.0), ("absolute_error", 0.1)):
+            for feature, (v, se) in values.items():
+                rows.append(
+                    {
+                        "feature": feature,
+                        "estimator": est,
+                        "loss": loss,
+                        "mr_difference": v * scale,
+                        "mr_difference_se": se * scale,
+                        "mr_ratio": 1 + v * scale,
+                        "mr_ratio_se": se * scale,
+                    }
+                )
+    rows.append({"feature": "a", "estimator": "e_divide", "loss": "squared_error", "mr_difference": 99.0})
+    return pd.DataFrame(rows)
+
+
+def test_marginal_conditional_and_grouped_reliance(tmp_path):
+    from xaipipe.plots.reliance import dependent_reliance_figure, plot_dependent_reliance
+
+    table = _dependent_table()
+    with figure_style():
+        fig = plot_dependent_reliance(table, loss="squared_error", title="t")
+        left, right = fig.axes
+        bars = [c for c in left.containers if isinstance(c, BarContainer)]
+        assert [c.get_label() for c in bars] == ["marginal (permutation)", "conditional (within tree strata)"]
+        names = [t.get_text() for t in left.get_yticklabels()]
+        assert names == ["a", "c", "b"]  # by the larger of marginal and conditional MR
+        np.testing.assert_allclose([p.get_width() for p in bars[0].patches], [8.0, 2.0, 0.5])
+        np.testing.assert_allclose([p.get_width() for p in bars[1].patches], [0.2, 1.9, 0.01])
+        errs = bars[0].errorbar.lines[2][0].get_segments()  # ±2 SE
+        np.testing.assert_allclose([s[1][0] - s[0][0] for s in errs], [0.4, 0.4, 0.2])
+        assert [t.get_text() for t in right.get_yticklabels()] == ["a + b", "c"]
+        from xaipipe.plots.reliance import _cluster_label
+
+        assert _cluster_label("radius1+perimeter1+area1+radius3") == "radius1 + perimeter1 + area1 +\nradius3"
+        grouped = [c for c in right.containers if isinstance(c, BarContainer)][0]
+        np.testing.assert_allclose([p.get_width() for p in grouped.patches], [9.0, 2.0])
+        assert "±2 Monte-Carlo SE" in left.get_xlabel() and "squared_error" in left.get_xlabel()
+        save_figure(fig, tmp_path / "dependent.png")
+        assert (tmp_path / "dependent.png").stat().st_size > 1000
+        # the other loss's rows; the ratio from 1
+        fig = plot_dependent_reliance(table, loss="absolute_error", quantity="mr_ratio", max_display=2)
+        assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a", "c"]
+        assert fig.axes[0].patches[0].get_x() == 1.0
+        # no conditional or grouped rows: a figure saying so
+        only = plot_dependent_reliance(table[table["estimator"] == "permutation"], loss="squared_error")
+        assert "no conditional or grouped MR" in only.axes[0].texts[0].get_text()
+        fig = dependent_reliance_figure(table, loss="squared_error", quantity="mr_difference", title="d / m")
+        assert fig._suptitle.get_text() == "d / m: marginal vs conditional vs grouped MR"
+    with pytest.raises(ValueError, match="permutation"):
+        plot_dependent_reliance(table, loss="zero_one")
+    with pytest.raises(ValueError, match="quantity"):
+        plot_dependent_reliance(table, loss="squared_error", quantity="e_switch")

@@ -77,7 +77,8 @@ def test_manifest_document_keys_in_order_then_extra():
     m = build_manifest(config, repo=REPO, sidecars=[sidecar], splits={"d": split}, extra={"run": {"cores": 2}})
     doc = m.to_dict()
     assert list(doc) == [
-        "version", "git", "config", "config_sha256", "packages", "xaipipe", "platform", "datasets", "seeds", "run",
+        "version", "git", "config", "config_sha256", "packages", "xaipipe", "platform", "datasets", "seeds",
+        "data_summary", "run",
     ]  # fmt: skip
     assert doc["seeds"] == {"seed": 7, "splits": {"d": {"seed": 3, "test_size": 0.2, "n_folds": 5, "stratified": True}}}
     assert doc["datasets"]["d"] == {
@@ -86,3 +87,62 @@ def test_manifest_document_keys_in_order_then_extra():
     }  # fmt: skip
     assert doc["config_sha256"] == config_sha256(config) and doc["run"] == {"cores": 2}
     json.dumps(doc)  # a JSON document
+
+
+# --------------------------------------------------------------------------- #
+# The manifest's run block: the invocation that built it (issue 43 item 1)
+# --------------------------------------------------------------------------- #
+def _snakemake_log(folder, stamp, command, workflow_id):
+    log = folder / ".snakemake" / "log" / f"{stamp}.snakemake.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(
+        f"\nSNAKEMAKE\n=========\n  Date: 2026-01-01 10:00:00\n  Workflow ID: {workflow_id}\n"
+        f"  Snakemake version: 9.27.1\n  Command: {command}\nProvided cores: 2\n"
+    )
+    return log
+
+
+def test_the_run_block_is_the_recorded_invocation_not_the_newest_log(tmp_path):
+    from datetime import datetime
+
+    from xaipipe.report.provenance import RUN_KEYS, invocation_info, record_invocation
+
+    own = _snakemake_log(tmp_path, "2026-01-01T100000.000001", "snakemake --cores 2 a", "wf-own")
+    record = record_invocation(
+        tmp_path / "logs" / "v" / "runs",
+        argv=["snakemake", "--cores", "2", "a"],
+        cores=2,
+        started_at=datetime(2026, 1, 1, 10, 0, 0, 123),
+        snakemake_log=own,
+    )
+    assert record.name == "2026-01-01T100000.000001.json"
+    # later invocations in the same checkout: another version's run, a failed start-up (no header)
+    _snakemake_log(tmp_path, "2026-01-01T100500.000000", "snakemake --config version=w", "wf-other")
+    (tmp_path / ".snakemake" / "log" / "2026-01-01T100600.000000.snakemake.log").write_text("SchemaError\n")
+    info = invocation_info(record)
+    assert list(info) == list(RUN_KEYS)
+    assert info == {
+        "run_id": "2026-01-01T100000.000001",
+        "started_at": "2026-01-01T10:00:00",
+        "cores": 2,
+        "command": "snakemake --cores 2 a",
+        "workflow_id": "wf-own",
+        "snakemake_version": "9.27.1",
+        "log": str(own),
+        "record": str(record),
+    }
+    json.dumps(info)
+
+
+def test_without_a_record_nothing_is_guessed(tmp_path):
+    from xaipipe.report.provenance import RUN_KEYS, invocation_info, record_invocation
+
+    _snakemake_log(tmp_path, "2026-01-01T100000.000001", "snakemake --cores 2", "wf")
+    for record in (None, tmp_path / "missing.json"):
+        info = invocation_info(record)
+        assert all(info[k] is None for k in RUN_KEYS) and "onstart" in info["unrecorded"]
+    # without file logging the record is named by start time and process id
+    record = record_invocation(tmp_path / "runs", argv=["snakemake"], cores=None, started_at="2026-01-01T10:00:00")
+    info = invocation_info(record)
+    assert info["run_id"].startswith("2026-01-01T100000-pid") and info["log"] is None and info["cores"] is None
+    assert info["workflow_id"] is None and info["snakemake_version"]  # the installed Snakemake

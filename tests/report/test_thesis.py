@@ -157,3 +157,32 @@ def test_seed000_figures_4_1_to_4_5_render_from_stored_results(tmp_path):
         for which in ("high", "low", "near_base"):
             fig = render_figure({"kind": f"shap_force_{which}", **entry, "title": which}, sources)
             assert fig.axes
+
+
+def test_thesis_effect_figures_carry_the_target_unit(tmp_path):
+    """The PD / ICE thesis figures label their axes with the dataset's target_unit and explained output
+    (issue 43); without them the labels are as before."""
+    import numpy as np
+    from sklearn.linear_model import LinearRegression
+
+    from xaipipe.explain import pdp
+    from xaipipe.plots.style import figure_style
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    model = LinearRegression().fit(X, X[:, 0] - 2 * X[:, 1])
+    effects = [pdp.explain_feature(model, X, j, feature_names=["a", "b"], resolution=5) for j in (0, 1)]
+    path = tmp_path / "pd_ice.csv"
+    pdp.effects_table(effects, max_curves=10).to_csv(path, index=False)
+    with figure_style():
+        pd_fig = render_figure(
+            {"kind": "pd", "features": ["a"]}, {"curves": str(path)}, target_unit="rings", output="predict"
+        )
+        assert pd_fig.axes[0].get_ylabel() == "partial dependence (rings)"
+        ice = render_figure(
+            {"kind": "ice", "features": ["a", "b"]}, {"curves": str(path)}, target_unit="dB", output="predict"
+        )
+        assert ice.axes[0].get_ylabel() == "prediction (dB)"
+        assert render_figure({"kind": "pd", "features": ["a"]}, {"curves": str(path)}).axes[0].get_ylabel() == (
+            "partial dependence"
+        )

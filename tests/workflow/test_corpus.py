@@ -93,6 +93,22 @@ def test_every_table_gets_every_result_type(corpus_run):
     assert set(comparison["dataset"]) == set(DATASETS)
 
 
+def test_every_table_is_in_the_explorer(corpus_run):
+    """The Rashomon explorer holds every table of the corpus like the theses' datasets: the page has
+    its specification, every variable (a one-hot group as one, by level) has PD and ALE curves of
+    the members, and coverage.csv its rates."""
+    html = (corpus_run / "explorer" / "index.html").read_text(encoding="utf-8")
+    coverage = pd.read_csv(corpus_run / "explorer" / "coverage.csv")
+    assert set(coverage["dataset"]) == set(DATASETS)
+    assert coverage["coverage_rate"].dropna().between(0, 1).all()
+    for d in DATASETS:
+        assert f'id="spec-{d}"' in html, d
+        members = pd.read_csv(corpus_run / "rashomon" / d / "members.csv")
+        effects = pd.read_csv(corpus_run / "rashomon" / d / "member_effects.csv", keep_default_na=False)
+        assert set(effects["feature"]) == set(members["feature"]), d
+        assert set(effects["kind"]) == {"pd", "ale"}, d
+
+
 def test_wide_table_with_an_id_column_and_a_35_level_text_column(corpus_run):
     info = json.loads((corpus_run / "data" / "mixed_wide" / "prepared.json").read_text())
     assert "record_id" not in info["features"] and len(info["features"]) == 50 + 5 + 35

@@ -155,3 +155,18 @@ def test_own_dataset_provenance_and_thesis_outputs(own_run):
     assert "my_data" not in set(comparison["dataset"]) and comparison["reproduced"].isna().all()
     assert not (res / "rashomon" / "abalone_study").exists()
     assert not (res / "thesis").exists() or not any((res / "thesis").iterdir())
+
+
+def test_own_dataset_in_the_explorer(own_run):
+    """The explorer page holds the user's dataset like the theses' ones: its members' PD and ALE
+    of every variable (the one-hot group as one, by level) and its coverage rates."""
+    res = own_run / "results" / "own"
+    html = (res / "explorer" / "index.html").read_text(encoding="utf-8")
+    assert 'id="spec-my_data"' in html and '<option value="my_data">' in html
+    effects = pd.read_csv(res / "rashomon" / "my_data" / "member_effects.csv")
+    assert set(effects["feature"]) == {"x1", "region", "x2", "x3"} and set(effects["kind"]) == {"pd", "ale"}
+    levels = set(effects.loc[effects["feature"] == "region", "level"])
+    assert levels == {"region_east", "region_north", "region_south"}
+    coverage = pd.read_csv(res / "explorer" / "coverage.csv")
+    assert set(coverage["dataset"]) == {"my_data"} and len(coverage) == 8  # PD and ALE of four variables
+    assert coverage["coverage_rate"].dropna().between(0, 1).all()

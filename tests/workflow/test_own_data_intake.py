@@ -42,6 +42,18 @@ def last_error(log) -> str:
     return lines[-1]
 
 
+def error_lines(log) -> list[str]:
+    """The lines of the last error the script runner logged (a DataCheckError: one line per problem)."""
+    lines = log.read_text().splitlines()
+    first = max(i for i, ln in enumerate(lines) if re.match(r"^[\w.]+(Error|Exception): ", ln))
+    out = [lines[first].split(": ", 1)[1]]
+    for ln in lines[first + 1 :]:
+        if not ln.startswith("dataset "):
+            break
+        out.append(ln)
+    return out
+
+
 # --------------------------------------------------------------------------- #
 # Bad inputs: one line, nothing fitted
 # --------------------------------------------------------------------------- #
@@ -69,14 +81,21 @@ def bad_tables(data) -> dict:
     na = ok.copy()
     na.loc[[3, 8], "x2"] = np.nan
     na.to_csv(data / "na_error.csv", index=False)
-    cases["na_error"] = ({"categorical": "[region]"}, "prepare", ["['x2'] contain missing values", "missing"])
+    cases["na_error"] = ({"categorical": "[region]"}, "prepare", ["column 'x2' has 2 missing value(s)", "missing"])
+
+    three = ok.copy()  # NaN in the target, a categorical and a numeric column: one run names all three
+    three.loc[[1, 4], "y"] = np.nan
+    three.loc[[2], "region"] = None
+    three.loc[[3, 5, 7], "x1"] = np.nan
+    three.to_csv(data / "na_three.csv", index=False)
+    cases["na_three"] = ({"categorical": "[region]"}, "prepare", ["the target 'y' has 2 missing value(s)"])
 
     const = ok.assign(x2=1.5)
     const.to_csv(data / "constant.csv", index=False)
-    cases["constant"] = ({"categorical": "[region]"}, "prepare", ["['x2'] are constant"])
+    cases["constant"] = ({"categorical": "[region]"}, "prepare", ["column 'x2' is constant (every value 1.5)"])
 
     ok.to_csv(data / "text_column.csv", index=False)
-    cases["text_column"] = ({}, "prepare", ["non-numeric feature(s) ['region']", "categorical"])
+    cases["text_column"] = ({}, "prepare", ["column 'region' is text", "categorical", "columns.other"])
 
     yes_no = ok.assign(y=np.where(ok["y"] > ok["y"].median(), "yes", "no"))
     yes_no.to_csv(data / "yes_no.csv", index=False)
@@ -132,6 +151,11 @@ def test_bad_inputs_stop_before_any_fit(tmp_path):
         for word in words:
             assert word in line, (dataset, line)
         later = {"canonical": ("prepare", "split"), "prepare": ("split",), "split": ()}[rule]
+        if dataset == "na_three":  # one error, one line per column, each with the dataset and the fix
+            error = error_lines(work / "logs" / "bad" / "data" / rule / f"{dataset}.log")
+            assert len(error) == 3 and all(ln.startswith("dataset 'na_three': ") for ln in error), error
+            assert "column 'x1' has 3 missing value(s)" in error[1] and "column 'region' has 1" in error[2], error
+            assert all("datasets.na_three.missing" in ln for ln in error), error
         for step in later:
             assert not (work / "logs" / "bad" / "data" / step / f"{dataset}.log").exists(), (dataset, step)
 

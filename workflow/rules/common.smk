@@ -2,6 +2,7 @@
 # The package `xaipipe` must be installed (README: pip install -r requirements.txt -e .;
 # envs/*.yaml install it for --sdm conda).
 import os
+import sys
 from pathlib import Path
 
 import yaml
@@ -16,9 +17,11 @@ from xaipipe.config import (
     LargeDataSettings,
     LearnerSettings,
     LimeSettings,
+    MemberEffectsSettings,
     PdIceSettings,
     RashomonSettings,
     RelianceSettings,
+    SageSettings,
     ShapSettings,
     check_family,
     coverage_epsilon,
@@ -33,6 +36,7 @@ from xaipipe.models.families import FAMILIES, register_config_families
 from xaipipe.models.planning import cv_shard_count
 from xaipipe.models.planning import sample_size_checks as _sample_size_checks
 from xaipipe.paths import result_path
+from xaipipe.report.provenance import RUN_RECORD_ENV, record_invocation
 from xaipipe.report.thesis import (
     available,
     check_mapping,
@@ -74,6 +78,27 @@ VERSION = config["version"]
 RESULTS = f"results/{VERSION}"
 LOGS = f"logs/{VERSION}"
 BENCH = f"{LOGS}/benchmarks"
+
+
+# Provenance: the invocation that runs the jobs records itself (command, cores, start time, its
+# Snakemake log) in logs/<version>/runs/<run_id>.json, keyed by its own Snakemake log, and hands the
+# record to its jobs in the environment: the manifest rule reads the record of the invocation that
+# runs it, whatever else starts in this checkout meanwhile. Snakemake runs `onstart` only in the main
+# process of a real run, after the job graph is built: not in a dry run, not in one that fails at
+# start-up (xaipipe.report.provenance.record_invocation).
+onstart:
+    if workflow.is_main_process:
+        os.environ[RUN_RECORD_ENV] = str(
+            record_invocation(
+                f"{LOGS}/runs",
+                argv=sys.argv,
+                cores=workflow._cores,
+                started_at=workflow.start_time,
+                snakemake_log=log[0] if log else None,
+            )
+        )
+
+
 # Datasets: the registry (config/datasets.yaml) merged with the config's datasets.<d> entries.
 REGISTRY_FILE = str(BASEDIR / "config" / "datasets.yaml")
 REGISTRY_SCHEMA = str(BASEDIR / "workflow" / "schemas" / "datasets.schema.yaml")
@@ -127,6 +152,9 @@ H_STATISTIC_SETTINGS = {
 LIME_SETTINGS = LimeSettings.from_config(config)
 for _task in TASKS:  # explain.learner.families, percentiles: checked once per task
     LearnerSettings.from_config(config, _task)
+# the SAGE step's settings (xaipipe.config.SageSettings, unit-tested in tests/config): the sage
+# rule's one param is its to_params()
+SAGE_SETTINGS = SageSettings.from_config(config)
 
 
 def shap_interaction_families(dataset):
@@ -218,6 +246,16 @@ def per_model(name):
     return [p for d in DATASETS for p in per_family(name, d)]
 
 
+def sage_families(dataset):
+    """Families of `dataset` whose fitted model gets SAGE (explain.sage.families; null: all)."""
+    return [f for f in families_of(dataset) if SAGE_SETTINGS.runs(f)]
+
+
+def sage_models(name):
+    """Result `name` of every dataset x family that gets SAGE."""
+    return [P(name, dataset=d, family=f) for d in DATASETS for f in sage_families(d)]
+
+
 RASHOMON = config["rashomon"]
 STUDY = RASHOMON["abalone_study"]
 # The Table 4.1 CV is split into jobs of whole prefix groups (config key
@@ -268,6 +306,13 @@ def sample_size_checks(dataset):
 def rashomon_params(wildcards):
     """params.settings of the dataset's Rashomon jobs (xaipipe.config.RashomonSettings)."""
     return RASHOMON_SETTINGS[task_of(wildcards.dataset)].to_params()
+
+
+def member_effects_params(wildcards):
+    """params.settings of the dataset's rashomon_effects job (xaipipe.config.MemberEffectsSettings)."""
+    return MemberEffectsSettings.from_config(
+        config, task_of(wildcards.dataset)
+    ).to_params()
 
 
 # the Table 4.1 grid's Rashomon sets: one scope per family

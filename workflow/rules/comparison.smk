@@ -164,7 +164,8 @@ rule seed003:
         table=report(
             P("seed003", name="seed003_comparison"),
             caption="../report/seed003.rst",
-            category="seed 003",
+            category="thesis",
+            subcategory=thesis_subcategory("003"),
             labels={"table": "printed beside rerun"},
         ),
         difference=P("seed003", name="difference_test"),

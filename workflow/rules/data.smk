@@ -46,13 +46,15 @@ rule prepare:
 
 rule split:
     """80/20 train/test split (stratified for classification) and K CV folds, as row indices; refuses
-    data too small for the folds, the test split, the bootstrap or the learner refits (before any fit).
+    data too small for the folds, the test split, the bootstrap or the learner refits (before any fit);
+    warns of separation and rare levels in the logit table's design (checks.json).
     """
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
     output:
         split=P("split"),
+        checks=P("data_checks"),
     log:
         f"{LOGS}/data/split/{{dataset}}.log",
     benchmark:
@@ -64,6 +66,7 @@ rule split:
         test_size=config["split"]["test_size"],
         cv_folds=config["split"]["cv_folds"],
         checks=lambda w: sample_size_checks(w.dataset),
+        penalized=lambda w: "logistic_regression" in families_of(w.dataset),
     script:
         "../scripts/split.py"
 
@@ -84,3 +87,24 @@ rule correlation_figure:
         "../../envs/report.yaml"
     script:
         "../scripts/correlation_figure.py"
+
+
+rule data_summary:
+    """Per dataset and column: rows read, selected, dropped and used, missing values, imputed cells,
+    the missing-value policy, and the logit table's separation (tables/data_summary.csv).
+    """
+    input:
+        infos=per_dataset("prepared_info"),
+        sidecars=per_dataset("canonical_sidecar"),
+        checks=per_dataset("data_checks"),
+    output:
+        table=P("table", name="data_summary"),
+    log:
+        f"{LOGS}/tables/data_summary.log",
+    benchmark:
+        f"{BENCH}/data_summary.tsv"
+    localrule: True
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/data_summary.py"

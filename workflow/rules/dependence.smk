@@ -4,7 +4,7 @@
 
 
 rule ale:
-    """ALE of every variable beside its PD on the same grid, and the second-order ALE of the 2-D PD's pair (test rows)."""
+    """ALE of every variable beside its PD on the same grid, and the second-order ALE of the 2-D PD's pair (largest H²; test rows)."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
@@ -78,6 +78,8 @@ rule dependence_figures:
     params:
         figure_features=config["explain"]["ale"]["figure_features"],
         max_display=config["explain"]["interactions"]["max_display"],
+        target_unit=target_unit,
+        missing_note=missing_note,
     script:
         "../scripts/dependence_figures.py"
 
@@ -102,6 +104,7 @@ rule shap_interaction_summary:
     params:
         max_display=config["explain"]["interactions"]["max_display"],
         figure_class=config["explain"]["figure_class"],
+        target_unit=target_unit,
     script:
         "../scripts/shap_interaction_summary.py"
 

@@ -29,13 +29,15 @@ rule model_reliance:
 
 
 rule pd_ice:
-    """PD, ICE, c-ICE, d-ICE of the top-k variables by MR and the 2-D PD of the top pair (test rows)."""
+    """PD, ICE, c-ICE, d-ICE of the top-k variables by MR and the 2-D PD of the pair of largest H² (test rows)."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
         split=rules.split.output.split,
         model=rules.fit.output.model,
         reliance=rules.model_reliance.output.reliance,
+        # the 2-D PD's pair: the largest H² among the pairs of the top variables by MR
+        h_statistic=P("h_statistic"),  # rule h_statistic (dependence.smk, included after this file)
     output:
         curves=P("pd_ice"),
         pairs=P("pd_2d"),
@@ -57,7 +59,7 @@ rule pd_ice:
 
 
 rule reliance_figures:
-    """MR bars with uncertainty (thesis Figs 5.2, 5.5, 5.8) and MR beside split gain."""
+    """MR bars with uncertainty (thesis Figs 5.2, 5.5, 5.8), MR beside split gain, marginal vs conditional vs grouped MR."""
     input:
         style=STYLE_FILE,
         reliance=rules.model_reliance.output.reliance,
@@ -74,6 +76,7 @@ rule reliance_figures:
     params:
         ranking=config["explain"]["reliance"]["ranking"],
         loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        missing_note=missing_note,
     script:
         "../scripts/reliance_figures.py"
 
@@ -95,6 +98,9 @@ rule pd_figures:
         "../../envs/report.yaml"
     params:
         figure_class=config["explain"]["figure_class"],
+        target_unit=target_unit,
+        output=lambda w: PD_ICE_SETTINGS[task_of(w.dataset)].output(task_of(w.dataset)),
+        missing_note=missing_note,
     script:
         "../scripts/pd_figures.py"
 
@@ -130,7 +136,7 @@ rule shap:
 
 
 rule shap_figures:
-    """SHAP bar, beeswarm, dependence (coloured by the strongest interaction) and waterfalls (000 Figs 4.3-4.8)."""
+    """SHAP bar, beeswarm, dependence (coloured by the strongest interaction), waterfalls (000 Figs 4.3-4.8) and the main effect vs interaction of the strongest SHAP pair."""
     input:
         style=STYLE_FILE,
         result=rules.shap.output.result,
@@ -146,6 +152,8 @@ rule shap_figures:
     params:
         top_k=config["explain"]["pd"]["top_k"],
         figure_class=config["explain"]["figure_class"],
+        target_unit=target_unit,
+        missing_note=missing_note,
     script:
         "../scripts/shap_figures.py"
 
@@ -289,7 +297,7 @@ rule ranking_agreement_table:
 
 
 rule learner:
-    """Learner-PD and learner-PFI with corrected confidence intervals (Molnar et al. 2023)."""
+    """Learner-PD, learner-PFI, learner-SHAP importance and learner-ALE with corrected confidence intervals (Molnar et al. 2023)."""
     input:
         table=rules.prepare.output.table,
         info=rules.prepare.output.info,
@@ -301,6 +309,11 @@ rule learner:
         pfi=P("learner_pfi"),
         pd_refits=P("learner_pd_refits"),
         pfi_refits=P("learner_pfi_refits"),
+        # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+        shap=P("learner_shap"),
+        ale=P("learner_ale"),
+        shap_refits=P("learner_shap_refits"),
+        ale_refits=P("learner_ale_refits"),
     log:
         f"{LOGS}/explain/learner/{{dataset}}/{{family}}.log",
     benchmark:
@@ -318,11 +331,13 @@ rule learner:
 
 
 rule learner_figures:
-    """Learner-PD bands (corrected and naive) and learner-PFI bars with corrected intervals."""
+    """Learner-PD and learner-ALE bands (corrected and naive), learner-PFI and learner-SHAP bars with corrected intervals."""
     input:
         style=STYLE_FILE,
         pd=rules.learner.output.pd,
         pfi=rules.learner.output.pfi,
+        shap=rules.learner.output.shap,
+        ale=rules.learner.output.ale,
     output:
         **figure_outputs("learner_figures"),
     log:

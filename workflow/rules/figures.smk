@@ -6,6 +6,44 @@ from xaipipe.plots.catalog import (
     figures_of,
     output_names,
 )
+from xaipipe.report.layout import missing_values_note, thesis_subcategory
+
+
+def target_unit(wildcards):
+    """The dataset's `target_unit` (registry, config/datasets.yaml): the unit on its effect axes."""
+    return REGISTRY[wildcards.dataset].target_unit
+
+
+def data_summary_report():
+    """The data summary table (rows read, rows dropped, cells imputed per column, policy; issue 43
+    item 2) as a report entry: its rule's output is `table=data_summary_report()`, which is
+    P("table", name="data_summary") = results/<version>/tables/data_summary.csv in category `tables`.
+    """
+    return report(
+        P("table", name="data_summary"),
+        caption="../report/data_summary.rst",
+        category="tables",
+        labels={"table": "data summary"},
+    )
+
+
+def thesis_target_unit(entry):
+    """The `target_unit` of a thesis figure's dataset (None: no dataset, e.g. an illustration)."""
+    dataset = entry.get("dataset")
+    return REGISTRY[dataset].target_unit if dataset in REGISTRY else None
+
+
+def thesis_output(entry):
+    """The output a thesis figure's PD tables explain (`predict` / explain.pd.classification_output)."""
+    dataset = entry.get("dataset")
+    if dataset not in REGISTRY:
+        return None
+    return PD_ICE_SETTINGS[task_of(dataset)].output(task_of(dataset))
+
+
+def missing_note(wildcards):
+    """The captions' sentence on the dataset's missing values (its `missing` policy; "" for `error`)."""
+    return missing_values_note(wildcards.dataset, REGISTRY[wildcards.dataset].missing)
 
 
 def figure_outputs(group, task=None):
@@ -43,6 +81,7 @@ FIGURE_CONDITIONS = {
     "bootstrap": lambda dataset: RASHOMON["bootstrap"]["enabled"]
     and bool(bootstrap_families(dataset)),
     "study": lambda: bool(STUDIES),
+    "sage": lambda dataset, family: family in sage_families(dataset),
 }
 if set(FIGURE_CONDITIONS) != set(CONDITIONS):
     raise ValueError(

@@ -70,6 +70,34 @@ rule rashomon:
         "../scripts/rashomon.py"
 
 
+rule rashomon_effects:
+    """PD and ALE of every member of the figure scope's largest Rashomon set, every variable (refits the members as the rashomon rule does; the explorer's effects view)."""
+    input:
+        summaries=lambda w: [
+            P("cv_summary", dataset=w.dataset, family=f)
+            for f in rashomon_families(w.dataset)
+        ],
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+    output:
+        effects=P("member_effects"),
+    log:
+        f"{LOGS}/rashomon/effects/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/rashomon_effects/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: config["threads"]["rashomon"]
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        settings=member_effects_params,
+    script:
+        "../scripts/rashomon_effects.py"
+
+
 rule rashomon_figures:
     """Figs 4.1 (MR of every member) and 4.2 (rank heatmap), MCR intervals, eps-sensitivity, PD envelope."""
     input:
@@ -94,6 +122,76 @@ rule rashomon_figures:
         quantity=RASHOMON["figure_quantity"],
     script:
         "../scripts/rashomon_figures.py"
+
+
+rule consensus:
+    """The consensus partial order of the variables by MR over every Rashomon set (Laberge et al. 2023): pairs every member orders alike, ties, incomparable pairs; the exact linear scope's certified pairs."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        members=rules.rashomon.output.members,
+        mcr=rules.rashomon.output.mcr,
+        linear_exact=rules.rashomon.output.linear_exact,
+    output:
+        consensus=P("consensus"),
+        summary=P("consensus_summary"),
+    log:
+        f"{LOGS}/rashomon/consensus/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/consensus/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/consensus.py"
+
+
+rule consensus_figures:
+    """Hasse diagram of the consensus order at the figure scope and the default eps (and the exact linear scope's certified order)."""
+    input:
+        style=STYLE_FILE,
+        pairs=rules.consensus.output.consensus,
+        summary=rules.consensus.output.summary,
+    output:
+        **figure_outputs("consensus_figures"),
+    log:
+        f"{LOGS}/figures/consensus/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/consensus_figures/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        scope=RASHOMON["figure_scope"],
+        epsilon=RASHOMON["epsilon"],
+        estimator=RASHOMON["estimators"][0],
+    script:
+        "../scripts/consensus_figures.py"
+
+
+rule consensus_table:
+    """All datasets' consensus counts at the default eps: pairs every member orders alike, per scope and MR estimator."""
+    input:
+        tables=per_dataset("consensus_summary"),
+    output:
+        table=report(
+            P("table", name="consensus"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "consensus over the Rashomon set"},
+        ),
+    log:
+        f"{LOGS}/tables/consensus.log",
+    benchmark:
+        f"{BENCH}/consensus_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/consensus_table.py"
 
 
 rule multiplicity:
@@ -127,11 +225,12 @@ rule multiplicity:
 
 
 rule multiplicity_figures:
-    """The test rows with the widest viable prediction ranges and multiplicity along the eps grid of every scope."""
+    """The test rows with the widest viable prediction ranges and multiplicity along the exact eps-path (eps grid marked) of every scope."""
     input:
         style=STYLE_FILE,
         summary=rules.multiplicity.output.summary,
         rows=rules.multiplicity.output.rows,
+        path=rules.multiplicity.output.path,
     output:
         **figure_outputs("multiplicity_figures"),
     log:
@@ -144,6 +243,9 @@ rule multiplicity_figures:
     params:
         scope=RASHOMON["figure_scope"],
         figure_rows=RASHOMON["multiplicity"]["figure_rows"],
+        epsilon_mode=RASHOMON["epsilon_mode"],
+        metric=lambda w: config["selection"][task_of(w.dataset)],
+        target_unit=target_unit,
     script:
         "../scripts/multiplicity_figures.py"
 

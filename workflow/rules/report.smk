@@ -2,10 +2,14 @@
 
 
 rule manifest:
-    """Provenance: git commit and dirty flag, config and its hash, package versions, dataset checksums, seeds."""
+    """Provenance: git commit and dirty flag, config and its hash, package versions, dataset checksums, seeds,
+    the data summary (rows, missing values, imputed cells) and the invocation that built it.
+    """
     input:
         sidecars=per_dataset("canonical_sidecar"),
         splits=per_dataset("split"),
+        checks=per_dataset("data_checks"),
+        data_summary=P("table", name="data_summary"),
         results=lambda w: [t for t in ALL_TARGETS if t != P("manifest")],
     output:
         manifest=P("manifest"),
@@ -55,7 +59,7 @@ rule thesis_figure:
             P("thesis_figure", ext="png"),
             caption="../report/thesis_figure.rst",
             category="thesis",
-            subcategory="figures",
+            subcategory=lambda w: thesis_subcategory(w.name),
             labels={"figure": "{name}"},
         ),
     log:
@@ -74,6 +78,9 @@ rule thesis_figure:
         loss=lambda w: config["explain"]["reliance"]["losses"][
             task_of(THESIS_FIGURES[w.name].get("dataset", "abalone"))
         ][0],
+        # the figure's dataset's target_unit and explained output, for its effect axes
+        target_unit=lambda w: thesis_target_unit(THESIS_FIGURES[w.name]),
+        output=lambda w: thesis_output(THESIS_FIGURES[w.name]),
     script:
         "../scripts/thesis_figure.py"
 
@@ -89,7 +96,7 @@ rule thesis_table:
             P("thesis_table", ext="csv"),
             caption="../report/tables.rst",
             category="thesis",
-            subcategory="tables",
+            subcategory=lambda w: thesis_subcategory(w.name),
             labels={"table": "{name}"},
         ),
     log:

@@ -61,8 +61,10 @@ rule simulation_truth:
         table=report(
             P("table", name="simulation_truth"),
             caption="../report/simulation_truth.rst",
-            category="simulation",
-            labels={"table": "simulation_truth"},
+            # the simulated dataset's category (one concept: the simulated data); several: tables
+            category=SIMULATED[0] if len(SIMULATED) == 1 else "tables",
+            subcategory="truth of the DGP",
+            labels={"table": "simulation truth"},
         ),
     log:
         f"{LOGS}/simulation/simulation_truth.log",

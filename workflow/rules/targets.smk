@@ -3,6 +3,8 @@
 # (src/xaipipe/plots/catalog.py) puts in the default target (workflow/rules/figures.smk).
 
 ALL_TARGETS = [
+    # rows read / dropped / used, missing values and imputed cells of every dataset (issue 43)
+    P("table", name="data_summary"),
     P("table", name="test_metrics"),
     P("table", name="thesis_comparison"),
     P("manifest"),
@@ -22,12 +24,21 @@ ALL_TARGETS += [
 # under dependent features and interactions (issue 35)
 ALL_TARGETS.append(P("table", name="h_statistic"))
 
+# SAGE of the fitted model of every family in explain.sage.families (issue 45; its figures: catalog)
+if any(sage_families(d) for d in DATASETS):
+    ALL_TARGETS.append(P("table", name="sage"))
+
 # rashomon: sets and MCR of every dataset, bootstrap, the Table 4.1 study
 ALL_TARGETS += [
     P("table", name="mcr"),
     *[P("mcr_path", dataset=d) for d in DATASETS],
     # predictive multiplicity of every scope (issue 35)
     P("table", name="multiplicity"),
+    # the Rashomon explorer: every dataset's set in one static page (issue 44)
+    P("explorer"),
+    # the consensus order over every Rashomon set (issue 45; its Hasse diagrams: the figure catalog)
+    P("table", name="consensus"),
+    *[P("consensus", dataset=d) for d in DATASETS],
 ]
 if STUDIES:
     ALL_TARGETS.append(P("study_comparison", dataset="abalone_study"))

@@ -1,9 +1,7 @@
 """Rules comparison_figures_*: seed 003 Figs 3.1-3.4 and the ROC / PR curves of one dataset
 (kinds per task: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
-from xaipipe.io import read_json
+from xaipipe.io import read_csv, read_json
 from xaipipe.models import read_test_predictions
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
@@ -12,8 +10,8 @@ from xaipipe.runner import run
 def main(smk):
     inputs = {
         "predictions": read_test_predictions(dict(zip(smk.params.families, smk.input.predictions, strict=True))),
-        "pairs": pd.read_csv(smk.input.pairs),
-        "test_loss": pd.read_csv(smk.input.test_loss),
+        "pairs": read_csv(smk.input.pairs),
+        "test_loss": read_csv(smk.input.test_loss),
         "n_bootstrap": smk.params.n_bootstrap,
         "random_state": smk.params.seed,
         "dataset": smk.wildcards.dataset,

@@ -2,12 +2,12 @@
 
 import pandas as pd
 
-from xaipipe.io import write_csv
+from xaipipe.io import read_csv, write_csv
 from xaipipe.runner import run
 
 
 def main(smk):
-    write_csv(smk.output.table, pd.concat([pd.read_csv(p) for p in smk.input.tables], ignore_index=True))
+    write_csv(smk.output.table, pd.concat([read_csv(p) for p in smk.input.tables], ignore_index=True))
 
 
 run(snakemake, main)  # noqa: F821

@@ -1,14 +1,13 @@
 """Rule correlation_figure: correlation heatmap of one dataset (kind: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 
 def main(smk):
     inputs = {
-        "corr": pd.read_csv(smk.input.correlation),
+        "corr": read_csv(smk.input.correlation),
         "title": f"{smk.wildcards.dataset}: correlation of the variables",
     }
     with figure_style(smk.input.style):

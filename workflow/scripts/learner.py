@@ -1,11 +1,9 @@
-"""Rule learner: learner-PD / learner-PFI of one family's best configuration (Molnar et al. 2023)."""
-
-import pandas as pd
+"""Rule learner: learner-PD / PFI / SHAP importance / ALE of one family's best configuration (Molnar et al. 2023)."""
 
 from xaipipe.config import LearnerSettings
 from xaipipe.data import load_prepared
 from xaipipe.explain import learner_tables
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
 
 
@@ -17,7 +15,7 @@ def main(smk):
         settings,
         settings.family,
         read_json(smk.input.best)["params"],
-        reliance=pd.read_csv(smk.input.reliance),  # the learner-PD of the model's top_k variables by MR
+        reliance=read_csv(smk.input.reliance),  # the learner-PD of the model's top_k variables by MR
         n_jobs=smk.threads,
     )
     get_logger().info("learner-PD for %s; %d refits", out.pd_features, settings.n_refits)

@@ -1,15 +1,16 @@
-"""Rule learner_figures: learner-PD bands and learner-PFI bars (kinds: xaipipe.plots.catalog)."""
+"""Rule learner_figures: learner-PD / ALE bands and learner-PFI / SHAP bars (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 
 def main(smk):
     inputs = {
-        "pd_table": pd.read_csv(smk.input.pd, keep_default_na=False, na_values=[""]),
-        "pfi": pd.read_csv(smk.input.pfi),
+        "pd_table": read_csv(smk.input.pd, keep_default_na=False, na_values=[""]),
+        "pfi": read_csv(smk.input.pfi),
+        "shap": read_csv(smk.input.shap),
+        "ale": read_csv(smk.input.ale, keep_default_na=False, na_values=[""]),
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
     }
     with figure_style(smk.input.style):

@@ -1,11 +1,13 @@
 """Rule manifest: provenance of results/<version>/."""
 
+import os
 from pathlib import Path
 
 import pandas as pd
 
-from xaipipe.io import read_json, write_json
-from xaipipe.report import build_manifest, snakemake_run_info
+from xaipipe.data import data_summary_record
+from xaipipe.io import read_csv, read_json, write_json
+from xaipipe.report import RUN_RECORD_ENV, build_manifest, invocation_info
 from xaipipe.runner import run
 
 
@@ -14,12 +16,15 @@ def main(smk):
     splits = {Path(p).parent.name: read_json(p) for p in smk.input.splits}
     # scriptdir may hold ".." (workflow/rules/../scripts): resolve it before going up to the checkout
     repo = Path(smk.scriptdir).resolve().parents[1]
-    run_info = snakemake_run_info(".")
+    # the invocation that runs this job (its onstart hook's record), not the newest Snakemake log
+    run_info = invocation_info(os.environ.get(RUN_RECORD_ENV))
     run_info["finished_at"] = pd.Timestamp.now().isoformat(timespec="seconds")
-    write_json(
-        smk.output.manifest,
-        build_manifest(smk.config, repo=repo, sidecars=sidecars, splits=splits, extra={"run": run_info}).to_dict(),
+    table = read_csv(smk.input.data_summary, keep_default_na=False, na_values=[""])  # a column may be "NA"
+    summary = data_summary_record(table, [read_json(p) for p in smk.input.checks])
+    manifest = build_manifest(
+        smk.config, repo=repo, sidecars=sidecars, splits=splits, data_summary=summary, extra={"run": run_info}
     )
+    write_json(smk.output.manifest, manifest.to_dict())
 
 
 run(snakemake, main)  # noqa: F821

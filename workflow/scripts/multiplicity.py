@@ -1,10 +1,9 @@
 """Rule multiplicity: predictive multiplicity of every Rashomon scope (ε grid, exact ε-path, per test row)."""
 
 import numpy as np
-import pandas as pd
 
 from xaipipe.data import load_prepared
-from xaipipe.io import write_csv
+from xaipipe.io import read_csv, write_csv
 from xaipipe.rashomon import multiplicity_tables
 from xaipipe.runner import run
 
@@ -14,8 +13,8 @@ def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     out = multiplicity_tables(
         np.load(smk.input.predictions, allow_pickle=False),
-        pd.read_csv(smk.input.index, dtype={"family": str, "config_id": str}),
-        pd.read_csv(smk.input.members, dtype={"family": str, "config_id": str}),
+        read_csv(smk.input.index, dtype={"family": str, "config_id": str}),
+        read_csv(smk.input.members, dtype={"family": str, "config_id": str}),
         task=data.task,
         epsilons=p.epsilons,
         default_epsilon=p.epsilon,

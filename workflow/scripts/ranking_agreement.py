@@ -2,20 +2,21 @@
 
 import pandas as pd
 
+from xaipipe.data import variable_groups
 from xaipipe.explain import dependent_ranking_agreement, ranking_tables
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import run
 
 
 def main(smk):
     info = read_json(smk.input.info)
-    reliance = [pd.read_csv(p) for p in smk.input.reliance]
+    reliance = [read_csv(p) for p in smk.input.reliance]
     importances, agreement = ranking_tables(
         reliance,
-        [pd.read_csv(p) for p in smk.input.split_gain],
-        [pd.read_csv(p) for p in smk.input.shap],
+        [read_csv(p) for p in smk.input.split_gain],
+        [read_csv(p) for p in smk.input.shap],
         dataset=info["dataset"],
-        feature_groups=info.get("feature_groups"),
+        feature_groups=variable_groups(info.get("feature_groups"), info.get("user_groups")),  # one-hot and user
         estimator=smk.params.ranking["estimator"],
         loss=smk.params.loss,
         quantity=smk.params.ranking["quantity"],

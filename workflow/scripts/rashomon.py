@@ -6,7 +6,7 @@ import pandas as pd
 from xaipipe.config import RashomonSettings
 from xaipipe.data import load_prepared
 from xaipipe.explain import class_choice
-from xaipipe.io import atomic_path, read_joblib, write_csv
+from xaipipe.io import atomic_path, read_csv, read_joblib, write_csv
 from xaipipe.models import forest_block_setting
 from xaipipe.rashomon import mcr_study
 from xaipipe.runner import get_logger, run
@@ -15,7 +15,7 @@ from xaipipe.runner import get_logger, run
 def main(smk):
     settings = RashomonSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
+    summary = pd.concat([read_csv(path) for path in smk.input.summaries], ignore_index=True)
     # rashomon.refit_jobs: some families' refits came from rashomon_refit jobs (None: all here)
     refits = [read_joblib(path) for path in smk.input.get("refits", [])] or None
     out = mcr_study(

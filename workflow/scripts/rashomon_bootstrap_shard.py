@@ -4,7 +4,7 @@ import pandas as pd
 
 from xaipipe.config import BootstrapSettings
 from xaipipe.data import load_prepared
-from xaipipe.io import write_joblib
+from xaipipe.io import read_csv, write_joblib
 from xaipipe.models import forest_block_setting
 from xaipipe.rashomon import bootstrap_shard
 from xaipipe.runner import run
@@ -16,7 +16,7 @@ def main(smk):
     shard = bootstrap_shard(
         data,  # missing values stay: each resample imputes from its own in-bag rows
         settings,
-        pd.concat([pd.read_csv(f) for f in smk.input.summaries], ignore_index=True),
+        pd.concat([read_csv(f) for f in smk.input.summaries], ignore_index=True),
         grids=smk.params.grids,
         resamples=settings.shard_resamples(int(smk.wildcards.shard)),
         n_jobs=smk.threads,

@@ -1,20 +1,17 @@
 """Rules rashomon_figures / abalone_study_figures: member MR (Fig 4.1), rank heatmap (Fig 4.2),
 MCR intervals, eps-sensitivity and the PD envelope of one model class (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 
 def main(smk):
     inputs = {
-        "members": pd.read_csv(smk.input.members),
-        "mcr": pd.read_csv(smk.input.mcr),
-        **{
-            name: pd.read_csv(smk.input[name], keep_default_na=False, na_values=[""]) for name in ("envelope", "curves")
-        },
-        "path": pd.read_csv(smk.input.path),
+        "members": read_csv(smk.input.members),
+        "mcr": read_csv(smk.input.mcr),
+        **{name: read_csv(smk.input[name], keep_default_na=False, na_values=[""]) for name in ("envelope", "curves")},
+        "path": read_csv(smk.input.path),
         "scope": smk.params.scope,
         "epsilon": smk.params.epsilon,
         "quantity": smk.params.quantity,

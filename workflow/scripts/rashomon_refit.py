@@ -5,7 +5,7 @@ import pandas as pd
 from xaipipe.config import RashomonSettings
 from xaipipe.data import load_prepared
 from xaipipe.explain import class_choice
-from xaipipe.io import write_joblib
+from xaipipe.io import read_csv, write_joblib
 from xaipipe.models import forest_block_setting
 from xaipipe.rashomon import rashomon_refit
 from xaipipe.runner import get_logger, run
@@ -14,7 +14,7 @@ from xaipipe.runner import get_logger, run
 def main(smk):
     settings = RashomonSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
-    summary = pd.concat([pd.read_csv(path) for path in smk.input.summaries], ignore_index=True)
+    summary = pd.concat([read_csv(path) for path in smk.input.summaries], ignore_index=True)
     out = rashomon_refit(
         data,
         settings,

@@ -1,7 +1,7 @@
-"""Rule reliance_figures: MR bars with uncertainty and MR beside split gain (kinds: xaipipe.plots.catalog)."""
+"""Rule reliance_figures: MR bars with uncertainty, MR beside split gain, and marginal vs conditional vs
+grouped MR (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
@@ -9,8 +9,8 @@ from xaipipe.runner import run
 def main(smk):
     rank = smk.params.ranking
     inputs = {
-        "table": pd.read_csv(smk.input.reliance),
-        "split_gain": pd.read_csv(smk.input.split_gain),
+        "table": read_csv(smk.input.reliance),
+        "split_gain": read_csv(smk.input.split_gain),
         "estimator": rank["estimator"],
         "loss": smk.params.loss,
         "quantity": rank["quantity"],

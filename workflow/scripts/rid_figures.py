@@ -1,16 +1,15 @@
 """Rule rid_figures: Rashomon importance distribution and bootstrap set sizes (kinds: xaipipe.plots.catalog)."""
 
-import pandas as pd
-
+from xaipipe.io import read_csv
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 
 def main(smk):
     inputs = {
-        "reliance": pd.read_csv(smk.input.reliance),
-        "mcr": pd.read_csv(smk.input.mcr),
-        "sizes": pd.read_csv(smk.input.sizes),
+        "reliance": read_csv(smk.input.reliance),
+        "mcr": read_csv(smk.input.mcr),
+        "sizes": read_csv(smk.input.sizes),
         "confidence": smk.params.confidence,
         "title": smk.wildcards.dataset,
     }

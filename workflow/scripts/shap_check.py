@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from xaipipe.data import load_prepared
+from xaipipe.data import importance_groups, load_prepared
 from xaipipe.explain import class_choice, kernel_vs_tree_shap
 from xaipipe.io import open_model, write_csv
 from xaipipe.runner import run
@@ -20,7 +20,7 @@ def main(smk):
         n_samples=cfg["n_samples"],
         background_size=cfg["background_size"],
         feature_names=data.features,
-        feature_groups=data.feature_groups,  # by_feature per variable, as the SHAP tables
+        feature_groups=importance_groups(data),  # by_feature per variable (one-hot and user groups), as the SHAP tables
         random_state=smk.params.seed,
         **class_choice(data.classes, smk.params.get("figure_class")),  # a multiclass model: one class
     )

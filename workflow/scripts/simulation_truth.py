@@ -4,13 +4,13 @@ import pandas as pd
 
 from xaipipe.config import CorrelatedSettings
 from xaipipe.explain import DEPENDENT_ESTIMATORS
-from xaipipe.io import read_json, write_csv
+from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
 from xaipipe.studies import correlated_truth_table, truth_table
 
 
 def _read(path, dataset, family):
-    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    table = read_csv(path, keep_default_na=False, na_values=[""])
     return table.assign(dataset=dataset, family=family)
 
 
@@ -31,7 +31,7 @@ def main(smk):
                 (dataset, simulation, rel[dependent & ~rel["feature"].astype(str).str.contains("+", regex=False)])
             )
             tables["reliance"] = rel[~dependent]
-        data = pd.read_csv(prepared_path)
+        data = read_csv(prepared_path)
         out.append(
             truth_table(
                 simulation["dgp"],

@@ -1,14 +1,12 @@
 """Rule test_metrics: all datasets' test metrics, best configurations, confusion matrices."""
 
-import pandas as pd
-
-from xaipipe.io import write_csv
+from xaipipe.io import read_csv, write_csv
 from xaipipe.report import test_metric_tables
 from xaipipe.runner import run
 
 
 def main(smk):
-    table, best, confusion = test_metric_tables(pd.read_csv(p) for p in smk.input.tables)
+    table, best, confusion = test_metric_tables(read_csv(p) for p in smk.input.tables)
     write_csv(smk.output.table, table)
     write_csv(smk.output.best, best)
     write_csv(smk.output.confusion, confusion)

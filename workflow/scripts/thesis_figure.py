@@ -15,6 +15,8 @@ def main(smk):
             estimator=smk.params.ranking["estimator"],
             loss=smk.params.loss,
             quantity=smk.params.ranking["quantity"],
+            target_unit=smk.params.get("target_unit"),
+            output=smk.params.get("output"),
         )
         save_figure(fig, smk.output.pdf, smk.output.png)
 

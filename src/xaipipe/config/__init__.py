@@ -16,8 +16,10 @@ One module per step (so that a new key of one step changes the code of that step
 field of the explain settings), :mod:`.shap` (:class:`ShapSettings`), :mod:`.reliance`
 (:class:`RelianceSettings`), :mod:`.pd_ice` (:class:`PdIceSettings`), :mod:`.dependence`
 (:class:`AleSettings`, :class:`HStatisticSettings`), :mod:`.lime` (:class:`LimeSettings`),
-:mod:`.learner` (:class:`LearnerSettings`), :mod:`.rashomon` (:class:`RashomonSettings`,
-:class:`BootstrapSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`);
+:mod:`.learner` (:class:`LearnerSettings`, with its learner-SHAP / ALE part
+:class:`LearnerEffectsSettings` as the field ``effects``), :mod:`.sage` (:class:`SageSettings`),
+:mod:`.rashomon` (:class:`RashomonSettings`, :class:`BootstrapSettings`,
+:class:`MemberEffectsSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`);
 :mod:`._base` holds what they share (the params round trip, :func:`check_family`). They import the
 families registry and the standard library only: nothing here imports a step.
 
@@ -27,8 +29,9 @@ checks that the section's keys are fields or job-choosing keys and that the defa
 
 This ``__init__`` is a lazy front door (:mod:`xaipipe._lazy`): ``from xaipipe.config import
 CVSettings`` imports :mod:`xaipipe.config.models` only; :data:`RULES` is its part of the rule -> entry
-map. The workflow's parse (``common.smk``) also uses ``check_family``, ``coverage_epsilon`` and the
-library ``LARGE_DATA_POLICIES``.
+map. The workflow's parse (``common.smk``) also uses ``check_family``, ``coverage_epsilon``,
+``SageSettings`` and ``MemberEffectsSettings``; library entries: ``LARGE_DATA_POLICIES`` and
+``LearnerEffectsSettings`` (a field of ``LearnerSettings``, built alone in tests and notebooks).
 """
 
 from .._lazy import attach
@@ -47,10 +50,13 @@ ENTRY_POINTS = {
     "LearnerSettings": "learner",
     "RashomonSettings": "rashomon",
     "BootstrapSettings": "rashomon",
+    "MemberEffectsSettings": "rashomon",
     "CoverageSettings": "studies",
     "CorrelatedSettings": "studies",
     "coverage_epsilon": "studies",
     "check_family": "_base",
+    "SageSettings": "sage",
+    "LearnerEffectsSettings": "learner",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -71,7 +77,9 @@ RULES = {
     "rashomon": ("RashomonSettings",),
     "rashomon_bootstrap": ("BootstrapSettings",),
     "rashomon_bootstrap_shard": ("BootstrapSettings",),
+    "rashomon_effects": ("MemberEffectsSettings",),
     "rashomon_refit": ("RashomonSettings",),
+    "sage": ("SageSettings",),
     "shap": ("ShapSettings",),
     "simulation_truth": ("CorrelatedSettings",),
 }

@@ -1,6 +1,8 @@
-"""Settings of the learner step: :class:`LearnerSettings` (rule ``learner``; Molnar et al. 2023).
+"""Settings of the learner step: :class:`LearnerSettings` (rule ``learner``; Molnar et al. 2023) and
+its learner-SHAP / ALE part, :class:`LearnerEffectsSettings` (issue 45).
 
-The refit design of these settings is :func:`xaipipe.explain.learner.refit_design`.
+The refit design of these settings is :func:`xaipipe.explain.learner.refit_design`; the refits'
+SHAP / ALE, :func:`xaipipe.explain.learner_effects.refit_effects_of`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,95 @@ from typing import Any
 
 from ._base import RANKING, SEED, Settings, check_family, check_percentiles, check_task, first_loss
 
-__all__ = ["LearnerSettings"]
+__all__ = ["LearnerEffectsSettings", "LearnerSettings"]
+
+
+@dataclass(frozen=True)
+class LearnerEffectsSettings(Settings):
+    """Settings of the learner step's SHAP importance and ALE (issue 45, item 1; rule ``learner``, a
+    field of :class:`LearnerSettings`): from the same refits as learner-PD / PFI
+    (:mod:`xaipipe.explain.learner_effects`).
+
+    Attributes
+    ----------
+    effects : tuple of str, default ("shap", "ale")
+        ``explain.learner.effects``: a subset of ``shap`` (learner-SHAP importance) and ``ale``
+        (learner-ALE); ``()`` for neither.
+    shap_max_rows : int or None, default 200
+        ``explain.learner.shap_max_rows``: held-out rows explained per refit (seeded subsample).
+    shap_algorithm : str, default "auto"
+        ``explain.shap.algorithm.<family>`` (``"auto"`` when the family is not listed): the SHAP
+        algorithm of the ``shap`` rule.
+    background_size : int or None, default 100
+        ``explain.shap.background_size``.
+    ale_bins : int, default 20
+        ``explain.ale.n_bins``: the ALE grid's quantile bins (merged where a refit's held-out rows
+        leave a bin empty).
+    ale_centering : str, default "ale_plot"
+        ``explain.ale.centering``.
+
+    Raises
+    ------
+    ValueError
+        ``effects`` names something other than ``shap`` / ``ale``, or one twice (naming
+        ``explain.learner.effects``).
+    """
+
+    effects: tuple[str, ...] = ("shap", "ale")
+    shap_max_rows: int | None = 200
+    shap_algorithm: str = "auto"
+    background_size: int | None = 100
+    ale_bins: int = 20
+    ale_centering: str = "ale_plot"
+
+    KEYS = {
+        "effects": "explain.learner.effects",
+        "shap_max_rows": "explain.learner.shap_max_rows",
+        "shap_algorithm": "explain.shap.algorithm.{family}",
+        "background_size": "explain.shap.background_size",
+        "ale_bins": "explain.ale.n_bins",
+        "ale_centering": "explain.ale.centering",
+    }
+
+    def __post_init__(self):
+        effects = list(self.effects)
+        if any(e not in ("shap", "ale") for e in effects) or len(set(effects)) != len(effects):
+            raise ValueError(
+                f"config key explain.learner.effects ({effects}): a subset of [shap, ale], each at most once"
+            )
+
+    @property
+    def shap(self) -> bool:
+        """``explain.learner.effects`` lists ``shap``."""
+        return "shap" in self.effects
+
+    @property
+    def ale(self) -> bool:
+        """``explain.learner.effects`` lists ``ale``."""
+        return "ale" in self.effects
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], family: str = "gradient_boosting") -> LearnerEffectsSettings:
+        """Build and check the settings of ``family``'s learner job from a schema-validated config.
+
+        Raises
+        ------
+        ValueError
+            As the constructor.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        explain = config["explain"]
+        return cls.from_params(
+            {
+                "effects": explain["learner"]["effects"],
+                "shap_max_rows": explain["learner"]["shap_max_rows"],
+                "shap_algorithm": str((explain["shap"]["algorithm"] or {}).get(family, "auto")),
+                "background_size": explain["shap"]["background_size"],
+                "ale_bins": explain["ale"]["n_bins"],
+                "ale_centering": explain["ale"]["centering"],
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -44,8 +134,13 @@ class LearnerSettings(Settings):
     figure_class : str, int, bool or None, default None
         ``explain.figure_class``: a multiclass model's learner-PD is this class's probability
         (None: the first class).
+    effects : LearnerEffectsSettings, default LearnerEffectsSettings()
+        Learner-SHAP importance and learner-ALE from the same refits (keys
+        ``explain.learner.effects``, ``explain.learner.shap_max_rows`` and the SHAP / ALE keys it
+        borrows), passed as a nested dict.
 
-    ``explain.learner.families`` chooses the jobs (a job per family listed): no field.
+    ``explain.learner.families`` chooses the jobs (a job per family listed): no field;
+    ``explain.learner.shap_max_rows`` is a field of ``effects``.
 
     Raises
     ------
@@ -70,6 +165,7 @@ class LearnerSettings(Settings):
     ranking_quantity: str = RANKING["quantity"]
     loss: str | None = None
     figure_class: Any = None
+    effects: LearnerEffectsSettings = field(default_factory=LearnerEffectsSettings)
 
     SECTION = "explain.learner"
     KEYS = {
@@ -82,8 +178,10 @@ class LearnerSettings(Settings):
         "ranking_quantity": "explain.reliance.ranking.quantity",
         "loss": "explain.reliance.losses.{task}[0]",
         "figure_class": "explain.figure_class",
+        "effects": "explain.learner.effects",
     }
-    JOB_KEYS = ("families",)
+    JOB_KEYS = ("families", "shap_max_rows")
+    NESTED = {"effects": LearnerEffectsSettings}
 
     def __post_init__(self):
         check_task(self.task)
@@ -123,5 +221,6 @@ class LearnerSettings(Settings):
                 "ranking_quantity": ranking["quantity"],
                 "loss": explain["reliance"]["losses"][task][0],
                 "figure_class": explain["figure_class"],
+                "effects": LearnerEffectsSettings.from_config(config, family).to_params(),
             }
         )

@@ -1,6 +1,7 @@
 """Settings of the Rashomon steps: :class:`RashomonSettings` (rules ``rashomon``,
-``rashomon_refit``, ``abalone_study_mcr``) and :class:`BootstrapSettings` (rules
-``rashomon_bootstrap_shard``, ``rashomon_bootstrap``)."""
+``rashomon_refit``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
+``rashomon_bootstrap_shard``, ``rashomon_bootstrap``) and :class:`MemberEffectsSettings` (rule
+``rashomon_effects``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from ._base import SEED, SELECTION, Settings, check_family, check_task, first_loss
 
-__all__ = ["BootstrapSettings", "RashomonSettings"]
+__all__ = ["BootstrapSettings", "MemberEffectsSettings", "RashomonSettings"]
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,46 @@ class BootstrapSettings(Settings):
     def shard_resamples(self, shard: int) -> range:
         """The resamples of job ``shard`` (``0 <= shard < jobs``): dealt round-robin."""
         return range(int(shard), self.n_bootstrap, self.jobs)
+
+
+@dataclass(frozen=True)
+class MemberEffectsSettings(Settings):
+    """Settings of the member effects of one task (rule ``rashomon_effects``: PD and ALE of every
+    member of the figure scope's largest Rashomon set, the explorer's effects view;
+    :func:`xaipipe.rashomon.effects.member_effects`).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings, default RashomonSettings()
+        The Rashomon step's settings: the sets, the members' refits and ``figure_class`` (a
+        multiclass model's class, as the ``rashomon`` rule's PD envelope).
+    ale_bins : int, default 20
+        ``explain.ale.n_bins``: the members' ALE bins.
+    ale_centering : str, default "ale_plot"
+        ``explain.ale.centering``.
+    """
+
+    rashomon: RashomonSettings = field(default_factory=RashomonSettings)
+    ale_bins: int = 20
+    ale_centering: str = "ale_plot"
+
+    KEYS = {"rashomon": "rashomon", "ale_bins": "explain.ale.n_bins", "ale_centering": "explain.ale.centering"}
+    NESTED = {"rashomon": RashomonSettings}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> MemberEffectsSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        ale = config["explain"]["ale"]
+        return cls.from_params(
+            {
+                "rashomon": RashomonSettings.from_config(config, task).to_params(),
+                "ale_bins": ale["n_bins"],
+                "ale_centering": ale["centering"],
+            }
+        )

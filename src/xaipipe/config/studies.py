@@ -35,6 +35,10 @@ COVERAGE_LEARNER_CONFIG: dict[str, Any] = {
     "grid": [-0.8, -0.4, 0.0, 0.4, 0.8],
     "truth_fits": 100,
     "truth_eval_rows": 2000,
+    # learner-SHAP / ALE (issue 45; xaipipe.studies.coverage_effects)
+    "effects": ["shap", "ale"],
+    "ale_grid": [-1.0, -0.6, -0.2, 0.2, 0.6, 1.0],
+    "shap_max_rows": None,
 }
 #: ``coverage.mcr`` but ``enabled`` and ``epsilon``, with the ``rashomon`` ε rule where it is null (the
 #: schema's defaults): the model class (CV grid per family) and the ε rule of part (b).

@@ -18,6 +18,11 @@ ENTRY_POINTS = {
     "load_prepared": "prepare",
     "simulate": "simulated",
     "canonical_to_csv_bytes": "sources",
+    "expand_user_groups": "prepare",
+    "data_summary_table": "summary",
+    "data_summary_record": "summary",
+    "variable_groups": "prepare",
+    "importance_groups": "prepare",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -25,36 +30,57 @@ ENTRY_POINTS = {
 RULES = {
     "abalone_study_cv": ("load_prepared",),
     "abalone_study_mcr": ("load_prepared",),
-    "ale": ("load_prepared",),
+    "ale": (
+        "expand_user_groups",
+        "load_prepared",
+    ),
     "canonical": (
         "DatasetEntry",
         "canonical_to_csv_bytes",
         "load_canonical",
     ),
+    "consensus": ("load_prepared",),
     "cv": ("load_prepared",),
     "cv_shard": ("load_prepared",),
+    "data_summary": ("data_summary_table",),
     "fit": ("load_prepared",),
-    "h_statistic": ("load_prepared",),
+    "h_statistic": (
+        "expand_user_groups",
+        "load_prepared",
+    ),
     "illustration": ("simulate",),
     "illustration_tree": ("read_canonical",),
     "learner": ("load_prepared",),
     "lime": ("load_prepared",),
     "logit": ("load_prepared",),
+    "manifest": ("data_summary_record",),
     "model_reliance": ("load_prepared",),
     "multiplicity": ("load_prepared",),
     "ols": ("load_prepared",),
-    "pd_ice": ("load_prepared",),
+    "pd_ice": (
+        "expand_user_groups",
+        "load_prepared",
+    ),
     "prepare": (
         "correlation_matrix",
         "prepare_table",
         "read_canonical",
     ),
+    "ranking_agreement": ("variable_groups",),
     "rashomon": ("load_prepared",),
     "rashomon_bootstrap_shard": ("load_prepared",),
+    "rashomon_effects": ("load_prepared",),
     "rashomon_refit": ("load_prepared",),
+    "sage": ("load_prepared",),
     "shap": ("load_prepared",),
-    "shap_check": ("load_prepared",),
-    "split": ("make_checked_split",),
+    "shap_check": (
+        "importance_groups",
+        "load_prepared",
+    ),
+    "split": (
+        "load_prepared",
+        "make_checked_split",
+    ),
     "squared_terms": ("load_prepared",),
 }
 

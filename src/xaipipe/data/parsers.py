@@ -46,6 +46,8 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
+
 __all__ = ["PARSERS", "register_parser", "get_parser"]
 
 
@@ -127,7 +129,7 @@ def _check_width(frame: pd.DataFrame, names: list[str], entry: DatasetEntry) -> 
 def parse_whitespace_table(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """Whitespace-separated table without header (Airfoil's ``airfoil_self_noise.dat``)."""
     names = _header_less_names(entry)
-    return pd.read_csv(io.BytesIO(_single(blobs, entry)), sep=r"\s+", header=None, names=names)
+    return read_csv(io.BytesIO(_single(blobs, entry)), sep=r"\s+", header=None, names=names)
 
 
 @register_parser("biff8_xls")
@@ -150,7 +152,7 @@ def parse_wine_quality_pair(blobs: Mapping[str, bytes], entry: DatasetEntry) -> 
     """The red and white Wine Quality files, red rows first, with a ``color`` column."""
     parts = []
     for color in ("red", "white"):
-        part = pd.read_csv(io.BytesIO(_named(blobs, f"winequality-{color}.csv", entry)), sep=";")
+        part = read_csv(io.BytesIO(_named(blobs, f"winequality-{color}.csv", entry)), sep=";")
         part.columns = [c.strip().replace(" ", "_") for c in part.columns]
         part["color"] = color
         parts.append(part)
@@ -161,14 +163,14 @@ def parse_wine_quality_pair(blobs: Mapping[str, bytes], entry: DatasetEntry) -> 
 def parse_csv_no_header(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """Comma-separated file without header (Abalone's ``abalone.data``)."""
     names = _header_less_names(entry)
-    return pd.read_csv(io.BytesIO(_single(blobs, entry)), header=None, names=names)
+    return read_csv(io.BytesIO(_single(blobs, entry)), header=None, names=names)
 
 
 @register_parser("wdbc")
 def parse_wdbc(blobs: Mapping[str, bytes], entry: DatasetEntry) -> pd.DataFrame:
     """Breast Cancer Wisconsin (Diagnostic) ``wdbc.data``: ID, diagnosis, 30 features, no header."""
     names = list(entry.id_columns) + [entry.target] + list(entry.feature_columns or ())
-    return pd.read_csv(io.BytesIO(_single(blobs, entry)), header=None, names=names)
+    return read_csv(io.BytesIO(_single(blobs, entry)), header=None, names=names)
 
 
 @register_parser("diabetes_raw")

@@ -12,6 +12,11 @@ section:
   Abalone's ``Sex`` -> ``Sex_F``, ``Sex_I``, ``Sex_M``);
 * ``variant``: one of the entry's declared ``variants`` (Wine Quality: ``white``,
   the thesis' 4898 wines, ``red``, or ``both`` with a ``color_red`` 0/1 feature);
+* ``groups`` (the user's feature groups, ``{name: [columns...]}``): each group is one
+  variable of MR, MCR, conditional MR, SHAP (summed) and SAGE, recorded in
+  ``prepared.json`` as ``user_groups`` (only when declared) beside the one-hot
+  ``feature_groups`` (:func:`resolve_user_groups` checks them; :func:`variable_groups`
+  merges the two);
 * ``positive_class`` (binary classification): the target value coded 1 (Breast
   Cancer: ``M``, malignant);
 * ``class_order`` (classification with more than two classes): the target's
@@ -28,15 +33,27 @@ The correlation matrix (Pearson) is computed on the numeric columns *before*
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
+from .checks import raise_problems, table_problems
 from .registry import MISSING_POLICIES
 
-__all__ = ["PreparedData", "prepare_table", "correlation_matrix", "check_features", "load_prepared"]
+__all__ = [
+    "PreparedData",
+    "prepare_table",
+    "correlation_matrix",
+    "check_features",
+    "load_prepared",
+    "variable_groups",
+    "resolve_user_groups",
+    "expand_user_groups",
+    "importance_groups",
+]
 
 
 def check_features(frame: pd.DataFrame, dataset: str, columns: list[str], *, allow_missing: bool = False) -> None:
@@ -152,7 +169,7 @@ def prepare_table(
         ``categorical_columns``, ``positive_class``, ``variants``.
     options : mapping
         Keys ``drop``, ``one_hot`` (overrides the sidecar's categorical
-        columns), ``variant``, ``positive_class`` (overrides the sidecar's),
+        columns), ``groups`` (the user's feature groups), ``variant``, ``positive_class`` (overrides the sidecar's),
         ``class_order`` (multiclass), ``missing`` (``error``, the default,
         ``drop_rows`` or ``impute``); all optional
         (:func:`xaipipe.data.registry.preparation_options`).
@@ -168,7 +185,9 @@ def prepare_table(
         fits impute them (:mod:`xaipipe.data.impute`).
     info : dict
         ``dataset``, ``task``, ``target``, ``features``, ``feature_groups``
-        (group name -> member columns, one-hot groups only), ``dropped``,
+        (group name -> member columns, one-hot groups only), ``user_groups``
+        (the user's groups, name -> member columns in column order; only when
+        ``groups`` are given), ``dropped``,
         ``one_hot``, ``variant``, ``positive_class``, ``n_rows``, ``class_counts``
         (by code); multiclass targets also ``n_classes``, ``classes`` (labels in
         code order) and ``class_coding`` (label -> code);
@@ -195,7 +214,7 @@ def prepare_table(
         target, non-numeric features not declared categorical, NaN (policy
         ``error``) or constant columns, a one-hot column whose name is taken
         (``region`` level ``north`` next to a column ``region_north``), a feature
-        called ``row_id``, no row left.
+        called ``row_id``, no row left; the checks of :func:`resolve_user_groups`.
     """
     options = dict(options or {})
     dataset = sidecar["dataset"]
@@ -236,11 +255,25 @@ def prepare_table(
         )
 
     drop = list(options.get("drop") or [])
+    unknown = [c for c in drop if c not in features]
+    if unknown:
+        raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
+    kept = [c for c in features if c not in drop]
+    if options.get("one_hot") is not None:
+        one_hot = list(options["one_hot"])
+        unknown = [c for c in one_hot if c not in kept]
+        if unknown:
+            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {kept}")
+    else:
+        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in kept]
     missing_info = None
     if policy != "error":
-        frame, missing_info = _remove_missing_rows(
-            frame, dataset, target, [c for c in features if c not in drop], policy
-        )
+        frame, missing_info = _remove_missing_rows(frame, dataset, target, kept, policy)
+    # every problem of the table's columns at once, one line each (xaipipe.data.checks)
+    problems = table_problems(
+        frame, dataset, target=target, task=task, features=kept, categorical=one_hot, policy=policy
+    )
+    raise_problems(problems + _one_hot_collisions(frame, dataset, target, kept, one_hot))
 
     positive = options.get("positive_class", sidecar.get("positive_class"))
     class_counts = classes = None
@@ -250,49 +283,15 @@ def prepare_table(
         raise ValueError(f"datasets.{dataset}.positive_class is only defined for classification datasets")
     elif options.get("class_order") is not None:
         raise ValueError(f"datasets.{dataset}.class_order is only defined for classification datasets")
-    else:
-        if frame[target].isna().any():
-            raise ValueError(
-                f"dataset {dataset!r}: the target {target!r} has {int(frame[target].isna().sum())} missing values; "
-                f"set datasets.{dataset}.missing to drop_rows or impute to remove those rows"
-            )
-        if frame[target].nunique() <= 1:
-            raise ValueError(f"dataset {dataset!r}: the regression target {target!r} is constant")
 
     numeric_before_drop = [c for c in features + [target] if pd.api.types.is_numeric_dtype(frame[c])]
     correlation_input = frame[numeric_before_drop].reset_index(drop=True)
-
-    unknown = [c for c in drop if c not in features]
-    if unknown:
-        raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
-    features = [c for c in features if c not in drop]
-
-    if options.get("one_hot") is not None:
-        one_hot = list(options["one_hot"])
-        unknown = [c for c in one_hot if c not in features]
-        if unknown:
-            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {features}")
-    else:
-        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in features]
-    allow_missing = policy == "impute"
-    check_features(frame, dataset, one_hot, allow_missing=allow_missing)
+    features = kept
     groups: dict[str, list[str]] = {}
-    taken = {c: f"column {c!r}" for c in features}
-    taken[target] = f"the target {target!r}"
-    taken["row_id"] = "the prepared table's row numbers 'row_id'"
     for col in one_hot:
-        values = frame[col].astype(str)
-        absent = frame[col].isna()
-        levels = sorted(values[~absent].unique()) if absent.any() else sorted(values.unique())
-        members = [f"{col}_{lvl}" for lvl in levels]
+        levels, members = _one_hot_levels(frame, col)
+        values, absent = frame[col].astype(str), frame[col].isna()
         for lvl, name in zip(levels, members):
-            if name in taken:
-                raise ValueError(
-                    f"dataset {dataset!r}: the one-hot column {name!r} of categorical {col!r} (level {lvl!r}) "
-                    f"collides with {taken[name]}; rename that column or the level in the source, or drop one "
-                    f"of them with datasets.{dataset}.drop"
-                )
-            taken[name] = f"the one-hot column {name!r} of categorical {col!r}"
             dummy = (values == lvl).astype(float)
             if absent.any():
                 dummy[absent] = np.nan  # the level is unknown: every column of the group is missing
@@ -300,14 +299,6 @@ def prepare_table(
         pos = features.index(col)
         features = features[:pos] + members + features[pos + 1 :]
         groups[col] = members
-
-    non_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(frame[c])]
-    if non_numeric:
-        raise ValueError(
-            f"dataset {dataset!r}: non-numeric feature(s) {non_numeric}; declare them in "
-            f"datasets.{dataset}.categorical (one-hot encoded) or list them in datasets.{dataset}.drop"
-        )
-    check_features(frame, dataset, features, allow_missing=allow_missing)
     prepared = frame[["row_id"] + features + [target]].reset_index(drop=True)
     prepared[features] = prepared[features].astype(np.float64)
     if task == "regression":
@@ -325,6 +316,10 @@ def prepare_table(
         "n_rows": int(len(prepared)),
         "class_counts": class_counts,
     }
+    if options.get("groups"):  # only when declared: the thesis datasets' prepared.json unchanged
+        info["user_groups"] = resolve_user_groups(
+            options["groups"], dataset=dataset, features=features, one_hot=groups, dropped=drop, target=target
+        )
     if classes is not None:  # multiclass only: a binary record keeps its keys
         info["n_classes"] = len(classes)
         info["classes"] = classes
@@ -338,6 +333,171 @@ def prepare_table(
         missing_info["imputed"] = {v: n for v, n in counts.items() if n}
         info["missing"] = missing_info
     return prepared, info, correlation_input
+
+
+def resolve_user_groups(
+    groups: Mapping[str, Any],
+    *,
+    dataset: str,
+    features: list[str],
+    one_hot: Mapping[str, list[str]],
+    dropped: list[str] = (),
+    target: str | None = None,
+) -> dict[str, list[str]]:
+    """The user's feature groups (``datasets.<d>.groups``) as prepared columns, checked.
+
+    A member is a prepared column (a numeric feature or one level column of a one-hot group) or
+    the name of a one-hot encoded categorical, which stands for all its level columns. A group
+    may hold whole one-hot groups beside numeric columns; it is then one variable and the one-hot
+    groups it holds are not variables of their own.
+
+    Parameters
+    ----------
+    groups : mapping group name -> sequence of str
+    dataset : str
+        For the messages.
+    features : list of str
+        The prepared feature columns, in order.
+    one_hot : mapping categorical -> level columns
+        The one-hot groups (``prepared.json``'s ``feature_groups``).
+    dropped : list of str
+        Columns removed by ``datasets.<d>.drop`` (named in the message when a group lists one).
+    target : str, optional
+
+    Returns
+    -------
+    dict of str -> list of str
+        Group name -> member columns in column order, groups in the order given.
+
+    Raises
+    ------
+    ValueError
+        Naming the dataset, the group and the column: an empty group, an unknown or dropped
+        column, the target, a column in two groups, a one-hot group split (some but not all
+        levels of a categorical), a group named like a column, a categorical or ``row_id``.
+    """
+    position = {c: j for j, c in enumerate(features)}
+    owner: dict[str, str] = {}
+    out: dict[str, list[str]] = {}
+    for name, members in groups.items():
+        key = f"datasets.{dataset}.groups.{name}"
+        if name in position or name in one_hot or name in ("row_id", target):
+            what = "a categorical" if name in one_hot else "a column"
+            raise ValueError(
+                f"dataset {dataset!r}: {key}: the group name {name!r} is {what} name of the prepared table; "
+                "give the group a name of its own"
+            )
+        if not members:
+            raise ValueError(f"dataset {dataset!r}: {key} is empty")
+        cols: list[str] = []
+        for member in members:
+            if member in one_hot:
+                cols.extend(one_hot[member])
+            elif member in position:
+                cols.append(member)
+            elif member in dropped:
+                raise ValueError(
+                    f"dataset {dataset!r}: {key} lists column {member!r}, which datasets.{dataset}.drop removes"
+                )
+            elif member == target:
+                raise ValueError(f"dataset {dataset!r}: {key} lists the target {member!r}")
+            else:
+                raise ValueError(
+                    f"dataset {dataset!r}: {key} lists unknown column {member!r}"
+                    f"{_did_you_mean(str(member), list(position) + list(one_hot))}; the prepared features are "
+                    f"{features} and the categoricals {list(one_hot)}"
+                )
+        for col in cols:
+            if col in owner and owner[col] != name:
+                raise ValueError(
+                    f"dataset {dataset!r}: column {col!r} is in two groups, datasets.{dataset}.groups.{owner[col]} "
+                    f"and {key}"
+                )
+            owner[col] = name
+        held = set(cols)
+        for cat, levels in one_hot.items():
+            part = [c for c in levels if c in held]
+            if part and len(part) < len(levels):
+                raise ValueError(
+                    f"dataset {dataset!r}: {key} splits the one-hot group of categorical {cat!r}: it holds "
+                    f"{part} but not {[c for c in levels if c not in held]}; list {cat!r} itself (all its levels) "
+                    "or every level column"
+                )
+        out[str(name)] = sorted(held, key=position.__getitem__)
+    return out
+
+
+def variable_groups(
+    feature_groups: Mapping[str, list[str]] | None, user_groups: Mapping[str, list[str]] | None
+) -> dict[str, list[str]]:
+    """The groups played as one variable by MR, MCR, conditional MR, SHAP (summed) and SAGE: the
+    user's groups and the one-hot groups that no user group holds (a user group holds a one-hot
+    group whole, :func:`resolve_user_groups`). Without user groups: the one-hot groups, unchanged.
+    """
+    user = {str(g): list(cols) for g, cols in (user_groups or {}).items()}
+    held = {c for cols in user.values() for c in cols}
+    out = {str(g): list(cols) for g, cols in (feature_groups or {}).items() if not held & set(cols)}
+    out.update(user)
+    return out
+
+
+def importance_groups(data: Any) -> dict | None:
+    """The groups that MR, MCR, conditional MR, SHAP and SAGE play as one variable for ``data``: its
+    :attr:`PreparedData.variable_groups` (one-hot and user groups), or the ``feature_groups`` of an
+    object without them (a data object built by hand: one-hot groups only)."""
+    groups = getattr(data, "variable_groups", None)
+    return groups if groups is not None else getattr(data, "feature_groups", None)
+
+
+def expand_user_groups(
+    table: pd.DataFrame, feature_groups: Mapping[str, list[str]] | None, user_groups: Mapping[str, list[str]] | None
+) -> pd.DataFrame:
+    """A table of variables (``feature`` column: MR, MCR members) as the steps that explain one
+    column or one categorical at a time see it (PD / ICE, ALE, H², learner-PD, the Rashomon PD
+    envelope).
+
+    A user group has no 1-D PD (its columns move together only in the data), so each row of a
+    user group is replaced by one row per variable of it that those steps can explain -- each of
+    its numeric columns and each one-hot group it holds, in column order -- with the group's other
+    values copied: a ranking by MR ranks the group's columns together at the group's place.
+    Without user groups the table itself is returned.
+    """
+    if not user_groups:
+        return table
+    level_of = {c: g for g, cols in (feature_groups or {}).items() for c in cols}
+    parts = []
+    for _, row in table.iterrows():
+        members = user_groups.get(str(row["feature"]))
+        names = [row["feature"]] if members is None else list(dict.fromkeys(level_of.get(c, c) for c in members))
+        for name in names:
+            parts.append({**row.to_dict(), "feature": name})
+    return pd.DataFrame(parts, columns=table.columns)
+
+
+def _one_hot_levels(frame: pd.DataFrame, col: str) -> tuple[list[str], list[str]]:
+    """The observed levels of categorical ``col`` (sorted as text) and their one-hot column names."""
+    values = frame[col].astype(str)
+    absent = frame[col].isna()
+    levels = sorted(values[~absent].unique()) if absent.any() else sorted(values.unique())
+    return levels, [f"{col}_{lvl}" for lvl in levels]
+
+
+def _one_hot_collisions(frame: pd.DataFrame, dataset: str, target: str, features: list[str], one_hot: list[str]):
+    """One line per one-hot column whose name is taken (a column, the target, ``row_id``, another dummy)."""
+    taken = {c: f"column {c!r}" for c in features}
+    taken[target] = f"the target {target!r}"
+    taken["row_id"] = "the prepared table's row numbers 'row_id'"
+    problems = []
+    for col in one_hot:
+        for lvl, name in zip(*_one_hot_levels(frame, col)):
+            if name in taken:
+                problems.append(
+                    f"dataset {dataset!r}: the one-hot column {name!r} of categorical {col!r} (level {lvl!r}) "
+                    f"collides with {taken[name]}; rename that column or the level in the source, or drop one "
+                    f"of them with datasets.{dataset}.drop"
+                )
+            taken[name] = f"the one-hot column {name!r} of categorical {col!r}"
+    return problems
 
 
 def _did_you_mean(word: str, choices) -> str:
@@ -420,6 +580,11 @@ class PreparedData:
         missing.
     missing : dict or None
         ``prepared.json``'s ``missing`` record (policy and counts), None under ``error``.
+    user_groups : dict
+        The user's feature groups (``prepared.json``'s ``user_groups``; empty when none are
+        declared): name -> member columns. :attr:`variable_groups` merges them with the one-hot
+        groups; ``feature_groups`` keeps the one-hot groups only (what PD / ICE, ALE, H², LIME,
+        the imputer and the inference tables treat as one categorical variable).
     """
 
     X_train: np.ndarray
@@ -445,6 +610,13 @@ class PreparedData:
     X_test_raw: np.ndarray | None = None
     imputer: Any = None
     missing: dict | None = None
+    user_groups: dict = field(default_factory=dict)
+
+    @property
+    def variable_groups(self) -> dict:
+        """Groups played as one variable by MR, MCR, conditional MR, SHAP (summed) and SAGE
+        (:func:`variable_groups`): ``feature_groups`` itself when there are no user groups."""
+        return variable_groups(self.feature_groups, self.user_groups) if self.user_groups else self.feature_groups
 
     def __post_init__(self):
         if self.X_train_raw is None:
@@ -466,7 +638,7 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
 
     info = read_json(prepared_json)
     split = read_json(split_json)
-    frame = pd.read_csv(prepared_csv)
+    frame = read_csv(prepared_csv)
     missing = [c for c in info["features"] + [info["target"]] if c not in frame.columns]
     if missing:
         raise ValueError(f"{prepared_csv}: missing columns {missing} listed in {prepared_json}")
@@ -509,4 +681,5 @@ def load_prepared(prepared_csv, prepared_json, split_json) -> PreparedData:
         X_test_raw=X_test_raw,
         imputer=imputer,
         missing=info.get("missing"),
+        user_groups={g: list(cols) for g, cols in (info.get("user_groups") or {}).items()},
     )

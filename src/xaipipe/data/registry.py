@@ -18,8 +18,8 @@ against the parser registry, and returns one :class:`DatasetEntry` per dataset.
 
 Registry keys (see config/README.md): ``name``, ``task`` (``regression`` |
 ``classification``), ``target``, ``columns`` (``id`` / ``features`` /
-``other``), ``categorical``, ``drop``, ``missing``, ``positive_class``, ``variants``,
-``order_by``, ``doi``, ``citation``, ``source`` (``kind``: ``uci``, ``sklearn``,
+``other``), ``categorical``, ``groups``, ``drop``, ``missing``, ``positive_class``, ``variants``,
+``order_by``, ``doi``, ``citation``, ``target_unit``, ``source`` (``kind``: ``uci``, ``sklearn``,
 ``file``, ``openml``, ``simulated``). Options that only the configuration has: ``enabled``,
 ``families``, ``one_hot``, ``variant``, ``class_order``.
 """
@@ -56,6 +56,7 @@ ENTRY_KEYS = (
     "target",
     "columns",
     "categorical",
+    "groups",
     "drop",
     "missing",
     "positive_class",
@@ -63,6 +64,7 @@ ENTRY_KEYS = (
     "order_by",
     "doi",
     "citation",
+    "target_unit",
     "source",
 )
 #: keys that only the configuration's ``datasets.<d>`` entries have
@@ -104,6 +106,11 @@ class DatasetEntry:
     categorical : tuple of str
         Categorical features: kept as text, one-hot encoded in preparation (one
         feature group each, so that model reliance permutes them together).
+    groups : dict of str -> tuple of str
+        The user's feature groups (``groups: {name: [columns...]}``): each group is one variable
+        of model reliance, MCR, SHAP (summed) and SAGE; a categorical's name stands for all its
+        one-hot columns. Checked against the prepared columns by
+        :func:`xaipipe.data.prepare.prepare_table`.
     drop : tuple of str
         Features removed in preparation (after the correlation matrix).
     missing : {"error", "drop_rows", "impute"}
@@ -116,6 +123,12 @@ class DatasetEntry:
     order_by : dict or None
         ``{"column", "levels"}``: canonical rows stably sorted by these levels.
     doi, citation : str or None
+    target_unit : str or None
+        What one unit of the explained output is, for the axes of the effect figures (PD, ICE,
+        ALE, SHAP): regression, the target's unit (Concrete ``"MPa"``; axes read
+        ``"prediction (MPa)"``); classification, what class 1 is (Breast Cancer ``"malignant"``;
+        axes read ``"probability of malignant"`` or ``"log-odds of malignant"`` after the
+        explained output). None: the axes name the output only (:mod:`xaipipe.plots.units`).
     """
 
     dataset: str
@@ -127,6 +140,7 @@ class DatasetEntry:
     feature_columns: tuple | None = None
     other_columns: tuple = ()
     categorical: tuple = ()
+    groups: dict = field(default_factory=dict)
     drop: tuple = ()
     missing: str = "error"
     positive_class: Any = None
@@ -134,6 +148,7 @@ class DatasetEntry:
     order_by: dict | None = None
     doi: str | None = None
     citation: str | None = None
+    target_unit: str | None = None
     origin: str = field(default="", compare=False)
 
     # ------------------------------------------------------------------ #
@@ -167,6 +182,7 @@ class DatasetEntry:
             feature_columns=None if features is None else tuple(features),
             other_columns=tuple(columns.get("other") or ()),
             categorical=tuple(mapping.get("categorical") or ()),
+            groups={str(g): tuple(map(str, cols)) for g, cols in (mapping.get("groups") or {}).items()},
             drop=tuple(mapping.get("drop") or ()),
             missing=str(mapping.get("missing") or "error"),
             positive_class=mapping.get("positive_class"),
@@ -174,13 +190,15 @@ class DatasetEntry:
             order_by=dict(mapping["order_by"]) if mapping.get("order_by") else None,
             doi=mapping.get("doi"),
             citation=" ".join(str(citation).split()) if citation is not None else None,
+            target_unit=None if mapping.get("target_unit") is None else str(mapping["target_unit"]),
             origin=origin,
         )
 
     def to_mapping(self, *, preparation: bool = True) -> dict:
-        """Registry form (JSON/YAML-ready). ``preparation=False`` leaves out ``drop`` and ``missing``,
-        which change the prepared table but not the canonical one (the ``canonical`` rule's params);
-        ``missing`` appears only when it is not the default ``error``."""
+        """Registry form (JSON/YAML-ready). ``preparation=False`` leaves out ``drop``, ``missing`` and
+        ``groups``, which change the prepared table but not the canonical one (the ``canonical`` rule's
+        params), and ``target_unit``, which changes only figure labels; ``missing`` appears only when it
+        is not the default ``error``, ``groups`` only when some are declared."""
         columns = {"id": list(self.id_columns), "other": list(self.other_columns)}
         if self.feature_columns is not None:
             columns["features"] = list(self.feature_columns)
@@ -201,6 +219,9 @@ class DatasetEntry:
             out["drop"] = list(self.drop)
             if self.missing != "error":
                 out["missing"] = self.missing
+            if self.groups:
+                out["groups"] = {g: list(cols) for g, cols in self.groups.items()}
+            out["target_unit"] = self.target_unit
         return {k: v for k, v in out.items() if v is not None}
 
 
@@ -334,6 +355,7 @@ def validate_entry(
                     f"{where}: datasets.{dataset}.categorical names unknown column(s) {unknown}; "
                     f"features are {list(entry.feature_columns)}"
                 )
+    _check_groups(entry, seen, where)
     if entry.positive_class is not None and entry.task != "classification":
         raise RegistryError(
             f"{where}: datasets.{dataset}.positive_class is only defined for classification "
@@ -361,6 +383,33 @@ def validate_entry(
             f"{where}: datasets.{dataset}.order_by.column {entry.order_by['column']!r} is not a declared column"
         )
     return entry
+
+
+def _check_groups(entry: DatasetEntry, roles: Mapping[str, str], where: str) -> None:
+    """The checks of ``datasets.<d>.groups`` that need no data: a column in two groups, a group
+    named like a declared column, a member that is the target or an id / other column. Unknown
+    columns and split one-hot groups are checked on the prepared columns
+    (:func:`xaipipe.data.prepare.prepare_table`)."""
+    dataset = entry.dataset
+    owner: dict[str, str] = {}
+    for name, cols in entry.groups.items():
+        key = f"datasets.{dataset}.groups.{name}"
+        if name == entry.target or name in roles or name in (entry.feature_columns or ()):
+            raise RegistryError(
+                f"{where}: {key}: the group name {name!r} is a column name of dataset {dataset!r}; "
+                "give the group a name of its own"
+            )
+        for col in cols:
+            if col == entry.target:
+                raise RegistryError(f"{where}: {key} lists the target {col!r}")
+            if roles.get(col) in ("columns.id", "columns.other"):
+                raise RegistryError(f"{where}: {key} lists {col!r}, an id or other column, not a feature")
+            if col in owner:
+                raise RegistryError(
+                    f"{where}: column {col!r} of dataset {dataset!r} is in two groups, "
+                    f"datasets.{dataset}.groups.{owner[col]} and {key}"
+                )
+            owner[col] = name
 
 
 def load_registry(
@@ -458,7 +507,7 @@ def preparation_options(entry: DatasetEntry, config_options: Mapping[str, Any] |
     """Options of :func:`xaipipe.data.prepare.prepare_table` for one dataset.
 
     ``drop`` (registry and configuration merged), ``missing`` when it is not the
-    default ``error`` (so that the thesis datasets' params, and their reruns, do not
+    default ``error``, ``groups`` when some are declared (so that the thesis datasets' params, and their reruns, do not
     change), and when the configuration gives them ``one_hot``, ``variant`` and
     ``class_order`` (the coding of a multiclass target). The other choices (categorical
     columns, positive class, variant definitions) travel in the canonical
@@ -468,6 +517,8 @@ def preparation_options(entry: DatasetEntry, config_options: Mapping[str, Any] |
     out: dict[str, Any] = {"drop": list(entry.drop)}
     if entry.missing != "error":
         out["missing"] = entry.missing
+    if entry.groups:  # only when declared: the thesis datasets' params (and reruns) do not change
+        out["groups"] = {g: list(cols) for g, cols in entry.groups.items()}
     for key in ("one_hot", "variant", "class_order"):
         if options.get(key) is not None:
             out[key] = list(options[key]) if key in ("one_hot", "class_order") else options[key]

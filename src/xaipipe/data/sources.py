@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..io import sha256_bytes
+from ..io import read_csv, sha256_bytes
 from .canonical import canonical_sha256, canonical_to_csv_bytes
 from .parsers import get_parser
 
@@ -419,7 +419,7 @@ def fetch_uci(
     cache = Path(cache_dir) / str(uci_id) if cache_dir else None
     if cache is not None and (cache / "original.csv").is_file() and (cache / "meta.json").is_file():
         meta = json.loads((cache / "meta.json").read_text())
-        original = pd.read_csv(cache / "original.csv")
+        original = read_csv(cache / "original.csv")
         return original, meta["roles"], {**meta["info"], "cached": True}
 
     fetch = fetch or _default_fetch
@@ -520,7 +520,7 @@ def _check_csv_header(entry: DatasetEntry, data: bytes, options: Mapping[str, An
         return  # names given by the user (pandas rejects repeats itself), a multi-row or no header
     row = 0 if header == "infer" else int(header)
     plain = {k: v for k, v in options.items() if k not in _HEADER_UNRELATED}
-    raw = pd.read_csv(io.BytesIO(data), header=None, nrows=row + 1, dtype=str, keep_default_na=False, **plain)
+    raw = read_csv(io.BytesIO(data), header=None, nrows=row + 1, dtype=str, keep_default_na=False, **plain)
     names = [str(v).strip() for v in raw.iloc[row].tolist()]
     seen: dict[str, list[int]] = {}
     for position, col in enumerate(names, start=1):
@@ -528,11 +528,12 @@ def _check_csv_header(entry: DatasetEntry, data: bytes, options: Mapping[str, An
     repeated = {col: pos for col, pos in seen.items() if len(pos) > 1}
     if repeated:
         where = ", ".join(f"{col!r} (columns {', '.join(map(str, pos))})" for col, pos in repeated.items())
+        first = list(repeated)[0]
         raise ValueError(
-            f"dataset {entry.dataset!r}: {name} has duplicate column name(s) {where}; pandas would rename the "
-            f"repeats ({list(repeated)[0]!r}.1, ...) and use them as features: give every column its own name "
-            f"in the file (or pass names with datasets.{entry.dataset}.source.read_options: {{names: [...], "
-            "header: 0}})"
+            f"dataset {entry.dataset!r}: {name} has duplicate column name(s) {where}, which pandas would read as "
+            f"new columns ({first + '.1'!r}, ...); give every column its own name in the file, or name the columns "
+            f"with datasets.{entry.dataset}.source.read_options.names (every column, in order) and "
+            "read_options.header: 0 (the file's header row is then skipped)"
         )
 
 
@@ -647,7 +648,7 @@ def read_file_source(
             suffix = Path(name.split("?")[0]).suffix.lower()
             if suffix in _COMPRESSION:
                 options.setdefault("compression", _COMPRESSION[suffix])
-            frame = pd.read_csv(io.BytesIO(data), **options)
+            frame = read_csv(io.BytesIO(data), **options)
         else:
             frame = pd.read_parquet(io.BytesIO(data), **options)
     except (ValueError, TypeError, ImportError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
@@ -881,7 +882,7 @@ SOURCE_READERS: dict[str, Callable[..., tuple]] = {
 def read_canonical(path: str | os.PathLike, sidecar: Mapping[str, Any]) -> pd.DataFrame:
     """Read a canonical CSV with the dtypes recorded in its sidecar."""
     dtypes = {c["name"]: c["dtype"] for c in sidecar["columns"]}
-    frame = pd.read_csv(
+    frame = read_csv(
         path,
         dtype={k: ("str" if v == "object" or v == "str" else v) for k, v in dtypes.items()},
         keep_default_na=False,

@@ -26,6 +26,9 @@ ENTRY_POINTS = {
     "DEPENDENT_ESTIMATORS": "dependence",
     "dependent_ranking_agreement": "dependence",
     "large_data_table": "large_data",
+    "ranked_features": "ranking",
+    "strongest_h2_pair": "pair_choice",
+    "sage_table": "sage",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -44,13 +47,19 @@ RULES = {
         "dependent_reliance_rows",
         "reliance_tables",
     ),
-    "pd_ice": ("pd_ice_tables",),
+    "pd_ice": (
+        "pd_ice_tables",
+        "ranked_features",
+        "strongest_h2_pair",
+    ),
     "ranking_agreement": (
         "dependent_ranking_agreement",
         "ranking_tables",
     ),
     "rashomon": ("class_choice",),
+    "rashomon_effects": ("class_choice",),
     "rashomon_refit": ("class_choice",),
+    "sage": ("sage_table",),
     "shap": ("shap_tables",),
     "shap_check": (
         "class_choice",

@@ -430,6 +430,14 @@ def order_levels(
 # --------------------------------------------------------------------------- public functions
 
 
+def _given_order(level_order: Sequence[str], observed: list[str], name: str) -> np.ndarray:
+    """Positions in ``observed`` of the levels of ``level_order`` (which must be the observed levels)."""
+    given = [str(v) for v in level_order]
+    if sorted(given) != sorted(observed) or len(set(given)) != len(given):
+        raise ValueError(f"level_order of {name!r} ({given}) must list each observed level once (observed: {observed})")
+    return np.array([observed.index(v) for v in given], dtype=np.intp)
+
+
 def accumulated_local_effects(
     model,
     X,
@@ -443,6 +451,7 @@ def accumulated_local_effects(
     edges=None,
     centering: str = "ale_plot",
     max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+    level_order: Sequence[str] | None = None,
 ) -> ALEResult:
     """First-order ALE of a numeric feature (quantile bins) or a one-hot group (ordered levels).
 
@@ -472,6 +481,12 @@ def accumulated_local_effects(
         See the module docstring.
     max_batch_rows : int
         Most rows per model call.
+    level_order : sequence of str, optional
+        A one-hot group only: the ALE order of its levels (the labels of ``ALEResult.levels``,
+        ``"(none)"`` for the all-zero level), instead of the order :func:`order_levels` computes
+        from ``X``; exactly the levels observed in ``X``. It fixes one order for several data
+        sets (the learner-ALE of :mod:`xaipipe.explain.learner_effects`: every refit on its own
+        rows, the order of all rows).
 
     Returns
     -------
@@ -498,6 +513,8 @@ def accumulated_local_effects(
     label = _output_label(model, output)
     n = Xv.shape[0]
     if not is_group:
+        if level_order is not None:
+            raise ValueError(f"level_order is for a one-hot group; {name!r} is a numeric feature")
         j = cols[0]
         x = Xv[:, j]
         edges = ale_bin_edges(x, n_bins) if edges is None else _check_edges(edges, x, name)
@@ -546,7 +563,10 @@ def accumulated_local_effects(
         _, gcols, _ = _resolve_feature(gname, Xv.shape[1], names, feature_groups)
         if all(c in pos for c in gcols):
             blocks.append([pos[c] for c in gcols])
-    order = order_levels(lev, present.size, Xv[:, other], blocks)
+    if level_order is None:
+        order = order_levels(lev, present.size, Xv[:, other], blocks)
+    else:
+        order = _given_order(level_order, [labels[i] for i in present], name)
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     r = rank[lev]  # position of each row's level in the ALE order

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..config.dependence import AleSettings, HStatisticSettings
 from ..config.reliance import RelianceSettings
+from ..data.prepare import importance_groups
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
 from .classes import class_choice
 from .pdp import effect_function
@@ -493,7 +494,7 @@ def dependent_reliance_rows(
     from .reliance import conditional_model_reliance, grouped_model_reliance
 
     X, y, X_train, dataset = data.X_test, data.y_test, data.X_train, data.dataset
-    feature_names, feature_groups = data.features, data.feature_groups
+    feature_names, feature_groups = data.features, importance_groups(data)  # one-hot and user groups
     dep, losses, n_repeats, random_state = settings.dependent, settings.losses, settings.n_repeats, settings.seed
     estimators, max_depth, min_samples_leaf = dep["estimators"], dep["max_depth"], dep["min_samples_leaf"]
     correlation_threshold, linkage = dep["correlation_threshold"], dep["linkage"]

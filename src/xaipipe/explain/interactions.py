@@ -18,7 +18,8 @@ function *centred* to mean zero over the rows (:math:`F` too). Evaluated at the 
   with any other variables.
 
 Both are 0 when the model is additive in the variable (exactly, up to rounding: the numerator is a
-sum of squares of float differences), and 1 at most for the pairwise statistic on a pure product.
+sum of squares of float differences), and 1 at most for the pairwise statistic on a pure product
+of independent variables.
 The *unnormalised* statistic (``h2_unnormalised``; the ``normalize = FALSE`` option of the R package
 ``hstats``, Mayer 2023) is the numerator divided by ``n``, in squared output units: H² is a ratio and
 unstable when its denominator (the variance of the joint effect) is tiny, and the unnormalised
@@ -42,6 +43,23 @@ variable costs :math:`p n^2` evaluations and each pair :math:`n^2` more. The Mon
 error is a *bootstrap over the subsample's rows* (``n_bootstrap`` resamples with replacement,
 :math:`M` re-weighted, no new model calls): it estimates the sampling SE of an ``n_rows``-row
 estimate, which is the subsampling error when ``n_rows`` is small against the data.
+
+*H² above 1* (column ``h2_exceeds_1``). The pairwise H² exceeds 1 exactly when
+:math:`\\sum_i (F_j + F_k)^2 > 2 \\sum_i F_{jk} (F_j + F_k)`: when the separate effects are larger
+than the joint effect, or point against it. That cannot happen when the centred PD components are
+orthogonal over the rows (:math:`F_{jk} = F_j + F_k + I` with :math:`I` orthogonal to
+:math:`F_j + F_k`, the functional ANOVA decomposition of independent variables, for which Friedman
+& Popescu 2008, §8.1, define the statistic as the share of the joint effect's variance due to the
+interaction), and so H² is a share at most 1 there. Under dependent variables each PD averages the
+model over combinations of values that do not occur together (the PD's extrapolation; Friedman &
+Popescu 2008 §8.1; Hooker 2007, JCGS 16(3)), the components are correlated, and the separate PDs
+can dwarf a joint effect that is small on the data: e.g. :math:`F = (x_1 - x_2)^2` on
+:math:`x_2 \\approx x_1` is near 0 on the rows while :math:`F_1` and :math:`F_2` are large
+(``tests/explain/test_interactions.py``). H² > 1 then says that the PD decomposition does not
+describe the model on the data, not that more than all of the variance is interaction; read the
+unnormalised statistic, the 2-D ALE (which stays on the data) or the SHAP interaction values. The
+table flags such rows (``h2_exceeds_1``) rather than clipping them (hstats, Mayer 2023, reports
+them unclipped too).
 
 SHAP interaction values (Lundberg et al. 2020, Nat. Mach. Intell. 2, 56-67, "SHAP interaction
 values")
@@ -86,6 +104,7 @@ H_COLUMNS = [
     "h2_unnormalised",
     "h2_unnormalised_se",
     "h",
+    "h2_exceeds_1",
     "n_rows",
     "n_bootstrap",
     "se_method",
@@ -125,7 +144,9 @@ class HStatisticResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per variable (``kind = "total"``, ``feature``) and per pair (``"pairwise"``,
-        ``feature_1``, ``feature_2``), columns :data:`H_COLUMNS`; ``h = sqrt(h2)``."""
+        ``feature_1``, ``feature_2``), columns :data:`H_COLUMNS`; ``h = sqrt(h2)``;
+        ``h2_exceeds_1`` is True where ``h2 > 1``: then the statistic is not a share of the joint
+        effect's variance (module docstring, "H² above 1")."""
         n = int(self.rows.size)
         recs = []
         for g, name in enumerate(self.features):
@@ -145,6 +166,7 @@ class HStatisticResult:
             }
         )
         frame["h"] = np.sqrt(np.clip(frame["h2"].to_numpy(dtype=float), 0.0, None))
+        frame["h2_exceeds_1"] = frame["h2"].to_numpy(dtype=float) > 1.0
         frame["n_rows"] = n
         frame["n_bootstrap"] = int(self.n_bootstrap)
         frame["se_method"] = "bootstrap_rows" if self.n_bootstrap else "none"

@@ -90,18 +90,34 @@ Departures from the seed (001 §4.3)
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..config.learner import LearnerSettings
+from ..config.learner import LearnerEffectsSettings, LearnerSettings
+from ..data.impute import impute_rows
+from ..data.prepare import expand_user_groups, importance_groups
 from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
-from ..validation import check_confidence, check_finite, check_fraction, check_int
+from ..validation import check_confidence, check_fraction, check_int
 from .classes import class_choice
+from .learner_effects import (
+    ALE_REFIT_COLUMNS,
+    LEARNER_ALE_COLUMNS,
+    LEARNER_SHAP_COLUMNS,
+    SHAP_REFIT_COLUMNS,
+    RefitEffects,
+    _pd_specs,
+    learner_ale_table,
+    learner_shap_table,
+    plan_effects,
+    refit_effects,
+    refit_effects_of,
+)
+from .learner_estimators import _build, _check_Xy, estimator_factory  # re-exported: estimator_factory
 from .learner_intervals import (  # re-exported: the tables layer
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -111,6 +127,8 @@ from .learner_intervals import (  # re-exported: the tables layer
     learner_pd_table,
     learner_pfi_table,
 )
+from .reliance import ESTIMATORS, features_from_groups, model_reliance, resolve_features
+from .summary import top_features
 
 __all__ = [
     "LEARNER_PD_COLUMNS",
@@ -119,6 +137,7 @@ __all__ = [
     "LearnerTables",
     "RefitDesign",
     "refit_design",
+    "RefitEffects",
     "corrected_t_interval",
     "estimator_factory",
     "learner_pd_pfi",
@@ -131,130 +150,7 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------- validation
-
-
-def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray, list[str] | None]:
-    names = None
-    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
-        names = [str(c) for c in X.columns]
-        X = X.to_numpy()
-    try:
-        Xa = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric") from None
-    if Xa.ndim != 2 or Xa.shape[0] < 2 or Xa.shape[1] < 1:
-        raise ValueError(f"{name} must be 2-D with at least 2 rows and 1 column, got shape {Xa.shape}")
-    check_finite(Xa, name, allow_nan=allow_nan)
-    ya = np.asarray(y)
-    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
-        raise ValueError(f"y for {name} must have shape ({Xa.shape[0]},), got {ya.shape}")
-    if ya.dtype.kind not in "biuf":
-        raise ValueError(f"y for {name} must be numeric (classes coded 0/1), got dtype {ya.dtype}")
-    check_finite(ya, f"y for {name}")
-    return Xa, ya, names
-
-
-# ----------------------------------------------------------------------------- resampling
-
-
-# ----------------------------------------------------------------------------- intervals
-
-
-# ----------------------------------------------------------------------------- estimators
-
-
-def _from_family(family, task, params, options, *, random_state):
-    from ..models.families import make_estimator
-
-    return make_estimator(family, task, params, random_state=random_state, n_jobs=1, options=options)
-
-
-def estimator_factory(
-    family: str, task: str, params: Mapping[str, Any] | None = None, *, options: Mapping[str, Any] | None = None
-) -> Callable[..., Any]:
-    """Picklable ``factory(random_state=int) -> unfitted estimator`` for one configuration.
-
-    Wraps :func:`xaipipe.models.families.make_estimator` (single-threaded,
-    ``n_jobs=1``) so that :func:`learner_refits` can build refit ``k`` with its
-    own seed in a worker process.
-
-    Raises
-    ------
-    KeyError, ValueError
-        Unknown family or a task it does not support (checked now).
-    """
-    from ..models.families import get_family
-
-    fam = get_family(family)
-    if task not in fam.tasks:
-        raise ValueError(f"model family {family!r} does not support task {task!r}")
-    # the resolved Family, not its name: worker processes know only the built-in registry
-    return functools.partial(_from_family, fam, task, dict(params or {}), dict(options or {}))
-
-
-def _build(estimator, seed: int, reseed: bool):
-    if hasattr(estimator, "fit"):
-        from sklearn.base import clone
-
-        est = clone(estimator)
-        if reseed:
-            keys = [k for k in est.get_params(deep=True) if k == "random_state" or k.endswith("__random_state")]
-            if keys:
-                est.set_params(**{k: seed for k in keys})
-        return est
-    if callable(estimator):
-        est = estimator(random_state=seed)
-        if not hasattr(est, "fit"):
-            raise TypeError(f"the estimator factory returned {type(est).__name__}, which has no fit()")
-        return est
-    raise TypeError(
-        f"estimator must be an unfitted scikit-learn estimator or a factory(random_state=) callable, got {type(estimator).__name__}"
-    )
-
-
-# ----------------------------------------------------------------------------- one refit
-
-
-@dataclass(frozen=True)
-class _PDSpec:
-    name: str
-    cols: np.ndarray
-    grid: np.ndarray  # (n_grid, len(cols))
-    values: np.ndarray  # (n_grid,) grid value (feature units) or level index
-    levels: tuple | None
-
-
-def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resolution, kind, percentiles):
-    from .pdp import NO_LEVEL, feature_grid, onehot_grid
-
-    wanted = list(groups) if pd_features is None else list(pd_features)
-    unknown = [f for f in wanted if f not in groups]
-    if unknown:
-        raise ValueError(f"pd_features {unknown} are not features; known: {list(groups)}")
-    grids = dict(grids or {})
-    extra = [g for g in grids if g not in wanted]
-    if extra:
-        raise ValueError(f"grids given for {extra}, which are not in pd_features")
-    specs = []
-    for name in wanted:
-        cols = groups[name]
-        if len(cols) == 1:
-            if name in grids:
-                g = np.asarray(grids[name], dtype=np.float64)
-                if g.ndim != 1 or g.size < 1 or not np.isfinite(g).all():
-                    raise ValueError(f"grid of {name!r} must be a finite non-empty 1-D array")
-            else:
-                g = feature_grid(X[:, cols[0]], resolution=resolution, kind=kind, percentiles=percentiles)
-            specs.append(_PDSpec(name, cols, g[:, None], g, None))
-        else:
-            if name in grids:
-                raise ValueError(f"{name!r} is a one-hot group; its grid is its levels and cannot be given")
-            G = onehot_grid(X[:, cols])
-            level_names = [names[j] for j in cols]
-            levels = tuple(NO_LEVEL if not r.any() else level_names[int(np.argmax(r))] for r in G)
-            specs.append(_PDSpec(name, cols, G, np.arange(G.shape[0], dtype=np.float64), levels))
-    return specs
+# ----------------------------------------------------------------------------- one refit (grids: learner_effects)
 
 
 def _one_refit(
@@ -277,11 +173,11 @@ def _one_refit(
     max_rows,
     pd_class_index=1,
     imputer=None,
+    plan=None,
+    sizes=(0, 0),
 ):
-    from ..data.impute import impute_rows
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
-    from .reliance import model_reliance
 
     X_fit, X_ev = impute_rows(imputer, X[train], X_ev)  # fill values from the refit's own training rows
     model = fit_estimator(_build(estimator, seed, reseed), X_fit, y[train])
@@ -301,7 +197,7 @@ def _one_refit(
             max_rows_per_batch=max_rows,
             **kwargs,
         )
-    return k, pds, arrays
+    return k, pds, arrays, refit_effects(plan, k, model, X_fit, X_ev, *sizes)  # SHAP / ALE: issue 45
 
 
 # ----------------------------------------------------------------------------- public API
@@ -320,12 +216,20 @@ class LearnerResult:
     pd_refits, pfi_refits : DataFrame
         Per-refit values (:data:`PD_REFIT_COLUMNS`, :data:`PFI_REFIT_COLUMNS`),
         from which both summaries can be recomputed (other ``confidence``).
+    shap, ale, shap_refits, ale_refits : DataFrame
+        With ``effects``: learner-SHAP importance and learner-ALE
+        (:mod:`xaipipe.explain.learner_effects`: :data:`LEARNER_SHAP_COLUMNS`,
+        :data:`LEARNER_ALE_COLUMNS`) and their per-refit values; empty otherwise.
     """
 
     pd: pd.DataFrame
     pfi: pd.DataFrame
     pd_refits: pd.DataFrame
     pfi_refits: pd.DataFrame
+    shap: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=LEARNER_SHAP_COLUMNS))
+    ale: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=LEARNER_ALE_COLUMNS))
+    shap_refits: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SHAP_REFIT_COLUMNS))
+    ale_refits: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ALE_REFIT_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -406,8 +310,9 @@ def learner_refits(
     max_rows_per_batch: int = 1 << 16,
     pd_class_index: int = 1,
     imputer=None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI.
+    effects: RefitEffects | None = None,
+) -> tuple[pd.DataFrame, ...]:
+    """Refit a learner ``K`` times on subsamples and record each refit's PD and PFI (and SHAP / ALE).
 
     Parameters
     ----------
@@ -458,6 +363,9 @@ def learner_refits(
         (:func:`xaipipe.data.impute.impute_rows`); the PD grids shared by all refits are
         taken from ``X`` imputed by a clone fitted on all of ``X``. Default None: ``X``
         must be finite.
+    effects : RefitEffects, optional
+        Also each refit's global SHAP importance and ALE curves, from the same fitted models
+        (:mod:`xaipipe.explain.learner_effects`; issue 45). The PD / PFI values do not change.
 
     Returns
     -------
@@ -469,6 +377,10 @@ def learner_refits(
         :data:`PFI_REFIT_COLUMNS`; ``e_orig``, ``e_switch``, ``mr_difference``
         in loss units (``e_switch`` and both MR values averaged over the
         repeats), ``mr_ratio`` unitless.
+    shap_refits, ale_refits : DataFrame
+        Only with ``effects`` (then four frames are returned):
+        :data:`~xaipipe.explain.learner_effects.SHAP_REFIT_COLUMNS` and
+        :data:`~xaipipe.explain.learner_effects.ALE_REFIT_COLUMNS`.
 
     Raises
     ------
@@ -488,7 +400,6 @@ def learner_refits(
     from joblib import Parallel, delayed
 
     from ..losses import resolve_loss
-    from .reliance import ESTIMATORS, resolve_features
 
     Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape
@@ -516,7 +427,6 @@ def learner_refits(
         raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
 
     groups = resolve_features(features, p, names)
-    from ..data.impute import impute_rows
 
     X_grid = impute_rows(imputer, Xa)[0]  # the grids of every refit: from all rows, imputed
     pd_specs = _pd_specs(X_grid, names, groups, pd_features, grids, resolution, kind, percentiles)
@@ -544,6 +454,21 @@ def learner_refits(
         out_label = pd_output
 
     seeds = refit_seeds(random_state, K)
+    eval_rows = [Xe if fixed_eval else Xa[hold] for _, hold in splits]
+    if imputer is not None and effects is not None:  # the evaluation rows as each refit imputes them
+        eval_rows = [impute_rows(imputer, Xa[train], Xk)[1] for (train, _), Xk in zip(splits, eval_rows)]
+    multiclass = classifier and np.unique(ya).size > 2
+    plan = plan_effects(
+        effects,
+        X_grid,
+        names,
+        groups,
+        eval_rows,
+        [s[0] for s in seeds],
+        output=pd_output,
+        class_index=pd_class_index,
+        shap_class=pd_class_index if multiclass else None,
+    )
     tasks = []
     for k, ((train, hold), (_, mseed, pseed)) in enumerate(zip(splits, seeds)):
         Xk, yk = (Xe, ye) if fixed_eval else (Xa[hold], ya[hold])
@@ -568,6 +493,8 @@ def learner_refits(
                 int(max_rows_per_batch),
                 pd_class_index,
                 imputer,
+                plan=plan,
+                sizes=(n1, n2),
             )
         )
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
@@ -575,7 +502,10 @@ def learner_refits(
 
     pd_rows = []
     pfi_rows = []
-    for k, pds, arrays in results:
+    shap_rows, ale_rows = [], []
+    for k, pds, arrays, (shap_k, ale_k) in results:
+        shap_rows += shap_k
+        ale_rows += ale_k
         for spec, values in zip(pd_specs, pds):
             for i, (gv, val) in enumerate(zip(spec.values, values)):
                 pd_rows.append(
@@ -603,7 +533,14 @@ def learner_refits(
                         n2,
                     )
                 )
-    return (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+    out = (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+    if effects is None:
+        return out
+    return (
+        *out,
+        pd.DataFrame(shap_rows, columns=SHAP_REFIT_COLUMNS),
+        pd.DataFrame(ale_rows, columns=ALE_REFIT_COLUMNS),
+    )
 
 
 def learner_pd_pfi(
@@ -644,7 +581,7 @@ def learner_pd_pfi(
     ((6, 2), ['x0', 'x1'])
     """
     c = check_confidence(confidence)
-    pd_refits, pfi_refits = learner_refits(estimator, X, y, design, **kwargs)
+    pd_refits, pfi_refits, *more = learner_refits(estimator, X, y, design, **kwargs)
     pd_tab = (
         learner_pd_table(pd_refits, confidence=c) if not pd_refits.empty else pd.DataFrame(columns=LEARNER_PD_COLUMNS)
     )
@@ -653,7 +590,18 @@ def learner_pd_pfi(
         if not pfi_refits.empty
         else pd.DataFrame(columns=LEARNER_PFI_COLUMNS)
     )
-    return LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
+    res = LearnerResult(pd=pd_tab, pfi=pfi_tab, pd_refits=pd_refits, pfi_refits=pfi_refits)
+    if not more:
+        return res
+    shap_refits, ale_refits = more
+    centering = kwargs["effects"].ale_centering
+    return dataclasses.replace(
+        res,
+        shap=learner_shap_table(shap_refits, confidence=c) if len(shap_refits) else res.shap,
+        ale=learner_ale_table(ale_refits, confidence=c, centering=centering) if len(ale_refits) else res.ale,
+        shap_refits=shap_refits,
+        ale_refits=ale_refits,
+    )
 
 
 @dataclass(frozen=True)
@@ -662,9 +610,9 @@ class LearnerTables:
 
     Attributes
     ----------
-    pd, pfi, pd_refits, pfi_refits : DataFrame
+    pd, pfi, pd_refits, pfi_refits, shap, ale, shap_refits, ale_refits : DataFrame
         :class:`LearnerResult`'s tables, each with ``dataset`` and ``model`` (the family) first;
-        a multiclass model's PD tables have a ``class`` column third.
+        a multiclass model's PD, SHAP and ALE tables have a ``class`` column third.
     pd_features : list of str
         The variables of the learner-PD.
     """
@@ -673,10 +621,14 @@ class LearnerTables:
     pfi: pd.DataFrame
     pd_refits: pd.DataFrame
     pfi_refits: pd.DataFrame
+    shap: pd.DataFrame
+    ale: pd.DataFrame
+    shap_refits: pd.DataFrame
+    ale_refits: pd.DataFrame
     pd_features: list
 
     #: The tables, in the order the rule writes them.
-    FRAMES = ("pd", "pfi", "pd_refits", "pfi_refits")
+    FRAMES = ("pd", "pfi", "pd_refits", "pfi_refits", "shap", "ale", "shap_refits", "ale_refits")
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """The tables by name (:data:`FRAMES`)."""
@@ -693,8 +645,10 @@ def learner_tables(
     pd_features: Sequence[str] | None = None,
     options: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
+    effects: LearnerEffectsSettings | None = None,
 ) -> LearnerTables:
-    """The ``learner`` rule: learner-PD / learner-PFI of one family's best configuration.
+    """The ``learner`` rule: learner-PD / learner-PFI (and learner-SHAP / ALE) of one family's best
+    configuration.
 
     :func:`learner_pd_pfi` of :func:`estimator_factory` ``(family, settings.task, params,
     options=options)`` on the training rows, the variables being one-hot groups
@@ -729,6 +683,13 @@ def learner_tables(
         The family's ``estimator_options``; default ``settings.options``.
     n_jobs : int, default 1
         Worker processes over refits; results do not depend on it.
+    effects : LearnerEffectsSettings, optional
+        Learner-SHAP importance and learner-ALE from the same refits
+        (:class:`xaipipe.config.LearnerEffectsSettings`, made a
+        :class:`~xaipipe.explain.learner_effects.RefitEffects` by
+        :func:`~xaipipe.explain.learner_effects.refit_effects_of`); a multiclass model's are of the
+        learner-PD's class. Default ``settings.effects`` (config keys ``explain.learner.effects``,
+        ``explain.learner.shap_max_rows``); neither effect: those tables are empty.
 
     Returns
     -------
@@ -741,14 +702,12 @@ def learner_tables(
         estimator and loss; as :func:`learner_refits`.
     """
     from ..io import with_ids
-    from .reliance import features_from_groups
-    from .summary import top_features
 
     if (reliance is None) == (pd_features is None):
         raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
     if reliance is not None:
         pd_features = top_features(
-            reliance,
+            expand_user_groups(reliance, data.feature_groups, getattr(data, "user_groups", None)),
             settings.top_k,
             estimator=settings.ranking_estimator,
             loss=settings.loss,
@@ -759,22 +718,28 @@ def learner_tables(
     if classes is not None:
         multi = {"pd_class_index": class_choice(classes, settings.figure_class)["class_index"]}
     feature_names = list(data.features)
+    groups = importance_groups(data)
+    # PFI plays the user's groups as one variable each (PD explains their columns); without user
+    # groups both use the one-hot groups (the call of before)
+    pfi = {} if groups is data.feature_groups else {"pfi_features": features_from_groups(feature_names, groups)}
     result = learner_pd_pfi(
         estimator_factory(family, settings.task, params, options=settings.options if options is None else options),
         data.X_train_raw,
         data.y_train,
         refit_design(settings, stratify=classes is not None),
         feature_names=feature_names,
-        features=features_from_groups(feature_names, data.feature_groups),
+        features=features_from_groups(feature_names, data.feature_groups),  # PD: columns and one-hot groups
         pd_features=list(pd_features),
         confidence=settings.confidence,
         n_jobs=n_jobs,
         **multi,
         imputer=data.imputer,
+        **pfi,
+        effects=refit_effects_of(settings.effects if effects is None else effects),
     )
     ids = {"dataset": data.dataset, "model": family}
     out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}
     if multi:
-        for name in ("pd", "pd_refits"):
+        for name in ("pd", "pd_refits", "shap", "ale", "shap_refits", "ale_refits"):
             out[name].insert(2, "class", str(classes[multi["pd_class_index"]]))
     return LearnerTables(**out, pd_features=list(pd_features))

@@ -710,6 +710,11 @@ def lime_tables(model, data, shap, settings: LimeSettings, *, named: Mapping[str
         random_state=settings.seed,
         class_index=shap.details.get("class_index"),
     )
+    if data.user_groups and getattr(shap, "columns", None) is not None:
+        # SHAP sums the user's groups too; LIME's variables are the columns and one-hot groups
+        from .shapley import group_shap_result
+
+        shap = group_shap_result(shap.columns, data.feature_groups)
     comparison = compare_lime_shap(lime, shap)
     role = {v: k for k, v in named.items()}
     summary = lime_shap_summary(comparison)

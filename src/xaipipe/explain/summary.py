@@ -13,9 +13,11 @@ import pandas as pd
 from scipy import stats
 
 from ..config.reliance import RelianceSettings
+from ..data.prepare import importance_groups
+from ..losses import resolve_loss, squared_error
 from .importance import split_gain_importance
 from .ranking import ranked_features, top_features  # re-exported: the MR ranking of the steps
-from .reliance import features_from_groups, model_reliance
+from .reliance import features_from_groups, linear_coefficients, matching_draw_variance, model_reliance
 
 __all__ = [
     "RELIANCE_FIRST",
@@ -92,11 +94,26 @@ def reliance_report(
     -------
     DataFrame
         The columns of :func:`xaipipe.explain.reliance.model_reliance` without
-        ``member``, one row per loss × estimator × variable.
+        ``member``, one row per loss × estimator × variable. ``e_divide``'s ``mr_difference_se``
+        / ``mr_ratio_se`` are the exact Monte-Carlo SE of the mean of its ``R`` halvings
+        (``sqrt(Var(one halving) / R)``, the ratio's over ``e_orig``), the variance computed from the
+        switched losses of the ``e_switch`` estimate (no further model calls; exact when
+        ``e_switch`` takes every row, an unbiased U-statistic estimate from its
+        ``e_switch_max_rows`` subsample otherwise; :func:`xaipipe.explain.reliance.matching_draw_variance`),
+        not ``sd / sqrt(R)`` of the ``R`` halvings, which is itself noisy and too small exactly when
+        a skewed variable's rare large halvings are missing (issue 43: Diabetes OLS ``AGE``). Under
+        the large-data policy (``reliance_rows``), or with more than :data:`EXACT_SE_MAX_ROWS`
+        ``e_switch`` rows, it stays ``sd / sqrt(R)`` over the independent repeats; ``*_std`` is
+        always the SD across the ``R`` halvings.
     """
     features = features_from_groups(list(feature_names), feature_groups)
+    # e_divide's SE: the exact Monte-Carlo SE from e_switch's switched losses (module _mc_error), not
+    # sd / sqrt(R), unless the large-data policy draws each halving on its own subsample
+    exact_se = "e_divide" in estimators and reliance_rows is None
     out = []
     for loss in losses:
+        matrix_cap = _matrix_cap(model, len(y), loss, e_switch_max_rows) if exact_se else False
+        results = {}
         for estimator in estimators:
             kwargs = {}
             if estimator in ("permutation", "e_divide"):  # random permutations / halvings
@@ -104,13 +121,9 @@ def reliance_report(
                 kwargs["random_state"] = random_state
                 if reliance_rows is not None:  # large-data policy (off: the call is unchanged)
                     kwargs["subsample_rows"] = reliance_rows
-            if estimator == "e_switch" and e_switch_max_rows is not None:
-                # model_reliance draws the subsample (not where the linear closed form applies)
-                kwargs["max_samples"] = e_switch_max_rows
-                kwargs["random_state"] = random_state
-                # large-data policy: the subsample's SE, from the losses the estimate is made of
-                kwargs["subsample_se"] = reliance_rows is not None
-            result = model_reliance(
+            if estimator == "e_switch":
+                kwargs.update(_e_switch_options(e_switch_max_rows, random_state, reliance_rows, matrix_cap))
+            results[estimator] = model_reliance(
                 model,
                 X,
                 y,
@@ -121,8 +134,76 @@ def reliance_report(
                 n_jobs=n_jobs,
                 **kwargs,
             )
-            out.append(result.to_frame().drop(columns=["member"]))
+        frames = {name: result.to_frame().drop(columns=["member"]) for name, result in results.items()}
+        if matrix_cap is not False:
+            switch = results.get("e_switch")
+            if switch is None:  # e_switch not reported: its switched losses all the same
+                switch = model_reliance(
+                    model, X, y, features=features, feature_names=list(feature_names), estimator="e_switch",
+                    loss=loss, n_jobs=n_jobs, **_e_switch_options(e_switch_max_rows, random_state, None, matrix_cap),
+                )  # fmt: skip
+            frames["e_divide"] = _with_exact_se(frames["e_divide"], results["e_divide"], switch)
+        out.extend(frames[name] for name in estimators)
     return pd.concat(out, ignore_index=True)
+
+
+#: the most rows of the switched-loss matrix kept for the e_divide SE (8 G n² bytes: 350 MB for 11
+#: variables at 2 000 rows); beyond, the SE stays sd / sqrt(R)
+EXACT_SE_MAX_ROWS = 2000
+
+
+def _matrix_cap(model, n: int, loss: str, e_switch_max_rows: int | None):
+    """The ``max_samples`` of the e_switch call whose switched losses give the e_divide SE, or False.
+
+    The rows of ``e_switch``: its ``e_switch_max_rows`` subsample, or all ``n``. A linear model under
+    squared error (the closed form: its estimate takes all rows, and ``n²`` predictions cost little)
+    gets the matrix on all rows (``None``: the estimate is the same either way) when they fit
+    :data:`EXACT_SE_MAX_ROWS`. False: more rows than that (the SE stays ``sd / sqrt(R)``).
+    """
+    linear = resolve_loss(loss)[1] is squared_error
+    if linear:
+        try:
+            linear_coefficients(model)
+        except TypeError:
+            linear = False
+    if (linear or e_switch_max_rows is None) and n <= EXACT_SE_MAX_ROWS:
+        return None
+    cap = min(n, e_switch_max_rows or n)
+    return e_switch_max_rows if cap <= EXACT_SE_MAX_ROWS else False
+
+
+def _e_switch_options(e_switch_max_rows, random_state, reliance_rows, matrix_cap=False) -> dict:
+    """The e_switch call's options; with ``matrix_cap`` other than False, its switched losses are kept
+    (``switch_matrix``) on the rows ``max_samples = matrix_cap`` gives."""
+    kwargs = {}
+    cap = e_switch_max_rows if matrix_cap is False else matrix_cap
+    if cap is not None:
+        # model_reliance draws the subsample (not where the linear closed form applies)
+        kwargs["max_samples"] = cap
+        kwargs["random_state"] = random_state
+        # large-data policy: the subsample's SE, from the losses the estimate is made of
+        kwargs["subsample_se"] = reliance_rows is not None
+    if matrix_cap is not False:
+        kwargs["switch_matrix"] = True
+    return kwargs
+
+
+def _with_exact_se(frame: pd.DataFrame, e_divide, e_switch) -> pd.DataFrame:
+    """``frame`` (e_divide's rows) with ``mr_difference_se`` / ``mr_ratio_se`` replaced by the exact
+    Monte-Carlo SE of the mean of its ``R`` halvings of all ``n`` rows: the draw variance from
+    ``e_switch``'s switched-loss matrix (exact on all rows, an unbiased estimate from its subsample;
+    :func:`xaipipe.explain.reliance.matching_draw_variance`) over ``R``; the ratio's over ``e_orig``
+    (every halving shares it)."""
+    R, n = e_divide.e_switch.shape[2], e_divide.n_samples
+    var = matching_draw_variance(e_switch.switch_losses, n)  # (m, G)
+    se = np.sqrt(var / R)
+    out = frame.copy()
+    if R < 2:  # one halving: as before, no SE
+        return out
+    out["mr_difference_se"] = se.ravel()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["mr_ratio_se"] = (se / e_divide.e_orig[:, None]).ravel()
+    return out
 
 
 def split_gain_or_nan(model, feature_names: Sequence[str], feature_groups=None) -> pd.DataFrame:
@@ -255,7 +336,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         data.X_test,
         data.y_test,
         feature_names=data.features,
-        feature_groups=data.feature_groups,
+        feature_groups=importance_groups(data),  # one-hot and user groups: one variable each
         estimators=settings.estimators,
         losses=settings.losses,
         n_repeats=settings.n_repeats,
@@ -267,7 +348,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
     ids = {"dataset": data.dataset, "model": family}
     table = with_ids(table, **ids)
     table = table[RELIANCE_FIRST + [c for c in table.columns if c not in RELIANCE_FIRST]]
-    gain = with_ids(split_gain_or_nan(model, data.features, data.feature_groups), **ids)
+    gain = with_ids(split_gain_or_nan(model, data.features, importance_groups(data)), **ids)
     return RelianceTables(table, gain)
 
 

@@ -21,6 +21,7 @@ ENTRY_POINTS = {
     "mnlogit_inference": "mnlogit",
     "cv_shard_table": "cv",
     "forest_block_setting": "forest_blocks",
+    "logit_risks": "separation_check",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -53,6 +54,7 @@ RULES = {
     "rashomon": ("forest_block_setting",),
     "rashomon_bootstrap_shard": ("forest_block_setting",),
     "rashomon_refit": ("forest_block_setting",),
+    "split": ("logit_risks",),
     "squared_terms": ("squared_terms_comparison",),
 }
 

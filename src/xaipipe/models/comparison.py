@@ -77,6 +77,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
 from ..losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss
 from ..validation import check_finite
 
@@ -479,7 +480,7 @@ def read_test_predictions(paths: Mapping[str, str | os.PathLike]) -> pd.DataFram
     for family, path in paths.items():
         if not os.path.isfile(path):
             raise FileNotFoundError(f"test predictions of family {family!r} not found: {path}")
-        frame = pd.read_csv(path)
+        frame = read_csv(path)
         missing = [c for c in ("row", "y_true", "y_pred") if c not in frame.columns]
         if missing:
             raise ValueError(f"{path}: missing column(s) {missing} (have {list(frame.columns)})")

@@ -20,6 +20,7 @@ ENTRY_POINTS = {
     "plot_lime_vs_shap": "lime",
     "force_rows": "shap_force",
     "save_force_html": "shap_force",
+    "with_unit": "units",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -36,6 +37,11 @@ RULES = {
         "save_figures",
     ),
     "comparison_figures_regression": (
+        "draw_figures",
+        "figure_style",
+        "save_figures",
+    ),
+    "consensus_figures": (
         "draw_figures",
         "figure_style",
         "save_figures",
@@ -91,6 +97,11 @@ RULES = {
         "figure_style",
         "save_figures",
     ),
+    "sage_figures": (
+        "draw_figures",
+        "figure_style",
+        "save_figures",
+    ),
     "seed003": (
         "figure_style",
         "save_figure",
@@ -105,6 +116,7 @@ RULES = {
         "draw_figures",
         "figure_style",
         "save_figures",
+        "with_unit",
     ),
     "thesis_figure": (
         "figure_style",

@@ -16,11 +16,12 @@ import pandas as pd
 
 from .pdp import OUTPUT_LABELS, PD_COLOUR
 from .style import DIVERGING_CMAP
+from .units import with_unit, wrap_label
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["ALE_COLOUR", "plot_pd_vs_ale", "plot_ale_2d", "ale_figures"]
+__all__ = ["ALE_COLOUR", "plot_pd_vs_ale", "plot_ale_2d", "populated_corners", "ale_figures"]
 
 #: Colour of the ALE curves (bluish green of the Okabe-Ito palette; PD is black as in the PD/ICE figures).
 ALE_COLOUR = "#009E73"
@@ -54,6 +55,7 @@ def plot_pd_vs_ale(
     max_features: int = 4,
     ncols: int | None = None,
     title: str | None = None,
+    target_unit: str | None = None,
 ):
     """PD and ALE of each variable in one panel, both centred the same way (``ale.csv``).
 
@@ -73,6 +75,8 @@ def plot_pd_vs_ale(
     ncols : int, optional
         Panels per row (default: up to 4).
     title : str, optional
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the y axis (:func:`xaipipe.plots.units.with_unit`).
 
     Returns
     -------
@@ -115,7 +119,9 @@ def plot_pd_vs_ale(
         ax.set_title(f"max |PD − ALE| = {gap:.3g}", fontsize=8)
     for ax in axes.ravel()[k:]:
         ax.set_axis_off()
-    axes[0, 0].set_ylabel(f"centred effect ({OUTPUT_LABELS.get(output, output)})")
+    axes[0, 0].set_ylabel(  # wrapped: a long unit would overrun the axes
+        wrap_label(f"centred effect ({with_unit(OUTPUT_LABELS.get(output, output), output, target_unit, inner=True)})")
+    )
     axes[0, 0].legend(frameon=False, fontsize=7)
     if title:
         fig.suptitle(title)
@@ -123,11 +129,46 @@ def plot_pd_vs_ale(
     return fig
 
 
-def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None):
+def populated_corners(table: pd.DataFrame) -> np.ndarray:
+    """Grid points of a second-order ALE table that are a corner of a cell with rows.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``ale_2d.csv`` of one pair: ``position_1``, ``position_2`` (grid point ``(k, m)``) and
+        ``imputed``, the flag of the cell whose upper corner the point is (``k, m >= 1``).
+
+    Returns
+    -------
+    ndarray of bool, shape (K1, K2)
+        True at the four corners of every cell that holds rows (``imputed`` False).
+    """
+    K1, K2 = int(table["position_1"].max()) + 1, int(table["position_2"].max()) + 1
+    mask = np.zeros((K1, K2), dtype=bool)
+    p1 = table["position_1"].to_numpy(dtype=int)
+    p2 = table["position_2"].to_numpy(dtype=int)
+    full = (p1 >= 1) & (p2 >= 1) & ~table["imputed"].astype(bool).to_numpy()
+    for k, m in zip(p1[full], p2[full]):
+        mask[k - 1 : k + 1, m - 1 : m + 1] = True
+    return mask
+
+
+def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None, target_unit: str | None = None):
     """Second-order ALE (pure interaction) of a pair on the grid of bin edges (``ale_2d.csv``).
 
     A diverging map centred at 0 (no interaction); cells without rows (their local effect imputed
-    from the nearest non-empty cell) are marked with a dot at their upper corner.
+    from the nearest non-empty cell) are marked with a dot at their upper corner. The colour scale
+    is symmetric about 0 and spans the values at the corners of the cells *with* rows
+    (:func:`populated_corners`), so that an imputed corner cannot set it; values beyond it (only at
+    corners of empty cells) take the end colours (the colour bar's arrows).
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``ale_2d.csv`` of one model (one pair).
+    title : str, optional
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the colour bar.
 
     Raises
     ------
@@ -147,9 +188,14 @@ def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None):
     Z = t["ale"].to_numpy(dtype=float).reshape(K1, K2)
     v1 = t["value_1"].to_numpy(dtype=float).reshape(K1, K2)[:, 0]
     v2 = t["value_2"].to_numpy(dtype=float).reshape(K1, K2)[0, :]
-    lim = float(np.abs(Z).max()) or 1.0
+    populated = populated_corners(t)
+    lim = float(np.abs(Z[populated]).max()) if populated.any() else float(np.abs(Z).max())
+    lim = lim or 1.0
+    beyond = bool((np.abs(Z) > lim).any())
     fig, ax = plt.subplots(figsize=(4.8, 3.8))
-    cs = ax.contourf(v1, v2, Z.T, levels=np.linspace(-lim, lim, 13), cmap=DIVERGING_CMAP)
+    cs = ax.contourf(
+        v1, v2, Z.T, levels=np.linspace(-lim, lim, 13), cmap=DIVERGING_CMAP, extend="both" if beyond else "neither"
+    )
     imp = t[t["imputed"].astype(bool)]
     if len(imp):
         ax.plot(imp["value_1"], imp["value_2"], ".", color="0.3", ms=3, label="no rows (imputed)")
@@ -157,7 +203,8 @@ def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None):
     ax.set_xlabel(f1)
     ax.set_ylabel(f2)
     output = str(t["output"].iloc[0])
-    fig.colorbar(cs, ax=ax).set_label(f"second-order ALE ({OUTPUT_LABELS.get(output, output)})")
+    label = f"second-order ALE ({with_unit(OUTPUT_LABELS.get(output, output), output, target_unit, inner=True)})"
+    fig.colorbar(cs, ax=ax).set_label(wrap_label(label) + ("\nscale: cells with rows" if beyond else ""))
     if title:
         ax.set_title(title)
     fig.tight_layout()
@@ -165,17 +212,23 @@ def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None):
 
 
 def ale_figures(
-    ale: pd.DataFrame, ale_2d: pd.DataFrame, *, max_features: int = 4, title: str = ""
+    ale: pd.DataFrame,
+    ale_2d: pd.DataFrame,
+    *,
+    max_features: int = 4,
+    title: str = "",
+    target_unit: str | None = None,
 ) -> dict[str, Figure]:
-    """The ``ale`` rule's figures: ``ale`` (PD and ALE of the top variables by MR) and ``ale_2d``.
+    """The ``ale`` rule's figures: ``ale`` (PD and ALE of the top variables by MR) and ``ale_2d``
+    (the 2-D PD's pair: the largest H² among the top variables), with the dataset's ``target_unit``.
 
     A figure saying so replaces a figure without data (no variable with an ALE; no numeric pair).
     """
     return {
-        "ale": plot_pd_vs_ale(ale, max_features=max_features, title=title or None)
+        "ale": plot_pd_vs_ale(ale, max_features=max_features, title=title or None, target_unit=target_unit)
         if len(ale)
         else _placeholder("no ALE: no variable with two or more values"),
-        "ale_2d": plot_ale_2d(ale_2d, title=title or None)
+        "ale_2d": plot_ale_2d(ale_2d, title=title or None, target_unit=target_unit)
         if len(ale_2d)
         else _placeholder("no second-order ALE: no pair of numeric top variables (as the 2-D PD)"),
     }

@@ -56,6 +56,7 @@ CONDITIONS = {
     "shap_interactions": "the model's SHAP job computes interaction values (explain.shap.interactions, XGBoost)",
     "bootstrap": "rashomon.bootstrap is enabled and bootstraps a family run on the dataset",
     "study": "the Table 4.1 study runs (rashomon.abalone_study enabled, its dataset run)",
+    "sage": "the model's family is in explain.sage.families (null: every family)",
 }
 
 
@@ -159,17 +160,41 @@ GROUPS: dict[str, FigureGroup] = {
             "model reliance",
             inputs=("table", "split_gain", "estimator", "loss", "quantity", "title"),
         ),
-        FigureGroup("pd_figures", "model_figure", _MODEL, "PD / ICE", inputs=("curves", "pairs", "figure_class")),
         FigureGroup(
-            "shap_figures", "model_figure", _MODEL, "SHAP", inputs=("result", "top_k", "title", "figure_class")
+            "pd_figures",
+            "model_figure",
+            _MODEL,
+            "PD / ICE",
+            inputs=("curves", "pairs", "figure_class", "target_unit", "output"),
+        ),
+        FigureGroup(
+            "shap_figures",
+            "model_figure",
+            _MODEL,
+            "SHAP",
+            inputs=("result", "top_k", "title", "figure_class", "target_unit"),
         ),
         FigureGroup("lime", "model_figure", _MODEL, "SHAP", inputs=("comparison", "rows", "title")),
-        FigureGroup("learner_figures", "model_figure", _MODEL, "learner-PD/PFI", inputs=("pd_table", "pfi", "title")),
+        FigureGroup(
+            "learner_figures",
+            "model_figure",
+            _MODEL,
+            "learner-PD/PFI",
+            inputs=("pd_table", "pfi", "shap", "ale", "title"),
+        ),
+        FigureGroup(
+            "sage_figures",
+            "model_figure",
+            _MODEL,
+            "SAGE",
+            inputs=("sage", "reliance", "estimator", "quantity", "title"),
+            default="sage",
+        ),
         FigureGroup(
             "dependence_figures",
             "model_figure",
             _MODEL,
-            inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title"),
+            inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title", "target_unit"),
         ),
         FigureGroup(
             "shap_interaction_summary",
@@ -186,11 +211,18 @@ GROUPS: dict[str, FigureGroup] = {
             inputs=("members", "mcr", "envelope", "curves", "path", "scope", "epsilon", "quantity"),
         ),
         FigureGroup(
+            "consensus_figures",
+            "rashomon_figure",
+            _MODEL,
+            "Rashomon set / MCR",
+            inputs=("pairs", "summary", "scope", "epsilon", "estimator", "title"),
+        ),
+        FigureGroup(
             "multiplicity_figures",
             "rashomon_figure",
             _MODEL,
             "Rashomon set / MCR",
-            inputs=("rows", "summary", "scope", "max_rows", "title"),
+            inputs=("rows", "summary", "path", "scope", "max_rows", "title", "epsilon_mode", "metric", "target_unit"),
         ),
         FigureGroup(
             "rid_figures",
@@ -218,7 +250,8 @@ GROUPS: dict[str, FigureGroup] = {
             inputs=("predictions", "pairs", "test_loss", "n_bootstrap", "random_state", "dataset", "classes"),
             per_task=True,
         ),
-        FigureGroup("seed003", "seed003_figure", "seed 003", inputs=("rerun",)),
+        # seed 003's Figs 3.1-3.4: under their source document (xaipipe.report.layout.THESES)
+        FigureGroup("seed003", "seed003_figure", "thesis", "003: model comparison (seed 003)", inputs=("rerun",)),
         FigureGroup("coverage_figure", "coverage_figure", "Coverage audit", inputs=("coverage", "epsilon")),
     )
 }
@@ -245,6 +278,14 @@ FIGURES: tuple[Figure, ...] = (
         label="MR vs split gain",
         default=True,
     ),
+    Figure(
+        "model_reliance_dependent",
+        "reliance_figures",
+        "xaipipe.plots.reliance:dependent_reliance_figure",
+        "model_reliance_dependent.rst",
+        label="marginal vs conditional vs grouped MR",
+        default=True,
+    ),
     Figure("ice", "pd_figures", "xaipipe.plots.pdp:pd_ice_figures", "ice.rst", default=True),
     Figure("c_ice", "pd_figures", "xaipipe.plots.pdp:pd_ice_figures", "c_ice.rst"),
     Figure("d_ice", "pd_figures", "xaipipe.plots.pdp:pd_ice_figures", "d_ice.rst"),
@@ -261,6 +302,15 @@ FIGURES: tuple[Figure, ...] = (
         )
         for key in ("bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base")
     ),
+    Figure(
+        "shap_interaction_dependence",
+        "shap_figures",
+        "xaipipe.plots.interactions:plot_shap_interaction_dependence",
+        "shap_interaction_dependence.rst",
+        label="SHAP main effect vs interaction",
+        subcategory="interactions",
+        default="shap_interactions",
+    ),
     Figure("lime_vs_shap", "lime", "xaipipe.plots.lime:plot_lime_vs_shap", "lime.rst", label="LIME vs SHAP"),
     Figure(
         "learner_pd",
@@ -272,6 +322,19 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "learner_pfi", "learner_figures", "xaipipe.plots.learner:learner_figures", "learner.rst", label="learner-PFI"
+    ),
+    Figure("sage", "sage_figures", "xaipipe.plots.sage:plot_sage", "sage.rst", label="SAGE beside MR", default=True),
+    # learner-SHAP importance and learner-ALE from the same refits (issue 45)
+    *(
+        Figure(
+            kind,
+            "learner_figures",
+            "xaipipe.plots.learner_effects:learner_effect_figures",
+            "learner_effects.rst",
+            label=label,
+            default="learner",
+        )
+        for kind, label in (("learner_shap", "learner-SHAP importance"), ("learner_ale", "learner-ALE"))
     ),
     # under dependent features and interactions (issue 35)
     Figure(
@@ -331,6 +394,14 @@ FIGURES: tuple[Figure, ...] = (
         for i, kind in enumerate(
             ("member_reliance", "rank_heatmap", "mcr_intervals", "epsilon_sensitivity", "pd_envelope")
         )
+    ),
+    Figure(
+        "consensus_hasse",
+        "consensus_figures",
+        "xaipipe.plots.consensus:consensus_figures",
+        "consensus.rst",
+        label="consensus order (Hasse diagram)",
+        default=True,
     ),
     Figure(
         "multiplicity",

@@ -6,7 +6,8 @@ Input: the coverage table of :func:`xaipipe.studies.coverage.coverage_table`
 with :func:`xaipipe.plots.style.save_figure`.
 
 Encoding. Learner panels (one row per learner family; columns learner-PD,
-learner-PFI ratio, learner-PFI difference): x the nominal level, y the empirical
+learner-PFI ratio, learner-PFI difference, and learner-SHAP importance and learner-ALE where the
+table has them; those have no f* target for SHAP): x the nominal level, y the empirical
 coverage; blue = corrected interval (1/K + n_2/n_1), orange = naive; solid line and
 filled circle = coverage of f*'s value, dashed line and open square = coverage of
 the learner's expected value (the intervals' own estimand); error bars ±
@@ -47,6 +48,8 @@ _LEARNER = {
     "learner_mr_ratio": "learner-PFI, ratio $e_{switch}/e_{orig}$",
     "learner_mr_difference": "learner-PFI, difference $e_{switch}-e_{orig}$",
 }
+#: Learner-SHAP importance and learner-ALE (issue 45): panels after the three above, where the table has them.
+_EFFECTS = {"learner_shap": "learner-SHAP importance", "learner_ale": "learner-ALE (pointwise)"}
 _MCR = {"mcr_ratio": "MCR, ratio", "mcr_difference": "MCR, difference"}
 _AGGREGATES = ("active", "irrelevant", "all")
 
@@ -91,8 +94,8 @@ def plot_coverage(
     Returns
     -------
     matplotlib.figure.Figure
-        One row of three learner panels per learner family, then (when the table
-        has MCR rows) one row of two MCR panels.
+        One row of three learner panels (five with learner-SHAP / ALE rows) per
+        learner family, then (when the table has MCR rows) one row of two MCR panels.
 
     Raises
     ------
@@ -103,7 +106,8 @@ def plot_coverage(
     import matplotlib.pyplot as plt
 
     frame = _check(coverage)
-    learner = frame[frame["quantity"].isin(list(_LEARNER)) & frame["grid_value"].isna()]
+    panels = {**_LEARNER, **{q: label for q, label in _EFFECTS.items() if q in set(frame["quantity"])}}
+    learner = frame[frame["quantity"].isin(list(panels)) & frame["grid_value"].isna()]
     learner = learner[learner["feature"] == feature]
     families = list(pd.unique(learner["family"]))
     mcr = frame[frame["quantity"].isin(list(_MCR))]
@@ -119,12 +123,13 @@ def plot_coverage(
             raise ValueError(f"epsilon {epsilon!r} is not in the table (epsilons: {values})")
         mcr = mcr[np.isclose(mcr["epsilon"].astype(float), float(epsilon))]
     nrows = len(families) + (0 if mcr.empty else 1)
-    fig = plt.figure(figsize=(10.5, 3.2 * nrows))
-    grid = fig.add_gridspec(nrows, 6)
+    L = len(panels)  # learner panels of 2 grid columns; the two MCR panels share the row
+    fig = plt.figure(figsize=(3.5 * L, 3.2 * nrows))
+    grid = fig.add_gridspec(nrows, 2 * L)
     n_rep = int(frame["n_repetitions"].max())
     for i, fam in enumerate(families):
         part = learner[learner["family"] == fam]
-        for k, (quantity, label) in enumerate(_LEARNER.items()):
+        for k, (quantity, label) in enumerate(panels.items()):
             ax = fig.add_subplot(grid[i, 2 * k : 2 * k + 2])
             ax.plot([0, 1], [0, 1], linestyle=":", color="0.4", linewidth=1)
             q = part[part["quantity"] == quantity]
@@ -157,7 +162,7 @@ def plot_coverage(
     if not mcr.empty:
         scopes = list(pd.unique(mcr["scope"]))
         for k, (quantity, label) in enumerate(_MCR.items()):
-            ax = fig.add_subplot(grid[nrows - 1, 3 * k : 3 * k + 3])
+            ax = fig.add_subplot(grid[nrows - 1, L * k : L * k + L])
             q = mcr[mcr["quantity"] == quantity]
             feats = [f for f in pd.unique(q["feature"]) if f not in _AGGREGATES] + [
                 f for f in _AGGREGATES if f in set(q["feature"])

@@ -1,5 +1,6 @@
 """Figures of interaction strength: the SHAP interaction matrix (heatmap), the strongest SHAP
-interaction pairs, and Friedman's H² with its bootstrap standard error.
+interaction pairs, the main-effect vs interaction dependence plots of the strongest pair, and
+Friedman's H² with its bootstrap standard error.
 
 Every function returns a :class:`matplotlib.figure.Figure` drawn under
 :func:`xaipipe.plots.style.figure_style`; save it with :func:`xaipipe.plots.style.save_figure`.
@@ -24,9 +25,16 @@ __all__ = [
     "plot_shap_interaction_matrix",
     "plot_shap_interaction_summary",
     "plot_h_statistic",
+    "plot_shap_interaction_dependence",
+    "strongest_shap_pair",
     "h_statistic_figures",
     "shap_interaction_figures",
 ]
+
+
+#: Colour (Okabe-Ito vermillion) and note of an H² above 1 in :func:`plot_h_statistic`.
+H2_ABOVE_ONE_COLOUR = "#D55E00"
+H2_ABOVE_ONE_NOTE = "hatched: H² > 1, inherits PD's extrapolation under correlated features"
 
 
 def _max_display(k) -> int:
@@ -157,6 +165,12 @@ def plot_shap_interaction_summary(
 def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unnormalised: bool = False, title=None):
     """Friedman's H² per variable (``kind="total"``) or pair (``"pairwise"``) with ±2 bootstrap SE.
 
+    H² is a share of the variance of a PD (Friedman & Popescu 2008, eqs. 44-46) and lies in [0, 1]
+    when the PDs are those of the data's distribution; estimated from PDs that average the model
+    over rows the data never hold (a variable moved away from its correlates), it can exceed 1. Such
+    bars (``h2 > 1``, computed from the value itself) are hatched in vermillion and a note says why:
+    the estimate inherits PD's extrapolation under correlated features.
+
     Parameters
     ----------
     result : HStatisticResult or DataFrame
@@ -191,10 +205,19 @@ def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unno
         fig, ax = plt.subplots(figsize=(6.3, 0.3 * len(labels) + 1.2))
         y = np.arange(len(labels))[::-1]
         se = part[f"{col}_se"].to_numpy(dtype=float)
-        ax.barh(y, part[col].to_numpy(dtype=float), xerr=None if np.isnan(se).all() else 2 * se, color="C1")
+        values = part[col].to_numpy(dtype=float)
+        bars = ax.barh(y, values, xerr=None if np.isnan(se).all() else 2 * se, color="C1")
         ax.set_yticks(y, labels)
         n = int(part["n_rows"].iloc[0])
-        ax.set_xlabel(("unnormalised H²" if unnormalised else "Friedman's H²") + f" ({n} rows; bars ±2 SE)")
+        xlabel = ("unnormalised H²" if unnormalised else "Friedman's H²") + f" ({n} rows; bars ±2 SE)"
+        above = np.flatnonzero(values > 1.0) if not unnormalised else np.array([], dtype=int)
+        if above.size:
+            for i in above:
+                bars[i].set_facecolor(H2_ABOVE_ONE_COLOUR)
+                bars[i].set_hatch("///")
+            ax.axvline(1.0, color="0.3", linestyle=":", linewidth=0.8)
+            xlabel += "\n" + H2_ABOVE_ONE_NOTE
+        ax.set_xlabel(xlabel)
         if title:
             ax.set_title(title)
         fig.tight_layout()
@@ -242,3 +265,119 @@ def shap_interaction_figures(
         "matrix": plot_shap_interaction_matrix(summary, **kw),
         "summary": plot_shap_interaction_summary(summary, **kw),
     }
+
+
+def strongest_shap_pair(interaction_values, values) -> tuple[int, int]:
+    """The pair ``(j, k)`` of largest mean |SHAP interaction value|, ``j`` the one of larger mean |SHAP|.
+
+    Parameters
+    ----------
+    interaction_values : ndarray of shape (n, p, p)
+        SHAP interaction values :math:`\\Phi_{i,jk}` (Lundberg et al. 2020), ``p >= 2``.
+    values : ndarray of shape (n, p)
+        SHAP values (the order within the pair).
+
+    Returns
+    -------
+    (int, int)
+        Ties: the first pair in row-major order of the upper triangle.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two features, or mismatched shapes.
+    """
+    Phi = np.asarray(interaction_values, dtype=float)
+    V = np.asarray(values, dtype=float)
+    if Phi.ndim != 3 or Phi.shape[1] != Phi.shape[2] or Phi.shape[1] < 2 or V.shape != Phi.shape[:2]:
+        raise ValueError(f"need interaction values (n, p, p) with p >= 2 and values (n, p), got {Phi.shape}, {V.shape}")
+    M = np.abs(Phi).mean(axis=0)
+    iu = np.triu_indices(M.shape[0], k=1)
+    q = int(np.argmax(M[iu]))
+    j, k = int(iu[0][q]), int(iu[1][q])
+    strength = np.abs(V).mean(axis=0)
+    return (j, k) if strength[j] >= strength[k] else (k, j)
+
+
+def _feature_axis(ax, result, j: int) -> np.ndarray:
+    """x values of feature ``j`` (a one-hot group: its level codes, jittered, levels as tick labels)."""
+    x = np.asarray(result.data[:, j], dtype=float)
+    levels = getattr(result, "levels", {}).get(result.feature_names[j])
+    if levels is None:
+        ax.set_xlabel(result.feature_names[j])
+        return x
+    ax.set_xticks(np.arange(len(levels)), list(levels), rotation=30 if len(levels) > 3 else 0)
+    ax.set_xlabel(result.feature_names[j])
+    return x + np.random.default_rng(0).uniform(-0.15, 0.15, size=x.size)
+
+
+def plot_shap_interaction_dependence(result, *, title: str = "", figure_class=None, target_unit: str | None = None):
+    """Main-effect vs interaction dependence plots of the strongest SHAP interaction pair.
+
+    Lundberg et al. (2020, Nat. Mach. Intell. 2:56-67, Fig. 5; shap's ``dependence_plot`` with an
+    interaction index): a SHAP value splits into a main effect and interactions,
+    :math:`\\phi_j = \\Phi_{jj} + \\sum_{k \\ne j} \\Phi_{jk}`. For the pair ``(j, k)`` of largest
+    mean :math:`|\\Phi_{jk}|` (:func:`strongest_shap_pair`), one row per variable of the pair, against
+    its value: the SHAP value :math:`\\phi_j` (as in seed 000's dependence plots, Fig. 4.8), the main
+    effect :math:`\\Phi_{jj}` and the pair's interaction :math:`2\\Phi_{jk}` (:math:`\\Phi_{jk} =
+    \\Phi_{kj}` is half of it), coloured by the other variable's value; the rows share their y scale.
+
+    Parameters
+    ----------
+    result : ShapResult or ShapClasses
+        With ``interaction_values`` (XGBoost's ``pred_contribs``, config ``explain.shap.interactions``);
+        a multiclass model's ``figure_class`` (default its first class) is drawn.
+    title : str
+    figure_class : str, optional
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the y axes (:func:`xaipipe.plots.units.with_unit`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A figure saying so when the result has no interaction values or fewer than two variables.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..explain.shapley import class_result
+    from .units import with_unit
+
+    one = class_result(result, figure_class)
+    if one.interaction_values is None or one.n_features < 2:
+        with figure_style():
+            fig, ax = plt.subplots(figsize=(5, 2))
+            ax.text(
+                0.5,
+                0.5,
+                "no SHAP interaction values for this model\n(explain.shap.interactions: XGBoost)",
+                ha="center",
+                va="center",
+            )
+            ax.set_axis_off()
+        return fig
+    Phi = np.asarray(one.interaction_values, dtype=float)
+    j, k = strongest_shap_pair(Phi, one.values)
+    unit = with_unit(one.output_label, one.output, target_unit, inner=True)
+    names = one.feature_names
+    with figure_style():
+        fig, axes = plt.subplots(2, 3, figsize=(10.2, 6.0), sharey="row", layout="constrained")
+        for row, (a, b) in enumerate(((j, k), (k, j))):
+            panels = (
+                (one.values[:, a], f"SHAP value φ of {names[a]}"),
+                (Phi[:, a, a], f"main effect Φ of {names[a]}"),
+                (2.0 * Phi[:, a, b], f"interaction 2Φ of {names[a]} × {names[b]}"),
+            )
+            colour = np.asarray(one.data[:, b], dtype=float)
+            for ax, (y, label) in zip(axes[row], panels):
+                x = _feature_axis(ax, one, a)
+                points = ax.scatter(x, y, c=colour, cmap=SEQUENTIAL_CMAP, s=8, linewidths=0)
+                ax.axhline(0.0, color="0.5", linewidth=0.6, linestyle=":")
+                ax.set_title(label, fontsize=8)
+            axes[row, 0].set_ylabel(f"SHAP ({unit})")
+            fig.colorbar(points, ax=list(axes[row]), label=names[b], fraction=0.03)
+        fig.suptitle(
+            (f"{title}: " if title else "")
+            + f"main effect and interaction of the strongest SHAP pair ({names[j]} × {names[k]})",
+            fontsize=9,
+        )
+    return fig

@@ -25,7 +25,7 @@ from .pdp import OUTPUT_LABELS
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_learner_pd", "plot_learner_pfi", "learner_figures"]
+__all__ = ["interval_bars", "plot_learner_pd", "plot_learner_pfi", "learner_figures"]
 
 MEAN_COLOUR = "#000000"
 BAND_COLOUR = "#0072B2"  # Okabe-Ito blue
@@ -81,6 +81,7 @@ def plot_learner_pd(
     show_naive: bool = True,
     truth: Mapping[str, Callable[[np.ndarray], np.ndarray] | Sequence[float]] | None = None,
     title: str | None = None,
+    quantity: str = "PD",
 ):
     """Learner-PD per feature with corrected (and naive) pointwise intervals.
 
@@ -98,6 +99,9 @@ def plot_learner_pd(
         A known PD to overlay (simulations): ``f(grid_values) -> values`` or
         one value per grid point.
     title : str, optional
+    quantity : str, default "PD"
+        The curve's name in the labels (``"ALE"``: the learner-ALE table of
+        :func:`xaipipe.explain.learner_effects.learner_ale_table`, the same columns).
 
     Returns
     -------
@@ -126,7 +130,7 @@ def plot_learner_pd(
     nrows = int(np.ceil(len(names) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols, 2.5 * nrows), squeeze=False)
     out = frame["output"].iloc[0] if "output" in frame else ""
-    ylabel = "learner-PD: " + OUTPUT_LABELS.get(str(out) if isinstance(out, str) else "", "model output")
+    ylabel = f"learner-{quantity}: " + OUTPUT_LABELS.get(str(out) if isinstance(out, str) else "", "model output")
     truth = dict(truth or {})
     for ax, name in zip(axes.ravel(), names):
         part = frame[frame["feature"] == name].sort_values("grid_index")
@@ -158,20 +162,20 @@ def plot_learner_pd(
                     capsize=0,
                     label="naive CI",
                 )
-            ax.plot(x, m, "o", color=MEAN_COLOUR, label="learner-PD")
+            ax.plot(x, m, "o", color=MEAN_COLOUR, label=f"learner-{quantity}")
             ax.set_xticks(x, levels)
         else:
             ax.fill_between(x, lo, hi, color=BAND_COLOUR, alpha=0.25, linewidth=0, label="corrected CI")
             if show_naive:
                 ax.fill_between(x, nlo, nhi, color=BAND_COLOUR, alpha=0.5, linewidth=0, label="naive CI")
-            ax.plot(x, m, color=MEAN_COLOUR, label="learner-PD")
+            ax.plot(x, m, color=MEAN_COLOUR, label=f"learner-{quantity}")
         if name in truth:
             t = truth[name]
             xv = part["grid_value"].to_numpy(dtype=float)
             tv = np.asarray(t(xv) if callable(t) else t, dtype=float)
             if tv.shape != m.shape:
                 raise ValueError(f"truth of {name!r} has shape {tv.shape}, the grid has {m.shape[0]} points")
-            ax.plot(x, tv, linestyle="--", color=TRUTH_COLOUR, label="true PD")
+            ax.plot(x, tv, linestyle="--", color=TRUTH_COLOUR, label=f"true {quantity}")
         ax.set_xlabel(name)
     for ax in axes.ravel()[len(names) :]:
         ax.set_visible(False)
@@ -213,7 +217,6 @@ def plot_learner_pfi(
     ValueError, TypeError
         Unknown ``measure``, missing columns, several models, duplicated features.
     """
-    import matplotlib.pyplot as plt
 
     if measure not in _MEASURES:
         raise ValueError(f"measure must be one of {list(_MEASURES)}, got {measure!r}")
@@ -222,13 +225,48 @@ def plot_learner_pfi(
     if frame["feature"].duplicated().any():
         raise ValueError("a feature appears twice in the learner-PFI table")
     xlabel, ref = _MEASURES[measure]
-    order = np.argsort(-frame[cols[0]].to_numpy(dtype=float), kind="stable")
+    return interval_bars(frame, cols, ref=ref, xlabel=xlabel, label="learner-PFI", show_naive=show_naive, title=title)
+
+
+def interval_bars(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    ref: float,
+    xlabel: str,
+    label: str,
+    show_naive: bool = True,
+    title: str | None = None,
+):
+    """Bars of one value per variable with corrected (thin, capped) and naive (thick) intervals.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per variable (``feature``), one model.
+    columns : sequence of 5 str
+        The columns of the value, corrected interval ends and naive interval ends, in that order.
+    ref : float
+        Where the bars start (the value of no importance).
+    xlabel, label : str
+        Axis label; the bars' legend label.
+    show_naive : bool, default True
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Largest value on top.
+    """
+    import matplotlib.pyplot as plt
+
+    order = np.argsort(-frame[columns[0]].to_numpy(dtype=float), kind="stable")
     f = frame.iloc[order]
     names = f["feature"].astype(str).tolist()
-    m, lo, hi, nlo, nhi = (f[c].to_numpy(dtype=float) for c in cols)
+    m, lo, hi, nlo, nhi = (f[c].to_numpy(dtype=float) for c in columns)
     y = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(6.3, 0.45 * len(names) + 1.4))
-    ax.barh(y, m - ref, left=ref, color=BAND_COLOUR, alpha=0.35, height=0.7, label="learner-PFI")
+    ax.barh(y, m - ref, left=ref, color=BAND_COLOUR, alpha=0.35, height=0.7, label=label)
     ax.errorbar(
         m, y, xerr=[m - lo, hi - m], fmt="none", ecolor=MEAN_COLOUR, elinewidth=0.9, capsize=3, label="corrected CI"
     )

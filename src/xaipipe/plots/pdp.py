@@ -18,6 +18,7 @@ and returns a matplotlib Figure; callers apply
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
-from .style import SEQUENTIAL_CMAP
+from .style import SEQUENTIAL_CMAP, qualitative_colours
+from .units import with_unit, wrap_label
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -92,9 +94,14 @@ def _rug(ax, values) -> None:
         ax.vlines(values, 0.0, 0.05, transform=ax.get_xaxis_transform(), color="0.2", linewidth=0.9)
 
 
-def _ylabel(effect: FeatureEffect, ylabel: str | None, centered: bool) -> str:
-    base = ylabel or OUTPUT_LABELS.get(effect.output, "model output")
-    return f"centered {base}" if centered else base
+def _ylabel(effect: FeatureEffect, ylabel: str | None, centered: bool, target_unit: str | None = None) -> str:
+    base = ylabel or with_unit(OUTPUT_LABELS.get(effect.output, "model output"), effect.output, target_unit)
+    return wrap_label(f"centered {base}" if centered else base)
+
+
+def _pd_label(output: str, target_unit: str | None) -> str:
+    """The colour-bar label of a 2-D PD: ``"PD (prediction, MPa)"``."""
+    return wrap_label(f"PD ({with_unit(OUTPUT_LABELS.get(output, 'model output'), output, target_unit, inner=True)})")
 
 
 def _draw_curves(
@@ -147,6 +154,7 @@ def plot_ice(
     alpha: float = 0.25,
     ylabel: str | None = None,
     title: str | None = None,
+    target_unit: str | None = None,
 ):
     """ICE curves with the PD (Figs 4.3-4.4, 5.3, 5.6, 5.9), one panel per feature.
 
@@ -167,6 +175,9 @@ def plot_ice(
         Opacity of the curves.
     ylabel, title : str, optional
         Default y label from the model output (e.g. "prediction").
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry), added to the default y label
+        (:func:`xaipipe.plots.units.with_unit`: "prediction (MPa)").
 
     Returns
     -------
@@ -206,7 +217,7 @@ def plot_ice(
                 _draw_curves(ax, eff, eff.ice, eff.pd, "PD", PD_COLOUR, keep, alpha)
             ax.set_xlabel(eff.feature)
             if c == 0:
-                ax.set_ylabel(_ylabel(eff, ylabel, mode))
+                ax.set_ylabel(_ylabel(eff, ylabel, mode, target_unit))
     for r in range(nrow):
         handles, labels = axes[r, 0].get_legend_handles_labels()
         if handles:
@@ -239,6 +250,7 @@ def plot_dice(
     alpha: float = 0.25,
     ylabel: str | None = None,
     title: str | None = None,
+    target_unit: str | None = None,
 ):
     """d-ICE curves and, below, the standard deviation of the derivatives.
 
@@ -252,8 +264,8 @@ def plot_dice(
     ----------
     effects : FeatureEffect, sequence of FeatureEffect, or DataFrame
         With d-ICE results (numeric features; one-hot groups are rejected).
-    features, max_curves, random_state, alpha, ylabel, title
-        As :func:`plot_ice`.
+    features, max_curves, random_state, alpha, ylabel, title, target_unit
+        As :func:`plot_ice` (a derivative is in ``target_unit`` per unit of the feature).
 
     Returns
     -------
@@ -291,7 +303,12 @@ def plot_dice(
         bottom.set_xlabel(eff.feature)
         if c == 0:
             base = ylabel or OUTPUT_LABELS.get(eff.output, "model output")
-            top.set_ylabel(f"d({base}) / d(feature)")
+            label = f"d({base}) / d(feature)"
+            if ylabel is None and target_unit and eff.output in ("predict", "prediction"):
+                label += "\n" + textwrap.fill(f"({target_unit} per unit of the feature)", 30)
+            elif ylabel is None:
+                label = with_unit(label, eff.output, target_unit)
+            top.set_ylabel(label)
             bottom.set_ylabel("s.d. of derivatives")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     if handles:
@@ -310,6 +327,7 @@ def plot_pd_2d(
     levels: int = 12,
     zlabel: str | None = None,
     title: str | None = None,
+    target_unit: str | None = None,
 ):
     """Two-way PD: a filled contour map with contour lines and decile rugs (two numeric
     features), one PD curve per level (a one-hot group and a numeric feature), or a
@@ -327,6 +345,10 @@ def plot_pd_2d(
     zlabel, title : str, optional
         Colour-bar label, or y-axis label of the per-level curves (default from the
         model output), and title.
+    target_unit : str, optional
+        The dataset's ``target_unit``, added to the default ``zlabel`` ("PD (prediction, MPa)").
+        The per-level curves of a group with more levels than the style's colour cycle take the
+        distinct colours of :func:`xaipipe.plots.style.qualitative_colours`.
 
     Returns
     -------
@@ -349,6 +371,7 @@ def plot_pd_2d(
         pair = pair_from_table(pair, feature_1, feature_2)
     if not isinstance(pair, PairEffect):
         raise TypeError(f"expected PairEffect or a pair table, got {type(pair).__name__}")
+    zlabel = zlabel or _pd_label(pair.output, target_unit)
     if any(pair.categorical):
         return _plot_pd_2d_levels(pair, zlabel=zlabel, title=title)
     if pair.values_1.size < 2 or pair.values_2.size < 2:
@@ -364,7 +387,7 @@ def plot_pd_2d(
         ax.hlines(pair.deciles_2, 0.0, 0.05, transform=ax.get_yaxis_transform(), color="0.2", linewidth=0.9)
     ax.set_xlabel(pair.feature_1)
     ax.set_ylabel(pair.feature_2)
-    fig.colorbar(cs, ax=ax, label=zlabel or f"PD ({OUTPUT_LABELS.get(pair.output, 'model output')})")
+    fig.colorbar(cs, ax=ax, label=zlabel)
     if title:
         ax.set_title(title)
     fig.tight_layout()
@@ -419,6 +442,7 @@ def plot_class_pd(curves: pd.DataFrame, kind: str = "pd", *, title: str | None =
     if not names:
         raise ValueError(f"no variable with {kind!r} rows to draw")
     labels = _class_labels(curves)
+    colours = qualitative_colours(len(labels))  # None: the style's cycle with _CLASS_STYLES
     fig, axes = plt.subplots(1, len(names), figsize=(3.4 * len(names) + 1.4, 3.1), squeeze=False)
     for ax, name in zip(axes[0], names):
         for c, label in enumerate(labels):
@@ -427,11 +451,12 @@ def plot_class_pd(curves: pd.DataFrame, kind: str = "pd", *, title: str | None =
             grid = line["grid_value"].to_numpy(dtype=float)
             levels = ["" if pd.isna(v) else str(v) for v in line["level"]]
             style = _CLASS_STYLES[c % len(_CLASS_STYLES)]
+            kw = {"linestyle": style} if colours is None else {"color": colours[c][0], "linestyle": colours[c][1]}
             if any(levels):
-                ax.plot(np.arange(grid.size), line["value"], marker="o", linestyle=style, label=label)
+                ax.plot(np.arange(grid.size), line["value"], marker="o", label=label, **kw)
                 ax.set_xticks(np.arange(grid.size), levels, rotation=30 if grid.size > 3 else 0)
             else:
-                ax.plot(grid, line["value"], linestyle=style, linewidth=1.6, label=label)
+                ax.plot(grid, line["value"], linewidth=1.6, label=label, **kw)
                 dec = part[part["kind"] == "decile"]["grid_value"].to_numpy(dtype=float)
                 if c == 0:
                     _rug(ax, dec)
@@ -464,12 +489,17 @@ def _draw_pd_2d_levels(ax, pair: PairEffect, label: str, *, vmin=None, vmax=None
     numeric, grid, rug = (
         (pair.feature_2, pair.values_2, pair.deciles_2) if cat_1 else (pair.feature_1, pair.values_1, pair.deciles_1)
     )
-    for level, curve in zip(levels, pd_):
-        ax.plot(grid, curve, label=str(level))
+    colours = qualitative_colours(len(levels))
+    for i, (level, curve) in enumerate(zip(levels, pd_)):
+        kwargs = {} if colours is None else {"color": colours[i][0], "linestyle": colours[i][1]}
+        ax.plot(grid, curve, label=str(level), **kwargs)
     _rug(ax, rug)
     ax.set_xlabel(numeric)
     ax.set_ylabel(label)
-    ax.legend(title=group, loc="best")
+    if len(levels) > 8:  # many levels: the legend beside the axes
+        ax.legend(title=group, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
+    else:
+        ax.legend(title=group, loc="best")
     return None
 
 
@@ -477,7 +507,7 @@ def _plot_pd_2d_levels(pair: PairEffect, *, zlabel: str | None, title: str | Non
     """:func:`plot_pd_2d` of a pair with a one-hot group: per-level curves or a level x level heat map."""
     import matplotlib.pyplot as plt
 
-    label = zlabel or f"PD ({OUTPUT_LABELS.get(pair.output, 'model output')})"
+    label = zlabel or _pd_label(pair.output, None)
     cat_1, cat_2 = pair.categorical
     if cat_1 and cat_2:
         fig, ax = plt.subplots(figsize=(1.0 + 0.6 * pair.values_1.size + 1.2, 1.0 + 0.45 * pair.values_2.size))
@@ -585,7 +615,14 @@ def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class)
     }
 
 
-def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=None) -> dict[str, Figure]:
+def pd_ice_figures(
+    curves: pd.DataFrame,
+    pairs: pd.DataFrame,
+    *,
+    figure_class=None,
+    target_unit: str | None = None,
+    output: str | None = None,
+) -> dict[str, Figure]:
     """The ``pd_figures`` rule: ICE + PD, c-ICE, d-ICE of the top variables and the 2-D PD.
 
     Parameters
@@ -594,13 +631,21 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=No
         ``pd_ice.csv`` (:func:`xaipipe.explain.pdp.pd_ice_tables`): variables with
         ``rank > 0`` are drawn in rank order (rank 0: only for thesis figures).
     pairs : DataFrame
-        ``pd_2d.csv`` (the top two variables, numeric or one-hot groups); empty
-        when there are fewer than two top variables (a figure saying so is drawn).
+        ``pd_2d.csv`` (the pair of the ``pd_ice`` rule: the largest H² among the top
+        variables by MR, numeric or one-hot groups); empty when there are fewer than
+        two top variables (a figure saying so is drawn).
     figure_class : str, optional
         Multiclass tables only (a ``class`` column; config key
         ``explain.figure_class``): draw the four figures of that class; None draws
         every class's PD, centered PD and d-PD (:func:`plot_class_pd`) and its 2-D
         PD (:func:`plot_class_pd_2d`).
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on every effect axis and colour bar
+        (:func:`xaipipe.plots.units.with_unit`; binary and regression models).
+    output : {"predict", "proba", "logit"}, optional
+        The explained output, which the tables do not hold (the ``pd_ice`` rule's: ``predict`` for
+        regression, ``explain.pd.classification_output`` otherwise); None: the axes say
+        "model output".
 
     Returns
     -------
@@ -629,13 +674,29 @@ def pd_ice_figures(curves: pd.DataFrame, pairs: pd.DataFrame, *, figure_class=No
 
     ranked = curves[curves["rank"] > 0]
     order = ranked.drop_duplicates("feature").sort_values("rank")["feature"].tolist()
-    effects = [effect_from_table(curves, name) for name in order]
+    effects = [_with_output(effect_from_table(curves, name), output) for name in order]
     numeric = [e for e in effects if e.d_ice is not None and e.d_ice_sd is not None]
+    unit = {"target_unit": target_unit}
     return {
-        "ice": plot_ice(effects),
-        "c_ice": plot_centered_ice(effects),
-        "d_ice": plot_dice(numeric) if numeric else placeholder("no d-ICE: no numeric variable among the top-k"),
+        "ice": plot_ice(effects, **unit),
+        "c_ice": plot_centered_ice(effects, **unit),
+        "d_ice": plot_dice(numeric, **unit)
+        if numeric
+        else placeholder("no d-ICE: no numeric variable among the top-k"),
         "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
-        else plot_pd_2d(pairs),
+        else plot_pd_2d(_with_output(_one_pair(pairs), output), **unit),
     }
+
+
+def _with_output(effect, output: str | None):
+    """The effect (a table's, whose ``output`` is "") with the explained output, for the axis labels."""
+    import dataclasses
+
+    return effect if output is None else dataclasses.replace(effect, output=output)
+
+
+def _one_pair(pairs: pd.DataFrame) -> PairEffect:
+    """The :class:`PairEffect` of a ``pd_2d.csv`` of one pair."""
+    f1, f2 = pairs[["feature_1", "feature_2"]].iloc[0]
+    return pair_from_table(pairs, f1, f2)

@@ -17,7 +17,13 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_model_reliance", "plot_reliance_vs_split_gain", "reliance_figures"]
+__all__ = [
+    "plot_model_reliance",
+    "plot_reliance_vs_split_gain",
+    "plot_dependent_reliance",
+    "dependent_reliance_figure",
+    "reliance_figures",
+]
 
 _VALUES = {
     "mr_ratio": ("Model reliance  $e_{switch}/e_{orig}$", 1.0, "no reliance (MR = 1)"),
@@ -240,3 +246,150 @@ def reliance_figures(
             part, split_gain, value=quantity, error="se", title=f"{title}: model reliance vs split gain"
         ),
     }
+
+
+#: Estimators of :func:`plot_dependent_reliance`: the marginal one, its conditional and grouped variants.
+DEPENDENT_PANELS = {
+    "permutation": "marginal (permutation)",
+    "conditional_permutation": "conditional (within tree strata)",
+    "grouped_permutation": "grouped (|r| clusters, jointly)",
+}
+_DEPENDENT_COLOURS = {"permutation": "#0072B2", "conditional_permutation": "#E69F00", "grouped_permutation": "#009E73"}
+
+
+def _cluster_label(name: str, width: int = 30) -> str:
+    """A cluster's name ``"a+b+c"`` as ``"a + b + c"`` on lines of at most ~``width`` characters."""
+    lines, line = [], ""
+    for member in str(name).split("+"):
+        joined = f"{line} + {member}" if line else member
+        if line and len(joined) > width:
+            lines.append(line + " +")
+            line = member
+        else:
+            line = joined
+    return "\n".join([*lines, line])
+
+
+def plot_dependent_reliance(
+    table: pd.DataFrame,
+    *,
+    loss: str,
+    quantity: str = "mr_difference",
+    max_display: int = 15,
+    title: str | None = None,
+):
+    """Marginal, conditional and correlation-grouped model reliance of one model, with ±2 SE.
+
+    Left: per variable, the marginal MR (``permutation``) beside the conditional MR
+    (``conditional_permutation``: permutations within the leaves of a tree that predicts the
+    variable from the others; Molnar et al. 2023); right: the MR of each cluster of variables with
+    ``|r| >=`` the threshold (``grouped_permutation``, the cluster permuted jointly; Gregorutti et
+    al. 2015), a cluster of one variable under its name (docs/methods_dependent_features.md). The
+    two panels share the x axis. A variable with large marginal and small conditional MR is one the
+    model uses but could replace by its correlates.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``model_reliance.csv`` of one model (all estimators); the rows of ``loss`` are drawn.
+    loss : str
+    quantity : {"mr_difference", "mr_ratio"}, default "mr_difference"
+        Error bars: ±2 ``<quantity>_se`` (the Monte-Carlo SE over the repeats).
+    max_display : int, default 15
+        Variables (largest marginal or conditional MR) and clusters (largest MR) shown per panel.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A figure saying so when the table has no conditional or grouped rows
+        (``explain.reliance.dependent.estimators`` empty).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``quantity``; ``max_display < 1``; no marginal (``permutation``) rows for ``loss``.
+    """
+    import matplotlib.pyplot as plt
+
+    if quantity not in _VALUES:
+        raise ValueError(f"quantity must be one of {list(_VALUES)}, got {quantity!r}")
+    if isinstance(max_display, bool) or not isinstance(max_display, (int, np.integer)) or max_display < 1:
+        raise ValueError(f"max_display must be a positive integer, got {max_display!r}")
+    part = table[table["loss"] == loss]
+    by = {e: part[part["estimator"] == e].set_index("feature") for e in DEPENDENT_PANELS}
+    if by["permutation"].empty:
+        raise ValueError(f"no marginal (permutation) model reliance rows for loss {loss!r}")
+    if by["conditional_permutation"].empty and by["grouped_permutation"].empty:
+        fig, ax = plt.subplots(figsize=(5.5, 2))
+        ax.text(0.5, 0.5, "no conditional or grouped MR\n(explain.reliance.dependent.estimators)", ha="center")
+        ax.set_axis_off()
+        return fig
+    xlabel, ref, _ = _VALUES[quantity]
+
+    def column(frame, names, col):
+        return frame.reindex(names)[col].to_numpy(dtype=float) if col in frame else np.full(len(names), np.nan)
+
+    marginal, conditional = by["permutation"], by["conditional_permutation"]
+    names = list(marginal.index)
+    both = np.fmax(column(marginal, names, quantity), column(conditional, names, quantity))
+    names = [names[i] for i in np.argsort(-both, kind="stable")[:max_display]]
+    grouped = by["grouped_permutation"]
+    clusters = list(grouped.sort_values(quantity, ascending=False, kind="stable").index[:max_display])
+    labels = [_cluster_label(c) for c in clusters]
+    rows = max(len(names), 0.6 * sum(label.count("\n") + 1 for label in labels))
+    fig, (left, right) = plt.subplots(
+        1, 2, sharex=True, figsize=(8.6, max(2.6, 0.34 * rows + 1.9)), width_ratios=[1, 1]
+    )
+    y = np.arange(len(names))
+    for offset, est in ((-0.2, "permutation"), (0.2, "conditional_permutation")):
+        v = column(by[est], names, quantity)
+        se = column(by[est], names, f"{quantity}_se")
+        if np.isfinite(v).any():
+            left.barh(
+                y + offset,
+                v - ref,
+                left=ref,
+                height=0.38,
+                xerr=np.where(np.isfinite(se), 2 * se, 0.0),
+                color=_DEPENDENT_COLOURS[est],
+                label=DEPENDENT_PANELS[est],
+                error_kw={"elinewidth": 0.8},
+            )
+    left.set_yticks(y, names)
+    left.set_ylim(len(names) - 0.5, -0.5)
+    left.set_title("per variable", fontsize=9)
+    if clusters:
+        yc = np.arange(len(clusters))
+        v = grouped.loc[clusters, quantity].to_numpy(dtype=float)
+        se = column(grouped, clusters, f"{quantity}_se")
+        right.barh(
+            yc,
+            v - ref,
+            left=ref,
+            height=0.6,
+            xerr=np.where(np.isfinite(se), 2 * se, 0.0),
+            color=_DEPENDENT_COLOURS["grouped_permutation"],
+            label=DEPENDENT_PANELS["grouped_permutation"],
+            error_kw={"elinewidth": 0.8},
+        )
+        right.set_yticks(yc, labels, fontsize=7)
+        right.set_ylim(len(clusters) - 0.5, -0.5)
+    else:
+        right.text(0.5, 0.5, "no grouped MR", ha="center", transform=right.transAxes)
+    right.set_title(DEPENDENT_PANELS["grouped_permutation"], fontsize=9)
+    for ax in (left, right):
+        ax.axvline(ref, color="0.3", linestyle="--", linewidth=0.8)
+        ax.set_xlabel(f"{xlabel}\n(loss {loss}; error bars ±2 Monte-Carlo SE)")
+    fig.suptitle(title or "marginal vs conditional vs grouped model reliance", fontsize=9)
+    handles = [h for ax in (left, right) for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.965), ncol=3, frameon=False, fontsize=7)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
+    return fig
+
+
+def dependent_reliance_figure(table: pd.DataFrame, *, loss: str, quantity: str, title: str = ""):
+    """The ``reliance_figures`` rule's ``model_reliance_dependent`` figure (:func:`plot_dependent_reliance`)."""
+    return plot_dependent_reliance(
+        table, loss=loss, quantity=quantity, title=f"{title}: marginal vs conditional vs grouped MR"
+    )

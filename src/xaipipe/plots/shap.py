@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result, level_labels
-from .style import SEQUENTIAL_CMAP, figure_style
+from .style import SEQUENTIAL_CMAP, figure_style, qualitative_colours
+from .units import REGRESSION_OUTPUTS, with_unit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -170,6 +171,11 @@ def interaction_partner(result: ShapResult, feature: str | int) -> str | None:
     return result.feature_names[k]
 
 
+def _unit_label(result: ShapResult, target_unit: str | None) -> str:
+    """The result's output space with the dataset's ``target_unit`` (``"prediction, MPa"``)."""
+    return with_unit(result.output_label, result.output, target_unit, inner=True)
+
+
 def _set_title(fig, ax, title: str | None) -> None:
     if title:
         ax.set_title(title)
@@ -186,7 +192,9 @@ def _restyle(fig) -> None:
         ax.yaxis.label.set_size(plt.rcParams["axes.labelsize"])
 
 
-def plot_shap_bar(result: ShapResult, *, max_display: int = 15, title: str | None = None):
+def plot_shap_bar(
+    result: ShapResult, *, max_display: int = 15, title: str | None = None, target_unit: str | None = None
+):
     """Mean |SHAP value| per feature (000 Fig. 4.6) with ``shap.plots.bar``.
 
     Parameters
@@ -195,6 +203,8 @@ def plot_shap_bar(result: ShapResult, *, max_display: int = 15, title: str | Non
     max_display : int, default=15
         Features shown; the rest are summed into one bar.
     title : str, optional
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the axis (:func:`xaipipe.plots.units.with_unit`).
 
     Returns
     -------
@@ -208,7 +218,7 @@ def plot_shap_bar(result: ShapResult, *, max_display: int = 15, title: str | Non
     with figure_style():
         fig, ax = plt.subplots(figsize=(6.3, 0.3 * k + 1.2))
         shap.plots.bar(to_explanation(result), max_display=k, ax=ax, show=False)
-        ax.set_xlabel(f"mean(|SHAP value|) ({result.output_label})")
+        ax.set_xlabel(f"mean(|SHAP value|) ({_unit_label(result, target_unit)})")
         _restyle(fig)
         _set_title(fig, ax, title)
     return fig
@@ -220,6 +230,7 @@ def plot_shap_beeswarm(
     max_display: int = 15,
     title: str | None = None,
     random_state: int = 0,
+    target_unit: str | None = None,
 ):
     """Summary (beeswarm) plot of the SHAP values (000 Fig. 4.7), ``shap.plots.beeswarm``.
 
@@ -228,9 +239,9 @@ def plot_shap_beeswarm(
     project's sequential colour map). A one-hot group of a grouped result is one
     row (its SHAP value, the sum of its columns'); its levels have no low-to-high
     order, so its dots are coloured by the row's level with the style's
-    categorical colours (Okabe-Ito), named in a legend below the axes
-    (:func:`_colour_group_rows`); a group with more levels than colours stays
-    grey, uncoloured.
+    categorical colours (Okabe-Ito; a group with more levels, the distinct colours of
+    :func:`xaipipe.plots.style.qualitative_colours`), named in a legend below the axes
+    (:func:`_colour_group_rows`).
 
     Parameters
     ----------
@@ -242,6 +253,8 @@ def plot_shap_beeswarm(
         Seed of the dots' drawing order and stacking jitter (shap draws them from
         NumPy's global random state, which is restored afterwards): the same
         result and seed give the same figure.
+    target_unit : str, optional
+        As :func:`plot_shap_bar`.
 
     Returns
     -------
@@ -273,7 +286,7 @@ def plot_shap_beeswarm(
                 s=10,
             )
         _colour_group_rows(ax, result)
-        ax.set_xlabel(f"SHAP value ({result.output_label})")
+        ax.set_xlabel(f"SHAP value ({_unit_label(result, target_unit)})")
         _restyle(fig)
         _set_title(fig, ax, title)
     return fig
@@ -296,13 +309,15 @@ def _colour_group_rows(ax, result: ShapResult) -> None:
     labels = level_labels(result)
     if labels is None:
         return
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     rows = {t.get_text(): y for t, y in zip(ax.get_yticklabels(), ax.get_yticks())}
     legend_rows = []  # per group: its name, then a dot per level
     for g, name in enumerate(result.feature_names):
         levels = result.levels.get(name)
-        if levels is None or name not in rows or len(levels) > len(colours):
+        if levels is None or name not in rows:
             continue
+        many = qualitative_colours(len(levels))  # more levels than the cycle: distinct colours
+        colours = cycle if many is None else [c for c, _ in many]
         y = rows[name]
         found = [
             c
@@ -351,6 +366,7 @@ def plot_shap_dependence(
     interaction_feature: str | int | None = "auto",
     title: str | None = None,
     random_state: int = 0,
+    target_unit: str | None = None,
 ):
     """SHAP dependence plots (000 Fig. 4.8) with ``shap.plots.scatter``.
 
@@ -371,6 +387,9 @@ def plot_shap_dependence(
         Seed of the dots' drawing order (shap shuffles it with NumPy's global
         random state, which is restored afterwards): the same result and seed
         give the same figure.
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the y axes: "SHAP value of x (MPa)" (regression),
+        "SHAP value of x (log-odds of malignant)" (a classifier).
 
     Returns
     -------
@@ -406,14 +425,20 @@ def plot_shap_dependence(
             kwargs = {"color": expl[:, k], "cmap": plt.get_cmap(SEQUENTIAL_CMAP)} if k is not None else {}
             with _global_numpy_seed(random_state):
                 shap.plots.scatter(expl[:, j], ax=ax, show=False, dot_size=10, hist=True, **kwargs)
-            ax.set_ylabel(f"SHAP value of {result.feature_names[j]}")
+            ylabel = f"SHAP value of {result.feature_names[j]}"
+            if target_unit:  # a regression's unit alone ("MPa"), a classifier's "log-odds of malignant"
+                unit = target_unit if result.output in REGRESSION_OUTPUTS else _unit_label(result, target_unit)
+                ylabel += f"\n({unit})"
+            ax.set_ylabel(ylabel)
         _restyle(fig)
         if title:
             fig.suptitle(title)
     return fig
 
 
-def plot_shap_waterfall(result: ShapResult, row: int, *, max_display: int = 12, title: str | None = None):
+def plot_shap_waterfall(
+    result: ShapResult, row: int, *, max_display: int = 12, title: str | None = None, target_unit: str | None = None
+):
     """Waterfall plot of one explained row (000 Figs 4.3-4.5), ``shap.plots.waterfall``.
 
     Starts at the base value ``E[f(X)]`` and adds the SHAP value of each feature
@@ -426,6 +451,8 @@ def plot_shap_waterfall(result: ShapResult, row: int, *, max_display: int = 12, 
         Position in the result's arrays (e.g. from :func:`local_rows`), not in ``X``.
     max_display : int, default=12
     title : str, optional
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) in the default title.
 
     Returns
     -------
@@ -449,14 +476,16 @@ def plot_shap_waterfall(result: ShapResult, row: int, *, max_display: int = 12, 
         fig = plt.gcf()
         ax = fig.axes[0]
         label = title or (
-            f"row {int(result.row_index[row])}: f(x) = {result.model_output[row]:.3g} ({result.output_label})"
+            f"row {int(result.row_index[row])}: f(x) = {result.model_output[row]:.3g} "
+            f"({_unit_label(result, target_unit)})"
         )
         ax.set_title(label, loc="left")
     return fig
 
 
-def plot_shap_local(result: ShapResult, *, max_display: int = 12) -> dict[str, Figure]:
-    """Waterfall plots of the high, low and near-base rows of :func:`local_rows`.
+def plot_shap_local(result: ShapResult, *, max_display: int = 12, target_unit: str | None = None) -> dict[str, Figure]:
+    """Waterfall plots of the high, low and near-base rows of :func:`local_rows` (titles with the
+    dataset's ``target_unit``, as :func:`plot_shap_bar`).
 
     Returns
     -------
@@ -474,7 +503,7 @@ def plot_shap_local(result: ShapResult, *, max_display: int = 12) -> dict[str, F
             max_display=max_display,
             title=(
                 f"{names[kind]} - row {int(result.row_index[i])}: "
-                f"f(x) = {result.model_output[i]:.3g} ({result.output_label})"
+                f"f(x) = {result.model_output[i]:.3g} ({_unit_label(result, target_unit)})"
             ),
         )
     return figs
@@ -519,7 +548,9 @@ def plot_shap_class_bar(result: ShapClasses, *, max_display: int = 15, title: st
     return fig
 
 
-def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) -> dict[str, Figure]:
+def shap_figures(
+    result, *, top_k: int = 2, title: str = "", figure_class=None, target_unit: str | None = None
+) -> dict[str, Figure]:
     """The ``shap_figures`` rule: bar, beeswarm, dependence (top ``top_k`` by mean |SHAP|) and waterfalls.
 
     Parameters
@@ -532,6 +563,9 @@ def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) 
     top_k : int
     title : str
     figure_class : str, optional
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the SHAP-value axes and in the waterfalls'
+        titles (:func:`xaipipe.plots.units.with_unit`).
 
     Returns
     -------
@@ -544,7 +578,7 @@ def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) 
     if isinstance(result, ShapClasses):
         one = class_result(result, figure_class)
         label = f"{title} (class {one.details['class']})"
-        figs = shap_figures(one, top_k=top_k, title=label)
+        figs = shap_figures(one, top_k=top_k, title=label, target_unit=target_unit)
         if figure_class is None:
             figs["bar"].clf()
             import matplotlib.pyplot as plt
@@ -554,11 +588,12 @@ def shap_figures(result, *, top_k: int = 2, title: str = "", figure_class=None) 
         return figs
 
     top = global_importance(result).sort_values("rank")["feature"].head(top_k).tolist()
+    unit = {"target_unit": target_unit}
     figs = {
-        "bar": plot_shap_bar(result, title=f"{title}: mean |SHAP|"),
-        "beeswarm": plot_shap_beeswarm(result, title=f"{title}: SHAP values"),
-        "dependence": plot_shap_dependence(result, top, title=f"{title}: SHAP dependence"),
+        "bar": plot_shap_bar(result, title=f"{title}: mean |SHAP|", **unit),
+        "beeswarm": plot_shap_beeswarm(result, title=f"{title}: SHAP values", **unit),
+        "dependence": plot_shap_dependence(result, top, title=f"{title}: SHAP dependence", **unit),
     }
-    for kind, fig in plot_shap_local(result).items():
+    for kind, fig in plot_shap_local(result, **unit).items():
         figs[f"waterfall_{kind}"] = fig
     return figs

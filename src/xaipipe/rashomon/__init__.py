@@ -25,16 +25,22 @@ ENTRY_POINTS = {
     "mcr_table": "mcr",
     "mcr_path": "mcr",
     "linear_exact_scope": "linear",
+    "consensus_study": "consensus",
+    "default_summary": "consensus",
+    "member_effects": "effects",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
 #: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
 RULES = {
     "abalone_study_mcr": ("mcr_study",),
+    "consensus": ("consensus_study",),
+    "consensus_table": ("default_summary",),
     "multiplicity": ("multiplicity_tables",),
     "rashomon": ("mcr_study",),
     "rashomon_bootstrap": ("combine_bootstrap_shards",),
     "rashomon_bootstrap_shard": ("bootstrap_shard",),
+    "rashomon_effects": ("member_effects",),
     "rashomon_refit": ("rashomon_refit",),
 }
 

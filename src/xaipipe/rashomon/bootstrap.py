@@ -133,6 +133,7 @@ import numpy as np
 import pandas as pd
 
 from ..config.rashomon import BootstrapSettings
+from ..data.prepare import importance_groups
 from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_finite, check_int
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
@@ -823,7 +824,8 @@ def bootstrap_shard(
         n_bootstrap=settings.n_bootstrap,
         mr_data=settings.mr_data,
         **({"X_test": data.X_test_raw, "y_test": data.y_test} if settings.mr_data == "test" else {}),
-        features=features_from_groups(feature_names, data.feature_groups),
+        # one-hot and user groups one variable each, as in the MCR tables
+        features=features_from_groups(feature_names, importance_groups(data)),
         feature_names=feature_names,
         mr_estimator=settings.estimator,
         mr_loss=r.loss,

@@ -123,8 +123,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, optimize
 
-from ..explain.reliance import features_from_groups, resolve_features
-from ..validation import check_finite
+from ._linear_basis import _EPS, _as_matrix, _as_scalar, _as_vector, _whiten, check_inputs
 
 __all__ = [
     "LINEAR_EXACT",
@@ -139,45 +138,8 @@ __all__ = [
 #: Reliance quantities (as in :mod:`xaipipe.rashomon.sets`).
 QUANTITIES = ("mr_ratio", "mr_difference")
 
-_EPS = np.finfo(float).eps
-
 
 # ----------------------------------------------------------------------------- input checks
-
-
-def _as_matrix(X) -> tuple[np.ndarray, list[str] | None]:
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"X must be numeric: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    check_finite(arr, "X")
-    return arr, names
-
-
-def _as_vector(v, name: str, length: int | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(v, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric: {exc}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if length is not None and arr.shape[0] != length:
-        raise ValueError(f"{name} has length {arr.shape[0]}, expected {length}")
-    check_finite(arr, name)
-    return arr
-
-
-def _as_scalar(v, name: str) -> float:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {v!r}") from None
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {v!r}")
-    return x
 
 
 def _columns(columns, p: int) -> np.ndarray:
@@ -546,104 +508,32 @@ def linear_mcr(
         reference outside ``R(ε)`` (impossible unless the inputs disagree), or a
         variable exactly collinear with the other columns (``MCR+ = ∞``).
     """
-    X, df_names = _as_matrix(X)
+    X, y, coef, b0, eps, groups = check_inputs(
+        X, y, reference_coef, reference_intercept, epsilon, features, feature_names, feature_groups
+    )
     n, p = X.shape
-    y = _as_vector(y, "y", n)
-    if n < 2:
-        raise ValueError("e_switch needs at least 2 samples")
-    coef = _as_vector(reference_coef, "reference_coef", p)
-    b0 = _as_scalar(reference_intercept, "reference_intercept")
-    eps = _as_scalar(epsilon, "epsilon")
-    if eps < 0:
-        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
     tol = _as_scalar(tol, "tol")
     if not 0 < tol < 1:
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     if int(max_iter) != max_iter or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     qs = _check_quantities(quantity)
-    names = list(feature_names) if feature_names is not None else df_names
-    if features is None and feature_groups is not None:
-        if names is None:
-            raise ValueError("feature_groups needs feature_names (or a DataFrame X)")
-        features = features_from_groups(names, feature_groups)
-    groups = resolve_features(features, p, names)
 
-    # centre, standardise, whiten (SVD of the standardised design)
-    xm, ym = X.mean(axis=0), float(y.mean())
-    Xc, yc = X - xm, y - ym
-    c0 = float(yc @ yc) / n
-    if not c0 > 0:
-        raise ValueError("y is constant on this sample: MR is undefined")
-    scale = np.sqrt(np.mean(Xc * Xc, axis=0))
-    scale[scale == 0] = 1.0
-    Xs = Xc / scale
-    # Householder QR, then the SVD of the small triangular factor (backward stable,
-    # much faster than an SVD of the tall matrix)
-    Qf, Rf = linalg.qr(Xs / math.sqrt(n), mode="economic")
-    Ur, sig, Vt = linalg.svd(Rf, full_matrices=False, lapack_driver="gesvd")
-    U = Qf @ Ur
-    keep = sig > max(n, p) * _EPS * sig[0] if sig.size and sig[0] > 0 else np.zeros(sig.size, bool)
-    Uk, sk, Vk = U[:, keep], sig[keep], Vt[keep]
-    yn = yc / math.sqrt(n * c0)  # ‖yn‖ = 1
-    u0 = Uk.T @ yn
-    e_min = float(np.sum((yn - Uk @ u0) ** 2))  # e_orig(OLS)/c0
-    if "mr_ratio" in qs and e_min <= 1e3 * _EPS:
-        raise ValueError("the sample is fitted exactly by a linear model (e_orig = 0): MR is undefined")
-
-    # reference model, evaluated directly on the sample
-    resid_ref = yc - Xc @ coef
-    m_ref = ym - b0 - float(xm @ coef)
-    e_ref = float(resid_ref @ resid_ref) / n + m_ref**2
-    bound_abs = e_ref + eps
-    rho2 = bound_abs / c0 - e_min
-    if rho2 < -1e-9 * (bound_abs / c0):  # pragma: no cover - OLS is the minimum
-        raise ValueError("the reference model is below the least-squares loss: inconsistent inputs")
-    rho = math.sqrt(max(rho2, 0.0))
-    w_ref = sk * (Vk @ (coef * scale)) / math.sqrt(c0) - u0
-    m_ref_n = m_ref / math.sqrt(c0)
-    # project the reference onto the ball if rounding put it a hair outside
-    nr = math.hypot(float(np.linalg.norm(w_ref)), m_ref_n)
-    if nr > rho:
-        if nr > rho * (1 + 1e-6) + 1e-12:  # pragma: no cover - consistency guard
-            raise ValueError("the reference model is outside its own Rashomon set: inconsistent inputs")
-        f = rho / nr if nr > 0 else 0.0
-        w_ref, m_ref_n = w_ref * f, m_ref_n * f
-
-    Vnull = Vt[~keep]
+    wh = _whiten(X, y, coef, b0, eps, "mr_ratio" in qs)
+    c0, e_min, rho, e_ref, bound_abs = wh.c0, wh.e_min, wh.rho, wh.e_ref, wh.bound_abs
     rows = []
     for fname, cols in groups.items():
         G = np.zeros(p, bool)
         G[cols] = True
-        if Vnull.shape[0]:
-            leak = np.linalg.norm(Xs[:, G] @ Vnull[:, G].T, 2) / math.sqrt(n)
-            if leak > 1e-7:
-                raise ValueError(
-                    f"variable {fname!r}: its columns are exactly collinear with the other columns "
-                    "(a null direction of the design trades X1 against X2), so MR is unbounded on "
-                    "R(epsilon) (MCR+ = inf); group the collinear columns (e.g. all levels of a one-hot "
-                    "feature) or drop one"
-                )
-        P1 = (Xs[:, G] @ Vk[:, G].T) / sk / math.sqrt(n)
-        P2 = (Xs[:, ~G] @ Vk[:, ~G].T) / sk / math.sqrt(n)
-        nn = n / (n - 1.0)
-        C = P2.T @ P1
-        K = -nn * (C + C.T)
-        k = 2.0 * nn * (P1.T @ yn)
-        prob = _Problem(
-            K=K, b=2.0 * K @ u0 + k, d0=float(u0 @ K @ u0 + k @ u0), e_min=e_min, rho=rho, w_ref=w_ref, m_ref=m_ref_n
-        )
+        K, b, d0 = wh.form(G, fname)
+        prob = _Problem(K=K, b=b, d0=d0, e_min=e_min, rho=rho, w_ref=wh.w_ref, m_ref=wh.m_ref_n)
         r = K.shape[0]
         K_eig = linalg.eigh(K) if r else (np.zeros(0), np.zeros((0, 0)))
         Kh = np.zeros((r + 1, r + 1))
         Kh[:r, :r] = K
         Kh_eig = linalg.eigh(Kh)
-        D_ref_direct = 2.0 / (n - 1) * float((yc - Xc[:, ~G] @ coef[~G]) @ (Xc[:, G] @ coef[G]))
-
-        def to_model(w, m):
-            beta = (Vk.T @ ((u0 + w) / sk)) * math.sqrt(c0) / scale
-            mm = m * math.sqrt(c0)
-            return float(ym - xm @ beta - mm), beta
+        D_ref_direct = 2.0 / (n - 1) * float((wh.yc - wh.Xc[:, ~G] @ coef[~G]) @ (wh.Xc[:, G] @ coef[G]))
+        to_model = wh.to_model
 
         for q in qs:
             if q == "mr_ratio":

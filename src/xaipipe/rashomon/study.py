@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..config.rashomon import RashomonSettings
+from ..data.prepare import expand_user_groups, importance_groups
 from ..explain.reliance import features_from_groups
 from .mcr import MCR_FIRST, mcr_path, mcr_table
 from .members import _member_base, member_table, members_reliance
@@ -125,7 +126,8 @@ def _grid_scopes(settings: RashomonSettings) -> list[str]:
 
 def _reliance(data, settings: RashomonSettings, groups, n_jobs: int) -> pd.DataFrame:
     """:func:`members_reliance` of fitted ``groups`` on the test split, as ``settings`` say."""
-    features = None if data.features is None else features_from_groups(data.features, data.feature_groups)
+    # MR of the members: one-hot and user groups one variable each
+    features = None if data.features is None else features_from_groups(data.features, importance_groups(data))
     return members_reliance(
         groups,
         data.X_test,
@@ -429,6 +431,7 @@ def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_b
     task, metric, epsilon, epsilon_mode = settings.task, settings.metric, settings.epsilon, settings.epsilon_mode
     X_train, y_train, X_test, y_test, dataset = data.X_train, data.y_train, data.X_test, data.y_test, data.dataset
     feature_names, feature_groups, figure_scope = data.features, data.feature_groups, settings.figure_scope
+    user_groups = getattr(data, "user_groups", None)  # MCR plays them as one variable, the PD envelope their columns
     grid_scopes = _grid_scopes(settings)
     eps_grid = check_epsilons(settings.epsilons)
     curves_parts = None
@@ -504,7 +507,7 @@ def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_b
             epsilons=eps_grid,
             epsilon_mode=epsilon_mode,
             feature_names=feature_names,
-            feature_groups=feature_groups,
+            feature_groups=importance_groups(data),
             dataset=dataset or "",
         )
         mcr = pd.concat([mcr, lin_mcr], ignore_index=True)
@@ -512,7 +515,7 @@ def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_b
     scope = figure_scope if figure_scope in set(mcr["scope"]) - {LINEAR_EXACT} else mcr["scope"].iloc[0]
     envelope, curves = pd_envelope_table(
         groups,
-        members,
+        expand_user_groups(members, feature_groups, user_groups),
         X_test,
         scope=scope,
         epsilon=epsilon,

@@ -19,7 +19,9 @@ ENTRY_POINTS = {
     "profile_tables": "profiling",
     "diff_versions": "diff",
     "code_fingerprint": "code_version",
-    "snakemake_run_info": "provenance",
+    "explorer_page": "explorer",
+    "RUN_RECORD_ENV": "provenance",
+    "invocation_info": "provenance",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -27,9 +29,11 @@ ENTRY_POINTS = {
 RULES = {
     "dataset_test_metrics": ("test_metrics_table",),
     "diff_versions": ("diff_versions",),
+    "explorer": ("explorer_page",),
     "manifest": (
+        "RUN_RECORD_ENV",
         "build_manifest",
-        "snakemake_run_info",
+        "invocation_info",
     ),
     "profile": ("profile_tables",),
     "test_metrics": ("test_metric_tables",),

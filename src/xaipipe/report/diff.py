@@ -37,6 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
+
 __all__ = ["diff_tables", "diff_versions", "file_difference", "compare_trees", "main"]
 
 #: Measured times: they differ between any two runs.
@@ -239,7 +241,7 @@ def diff_versions(
         pa, pb = ta / name, tb / name
         rec = {"table": name, "in_a": pa.is_file(), "in_b": pb.is_file()}
         if rec["in_a"] and rec["in_b"]:
-            d = diff_tables(pd.read_csv(pa), pd.read_csv(pb), name=name, rtol=rtol, atol=atol, noise_z=noise_z)
+            d = diff_tables(read_csv(pa), read_csv(pb), name=name, rtol=rtol, atol=atol, noise_z=noise_z)
             details.append(d)
             changed = d[d["status"] == "changed"]
             rec.update(
@@ -267,8 +269,8 @@ def _json_without(obj, drop):
 
 
 def _csv_identical(pa: Path, pb: Path) -> str:
-    a = pd.read_csv(pa, keep_default_na=False, na_values=[""])
-    b = pd.read_csv(pb, keep_default_na=False, na_values=[""])
+    a = read_csv(pa, keep_default_na=False, na_values=[""])
+    b = read_csv(pb, keep_default_na=False, na_values=[""])
     a = a.drop(columns=[c for c in a.columns if c in TIME_COLUMNS])
     b = b.drop(columns=[c for c in b.columns if c in TIME_COLUMNS])
     if list(a.columns) != list(b.columns):

@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
+
 __all__ = [
     "JOB_COLUMNS",
     "pattern_regex",
@@ -137,7 +139,7 @@ def read_benchmark(path: str | os.PathLike) -> dict:
     ValueError
         A file without the column ``s`` or without data rows.
     """
-    table = pd.read_csv(path, sep="\t", na_values=["NA", "-", ""], keep_default_na=True)
+    table = read_csv(path, sep="\t", na_values=["NA", "-", ""], keep_default_na=True)
     if "s" not in table.columns:
         raise ValueError(f"{path}: not a Snakemake benchmark file (no column 's'; got {list(table.columns)})")
     if table.empty:

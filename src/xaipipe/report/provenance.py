@@ -11,7 +11,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Manifest", "git_state", "snakemake_run_info", "build_manifest"]
+from ..io import read_json, write_json
+
+__all__ = ["Manifest", "git_state", "record_invocation", "invocation_info", "build_manifest", "RUN_RECORD_ENV"]
 
 PACKAGES = (
     "xaipipe",
@@ -109,52 +111,147 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict:
     return out
 
 
-def snakemake_run_info(workdir: str | Path = ".") -> dict:
-    """Start time, cores, command and workflow id of the Snakemake run in ``workdir``.
+#: the environment variable that carries the invocation record's path from the Snakemake process
+#: that recorded it (its ``onstart`` hook, ``workflow/rules/common.smk``) to that invocation's jobs
+RUN_RECORD_ENV = "XAIPIPE_RUN_RECORD"
 
-    Read from the newest ``.snakemake/log/*.snakemake.log`` (Snakemake writes one
-    per invocation when it starts; the run that executes the manifest rule is
-    the newest). Missing fields are None.
+#: the keys of the manifest's ``run`` block (:func:`invocation_info`), in order
+RUN_KEYS = ("run_id", "started_at", "cores", "command", "workflow_id", "snakemake_version", "log", "record")
+
+_LOG_HEADER = {
+    "started_at": r"^\s*Date:\s*(.+)$",
+    "command": r"^\s*Command:\s*(.+)$",
+    "workflow_id": r"^\s*Workflow ID:\s*(.+)$",
+    "snakemake_version": r"^\s*Snakemake version:\s*(.+)$",
+}
+
+
+def record_invocation(
+    directory: str | Path,
+    *,
+    argv: Iterable[str],
+    cores: int | None,
+    started_at: Any,
+    snakemake_log: str | Path | None = None,
+) -> Path:
+    """Record the Snakemake invocation that is about to run jobs, in a file of its own.
+
+    Called by the workflow's ``onstart`` hook (``workflow/rules/common.smk``), which Snakemake
+    runs in the invocation's main process once its job graph is built and before the first job:
+    never in a dry run (``-n``), never in an invocation that fails at start-up (a config or
+    schema error, a locked directory), never in a job's own process. The record is keyed by the
+    invocation's own Snakemake log file (``.snakemake/log/<run_id>.snakemake.log``: Snakemake names
+    it by its start time, to the microsecond), so that concurrent invocations in one checkout
+    (another version, a dry run, a failed start) each have theirs and none overwrites another's.
+
+    Parameters
+    ----------
+    directory : path
+        Folder of the records (the workflow: ``logs/<version>/runs``); created.
+    argv : iterable of str
+        The invocation's command line (``sys.argv``).
+    cores : int or None
+        ``--cores`` as Snakemake resolved it.
+    started_at : datetime or str
+        When the invocation started (``workflow.start_time``).
+    snakemake_log : path, optional
+        The invocation's Snakemake log file (the ``onstart`` hook's ``log``); None without file
+        logging, when the record is named by the start time and the process id instead.
+
+    Returns
+    -------
+    Path
+        The record: JSON with ``run_id``, ``started_at`` (ISO 8601, local time, seconds),
+        ``cores``, ``command`` (``argv`` joined by spaces, as Snakemake logs it), ``argv``,
+        ``pid``, ``log`` (the Snakemake log, or None).
+    """
+    import os
+    import sys
+    from datetime import datetime
+
+    if isinstance(started_at, datetime):
+        started_at = started_at.isoformat(timespec="seconds")
+    argv = [str(a) for a in argv]
+    if snakemake_log is not None:
+        run_id = Path(snakemake_log).name.split(".snakemake.log")[0]
+    else:
+        run_id = f"{str(started_at).replace(':', '')}-pid{os.getpid()}"
+    record = Path(directory) / f"{run_id}.json"
+    write_json(
+        record,
+        {
+            "run_id": run_id,
+            "started_at": str(started_at),
+            "cores": None if cores is None else int(cores),
+            "command": " ".join(argv),
+            "argv": argv,
+            "pid": os.getpid(),
+            "python": sys.executable,
+            "log": None if snakemake_log is None else str(snakemake_log),
+        },
+    )
+    return record
+
+
+def _log_header(log: Path) -> dict:
+    """The header fields Snakemake writes at the top of a run's log file (None where absent)."""
+    import re
+
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")[:20000]
+    except OSError:
+        return {}
+    out = {}
+    for key, pattern in _LOG_HEADER.items():
+        match = re.search(pattern, text, flags=re.M)
+        out[key] = match.group(1).strip() if match else None
+    return out
+
+
+def invocation_info(record: str | Path | None) -> dict:
+    """The manifest's ``run`` block: the invocation that runs this job, from its record.
+
+    Parameters
+    ----------
+    record : path or None
+        The record :func:`record_invocation` wrote for this invocation; a job finds it in the
+        environment variable :data:`RUN_RECORD_ENV`, which the recording process set before
+        its first job (every job it starts inherits it). Never the newest of
+        ``.snakemake/log``: another invocation in the same checkout (another version, a dry
+        run, one that failed at start-up) may have started since.
 
     Returns
     -------
     dict
-        ``started_at`` (ISO 8601, local time as logged), ``cores`` (int),
-        ``command``, ``workflow_id``, ``snakemake_version``, ``log`` (path).
+        :data:`RUN_KEYS`: ``run_id``, ``started_at``, ``cores``, ``command``, ``workflow_id``
+        and ``snakemake_version`` (these two from the header of *this* invocation's own
+        Snakemake log), ``log``, ``record``. Without a record (``record`` None or missing: a job
+        run outside an invocation whose ``onstart`` hook ran, e.g. with ``--no-hooks``) every
+        value is None and ``unrecorded`` says why: nothing is guessed.
     """
-    import re
-
-    info = {
-        "started_at": None,
-        "cores": None,
-        "command": None,
-        "workflow_id": None,
-        "snakemake_version": None,
-        "log": None,
-    }
-    logs = sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"))
-    if not logs:
+    info = dict.fromkeys(RUN_KEYS)
+    path = Path(record) if record else None
+    if path is None or not path.is_file():
+        info["unrecorded"] = (
+            f"no invocation record ({RUN_RECORD_ENV} {'unset' if path is None else f'names a missing file {path}'}): "
+            "the job ran outside a Snakemake invocation whose onstart hook recorded it (e.g. --no-hooks)"
+        )
         return info
-    log = logs[-1]
-    info["log"] = str(log)
-    text = log.read_text(encoding="utf-8", errors="replace")[:20000]
-    patterns = {
-        "started_at": r"^\s*Date:\s*(.+)$",
-        "command": r"^\s*Command:\s*(.+)$",
-        "workflow_id": r"^\s*Workflow ID:\s*(.+)$",
-        "snakemake_version": r"^\s*Snakemake version:\s*(.+)$",
-        "cores": r"^Provided cores:\s*(\d+)",
-    }
-    for key, pattern in patterns.items():
-        match = re.search(pattern, text, flags=re.M)
-        if match:
-            info[key] = match.group(1).strip()
-    if info["started_at"]:
-        info["started_at"] = info["started_at"].replace(" ", "T")
-    else:  # older log layout: the file name is the start time
-        info["started_at"] = log.name.split(".snakemake.log")[0].split(".")[0]
-    if info["cores"] is not None:
-        info["cores"] = int(info["cores"])
+
+    rec = read_json(path)
+    info.update({k: rec.get(k) for k in ("run_id", "started_at", "cores", "command", "log")})
+    info["record"] = str(path)
+    if rec.get("log"):
+        header = _log_header(Path(rec["log"]))
+        info["workflow_id"] = header.get("workflow_id")
+        info["snakemake_version"] = header.get("snakemake_version")
+    if info["snakemake_version"] is None:
+        import importlib.metadata as md
+
+        try:
+            info["snakemake_version"] = md.version("snakemake")
+        except md.PackageNotFoundError:
+            pass
     return info
 
 
@@ -184,8 +281,13 @@ class Manifest:
         ``n_rows``, ``retrieved_at``.
     seeds : dict
         ``seed`` (the global seed) and ``splits`` (each split's seed, test size, folds, stratification).
+    data_summary : dict
+        Per dataset: the missing-value policy, rows read / selected / dropped / used, the non-zero
+        missing values and imputed cells per column, the logit table's separation and the split's
+        warnings (:func:`xaipipe.data.summary.data_summary_record`; ``tables/data_summary.csv``).
     extra : dict
-        Further top-level keys (the rule adds ``run``: :func:`snakemake_run_info`).
+        Further top-level keys (the rule adds ``run``: :func:`invocation_info`, the invocation that
+        built the manifest, and its ``finished_at``).
     """
 
     version: Any
@@ -197,6 +299,7 @@ class Manifest:
     platform: dict
     datasets: dict
     seeds: dict
+    data_summary: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -212,13 +315,14 @@ def build_manifest(
     repo: str | Path,
     sidecars: Iterable[Mapping[str, Any]],
     splits: Mapping[str, Mapping[str, Any]],
+    data_summary: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> Manifest:
     """Assemble the provenance record of ``manifest.json`` (:meth:`Manifest.to_dict` is the document).
 
     ``datasets`` from the canonical tables' sidecars (source, raw SHA-256s, canonical SHA-256, rows,
     retrieval time), ``seeds`` from the global seed and each dataset's ``split.json``, ``git`` and
-    ``xaipipe`` from the checkout at ``repo``, plus ``extra``.
+    ``xaipipe`` from the checkout at ``repo``, ``data_summary`` as given, plus ``extra``.
     """
     datasets = {}
     for s in sidecars:
@@ -255,5 +359,6 @@ def build_manifest(
                 for name, sp in splits.items()
             },
         },
+        data_summary=dict(data_summary or {}),
         extra=dict(extra or {}),
     )

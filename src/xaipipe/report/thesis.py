@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..io import read_csv
 from ..models.families import FAMILIES, families_for_task, get_family
 from ..paths import result_path
 
@@ -171,8 +172,10 @@ def table_sources(entry: Mapping[str, Any], results: str) -> dict[str, str]:
     raise ValueError(f"unknown table kind {entry['kind']!r}")
 
 
-def _pd_only(effects, title):
+def _pd_only(effects, title, target_unit=None):
     import matplotlib.pyplot as plt
+
+    from ..plots.units import with_unit
 
     fig, axes = plt.subplots(1, len(effects), figsize=(4.2 * len(effects), 3.4), squeeze=False)
     for ax, eff in zip(axes[0], effects):
@@ -186,7 +189,7 @@ def _pd_only(effects, title):
             ymin = ax.get_ylim()[0]
             ax.plot(eff.deciles, np.full(len(eff.deciles), ymin), "|", color="0.3", ms=10)
         ax.set_xlabel(eff.feature)
-        ax.set_ylabel("partial dependence")
+        ax.set_ylabel(with_unit("partial dependence", eff.output, target_unit))
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -201,6 +204,8 @@ def render_figure(
     estimator: str = "permutation",
     loss: str = "squared_error",
     quantity: str = "mr_difference",
+    target_unit: str | None = None,
+    output: str | None = None,
 ):
     """Render one thesis figure from stored results.
 
@@ -215,46 +220,57 @@ def render_figure(
         ε of the Rashomon set (Rashomon kinds).
     estimator, loss, quantity
         Which model reliance to draw (``model_reliance`` kind).
+    target_unit : str, optional
+        The dataset's ``target_unit`` (registry) on the effect axes (PD, ICE, c-ICE, PD vs ALE, SHAP;
+        :func:`xaipipe.plots.units.with_unit`).
+    output : {"predict", "proba", "logit"}, optional
+        The explained output of the PD tables (which do not hold it): labels their axes.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    import dataclasses
+
     kind = entry["kind"]
     title = entry.get("title")
     if kind == "correlation":
         from ..plots.data import plot_correlation
 
-        return plot_correlation(pd.read_csv(sources["correlation"]), title=title)
+        return plot_correlation(read_csv(sources["correlation"]), title=title)
     if kind == "model_reliance":
         from ..plots.reliance import plot_model_reliance
 
-        table = pd.read_csv(sources["reliance"])
+        table = read_csv(sources["reliance"])
         part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
         return plot_model_reliance(part, value=quantity, error="se", title=title)
     if kind in ("pd", "ice", "c_ice"):
         from ..explain.pdp import effect_from_table
         from ..plots.pdp import plot_centered_ice, plot_ice
 
-        curves = pd.read_csv(sources["curves"], keep_default_na=False, na_values=[""])
+        curves = read_csv(sources["curves"], keep_default_na=False, na_values=[""])
         missing = [f for f in entry["features"] if f not in set(curves["feature"])]
         if missing:
             raise ValueError(f"{sources['curves']} has no curves for {missing}")
         effects = [effect_from_table(curves, f) for f in entry["features"]]
+        if output is not None:
+            effects = [dataclasses.replace(e, output=output) for e in effects]
         if kind == "pd":
-            return _pd_only(effects, title)
+            return _pd_only(effects, title, target_unit)
         if kind == "ice":
-            return plot_ice(effects, title=title)
-        return plot_centered_ice(effects, title=title)
+            return plot_ice(effects, title=title, target_unit=target_unit)
+        return plot_centered_ice(effects, title=title, target_unit=target_unit)
     if kind == "pd_vs_ale":
         from ..plots.ale import plot_pd_vs_ale
 
-        table = pd.read_csv(sources["ale"], keep_default_na=False, na_values=[""])
-        return plot_pd_vs_ale(table, entry["features"], ncols=min(len(entry["features"]), 4), title=title)
+        table = read_csv(sources["ale"], keep_default_na=False, na_values=[""])
+        return plot_pd_vs_ale(
+            table, entry["features"], ncols=min(len(entry["features"]), 4), title=title, target_unit=target_unit
+        )
     if kind in ("rashomon_member_reliance", "rashomon_rank_heatmap"):
         from ..plots.rashomon import plot_member_reliance, plot_rank_heatmap
 
-        members = pd.read_csv(sources["members"])
+        members = read_csv(sources["members"])
         scope = entry.get("scope", "gradient_boosting")
         plot = plot_member_reliance if kind == "rashomon_member_reliance" else plot_rank_heatmap
         return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio", title=title)
@@ -263,33 +279,34 @@ def render_figure(
         from ..plots import shap as plot_shap
 
         result = read_joblib(sources["shap"])
+        unit = {"target_unit": target_unit}
         if kind == "shap_bar":
-            return plot_shap.plot_shap_bar(result, title=title)
+            return plot_shap.plot_shap_bar(result, title=title, **unit)
         if kind == "shap_beeswarm":
-            return plot_shap.plot_shap_beeswarm(result, title=title)
+            return plot_shap.plot_shap_beeswarm(result, title=title, **unit)
         if kind == "shap_dependence":
             from ..explain.shapley import global_importance
 
             top = global_importance(result).sort_values("rank")["feature"].head(2).tolist()
-            return plot_shap.plot_shap_dependence(result, entry.get("features", top), title=title)
+            return plot_shap.plot_shap_dependence(result, entry.get("features", top), title=title, **unit)
         if kind.startswith("shap_force_"):
             from ..plots.shap_force import force_rows, plot_shap_force
 
             return plot_shap_force(result, force_rows(result)[kind.removeprefix("shap_force_")], title=title)
         which = kind.removeprefix("shap_waterfall_")
-        return plot_shap.plot_shap_waterfall(result, plot_shap.local_rows(result)[which], title=title)
+        return plot_shap.plot_shap_waterfall(result, plot_shap.local_rows(result)[which], title=title, **unit)
     if kind == "response_vs_features":
         from ..io import read_json
         from ..plots.seed000 import plot_response_vs_features
 
         info = read_json(sources["prepared_info"])
-        frame = pd.read_csv(sources["prepared"])
+        frame = read_csv(sources["prepared"])
         return plot_response_vs_features(frame, info["target"], features=info["features"], title=title)
     if kind == "importance_before_shap":
         from ..plots.seed000 import plot_importance_before_shap
 
         return plot_importance_before_shap(
-            importance_before_shap(pd.read_csv(sources["split_gain"]), pd.read_csv(sources["reliance"]), loss=loss),
+            importance_before_shap(read_csv(sources["split_gain"]), read_csv(sources["reliance"]), loss=loss),
             permutation_std="permutation_importance_std",
             permutation_label=f"permutation importance: MR ratio (test {loss})",
             title=title,
@@ -303,7 +320,7 @@ def render_figure(
 
             fig = plot(read_joblib(sources["model"]))
         else:
-            fig = plot(pd.read_csv(sources["table"]))
+            fig = plot(read_csv(sources["table"]))
         if title:
             fig.suptitle(title)
         return fig
@@ -371,7 +388,7 @@ def render_table(
     kind = entry["kind"]
     if kind == "test_metrics":
         d = entry["dataset"]
-        metrics = pd.read_csv(sources["metrics"])
+        metrics = read_csv(sources["metrics"])
         metrics = metrics[metrics["dataset"] == d].set_index("model")
         published = {r["model"]: r for r in reference["test_metrics"]["rows"] if r["dataset"] == d}
         rows = []
@@ -386,7 +403,7 @@ def render_table(
         table = pd.DataFrame(rows)
         caption = entry.get("caption", f"Test-set metrics, {d} (reproduced and as published)")
     elif kind == "abalone_top15":
-        comp = pd.read_csv(sources["comparison"])
+        comp = read_csv(sources["comparison"])
         table = pd.DataFrame(
             {
                 "Rank": comp["rank"],

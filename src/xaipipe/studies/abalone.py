@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..config._base import check_family
+from ..io import read_csv
 from ..models.cv import cross_validate_grid, n_fit_units, summarize_cv
 
 __all__ = [
@@ -320,7 +321,7 @@ def affine_rmse(table: pd.DataFrame, scale: float, transform: str) -> pd.DataFra
 def load_published(path: str | Path) -> pd.DataFrame:
     """Table 4.1 as transcribed (``shared/reference/thesis_abalone_rashomon_top15.csv``):
     ``rank``, ``cv_rmse``, ``learning_rate``, ``loss``, ``max_depth``, ``n_estimators``."""
-    table = pd.read_csv(path)
+    table = read_csv(path)
     need = {"rank", "cv_rmse", "learning_rate", "loss", "max_depth", "n_estimators"}
     missing = need - set(table.columns)
     if missing:

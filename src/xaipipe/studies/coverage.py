@@ -95,7 +95,7 @@ from __future__ import annotations
 
 import logging
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -103,8 +103,23 @@ import pandas as pd
 
 from ..config.rashomon import RashomonSettings
 from ..config.studies import COVERAGE_LEARNER_CONFIG, COVERAGE_LEARNERS, COVERAGE_RASHOMON_CONFIG, CoverageSettings
+from .coverage_effects import attach_f_star, effect_spec, effect_truth, learner_effect_rows, truth_row, truth_rows
+from .coverage_table import (  # re-exported: the table layer (split from this module, issue 45)
+    _MCR_QUANTITIES,
+    COVERAGE_COLUMNS,
+    DEFAULT_NOMINAL,
+    REPETITION_COLUMNS,
+    coverage_table,
+)
 
-__all__ = ["COVERAGE_COLUMNS", "REPETITION_COLUMNS", "CoverageTables", "coverage_audit", "coverage_table"]
+__all__ = [
+    "COVERAGE_COLUMNS",
+    "DEFAULT_NOMINAL",
+    "REPETITION_COLUMNS",
+    "CoverageTables",
+    "coverage_audit",
+    "coverage_table",
+]
 
 #: The defaults of (a) -- learners (family -> one fixed configuration), their options -- and (b), the
 #: model class and the ε rule: the config's (``coverage``, :mod:`xaipipe.config.studies`).
@@ -112,58 +127,6 @@ DEFAULT_LEARNERS = COVERAGE_LEARNERS
 DEFAULT_LEARNER_CONFIG = COVERAGE_LEARNER_CONFIG
 DEFAULT_RASHOMON_CONFIG = COVERAGE_RASHOMON_CONFIG
 
-#: Nominal levels of the learner intervals in :func:`coverage_table`.
-DEFAULT_NOMINAL = (0.5, 0.8, 0.9, 0.95, 0.99)
-
-#: Columns of the per-repetition table (one row per repetition x interval).
-REPETITION_COLUMNS = [
-    "repetition",
-    "n",
-    "quantity",
-    "family",
-    "scope",
-    "epsilon_mode",
-    "epsilon",
-    "feature",
-    "active",
-    "grid_value",
-    "estimate",
-    "se",
-    "se_naive",
-    "df",
-    "ci_low",
-    "ci_high",
-    "population_low",
-    "population_high",
-    "n_members",
-    "truth",
-    "truth_learner",
-    "truth_learner_se",
-]
-
-#: Columns of :func:`coverage_table`.
-COVERAGE_COLUMNS = [
-    "quantity",
-    "interval",
-    "target",
-    "family",
-    "scope",
-    "epsilon_mode",
-    "epsilon",
-    "feature",
-    "grid_value",
-    "nominal",
-    "coverage",
-    "coverage_se",
-    "n_intervals",
-    "n_repetitions",
-    "n",
-    "mean_width",
-    "mean_error",
-]
-
-_LEARNER_QUANTITIES = ("learner_pd", "learner_mr_ratio", "learner_mr_difference")
-_MCR_QUANTITIES = {"mr_ratio": "mcr_ratio", "mr_difference": "mcr_difference"}
 _TASK = "regression"
 
 
@@ -198,8 +161,9 @@ def _split_sizes(n: int, test_size: float, cv_folds: int) -> tuple[int, int]:
 # ----------------------------------------------------------------------------- learner truth
 
 
-def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, pd_idx, grid):
-    """One fresh-data fit of a learner: population PD at the grid and MR of every variable."""
+def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, pd_spec, effect_spec):
+    """One fresh-data fit of a learner: population PD at the grid and MR of every variable (and its
+    SHAP importance and ALE, :func:`~xaipipe.studies.coverage_effects.effect_truth`)."""
     from threadpoolctl import threadpool_limits
 
     from ..data.simulated import simulate
@@ -207,6 +171,7 @@ def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, 
     from ..models.boosting import fit_estimator
 
     s_train, s_eval, s_model = seeds
+    pd_idx, grid = pd_spec
     with threadpool_limits(limits=1):
         train = simulate(dgp, n=n1, p=p, noise_sd=noise_sd, random_state=s_train)
         ev = simulate(dgp, n=2 * n_eval, p=p, noise_sd=noise_sd, random_state=s_eval).to_numpy()
@@ -234,7 +199,8 @@ def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, 
             Xs[:, j] = donor[:, j]
             switched.append(Xs)
         e_switch = ((y[None, :] - model.predict(np.vstack(switched)).reshape(p, n_eval)) ** 2).mean(axis=1)
-    return m, pd_values, e_switch / e_orig, e_switch - e_orig
+        effects = effect_truth(model, X, train.to_numpy()[:, :p], effect_spec)
+    return m, pd_values, e_switch / e_orig, e_switch - e_orig, effects
 
 
 def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, root, n_jobs) -> pd.DataFrame:
@@ -246,25 +212,18 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
     pd_idx = [names.index(f) for f in lc["pd_features"]]
     grid = [float(z) for z in lc["grid"]]
     seeds = [tuple(_ints(child, 3)) for child in root.spawn(M)]
+    _, truth_spec = effect_spec(lc, names)
     out = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(_truth_fit)(m, seeds[m], dgp, p, noise_sd, family, params, options, n1, n_eval, pd_idx, grid)
+        delayed(_truth_fit)(
+            m, seeds[m], dgp, p, noise_sd, family, params, options, n1, n_eval, (pd_idx, grid), truth_spec
+        )
         for m in range(M)
     )
     out = sorted(out, key=lambda r: r[0])
     rows = []
 
     def add(quantity, feature, grid_value, values):
-        v = np.asarray(values, dtype=float)
-        rows.append(
-            {
-                "family": family,
-                "quantity": quantity,
-                "feature": feature,
-                "grid_value": grid_value,
-                "truth_learner": float(v.mean()),
-                "truth_learner_se": float(v.std(ddof=1) / np.sqrt(M)),
-            }
-        )
+        rows.append(truth_row(family, quantity, feature, grid_value, values))
 
     pd_all = np.array([r[1] for r in out])
     k = 0
@@ -277,15 +236,18 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
     for j, name in enumerate(names):
         add("learner_mr_ratio", name, np.nan, ratio[:, j])
         add("learner_mr_difference", name, np.nan, diff[:, j])
+    rows += truth_rows(family, [r[4] for r in out], names, lc, truth_spec)
     return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------- one repetition
 
 
-def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list[dict]:
+def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> tuple[list[dict], list[dict]]:
+    """The repetition's learner-PD / PFI rows, and its learner-SHAP / ALE rows (issue 45)."""
     from ..explain.learner import RefitDesign, estimator_factory, learner_pd_pfi
 
+    effects, _ = effect_spec(lc, names)
     design = RefitDesign(
         n_refits=int(lc["n_refits"]),
         fraction=float(lc["fraction"]),
@@ -302,6 +264,7 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list
         pd_features=list(lc["pd_features"]),
         grids={f: list(lc["grid"]) for f in lc["pd_features"]},
         n_jobs=1,
+        effects=effects,
     )
     rows = []
     for rec in res.pd.itertuples(index=False):
@@ -333,7 +296,7 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> list
                     "df": int(rec["n_refits"]) - 1,
                 }
             )
-    return rows
+    return rows, learner_effect_rows(r, family, res)
 
 
 def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_pop, y_pop, pop_seed) -> list[dict]:
@@ -453,9 +416,13 @@ def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners
         X, y = frame[names].to_numpy(), frame["y"].to_numpy()
         split = make_split(y, _TASK, test_size=test_size, n_folds=cv_folds, random_state=split_seed)
         tr, te = np.asarray(split["train"]), np.asarray(split["test"])
-        rows = []
+        rows, effect_rows = [], []
         for family, params in learners.items():
-            rows += _learner_rows(r, family, params, (options or {}).get(family), X[tr], y[tr], names, lc, learner_seed)
+            learner, effects = _learner_rows(
+                r, family, params, (options or {}).get(family), X[tr], y[tr], names, lc, learner_seed
+            )
+            rows += learner
+            effect_rows += effects
         if rc is not None:
             pop = simulate(dgp, n=int(rc["population_rows"]), p=p, noise_sd=noise_sd, random_state=pop_seed)
             rows += _mcr_rows(
@@ -473,7 +440,7 @@ def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners
                 pop["y"].to_numpy(),
                 pop_seed,
             )
-    return r, rows
+    return r, rows, effect_rows
 
 
 # ----------------------------------------------------------------------------- public API
@@ -652,11 +619,13 @@ def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTa
         )
         for r in range(R)
     )
-    for r, part in jobs:  # in repetition order
-        out.append((r, part))
+    for r, part, effects in jobs:  # in repetition order
+        out.append((r, part, effects))
         if (r + 1) % max(R // 10, 1) == 0 or r + 1 == R:
             log.info("repetition %d of %d done", r + 1, R)
-    rows = [row for _, part in sorted(out, key=lambda t: t[0]) for row in part]
+    out = sorted(out, key=lambda t: t[0])
+    # the learner-SHAP / ALE rows (issue 45) after every other row: those keep their places
+    rows = [row for _, part, _ in out for row in part] + [row for _, _, effects in out for row in effects]
     reps = pd.DataFrame(rows)
     for col in REPETITION_COLUMNS:
         if col not in reps:
@@ -676,168 +645,10 @@ def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTa
     for q, col in (("ratio", "mr_ratio"), ("difference", "mr_difference")):
         sel = reps["quantity"].isin([f"learner_mr_{q}", f"mcr_{q}"]).to_numpy()
         truth[sel] = mr_truth.loc[reps.loc[sel, "feature"], col].to_numpy(dtype=float)
-    reps["truth"] = truth
+    reps["truth"] = attach_f_star(reps, truth, model, lc, p)  # learner-ALE: the ALE of f* (closed form)
     reps = reps.drop(columns=["truth_learner", "truth_learner_se"])
     reps["_g"] = reps["grid_value"].fillna(-999.0)
     lt = learner_truth.assign(_g=learner_truth["grid_value"].astype(float).fillna(-999.0)).drop(columns="grid_value")
     reps = reps.merge(lt, on=["family", "quantity", "feature", "_g"], how="left", validate="many_to_one")
     reps = reps.drop(columns="_g")[REPETITION_COLUMNS]
     return CoverageTables(reps, coverage_table(reps, nominal=nominal))
-
-
-def _aggregate(rep: np.ndarray, covered: np.ndarray, width: np.ndarray, error: np.ndarray) -> dict:
-    """Coverage of a group of intervals: mean over repetitions of the per-repetition share, cluster SE."""
-    _, inv = np.unique(rep, return_inverse=True)
-    per_rep = np.bincount(inv, weights=covered.astype(float)) / np.bincount(inv)
-    return {
-        "coverage": float(per_rep.mean()),
-        "coverage_se": float(per_rep.std(ddof=0) / np.sqrt(per_rep.size)),
-        "n_intervals": int(rep.size),
-        "n_repetitions": int(per_rep.size),
-        "mean_width": float(np.mean(width)),
-        "mean_error": float(np.mean(error)) if np.isfinite(error).all() else float("nan"),
-    }
-
-
-def _feature_groups(feats: np.ndarray, grid: np.ndarray, active: np.ndarray, per_grid_point: bool):
-    """(feature label, grid value, mask) for each reporting level: grid point, feature, active/irrelevant, all."""
-    if per_grid_point:
-        for f in pd.unique(feats):
-            for z in pd.unique(grid[feats == f]):
-                yield f, float(z), (feats == f) & (grid == z)
-    for f in pd.unique(feats):
-        yield f, np.nan, feats == f
-    if active.any() and (~active).any():
-        yield "active", np.nan, active
-        yield "irrelevant", np.nan, ~active
-    yield "all", np.nan, np.ones(feats.size, dtype=bool)
-
-
-def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFAULT_NOMINAL) -> pd.DataFrame:
-    """Empirical coverage with Monte-Carlo standard errors, from the per-repetition table.
-
-    Parameters
-    ----------
-    repetitions : DataFrame
-        :data:`REPETITION_COLUMNS` (the first output of :func:`coverage_audit`, or
-        that table read back from CSV).
-    nominal : sequence of float in (0, 1)
-        Levels of the learner intervals (``estimate ± t_{(1+c)/2, df} se``).
-
-    Returns
-    -------
-    DataFrame
-        :data:`COVERAGE_COLUMNS`. Learner rows: one per ``quantity`` x
-        ``interval`` (``corrected``, ``naive``) x ``target`` (``f_star``,
-        ``learner``) x ``family`` x ``nominal`` x reporting level; MCR rows: one
-        per ``quantity`` x ``interval`` (``mcr``: the test-split interval;
-        ``population_members``: the members' MR on the fresh sample) x ``scope``
-        x ``epsilon`` x level, ``target`` ``f_star`` and ``nominal`` NaN (MCR is
-        not a confidence interval and has no nominal level). Reporting levels
-        (``feature``, ``grid_value``): each PD grid point (learner-PD only),
-        each variable (``grid_value`` NaN: over its grid points), ``active`` /
-        ``irrelevant`` (variables f* depends on / does not), ``all``.
-        ``coverage`` = mean over repetitions of the share of the level's
-        intervals that contain the target, ``coverage_se`` = sd over repetitions
-        of that share / sqrt(R) (``ddof=0``; :math:`\\sqrt{c(1-c)/R}` for one
-        interval per repetition), ``mean_width`` (target units), ``mean_error`` =
-        mean of ``estimate - target`` (for MCR the reference model's MR minus the
-        truth).
-
-    Raises
-    ------
-    ValueError
-        Missing columns or a nominal level outside (0, 1).
-    """
-    from scipy import stats
-
-    from ..validation import check_confidence
-
-    missing = [c for c in REPETITION_COLUMNS if c not in repetitions.columns]
-    if missing:
-        raise ValueError(f"repetitions lacks columns {missing}")
-    levels = [check_confidence(c, "nominal") for c in nominal]
-    reps = repetitions.copy()
-    for col in ("family", "scope", "epsilon_mode"):
-        reps[col] = reps[col].astype(object).where(reps[col].notna(), "").astype(str)
-    out = []
-    learner = reps[reps["quantity"].isin(_LEARNER_QUANTITIES)]
-    for (quantity, family), part in learner.groupby(["quantity", "family"], sort=False):
-        est = part["estimate"].to_numpy(dtype=float)
-        df = part["df"].to_numpy(dtype=float)
-        rep = part["repetition"].to_numpy()
-        levels_of = list(
-            _feature_groups(
-                part["feature"].to_numpy(),
-                part["grid_value"].to_numpy(dtype=float),
-                part["active"].to_numpy(dtype=bool),
-                quantity == "learner_pd",
-            )
-        )
-        for target, tcol in (("f_star", "truth"), ("learner", "truth_learner")):
-            tv = part[tcol].to_numpy(dtype=float)
-            if not np.isfinite(tv).all():
-                continue
-            for interval, scol in (("corrected", "se"), ("naive", "se_naive")):
-                se = part[scol].to_numpy(dtype=float)
-                for c in levels:
-                    t = stats.t.ppf(0.5 + c / 2.0, df)
-                    lo, hi = est - t * se, est + t * se
-                    covered = (lo <= tv) & (tv <= hi)
-                    for feature, z, mask in levels_of:
-                        rec = {
-                            "quantity": quantity,
-                            "interval": interval,
-                            "target": target,
-                            "family": family,
-                            "scope": "",
-                            "epsilon_mode": "",
-                            "epsilon": np.nan,
-                            "feature": feature,
-                            "grid_value": z,
-                            "nominal": c,
-                        }
-                        rec.update(_aggregate(rep[mask], covered[mask], (hi - lo)[mask], (est - tv)[mask]))
-                        out.append(rec)
-    mcr = reps[reps["quantity"].isin(_MCR_QUANTITIES.values())]
-    for (quantity, scope, mode, eps), part in mcr.groupby(["quantity", "scope", "epsilon_mode", "epsilon"], sort=False):
-        tv = part["truth"].to_numpy(dtype=float)
-        est = part["estimate"].to_numpy(dtype=float)
-        rep = part["repetition"].to_numpy()
-        levels_of = list(
-            _feature_groups(
-                part["feature"].to_numpy(),
-                part["grid_value"].to_numpy(dtype=float),
-                part["active"].to_numpy(dtype=bool),
-                False,
-            )
-        )
-        for interval, (lcol, hcol) in (
-            ("mcr", ("ci_low", "ci_high")),
-            ("population_members", ("population_low", "population_high")),
-        ):
-            lo, hi = part[lcol].to_numpy(dtype=float), part[hcol].to_numpy(dtype=float)
-            if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
-                continue
-            covered = (lo <= tv) & (tv <= hi)
-            for feature, z, mask in levels_of:
-                rec = {
-                    "quantity": quantity,
-                    "interval": interval,
-                    "target": "f_star",
-                    "family": "",
-                    "scope": scope,
-                    "epsilon_mode": mode,
-                    "epsilon": float(eps),
-                    "feature": feature,
-                    "grid_value": z,
-                    "nominal": np.nan,
-                }
-                rec.update(_aggregate(rep[mask], covered[mask], (hi - lo)[mask], (est - tv)[mask]))
-                out.append(rec)
-    table = pd.DataFrame(out)
-    if table.empty:
-        return pd.DataFrame(columns=COVERAGE_COLUMNS)
-    ns = reps["n"].dropna().unique()
-    table["n"] = int(ns[0]) if ns.size == 1 else np.nan
-    return table[COVERAGE_COLUMNS]

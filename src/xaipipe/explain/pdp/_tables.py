@@ -299,8 +299,9 @@ def pd_ice_tables(
     reliance: pd.DataFrame | None = None,
     top: Sequence[str] | None = None,
     extra: Sequence[str] = (),
+    pair: Sequence[str] | None = None,
 ) -> PdIceTables:
-    """The ``pd_ice`` rule: effects of the top variables (and extra ones) and the 2-D PD of the top pair.
+    """The ``pd_ice`` rule: effects of the top variables (and extra ones) and the 2-D PD of a pair.
 
     Parameters
     ----------
@@ -339,14 +340,17 @@ def pd_ice_tables(
         The ranked variables instead (rank 1 first); give exactly one of ``reliance`` and ``top``.
     extra : sequence of str
         Further variables (e.g. those of thesis figures), rank 0 in the table.
+    pair : (str, str), optional
+        The variables of the 2-D PD (the rule: the pair of largest H² among the top variables,
+        :func:`xaipipe.explain.pair_choice.strongest_h2_pair`); None: the first two of ``top``.
 
     Returns
     -------
     PdIceTables
         ``curves``: :func:`effects_table` with a leading ``rank`` column (1 = largest MR, 0 for
-        ``extra``); ``pairs``: :func:`pair_table` of the two first top variables, numeric or
-        one-hot groups (:func:`explain_pair`; empty, with its columns, when there are fewer than
-        two).
+        ``extra``); ``pairs``: :func:`pair_table` of ``pair`` (default the two first top variables),
+        numeric or one-hot groups (:func:`explain_pair`; empty, with its columns, when there are
+        fewer than two top variables and no ``pair``).
     """
     from ...models.forest_store import plans_predictions, predict_in_one_pass
 
@@ -355,11 +359,12 @@ def pd_ice_tables(
     if reliance is not None:
         top = ranked_features(reliance, settings, settings.top_k)
     if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
-        return predict_in_one_pass(model, lambda m: pd_ice_tables(m, data, settings, top=top, extra=extra))
+        return predict_in_one_pass(model, lambda m: pd_ice_tables(m, data, settings, top=top, extra=extra, pair=pair))
     X, classes, random_state = data.X_test, data.classes, settings.seed
     kwargs = dict(
         top=top,
         extra=extra,
+        pair=None if pair is None else tuple(pair),
         feature_names=data.features,
         feature_groups=data.feature_groups,
         row_ids=data.test_rows,
@@ -441,6 +446,7 @@ def _pd_ice_class(
     *,
     top,
     extra,
+    pair,
     feature_names,
     feature_groups,
     row_ids,
@@ -491,9 +497,10 @@ def _pd_ice_class(
     if n_total is not None:  # large-data policy: the SE of each subsample PD, after the curves
         curves = pd.concat([curves] + [_pd_se_rows(e, n_total) for e in effects], ignore_index=True)
     curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
-    if len(top) >= 2:
-        pair = explain_pair(model, X, tuple(top[:2]), feature_groups=groups, resolution=pair_resolution, **common)
-        pairs = pair_table(pair)
+    if pair is None and len(top) >= 2:
+        pair = tuple(top[:2])
+    if pair is not None:
+        pairs = pair_table(explain_pair(model, X, pair, feature_groups=groups, resolution=pair_resolution, **common))
     else:
         pairs = pd.DataFrame(columns=_PAIR_COLUMNS)
     return curves, pairs

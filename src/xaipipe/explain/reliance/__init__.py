@@ -75,7 +75,11 @@ Honest Monte-Carlo error (:mod:`._mc_error`)
 The reported ``*_se = sd / sqrt(R)`` is unbiased in variance but unreliable for ``R = 20`` draws of a
 skewed variable; :func:`exact_monte_carlo_se` computes the exact SE of the ``permutation`` and
 ``e_divide`` estimates from the ``n × n`` switched losses (Hoeffding 1951; the matching formula in
-:mod:`._mc_error`). The default tables keep ``sd / sqrt(R)``.
+:mod:`._mc_error`). :meth:`RelianceResult.to_frame` reports ``sd / sqrt(R)``; ``model_reliance.csv``
+(:func:`xaipipe.explain.summary.reliance_report`) reports for ``e_divide`` the exact SE from the
+switched losses its ``e_switch`` estimate keeps (``model_reliance(..., switch_matrix=True)``,
+:func:`matching_draw_variance`: exact on all rows, a U-statistic estimate from the ``e_switch``
+subsample).
 
 Under dependent features (:mod:`._conditional`)
 -----------------------------------------------
@@ -160,7 +164,7 @@ from ._conditional import (
     grouped_model_reliance,
 )
 from ._linear import linear_coefficients
-from ._mc_error import draw_variance, exact_monte_carlo_se, switch_loss_matrix
+from ._mc_error import draw_variance, exact_monte_carlo_se, matching_draw_variance, switch_loss_matrix
 from ._model_reliance import METHODS, model_reliance
 
 __all__ = [
@@ -171,6 +175,7 @@ __all__ = [
     "grouped_model_reliance",
     "draw_variance",
     "exact_monte_carlo_se",
+    "matching_draw_variance",
     "switch_loss_matrix",
     "DEFAULT_MAX_ROWS",
     "ESTIMATORS",

@@ -442,6 +442,10 @@ class RelianceResult:
         ``(mr_ratio_se, mr_difference_se)`` of ``e_switch`` on a subsample of the rows as an
         estimate of the all-rows value (``model_reliance(..., max_samples=, subsample_se=True)``;
         :class:`._subsample.PairSums`); :meth:`to_frame` reports them as the ``*_se`` columns.
+    switch_losses : ndarray of shape (m, G, n, n), or None
+        ``e_switch`` with ``switch_matrix=True``: the switched losses ``M[i, g, r, d]`` the
+        estimate is formed from (:class:`._mc_error.SwitchLosses`; ``n = n_samples``), for the
+        exact Monte-Carlo SE of ``e_divide`` (:func:`._mc_error.matching_draw_variance`).
     """
 
     features: list
@@ -454,6 +458,7 @@ class RelianceResult:
     n_estimators: list | None = None
     method: str = "generic"
     subsample_se: tuple | None = None
+    switch_losses: np.ndarray | None = None
 
     @property
     def deterministic(self) -> bool:

@@ -37,6 +37,27 @@ computed exactly instead of estimated:
 The SE of the mean of ``R`` draws is the SD of one draw over :math:`\\sqrt R`; the MR ratio's is
 that over ``e_orig`` (the draws share ``e_orig``). ``tests/explain/reliance/test_mc_error.py``
 checks both variances by enumerating every permutation / halving of small samples.
+
+The e_divide SE of the MR tables (:func:`matching_draw_variance`)
+-----------------------------------------------------------------
+``model_reliance.csv`` reports, for ``e_divide``, this exact SE rather than ``sd / sqrt(R)``, and at
+no extra model evaluations: the ``e_switch`` estimate of the same model, loss and variables is
+formed from the very matrix ``M`` (every ordered pair once, and the unchanged losses), which
+:func:`~xaipipe.explain.reliance.model_reliance` keeps on request (``switch_matrix=True``,
+:class:`SwitchLosses`). Where ``e_switch`` runs on a seeded subsample of ``m < n`` rows (config
+``explain.reliance.e_switch_max_rows``), the variance of a halving of all ``n`` rows is *estimated*
+from the ``m x m`` matrix: :math:`A`, the sum over pairs sharing one row :math:`B = R_2 - 2A` and
+the sum over ordered pairs of disjoint pairs :math:`D = \\Sigma^2 + A - R_2` are sums over
+configurations of 2, 3 and 4 distinct rows, so their averages over the subsample's configurations
+are unbiased for the population's (U-statistics of a sample drawn without replacement), and the
+variance, linear in them,
+
+.. math:: \\pi_1(1 - \\pi_1) \\binom n2 \\hat a + (\\pi_2 - \\pi_1^2) \\binom n2 \\binom{n-2}2 \\hat d
+          - \\pi_1^2 n(n-1)(n-2) \\hat b,
+
+with the :math:`\\pi`'s of ``n``, is unbiased for the ``n``-row variance (exact when ``m = n``;
+checked by enumerating every subsample of small ``n``). The coefficients sum to zero (a constant
+shift of ``S`` changes no draw's spread), so ``S`` is centred first, for the arithmetic.
 """
 
 from __future__ import annotations
@@ -50,7 +71,7 @@ from ...losses import resolve_loss
 from ...validation import check_int
 from ._base import DEFAULT_MAX_ROWS, check_X, check_y, features_from_groups, resolve_features
 
-__all__ = ["switch_loss_matrix", "draw_variance", "exact_monte_carlo_se"]
+__all__ = ["switch_loss_matrix", "draw_variance", "exact_monte_carlo_se", "SwitchLosses", "matching_draw_variance"]
 
 
 def switch_loss_matrix(
@@ -143,6 +164,114 @@ def draw_variance(M: np.ndarray, estimator: str) -> tuple[np.ndarray, np.ndarray
         mean = p1 * Sig / (2 * h)
         return mean, np.clip(var_t, 0.0, None) / (2 * h) ** 2
     raise ValueError(f"the exact Monte-Carlo error is defined for 'permutation' and 'e_divide', not {estimator!r}")
+
+
+class SwitchLosses:
+    """The switched-loss matrices of an ``e_switch`` pass, gathered from the losses the estimate is
+    formed from (no more predictions): ``M[member][g, r, d]`` (:func:`switch_loss_matrix`'s entries).
+
+    The hook of :func:`~xaipipe.explain.reliance.model_reliance` (``switch_matrix=True``): the
+    engine and the generic path call :meth:`add` with each batch's losses by recipient and donor and
+    :meth:`add_unchanged` with the unchanged rows' losses (the diagonal), as they call
+    :class:`~xaipipe.explain.reliance._subsample.PairSums`.
+
+    Parameters
+    ----------
+    n : int
+        Rows: each matrix is ``n x n`` (``8 n²`` bytes per member and variable).
+    n_groups : int
+        Variables ``G``.
+    """
+
+    def __init__(self, n: int, n_groups: int):
+        self.n, self.n_groups = int(n), int(n_groups)
+        self._M: dict[int, np.ndarray] = {}
+
+    def _of(self, member: int) -> np.ndarray:
+        if member not in self._M:
+            self._M[member] = np.full((self.n_groups, self.n, self.n), np.nan)
+        return self._M[member]
+
+    def add(self, members, g: int, recipients: np.ndarray, donors: np.ndarray, losses: np.ndarray) -> None:
+        """Losses (shape ``(rows,)``) of rows ``recipients[q]`` with variable ``g`` of rows ``donors[q]``."""
+        for i in members:
+            self._of(i)[g, recipients, donors] = losses
+
+    def add_unchanged(self, members, losses: np.ndarray) -> None:
+        """The unchanged rows' losses (shape ``(n,)``): every variable's diagonal."""
+        rows = np.arange(self.n)
+        for i in members:
+            self._of(i)[:, rows, rows] = np.asarray(losses, dtype=np.float64)
+
+    def matrices(self) -> np.ndarray:
+        """Shape ``(members, G, n, n)``, members in order.
+
+        Raises
+        ------
+        RuntimeError
+            An entry was never filled (not every ordered pair was evaluated).
+        """
+        out = np.stack([self._M[i] for i in sorted(self._M)])
+        if np.isnan(out).any():
+            raise RuntimeError("the switched-loss matrix is incomplete: not every ordered pair was evaluated")
+        return out
+
+
+def matching_draw_variance(M: np.ndarray, n_total: int | None = None) -> np.ndarray:
+    """The variance of one ``e_divide`` halving of ``n_total`` rows, from a matrix of ``m`` of them.
+
+    Parameters
+    ----------
+    M : ndarray of shape (..., m, m)
+        Switched losses ``M[r, d]`` (recipient ``r``, donor ``d``; the diagonal is not used) of ``m``
+        rows: all the rows (then exact), or a uniform random subsample of them without replacement
+        (then an unbiased estimate; module docstring).
+    n_total : int, optional
+        Rows of the halvings (``n >= m``; default ``m``).
+
+    Returns
+    -------
+    ndarray of shape (...)
+        Variance of one halving's switched loss (squared loss units); :func:`draw_variance`'s
+        ``e_divide`` variance when ``n_total = m``. Clipped at 0 (an estimate can fall below).
+
+    Raises
+    ------
+    ValueError
+        ``m < 4`` rows with ``n_total > m``, ``n_total < m``, or a non-square matrix.
+    """
+    M = np.asarray(M, dtype=np.float64)
+    m = M.shape[-1]
+    if M.shape[-2] != m:
+        raise ValueError(f"M must be square in its last two axes, got shape {M.shape}")
+    n = m if n_total is None else int(n_total)
+    if n < m:
+        raise ValueError(f"n_total ({n}) must be at least the matrix's rows ({m})")
+    if m < 4 and n > m:
+        raise ValueError(f"estimating the {n}-row variance needs at least 4 rows, got {m}")
+    if n < 2:
+        raise ValueError("needs at least 2 rows")
+    S = M + np.swapaxes(M, -1, -2)
+    off = ~np.eye(m, dtype=bool)
+    S = S - (S[..., off].mean(axis=-1))[..., None, None]  # centred: the variance does not change
+    S[..., ~off] = 0.0
+    A = (S**2).sum(axis=(-1, -2)) / 2  # sum over unordered pairs of S²
+    r = S.sum(axis=-1)
+    R2 = (r**2).sum(axis=-1)
+    Sig = r.sum(axis=-1) / 2
+    B, D = R2 - 2 * A, Sig**2 + A - R2  # pairs sharing one row; ordered pairs of disjoint pairs
+    a = A / (m * (m - 1) / 2)
+    b = B / (m * (m - 1) * (m - 2)) if m >= 3 else np.zeros_like(A)
+    d = D / (m * (m - 1) * (m - 2) * (m - 3) / 4) if m >= 4 else np.zeros_like(A)
+    h = n // 2
+    p1 = 2.0 * h / (n * (n - 1))
+    p2 = 4.0 * h * (h - 1) / (n * (n - 1) * (n - 2) * (n - 3)) if n >= 4 else 0.0
+    var = (
+        p1 * (1 - p1) * a * (n * (n - 1) / 2)
+        + (p2 - p1**2) * d * (n * (n - 1) * (n - 2) * (n - 3) / 4)
+        - p1**2 * b * (n * (n - 1) * (n - 2))
+    )
+    return np.clip(var, 0.0, None) / (2 * h) ** 2
 
 
 def exact_monte_carlo_se(

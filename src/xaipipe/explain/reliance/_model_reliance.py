@@ -59,6 +59,7 @@ def model_reliance(
     max_samples: int | None = None,
     subsample_rows: int | None = None,
     subsample_se: bool = False,
+    switch_matrix: bool = False,
 ) -> RelianceResult:
     """Model reliance (Fisher, Rudin & Dominici 2019, §3) of a fitted model or of ``m`` models at once.
 
@@ -151,6 +152,15 @@ def model_reliance(
         projection, :meth:`._subsample.PairSums.standard_errors`), from the row and column sums
         of the very losses the estimate is formed from: no further predictions; the estimate
         is bitwise the same. The large-data policy turns it on (``large_data.reliance_rows``).
+    switch_matrix : bool, default False
+        ``estimator="e_switch"`` only: keep the ``n x n`` matrix of switched losses per member and
+        variable that the estimate is formed from, on its rows (all rows, or the ``max_samples``
+        subsample), in :attr:`RelianceResult.switch_losses` (shape ``(m, G, n, n)``,
+        ``8 m G n²`` bytes): no further predictions, the estimate bitwise the same (the linear
+        closed form, which forms no switched loss, evaluates them with ``n²`` predictions per
+        variable). For the exact Monte-Carlo SE of ``e_divide``
+        (:func:`xaipipe.explain.reliance.matching_draw_variance`; ``model_reliance.csv``). Not
+        with ``subsample_se``.
 
     Returns
     -------
@@ -257,20 +267,31 @@ def model_reliance(
         and (method == "engine" or (method == "auto" and engine_preferred(model, estimator, R)))
     )
 
+    matrix_rows = None  # the rows of the linear closed form's switch_matrix (its estimate takes them all)
     if max_samples is not None:
         if estimator != "e_switch":
             raise ValueError(f"max_samples applies to estimator='e_switch', not {estimator!r}")
         cap = check_int(max_samples, "max_samples", minimum=2)
-        if linear is None and n > cap:  # the seeded e_switch subsample (config e_switch_max_rows)
+        if n > cap:  # the seeded e_switch subsample (config e_switch_max_rows)
             rows = np.sort(np.random.default_rng(random_state).choice(n, cap, replace=False))
-            Xv, yv, n = Xv[rows], yv[rows], cap
+            if linear is None:
+                Xv, yv, n = Xv[rows], yv[rows], cap
+            else:
+                matrix_rows = rows
     designs = (
         []
         if linear is not None
         else switch_designs(estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows)
     )
     pairs = None
-    if subsample_se and max_samples is not None and linear is None and n < n_all:
+    if switch_matrix:
+        if estimator != "e_switch" or subsample_se:
+            raise ValueError("switch_matrix applies to estimator='e_switch' without subsample_se")
+        from ._mc_error import SwitchLosses
+
+        if linear is None:  # filled by the pass that forms the estimate
+            pairs = SwitchLosses(n, len(cols))
+    elif subsample_se and max_samples is not None and linear is None and n < n_all:
         from ._subsample import PairSums
 
         pairs = PairSums(n, len(cols))
@@ -304,6 +325,11 @@ def model_reliance(
         intercept = np.asarray([linear[1]], dtype=np.float64)
         e_sw = linear_e_switch(Xv, yv, coef, intercept, cols)[:, :, None]
         algorithm, path = "linear_closed_form", "linear"
+        if switch_matrix:  # the closed form forms no switched loss: evaluate them (m² rows per variable)
+            Xm, ym = (Xv, yv) if matrix_rows is None else (Xv[matrix_rows], yv[matrix_rows])
+            full = switch_designs("e_switch", len(ym), len(cols), max_rows_per_batch=max_rows)
+            pairs = SwitchLosses(len(ym), len(cols))  # the unchanged rows' losses: those of these rows
+            generic_sums(predict, Xm, ym, loss_fn, loss_name, cols, full, max_rows, pairs)
     else:
         e_sw = sums / divisor(estimator, n)
     return RelianceResult(
@@ -316,5 +342,6 @@ def model_reliance(
         n_samples=n,
         n_estimators=None if n_estimators is None else [int(k) for k in n_estimators],
         method=path,
-        subsample_se=None if pairs is None else pairs.standard_errors(n_all),
+        subsample_se=None if pairs is None or switch_matrix else pairs.standard_errors(n_all),
+        switch_losses=pairs.matrices() if switch_matrix else None,
     )

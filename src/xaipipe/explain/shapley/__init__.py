@@ -571,7 +571,10 @@ def shap_tables(model, data, settings: ShapSettings, *, n_jobs: int = 1) -> Shap
         ``model`` first.
     """
     X_test, X_train, test_rows, dataset = data.X_test, data.X_train, data.test_rows, data.dataset
-    feature_names, feature_groups, classes = data.features, data.feature_groups, data.classes
+    # one-hot and user groups: one variable each (their SHAP values summed)
+    from ...data.prepare import importance_groups
+
+    feature_names, feature_groups, classes = data.features, importance_groups(data), data.classes
     family, algorithm, random_state = settings.family, settings.algorithm, settings.seed
     max_rows, max_rows_forest = settings.max_rows, settings.max_rows_random_forest
     background_size, interactions = settings.background_size, settings.interactions

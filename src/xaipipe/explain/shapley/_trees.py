@@ -1,4 +1,4 @@
-"""The large-data tree sample of a forest's TreeSHAP (``large_data.shap_trees``; docs/performance.md).
+"""The large-data tree sample of a forest's TreeSHAP (``large_data.shap_trees``; docs/large_data.md).
 
 A random forest's (or extra trees') output is the mean of its ``T`` trees' outputs, and path-dependent
 TreeSHAP is additive over trees (Lundberg et al. 2020, Nat. Mach. Intell. 2:56-67; the chunked exact
