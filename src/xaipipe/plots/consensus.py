@@ -77,7 +77,9 @@ def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None, per_ro
         xs = np.linspace(0.0, 1.0, len(nodes) + 2)[1:-1] if len(nodes) > 1 else [0.5]
         for x, n in zip(xs, nodes):
             pos[n] = (float(x), -float(i))
-    for u, v in g.edges:
+    # the lines in a fixed order: networkx's transitive reduction yields the edges in set order, which
+    # follows the process's string-hash seed (PYTHONHASHSEED), and the figure's bytes followed it
+    for u, v in sorted(g.edges):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         ax.plot([x0, x1], [y0, y1], color="0.45", linewidth=0.9, zorder=1)
     fontsize = "small" if width <= 8 else "x-small" if width <= 16 else 5
