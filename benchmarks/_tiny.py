@@ -125,11 +125,11 @@ def standin_results(
         ``root``, holding ``data/<dataset>/{prepared.csv, prepared.json, split.json}`` and
         ``models/<dataset>/fitted/<family>.joblib`` (paths from :func:`xaipipe.paths.result_path`).
     """
+    from xaipipe.config import CVSettings
     from xaipipe.data.prepare import load_prepared
     from xaipipe.io import write_csv, write_joblib, write_json
     from xaipipe.models.fitting import fit_best
     from xaipipe.paths import result_path
-    from xaipipe.settings import CVSettings
 
     root = Path(root)
     cfg = load_config()
@@ -150,7 +150,7 @@ def standin_results(
                 options=cfg["estimator_options"].get(family, {}),
                 selection=cfg["selection"][task],
                 seed=int(cfg["seed"]),
-                beta=cfg["metrics"]["beta"] if task == "classification" else 1.0,
+                beta=cfg["metrics"]["beta"] if task == "classification" else None,
             )
             model = fit_best(data, settings, dict(params)).model
             write_joblib(result_path("model", str(root), dataset=name, family=family), model)

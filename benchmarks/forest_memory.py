@@ -67,12 +67,12 @@ def _data(n: int):
 
 
 def _step(args) -> dict:
+    from xaipipe.config import CVSettings
     from xaipipe.io import open_model, read_joblib, write_joblib
     from xaipipe.models.families import make_estimator
     from xaipipe.models.fitting import fit_best, fit_group
     from xaipipe.models.forest_blocks import forest_block_prefix_predictions
     from xaipipe.models.prefix import prefix_predictions
-    from xaipipe.settings import CVSettings
 
     X_train, y_train, X_test, y_test, train, valid = _data(args.n)
     work = Path(args.work)

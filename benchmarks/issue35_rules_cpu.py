@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from xaipipe.config import AleSettings, HStatisticSettings, RelianceSettings
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.dependence import (
     ale_tables,
@@ -38,13 +39,13 @@ from xaipipe.explain.dependence import (
     h_statistic_table,
     shap_interaction_tables,
 )
+from xaipipe.explain.ranking import ranked_features
 from xaipipe.io import read_joblib
 from xaipipe.plots.ale import ale_figures
 from xaipipe.plots.interactions import h_statistic_figures, plot_shap_interaction_matrix, plot_shap_interaction_summary
 from xaipipe.plots.multiplicity import plot_multiplicity
 from xaipipe.plots.style import figure_style
 from xaipipe.rashomon.multiplicity import multiplicity_tables
-from xaipipe.settings import AleSettings, HStatisticSettings, RelianceSettings
 
 
 def cpu(fn):
@@ -80,7 +81,7 @@ def run(results: Path, config: dict, datasets: list[str]) -> list[dict]:
             )
             rows.append({"dataset": d, "family": family, "part": "dependent_mr", "cpu_s": s})
             ale_settings = AleSettings.from_config(config, data.task)  # the ale rule's settings
-            ranking = ale_settings.ranked_features(marginal)
+            ranking = ranked_features(marginal, ale_settings)
             pairs = pd.read_csv(results / f"explain/{d}/{family}/pd_2d.csv")
             pair = tuple(pairs[["feature_1", "feature_2"]].iloc[0]) if len(pairs) else None
             s, (ale, ale_2d, _) = cpu(lambda: ale_tables(model, data, ale_settings, ranking=ranking, pair=pair))
@@ -164,7 +165,7 @@ def tiny_results(folder: Path, config: dict) -> Path:
             settings = dataclasses.replace(
                 RelianceSettings.from_config(config, data.task),
                 estimators=("permutation",),
-                task_losses=tuple(rel["losses"][data.task][:1]),
+                losses=tuple(rel["losses"][data.task][:1]),
                 n_repeats=3,
             )
             reliance, _ = reliance_tables(read_joblib(model_path), data, settings, family=family)

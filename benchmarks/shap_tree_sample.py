@@ -23,8 +23,8 @@ import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor
 
+from xaipipe.config import LargeDataSettings, ShapSettings
 from xaipipe.explain.shapley import shap_tables
-from xaipipe.settings import LargeDataSettings, ShapSettings
 
 
 def _tables(forest, X, Xb, names, *, random_state: int, large_data_trees: int | None = None):

@@ -58,10 +58,10 @@ def _tiny_store(work: Path) -> tuple[Path, Path]:
 
 
 def _tables(step: str, model, data, config: dict, ranking: list[str]):
+    from xaipipe.config import AleSettings, HStatisticSettings, PdIceSettings, RelianceSettings
     from xaipipe.explain.dependence import ale_tables, dependent_reliance_rows, h_statistic_table
     from xaipipe.explain.pdp import pd_ice_tables
     from xaipipe.explain.summary import reliance_tables
-    from xaipipe.settings import AleSettings, HStatisticSettings, PdIceSettings, RelianceSettings
 
     if step == "pd_ice":
         s = PdIceSettings.from_config(config, "regression")

@@ -1,10 +1,11 @@
-"""The package has no import cycle, and no module edits sys.path.
+"""The package has no import cycle, the settings are a leaf, and no module edits sys.path.
 
 The import graph is built from the source (``ast``): an edge ``a -> b`` for every
-``import`` / ``from ... import`` of a ``xaipipe`` module in ``a``, at module level or
-inside functions (a deferred import is still a dependency), but not inside
-``if TYPE_CHECKING:`` (never executed: annotations only). A cycle anywhere in
-``src/`` fails the test with the cycle printed.
+``import`` / ``from ... import`` of a ``xaipipe`` module in ``a``, at module level, inside
+functions (a deferred import is still a dependency) and inside ``if TYPE_CHECKING:`` (never
+executed, but the per-rule code hash, :mod:`xaipipe.report.code_version`, follows it like any
+other: a cycle hidden there still makes a rule's results follow code it does not run). A cycle
+anywhere in ``src/`` fails the test with the cycle printed.
 """
 
 from __future__ import annotations
@@ -39,16 +40,7 @@ def import_graph() -> dict[str, set[str]]:
     for mod, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         is_package = path.name == "__init__.py"
-        type_only = {
-            id(n)
-            for block in ast.walk(tree)
-            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
-            for stmt in block.body
-            for n in ast.walk(stmt)
-        }
         for node in ast.walk(tree):
-            if id(node) in type_only:
-                continue
             targets = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -100,11 +92,61 @@ def test_graph_sees_deferred_imports():
     assert "xaipipe.models.prefix" in graph["xaipipe.explain.reliance._model_reliance"]
 
 
-def test_graph_skips_type_checking_imports():
+def test_graph_counts_type_checking_imports():
     graph = import_graph()
-    # parsers imports DatasetEntry from registry for annotations only; registry imports parsers
-    assert "xaipipe.data.registry" not in graph["xaipipe.data.parsers"]
+    # sources imports DatasetEntry from registry for annotations only: an edge all the same
+    assert "xaipipe.data.registry" in graph["xaipipe.data.sources"]
     assert "xaipipe.data.parsers" in graph["xaipipe.data.registry"]
+
+
+#: What the settings (xaipipe.config) may import: themselves, the registries and the checks.
+CONFIG_MAY_IMPORT = (
+    "xaipipe.config",
+    "xaipipe._lazy",
+    "xaipipe.models.families",
+    "xaipipe.losses",
+    "xaipipe.validation",
+)
+
+
+def test_the_settings_are_a_leaf():
+    """xaipipe.config imports nothing but itself, the families registry, the losses and the checks
+    (and those import nothing of the package but what they import here): a rule's code hash that
+    reaches a settings class reaches no step."""
+    graph = import_graph()
+    closure, todo = set(), [m for m in graph if m.startswith("xaipipe.config")]
+    while todo:
+        m = todo.pop()
+        if m not in closure:
+            closure.add(m)
+            todo += [t for t in graph[m] if t not in _parents(m)]
+    allowed = {m for m in closure if m.startswith(CONFIG_MAY_IMPORT)} | {"xaipipe", "xaipipe.models"}
+    assert closure <= allowed, sorted(closure - allowed)
+
+
+def _package_imports(deferred: bool) -> int:
+    """Import statements of package modules in src/: inside functions (``deferred``) or in an
+    ``if TYPE_CHECKING:`` block."""
+    count = 0
+    for path in SRC.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        blocks = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        if not deferred:
+            blocks = [n for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)]
+        for node in {id(n): n for b in blocks for n in ast.walk(b)}.values():
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("xaipipe")):
+                count += 1
+            elif isinstance(node, ast.Import) and any(a.name.startswith("xaipipe") for a in node.names):
+                count += 1
+    return count
+
+
+def test_deferred_and_type_checking_imports_do_not_grow():
+    """A ratchet (issue 42): 204 function-local and 14 TYPE_CHECKING imports of package modules at
+    6567bf0, 183 and 1 after the settings became a leaf, 182 after the merge of main's issues 43-45
+    (their new modules import the package at module level); lower the bounds as they go."""
+    assert _package_imports(deferred=True) <= 182
+    assert _package_imports(deferred=False) <= 1
 
 
 def test_no_sys_path_edits():

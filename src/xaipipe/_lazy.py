@@ -8,6 +8,12 @@ statsmodels, and the ``__init__`` holds no import statement of its submodules:
 :func:`xaipipe.report.code_version.package_modules` (the per-rule code hash) reads the literal
 ``ENTRY_POINTS`` instead and follows ``from xaipipe.rashomon import mcr_study`` to
 ``xaipipe.rashomon.study`` alone, so a rule's hash does not cover the whole package.
+
+The workflow's scripts import the package through these doors only (and :mod:`xaipipe.io`,
+:mod:`xaipipe.runner`; ``tests/test_front_doors.py``). Each door's ``RULES`` (a literal ``dict``:
+rule -> the entry points its script imports from the door) is its part of the one rule -> entry
+map, checked against ``workflow/`` by the same test; :func:`rule_table` joins the doors' parts
+(``python -m xaipipe._lazy`` prints it: the table of ``docs/layout.md``).
 """
 
 from __future__ import annotations
@@ -15,7 +21,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 
-__all__ = ["attach"]
+__all__ = ["DOORS", "attach", "rule_table"]
+
+#: The sub-packages with a front door.
+DOORS = ("data", "models", "explain", "rashomon", "studies", "plots", "report", "config")
 
 
 def attach(package: str, entry_points: Mapping[str, str]) -> tuple[Callable, Callable, list[str]]:
@@ -47,3 +56,19 @@ def attach(package: str, entry_points: Mapping[str, str]) -> tuple[Callable, Cal
         return sorted(table)
 
     return __getattr__, __dir__, list(table)
+
+
+def rule_table(doors: tuple[str, ...] = DOORS) -> str:
+    """The rule -> entry map of every door as a Markdown table: one row per rule, its entry points as
+    ``door.name`` in the order of ``doors`` (the ``RULES`` of ``xaipipe.<door>``)."""
+    rows: dict[str, list[str]] = {}
+    for door in doors:
+        for rule, names in importlib.import_module(f"xaipipe.{door}").RULES.items():
+            rows.setdefault(rule, []).extend(f"`{door}.{name}`" for name in names)
+    lines = ["| rule | entry points (`xaipipe.<door>.<name>`) |", "|---|---|"]
+    lines += [f"| `{rule}` | {', '.join(entries)} |" for rule, entries in sorted(rows.items())]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m xaipipe._lazy: the table of docs/layout.md
+    print(rule_table(), end="")

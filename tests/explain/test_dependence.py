@@ -4,6 +4,9 @@ and the library functions they wrap."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,18 +14,43 @@ from scipy import stats
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from tests.keyword_steps import ale_tables_kw, dependent_reliance_rows_kw, h_statistic_table_kw, reliance_tables_kw
+from xaipipe.config import AleSettings, HStatisticSettings, LargeDataSettings, RelianceSettings
 from xaipipe.explain.dependence import (
     ALE_2D_COLUMNS,
     ALE_TABLE_COLUMNS,
+    ale_tables,
     dependent_ranking_agreement,
+    dependent_reliance_rows,
+    h_statistic_table,
     shap_interaction_tables,
 )
+from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 from xaipipe.explain.reliance import conditional_model_reliance, model_reliance
-from xaipipe.explain.summary import ranking_tables
+from xaipipe.explain.summary import ranking_tables, reliance_tables
 
 NAMES = ["a", "b", "c", "S_F", "S_I", "S_M"]
 GROUPS = {"S": ["S_F", "S_I", "S_M"]}
+#: The entries' settings of these tests: seed 0, the model's own output, no large-data policy.
+ALE = AleSettings(seed=0, output="auto", max_batch_rows=DEFAULT_MAX_BATCH_ROWS, large_data=None)
+H2 = HStatisticSettings(seed=0, output="auto", max_batch_rows=DEFAULT_MAX_BATCH_ROWS, n_rows_random_forest=300)
+MR = RelianceSettings(seed=7, n_repeats=10, large_data=None)
+
+
+def _split(X, names=NAMES, groups=None, classes=None):
+    """The test rows ``X`` as the entries' data object."""
+    return SimpleNamespace(X_test=X, features=list(names), feature_groups=groups, classes=classes)
+
+
+def _mr_split(X, y, n_train):
+    """Training rows ``X[:n_train]``, test rows the rest: the MR entries' data object."""
+    return SimpleNamespace(
+        X_train=X[:n_train], X_test=X[n_train:], y_test=y[n_train:], features=NAMES, feature_groups=GROUPS, dataset="d"
+    )
+
+
+def _reliance_rows(m):
+    """The ``reliance`` policy with cap ``m``, applying above ``m`` test rows."""
+    return LargeDataSettings(min_rows=m, reliance_rows=m, shap_rows=None, pd_rows=None, shap_trees=None)
 
 
 def _data(n=300, seed=0, coupling=0.05):
@@ -50,8 +78,8 @@ def test_ale_equals_pd_for_a_model_additive_in_the_variable():
     X, y = _data()
     lr = LinearRegression().fit(X, y)
     for centering in ("ale_plot", "paper"):
-        ale, ale_2d, skipped = ale_tables_kw(
-            lr, X, feature_names=NAMES, feature_groups=GROUPS, ranking=["a", "S"], pair=("a", "c"), centering=centering
+        ale, ale_2d, skipped = ale_tables(
+            lr, _split(X, groups=GROUPS), replace(ALE, centering=centering), ranking=["a", "S"], pair=("a", "c")
         )
         assert skipped == []
         assert list(ale.columns) == ALE_TABLE_COLUMNS
@@ -70,7 +98,7 @@ def test_ale_equals_pd_for_a_model_additive_in_the_variable():
 def test_pd_column_is_the_brute_force_partial_dependence():
     X, y = _data(n=200, seed=1)
     gb = GradientBoostingRegressor(n_estimators=30, max_depth=3, random_state=0).fit(X, y)
-    ale, _, _ = ale_tables_kw(gb, X, feature_names=NAMES, feature_groups=GROUPS, n_bins=8)
+    ale, _, _ = ale_tables(gb, _split(X, groups=GROUPS), replace(ALE, n_bins=8))
     num = ale[ale.feature == "a"]
     for z, pdv in zip(num["value"], num["pd"]):
         assert pdv == pytest.approx(_pd_brute(gb, X, {0: z}), abs=1e-12)
@@ -93,7 +121,7 @@ def test_pd_and_ale_part_where_the_model_extrapolates():
         def predict(self, Z):
             return Z[:, 0] * Z[:, 1]
 
-    ale, _, _ = ale_tables_kw(Product(), X, feature_names=["a", "b"], output="predict")
+    ale, _, _ = ale_tables(Product(), _split(X, ["a", "b"]), replace(ALE, output="predict"))
     part = ale[ale.feature == "a"]
     assert np.ptp(part["pd_centred"]) < 0.2 and np.ptp(part["ale"]) > 0.5
 
@@ -102,7 +130,7 @@ def test_constant_variables_and_group_pairs_are_skipped():
     X, y = _data(n=100, seed=3)
     X[:, 2] = 0.5  # c constant
     lr = LinearRegression().fit(X, y)
-    ale, ale_2d, skipped = ale_tables_kw(lr, X, feature_names=NAMES, feature_groups=GROUPS, pair=("a", "S"))
+    ale, ale_2d, skipped = ale_tables(lr, _split(X, groups=GROUPS), ALE, pair=("a", "S"))
     assert skipped == ["c"] and "c" not in set(ale["feature"])
     assert ale_2d.empty and list(ale_2d.columns) == ALE_2D_COLUMNS  # a group is no numeric pair
 
@@ -110,9 +138,7 @@ def test_constant_variables_and_group_pairs_are_skipped():
 def test_h_statistic_table_totals_for_every_variable_pairs_of_the_top():
     X, y = _data(n=120, seed=4)
     lr = LinearRegression().fit(X, y)
-    table = h_statistic_table_kw(
-        lr, X, feature_names=NAMES, feature_groups=GROUPS, top=["c", "a", "S"], n_rows=60, n_bootstrap=5
-    )
+    table = h_statistic_table(lr, _split(X, groups=GROUPS), replace(H2, n_rows=60, n_bootstrap=5), top=["c", "a", "S"])
     tot = table[table.kind == "total"]
     assert tot["feature"].tolist() == ["a", "b", "c", "S"]
     assert tot.set_index("feature")["rank"].to_dict() == {"a": 2, "b": 0, "c": 1, "S": 3}
@@ -153,15 +179,9 @@ def test_shap_interaction_tables_from_the_long_table():
 
 
 def _reliance(model, X, y, n_train, estimators=("permutation",)):
-    Xtr, Xte, yte = X[:n_train], X[n_train:], y[n_train:]
-    rel, gain = reliance_tables_kw(
-        model, Xte, yte, dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS,
-        estimators=list(estimators), n_repeats=10, random_state=7,
-    )  # fmt: skip
-    dep = dependent_reliance_rows_kw(
-        model, Xte, yte, Xtr, dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS,
-        n_repeats=10, random_state=7, columns=list(rel.columns),
-    )  # fmt: skip
+    split = _mr_split(X, y, n_train)
+    rel, gain = reliance_tables(model, split, replace(MR, estimators=tuple(estimators)), family="f")
+    dep = dependent_reliance_rows(model, split, MR, family="f", columns=list(rel.columns))
     return rel, gain, dep
 
 
@@ -202,10 +222,10 @@ def test_grouped_rows_under_the_large_data_policy():
     X, y = _data(n=400, seed=8, coupling=2.0)
     lr = LinearRegression().fit(X[:200], y[:200])
     Xtr, Xte, yte = X[:200], X[200:], y[200:]
-    kw = dict(dataset="d", family="f", feature_names=NAMES, feature_groups=GROUPS, n_repeats=10, random_state=7)
-    rel, _ = reliance_tables_kw(lr, Xte, yte, estimators=["permutation"], reliance_rows=50, **kw)
-    dep = dependent_reliance_rows_kw(lr, Xte, yte, Xtr, columns=list(rel.columns), reliance_rows=50, **kw)
-    full = dependent_reliance_rows_kw(lr, Xte, yte, Xtr, columns=list(rel.columns), **kw)
+    split, sub = _mr_split(X, y, 200), replace(MR, large_data=_reliance_rows(50))
+    rel, _ = reliance_tables(lr, split, replace(sub, estimators=("permutation",)), family="f")
+    dep = dependent_reliance_rows(lr, split, sub, family="f", columns=list(rel.columns))
+    full = dependent_reliance_rows(lr, split, MR, family="f", columns=list(rel.columns))
     grouped = dep[dep.estimator == "grouped_permutation"].drop(columns=["estimator"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(grouped, rel.drop(columns=["estimator"]).reset_index(drop=True))
     assert (grouped["n_samples"] == 50).all() and (grouped["algorithm"] == "subsampled_permutations").all()
@@ -224,8 +244,11 @@ def test_grouped_rows_under_the_large_data_policy():
 def test_unknown_dependent_estimator_is_rejected():
     X, y = _data(n=60)
     with pytest.raises(ValueError, match="unknown dependent-feature estimator"):
-        dependent_reliance_rows_kw(
-            LinearRegression().fit(X, y), X, y, X, dataset="d", family="f", feature_names=NAMES, estimators=["e_switch"]
+        dependent_reliance_rows(
+            LinearRegression().fit(X, y),
+            SimpleNamespace(X_train=X, X_test=X, y_test=y, features=NAMES, feature_groups=None, dataset="d"),
+            replace(MR, dependent={**MR.dependent, "estimators": ["e_switch"]}),
+            family="f",
         )
 
 
@@ -315,15 +338,18 @@ def test_ale_and_h_statistic_of_a_multiclass_model_explain_the_chosen_class():
     def proba_0(Z):
         return model.predict_proba(Z)[:, 0]
 
-    ale, _, _ = ale_tables_kw(model, X, feature_names=names, output="proba", class_index=0, n_bins=5)
-    oracle, _, _ = ale_tables_kw(proba_0, X, feature_names=names, n_bins=5)
+    # class 0 of a multiclass dataset: explain.figure_class "0" of the classes "0", "1", "2"
+    multi, plain = _split(X, names, classes=["0", "1", "2"]), _split(X, names)
+    ale_s = replace(ALE, output="proba", n_bins=5)
+    ale = ale_tables(model, multi, replace(ale_s, figure_class="0")).ale.drop(columns="class")
+    oracle = ale_tables(proba_0, plain, replace(ALE, n_bins=5)).ale
     np.testing.assert_allclose(ale["ale"], oracle["ale"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(ale["pd"], oracle["pd"], rtol=0, atol=1e-12)
-    default, _, _ = ale_tables_kw(model, X, feature_names=names, output="proba", n_bins=5)
+    default = ale_tables(model, plain, ale_s).ale  # binary data: class 1
     assert not np.allclose(default["ale"], ale["ale"])
-    kw = dict(feature_names=names, top=names, n_rows=40, n_bootstrap=5, random_state=0)
-    h = h_statistic_table_kw(model, X, output="proba", class_index=0, **kw)
-    h_oracle = h_statistic_table_kw(proba_0, X, **kw)
+    h_s = replace(H2, n_rows=40, n_bootstrap=5)
+    h = h_statistic_table(model, multi, replace(h_s, output="proba", figure_class="0"), top=names)
+    h_oracle = h_statistic_table(proba_0, plain, h_s, top=names)
     np.testing.assert_allclose(h["h2"], h_oracle["h2"], rtol=0, atol=1e-12)
 
 
@@ -332,12 +358,7 @@ def test_the_entries_explain_figure_class_and_name_it_in_a_class_column(default_
     column of ``predict_proba`` (the tables equal those of the callable returning that class's
     probability) and is the first column ``class``; None: the first class; an unknown class: an
     error naming the config key. Regression and binary data: no ``class`` column."""
-    from dataclasses import replace
-    from types import SimpleNamespace
-
     from sklearn.linear_model import LogisticRegression
-
-    from xaipipe.explain.dependence import ale_tables, h_statistic_table
 
     rng = np.random.default_rng(8)
     X = rng.normal(size=(120, 3))
@@ -372,7 +393,6 @@ def default_settings():
     import yaml
 
     from xaipipe.schema import validate_config
-    from xaipipe.settings import AleSettings, HStatisticSettings
 
     repo = __import__("pathlib").Path(__file__).resolve().parents[2]
     config = yaml.safe_load((repo / "config" / "config.yaml").read_text())

@@ -20,6 +20,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 
+from xaipipe.config import LearnerEffectsSettings, LearnerSettings
 from xaipipe.explain.learner import (
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
@@ -37,7 +38,6 @@ from xaipipe.explain.learner import (
 )
 from xaipipe.explain.learner_effects import RefitEffects
 from xaipipe.explain.reliance import estimator_stream, random_permutations
-from xaipipe.settings import LearnerEffectsSettings, LearnerSettings
 
 _DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}
 
@@ -392,7 +392,6 @@ def _learner_settings(kw):
         pfi_estimator=kw["pfi_estimator"],
         n_repeats=kw["n_repeats"],
         confidence=kw["confidence"],
-        families=("gradient_boosting",),
         top_k=2,
         ranking_estimator="permutation",
         ranking_quantity="mr_difference",
@@ -465,7 +464,7 @@ def test_learner_tables_wrap_learner_pd_pfi():
         "gradient_boosting",
         best,
         pd_features=["x1", "g"],
-        effects=LearnerEffectsSettings(shap=False, ale=False),
+        effects=LearnerEffectsSettings(effects=()),
     ).to_frames()
     for name in ("pd", "pfi", "pd_refits", "pfi_refits"):
         pd.testing.assert_frame_equal(bare[name], out[name])

@@ -108,20 +108,19 @@ def test_lime_tables_explain_the_force_plot_rows_and_a_seeded_sample(setup):
     compare_lime_shap / lime_shap_summary of these rows, and force_plot_row names the kind."""
     from types import SimpleNamespace
 
-    from xaipipe.explain.lime import lime_tables
-    from xaipipe.settings import LimeSettings
+    from xaipipe.config import LimeSettings
+    from xaipipe.explain.lime import lime_rows, lime_tables
 
     model, X, Xtr, names = setup
     shap_result = shap_values(model, X, feature_names=names)
-    lime_cfg = {"enabled": True, "dataset": "d", "family": "xgboost", "n_rows": 3, "num_samples": 300}
-    settings = LimeSettings.from_params(lime_cfg, seed=11)
+    settings = LimeSettings(seed=11, dataset="d", n_rows=3, num_samples=300)
     data = SimpleNamespace(X_test=X, X_train=Xtr, features=names, feature_groups=None)
     named = {"highest": 5, "lowest": 17}
     out = lime_tables(model, data, shap_result, settings, named=named)
     others = np.setdiff1d(shap_result.row_index, [5, 17])
     extra = np.random.default_rng(11).choice(others, size=3, replace=False)
     rows = sorted({5, 17, *map(int, extra)})
-    assert len(rows) == 5 and settings.rows(shap_result.row_index, named) == rows
+    assert len(rows) == 5 and lime_rows(settings, shap_result.row_index, named) == rows
     lime = lime_explanations(model, X, Xtr, rows=rows, feature_names=names, num_samples=300, random_state=11)
     oracle = compare_lime_shap(lime, shap_result)
     assert out.comparison.equals(oracle)
@@ -132,6 +131,4 @@ def test_lime_tables_explain_the_force_plot_rows_and_a_seeded_sample(setup):
     assert role == {r: {5: "highest", 17: "lowest"}.get(r, "") for r in rows}
     assert set(out.to_frames()) == {"comparison", "summary"}
     # n_rows above the other rows: all of them
-    assert settings.__class__.from_params({**lime_cfg, "n_rows": 100}, seed=0).rows(np.arange(6), {"a": 2}) == list(
-        range(6)
-    )
+    assert lime_rows(LimeSettings(seed=0, n_rows=100), np.arange(6), {"a": 2}) == list(range(6))

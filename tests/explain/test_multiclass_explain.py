@@ -3,6 +3,9 @@ LIME and the SHAP check of one class -- against scikit-learn, shap and plain com
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,11 +14,12 @@ from sklearn import metrics as skm
 from sklearn.datasets import make_classification
 from sklearn.inspection import partial_dependence as sk_partial_dependence
 
-from tests.keyword_steps import pd_ice_tables_kw, shap_tables_kw
+from xaipipe.config import PdIceSettings, ShapSettings
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations
+from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.explain.reliance import log_loss, model_reliance, zero_one
 from xaipipe.explain.shap_check import kernel_vs_tree_shap
-from xaipipe.explain.shapley import ShapClasses, class_choice, class_result, shap_values
+from xaipipe.explain.shapley import ShapClasses, class_choice, class_result, shap_tables, shap_values
 from xaipipe.explain.summary import grouped_mean_abs_shap
 from xaipipe.models.families import make_estimator
 
@@ -82,17 +86,22 @@ def test_permutation_mr_is_sklearns_permutation_importance(data, models):
 def test_pd_per_class_is_sklearns_partial_dependence(data, models):
     _, _, Xt, _ = data
     model = models["random_forest"]
-    curves, pairs = pd_ice_tables_kw(
-        model,
-        Xt,
-        top=["f0", "f2"],
-        feature_names=["f0", "f1", "f2", "f3"],
-        output="proba",
+    names = ["f0", "f1", "f2", "f3"]
+    split = SimpleNamespace(
+        X_test=Xt, features=names, feature_groups=None, test_rows=None, task="classification", classes=["a", "b", "c"]
+    )
+    settings = PdIceSettings(
+        task="classification",
+        seed=0,
         resolution=5,
+        smooth=0,
         max_curves=None,
         pair_resolution=3,
-        classes=["a", "b", "c"],
+        max_batch_rows=100_000,
+        classification_output="proba",
+        large_data=None,
     )
+    curves, pairs = pd_ice_tables(model, split, settings, top=["f0", "f2"])
     assert list(pd.unique(curves["class"])) == ["a", "b", "c"] and list(pd.unique(pairs["class"])) == ["a", "b", "c"]
     for k, label in enumerate(["a", "b", "c"]):
         line = curves[(curves["class"] == label) & (curves.feature == "f0") & (curves.kind == "pd")]
@@ -103,7 +112,8 @@ def test_pd_per_class_is_sklearns_partial_dependence(data, models):
         np.testing.assert_allclose(line["value"].to_numpy(), ref["average"][k], rtol=1e-12)
     # the binary path of the same function has no class column
     binary = make_estimator("gaussian_nb", "classification", {}, random_state=0).fit(Xt, Xt[:, 0] > 0)
-    plain, _ = pd_ice_tables_kw(binary, Xt, top=["f0"], feature_names=["f0", "f1", "f2", "f3"], resolution=4)
+    auto = replace(settings, resolution=4, max_curves=1000, pair_resolution=20, classification_output="auto")
+    plain, _ = pd_ice_tables(binary, SimpleNamespace(**{**vars(split), "classes": None}), auto, top=["f0"])
     assert "class" not in plain.columns
 
 
@@ -162,17 +172,19 @@ def test_gradient_boosting_class_shap_is_the_sum_of_its_trees(data, models):
 def test_shap_tables_stack_every_class(data, models):
     X, _, Xt, _ = data
     names = ["f0", "f1", "f2", "f3"]
-    out = shap_tables_kw(
-        models["xgboost"],
-        Xt,
-        X,
+    split = SimpleNamespace(
+        X_test=Xt,
+        X_train=X,
         test_rows=np.arange(100, 160),
-        feature_names=names,
-        dataset="d",
-        family="xgboost",
-        max_rows=5,
+        features=names,
+        feature_groups=None,
         classes=["a", "b", "c"],
+        dataset="d",
     )
+    settings = ShapSettings(
+        family="xgboost", seed=0, max_rows=5, max_rows_random_forest=None, background_size=None, large_data=None
+    )
+    out = shap_tables(models["xgboost"], split, settings)
     assert isinstance(out.result, ShapClasses)
     assert list(out.values.columns[:3]) == ["dataset", "model", "class"]
     assert len(out.values) == 3 * 5 * 4 and len(out.interactions) == 3 * 5 * 16

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 
@@ -24,14 +26,20 @@ class _Friedman1:
 def test_the_2d_pd_pair_is_the_pair_of_largest_h2():
     """Ranked by MR the top two are x3 and x0 (x3's linear effect is the largest); H² ranks x0 x x1, the
     DGP's only interaction, first, and the 2-D PD is drawn for it (issue 43)."""
-    from tests.keyword_steps import h_statistic_table_kw, pd_ice_tables_kw
+    from xaipipe.config import HStatisticSettings, PdIceSettings
+    from xaipipe.explain.dependence import h_statistic_table
     from xaipipe.explain.pair_choice import strongest_h2_pair
+    from xaipipe.explain.pdp import pd_ice_tables
 
     rng = np.random.default_rng(7)
     X = rng.uniform(0, 1, size=(200, 5))
     names = [f"x{j}" for j in range(5)]
     top = ["x3", "x0", "x1", "x2"]  # an MR order: x3 first
-    table = h_statistic_table_kw(_friedman1, X, feature_names=names, top=top, n_rows=100, n_bootstrap=0)
+    data = SimpleNamespace(
+        X_test=X, features=names, feature_groups=None, test_rows=None, task="regression", classes=None
+    )
+    h2 = HStatisticSettings(seed=0, output="auto", n_rows=100, n_rows_random_forest=100, n_bootstrap=0)
+    table = h_statistic_table(_friedman1, data, h2, top=top)
     pairs = table[table["kind"] == "pairwise"]
     assert len(pairs) == 6
     pair = strongest_h2_pair(table, top)
@@ -40,9 +48,10 @@ def test_the_2d_pd_pair_is_the_pair_of_largest_h2():
         pairs.loc[pairs["feature"] != "x0:x1", "h2"].max()
     )
     model = _Friedman1()
-    _, pd_2d = pd_ice_tables_kw(model, X, top=top[:2], feature_names=names, output="predict", pair=pair)
+    pd_settings = PdIceSettings(seed=0, top_k=2, smooth=0, large_data=None)
+    _, pd_2d = pd_ice_tables(model, data, pd_settings, top=top[:2], pair=pair)
     assert set(pd_2d["feature_1"]) == {"x0"} and set(pd_2d["feature_2"]) == {"x1"}
-    _, by_mr = pd_ice_tables_kw(model, X, top=top[:2], feature_names=names, output="predict")
+    _, by_mr = pd_ice_tables(model, data, pd_settings, top=top[:2])
     assert set(by_mr["feature_1"]) == {"x3"} and set(by_mr["feature_2"]) == {"x0"}  # pair=None: the top two
     # the 2-D PD of the chosen pair is that of explain_pair on the same rows
     from xaipipe.explain.pdp import explain_pair

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -13,8 +14,9 @@ from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegress
 from sklearn.inspection import partial_dependence as sk_pd
 from sklearn.linear_model import LogisticRegression
 
-from tests.keyword_steps import pd_ice_tables_kw
+from xaipipe.config import PdIceSettings
 from xaipipe.explain import pdp
+from xaipipe.explain.pdp import pd_ice_tables
 from xaipipe.models.output import LOGIT_EPS
 
 
@@ -498,20 +500,22 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
     y = X[:, 0] * X[:, 1] + X[:, 4] - X[:, 5] + 0.1 * rng.normal(size=n)
     model = GradientBoostingRegressor(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
     groups = {"g": ["g_a", "g_b", "g_c"]}
-    kw = dict(
-        feature_names=names,
-        feature_groups=groups,
+    split = SimpleNamespace(
+        X_test=X, features=names, feature_groups=groups, test_rows=np.arange(n) + 100, task="regression", classes=None
+    )
+    settings = PdIceSettings(
+        seed=0,
         resolution=7,
-        kind="uniform",
+        grid="uniform",
         percentiles=(0.0, 1.0),
         anchor="min",
         smooth=0,
         max_curves=25,
         pair_resolution=4,
+        max_batch_rows=100_000,
+        large_data=None,
     )
-    curves, pairs = pd_ice_tables_kw(
-        model, X, top=["g", "x1", "x0"], extra=["x2", "x1"], row_ids=np.arange(n) + 100, **kw
-    )
+    curves, pairs = pd_ice_tables(model, split, settings, top=["g", "x1", "x0"], extra=["x2", "x1"])
     # the variables: the top ones ranked 1.., the extra ones (not already on top) rank 0
     ranks = curves.drop_duplicates("feature").set_index("feature")["rank"].to_dict()
     assert ranks == {"g": 1, "x1": 2, "x0": 3, "x2": 0}
@@ -551,7 +555,8 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
         assert r["level_1"] == names[3 + int(r["value_1"])] and r["level_2"] == ""
         assert r["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-12)
     # two numeric top variables: the table and its columns as before
-    _, numeric = pd_ice_tables_kw(model, X, top=["x1", "x0", "g"], **kw)
+    split.test_rows = None
+    _, numeric = pd_ice_tables(model, split, settings, top=["x1", "x0", "g"])
     assert list(numeric.columns) == ["feature_1", "feature_2", "value_1", "value_2", "pd"]
     assert set(zip(numeric["feature_1"], numeric["feature_2"])) == {("x1", "x0")} and len(numeric) == 16
     for _, r in numeric.iloc[[0, 5, 15]].iterrows():
@@ -565,5 +570,5 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
     )
     pd.testing.assert_frame_equal(numeric, ref)
     # fewer than two variables on top: no pair, the table keeps its columns
-    _, none = pd_ice_tables_kw(model, X, top=["x0"], **kw)
+    _, none = pd_ice_tables(model, split, settings, top=["x0"])
     assert none.empty and list(none.columns) == list(numeric.columns)

@@ -6,13 +6,18 @@ with an interaction."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from tests.keyword_steps import pd_ice_tables_kw
-from xaipipe.explain.pdp import feature_grid
+from xaipipe.config import AleSettings, LargeDataSettings, PdIceSettings
+from xaipipe.explain.dependence import ale_tables
+from xaipipe.explain.pdp import feature_grid, pd_ice_tables
+from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +29,33 @@ def simulated():
     return X, DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y)
 
 
-KW = dict(feature_names=["a", "b", "c"], output="predict", resolution=12, percentiles=(0.0, 1.0), max_curves=50)
+KW = dict(resolution=12, percentiles=(0.0, 1.0), max_curves=50)
+
+
+def _pd_rows(m):
+    """The ``pd`` policy with cap ``m``, applying above ``m`` test rows (None: no policy)."""
+    return None if m is None else LargeDataSettings(min_rows=m, reliance_rows=None, shap_rows=None, pd_rows=m)
+
+
+def _pd_ice(model, X, top, *, extra=(), row_ids=None, classes=None, large_data_rows=None, **fields):
+    """``pd_ice_tables`` of the test rows ``X`` (variables a, b, c; a classifier's probability where
+    ``classes``); ``fields``: of :class:`PdIceSettings`."""
+    task = "regression" if classes is None else "classification"
+    split = SimpleNamespace(
+        X_test=X, features=["a", "b", "c"], feature_groups=None, test_rows=row_ids, task=task, classes=classes
+    )
+    settings = PdIceSettings(
+        **{"task": task, "seed": 0, "smooth": 0, "max_batch_rows": 100_000, **fields},
+        large_data=_pd_rows(large_data_rows),
+    )
+    return pd_ice_tables(model, split, settings, top=top, extra=extra)
 
 
 def test_off_is_the_tables_without_it(simulated):
     X, tree = simulated
-    base = pd_ice_tables_kw(tree, X[:400], top=["a", "b"], extra=["c"], **KW)
-    for kwargs in ({"large_data_rows": None}, {"large_data_rows": 400, "random_state": 3}):
-        same = pd_ice_tables_kw(tree, X[:400], top=["a", "b"], extra=["c"], **KW, **kwargs)
+    base = _pd_ice(tree, X[:400], top=["a", "b"], extra=["c"], **KW)
+    for kwargs in ({"large_data_rows": None}, {"large_data_rows": 400, "seed": 3}):
+        same = _pd_ice(tree, X[:400], top=["a", "b"], extra=["c"], **KW, **kwargs)
         for got, want in zip(same, base):
             pd.testing.assert_frame_equal(got, want, check_exact=True)
 
@@ -40,9 +64,7 @@ def test_on_the_pd_is_the_mean_over_the_documented_subsample(simulated):
     X, tree = simulated
     n, m = len(X), 150
     ids = np.arange(n) + 1000
-    curves, pairs = pd_ice_tables_kw(
-        tree, X, top=["a", "b"], row_ids=ids, large_data_rows=m, random_state=4, **{**KW, "max_curves": 40}
-    )
+    curves, pairs = _pd_ice(tree, X, top=["a", "b"], row_ids=ids, large_data_rows=m, seed=4, **{**KW, "max_curves": 40})
     rows = np.sort(np.random.default_rng(4).choice(n, m, replace=False))
     pd_a = curves[(curves.feature == "a") & (curves.kind == "pd")]
     grid = feature_grid(X[:, 0], resolution=12, percentiles=(0.0, 1.0))  # all rows' grid
@@ -71,8 +93,8 @@ def test_multiclass_pd_se_per_class():
     X = rng.normal(size=(500, 3))
     y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
     clf = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
-    curves, _ = pd_ice_tables_kw(
-        clf, X, top=["a"], classes=["l", "m", "h"], large_data_rows=100, **{**KW, "output": "proba"}
+    curves, _ = _pd_ice(
+        clf, X, top=["a"], classes=["l", "m", "h"], large_data_rows=100, classification_output="proba", **KW
     )
     se = curves[curves.kind == "pd_se"]
     assert set(se["class"]) == {"l", "m", "h"} and len(se) == 3 * 12 and (se["value"] >= 0).all()
@@ -84,11 +106,11 @@ def test_the_pd_se_is_honest_against_fresh_subsamples(simulated):
     X, tree = simulated
     S = 200
     kw = {**KW, "max_curves": 1}
-    full = pd_ice_tables_kw(tree, X, top=["b"], **kw)[0]
+    full = _pd_ice(tree, X, top=["b"], **kw)[0]
     truth = full[full.kind == "pd"]["value"].to_numpy()
     est, ses = [], []
     for seed in range(S):
-        c = pd_ice_tables_kw(tree, X, top=["b"], large_data_rows=100, random_state=seed, **kw)[0]
+        c = _pd_ice(tree, X, top=["b"], large_data_rows=100, seed=seed, **kw)[0]
         est.append(c[c.kind == "pd"]["value"].to_numpy())
         ses.append(c[c.kind == "pd_se"]["value"].to_numpy())
     est, ses = np.array(est), np.array(ses)
@@ -104,16 +126,20 @@ def test_ale_rule_pd_column_on_the_subsample(simulated):
     """ale_tables: off, the tables without it; on, the ALE keeps every row, the pd column is the
     brute-force mean over the documented subsample at the all-rows ALE edges, with its SE and rows;
     the SE is honest against 150 fresh subsamples around the all-rows pd column."""
-    from tests.keyword_steps import ale_tables_kw
-
     X, tree = simulated
     n, m = len(X), 100
-    kw = dict(feature_names=["a", "b", "c"], output="predict", n_bins=8, pair=("a", "b"))
-    base, base_2d, _ = ale_tables_kw(tree, X, **kw)
-    off, off_2d, _ = ale_tables_kw(tree, X, large_data_rows=None, **kw)
+    split = SimpleNamespace(X_test=X, features=["a", "b", "c"], feature_groups=None, classes=None)
+    settings = AleSettings(seed=0, output="predict", max_batch_rows=DEFAULT_MAX_BATCH_ROWS, n_bins=8, large_data=None)
+
+    def _ale(seed=0, large_data_rows=None, pair=("a", "b")):
+        out = ale_tables(tree, split, replace(settings, seed=seed, large_data=_pd_rows(large_data_rows)), pair=pair)
+        return out.ale, out.ale_2d, out.skipped
+
+    base, base_2d, _ = _ale()
+    off, off_2d, _ = _ale(large_data_rows=None)
     pd.testing.assert_frame_equal(off, base, check_exact=True)
     pd.testing.assert_frame_equal(off_2d, base_2d, check_exact=True)
-    on, on_2d, _ = ale_tables_kw(tree, X, large_data_rows=m, random_state=5, **kw)
+    on, on_2d, _ = _ale(large_data_rows=m, seed=5)
     assert list(on.columns) == list(base.columns) + ["pd_se", "pd_rows"] and (on["pd_rows"] == m).all()
     shared = [c for c in base.columns if c not in ("pd", "pd_centred")]
     pd.testing.assert_frame_equal(on[shared], base[shared], check_exact=True)  # the ALE: every row
@@ -129,7 +155,7 @@ def test_ale_rule_pd_column_on_the_subsample(simulated):
     truth = base[base.feature == "b"]["pd"].to_numpy()
     est, ses = [], []
     for seed in range(150):
-        t = ale_tables_kw(tree, X, large_data_rows=m, random_state=seed, **{**kw, "pair": None})[0]
+        t = _ale(large_data_rows=m, seed=seed, pair=None)[0]
         est.append(t[t.feature == "b"]["pd"].to_numpy())
         ses.append(t[t.feature == "b"]["pd_se"].to_numpy())
     est, ses = np.array(est), np.array(ses)

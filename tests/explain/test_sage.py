@@ -19,10 +19,10 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
+from xaipipe.config import SageSettings
 from xaipipe.data.simulated import get_dgp, simulate
 from xaipipe.explain.sage import SAGE_COLUMNS, sage_importance, sage_table
 from xaipipe.losses import log_loss, squared_error
-from xaipipe.settings import SageSettings
 
 
 def exact_sage(predict, X, y, background, players, loss):

@@ -10,7 +10,8 @@ import shap
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import GradientBoostingClassifier
 
-from xaipipe.explain.shap_check import kernel_vs_tree_shap, shap_algorithm
+from xaipipe.config.shap import shap_algorithm
+from xaipipe.explain.shap_check import kernel_vs_tree_shap
 
 GRID = (8, 16, 32, 62)  # 62 = 2^6 - 2: every coalition of 6 features
 

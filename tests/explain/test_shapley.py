@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from types import SimpleNamespace
 
 import joblib
 import numpy as np
@@ -26,7 +27,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
-from tests.keyword_steps import shap_tables_kw
+from xaipipe.config import ShapSettings
 from xaipipe.explain.shapley import (
     ShapResult,
     ShapTables,
@@ -36,6 +37,7 @@ from xaipipe.explain.shapley import (
     interaction_frame,
     result_metadata,
     row_frame,
+    shap_tables,
     shap_values,
     tidy_frame,
 )
@@ -571,19 +573,13 @@ def test_shap_tables_wrap_shap_values(family, params, interactions, reg_data):
     model = make_estimator(family, "regression", params, random_state=0).fit(Xtr, ytr)
     names = list("abcde")
     test_rows = np.arange(N_TEST) * 2 + 7  # positions in prepared.csv
-    out = shap_tables_kw(
-        model,
-        Xte,
-        Xtr,
-        test_rows=test_rows,
-        feature_names=names,
-        dataset="toy",
-        family=family,
-        max_rows=20,
-        max_rows_forest=12,
-        interactions=True,
-        random_state=1,
+    data = SimpleNamespace(
+        X_test=Xte, X_train=Xtr, test_rows=test_rows, features=names, feature_groups=None, classes=None, dataset="toy"
     )
+    settings = ShapSettings(
+        family=family, seed=1, max_rows=20, max_rows_random_forest=12, background_size=None, large_data=None
+    )
+    out = shap_tables(model, data, settings)
     assert isinstance(out, ShapTables) and isinstance(out.meta, dict)
     ref = shap_values(
         model,

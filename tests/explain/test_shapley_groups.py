@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 import shap
 
-from tests.keyword_steps import shap_tables_kw
+from xaipipe.config import ShapSettings
 from xaipipe.explain.shapley import (
     GroupedShapResult,
     global_importance,
@@ -26,6 +27,7 @@ from xaipipe.explain.shapley import (
     level_labels,
     result_metadata,
     row_frame,
+    shap_tables,
     shap_values,
     tidy_frame,
 )
@@ -167,9 +169,14 @@ def test_sum_differs_from_the_quotient_game_with_interactions_inside_the_group(d
 def test_shap_tables_with_groups(gbm, data):
     _, _, Xte, level = data
     test_rows = np.arange(100, 100 + len(Xte))
-    kwargs = dict(test_rows=test_rows, feature_names=NAMES, dataset="d", family="gradient_boosting", max_rows=30)
-    plain = shap_tables_kw(gbm, Xte, Xte, **kwargs)
-    out = shap_tables_kw(gbm, Xte, Xte, feature_groups=GROUPS, **kwargs)
+    split = SimpleNamespace(
+        X_test=Xte, X_train=Xte, test_rows=test_rows, features=NAMES, feature_groups=None, classes=None, dataset="d"
+    )
+    settings = ShapSettings(
+        family="gradient_boosting", seed=0, max_rows=30, max_rows_random_forest=None, background_size=None
+    )
+    plain = shap_tables(gbm, split, settings)
+    out = shap_tables(gbm, SimpleNamespace(**{**vars(split), "feature_groups": GROUPS}), settings)
     result = out.result
     assert isinstance(result, GroupedShapResult) and result.estimator is None and result.columns.estimator is None
     values = out.values
@@ -205,7 +212,7 @@ def test_shap_tables_with_groups(gbm, data):
     assert group_shap_result(plain.result, None) is plain.result
     assert group_shap_result(plain.result, {}) is plain.result
     assert "level" not in plain.values.columns and "feature_groups" not in plain.meta
-    empty = shap_tables_kw(gbm, Xte, Xte, feature_groups={}, **kwargs)
+    empty = shap_tables(gbm, SimpleNamespace(**{**vars(split), "feature_groups": {}}), settings)
     for key in ("values", "rows", "importance", "interactions"):
         pd.testing.assert_frame_equal(getattr(empty, key), getattr(plain, key))
     assert empty.meta == plain.meta

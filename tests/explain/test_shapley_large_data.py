@@ -6,13 +6,16 @@ values do not depend on the subsample), the finite-population correction include
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from tests.keyword_steps import shap_tables_kw
+from xaipipe.config import LargeDataSettings, ShapSettings
+from xaipipe.explain.shapley import shap_tables
 
 
 @pytest.fixture(scope="module")
@@ -24,17 +27,37 @@ def simulated():
     return X, y, DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
 
 
-def _tables(model, X, family="decision_tree", **kwargs):
-    kw = dict(test_rows=np.arange(len(X)) + 7, feature_names=["a", "b", "c"], dataset="d", family=family)
-    out = shap_tables_kw(model, X, X, background_size=50, **kw, **kwargs)
+def _tables(model, X, family="decision_tree", *, classes=None, large_data_rows=None, **fields):
+    """``shap_tables`` of ``X`` (test and background rows); ``large_data_rows=m``: the ``shap``
+    policy applies above ``m`` test rows with cap ``m``; ``fields``: of :class:`ShapSettings`."""
+    data = SimpleNamespace(
+        X_test=X,
+        X_train=X,
+        test_rows=np.arange(len(X)) + 7,
+        features=["a", "b", "c"],
+        feature_groups=None,
+        classes=classes,
+        dataset="d",
+    )
+    large = None
+    if large_data_rows is not None:
+        large = LargeDataSettings(
+            min_rows=large_data_rows, reliance_rows=None, shap_rows=large_data_rows, pd_rows=None, shap_trees=None
+        )
+    settings = ShapSettings(
+        **{"family": family, "seed": 0, "max_rows_random_forest": None, **fields},
+        background_size=50,
+        large_data=large,
+    )
+    out = shap_tables(model, data, settings)
     return {**out.to_frames(), "meta": out.meta, "result": out.result}  # the ShapTables' fields by name
 
 
 def test_off_is_the_tables_without_it(simulated):
     X, y, tree = simulated
-    base = _tables(tree, X[:300], max_rows=200, random_state=3)
+    base = _tables(tree, X[:300], max_rows=200, seed=3)
     for cap in (None, 300):
-        same = _tables(tree, X[:300], max_rows=200, random_state=3, large_data_rows=cap)
+        same = _tables(tree, X[:300], max_rows=200, seed=3, large_data_rows=cap)
         for name in ("values", "rows", "importance", "interactions"):
             pd.testing.assert_frame_equal(same[name], base[name], check_exact=True)
         assert same["meta"] == base["meta"] and "large_data" not in base["meta"]
@@ -44,7 +67,7 @@ def test_on_every_family_explains_the_subsample_and_reports_its_se(simulated):
     X, y, tree = simulated
     lin = LinearRegression().fit(X, y)
     for model, family in ((tree, "decision_tree"), (lin, "linear_regression")):
-        out = _tables(model, X, family=family, random_state=5, large_data_rows=120)
+        out = _tables(model, X, family=family, seed=5, large_data_rows=120)
         assert out["values"]["row"].nunique() == 120 == len(out["meta"]["test_rows_explained"])
         imp = out["importance"]
         assert list(imp.columns[-4:]) == ["mean_abs_shap_se", "mean_shap_se", "n_rows", "n_test_rows"]
@@ -64,7 +87,7 @@ def test_multiclass_se_per_class():
     X = rng.normal(size=(600, 3))
     y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
     clf = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
-    out = _tables(clf, X, classes=["low", "mid", "high"], random_state=2, large_data_rows=100)
+    out = _tables(clf, X, classes=["low", "mid", "high"], seed=2, large_data_rows=100)
     imp = out["importance"]
     assert len(imp) == 9 and imp["mean_abs_shap_se"].notna().all() and (imp["n_rows"] == 100).all()
     for label, part in out["values"].groupby("class"):
@@ -81,7 +104,7 @@ def test_the_se_is_honest_against_fresh_subsamples(simulated, m, seeds):
     full = _tables(tree, X)["importance"].set_index("feature")
     est, se = [], []
     for seed in range(seeds):
-        imp = _tables(tree, X, random_state=seed, large_data_rows=m)["importance"].set_index("feature").loc[full.index]
+        imp = _tables(tree, X, seed=seed, large_data_rows=m)["importance"].set_index("feature").loc[full.index]
         est.append(imp[["mean_abs_shap", "mean_shap"]].to_numpy())
         se.append(imp[["mean_abs_shap_se", "mean_shap_se"]].to_numpy())
     est, se = np.array(est)[:, :2], np.array(se)[:, :2]  # the two variables the tree uses

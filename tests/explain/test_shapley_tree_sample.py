@@ -6,6 +6,8 @@ honest against the spread of fresh tree samples around the whole forest's exact 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,9 +15,9 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from tests.keyword_steps import shap_tables_kw
+from xaipipe.config import LargeDataSettings, ShapSettings
+from xaipipe.explain.shapley import shap_tables
 from xaipipe.explain.shapley._trees import forest_tree_sample
-from xaipipe.settings import LargeDataSettings
 
 NAMES = [f"x{j}" for j in range(5)]
 
@@ -27,16 +29,36 @@ def friedman():
     return X[300:360], X[:300], forest
 
 
-def _tables(model, X, Xb, **kwargs):
-    kw = dict(test_rows=np.arange(len(X)) + 11, feature_names=NAMES[: X.shape[1]], dataset="d", family="rf")
-    return shap_tables_kw(model, X, Xb, **kw, **kwargs)
+def _tables(model, X, Xb, *, seed=0, classes=None, large_data_rows=None, large_data_trees=None):
+    """``shap_tables`` of ``X`` (background ``Xb``); ``large_data_rows=m`` / ``large_data_trees=t``:
+    the ``shap`` policy's row cap ``m`` (applies above ``m`` test rows) / tree cap ``t`` (from 2)."""
+    data = SimpleNamespace(
+        X_test=X,
+        X_train=Xb,
+        test_rows=np.arange(len(X)) + 11,
+        features=NAMES[: X.shape[1]],
+        feature_groups=None,
+        classes=classes,
+        dataset="d",
+    )
+    large = None
+    if large_data_rows is not None or large_data_trees is not None:
+        large = LargeDataSettings(
+            min_rows=large_data_rows or 1,
+            reliance_rows=None,
+            shap_rows=large_data_rows,
+            pd_rows=None,
+            shap_trees=large_data_trees,
+        )
+    settings = ShapSettings(family="rf", seed=seed, max_rows_random_forest=None, background_size=None, large_data=large)
+    return shap_tables(model, data, settings)
 
 
 def test_off_or_not_fewer_trees_is_the_exact_forest(friedman):
     X, Xb, forest = friedman
-    exact = _tables(forest, X, Xb, random_state=1)
+    exact = _tables(forest, X, Xb, seed=1)
     for cap in (None, 120, 500):
-        same = _tables(forest, X, Xb, random_state=1, large_data_trees=cap)
+        same = _tables(forest, X, Xb, seed=1, large_data_trees=cap)
         for name, frame in exact.to_frames().items():
             pd.testing.assert_frame_equal(same.to_frames()[name], frame, check_exact=True)
         assert same.meta == exact.meta and "large_data" not in same.meta
@@ -48,7 +70,7 @@ def test_off_or_not_fewer_trees_is_the_exact_forest(friedman):
 
 def test_values_are_the_sampled_trees_exact_treeshap(friedman):
     X, Xb, forest = friedman
-    out = _tables(forest, X, Xb, random_state=4, large_data_trees=30)
+    out = _tables(forest, X, Xb, seed=4, large_data_trees=30)
     trees = forest_tree_sample(120, 30, 4)
     assert out.meta["details"]["tree_sample"] == trees.tolist() and out.meta["details"]["trees_explained"] == 30
     # local accuracy against the sampled trees' mean prediction, computed by hand
@@ -83,7 +105,7 @@ def test_se_is_honest_against_fresh_tree_samples(friedman):
     exact = _tables(forest, X, Xb).importance.set_index("feature")
     est, se = [], []
     for seed in range(40):
-        imp = _tables(forest, X, Xb, random_state=seed, large_data_trees=20).importance.set_index("feature")
+        imp = _tables(forest, X, Xb, seed=seed, large_data_trees=20).importance.set_index("feature")
         est.append(imp.loc[NAMES, ["mean_shap", "mean_abs_shap"]].to_numpy())
         se.append(imp.loc[NAMES, ["mean_shap_se", "mean_abs_shap_se"]].to_numpy())
     est, se = np.array(est), np.array(se)  # (40, 5, 2)
@@ -102,8 +124,8 @@ def test_se_is_honest_against_fresh_tree_samples(friedman):
 def test_rows_and_trees_together_and_extra_trees(friedman):
     X, Xb, _ = friedman
     et = ExtraTreesRegressor(n_estimators=50, random_state=0).fit(Xb, Xb[:, 0] + Xb[:, 1])
-    both = _tables(et, X, Xb, random_state=2, large_data_rows=25, large_data_trees=20)
-    rows_only = _tables(et, X, Xb, random_state=2, large_data_rows=25)
+    both = _tables(et, X, Xb, seed=2, large_data_rows=25, large_data_trees=20)
+    rows_only = _tables(et, X, Xb, seed=2, large_data_rows=25)
     imp, ro = both.importance.set_index("feature"), rows_only.importance.set_index("feature")
     assert (imp["n_rows"] == 25).all() and (imp["n_trees_explained"] == 20).all()
     assert both.meta["large_data"]["n_rows"] == 25 and both.meta["large_data"]["trees"]["n_trees"] == 50
@@ -115,7 +137,7 @@ def test_multiclass_forest_every_class(friedman):
     X, Xb, _ = friedman
     yc = np.digitize(Xb[:, 0], [0.33, 0.66])
     rf = RandomForestClassifier(n_estimators=40, random_state=0).fit(Xb, yc)
-    out = _tables(rf, X, Xb, random_state=0, classes=["a", "b", "c"], large_data_trees=20)
+    out = _tables(rf, X, Xb, seed=0, classes=["a", "b", "c"], large_data_trees=20)
     imp = out.importance
     assert set(imp["class"]) == {"a", "b", "c"} and imp["mean_abs_shap_se"].gt(0).all()
     # each class's values sum with its base value to the sampled trees' mean probability

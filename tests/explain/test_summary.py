@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +13,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from tests.keyword_steps import reliance_tables_kw
+from xaipipe.config import LargeDataSettings, RelianceSettings
 from xaipipe.explain.summary import (
     RANKING_MEASURES,
     RELIANCE_FIRST,
@@ -18,6 +21,7 @@ from xaipipe.explain.summary import (
     ranking_agreement,
     ranking_tables,
     reliance_report,
+    reliance_tables,
     split_gain_or_nan,
     top_features,
 )
@@ -116,7 +120,11 @@ def test_reliance_tables_wrap_the_report_and_split_gain(data):
     kw = dict(
         feature_names=names, feature_groups={"g": ["x0", "x1"]}, n_repeats=2, e_switch_max_rows=40, random_state=3
     )
-    table, gain = reliance_tables_kw(gb, Xte, yte, dataset="diabetes", family="gradient_boosting", **kw)
+    split = SimpleNamespace(
+        X_test=Xte, y_test=yte, features=names, feature_groups={"g": ["x0", "x1"]}, dataset="diabetes"
+    )
+    settings = RelianceSettings(seed=3, n_repeats=2, e_switch_max_rows=40, large_data=None)
+    table, gain = reliance_tables(gb, split, settings, family="gradient_boosting")
     report = reliance_report(gb, Xte, yte, **kw)
     assert list(table.columns[: len(RELIANCE_FIRST)]) == RELIANCE_FIRST
     assert (table["dataset"] == "diabetes").all() and (table["model"] == "gradient_boosting").all()
@@ -184,22 +192,19 @@ def test_large_data_policy_of_the_model_reliance_rule(data):
     without the policy; above it (a tiny threshold) permutation / e_divide on subsamples of
     reliance_rows rows (n_samples, algorithm), their SE honest in scale, e_switch rows unchanged but
     for the SE of their subsample."""
-    from xaipipe.settings import LargeDataSettings
-
     Xtr, ytr, Xte, yte, names = data
     gb = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(Xtr, ytr)
     n = len(yte)  # 142 test rows
-    kwargs = dict(
-        dataset="d", family="gradient_boosting", feature_names=names, n_repeats=5, e_switch_max_rows=50, random_state=1
-    )
-    base, gain = reliance_tables_kw(gb, Xte, yte, **kwargs)
+    split = SimpleNamespace(X_test=Xte, y_test=yte, features=names, feature_groups=None, dataset="d")
+    settings = RelianceSettings(seed=1, n_repeats=5, e_switch_max_rows=50, large_data=None)
+    base, gain = reliance_tables(gb, split, settings, family="gradient_boosting")
     off = LargeDataSettings(min_rows=n, reliance_rows=40, shap_rows=None, pd_rows=None)
     assert off.rows("reliance", n) is None
-    same, same_gain = reliance_tables_kw(gb, Xte, yte, reliance_rows=off.rows("reliance", n), **kwargs)
+    same, same_gain = reliance_tables(gb, split, replace(settings, large_data=off), family="gradient_boosting")
     pd.testing.assert_frame_equal(same, base, check_exact=True)
     pd.testing.assert_frame_equal(same_gain, gain, check_exact=True)
     on = LargeDataSettings(min_rows=100, reliance_rows=40, shap_rows=None, pd_rows=None)
-    table, _ = reliance_tables_kw(gb, Xte, yte, reliance_rows=on.rows("reliance", n), **kwargs)
+    table, _ = reliance_tables(gb, split, replace(settings, large_data=on), family="gradient_boosting")
     assert list(table.columns) == list(base.columns)
     sub = table[table.estimator != "e_switch"]
     assert (sub["n_samples"] == 40).all() and set(sub["algorithm"]) == {

@@ -10,10 +10,10 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 
+from xaipipe.config import CVSettings
 from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import expand_grid
-from xaipipe.settings import CVSettings
 
 
 def _folds(X, y, stratified):
@@ -28,7 +28,6 @@ def _cv_tables(
     from types import SimpleNamespace
 
     from xaipipe.models.cv import CVResult, cv_tables
-    from xaipipe.settings import CVSettings
 
     data = SimpleNamespace(X_train_raw=X, y_train=y, folds=folds, imputer=None, dataset=dataset)
     settings = CVSettings(

@@ -273,6 +273,7 @@ def test_new_family_goes_through_the_pipeline(hgb_family):
 def _new_family_pipeline(hgb_family):
     from types import SimpleNamespace
 
+    from xaipipe.config import RashomonSettings
     from xaipipe.explain.reliance import model_reliance, random_permutations
     from xaipipe.explain.shapley import auto_algorithm, shap_values
     from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
@@ -280,7 +281,6 @@ def _new_family_pipeline(hgb_family):
     from xaipipe.models.grid import expand_grid
     from xaipipe.rashomon.sets import rashomon_set, set_sizes
     from xaipipe.rashomon.study import rashomon_reliance
-    from xaipipe.settings import RashomonSettings
 
     X, y = load_diabetes(return_X_y=True)
     Xtr, ytr, Xte, yte = X[:150], y[:150], X[150:190], y[150:190]

@@ -3,15 +3,18 @@ against scikit-learn fitted directly."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import GradientBoostingRegressor, RandomForestClassifier
 from sklearn.metrics import confusion_matrix, log_loss, mean_squared_error
 
-from tests.keyword_steps import fit_best_kw
+from xaipipe.config import CVSettings
 from xaipipe.models.families import make_estimator
-from xaipipe.models.fitting import GroupFit, fit_group
+from xaipipe.models.fitting import GroupFit, fit_best, fit_group
 
 
 @pytest.fixture(scope="module")
@@ -79,19 +82,9 @@ def test_fit_group_linalg_error_becomes_a_message():
 def test_fit_best_regression(reg):
     X, y, Xte, yte = reg
     rows = np.arange(200, 260) * 3  # positions in prepared.csv
-    est, record, pred = fit_best_kw(
-        "random_forest",
-        "regression",
-        {"n_estimators": 6, "max_depth": 4},
-        X,
-        y,
-        Xte,
-        yte,
-        test_rows=rows,
-        random_state=2,
-        dataset="diabetes",
-        n_jobs=2,
-    )
+    split = SimpleNamespace(X_train=X, y_train=y, X_test=Xte, y_test=yte, test_rows=rows, dataset="diabetes")
+    settings = CVSettings(family="random_forest", seed=2)
+    est, record, pred = fit_best(split, settings, {"n_estimators": 6, "max_depth": 4}, n_jobs=2)
     assert est.n_jobs == 1  # the saved model predicts bitwise reproducibly
     ref = make_estimator("random_forest", "regression", {"n_estimators": 6, "max_depth": 4}, random_state=2).fit(X, y)
     np.testing.assert_array_equal(est.predict(Xte), ref.predict(Xte))
@@ -112,17 +105,9 @@ def test_fit_best_regression(reg):
 
 def test_fit_best_classification(clf):
     X, y, Xte, yte = clf
-    est, record, pred = fit_best_kw(
-        "logistic_regression",
-        "classification",
-        {"C": 0.5},
-        X,
-        y,
-        Xte,
-        yte,
-        test_rows=np.arange(len(yte)),
-        random_state=0,
-    )
+    split = SimpleNamespace(X_train=X, y_train=y, X_test=Xte, y_test=yte, test_rows=np.arange(len(yte)), dataset="")
+    settings = CVSettings(task="classification", family="logistic_regression", seed=0, beta=1.0)
+    est, record, pred = fit_best(split, settings, {"C": 0.5})
     proba = est.predict_proba(Xte)
     assert list(pred.columns) == ["row", "y_true", "proba_1", "y_pred"]
     np.testing.assert_array_equal(pred["proba_1"], proba[:, 1])
@@ -133,9 +118,10 @@ def test_fit_best_classification(clf):
     assert (m["tn"], m["fp"], m["fn"], m["tp"]) == (tn, fp, fn, tp)
     Xd, yd = _rank_deficient()
     with pytest.raises(np.linalg.LinAlgError):
-        fit_best_kw(
-            "qda", "classification", {"reg_param": 0.0}, Xd, yd, Xd, yd, test_rows=np.arange(80), random_state=0
+        rank_deficient = SimpleNamespace(
+            X_train=Xd, y_train=yd, X_test=Xd, y_test=yd, test_rows=np.arange(80), dataset=""
         )
+        fit_best(rank_deficient, replace(settings, family="qda"), {"reg_param": 0.0})
 
 
 def test_fit_best_takes_the_fit_rules_cv_settings(clf):
@@ -149,9 +135,8 @@ def test_fit_best_takes_the_fit_rules_cv_settings(clf):
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.metrics import fbeta_score
 
-    from xaipipe.models.fitting import FitResult, fit_best
+    from xaipipe.models.fitting import FitResult
     from xaipipe.schema import validate_config
-    from xaipipe.settings import CVSettings
 
     repo = Path(__file__).resolve().parents[2]
     config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
@@ -159,9 +144,7 @@ def test_fit_best_takes_the_fit_rules_cv_settings(clf):
     config["metrics"]["beta"] = 2.0
     config["seed"] = 7
     config["estimator_options"]["random_forest"] = {"max_features": 1}
-    settings = CVSettings.from_params(
-        CVSettings.from_config(config, "classification", "random_forest").to_params(), "random_forest"
-    )
+    settings = CVSettings.from_params(CVSettings.from_config(config, "classification", "random_forest").to_params())
     X, y, Xte, yte = clf
     data = SimpleNamespace(
         X_train=X, y_train=y, X_test=Xte, y_test=yte, test_rows=np.arange(len(yte)) + 100, dataset="d"

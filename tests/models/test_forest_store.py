@@ -5,14 +5,23 @@ scikit-learn's own ``predict`` / ``predict_proba`` (n_jobs=1)."""
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes, load_iris, make_classification
 
+from xaipipe.config import AleSettings, CVSettings, HStatisticSettings, PdIceSettings, RelianceSettings, ShapSettings
+from xaipipe.explain.dependence import ale_tables, dependent_reliance_rows, h_statistic_table
+from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
+from xaipipe.explain.shapley import shap_tables
+from xaipipe.explain.summary import reliance_tables
 from xaipipe.io import read_joblib, write_joblib
 from xaipipe.models.families import make_estimator
+from xaipipe.models.fitting import fit_best
 from xaipipe.models.forest_blocks import fit_forest_blocks
 from xaipipe.models.forest_store import (
     ForestBlockWriter,
@@ -46,6 +55,39 @@ def _same_forest(a, b):
 
 def _kind(task):
     return "regression" if task == "regression" else "classification"
+
+
+def _explain_steps(X_new, task, classes):
+    """The ALE, PD / ICE and H² rule entries of a forest's test rows ``X_new`` (variables x0, x1, ...):
+    ``(name, step)`` with ``step(model)`` the entry's tables; a multiclass model explains class 2."""
+    names = [f"x{j}" for j in range(X_new.shape[1])]
+    multi = {"figure_class": "2"} if task == "multiclass" else {}
+    split = SimpleNamespace(
+        X_test=X_new,
+        features=names,
+        feature_groups=None,
+        test_rows=None,
+        task="classification",
+        classes=["0", "1", "2"] if multi else None,
+    )
+    curves_split = SimpleNamespace(**{**vars(split), "classes": classes})
+    batch = {"seed": 0, "max_batch_rows": DEFAULT_MAX_BATCH_ROWS}
+    ale = AleSettings(**batch, output="auto", n_bins=5, pair_bins=3, large_data=None, **multi)
+    h2 = HStatisticSettings(**batch, output="auto", n_rows=15, n_rows_random_forest=15, n_bootstrap=3, **multi)
+    pd_ice = PdIceSettings(
+        task="classification",
+        **{**batch, "max_batch_rows": 100_000},
+        resolution=6,
+        smooth=0,
+        pair_resolution=4,
+        classification_output="auto",
+        large_data=None,
+    )
+    return [
+        ("ale", lambda m: tuple(ale_tables(m, split, ale, ranking=names, pair=names[:2]))[:2]),
+        ("pd_ice", lambda m: tuple(pd_ice_tables(m, curves_split, pd_ice, top=names[:2]))),
+        ("h_statistic", lambda m: h_statistic_table(m, split, h2, top=names[:3])),
+    ]
 
 
 def _fitted(task, family="random_forest", n=17, labels=None):
@@ -147,23 +189,24 @@ def test_bad_stores_are_refused(tmp_path):
 def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
     """The fit rule above large_data.forest_block_rows: the stored model, the test record and the
     test predictions are those of the plain fit_best (fit_time_s apart)."""
-    from tests.keyword_steps import fit_best_kw
-
     X, y, X_test = _data(task)
     y_test = y[: len(X_test)]
-    args = ("random_forest", _kind(task), {"n_estimators": 13, "max_features": 0.7}, X, y, X_test, y_test)
-    kw = {"test_rows": np.arange(len(X_test)), "random_state": 8, "dataset": "d", "n_jobs": 2}
-    model, record, predictions = fit_best_kw(*args, **kw)
+    split = SimpleNamespace(X_train=X, y_train=y, X_test=X_test, y_test=y_test, test_rows=np.arange(len(X_test)))
+    split.dataset = "d"
+    settings = CVSettings(task=_kind(task), family="random_forest", seed=8, beta=1.0)
+    params = {"n_estimators": 13, "max_features": 0.7}
+    model, record, predictions = fit_best(split, settings, params, n_jobs=2)
     assert model.n_jobs == 1
     path = tmp_path / "model.joblib"
-    none, record_b, predictions_b = fit_best_kw(*args, **kw, forest_store=(path, 4))
+    none, record_b, predictions_b = fit_best(split, settings, params, n_jobs=2, forest_store=(path, 4))
     assert none is None and is_forest_store(path)
     assert _same_forest(load_forest(path), model)
     record.pop("fit_time_s"), record_b.pop("fit_time_s")
     assert pickle.dumps(record_b) == pickle.dumps(record)
     assert predictions_b.equals(predictions) and list(predictions_b.dtypes) == list(predictions.dtypes)
     # a family that cannot be stored in blocks ignores forest_store
-    gb, *_ = fit_best_kw("gradient_boosting", *args[1:], **kw, forest_store=(tmp_path / "gb.joblib", 4))
+    gb_settings = replace(settings, family="gradient_boosting")
+    gb, *_ = fit_best(split, gb_settings, params, n_jobs=2, forest_store=(tmp_path / "gb.joblib", 4))
     assert gb is not None and not (tmp_path / "gb.joblib").exists()
 
 
@@ -171,7 +214,6 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
 def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
     """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
     PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
-    from tests.keyword_steps import ale_tables_kw, h_statistic_table_kw, pd_ice_tables_kw
     from xaipipe.explain.shapley import shap_values
     from xaipipe.models.forest_store import LazyTrees, open_forest
 
@@ -204,25 +246,17 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
     assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
     names = [f"x{j}" for j in range(X.shape[1])]
     classes = [str(c) for c in est.classes_] if task == "multiclass" else None
-    from tests.keyword_steps import shap_tables_kw
-
-    kw = {"test_rows": np.arange(len(X_new)), "feature_names": names, "dataset": "d", "family": "random_forest"}
-    kw.update(max_rows_forest=10, background_size=10, classes=classes, n_jobs=2)  # two processes
-    got, ref = shap_tables_kw(lazy, X_new, X, **kw), shap_tables_kw(est, X_new, X, **kw)
+    split = SimpleNamespace(X_test=X_new, X_train=X, test_rows=np.arange(len(X_new)), features=names)
+    split.feature_groups, split.classes, split.dataset = None, classes, "d"
+    settings = ShapSettings(family="random_forest", seed=0, max_rows_random_forest=10, background_size=10)
+    settings = replace(settings, large_data=None)
+    got, ref = shap_tables(lazy, split, settings, n_jobs=2), shap_tables(est, split, settings, n_jobs=2)
     for name, frame in got.to_frames().items():
         pd.testing.assert_frame_equal(frame, ref.to_frames()[name], check_exact=True)
-    kw = {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes}
-    for got, ref in zip(pd_ice_tables_kw(lazy, X_new, **kw), pd_ice_tables_kw(est, X_new, **kw)):
-        pd.testing.assert_frame_equal(got, ref, check_exact=True)
-    choice = {"class_index": 2} if task == "multiclass" else {}
-    kw = {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice}
-    got, ref = ale_tables_kw(lazy, X_new, **kw), ale_tables_kw(est, X_new, **kw)
-    for g, r in zip(got[:2], ref[:2]):
-        pd.testing.assert_frame_equal(g, r, check_exact=True)
-    kw = {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}
-    pd.testing.assert_frame_equal(
-        h_statistic_table_kw(lazy, X_new, **kw), h_statistic_table_kw(est, X_new, **kw), check_exact=True
-    )
+    for _, step in _explain_steps(X_new, task, classes):  # PD / ICE, ALE, H²
+        got, ref = step(lazy), step(est)
+        for g, r in zip(got if isinstance(got, tuple) else [got], ref if isinstance(ref, tuple) else [ref]):
+            pd.testing.assert_frame_equal(g, r, check_exact=True)
 
 
 def test_lazy_trees_under_threads(tmp_path):
@@ -245,7 +279,6 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     """The model_reliance rule's functions on a lazily opened store (the MR engine walks the
     store's blocks outermost): MR table (all three estimators), split gain and the dependent-
     feature rows bitwise those of the whole forest (times apart)."""
-    from tests.keyword_steps import dependent_reliance_rows_kw, reliance_tables_kw
     from xaipipe.models.forest_store import open_forest
 
     est, X, y, X_new = _fitted(task, n=9)
@@ -254,18 +287,19 @@ def test_model_reliance_rule_of_an_opened_store_equals_the_whole_forest(task, tm
     lazy = open_forest(tmp_path / "m.joblib")
     names = [f"x{j}" for j in range(X.shape[1])]
     losses = ["squared_error"] if task == "regression" else ["log_loss", "zero_one"]
-    kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
-    kw.update(n_repeats=3, e_switch_max_rows=30, random_state=2)
-    got, ref = reliance_tables_kw(lazy, X_new, y_new, **kw), reliance_tables_kw(est, X_new, y_new, **kw)
+    split = SimpleNamespace(X_test=X_new, y_test=y_new, X_train=X, features=names, feature_groups=None, dataset="d")
+    settings = RelianceSettings(seed=2, n_repeats=3, e_switch_max_rows=30, losses=tuple(losses), large_data=None)
+    got = reliance_tables(lazy, split, settings, family="random_forest")
+    ref = reliance_tables(est, split, settings, family="random_forest")
     for g, r in zip(got, ref):
         timing = [c for c in r.columns if c.endswith("_s") or "time" in c]
         pd.testing.assert_frame_equal(g.drop(columns=timing), r.drop(columns=timing), check_exact=True)
-    kw = {"dataset": "d", "family": "random_forest", "feature_names": names, "losses": losses}
-    kw.update(estimators=["conditional_permutation", "grouped_permutation"], n_repeats=2, random_state=1)
-    kw.update(max_depth=3, min_samples_leaf=0.05, correlation_threshold=0.3, linkage="single")
+    dependent = {"estimators": ["conditional_permutation", "grouped_permutation"], "max_depth": 3}
+    dependent.update(min_samples_leaf=0.05, correlation_threshold=0.3, linkage="single")
+    settings = replace(settings, seed=1, estimators=(), n_repeats=2, e_switch_max_rows=None, dependent=dependent)
     got, ref = (
-        dependent_reliance_rows_kw(lazy, X_new, y_new, X, **kw),
-        dependent_reliance_rows_kw(est, X_new, y_new, X, **kw),
+        dependent_reliance_rows(lazy, split, settings, family="random_forest"),
+        dependent_reliance_rows(est, split, settings, family="random_forest"),
     )
     timing = [c for c in ref.columns if c.endswith("_s") or "time" in c]
     pd.testing.assert_frame_equal(got.drop(columns=timing), ref.drop(columns=timing), check_exact=True)
@@ -327,7 +361,6 @@ def test_predict_in_one_pass_reads_the_store_once_and_answers_bitwise(task, tmp_
     H-statistic) are answered from one pass over its blocks, each bitwise the whole forest's answer
     (the tables of the whole forest, exactly); rows that depend on earlier outputs, and a dry run
     that fails on its placeholders, still get the forest's own answers."""
-    from tests.keyword_steps import ale_tables_kw, h_statistic_table_kw, pd_ice_tables_kw
     from xaipipe.models import forest_store
     from xaipipe.models.forest_store import open_forest, plans_predictions, predict_in_one_pass
 
@@ -344,25 +377,12 @@ def test_predict_in_one_pass_reads_the_store_once_and_answers_bitwise(task, tmp_
     monkeypatch.setattr(forest_store, "_unpack", counting)
     lazy = open_forest(path)
     assert plans_predictions(lazy) and not plans_predictions(est)
-    names = [f"x{j}" for j in range(X.shape[1])]
     classes = [str(c) for c in est.classes_] if task == "multiclass" else None
-    choice = {"class_index": 2} if task == "multiclass" else {}
-    steps = [
-        (
-            ale_tables_kw,
-            {"feature_names": names, "ranking": names, "pair": names[:2], "n_bins": 5, "pair_bins": 3, **choice},
-        ),
-        (
-            pd_ice_tables_kw,
-            {"top": names[:2], "feature_names": names, "resolution": 6, "pair_resolution": 4, "classes": classes},
-        ),
-        (h_statistic_table_kw, {"feature_names": names, "top": names[:3], "n_rows": 15, "n_bootstrap": 3, **choice}),
-    ]
-    for step, kw in steps:
+    for name, step in _explain_steps(X_new, task, classes):
         reads["n"] = 0
-        got = step(lazy, X_new, **kw)
-        assert reads["n"] <= 4 + 1, (step.__name__, reads["n"])  # one pass (+ block 0 for validation)
-        ref = step(est, X_new, **kw)
+        got = step(lazy)
+        assert reads["n"] <= 4 + 1, (name, reads["n"])  # one pass (+ block 0 for validation)
+        ref = step(est)
         for g, r in zip(got if isinstance(got, tuple) else [got], ref if isinstance(ref, tuple) else [ref]):
             if isinstance(g, pd.DataFrame):
                 pd.testing.assert_frame_equal(g, r, check_exact=True)

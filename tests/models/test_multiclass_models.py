@@ -4,6 +4,7 @@ confusion table -- against scikit-learn's metrics and plain refits."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 from sklearn import metrics as skm
 from sklearn.datasets import make_classification
 
-from tests.keyword_steps import fit_best_kw
+from xaipipe.config import CVSettings
 from xaipipe.models.comparison import (
     class_probabilities,
     compare_families,
@@ -20,6 +21,7 @@ from xaipipe.models.comparison import (
 )
 from xaipipe.models.cv import cross_validate_grid
 from xaipipe.models.families import make_estimator
+from xaipipe.models.fitting import fit_best
 from xaipipe.models.metrics import CLASSIFICATION_METRICS, classification_metrics, multiclass_metrics
 from xaipipe.models.prefix import prefix_predictions
 from xaipipe.report import tables
@@ -96,11 +98,19 @@ def test_prefix_predictions_are_bitwise_refits(data, family, params):
         np.testing.assert_array_equal(got[i], ref.predict_proba(Xt))
 
 
+def _split(data):
+    X, y, Xt, yt = data
+    return SimpleNamespace(X_train=X, y_train=y, X_test=Xt, y_test=yt, test_rows=np.arange(len(yt)), dataset="")
+
+
+def _settings(family):
+    """The fit rule's settings of a classifier (seed 0, F1 as the f_beta column)."""
+    return CVSettings(task="classification", family=family, seed=0, beta=1.0)
+
+
 def test_fit_best_writes_every_class_probability(data):
     X, y, Xt, yt = data
-    model, record, pred = fit_best_kw(
-        "xgboost", "classification", {"n_estimators": 5}, X, y, Xt, yt, test_rows=np.arange(len(yt)), random_state=0
-    )
+    model, record, pred = fit_best(_split(data), _settings("xgboost"), {"n_estimators": 5})
     P = class_probabilities(pred)
     np.testing.assert_array_equal(P, model.predict_proba(Xt).astype(float))
     np.testing.assert_array_equal(pred["y_pred"], P.argmax(axis=1))
@@ -109,12 +119,9 @@ def test_fit_best_writes_every_class_probability(data):
 
 
 def _predictions(data):
-    X, y, Xt, yt = data
     out = {}
     for family, params in (("logistic_regression", {"C": 1.0}), ("gaussian_nb", {})):
-        model, _, pred = fit_best_kw(
-            family, "classification", params, X, y, Xt, yt, test_rows=np.arange(len(yt)), random_state=0
-        )
+        model, _, pred = fit_best(_split(data), _settings(family), params)
         out[family] = pred
     return out
 

@@ -3,12 +3,16 @@ thesis-style PD-vs-ALE figure of stored results; each rendered and saved, drawn 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.ensemble import GradientBoostingRegressor
 
-from tests.keyword_steps import ale_tables_kw
+from xaipipe.config import AleSettings
+from xaipipe.explain.dependence import ale_tables
+from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 from xaipipe.plots.ale import ale_figures, plot_ale_2d, plot_pd_vs_ale
 from xaipipe.plots.multiplicity import plot_multiplicity
 from xaipipe.plots.style import figure_style, save_figure
@@ -30,15 +34,9 @@ def tables():
     y = X[:, 0] * X[:, 2] + X[:, 1] + X[:, 3] + 0.1 * rng.normal(size=n)
     names = ["a", "b", "c", "S_F", "S_I", "S_M"]
     gb = GradientBoostingRegressor(n_estimators=40, random_state=0).fit(X, y)
-    ale, ale_2d, _ = ale_tables_kw(
-        gb,
-        X,
-        feature_names=names,
-        feature_groups={"S": names[3:]},
-        ranking=["c", "S", "a", "b"],
-        pair=("a", "c"),
-        n_bins=6,
-    )
+    split = SimpleNamespace(X_test=X, features=names, feature_groups={"S": names[3:]}, classes=None)
+    settings = AleSettings(seed=0, output="auto", max_batch_rows=DEFAULT_MAX_BATCH_ROWS, n_bins=6, large_data=None)
+    ale, ale_2d, _ = ale_tables(gb, split, settings, ranking=["c", "S", "a", "b"], pair=("a", "c"))
     return ale.assign(dataset="d", model="gradient_boosting"), ale_2d
 
 

@@ -4,6 +4,7 @@ plots, the 2-D PD with a group (category x numeric, category x category), LIME b
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import matplotlib
 
@@ -15,8 +16,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from tests.keyword_steps import pd_ice_tables_kw  # noqa: E402
+from xaipipe.config import PdIceSettings  # noqa: E402
 from xaipipe.explain import pdp  # noqa: E402
+from xaipipe.explain.pdp import pd_ice_tables  # noqa: E402
 from xaipipe.explain.shapley import global_importance, group_shap_result, shap_values  # noqa: E402
 from xaipipe.models.families import make_estimator  # noqa: E402
 from xaipipe.plots.pdp import pd_ice_figures, plot_pd_2d  # noqa: E402
@@ -201,11 +203,30 @@ def test_pd_2d_category_by_category_heat_map(fitted, tmp_path):
     _render(fig, tmp_path / "pd2d_heat.png")
 
 
+def _split(X):
+    """The test rows ``X`` of the pd_ice entry (the model's own output: a "classification" task
+    with classification_output "auto")."""
+    return SimpleNamespace(
+        X_test=X, features=NAMES, feature_groups=GROUPS, test_rows=None, task="classification", classes=None
+    )
+
+
+def _pd_settings(**fields):
+    return PdIceSettings(
+        task="classification",
+        seed=0,
+        resolution=6,
+        smooth=0,
+        max_batch_rows=100_000,
+        classification_output="auto",
+        large_data=None,
+        **fields,
+    )
+
+
 def test_pd_figures_rule_draws_the_group_pair(fitted, tmp_path):
     model, X, _, _ = fitted
-    curves, pairs = pd_ice_tables_kw(
-        model, X, top=["Sex", "Shell"], feature_names=NAMES, feature_groups=GROUPS, resolution=6, pair_resolution=5
-    )
+    curves, pairs = pd_ice_tables(model, _split(X), _pd_settings(pair_resolution=5), top=["Sex", "Shell"])
     assert not pairs.empty and set(pairs["feature_1"]) == {"Sex"}
     path = tmp_path / "pd_2d.csv"
     pairs.to_csv(path, index=False)
@@ -220,9 +241,7 @@ def test_thesis_pd_figure_of_a_group_names_its_levels(fitted, tmp_path):
     from xaipipe.report.thesis import render_figure
 
     model, X, _, _ = fitted
-    curves, _ = pd_ice_tables_kw(
-        model, X, top=["Sex", "Shell"], feature_names=NAMES, feature_groups=GROUPS, resolution=6, pair_resolution=3
-    )
+    curves, _ = pd_ice_tables(model, _split(X), _pd_settings(pair_resolution=3), top=["Sex", "Shell"])
     path = tmp_path / "pd_ice.csv"
     curves.to_csv(path, index=False)
     with figure_style():

@@ -3,6 +3,9 @@ and the stacked bar, the comparison figures."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,13 +16,12 @@ import pytest  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 
-from tests.keyword_steps import (  # noqa: E402
-    fit_best_kw,  # noqa: E402
-    pd_ice_tables_kw,
-    shap_tables_kw,
-)
+from xaipipe.config import CVSettings, PdIceSettings, ShapSettings  # noqa: E402
+from xaipipe.explain.pdp import pd_ice_tables  # noqa: E402
+from xaipipe.explain.shapley import shap_tables  # noqa: E402
 from xaipipe.models.comparison import comparison_tables  # noqa: E402
 from xaipipe.models.families import make_estimator  # noqa: E402
+from xaipipe.models.fitting import fit_best  # noqa: E402
 from xaipipe.plots.comparison import COMPARISON_FIGURES, comparison_figures  # noqa: E402
 from xaipipe.plots.curves import plot_ovr_curves  # noqa: E402
 from xaipipe.plots.pdp import pd_ice_figures  # noqa: E402
@@ -48,15 +50,21 @@ def _close():
 
 def test_pd_figures_of_every_class_and_of_one(data, model):
     _, _, Xt, _ = data
-    curves, pairs = pd_ice_tables_kw(
-        model,
-        Xt,
-        top=["f0", "f1"],
-        feature_names=["f0", "f1", "f2", "f3"],
-        resolution=5,
-        pair_resolution=3,
-        classes=CLASSES,
+    split = SimpleNamespace(
+        X_test=Xt, features=["f0", "f1", "f2", "f3"], feature_groups=None, test_rows=None, task="classification"
     )
+    split.classes = CLASSES
+    settings = PdIceSettings(
+        task="classification",
+        seed=0,
+        resolution=5,
+        smooth=0,
+        pair_resolution=3,
+        max_batch_rows=100_000,
+        classification_output="auto",
+        large_data=None,
+    )
+    curves, pairs = pd_ice_tables(model, split, settings, top=["f0", "f1"])
     every = pd_ice_figures(curves, pairs)
     assert set(every) == {"ice", "c_ice", "d_ice", "pd_2d"}
     ax = every["ice"].axes[0]
@@ -84,17 +92,19 @@ def test_ovr_curves_report_sklearns_auc_and_ap(data, model):
 
 def test_shap_figures_of_a_multiclass_result(data, model):
     X, _, Xt, _ = data
-    out = shap_tables_kw(
-        model,
-        Xt,
-        X,
+    split = SimpleNamespace(
+        X_test=Xt,
+        X_train=X,
         test_rows=np.arange(len(Xt)),
-        feature_names=["f0", "f1", "f2", "f3"],
-        dataset="d",
-        family="gradient_boosting",
-        max_rows=12,
+        features=["f0", "f1", "f2", "f3"],
+        feature_groups=None,
         classes=CLASSES,
+        dataset="d",
     )
+    settings = ShapSettings(
+        family="gradient_boosting", seed=0, max_rows=12, max_rows_random_forest=None, background_size=None
+    )
+    out = shap_tables(model, split, replace(settings, large_data=None))
     figs = shap_figures(out.result, title="d / gb")
     assert set(figs) == {"bar", "beeswarm", "dependence", "waterfall_high", "waterfall_low", "waterfall_near_base"}
     bar = figs["bar"].axes[0]
@@ -108,9 +118,9 @@ def test_comparison_figures_of_multiclass_predictions(data):
     X, y, Xt, yt = data
     preds = {}
     for family, params in (("logistic_regression", {"C": 1.0}), ("xgboost", {"n_estimators": 5})):
-        preds[family] = fit_best_kw(
-            family, "classification", params, X, y, Xt, yt, test_rows=np.arange(len(yt)), random_state=0
-        )[2]
+        split = SimpleNamespace(X_train=X, y_train=y, X_test=Xt, y_test=yt, test_rows=np.arange(len(yt)), dataset="")
+        settings = CVSettings(task="classification", family=family, seed=0, beta=1.0)
+        preds[family] = fit_best(split, settings, params)[2]
     pairs, test_loss = comparison_tables(preds, dataset="d", n_bootstrap=50, random_state=0)
     figs = comparison_figures(preds, pairs, test_loss, n_bootstrap=50, random_state=0, dataset="d", classes=CLASSES)
     assert tuple(figs) == COMPARISON_FIGURES["classification"]

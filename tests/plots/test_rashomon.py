@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xaipipe.config import RashomonSettings
 from xaipipe.explain.pdp import feature_grid, onehot_grid
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.plots.rashomon import (
@@ -23,7 +24,6 @@ from xaipipe.plots.style import figure_style, save_figure
 from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope, pd_envelope_table
 from xaipipe.rashomon.sets import select_set
 from xaipipe.rashomon.study import rashomon_reliance
-from xaipipe.settings import RashomonSettings
 
 EPS = [0.0, 0.05, 0.5]
 NAMES = ["a", "b", "s_F", "s_M"]

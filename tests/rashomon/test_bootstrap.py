@@ -14,6 +14,7 @@ import pytest
 from sklearn.metrics import log_loss as sk_log_loss
 from sklearn.metrics import mean_squared_error
 
+from xaipipe.config import BootstrapSettings, RashomonSettings
 from xaipipe.explain.reliance import random_permutations
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
@@ -28,7 +29,6 @@ from xaipipe.rashomon.bootstrap import (
     resample_seeds,
 )
 from xaipipe.rashomon.rid import mcr_per_resample, mcr_summary, rid_cdf, rid_quantile, rid_summary
-from xaipipe.settings import BootstrapSettings, RashomonSettings
 
 GRIDS = {
     "gradient_boosting": {"n_estimators": [3, 6, 12], "learning_rate": [0.1, 0.4], "max_depth": [2]},

@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xaipipe.config import BootstrapSettings, RashomonSettings
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.forest_store import LazyTrees, forests_equal, iter_forest_blocks, load_forest
 from xaipipe.rashomon.refit import fit_member_groups, member_store_dir
-from xaipipe.settings import BootstrapSettings, RashomonSettings
 
 SEED = 7
 BLOCKS = (1, 3)  # (forest_block_rows, forest_block_trees): every forest in blocks of 3 trees

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xaipipe.config import RashomonSettings
 from xaipipe.explain.reliance import model_reliance, random_permutations
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
@@ -20,7 +21,6 @@ from xaipipe.rashomon.members import member_table, members_reliance
 from xaipipe.rashomon.refit import params_from_config_id
 from xaipipe.rashomon.sets import rashomon_scopes, rashomon_set, select_set
 from xaipipe.rashomon.study import rashomon_reliance
-from xaipipe.settings import RashomonSettings
 
 SEED = 5
 EPS = [0.0, 0.02, 0.1, 0.3, 2.0]

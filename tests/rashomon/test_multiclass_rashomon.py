@@ -11,13 +11,13 @@ import pytest
 from sklearn import metrics as skm
 from sklearn.datasets import make_classification
 
+from xaipipe.config import LearnerSettings
 from xaipipe.explain.learner import learner_tables, subsample_splits
 from xaipipe.explain.reliance import sklearn_permutations
 from xaipipe.models.families import make_estimator
 from xaipipe.rashomon.bootstrap import bootstrap_indices, bootstrap_rashomon
 from xaipipe.rashomon.envelope import members_partial_dependence
 from xaipipe.rashomon.refit import FittedGroup, group_reliance
-from xaipipe.settings import LearnerSettings
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,6 @@ def test_stratified_subsamples_and_multiclass_learner(data):
         pfi_estimator="permutation",
         n_repeats=2,
         confidence=0.95,
-        families=("gradient_boosting",),
         top_k=1,
         ranking_estimator="permutation",
         ranking_quantity="mr_difference",

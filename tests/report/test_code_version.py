@@ -1,5 +1,6 @@
 """The code a rule runs, as a content hash (xaipipe.report.code_version): which modules a script
-reaches, and that the hash moves with exactly those files."""
+reaches, and that the hash moves with the code of exactly those files -- not with their docstrings,
+comments or formatting."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import xaipipe
-from xaipipe.report.code_version import code_fingerprint, package_modules
+from xaipipe.report.code_version import code_fingerprint, code_text, package_modules
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,12 +53,66 @@ def test_the_closure_follows_relative_and_deferred_imports_and_parent_packages(t
         ("pkg/unused.py", False),
     ],
 )
-def test_the_hash_moves_with_the_files_reached_only(tmp_path, edited, changes):
+def test_the_hash_moves_with_the_code_of_the_files_reached_only(tmp_path, edited, changes):
     pkg = _package(tmp_path)
     before = code_fingerprint(tmp_path / "script.py", pkg)
     with open(tmp_path / edited, "a") as fh:
-        fh.write("\n# edited\n")
+        fh.write("\n# a comment and a string that is no docstring\n\nEDITED = 'yes'\n")
     assert (code_fingerprint(tmp_path / "script.py", pkg) != before) is changes
+
+
+C_BEFORE = '''\
+def g():
+    """Two."""
+    return 2
+
+
+class K:
+    """A class."""
+
+    def f(self):
+        return [1, 2]
+'''
+#: the same code: a module docstring, other docstrings (other quotes too), comments, blank lines, line breaks
+C_DOCS = """\
+'''Module docstring.'''
+
+
+# a comment
+def g():
+    'Two, the number (edited).'
+
+    return (2)  # why
+
+
+class K:
+    '''Another text.'''
+
+    def f(self):
+        'A method docstring.'
+        return [
+            1,
+            2,
+        ]
+"""
+
+
+def test_documentation_comments_and_formatting_move_no_hash(tmp_path):
+    """Docstrings (module, class, function, method), comments, blank lines, line breaks and quotes
+    are no code: the hash stays; a changed constant, or a string that is not a docstring, is code."""
+    pkg = _package(tmp_path)
+    c = tmp_path / "pkg" / "c.py"
+    c.write_text(C_BEFORE)
+    before = code_fingerprint(tmp_path / "script.py", pkg)
+    c.write_text(C_DOCS)
+    assert code_fingerprint(tmp_path / "script.py", pkg) == before
+    c.write_text(C_DOCS.replace("return (2)", "return 3"))
+    assert code_fingerprint(tmp_path / "script.py", pkg) != before
+    only_doc = tmp_path / "pkg" / "unused.py"
+    only_doc.write_text('def h():\n    """Only a docstring."""\n')
+    assert code_text(only_doc) == "def h():\n    pass"
+    only_doc.write_text('def h():\n    "Only a docstring."\n    x = "not a docstring"\n')
+    assert "not a docstring" in code_text(only_doc) and "Only" not in code_text(only_doc)
 
 
 def test_the_hash_does_not_depend_on_where_the_code_lies(tmp_path):

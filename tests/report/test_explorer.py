@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xaipipe.config import RashomonSettings
 from xaipipe.explain.ale import accumulated_local_effects
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
@@ -35,7 +36,6 @@ from xaipipe.report.explorer.data import (
     scope_gap,
 )
 from xaipipe.report.explorer.page import page_html
-from xaipipe.settings import RashomonSettings
 
 SEED = 3
 EPS = (0.0, 0.5, 1.0, 4.0)

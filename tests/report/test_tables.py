@@ -3,13 +3,16 @@ best-configuration view and the confusion matrices in long form."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.metrics import confusion_matrix
 
-from tests.keyword_steps import fit_best_kw
+from xaipipe.config import CVSettings
+from xaipipe.models.fitting import fit_best
 from xaipipe.report import tables as rt  # not imported by name: pytest would collect test_metric_tables
 
 
@@ -26,18 +29,10 @@ def records():
         ("breast_cancer", "classification", "gaussian_nb", {}, (Xc, yc)),
     ]:
         n = int(0.8 * len(y))
-        est, rec, pred = fit_best_kw(
-            family,
-            task,
-            params,
-            X[:n],
-            y[:n],
-            X[n:],
-            y[n:],
-            test_rows=np.arange(n, len(y)),
-            random_state=0,
-            dataset=dataset,
-        )
+        split = SimpleNamespace(X_train=X[:n], y_train=y[:n], X_test=X[n:], y_test=y[n:], dataset=dataset)
+        split.test_rows = np.arange(n, len(y))
+        settings = CVSettings(task=task, family=family, seed=0, beta=1.0)
+        est, rec, pred = fit_best(split, settings, params)
         best = {
             "dataset": dataset,
             "family": family,

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tests.keyword_steps import correlated_truth_table_kw
+from xaipipe.config import CorrelatedSettings
 from xaipipe.data.simulated import get_dgp
-from xaipipe.studies.correlated import _replace, _truth, correlated_sample
+from xaipipe.studies.correlated import _replace, _truth, correlated_sample, correlated_truth_table
 from xaipipe.studies.simulation import TRUTH_COLUMNS
 
 TAU = 0.1
@@ -78,15 +78,12 @@ def test_monte_carlo_truth_against_analytic_mr_of_a_linear_model():
 
 @pytest.fixture(scope="module")
 def table():
-    return correlated_truth_table_kw(
-        "friedman1",
+    settings = CorrelatedSettings(seed=3, n_repeats=10, n=1500, n_mc=4000)
+    return correlated_truth_table(
+        {"dgp": "friedman1", "p": 6, "noise_sd": 1.0},
+        settings,
         dataset="sim",
         best_params={"linear_regression": {}, "gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1}},
-        n=1500,
-        p=6,
-        n_repeats=10,
-        n_mc=4000,
-        random_state=3,
     )
 
 

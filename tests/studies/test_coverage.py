@@ -5,14 +5,25 @@ value against closed forms, and that the audit's rows are the pipeline's own fun
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from tests.keyword_steps import coverage_audit_kw
-from xaipipe.studies.coverage import COVERAGE_COLUMNS, REPETITION_COLUMNS, coverage_table
+from xaipipe.config import CoverageSettings
+from xaipipe.studies.coverage import COVERAGE_COLUMNS, REPETITION_COLUMNS, coverage_audit, coverage_table
+
+#: The audit with its own defaults (DEFAULT_LEARNERS, DEFAULT_LEARNER_CONFIG, DEFAULT_RASHOMON_CONFIG),
+#: no estimator options and seed 0: what the tests below change.
+AUDIT = CoverageSettings(learners=None, learner_config=None, rashomon_config=None, options=None, random_state=0)
+
+
+def _audit(n_jobs=1, **fields):
+    """coverage_audit of AUDIT with ``fields`` changed."""
+    return coverage_audit(replace(AUDIT, **fields), n_jobs=n_jobs)
+
 
 TINY = dict(
     n=100,
@@ -44,9 +55,9 @@ def _csv(frame: pd.DataFrame) -> bytes:
 
 @pytest.fixture(scope="module")
 def tiny_runs():
-    first = coverage_audit_kw(**TINY, n_jobs=1)
-    parallel = coverage_audit_kw(**TINY, n_jobs=2)
-    shorter = coverage_audit_kw(**{**TINY, "n_repetitions": 2}, n_jobs=1)
+    first = _audit(**TINY, n_jobs=1)
+    parallel = _audit(**TINY, n_jobs=2)
+    shorter = _audit(**{**TINY, "n_repetitions": 2}, n_jobs=1)
     return first, parallel, shorter
 
 
@@ -55,7 +66,7 @@ def test_same_seed_same_tables_byte_for_byte_any_n_jobs(tiny_runs):
     assert list(reps1.columns) == REPETITION_COLUMNS and list(cov1.columns) == COVERAGE_COLUMNS
     assert _csv(reps1) == _csv(reps2)
     assert _csv(cov1) == _csv(cov2)
-    other = coverage_audit_kw(**{**TINY, "random_state": 8, "n_repetitions": 2, "rashomon_config": False})[0]
+    other = _audit(**{**TINY, "random_state": 8, "n_repetitions": 2, "rashomon_config": False})[0]
     assert not np.array_equal(other["estimate"].to_numpy()[:10], reps1["estimate"].to_numpy()[:10])
 
 
@@ -125,7 +136,7 @@ def test_learner_rows_are_learner_pd_pfi_on_the_documented_streams():
     from xaipipe.explain.learner import RefitDesign, estimator_factory, learner_pd_pfi
 
     cfg = {**TINY, "n_repetitions": 2, "rashomon_config": False}
-    reps, _ = coverage_audit_kw(**cfg)
+    reps, _ = _audit(**cfg)
     child = np.random.SeedSequence(7).spawn(2)[1].spawn(2)[0]
     data_seed, split_seed, learner_seed = [int(v % 2**31) for v in child.generate_state(5)][:3]
     frame = simulate("friedman1", n=100, p=10, random_state=data_seed)
@@ -159,7 +170,7 @@ def test_learner_expected_value_of_ols_matches_closed_forms():
     f*'s PD; x3 enters as 5 x3^2 (population slope 0), so its expected learner-PD is flat at E f*."""
     from xaipipe.data.simulated import get_dgp
 
-    reps, _ = coverage_audit_kw(
+    reps, _ = _audit(
         n=400,
         n_repetitions=2,
         learners={"linear_regression": {}},
@@ -383,13 +394,13 @@ def test_coverage_table_round_trips_through_csv(tiny_runs):
 
 def test_bad_input_is_rejected():
     with pytest.raises(ValueError, match="unknown key"):
-        coverage_audit_kw(learner_config={"n_refit": 3})
+        _audit(learner_config={"n_refit": 3})
     with pytest.raises(ValueError, match="pd_features"):
-        coverage_audit_kw(learner_config={"pd_features": ["x11"]})
+        _audit(learner_config={"pd_features": ["x11"]})
     with pytest.raises(ValueError, match="unknown DGP"):
-        coverage_audit_kw(dgp="friedman9")
+        _audit(dgp="friedman9")
     with pytest.raises(ValueError, match="n_repetitions"):
-        coverage_audit_kw(n_repetitions=1)
+        _audit(n_repetitions=1)
     with pytest.raises(ValueError, match="lacks columns"):
         coverage_table(pd.DataFrame({"repetition": [0]}))
     with pytest.raises(ValueError, match="nominal"):

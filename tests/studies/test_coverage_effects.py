@@ -5,17 +5,20 @@ stay byte for byte those of an audit without them), their learner truth against 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tests.keyword_steps import coverage_audit_kw
+from xaipipe.config import CoverageSettings
 from xaipipe.data.simulated import get_dgp
 from xaipipe.explain.ale import accumulated_local_effects
+from xaipipe.studies.coverage import coverage_audit
 from xaipipe.studies.coverage_effects import ale_f_star
 
-TINY = dict(
+#: a tiny audit (the constructor's defaults otherwise; options None: no estimator options)
+TINY = CoverageSettings(
     n=120,
     n_repetitions=2,
     learners={"gradient_boosting": {"n_estimators": 5, "max_depth": 2}},
@@ -34,6 +37,7 @@ TINY = dict(
         "n_repeats": 2,
         "population_rows": 200,
     },
+    options=None,
     random_state=3,
 )
 
@@ -61,8 +65,8 @@ def test_closed_form_ale_of_f_star_matches_the_estimator_on_a_large_sample(dgp, 
 
 @pytest.fixture(scope="module")
 def runs():
-    with_effects = coverage_audit_kw(**TINY)
-    without = coverage_audit_kw(**{**TINY, "learner_config": {**TINY["learner_config"], "effects": []}})
+    with_effects = coverage_audit(TINY)
+    without = coverage_audit(replace(TINY, learner_config={**TINY.learner_config, "effects": []}))
     return with_effects, without
 
 
@@ -81,7 +85,7 @@ def test_effect_rows_and_their_truths(runs):
     ale = reps[reps.quantity == "learner_ale"]
     assert len(shap) == 2 * 10 and shap["truth"].isna().all() and shap["truth_learner"].notna().all()
     assert set(ale["feature"]) == {"x1", "x6"} and set(ale["grid_value"]) == {-1.0, -0.5, 0.0, 0.5, 1.0}
-    f_star = ale_f_star(get_dgp("friedman1"), ["x1", "x6"], TINY["learner_config"]["ale_grid"], p=10)
+    f_star = ale_f_star(get_dgp("friedman1"), ["x1", "x6"], TINY.learner_config["ale_grid"], p=10)
     np.testing.assert_array_equal(ale["truth"], [f_star[(f, z)] for f, z in zip(ale["feature"], ale["grid_value"])])
     assert np.allclose(ale[ale.feature == "x6"]["truth"], 0.0)  # an irrelevant input: flat ALE
     assert (shap["df"] == 2).all() and (shap["se"] >= shap["se_naive"]).all() and (shap["se"] > 0).any()
@@ -100,18 +104,18 @@ def test_learner_truth_of_the_effects_is_the_mean_over_fresh_fits():
     from xaipipe.explain.learner import estimator_factory
     from xaipipe.studies.coverage import _ints, _split_sizes
 
-    lc = TINY["learner_config"]
-    reps, _ = coverage_audit_kw(**{**TINY, "n_repetitions": 2, "rashomon_config": False})
-    n_train, _ = _split_sizes(TINY["n"], 0.2, 5)
+    lc = TINY.learner_config
+    reps, _ = coverage_audit(replace(TINY, n_repetitions=2, rashomon_config=False))
+    n_train, _ = _split_sizes(TINY.n, 0.2, 5)
     n1 = round(0.632 * n_train)
-    truth_root, _ = np.random.SeedSequence(TINY["random_state"]).spawn(2)
+    truth_root, _ = np.random.SeedSequence(TINY.random_state).spawn(2)
     shap_vals, ale_vals = [], []
     for child in truth_root.spawn(lc["truth_fits"]):
         s_train, s_eval, s_model = _ints(child, 3)
         train = simulate("friedman1", n=n1, p=10, noise_sd=1.0, random_state=s_train)
         ev = simulate("friedman1", n=2 * lc["truth_eval_rows"], p=10, noise_sd=1.0, random_state=s_eval).to_numpy()
         X = ev[: lc["truth_eval_rows"], :10]
-        model = estimator_factory("gradient_boosting", "regression", TINY["learners"]["gradient_boosting"])(
+        model = estimator_factory("gradient_boosting", "regression", TINY.learners["gradient_boosting"])(
             random_state=s_model
         ).fit(train.to_numpy()[:, :10], train["y"].to_numpy())
         phi = shap_lib.TreeExplainer(model, feature_perturbation="tree_path_dependent").shap_values(X)

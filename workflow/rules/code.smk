@@ -1,6 +1,7 @@
-# Results follow the code: every script rule gets the parameter `code`, a content hash of
-# its script and of every xaipipe module the script imports (transitively;
-# xaipipe.report.code_version), and, for a figure rule, of the modules of its plot functions,
+# Results follow the code, not the prose: every script rule gets the parameter `code`, a hash of
+# the code (syntax tree without docstrings, comments or formatting) of its script and of every
+# xaipipe module the script imports (transitively; xaipipe.report.code_version), and, for a
+# figure rule, of the modules of its plot functions,
 # which its script reaches through the figure catalog (xaipipe.plots.catalog.plot_modules).
 # Snakemake's `params` rerun trigger then reruns a job when the code it runs changes, and its
 # dependents follow (`mtime`); a clone of the same commit has the same hashes and reruns

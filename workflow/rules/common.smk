@@ -7,6 +7,25 @@ from pathlib import Path
 
 import yaml
 
+from xaipipe.config import (
+    AleSettings,
+    BootstrapSettings,
+    CorrelatedSettings,
+    CoverageSettings,
+    CVSettings,
+    HStatisticSettings,
+    LargeDataSettings,
+    LearnerSettings,
+    LimeSettings,
+    MemberEffectsSettings,
+    PdIceSettings,
+    RashomonSettings,
+    RelianceSettings,
+    SageSettings,
+    ShapSettings,
+    check_family,
+    coverage_epsilon,
+)
 from xaipipe.data.registry import (
     check_ols_inference,
     input_files,
@@ -14,6 +33,8 @@ from xaipipe.data.registry import (
     preparation_options,
 )
 from xaipipe.models.families import FAMILIES, register_config_families
+from xaipipe.models.planning import cv_shard_count
+from xaipipe.models.planning import sample_size_checks as _sample_size_checks
 from xaipipe.paths import result_path
 from xaipipe.report.provenance import RUN_RECORD_ENV, record_invocation
 from xaipipe.report.thesis import (
@@ -24,26 +45,7 @@ from xaipipe.report.thesis import (
     thesis_pd_features,
 )
 from xaipipe.schema import validate_config
-from xaipipe.settings import (
-    AleSettings,
-    BootstrapSettings,
-    CorrelatedSettings,
-    CoverageSettings,
-    CVSettings,
-    HStatisticSettings,
-    LargeDataSettings,
-    LearnerEffectsSettings,
-    LearnerSettings,
-    LimeSettings,
-    PdIceSettings,
-    RashomonSettings,
-    RelianceSettings,
-    SageSettings,
-    ShapSettings,
-    abalone_study_shards,
-    check_family,
-)
-from xaipipe.settings import sample_size_checks as _sample_size_checks
+from xaipipe.studies.abalone import abalone_study_shards
 
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
@@ -125,63 +127,34 @@ for _task, _grids in config["grids"].items():
         check_family(f"grids.{_task}.{_family}", _family, _task)
 for _family in config["estimator_options"]:
     check_family(f"estimator_options.{_family}", _family)
-# the Rashomon keys (epsilon in epsilons, refit_jobs / bootstrap / sample families) and the learner
-# keys (explain.learner.families, percentiles) are checked by xaipipe.settings.RashomonSettings /
-# LearnerSettings.from_config (unit-tested), once per task at parse time
+# The steps' settings (xaipipe.config, unit-tested in tests/config): built and checked once here
+# (each error names its config key); a rule passes one param, settings=<its settings>.to_params(),
+# and its script rebuilds them with <Settings>.from_params(snakemake.params.settings).
+TASKS = ("regression", "classification")
 RASHOMON_SETTINGS = {
-    _task: RashomonSettings.from_config(config, _task)
-    for _task in ("regression", "classification")
+    _task: RashomonSettings.from_config(config, _task) for _task in TASKS
 }
-for _task in ("regression", "classification"):
-    LearnerSettings.from_config(config, _task)
-# the large-data policies (section large_data; xaipipe.settings.LargeDataSettings, unit-tested): the
-# scripts decide from the dataset's test rows whether each applies
+BOOTSTRAP_SETTINGS = {
+    _task: BootstrapSettings.from_config(config, _task) for _task in TASKS
+}
 LARGE_DATA = LargeDataSettings.from_config(config)
-
-
-# the MR step's settings per task (xaipipe.settings.RelianceSettings, unit-tested: the ranking estimator
-# among the estimators); params.reliance is its to_params()
 RELIANCE_SETTINGS = {
-    _task: RelianceSettings.from_config(config, _task)
-    for _task in ("regression", "classification")
+    _task: RelianceSettings.from_config(config, _task) for _task in TASKS
 }
-# the PD / ICE step's settings per task (xaipipe.settings.PdIceSettings, unit-tested: explain.pd.percentiles
-# increasing); params.pd is its to_params()
-PD_ICE_SETTINGS = {
-    _task: PdIceSettings.from_config(config, _task)
-    for _task in ("regression", "classification")
-}
-# the SHAP step's settings per family (xaipipe.settings.ShapSettings, unit-tested: registered families
-# and known algorithms in explain.shap.algorithm); params.shap is its to_params()
+PD_ICE_SETTINGS = {_task: PdIceSettings.from_config(config, _task) for _task in TASKS}
 SHAP_SETTINGS = {f: ShapSettings.from_config(config, f) for f in ALL_FAMILIES}
-# the ALE and H-statistic steps' settings (xaipipe.settings.AleSettings per task, HStatisticSettings
-# per task and family; unit-tested); params.ale / params.interactions are their to_params()
-ALE_SETTINGS = {
-    _task: AleSettings.from_config(config, _task) for _task in PD_ICE_SETTINGS
-}
+ALE_SETTINGS = {_task: AleSettings.from_config(config, _task) for _task in TASKS}
 H_STATISTIC_SETTINGS = {
     (_task, f): HStatisticSettings.from_config(config, _task, f)
-    for _task in PD_ICE_SETTINGS
+    for _task in TASKS
     for f in ALL_FAMILIES
 }
-
-# the LIME step's settings (xaipipe.settings.LimeSettings, unit-tested); params.lime is its to_params()
 LIME_SETTINGS = LimeSettings.from_config(config)
-# the SAGE step's settings (xaipipe.settings.SageSettings, unit-tested; issue 45): the sage rule's ONE
-# param is its to_params()
+for _task in TASKS:  # explain.learner.families, percentiles: checked once per task
+    LearnerSettings.from_config(config, _task)
+# the SAGE step's settings (xaipipe.config.SageSettings, unit-tested in tests/config): the sage
+# rule's one param is its to_params()
 SAGE_SETTINGS = SageSettings.from_config(config)
-
-
-def ale_settings(wildcards):
-    return ALE_SETTINGS[task_of(wildcards.dataset)]
-
-
-def h_statistic_settings(wildcards):
-    return H_STATISTIC_SETTINGS[(task_of(wildcards.dataset), wildcards.family)]
-
-
-def shap_params(wildcards):
-    return SHAP_SETTINGS[wildcards.family].to_params()
 
 
 def shap_interaction_families(dataset):
@@ -220,20 +193,28 @@ def canonical_entry(dataset):
 
 
 def cv_params(wildcards):
-    """params.cv of the family's CV, fit and learner jobs (xaipipe.settings.CVSettings: the grid, None
+    """params.settings of the family's CV and fit jobs (xaipipe.config.CVSettings: the grid, None
     when the family is only sampled; its random search, None when off; classifiers also get the
-    F-beta weight metrics.beta, absent for regression so that it reruns nothing there).
+    F-beta weight metrics.beta, None for regression so that it reruns nothing there).
     """
     return CVSettings.from_config(
         config, task_of(wildcards.dataset), wildcards.family
     ).to_params()
 
 
+def learner_params(wildcards):
+    """params.settings of the family's learner job (xaipipe.config.LearnerSettings)."""
+    return LearnerSettings.from_config(
+        config, task_of(wildcards.dataset), wildcards.family
+    ).to_params()
+
+
 def cv_shards(dataset, family):
-    """Jobs the CV of `family` on `dataset` is split into (CVSettings.shards of config key cv_shards.<family>)."""
+    """Jobs the CV of `family` on `dataset` is split into (xaipipe.models.planning.cv_shard_count of
+    config key cv_shards.<family>)."""
     settings = CVSettings.from_config(config, task_of(dataset), family)
-    return settings.shards(
-        config["cv_shards"].get(family, 1), config["split"]["cv_folds"]
+    return cv_shard_count(
+        settings, config["cv_shards"].get(family, 1), config["split"]["cv_folds"]
     )
 
 
@@ -282,8 +263,8 @@ STUDY = RASHOMON["abalone_study"]
 STUDY_SHARDS = abalone_study_shards(config)
 # The Rashomon bootstrap is split into jobs of resamples b, b + n, b + 2n, ...
 # (config key rashomon.bootstrap.n_shards, at most n_bootstrap; the shard jobs' scripts deal the
-# resamples with the same xaipipe.settings.BootstrapSettings).
-BOOTSTRAP_SHARDS = BootstrapSettings.from_config(config, "regression").jobs
+# resamples with the same xaipipe.config.BootstrapSettings).
+BOOTSTRAP_SHARDS = BOOTSTRAP_SETTINGS["regression"].jobs
 OLS_DATASETS = [d for d in config["ols_inference"] if d in DATASETS]
 
 
@@ -316,38 +297,42 @@ def bootstrap_families(dataset):
 
 
 def sample_size_checks(dataset):
-    """params.checks of the split job (xaipipe.settings.sample_size_checks, unit-tested)."""
+    """params.checks of the split job (xaipipe.models.planning.sample_size_checks, unit-tested)."""
     return _sample_size_checks(
         config, task_of(dataset), families_of(dataset), sampled_families(dataset)
     )
 
 
-def rashomon_params_of(dataset):
-    """params.rashomon of the dataset's Rashomon jobs (xaipipe.settings.RashomonSettings)."""
-    return RASHOMON_SETTINGS[task_of(dataset)].to_params()
-
-
 def rashomon_params(wildcards):
-    return rashomon_params_of(wildcards.dataset)
+    """params.settings of the dataset's Rashomon jobs (xaipipe.config.RashomonSettings)."""
+    return RASHOMON_SETTINGS[task_of(wildcards.dataset)].to_params()
 
 
-def learner_effects_params(wildcards):
-    """params.effects of the learner rule: xaipipe.settings.LearnerEffectsSettings (issue 45)."""
-    return LearnerEffectsSettings.from_config(config, wildcards.family).to_params()
+def member_effects_params(wildcards):
+    """params.settings of the dataset's rashomon_effects job (xaipipe.config.MemberEffectsSettings)."""
+    return MemberEffectsSettings.from_config(
+        config, task_of(wildcards.dataset)
+    ).to_params()
+
+
+# the Table 4.1 grid's Rashomon sets: one scope per family
+STUDY_RASHOMON_PARAMS = RASHOMON_SETTINGS[task_of(STUDY["dataset"])].to_params() | {
+    "scopes": ["family"]
+}
+
+
+def bootstrap_params(wildcards):
+    """params.settings of the dataset's bootstrap jobs (xaipipe.config.BootstrapSettings)."""
+    return BOOTSTRAP_SETTINGS[task_of(wildcards.dataset)].to_params()
 
 
 COVERAGE = config["coverage"]
 
 
-# The coverage audit's arguments and figure epsilon (checked: registered regression families,
-# coverage.mcr.epsilon in its grid): xaipipe.settings.CoverageSettings (unit-tested).
+# The coverage audit's settings and the figure's epsilon (checked: registered regression families,
+# coverage.mcr.epsilon in its grid): xaipipe.config.CoverageSettings, coverage_epsilon (unit-tested).
 COVERAGE_SETTINGS = CoverageSettings.from_config(config)
-COVERAGE_EPSILON = COVERAGE_SETTINGS.epsilon
-
-
-def coverage_params():
-    """Arguments of xaipipe.studies.coverage.coverage_audit (CoverageSettings.to_params)."""
-    return COVERAGE_SETTINGS.to_params()
+COVERAGE_EPSILON = coverage_epsilon(config)
 
 
 check_mapping(config["thesis"])

@@ -1,6 +1,6 @@
 # Coverage audit on simulated data (issue 23): R fresh draws from a DGP with known truth; coverage of
 # the learner-PD / learner-PFI intervals and of [MCR-, MCR+] (docs/simulation.md, "Coverage audit").
-# Its own target, `snakemake --cores 2 coverage`; not part of `all`. Parameters: coverage_params()
+# Its own target, `snakemake --cores 2 coverage`; not part of `all`. Settings: COVERAGE_SETTINGS
 # in common.smk.
 
 
@@ -20,7 +20,7 @@ rule coverage_audit:
         mem_mb=4000,
         runtime=60,
     params:
-        coverage=coverage_params(),
+        settings=COVERAGE_SETTINGS.to_params(),
     script:
         "../scripts/coverage_audit.py"
 

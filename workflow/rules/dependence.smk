@@ -26,15 +26,7 @@ rule ale:
         mem_mb=4000,
         runtime=30,
     params:
-        # xaipipe.settings.AleSettings: params.ale is its to_params(), the script rebuilds it
-        ale=lambda w: ale_settings(w).to_params(),
-        output=lambda w: ale_settings(w).output,
-        max_batch_rows=lambda w: ale_settings(w).max_batch_rows,
-        ranking=lambda w: ale_settings(w).ranking,
-        loss=lambda w: ale_settings(w).loss,
-        figure_class=lambda w: ale_settings(w).figure_class,
-        large_data=LARGE_DATA.to_params(),
-        seed=lambda w: ale_settings(w).seed,
+        settings=lambda w: ALE_SETTINGS[task_of(w.dataset)].to_params(),
     script:
         "../scripts/ale.py"
 
@@ -60,16 +52,9 @@ rule h_statistic:
         mem_mb=4000,
         runtime=30,
     params:
-        # xaipipe.settings.HStatisticSettings: params.interactions is its to_params(), params.n_rows
-        # its rows (a forest family's n_rows_random_forest), the script rebuilds it
-        interactions=lambda w: h_statistic_settings(w).to_params(),
-        n_rows=lambda w: h_statistic_settings(w).rows,
-        output=lambda w: h_statistic_settings(w).output,
-        max_batch_rows=lambda w: h_statistic_settings(w).max_batch_rows,
-        ranking=lambda w: h_statistic_settings(w).ranking,
-        loss=lambda w: h_statistic_settings(w).loss,
-        seed=lambda w: h_statistic_settings(w).seed,
-        figure_class=lambda w: h_statistic_settings(w).figure_class,
+        settings=lambda w: H_STATISTIC_SETTINGS[
+            (task_of(w.dataset), w.family)
+        ].to_params(),
     script:
         "../scripts/h_statistic.py"
 

@@ -23,10 +23,7 @@ rule model_reliance:
         mem_mb=4000,
         runtime=30,
     params:
-        reliance=lambda w: RELIANCE_SETTINGS[task_of(w.dataset)].to_params(),
-        losses=lambda w: list(RELIANCE_SETTINGS[task_of(w.dataset)].task_losses),
-        seed=config["seed"],
-        large_data=LARGE_DATA.to_params(),
+        settings=lambda w: RELIANCE_SETTINGS[task_of(w.dataset)].to_params(),
     script:
         "../scripts/model_reliance.py"
 
@@ -55,12 +52,8 @@ rule pd_ice:
         mem_mb=4000,
         runtime=30,
     params:
-        pd=lambda w: PD_ICE_SETTINGS[task_of(w.dataset)].to_params(),
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
+        settings=lambda w: PD_ICE_SETTINGS[task_of(w.dataset)].to_params(),
         extra=lambda w: thesis_pd_features(config["thesis"], w.dataset, w.family),
-        large_data=LARGE_DATA.to_params(),
-        seed=config["seed"],
     script:
         "../scripts/pd_ice.py"
 
@@ -137,9 +130,7 @@ rule shap:
         mem_mb=4000,
         runtime=60,
     params:
-        shap=shap_params,
-        seed=config["seed"],
-        large_data=LARGE_DATA.to_params(),
+        settings=lambda w: SHAP_SETTINGS[w.family].to_params(),
     script:
         "../scripts/shap_values.py"
 
@@ -255,10 +246,7 @@ rule lime:
         mem_mb=2000,
         runtime=30,
     params:
-        # xaipipe.settings.LimeSettings: params.lime is its to_params(), the script rebuilds it
-        lime=LIME_SETTINGS.to_params(),
-        seed=LIME_SETTINGS.seed,
-        figure_class=LIME_SETTINGS.figure_class,
+        settings=LIME_SETTINGS.to_params(),
     script:
         "../scripts/lime.py"
 
@@ -337,15 +325,7 @@ rule learner:
         mem_mb=4000,
         runtime=60,
     params:
-        # xaipipe.settings.LearnerSettings.from_params (the values of LearnerSettings.from_config)
-        learner=config["explain"]["learner"],
-        cv=cv_params,
-        ranking=config["explain"]["reliance"]["ranking"],
-        loss=lambda w: config["explain"]["reliance"]["losses"][task_of(w.dataset)][0],
-        top_k=config["explain"]["pd"]["top_k"],
-        figure_class=config["explain"]["figure_class"],
-        # xaipipe.settings.LearnerEffectsSettings.from_params (issue 45)
-        effects=learner_effects_params,
+        settings=learner_params,
     script:
         "../scripts/learner.py"
 
@@ -407,7 +387,7 @@ rule large_data:
     conda:
         "../../envs/models.yaml"
     params:
-        large_data=LARGE_DATA.to_params(),
+        settings=LARGE_DATA.to_params(),
     script:
         "../scripts/large_data.py"
 

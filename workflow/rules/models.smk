@@ -21,7 +21,7 @@ rule cv_shard:
         mem_mb=4000,
         runtime=60,
     params:
-        cv=cv_params,
+        settings=cv_params,
         n_shards=lambda w: cv_shards(w.dataset, w.family),
     script:
         "../scripts/cv_shard.py"
@@ -50,7 +50,7 @@ rule cv:
         mem_mb=4000,
         runtime=60,
     params:
-        cv=cv_params,
+        settings=cv_params,
     script:
         "../scripts/cv.py"
 
@@ -77,7 +77,7 @@ rule fit:
         mem_mb=4000,
         runtime=30,
     params:
-        cv=cv_params,
+        settings=cv_params,
     script:
         "../scripts/fit.py"
 

@@ -25,8 +25,7 @@ rule rashomon_refit:
         mem_mb=6000,
         runtime=120,
     params:
-        rashomon=rashomon_params,
-        figure_class=config["explain"]["figure_class"],
+        settings=rashomon_params,
     script:
         "../scripts/rashomon_refit.py"
 
@@ -66,8 +65,7 @@ rule rashomon:
         mem_mb=6000,
         runtime=120,
     params:
-        rashomon=rashomon_params,
-        figure_class=config["explain"]["figure_class"],
+        settings=rashomon_params,
     script:
         "../scripts/rashomon.py"
 
@@ -95,9 +93,7 @@ rule rashomon_effects:
         mem_mb=6000,
         runtime=60,
     params:
-        rashomon=rashomon_params,
-        ale=config["explain"]["ale"],
-        figure_class=config["explain"]["figure_class"],
+        settings=member_effects_params,
     script:
         "../scripts/rashomon_effects.py"
 
@@ -301,8 +297,7 @@ rule rashomon_bootstrap_shard:
         mem_mb=3000,
         runtime=60,
     params:
-        rashomon=rashomon_params,
-        bootstrap=RASHOMON["bootstrap"],
+        settings=bootstrap_params,
         n_shards=BOOTSTRAP_SHARDS,
         grids=lambda w: {
             f: config["grids"][task_of(w.dataset)][f]
@@ -339,7 +334,7 @@ rule rashomon_bootstrap:
         mem_mb=2000,
         runtime=15,
     params:
-        bootstrap=RASHOMON["bootstrap"],
+        settings=bootstrap_params,
     script:
         "../scripts/rashomon_bootstrap.py"
 
@@ -470,7 +465,7 @@ rule abalone_study_mcr:
         mem_mb=6000,
         runtime=120,
     params:
-        rashomon=rashomon_params_of(STUDY["dataset"]) | {"scopes": ["family"]},
+        settings=STUDY_RASHOMON_PARAMS,
     script:
         "../scripts/rashomon.py"
 

@@ -23,7 +23,7 @@ rule sage:
         mem_mb=2000,
         runtime=30,
     params:
-        # xaipipe.settings.SageSettings: one dict, rebuilt by the script with from_params
+        # xaipipe.config.SageSettings: one dict, rebuilt by the script with from_params
         settings=SAGE_SETTINGS.to_params(),
     script:
         "../scripts/sage.py"

@@ -27,19 +27,19 @@ SIMULATION_TRUTH_PARTS = [
 ]
 # the correlated variant of each simulated dataset (config simulation_truth.correlated, issue 35): the
 # families refitted on it, with their best configuration on the dataset
-# (xaipipe.settings.CorrelatedSettings, unit-tested: registered regression families; params.correlated_options
-# is its to_params())
+# (xaipipe.config.CorrelatedSettings, unit-tested: registered regression families; params.settings
+# is its to_params(); simulation_truth.correlated.enabled / .families choose the parts)
 CORRELATED = CorrelatedSettings.from_config(config)
 CORRELATED_PARTS = (
     {
         d: {
             f: P("best", dataset=d, family=f)
-            for f in CORRELATED.families
+            for f in config["simulation_truth"]["correlated"]["families"]
             if f in families_of(d)
         }
         for d in SIMULATED
     }
-    if CORRELATED.enabled
+    if config["simulation_truth"]["correlated"]["enabled"]
     else {}
 )
 # illustrations computed on simulated data by the `illustration` rule (Fig 2.1 has its own rule)
@@ -78,7 +78,7 @@ rule simulation_truth:
         datasets=SIMULATED,
         seed=config["seed"],
         correlated=CORRELATED_PARTS,
-        correlated_options=CORRELATED.to_params(),
+        settings=CORRELATED.to_params(),
     script:
         "../scripts/simulation_truth.py"
 

@@ -4,7 +4,7 @@ import yaml
 
 from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.studies.abalone import table_4_1_from_shards
+from xaipipe.studies import table_4_1_from_shards
 
 
 def main(smk):

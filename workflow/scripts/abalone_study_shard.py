@@ -1,9 +1,9 @@
 """Rule abalone_study_cv: one shard of the Table 4.1 CV (some prefix groups of the grid, every fold)."""
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import write_csv
 from xaipipe.runner import run
-from xaipipe.studies.abalone import study_cv_shard
+from xaipipe.studies import study_cv_shard
 
 
 def main(smk):

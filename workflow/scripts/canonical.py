@@ -1,7 +1,6 @@
 """Rule canonical: one dataset's canonical table and JSON sidecar."""
 
-from xaipipe.data.registry import DatasetEntry
-from xaipipe.data.sources import canonical_to_csv_bytes, load_canonical
+from xaipipe.data import DatasetEntry, canonical_to_csv_bytes, load_canonical
 from xaipipe.io import atomic_path, write_json
 from xaipipe.runner import get_logger, run
 

@@ -2,9 +2,8 @@
 (kinds per task: xaipipe.plots.catalog)."""
 
 from xaipipe.io import read_csv, read_json
-from xaipipe.models.comparison import read_test_predictions
-from xaipipe.plots.catalog import draw_figures, save_figures
-from xaipipe.plots.style import figure_style
+from xaipipe.models import read_test_predictions
+from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 

@@ -1,9 +1,9 @@
 """Rule consensus: the partial order of the variables by MR that every Rashomon-set member agrees on
 (and the exact order of all linear models of the linear_exact scope)."""
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import read_csv, write_csv
-from xaipipe.rashomon.consensus import consensus_study
+from xaipipe.rashomon import consensus_study
 from xaipipe.runner import run
 
 

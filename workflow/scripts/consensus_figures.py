@@ -1,8 +1,7 @@
 """Rule consensus_figures: the Hasse diagram of the consensus order (kinds: xaipipe.plots.catalog)."""
 
 from xaipipe.io import read_csv
-from xaipipe.plots.catalog import draw_figures, save_figures
-from xaipipe.plots.style import figure_style
+from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 

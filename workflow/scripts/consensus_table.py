@@ -1,7 +1,7 @@
 """Rule consensus_table: every dataset's consensus counts at the default ε in one table."""
 
 from xaipipe.io import read_csv, write_csv
-from xaipipe.rashomon.consensus import default_summary
+from xaipipe.rashomon import default_summary
 from xaipipe.runner import run
 
 

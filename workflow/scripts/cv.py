@@ -3,19 +3,18 @@ combination of its cv_shard jobs)."""
 
 import joblib
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.config import CVSettings
+from xaipipe.data import load_prepared
 from xaipipe.io import write_csv, write_json
-from xaipipe.models.cv import cv_tables
-from xaipipe.models.forest_blocks import forest_block_setting
+from xaipipe.models import cv_tables, forest_block_setting
 from xaipipe.runner import get_logger, run
-from xaipipe.settings import CVSettings
 
 
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     out = cv_tables(
         data,  # missing values stay: each fold imputes from its own training rows
-        CVSettings.from_params(smk.params.cv, smk.wildcards.family),
+        CVSettings.from_params(smk.params.settings),
         shards=[joblib.load(path) for path in smk.input.shards] or None,
         n_jobs=smk.threads,
         forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal

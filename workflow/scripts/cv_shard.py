@@ -2,18 +2,17 @@
 
 import joblib
 
-from xaipipe.data.prepare import load_prepared
-from xaipipe.models.cv import cv_shard_table
-from xaipipe.models.forest_blocks import forest_block_setting
+from xaipipe.config import CVSettings
+from xaipipe.data import load_prepared
+from xaipipe.models import cv_shard_table, forest_block_setting
 from xaipipe.runner import run
-from xaipipe.settings import CVSettings
 
 
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     table = cv_shard_table(
         data,  # missing values stay: each fold imputes from its own training rows
-        CVSettings.from_params(smk.params.cv, smk.wildcards.family),
+        CVSettings.from_params(smk.params.settings),
         (int(smk.wildcards.shard), smk.params.n_shards),
         n_jobs=smk.threads,
         forest_blocks=forest_block_setting(smk.config.get("large_data")),  # memory only: results are equal

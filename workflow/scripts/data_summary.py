@@ -1,6 +1,6 @@
 """Rule data_summary: rows read / dropped / used, missing values and imputed cells of every dataset."""
 
-from xaipipe.data.summary import data_summary_table
+from xaipipe.data import data_summary_table
 from xaipipe.io import read_json, write_csv
 from xaipipe.runner import run
 

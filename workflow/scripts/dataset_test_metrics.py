@@ -1,7 +1,7 @@
 """Rule dataset_test_metrics: one dataset's test metrics table."""
 
 from xaipipe.io import read_json, write_csv
-from xaipipe.report.tables import test_metrics_table
+from xaipipe.report import test_metrics_table
 from xaipipe.runner import run
 
 

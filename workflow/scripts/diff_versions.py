@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from xaipipe.io import write_csv
-from xaipipe.report.diff import diff_versions
+from xaipipe.report import diff_versions
 from xaipipe.runner import get_logger, run
 
 

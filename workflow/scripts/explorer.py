@@ -1,7 +1,7 @@
 """Rule explorer: every dataset's Rashomon results in one static interactive page, and the coverage rates."""
 
 from xaipipe.io import atomic_path, write_csv
-from xaipipe.report.explorer.page import explorer_page
+from xaipipe.report import explorer_page
 from xaipipe.runner import get_logger, run
 
 

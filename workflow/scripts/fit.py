@@ -1,15 +1,14 @@
 """Rule fit: refit the best configuration on the 80 %, evaluate on the 20 %."""
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.config import CVSettings
+from xaipipe.data import load_prepared
 from xaipipe.io import read_json, write_csv, write_joblib, write_json
-from xaipipe.models.fitting import fit_best
-from xaipipe.models.forest_blocks import forest_block_setting
+from xaipipe.models import fit_best, forest_block_setting
 from xaipipe.runner import run
-from xaipipe.settings import CVSettings
 
 
 def main(smk):
-    settings = CVSettings.from_params(smk.params.cv, smk.wildcards.family)  # task, seed, options, beta
+    settings = CVSettings.from_params(smk.params.settings)  # task, seed, options, beta
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     blocks = forest_block_setting(smk.config.get("large_data"))  # large forests: fitted and stored in blocks
     store = (smk.output.model, blocks[1]) if blocks and len(data.y_train) >= blocks[0] else None

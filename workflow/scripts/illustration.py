@@ -1,9 +1,9 @@
 """Rule illustration: one table of the thesis' chapter 2-3 illustrations on the seed's simulated data."""
 
-from xaipipe.data.simulated import simulate
+from xaipipe.data import simulate
 from xaipipe.io import write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.studies.illustrations import ILLUSTRATIONS, illustration_table
+from xaipipe.studies import ILLUSTRATIONS, illustration_table
 
 
 def main(smk):

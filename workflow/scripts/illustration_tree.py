@@ -1,9 +1,9 @@
 """Rule illustration_tree: Fig 2.1's regression tree of Diabetes (fitted model + node table)."""
 
-from xaipipe.data.sources import read_canonical
+from xaipipe.data import read_canonical
 from xaipipe.io import read_json, write_csv, write_joblib
 from xaipipe.runner import run
-from xaipipe.studies.illustrations import fit_diabetes_tree, tree_table
+from xaipipe.studies import fit_diabetes_tree, tree_table
 
 
 def main(smk):

@@ -1,18 +1,15 @@
 """Rule lime: LIME weights beside the SHAP values of the force-plot rows and a seeded sample of test rows."""
 
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.lime import lime_tables
-from xaipipe.explain.shapley import class_result
+from xaipipe.config import LimeSettings
+from xaipipe.data import load_prepared
+from xaipipe.explain import class_result, lime_tables
 from xaipipe.io import open_model, read_joblib, write_csv
-from xaipipe.plots.lime import plot_lime_vs_shap
-from xaipipe.plots.shap_force import force_rows
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots import figure_style, force_rows, plot_lime_vs_shap, save_figure
 from xaipipe.runner import run
-from xaipipe.settings import LimeSettings
 
 
 def main(smk):
-    settings = LimeSettings.from_params(smk.params.lime, seed=smk.params.seed, figure_class=smk.params.figure_class)
+    settings = LimeSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     shap = class_result(read_joblib(smk.input.shap), settings.figure_class)  # a multiclass model: one class
     named = {k: int(shap.row_index[i]) for k, i in force_rows(shap).items()}  # positions in X_test

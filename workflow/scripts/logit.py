@@ -1,10 +1,9 @@
 """Rule logit: logistic-regression coefficient table (odds ratios) on the training split; a multiclass
 target gets the multinomial table (relative risk ratios against the base class)."""
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import read_joblib, write_csv
-from xaipipe.models.logit import logit_inference
-from xaipipe.models.mnlogit import mnlogit_inference
+from xaipipe.models import logit_inference, mnlogit_inference
 from xaipipe.runner import run
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from xaipipe.data.summary import data_summary_record
+from xaipipe.data import data_summary_record
 from xaipipe.io import read_csv, read_json, write_json
-from xaipipe.report.provenance import RUN_RECORD_ENV, build_manifest, invocation_info
+from xaipipe.report import RUN_RECORD_ENV, build_manifest, invocation_info
 from xaipipe.runner import run
 
 

@@ -1,7 +1,7 @@
 """Rule model_comparison: paired bootstrap of one dataset's families' test losses, each family's test loss."""
 
 from xaipipe.io import write_csv
-from xaipipe.models.comparison import comparison_tables, read_test_predictions
+from xaipipe.models import comparison_tables, read_test_predictions
 from xaipipe.runner import run
 
 

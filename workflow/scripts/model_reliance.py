@@ -4,17 +4,15 @@ import time
 
 import pandas as pd
 
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.dependence import dependent_reliance_rows
-from xaipipe.explain.summary import reliance_tables
+from xaipipe.config import RelianceSettings
+from xaipipe.data import load_prepared
+from xaipipe.explain import dependent_reliance_rows, reliance_tables
 from xaipipe.io import open_model, write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.settings import RelianceSettings
 
 
 def main(smk):
-    p = smk.params
-    settings = RelianceSettings.from_params(p.reliance, losses=p.losses, seed=p.seed, large_data=p.large_data)
+    settings = RelianceSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     model = open_model(smk.input.model)  # a forest store: the MR engine walks its blocks of trees
     rows = settings.large_data_rows(len(data.y_test))  # large_data.reliance_rows above large_data.min_rows

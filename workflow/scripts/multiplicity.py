@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import read_csv, write_csv
-from xaipipe.rashomon.multiplicity import multiplicity_tables
+from xaipipe.rashomon import multiplicity_tables
 from xaipipe.runner import run
 
 

@@ -1,8 +1,8 @@
 """Rule ols: classical OLS inference table on the training split."""
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import write_csv
-from xaipipe.models.ols import ols_inference
+from xaipipe.models import ols_inference
 from xaipipe.runner import run
 
 

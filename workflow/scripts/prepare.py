@@ -1,7 +1,6 @@
 """Rule prepare: thesis preparation choices and the correlation matrix."""
 
-from xaipipe.data.prepare import correlation_matrix, prepare_table
-from xaipipe.data.sources import read_canonical
+from xaipipe.data import correlation_matrix, prepare_table, read_canonical
 from xaipipe.io import read_json, write_csv, write_json
 from xaipipe.runner import get_logger, run
 

@@ -4,7 +4,7 @@
 from pathlib import Path
 
 from xaipipe.io import write_csv
-from xaipipe.report.profiling import profile_tables
+from xaipipe.report import profile_tables
 from xaipipe.runner import run
 
 

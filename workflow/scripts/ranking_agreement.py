@@ -2,9 +2,8 @@
 
 import pandas as pd
 
-from xaipipe.data.prepare import variable_groups
-from xaipipe.explain.dependence import dependent_ranking_agreement
-from xaipipe.explain.summary import ranking_tables
+from xaipipe.data import variable_groups
+from xaipipe.explain import dependent_ranking_agreement, ranking_tables
 from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import run
 

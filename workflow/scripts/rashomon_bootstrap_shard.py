@@ -2,16 +2,16 @@
 
 import pandas as pd
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.config import BootstrapSettings
+from xaipipe.data import load_prepared
 from xaipipe.io import read_csv, write_joblib
-from xaipipe.models.forest_blocks import forest_block_setting
-from xaipipe.rashomon.bootstrap import bootstrap_shard
+from xaipipe.models import forest_block_setting
+from xaipipe.rashomon import bootstrap_shard
 from xaipipe.runner import run
-from xaipipe.settings import BootstrapSettings
 
 
 def main(smk):
-    settings = BootstrapSettings.from_params(smk.params.rashomon, smk.params.bootstrap)
+    settings = BootstrapSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     shard = bootstrap_shard(
         data,  # missing values stay: each resample imputes from its own in-bag rows

@@ -1,10 +1,10 @@
 """Rule sage: marginal SAGE values of one fitted model on the test rows (xaipipe.explain.sage)."""
 
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.sage import sage_table
+from xaipipe.config import SageSettings
+from xaipipe.data import load_prepared
+from xaipipe.explain import sage_table
 from xaipipe.io import open_model, write_csv
 from xaipipe.runner import run
-from xaipipe.settings import SageSettings
 
 
 def main(smk):

@@ -1,9 +1,9 @@
 """Rule seed003: seed 003 rerun in its own setting, its printed numbers beside ours, Figs 3.1-3.4."""
 
 from xaipipe.io import write_csv
-from xaipipe.plots.style import figure_style, save_figure
+from xaipipe.plots import figure_style, save_figure
 from xaipipe.runner import run
-from xaipipe.studies.seed003 import rerun_seed003, seed003_figures
+from xaipipe.studies import rerun_seed003, seed003_figures
 
 
 def main(smk):

@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from xaipipe.data.prepare import importance_groups, load_prepared
-from xaipipe.explain.shap_check import kernel_vs_tree_shap
-from xaipipe.explain.shapley import class_choice
+from xaipipe.data import importance_groups, load_prepared
+from xaipipe.explain import class_choice, kernel_vs_tree_shap
 from xaipipe.io import open_model, write_csv
 from xaipipe.runner import run
 

@@ -2,8 +2,7 @@
 main effect vs interaction of its strongest SHAP pair (kinds: xaipipe.plots.catalog)."""
 
 from xaipipe.io import read_joblib
-from xaipipe.plots.catalog import draw_figures, save_figures
-from xaipipe.plots.style import figure_style
+from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
 
 

@@ -1,8 +1,8 @@
 """Rule shap_force_html: the interactive stacked force plot of one model's explained test rows."""
 
-from xaipipe.explain.shapley import class_result
+from xaipipe.explain import class_result
 from xaipipe.io import read_joblib
-from xaipipe.plots.shap_force import save_force_html
+from xaipipe.plots import save_force_html
 from xaipipe.runner import run
 
 

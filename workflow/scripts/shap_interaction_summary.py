@@ -1,10 +1,8 @@
 """Rule shap_interaction_summary: mean |SHAP interaction value| per pair from the SHAP job's interaction values, and its figures."""
 
-from xaipipe.explain.dependence import shap_interaction_tables
+from xaipipe.explain import shap_interaction_tables
 from xaipipe.io import read_csv, read_json, with_ids, write_csv
-from xaipipe.plots.catalog import draw_figures, save_figures
-from xaipipe.plots.style import figure_style
-from xaipipe.plots.units import with_unit
+from xaipipe.plots import draw_figures, figure_style, save_figures, with_unit
 from xaipipe.runner import run
 
 

@@ -1,16 +1,14 @@
 """Rule shap: SHAP values of one fitted model on the test rows (named so that it cannot shadow the shap library)."""
 
-from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.shapley import shap_tables
+from xaipipe.config import ShapSettings
+from xaipipe.data import load_prepared
+from xaipipe.explain import shap_tables
 from xaipipe.io import open_model, write_csv, write_joblib, write_json
 from xaipipe.runner import get_logger, run
-from xaipipe.settings import ShapSettings
 
 
 def main(smk):
-    settings = ShapSettings.from_params(
-        smk.params.shap, family=smk.wildcards.family, seed=smk.params.seed, large_data=smk.params.large_data
-    )
+    settings = ShapSettings.from_params(smk.params.settings)
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     # a forest store: one block of trees at a time; multiclass: every class (a `class` column)
     out = shap_tables(open_model(smk.input.model), data, settings, n_jobs=smk.threads)

@@ -2,12 +2,11 @@
 
 import pandas as pd
 
-from xaipipe.explain.dependence import DEPENDENT_ESTIMATORS
+from xaipipe.config import CorrelatedSettings
+from xaipipe.explain import DEPENDENT_ESTIMATORS
 from xaipipe.io import read_csv, read_json, write_csv
 from xaipipe.runner import get_logger, run
-from xaipipe.settings import CorrelatedSettings
-from xaipipe.studies.correlated import correlated_truth_table
-from xaipipe.studies.simulation import truth_table
+from xaipipe.studies import correlated_truth_table, truth_table
 
 
 def _read(path, dataset, family):
@@ -57,7 +56,7 @@ def main(smk):
                     reliance=rel.reset_index(drop=True),
                 )
             )
-    correlated = CorrelatedSettings.from_params(smk.params.correlated_options, seed=int(smk.params.seed))
+    correlated = CorrelatedSettings.from_params(smk.params.settings)
     for dataset, sidecar_path in zip(smk.params.datasets, smk.input.sidecars):
         best = smk.params.correlated.get(dataset) or {}
         if not best:

@@ -1,10 +1,9 @@
 """Rule split: train/test rows and CV folds, checked against what the study's fits need; the logit
 table's separation and rare-level risk (classification), before any fit."""
 
-from xaipipe.data.prepare import load_prepared
-from xaipipe.data.split import make_checked_split
+from xaipipe.data import load_prepared, make_checked_split
 from xaipipe.io import read_csv, read_json, write_json
-from xaipipe.models.separation_check import logit_risks
+from xaipipe.models import logit_risks
 from xaipipe.runner import get_logger, run
 
 

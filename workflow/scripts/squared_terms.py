@@ -1,8 +1,8 @@
 """Rule squared_terms: OLS on the |t| >= 2 variables and their squares against OLS on all variables."""
 
-from xaipipe.data.prepare import load_prepared
+from xaipipe.data import load_prepared
 from xaipipe.io import write_csv
-from xaipipe.models.ols import squared_terms_comparison
+from xaipipe.models import squared_terms_comparison
 from xaipipe.runner import run
 
 

@@ -1,7 +1,7 @@
 """Rule test_metrics: all datasets' test metrics, best configurations, confusion matrices."""
 
 from xaipipe.io import read_csv, write_csv
-from xaipipe.report.tables import test_metric_tables
+from xaipipe.report import test_metric_tables
 from xaipipe.runner import run
 
 

@@ -3,7 +3,7 @@
 import yaml
 
 from xaipipe.io import read_csv, write_csv
-from xaipipe.report.tables import thesis_comparison
+from xaipipe.report import thesis_comparison
 from xaipipe.runner import run
 
 

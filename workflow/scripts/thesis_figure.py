@@ -1,7 +1,7 @@
 """Rule thesis_figure: one thesis figure from stored results."""
 
-from xaipipe.plots.style import figure_style, save_figure
-from xaipipe.report.thesis import render_figure
+from xaipipe.plots import figure_style, save_figure
+from xaipipe.report import render_figure
 from xaipipe.runner import run
 
 

@@ -3,7 +3,7 @@
 import yaml
 
 from xaipipe.io import atomic_path, write_csv
-from xaipipe.report.thesis import render_table
+from xaipipe.report import render_table
 from xaipipe.runner import run
 
 

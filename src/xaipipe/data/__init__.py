@@ -1,21 +1,7 @@
 """Data: the dataset registry, canonical tables, preparation and the train/test split.
 
-Entry points (``from xaipipe.data import ...``; each defined in the submodule named in
-:data:`ENTRY_POINTS`, imported on first use):
-
-========================  ==========================  ======================================
-entry point               rule                        what
-========================  ==========================  ======================================
-``DatasetEntry``          ``canonical``               one dataset of ``config/datasets.yaml``
-``load_canonical``        ``canonical``               download / mirror -> canonical table
-``read_canonical``        ``prepare``                 read a canonical table and its sidecar
-``prepare_table``         ``prepare``                 encode, one-hot groups, missing values
-``correlation_matrix``    ``prepare``                 correlations of the prepared columns
-``make_checked_split``    ``split``                   train/test split and CV folds, checked
-``load_prepared``         every model/explain rule    the prepared split of one dataset
-``simulate``              ``illustration``            the simulated data sets
-========================  ==========================  ======================================
-
+A front door (:mod:`xaipipe._lazy`): ``from xaipipe.data import <entry point>``; :data:`RULES` is
+its part of the rule -> entry map.
 Everything else (resampling indices, imputation, parsers) is in its submodule.
 """
 
@@ -31,6 +17,71 @@ ENTRY_POINTS = {
     "make_checked_split": "split",
     "load_prepared": "prepare",
     "simulate": "simulated",
+    "canonical_to_csv_bytes": "sources",
+    "expand_user_groups": "prepare",
+    "data_summary_table": "summary",
+    "data_summary_record": "summary",
+    "variable_groups": "prepare",
+    "importance_groups": "prepare",
+}
+
+#: The rule -> entry map: each rule whose script imports from this door, with the entry points it
+#: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
+RULES = {
+    "abalone_study_cv": ("load_prepared",),
+    "abalone_study_mcr": ("load_prepared",),
+    "ale": (
+        "expand_user_groups",
+        "load_prepared",
+    ),
+    "canonical": (
+        "DatasetEntry",
+        "canonical_to_csv_bytes",
+        "load_canonical",
+    ),
+    "consensus": ("load_prepared",),
+    "cv": ("load_prepared",),
+    "cv_shard": ("load_prepared",),
+    "data_summary": ("data_summary_table",),
+    "fit": ("load_prepared",),
+    "h_statistic": (
+        "expand_user_groups",
+        "load_prepared",
+    ),
+    "illustration": ("simulate",),
+    "illustration_tree": ("read_canonical",),
+    "learner": ("load_prepared",),
+    "lime": ("load_prepared",),
+    "logit": ("load_prepared",),
+    "manifest": ("data_summary_record",),
+    "model_reliance": ("load_prepared",),
+    "multiplicity": ("load_prepared",),
+    "ols": ("load_prepared",),
+    "pd_ice": (
+        "expand_user_groups",
+        "load_prepared",
+    ),
+    "prepare": (
+        "correlation_matrix",
+        "prepare_table",
+        "read_canonical",
+    ),
+    "ranking_agreement": ("variable_groups",),
+    "rashomon": ("load_prepared",),
+    "rashomon_bootstrap_shard": ("load_prepared",),
+    "rashomon_effects": ("load_prepared",),
+    "rashomon_refit": ("load_prepared",),
+    "sage": ("load_prepared",),
+    "shap": ("load_prepared",),
+    "shap_check": (
+        "importance_groups",
+        "load_prepared",
+    ),
+    "split": (
+        "load_prepared",
+        "make_checked_split",
+    ),
+    "squared_terms": ("load_prepared",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

@@ -40,20 +40,28 @@ from __future__ import annotations
 import gzip
 import io
 import warnings
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
 from ..io import read_csv
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .registry import DatasetEntry
-
 __all__ = ["PARSERS", "register_parser", "get_parser"]
 
-Parser = Callable[[Mapping[str, bytes], "DatasetEntry"], pd.DataFrame]
+
+class DatasetEntry(Protocol):
+    """What a parser reads of its :class:`xaipipe.data.registry.DatasetEntry` (the registry imports
+    this module, so the type is described here rather than imported)."""
+
+    dataset: str
+    target: str
+    feature_columns: Sequence[str] | None
+    id_columns: Sequence[str]
+
+
+Parser = Callable[[Mapping[str, bytes], DatasetEntry], pd.DataFrame]
 
 #: parser name -> function
 PARSERS: dict[str, Parser] = {}

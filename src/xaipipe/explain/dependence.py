@@ -24,18 +24,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ..config.dependence import AleSettings, HStatisticSettings
+from ..config.reliance import RelianceSettings
+from ..data.prepare import importance_groups
 from .ale import ALE_COLUMNS, _predict_stacked, accumulated_local_effects, accumulated_local_effects_2d
+from .classes import class_choice
 from .pdp import effect_function
 from .pdp._grid import NO_LEVEL, _check_X, onehot_grid
-from .shapley import class_choice
-
-if TYPE_CHECKING:
-    from ..settings import AleSettings, HStatisticSettings, RelianceSettings
+from .ranking import ranked_features
+from .summary import RANKING_MEASURES, RELIANCE_FIRST, ranking_agreement
 
 __all__ = [
     "ALE_TABLE_COLUMNS",
@@ -138,7 +140,13 @@ class AleTables(NamedTuple):
 
 
 def ale_tables(
-    model, data, settings: AleSettings, *, ranking: Sequence[str] = (), pair: Sequence[str] | None = None
+    model,
+    data,
+    settings: AleSettings,
+    *,
+    reliance: pd.DataFrame | None = None,
+    ranking: Sequence[str] = (),
+    pair: Sequence[str] | None = None,
 ) -> AleTables:
     """The ``ale`` rule: ALE and PD of every variable on one grid, and the second-order ALE of a pair.
 
@@ -155,15 +163,15 @@ def ale_tables(
         one-hot has no ALE, named in ``skipped``) and ``classes`` (labels of a multiclass model in
         code order, else None: a classifier explains class 1).
     settings : AleSettings
-        :meth:`xaipipe.settings.AleSettings.from_config` (config section ``explain.ale``):
+        :meth:`xaipipe.config.AleSettings.from_config` (config section ``explain.ale``):
         ``n_bins``, ``pair_bins`` (quantile bins of a numeric variable, 1-D and per axis of the
         pair), ``centering`` (``ale_plot`` / ``paper``:
         :func:`~xaipipe.explain.ale.accumulated_local_effects`; the PD is centred the same way),
         ``output`` (:func:`xaipipe.explain.pdp.effect_function`), ``max_batch_rows`` (most rows per
         model call), ``figure_class`` (a multiclass model's explained class, config key
-        ``explain.figure_class``: :func:`~xaipipe.explain.shapley.class_choice`; both tables then
+        ``explain.figure_class``: :func:`~xaipipe.explain.classes.class_choice`; both tables then
         get a first column ``class``), ``seed`` and the large-data group: where the test split has
-        more than ``large_data.min_rows`` rows (:meth:`~xaipipe.settings.AleSettings.large_data_rows`,
+        more than ``large_data.min_rows`` rows (:meth:`~xaipipe.config.AleSettings.large_data_rows`,
         ``m = large_data.pd_rows``) and ``n > m``, the ``pd`` column (``n x (K + 1)`` model calls
         per variable, the rule's largest cost) is averaged over a seeded subsample of ``m`` rows
         (``np.sort(np.random.default_rng(seed).choice(n, m, replace=False))``), on the grid of the
@@ -171,9 +179,11 @@ def ale_tables(
         ``pd`` against the all-rows PD (:func:`_pd_on_grid_se`), and ``pd_rows`` (``m``). The ALE
         (2-3 model calls per row and variable) and the second-order ALE keep every row;
         ``pd_centred`` is the subsample PD centred as before (no SE column). Off: unchanged tables.
+    reliance : DataFrame, optional
+        The model's MR table (``model_reliance.csv``): ``ranking`` is then every variable by
+        decreasing MR of the settings' ranking (:func:`xaipipe.explain.ranking.ranked_features`).
     ranking : sequence of str
-        Variables by decreasing MR (the ``rank`` column: 1 = largest; 0 = not ranked;
-        :meth:`~xaipipe.settings.AleSettings.ranked_features`).
+        Variables by decreasing MR instead (the ``rank`` column: 1 = largest; 0 = not ranked).
     pair : (str, str), optional
         The pair of the second-order ALE (the 2-D PD's pair); ``None`` or a pair with a
         non-numeric variable: no second-order table (no rows).
@@ -191,10 +201,14 @@ def ale_tables(
     ------
     ValueError
         Invalid ``X_test``, names, options or model output (as the ALE functions);
-        ``figure_class`` not a class.
+        ``figure_class`` not a class; both ``reliance`` and ``ranking``.
     """
     from ..models.forest_store import plans_predictions, predict_in_one_pass
 
+    if reliance is not None:
+        if len(ranking):
+            raise ValueError("give at most one of reliance (the model's MR table) and ranking")
+        ranking = ranked_features(reliance, settings)
     if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
         return predict_in_one_pass(model, lambda m: ale_tables(m, data, settings, ranking=ranking, pair=pair))
     choice = class_choice(data.classes, settings.figure_class)
@@ -280,7 +294,9 @@ def ale_tables(
     return AleTables(ale, ale_2d, skipped)
 
 
-def h_statistic_table(model, data, settings: HStatisticSettings, *, top: Sequence[str] = ()) -> pd.DataFrame:
+def h_statistic_table(
+    model, data, settings: HStatisticSettings, *, reliance: pd.DataFrame | None = None, top: Sequence[str] = ()
+) -> pd.DataFrame:
     """The ``h_statistic`` rule: Friedman's H² of every variable and of every pair of ``top``.
 
     :func:`xaipipe.explain.interactions.h_statistic` with ``features`` = every variable (one-hot
@@ -294,14 +310,17 @@ def h_statistic_table(model, data, settings: HStatisticSettings, *, top: Sequenc
     data : PreparedData
         As :func:`ale_tables`: ``X_test``, ``features``, ``feature_groups``, ``classes``.
     settings : HStatisticSettings
-        :meth:`xaipipe.settings.HStatisticSettings.from_config` (config section
-        ``explain.interactions``): :attr:`~xaipipe.settings.HStatisticSettings.rows` (``n_rows``, a
+        :meth:`xaipipe.config.HStatisticSettings.from_config` (config section
+        ``explain.interactions``): :attr:`~xaipipe.config.HStatisticSettings.rows` (``n_rows``, a
         forest family's ``n_rows_random_forest``; None: all rows), ``n_bootstrap``, ``seed``,
         ``output``, ``max_batch_rows`` and ``figure_class`` (as :func:`ale_tables`: a classifier's
         output is the probability or log-odds of that class; a multiclass table gets a first
         column ``class``).
+    reliance : DataFrame, optional
+        The model's MR table (``model_reliance.csv``): ``top`` is then its ``settings.top_k``
+        variables by the settings' ranking (:func:`xaipipe.explain.ranking.ranked_features`).
     top : sequence of str
-        The top variables by MR (:meth:`~xaipipe.settings.HStatisticSettings.top_features`).
+        The top variables by MR instead.
 
     Returns
     -------
@@ -312,10 +331,15 @@ def h_statistic_table(model, data, settings: HStatisticSettings, *, top: Sequenc
     Raises
     ------
     ValueError
-        ``figure_class`` not a class; as :func:`~xaipipe.explain.interactions.h_statistic`.
+        ``figure_class`` not a class; as :func:`~xaipipe.explain.interactions.h_statistic`; both
+        ``reliance`` and ``top``.
     """
     from ..models.forest_store import plans_predictions, predict_in_one_pass
 
+    if reliance is not None:
+        if len(top):
+            raise ValueError("give at most one of reliance (the model's MR table) and top")
+        top = ranked_features(reliance, settings, settings.top_k)
     if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
         return predict_in_one_pass(model, lambda m: h_statistic_table(m, data, settings, top=top))
     from .interactions import h_statistic
@@ -436,11 +460,11 @@ def dependent_reliance_rows(
         attributes): ``X_test``, ``y_test`` (the MR rows), ``X_train`` (strata and correlations are
         learned on it, never on the test rows), ``features``, ``feature_groups``, ``dataset``.
     settings : RelianceSettings
-        :meth:`xaipipe.settings.RelianceSettings.from_config`: ``dependent`` (config section
+        :meth:`xaipipe.config.RelianceSettings.from_config`: ``dependent`` (config section
         ``explain.reliance.dependent``: ``estimators``, ``max_depth``, ``min_samples_leaf``,
-        ``correlation_threshold``, ``linkage``), ``task_losses``, ``n_repeats``, ``seed`` (the
+        ``correlation_threshold``, ``linkage``), ``losses``, ``n_repeats``, ``seed`` (the
         marginal estimators') and the large-data group: ``large_data.reliance_rows`` above
-        ``large_data.min_rows`` test rows (:meth:`~xaipipe.settings.RelianceSettings.large_data_rows`,
+        ``large_data.min_rows`` test rows (:meth:`~xaipipe.config.RelianceSettings.large_data_rows`,
         as :func:`xaipipe.explain.summary.reliance_report`) for both estimators: each repeat on its
         own seeded subsample of recipient rows, ``e_orig`` on all rows, and the ``*_se`` columns
         the Monte-Carlo SE of subsample and permutation together.
@@ -468,13 +492,10 @@ def dependent_reliance_rows(
     """
     from ..io import with_ids
     from .reliance import conditional_model_reliance, grouped_model_reliance
-    from .summary import RELIANCE_FIRST
 
     X, y, X_train, dataset = data.X_test, data.y_test, data.X_train, data.dataset
-    from ..data.prepare import importance_groups
-
     feature_names, feature_groups = data.features, importance_groups(data)  # one-hot and user groups
-    dep, losses, n_repeats, random_state = settings.dependent, settings.task_losses, settings.n_repeats, settings.seed
+    dep, losses, n_repeats, random_state = settings.dependent, settings.losses, settings.n_repeats, settings.seed
     estimators, max_depth, min_samples_leaf = dep["estimators"], dep["max_depth"], dep["min_samples_leaf"]
     correlation_threshold, linkage = dep["correlation_threshold"], dep["linkage"]
     # -- large-data inputs (settings.large_data): None at or below large_data.min_rows test rows --
@@ -570,7 +591,6 @@ def dependent_ranking_agreement(
         the two new ones against each other. No rows for a model without those estimators.
     """
     from ..io import with_ids
-    from .summary import RANKING_MEASURES, ranking_agreement
 
     out = []
     for rel in reliance:

@@ -93,13 +93,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..config.learner import LearnerEffectsSettings, LearnerSettings
+from ..data.impute import impute_rows
+from ..data.prepare import expand_user_groups, importance_groups
 from ..data.resample import DEFAULT_FRACTION, refit_seeds, subsample_splits
 from ..validation import check_confidence, check_fraction, check_int
+from .classes import class_choice
 from .learner_effects import (
     ALE_REFIT_COLUMNS,
     LEARNER_ALE_COLUMNS,
@@ -123,9 +127,8 @@ from .learner_intervals import (  # re-exported: the tables layer
     learner_pd_table,
     learner_pfi_table,
 )
-
-if TYPE_CHECKING:
-    from ..settings import LearnerEffectsSettings, LearnerSettings
+from .reliance import ESTIMATORS, features_from_groups, model_reliance, resolve_features
+from .summary import top_features
 
 __all__ = [
     "LEARNER_PD_COLUMNS",
@@ -133,6 +136,7 @@ __all__ = [
     "LearnerResult",
     "LearnerTables",
     "RefitDesign",
+    "refit_design",
     "RefitEffects",
     "corrected_t_interval",
     "estimator_factory",
@@ -172,10 +176,8 @@ def _one_refit(
     plan=None,
     sizes=(0, 0),
 ):
-    from ..data.impute import impute_rows
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
-    from .reliance import model_reliance
 
     X_fit, X_ev = impute_rows(imputer, X[train], X_ev)  # fill values from the refit's own training rows
     model = fit_estimator(_build(estimator, seed, reseed), X_fit, y[train])
@@ -233,8 +235,8 @@ class LearnerResult:
 @dataclass(frozen=True)
 class RefitDesign:
     """The design of learner-PD / learner-PFI (Molnar et al. 2023): the refits, the PD grids and
-    the PFI of :func:`learner_refits` (:meth:`xaipipe.settings.LearnerSettings.design` in the
-    pipeline).
+    the PFI of :func:`learner_refits` (:func:`refit_design` of the pipeline's
+    :class:`~xaipipe.config.LearnerSettings`).
 
     Attributes
     ----------
@@ -269,6 +271,24 @@ class RefitDesign:
     reseed: bool = True
     random_state: Any = 0
     stratify: bool = False
+
+
+def refit_design(settings: LearnerSettings, *, stratify: bool = False) -> RefitDesign:
+    """The :class:`RefitDesign` of the learner step's settings (config section ``explain.learner``):
+    ``n_refits``, ``fraction``, the PD grid (``resolution``, ``grid`` as ``kind``, ``percentiles``),
+    ``pfi_estimator``, ``n_repeats``, ``seed`` as ``random_state``; ``stratify``: the subsamples by
+    class, for a multiclass target."""
+    return RefitDesign(
+        n_refits=settings.n_refits,
+        fraction=settings.fraction,
+        resolution=settings.resolution,
+        kind=settings.grid,
+        percentiles=tuple(settings.percentiles),
+        pfi_estimator=settings.pfi_estimator,
+        n_repeats=settings.n_repeats,
+        random_state=settings.seed,
+        stratify=stratify,
+    )
 
 
 def learner_refits(
@@ -380,7 +400,6 @@ def learner_refits(
     from joblib import Parallel, delayed
 
     from ..losses import resolve_loss
-    from .reliance import ESTIMATORS, resolve_features
 
     Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape
@@ -408,7 +427,6 @@ def learner_refits(
         raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
 
     groups = resolve_features(features, p, names)
-    from ..data.impute import impute_rows
 
     X_grid = impute_rows(imputer, Xa)[0]  # the grids of every refit: from all rows, imputed
     pd_specs = _pd_specs(X_grid, names, groups, pd_features, grids, resolution, kind, percentiles)
@@ -651,7 +669,7 @@ def learner_tables(
         The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
         ``y_train``, ``features``, ``feature_groups``, ``classes``, ``imputer``, ``dataset``.
     settings : LearnerSettings
-        :meth:`xaipipe.settings.LearnerSettings.from_config`.
+        :meth:`xaipipe.config.LearnerSettings.from_config` (the refits: :func:`refit_design`).
     family : str
     params : mapping
         The family's best configuration (``best.json``'s ``params``).
@@ -662,15 +680,16 @@ def learner_tables(
     pd_features : sequence of str, optional
         The learner-PD's variables instead (give exactly one of ``reliance`` and ``pd_features``).
     options : mapping, optional
-        The family's ``estimator_options``.
+        The family's ``estimator_options``; default ``settings.options``.
     n_jobs : int, default 1
         Worker processes over refits; results do not depend on it.
     effects : LearnerEffectsSettings, optional
         Learner-SHAP importance and learner-ALE from the same refits
-        (:meth:`xaipipe.settings.LearnerEffectsSettings.from_config`, made a
+        (:class:`xaipipe.config.LearnerEffectsSettings`, made a
         :class:`~xaipipe.explain.learner_effects.RefitEffects` by
         :func:`~xaipipe.explain.learner_effects.refit_effects_of`); a multiclass model's are of the
-        learner-PD's class. None, or neither effect: those tables are empty.
+        learner-PD's class. Default ``settings.effects`` (config keys ``explain.learner.effects``,
+        ``explain.learner.shap_max_rows``); neither effect: those tables are empty.
 
     Returns
     -------
@@ -682,11 +701,7 @@ def learner_tables(
         Both or neither of ``reliance`` and ``pd_features``; no MR rows of the ranking's
         estimator and loss; as :func:`learner_refits`.
     """
-    from ..data.prepare import expand_user_groups, importance_groups
     from ..io import with_ids
-    from .reliance import features_from_groups
-    from .shapley import class_choice
-    from .summary import top_features
 
     if (reliance is None) == (pd_features is None):
         raise ValueError("give exactly one of reliance (the model's MR table) and pd_features")
@@ -708,10 +723,10 @@ def learner_tables(
     # groups both use the one-hot groups (the call of before)
     pfi = {} if groups is data.feature_groups else {"pfi_features": features_from_groups(feature_names, groups)}
     result = learner_pd_pfi(
-        estimator_factory(family, settings.task, params, options=options),
+        estimator_factory(family, settings.task, params, options=settings.options if options is None else options),
         data.X_train_raw,
         data.y_train,
-        settings.design(stratify=classes is not None),
+        refit_design(settings, stratify=classes is not None),
         feature_names=feature_names,
         features=features_from_groups(feature_names, data.feature_groups),  # PD: columns and one-hot groups
         pd_features=list(pd_features),
@@ -720,7 +735,7 @@ def learner_tables(
         **multi,
         imputer=data.imputer,
         **pfi,
-        effects=None if effects is None else refit_effects_of(effects),
+        effects=refit_effects_of(settings.effects if effects is None else effects),
     )
     ids = {"dataset": data.dataset, "model": family}
     out = {name: with_ids(getattr(result, name), **ids) for name in LearnerTables.FRAMES}

@@ -57,13 +57,17 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_confidence, check_int
+from .ale import _bin_index, _check_centering, accumulated_local_effects, ale_bin_edges
 from .learner_intervals import (
     _INTERVAL,
     LEARNER_PD_COLUMNS,
     PD_REFIT_COLUMNS,
+    _check_refits,
+    _ratio_from,
     corrected_t_interval,
     learner_pd_table,
 )
+from .pdp import NO_LEVEL, feature_grid, onehot_grid
 
 __all__ = [
     "ALE_REFIT_COLUMNS",
@@ -208,7 +212,6 @@ class _PDSpec:
 
 
 def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resolution, kind, percentiles):
-    from .pdp import NO_LEVEL, feature_grid, onehot_grid
 
     wanted = list(groups) if pd_features is None else list(pd_features)
     unknown = [f for f in wanted if f not in groups]
@@ -241,7 +244,7 @@ def _pd_specs(X, names, groups: dict[str, np.ndarray], pd_features, grids, resol
 
 def refit_effects_of(settings) -> RefitEffects | None:
     """The :class:`RefitEffects` of the ``learner`` rule's settings
-    (:class:`xaipipe.settings.LearnerEffectsSettings`: ``shap``, ``ale``, ``shap_max_rows``,
+    (:class:`xaipipe.config.LearnerEffectsSettings`: ``shap``, ``ale``, ``shap_max_rows``,
     ``shap_algorithm``, ``background_size``, ``ale_bins``, ``ale_centering``); None when neither
     effect is asked for."""
     if not (settings.shap or settings.ale):
@@ -274,7 +277,6 @@ def shared_ale_edges(x_all, held_out: Sequence[np.ndarray], n_bins: int) -> np.n
     ValueError
         As :func:`~xaipipe.explain.ale.ale_bin_edges`.
     """
-    from .ale import _bin_index, ale_bin_edges
 
     edges = ale_bin_edges(x_all, n_bins)
     held_out = [np.asarray(x, dtype=np.float64) for x in held_out]
@@ -291,7 +293,6 @@ def shared_ale_edges(x_all, held_out: Sequence[np.ndarray], n_bins: int) -> np.n
 def _check_given_edges(name: str, edges, x_all: np.ndarray, held_out: Sequence[np.ndarray]) -> np.ndarray:
     """Explicit ALE edges of ``name``: strictly increasing, covering every row, and every bin filled
     by every refit's evaluation rows (checked before any fit)."""
-    from .ale import _bin_index
 
     e = np.asarray(edges, dtype=np.float64)
     if e.ndim != 1 or e.size < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
@@ -315,7 +316,6 @@ def _is_onehot(block: np.ndarray) -> bool:
 
 def _ale_specs(effects, X_all, names, groups, eval_rows) -> tuple[list, dict]:
     """Shared grids of the ALE variables: (specs, skipped)."""
-    from .ale import accumulated_local_effects
 
     wanted = list(groups) if effects.ale_features is None else list(effects.ale_features)
     unknown = [f for f in wanted if f not in groups]
@@ -397,7 +397,6 @@ def plan_effects(
     """
     if effects is None:
         return None
-    from .ale import _check_centering
 
     if effects.shap_max_rows is not None:
         check_int(effects.shap_max_rows, "shap_max_rows", minimum=1)
@@ -449,8 +448,6 @@ def refit_effects(plan: EffectPlan | None, k: int, model, X_fit: np.ndarray, X_e
             value = float(np.abs(res.values[:, cols].sum(axis=1)).mean())
             shap_rows.append((k, name, res.algorithm, res.output, value, m, n1, n2))
     if plan.ale:
-        from .ale import accumulated_local_effects
-
         for spec in plan.ale:
             feature = spec.cols[0] if spec.edges is not None else list(spec.cols)
             res = accumulated_local_effects(
@@ -494,7 +491,6 @@ def learner_shap_table(shap_refits: pd.DataFrame, *, confidence: float = 0.95) -
         Missing columns, a variable without one value per refit, fewer than 2 refits, several
         ``n_train`` / ``n_test`` values.
     """
-    from .learner_intervals import _check_refits, _ratio_from
 
     _check_refits(shap_refits, SHAP_REFIT_COLUMNS, "shap_refits")
     c = check_confidence(confidence)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..models.families import get_family, make_estimator
 from ..validation import check_finite
 
 __all__ = ["estimator_factory"]
@@ -42,7 +43,6 @@ def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarra
 
 
 def _from_family(family, task, params, options, *, random_state):
-    from ..models.families import make_estimator
 
     return make_estimator(family, task, params, random_state=random_state, n_jobs=1, options=options)
 
@@ -61,7 +61,6 @@ def estimator_factory(
     KeyError, ValueError
         Unknown family or a task it does not support (checked now).
     """
-    from ..models.families import get_family
 
     fam = get_family(family)
     if task not in fam.tasks:

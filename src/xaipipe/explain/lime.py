@@ -59,15 +59,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ..config.lime import LimeSettings
 from ..validation import check_finite
-
-if TYPE_CHECKING:
-    from ..settings import LimeSettings
 
 __all__ = [
     "LimeResult",
@@ -77,6 +75,7 @@ __all__ = [
     "compare_lime_shap",
     "lime_shap_summary",
     "lime_tables",
+    "lime_rows",
 ]
 
 #: Tolerance of the check that LIME's local_pred equals intercept + weights at x.
@@ -682,8 +681,8 @@ def lime_tables(model, data, shap, settings: LimeSettings, *, named: Mapping[str
         :func:`xaipipe.explain.shapley.class_result`): LIME explains the same output space
         (``shap.output``) and class (``details["class_index"]``).
     settings : LimeSettings
-        :meth:`xaipipe.settings.LimeSettings.from_config` (config section ``explain.lime``): the rows
-        (:meth:`~xaipipe.settings.LimeSettings.rows`: ``named`` and ``n_rows`` seeded others of
+        :meth:`xaipipe.config.LimeSettings.from_config` (config section ``explain.lime``): the rows
+        (:func:`lime_rows`: ``named`` and ``n_rows`` seeded others of
         ``shap.row_index``), ``num_samples`` and ``seed`` (:func:`lime_explanations`).
     named : mapping of str -> int
         The force-plot rows (kind -> position in ``X_test``;
@@ -698,7 +697,7 @@ def lime_tables(model, data, shap, settings: LimeSettings, *, named: Mapping[str
     ValueError, RuntimeError
         As :func:`lime_explanations`.
     """
-    rows = settings.rows(shap.row_index, named)
+    rows = lime_rows(settings, shap.row_index, named)
     lime = lime_explanations(
         model,
         data.X_test,
@@ -721,3 +720,12 @@ def lime_tables(model, data, shap, settings: LimeSettings, *, named: Mapping[str
     summary = lime_shap_summary(comparison)
     summary.insert(1, "force_plot_row", summary["row"].map(role).fillna(""))
     return LimeTables(comparison, summary)
+
+
+def lime_rows(settings: LimeSettings, row_index, named: Mapping[str, int]) -> list[int]:
+    """The positions in ``X_test`` that LIME explains: the force-plot rows ``named`` and
+    ``settings.n_rows`` (at most the rest) of the other rows of ``row_index`` (the SHAP result's
+    rows), drawn without replacement with ``np.random.default_rng(settings.seed)``; sorted."""
+    others = np.setdiff1d(row_index, list(named.values()))
+    extra = np.random.default_rng(settings.seed).choice(others, size=min(settings.n_rows, len(others)), replace=False)
+    return sorted({*named.values(), *map(int, extra)})

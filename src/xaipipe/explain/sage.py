@@ -54,6 +54,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.prepare import importance_groups
+from ..losses import canonical_loss, resolve_loss
+from ..models.output import _is_classifier, model_output
+from ..validation import check_finite
+from .reliance import features_from_groups
+
 __all__ = ["SAGE_COLUMNS", "SageResult", "sage_importance", "sage_table"]
 
 #: Columns of ``sage.csv`` (one row per variable, in column order).
@@ -117,8 +123,6 @@ def _project_loss(loss: str, classification: bool):
     (``sage.utils.verify_model_data``) apply; the values are the project's.
     """
     from sage import utils
-
-    from ..losses import resolve_loss
 
     _, fn = resolve_loss(loss)
     base = utils.CrossEntropyLoss if classification else utils.MSELoss
@@ -199,10 +203,6 @@ def sage_importance(
         Shapes that disagree, a non-finite input, an unknown loss or group column, a
         ``threshold`` outside (0, 1), ``batch_size < 1`` or ``max_permutations < batch_size``.
     """
-    from ..losses import canonical_loss, resolve_loss
-    from ..models.output import _is_classifier, model_output
-    from ..validation import check_finite
-    from .reliance import features_from_groups
 
     X = np.asarray(X, dtype=np.float64)
     background = np.asarray(background, dtype=np.float64)
@@ -275,7 +275,7 @@ def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:
         ``task``, ``dataset``.
     settings : SageSettings
         ``threshold``, ``background_size``, ``batch_size``, ``max_permutations``, ``max_rows``,
-        ``seed`` and the loss of the task (:meth:`xaipipe.settings.SageSettings.loss`).
+        ``seed`` and the loss of the task (:meth:`xaipipe.config.SageSettings.loss`).
     family : str
         The ``model`` column.
 
@@ -284,7 +284,6 @@ def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:
     DataFrame
         :data:`SAGE_COLUMNS`, one row per variable in column order.
     """
-    from ..data.prepare import importance_groups
 
     rng = np.random.default_rng(settings.seed)
     n_train, n_test = len(data.X_train), len(data.X_test)

@@ -43,7 +43,7 @@ Config hook
     ``shap`` always passes ``"auto"`` (``auto_algorithm``: XGBoost ->
     ``xgboost_pred_contribs``, scikit-learn trees -> ``tree_explainer``,
     linear -> ``linear_explainer``, anything else -> ``permutation``).
-    :func:`shap_algorithm` maps a config entry ``explain.shap.algorithm``
+    :func:`xaipipe.config.shap.shap_algorithm` maps a config entry ``explain.shap.algorithm``
     (``{family: algorithm}``, default empty = ``"auto"``) to the ``algorithm``
     argument; see docs/shap_lime.md for the schema lines and the one-line change
     of workflow/scripts/shap.py.
@@ -61,7 +61,7 @@ import pandas as pd
 
 from ..validation import check_finite
 
-__all__ = ["ShapCheck", "kernel_vs_tree_shap", "shap_algorithm"]
+__all__ = ["ShapCheck", "kernel_vs_tree_shap"]
 
 
 @dataclass(frozen=True)
@@ -429,41 +429,3 @@ def kernel_vs_tree_shap(
             **({} if class_index is None else {"class_index": int(class_index)}),
         },
     )
-
-
-def shap_algorithm(family: str, overrides: Mapping[str, str] | None = None) -> str:
-    """The ``algorithm`` argument of ``shap_values`` for ``family`` from the config.
-
-    Parameters
-    ----------
-    family : str
-        A model family of :mod:`xaipipe.models.families`.
-    overrides : mapping str -> str, optional
-        The config entry ``explain.shap.algorithm``: ``{family: algorithm}``
-        with algorithm one of ``"auto"``, ``"xgboost_pred_contribs"``,
-        ``"tree_explainer"``, ``"linear_explainer"``, ``"permutation"``,
-        ``"kernel"``.  Families not listed get ``"auto"``.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    KeyError
-        Unknown family in ``family`` or in ``overrides`` (message lists the known ones).
-    ValueError
-        Unknown algorithm (message names the family and the allowed values).
-    """
-    from ..models.families import get_family
-    from .shapley import ALGORITHMS
-
-    get_family(family)
-    overrides = dict(overrides or {})
-    for fam, algo in overrides.items():
-        get_family(fam)
-        if algo not in ("auto", *ALGORITHMS):
-            raise ValueError(
-                f"explain.shap.algorithm.{fam}: unknown algorithm {algo!r}; expected one of {['auto', *ALGORITHMS]}"
-            )
-    return overrides.get(family, "auto")

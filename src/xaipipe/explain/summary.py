@@ -6,17 +6,18 @@ mean |SHAP| and the ranking-agreement table (MR vs mean |SHAP| vs split gain).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..config.reliance import RelianceSettings
+from ..data.prepare import importance_groups
+from ..losses import resolve_loss, squared_error
 from .importance import split_gain_importance
-from .reliance import features_from_groups, model_reliance
-
-if TYPE_CHECKING:
-    from ..settings import RelianceSettings
+from .ranking import ranked_features, top_features  # re-exported: the MR ranking of the steps
+from .reliance import features_from_groups, linear_coefficients, matching_draw_variance, model_reliance
 
 __all__ = [
     "RELIANCE_FIRST",
@@ -26,6 +27,7 @@ __all__ = [
     "reliance_tables",
     "reliance_report",
     "top_features",
+    "ranked_features",
     "split_gain_or_nan",
     "grouped_mean_abs_shap",
     "ranking_agreement",
@@ -80,7 +82,7 @@ def reliance_report(
         depend on them.
     reliance_rows : int or None, default None
         The large-data policy (``large_data.reliance_rows`` where the test split has more than
-        ``large_data.min_rows`` rows; :class:`xaipipe.settings.LargeDataSettings`): each repeat
+        ``large_data.min_rows`` rows; :class:`xaipipe.config.LargeDataSettings`): each repeat
         of ``permutation`` / ``e_divide`` on its own seeded subsample of this many rows
         (``model_reliance(..., subsample_rows=)``; ``n_samples`` records it, ``*_se`` holds
         the subsample error too); and ``e_switch`` on its ``e_switch_max_rows`` subsample gets
@@ -158,9 +160,6 @@ def _matrix_cap(model, n: int, loss: str, e_switch_max_rows: int | None):
     gets the matrix on all rows (``None``: the estimate is the same either way) when they fit
     :data:`EXACT_SE_MAX_ROWS`. False: more rows than that (the SE stays ``sd / sqrt(R)``).
     """
-    from ..losses import resolve_loss, squared_error
-    from .reliance import linear_coefficients
-
     linear = resolve_loss(loss)[1] is squared_error
     if linear:
         try:
@@ -195,8 +194,6 @@ def _with_exact_se(frame: pd.DataFrame, e_divide, e_switch) -> pd.DataFrame:
     ``e_switch``'s switched-loss matrix (exact on all rows, an unbiased estimate from its subsample;
     :func:`xaipipe.explain.reliance.matching_draw_variance`) over ``R``; the ratio's over ``e_orig``
     (every halving shares it)."""
-    from .reliance import matching_draw_variance
-
     R, n = e_divide.e_switch.shape[2], e_divide.n_samples
     var = matching_draw_variance(e_switch.switch_losses, n)  # (m, G)
     se = np.sqrt(var / R)
@@ -207,23 +204,6 @@ def _with_exact_se(frame: pd.DataFrame, e_divide, e_switch) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         out["mr_ratio_se"] = (se / e_divide.e_orig[:, None]).ravel()
     return out
-
-
-def top_features(
-    reliance: pd.DataFrame, k: int, *, estimator: str, loss: str, quantity: str = "mr_difference"
-) -> list[str]:
-    """The ``k`` variables with the largest MR (``quantity``) for one estimator and loss.
-
-    Raises
-    ------
-    ValueError
-        If the table has no rows for ``estimator`` / ``loss``.
-    """
-    part = reliance[(reliance["estimator"] == estimator) & (reliance["loss"] == loss)]
-    if part.empty:
-        raise ValueError(f"no model-reliance rows for estimator={estimator!r}, loss={loss!r}")
-    ordered = part.sort_values([quantity, "feature"], ascending=[False, True], kind="stable")
-    return ordered["feature"].head(k).tolist()
 
 
 def split_gain_or_nan(model, feature_names: Sequence[str], feature_groups=None) -> pd.DataFrame:
@@ -329,11 +309,11 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         attributes): ``X_test``, ``y_test`` (the MR rows), ``features``, ``feature_groups``,
         ``dataset`` (the ``dataset`` column).
     settings : RelianceSettings
-        :meth:`xaipipe.settings.RelianceSettings.from_config` (config section
-        ``explain.reliance``): ``estimators``, ``task_losses``, ``n_repeats``,
+        :meth:`xaipipe.config.RelianceSettings.from_config` (config section
+        ``explain.reliance``): ``estimators``, ``losses``, ``n_repeats``,
         ``e_switch_max_rows``, ``seed`` (:func:`reliance_report`'s ``estimators``, ``losses``,
         ``n_repeats``, ``e_switch_max_rows``, ``random_state``) and the large-data group ``large_data``
-        (:meth:`~xaipipe.settings.RelianceSettings.large_data_rows`: ``large_data.reliance_rows``
+        (:meth:`~xaipipe.config.RelianceSettings.large_data_rows`: ``large_data.reliance_rows``
         above ``large_data.min_rows`` test rows, :func:`reliance_report`'s ``reliance_rows``; None:
         off).
     family : str
@@ -348,7 +328,6 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         then :data:`RELIANCE_FIRST`; ``split_gain``:
         :func:`split_gain_or_nan` with the same ids.
     """
-    from ..data.prepare import importance_groups
     from ..io import with_ids
 
     reliance_rows = settings.large_data_rows(len(data.y_test))
@@ -359,7 +338,7 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         feature_names=data.features,
         feature_groups=importance_groups(data),  # one-hot and user groups: one variable each
         estimators=settings.estimators,
-        losses=settings.task_losses,
+        losses=settings.losses,
         n_repeats=settings.n_repeats,
         e_switch_max_rows=settings.e_switch_max_rows,
         random_state=settings.seed,

@@ -1,21 +1,8 @@
 """Models: families, grids, cross-validation, refits, test comparisons and inference tables.
 
-Entry points (``from xaipipe.models import ...``, imported on first use):
-
-===============================  ====================  =============================================
-entry point                      rule                  what
-===============================  ====================  =============================================
-``FAMILIES``                     (registry)            the model families and what each can do
-``cross_validate_grid``          ``cv_shard``          CV of one family's grid (``cv.cv_shard_table``)
-``cv_tables``                    ``cv``                CV of a grid, its summary tables
-``fit_best``                     ``fit``               refit of the selected configuration
-``comparison_tables``            ``model_comparison``  paired bootstrap of test losses, test loss
-``read_test_predictions``        ``model_comparison``  the fitted families' test predictions
-``ols_inference``                ``ols``               OLS coefficients and tests (statsmodels)
-``squared_terms_comparison``     ``squared_terms``     OLS with squared terms vs without
-``logit_inference``              ``logit``             binary logit inference (statsmodels)
-``mnlogit_inference``            ``logit``             multinomial logit inference (statsmodels)
-===============================  ====================  =============================================
+A front door (:mod:`xaipipe._lazy`): ``from xaipipe.models import <entry point>``; :data:`RULES` is
+its part of the rule -> entry map.
+Library entries (no rule): ``FAMILIES`` (the registry), ``cross_validate_grid`` (CV of one grid).
 """
 
 from .._lazy import attach
@@ -32,6 +19,43 @@ ENTRY_POINTS = {
     "squared_terms_comparison": "ols",
     "logit_inference": "logit",
     "mnlogit_inference": "mnlogit",
+    "cv_shard_table": "cv",
+    "forest_block_setting": "forest_blocks",
+    "logit_risks": "separation_check",
+}
+
+#: The rule -> entry map: each rule whose script imports from this door, with the entry points it
+#: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
+RULES = {
+    "abalone_study_mcr": ("forest_block_setting",),
+    "comparison_figures_classification": ("read_test_predictions",),
+    "comparison_figures_regression": ("read_test_predictions",),
+    "cv": (
+        "cv_tables",
+        "forest_block_setting",
+    ),
+    "cv_shard": (
+        "cv_shard_table",
+        "forest_block_setting",
+    ),
+    "fit": (
+        "fit_best",
+        "forest_block_setting",
+    ),
+    "logit": (
+        "logit_inference",
+        "mnlogit_inference",
+    ),
+    "model_comparison": (
+        "comparison_tables",
+        "read_test_predictions",
+    ),
+    "ols": ("ols_inference",),
+    "rashomon": ("forest_block_setting",),
+    "rashomon_bootstrap_shard": ("forest_block_setting",),
+    "rashomon_refit": ("forest_block_setting",),
+    "split": ("logit_risks",),
+    "squared_terms": ("squared_terms_comparison",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

@@ -19,11 +19,12 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..config.models import CVSettings
 from ..data.impute import impute_rows
 from .families import PREFIX_PARAM, get_family, make_estimator
 from .fitting import fit_group
@@ -32,9 +33,6 @@ from .grid import config_id, depth_chains, expand_grid, params_from_config_id, p
 from .metrics import CLASSIFICATION_METRICS, LOWER_IS_BETTER, REGRESSION_METRICS, evaluate
 from .output import model_output
 from .prefix import prefix_predictions
-
-if TYPE_CHECKING:
-    from ..settings import CVSettings
 
 __all__ = [
     "CVResult",
@@ -561,7 +559,7 @@ def cv_tables(
         ``y_train``, ``folds``, ``imputer``, ``dataset`` (written in the ``dataset`` column and the
         record).
     settings : CVSettings
-        :meth:`xaipipe.settings.CVSettings.from_config`: ``task``, ``family``, ``grid``,
+        :meth:`xaipipe.config.CVSettings.from_config`: ``task``, ``family``, ``grid``,
         ``sample``, ``options``, ``seed``, ``beta`` (as :func:`cross_validate_grid`'s) and
         ``selection`` (the loss that picks the best configuration, :func:`select_best`).
     shards : sequence of DataFrame, optional

@@ -13,15 +13,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..config.models import CVSettings
 from .boosting import fit_estimator
 from .families import PREFIX_PARAM, make_estimator
-
-if TYPE_CHECKING:
-    from ..settings import CVSettings
 
 __all__ = ["FitResult", "GroupFit", "fit_group", "fit_best"]
 
@@ -164,7 +162,7 @@ def fit_best(
         and predictions), ``test_rows`` (row positions of the test rows in ``prepared.csv``: the
         ``row`` column) and ``dataset``.
     settings : CVSettings
-        :meth:`xaipipe.settings.CVSettings.from_config` of the family (the rule's ``params.cv``):
+        :meth:`xaipipe.config.CVSettings.from_config` of the family (the rule's ``params.cv``):
         ``family``, ``task``, ``seed`` (``random_state``), ``options`` (config key
         ``estimator_options.<family>``) as :func:`fit_group`, and ``beta`` (weight of the
         ``f_beta`` test metric of a classifier; config key ``metrics.beta``).

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..rashomon.consensus import hasse_diagram
+
 __all__ = ["consensus_figures", "plot_hasse"]
 
 _NODE_COLOUR = "#0072B2"  # Okabe-Ito blue
@@ -61,8 +63,6 @@ def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None, per_ro
     """
     import matplotlib.pyplot as plt
 
-    from ..rashomon.consensus import hasse_diagram
-
     if pairs.empty:
         raise ValueError("no pairs to draw")
     g = hasse_diagram(pairs)
@@ -77,7 +77,9 @@ def plot_hasse(pairs: pd.DataFrame, *, ax=None, title: str | None = None, per_ro
         xs = np.linspace(0.0, 1.0, len(nodes) + 2)[1:-1] if len(nodes) > 1 else [0.5]
         for x, n in zip(xs, nodes):
             pos[n] = (float(x), -float(i))
-    for u, v in g.edges:
+    # the lines in a fixed order: networkx's transitive reduction yields the edges in set order, which
+    # follows the process's string-hash seed (PYTHONHASHSEED), and the figure's bytes followed it
+    for u, v in sorted(g.edges):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         ax.plot([x0, x1], [y0, y1], color="0.45", linewidth=0.9, zorder=1)
     fontsize = "small" if width <= 8 else "x-small" if width <= 16 else 5
@@ -160,7 +162,6 @@ def consensus_figures(
         method = "exact" if "exact" in set(linear["method"]) else "mcr_bounds"
         linear = linear[linear["method"] == method]
     panels = [(members, scope, estimator)] + ([(linear, "linear_exact", "e_switch")] if len(linear) else [])
-    from ..rashomon.consensus import hasse_diagram
 
     n_rows = max(len(_rows(hasse_diagram(p), 6)) for p, _, _ in panels)
     fig, axes = plt.subplots(1, len(panels), figsize=(8.0 * len(panels), 1.6 + 0.8 * n_rows), squeeze=False)

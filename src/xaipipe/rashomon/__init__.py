@@ -5,22 +5,10 @@ Modules by concept: :mod:`.sets` (sets, scopes, the ε rule), :mod:`.refit` (mem
 :mod:`.envelope` (PD envelope), :mod:`.linear` (exact MCR of all linear models), :mod:`.bootstrap`,
 :mod:`.multiplicity` (predictive multiplicity), :mod:`.rid`, and :mod:`.study` (the rule entries).
 
-Entry points (``from xaipipe.rashomon import ...``, imported on first use):
-
-================================  ============================  =====================================
-entry point                       rule                          what
-================================  ============================  =====================================
-``mcr_study``                     ``rashomon``                  sets, member MR, MCR, ε-path, envelope
-``rashomon_refit``                ``rashomon_refit``            member refits / MR of some families
-``bootstrap_shard``               ``rashomon_bootstrap_shard``  bootstrap replicates of the MCR
-``combine_bootstrap_shards``      ``rashomon_bootstrap``        bootstrap tables from the shards
-``multiplicity_tables``           ``multiplicity``              predictive multiplicity of the set
-``rashomon_scopes``               (library)                     the Rashomon sets of every scope
-``members_reliance``              (library)                     MR of members, common random numbers
-``mcr_table``                     (library)                     MCR intervals over the ε grid
-``mcr_path``                      (library)                     the exact ε-path of MCR
-``linear_exact_scope``            (library)                     exact MCR of all linear models
-================================  ============================  =====================================
+A front door (:mod:`xaipipe._lazy`): ``from xaipipe.rashomon import <entry point>``; :data:`RULES` is
+its part of the rule -> entry map.
+Library entries (no rule): ``rashomon_scopes``, ``members_reliance``, ``mcr_table``, ``mcr_path``,
+``linear_exact_scope``.
 """
 
 from .._lazy import attach
@@ -37,6 +25,23 @@ ENTRY_POINTS = {
     "mcr_table": "mcr",
     "mcr_path": "mcr",
     "linear_exact_scope": "linear",
+    "consensus_study": "consensus",
+    "default_summary": "consensus",
+    "member_effects": "effects",
+}
+
+#: The rule -> entry map: each rule whose script imports from this door, with the entry points it
+#: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
+RULES = {
+    "abalone_study_mcr": ("mcr_study",),
+    "consensus": ("consensus_study",),
+    "consensus_table": ("default_summary",),
+    "multiplicity": ("multiplicity_tables",),
+    "rashomon": ("mcr_study",),
+    "rashomon_bootstrap": ("combine_bootstrap_shards",),
+    "rashomon_bootstrap_shard": ("bootstrap_shard",),
+    "rashomon_effects": ("member_effects",),
+    "rashomon_refit": ("rashomon_refit",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

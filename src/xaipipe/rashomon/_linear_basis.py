@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg
 
+from ..explain.reliance import features_from_groups, resolve_features
 from ..validation import check_finite
 
 _EPS = np.finfo(float).eps
@@ -61,7 +62,6 @@ def check_inputs(X, y, reference_coef, reference_intercept, epsilon, features, f
     ValueError
         Non-numeric or non-finite inputs, bad shapes, ``n < 2``, ``epsilon < 0``, unknown variables.
     """
-    from ..explain.reliance import features_from_groups, resolve_features
 
     X, df_names = _as_matrix(X)
     n, p = X.shape

@@ -127,18 +127,16 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..config.rashomon import BootstrapSettings
 from ..data.prepare import importance_groups
 from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_finite, check_int
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
-
-if TYPE_CHECKING:
-    from ..settings import BootstrapSettings
 
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
 
@@ -780,7 +778,7 @@ def bootstrap_shard(
         The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train_raw``,
         ``y_train``, ``X_test_raw``, ``y_test``, ``features``, ``feature_groups``, ``imputer``.
     settings : BootstrapSettings
-        :meth:`xaipipe.settings.BootstrapSettings.from_config`: ``B``, ``mr_data``, the MR
+        :meth:`xaipipe.config.BootstrapSettings.from_config`: ``B``, ``mr_data``, the MR
         estimator and repeats, and the Rashomon step's task, metric, ε, ε rule, MR loss, seed and
         estimator options.
     summary : DataFrame or None

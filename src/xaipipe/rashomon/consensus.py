@@ -72,6 +72,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..explain.reliance import features_from_groups
+from .linear_order import linear_exact_order
 from .sets import CROSS_FAMILY
 
 __all__ = [
@@ -519,14 +521,11 @@ def consensus_study(
     -------
     ConsensusTables
     """
-    from ..explain.reliance import features_from_groups
 
     features = list(features_from_groups(list(data.features), data.feature_groups))
     lin = mcr[mcr["scope"] == "linear_exact"]
     order = None
     if len(lin) and data.task == "regression" and linear is not None and "epsilon_grid" in linear and len(linear):
-        from .linear_order import linear_exact_order
-
         order = linear_exact_order(
             data.X_train,
             data.y_train,

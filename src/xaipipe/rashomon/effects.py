@@ -24,8 +24,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..explain.ale import accumulated_local_effects
 from ..explain.reliance import features_from_groups
+from ..models.prefix import member_predictor
 from .envelope import members_curves, variable_grid
+from .linear import LINEAR_EXACT
+from .members import _member_base
 from .refit import FittedGroup, fit_member_groups
 from .sets import check_epsilons, rashomon_scopes, select_set
 
@@ -42,7 +46,6 @@ class _PrefixOutputs:
     sets only."""
 
     def __init__(self, group: FittedGroup, class_index: int):
-        from ..models.prefix import member_predictor
 
         self._predict = member_predictor(group.model, group.n_estimators or None)
         self._class_index = class_index
@@ -92,7 +95,6 @@ def members_ale(
         ``value`` the centred ALE (model output units). A variable whose ALE is undefined (constant
         on the rows, a group that is not one-hot) is left out.
     """
-    from ..explain.ale import accumulated_local_effects
 
     Xv = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
     spec = features_from_groups(feature_names, feature_groups)
@@ -192,8 +194,6 @@ def member_effects(
     ValueError
         As :func:`xaipipe.rashomon.sets.rashomon_scopes`.
     """
-    from .linear import LINEAR_EXACT
-    from .members import _member_base
 
     grid = check_epsilons(settings.epsilons)
     scopes = [s for s in settings.scopes if s != LINEAR_EXACT]

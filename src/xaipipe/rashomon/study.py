@@ -11,7 +11,7 @@
   per-replicate step of the coverage study (:mod:`xaipipe.studies.coverage`).
 
 Each takes ``(data, settings, summary)``: the split (:class:`xaipipe.data.prepare.PreparedData`), the
-step's :class:`xaipipe.settings.RashomonSettings` and the CV summaries.
+step's :class:`xaipipe.config.RashomonSettings` and the CV summaries.
 
 The definitions (Fisher, Rudin & Dominici 2019, §4) are in :mod:`xaipipe.rashomon.mcr`; the sets in
 :mod:`xaipipe.rashomon.sets`; the members in :mod:`xaipipe.rashomon.members`.
@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..config.rashomon import RashomonSettings
 from ..data.prepare import expand_user_groups, importance_groups
 from ..explain.reliance import features_from_groups
 from .mcr import MCR_FIRST, mcr_path, mcr_table
@@ -33,9 +34,6 @@ from .members import _member_base, member_table, members_reliance
 from .multiplicity import function_count_columns, members_predictions
 from .refit import fit_member_groups, member_store_dir
 from .sets import check_epsilons, rashomon_scopes, select_set
-
-if TYPE_CHECKING:
-    from ..settings import RashomonSettings
 
 __all__ = ["RashomonRefit", "RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
 
@@ -63,7 +61,7 @@ def rashomon_reliance(
         (:func:`xaipipe.explain.reliance.features_from_groups`); ``features=None``: every column
         its own variable, named by position.
     settings : RashomonSettings
-        :class:`xaipipe.settings.RashomonSettings`: ``task``, ``metric`` (the CV loss defining the
+        :class:`xaipipe.config.RashomonSettings`: ``task``, ``metric`` (the CV loss defining the
         sets), ``epsilons`` (members are those of the largest ε), ``epsilon_mode``, ``scopes``
         (``linear_exact`` is left out: it has no fitted members; see :func:`rashomon_scopes`),
         ``estimators``, ``loss``, ``n_repeats``, ``e_switch_max_rows`` (see
@@ -394,7 +392,7 @@ def mcr_study(
         The dataset's split (:func:`xaipipe.data.prepare.load_prepared`): ``X_train``, ``y_train``,
         ``X_test``, ``y_test``, ``features``, ``feature_groups``, ``dataset``.
     settings : RashomonSettings
-        :meth:`xaipipe.settings.RashomonSettings.from_config` (ε grid and rule, scopes,
+        :meth:`xaipipe.config.RashomonSettings.from_config` (ε grid and rule, scopes,
         estimators, loss, repeats, the ``e_switch`` row cap, PD ``top_k`` / ``resolution``, seed,
         estimator options).
     summary : DataFrame

@@ -1,21 +1,8 @@
 """Report: tables of the theses, test metrics, provenance, version diffs, CPU profiles, code hashes.
 
-Entry points (``from xaipipe.report import ...``, imported on first use):
-
-===========================  ============================  ========================================
-entry point                  rule                          what
-===========================  ============================  ========================================
-``test_metric_tables``       ``test_metrics``              test metrics of all datasets
-``test_metrics_table``       ``dataset_test_metrics``      test metrics of one dataset
-``thesis_comparison``        ``thesis_comparison``         the theses' numbers beside ours
-``render_table``             ``thesis_table``              a thesis table (LaTeX)
-``render_figure``            ``thesis_figure``             a thesis figure
-``build_manifest``           ``manifest``                  the provenance manifest
-``profile_tables``           ``profile_table``             CPU profile tables
-``diff_versions``            ``diff_versions``             two result versions compared
-``code_fingerprint``         (every rule's ``code``)       hash of the package code a rule runs
-===========================  ============================  ========================================
-
+A front door (:mod:`xaipipe._lazy`): ``from xaipipe.report import <entry point>``; :data:`RULES` is
+its part of the rule -> entry map.
+``code_fingerprint`` is every rule's ``code`` param (``workflow/rules/code.smk``).
 ``python -m xaipipe.report.diff`` compares two result folders from the command line.
 """
 
@@ -32,6 +19,27 @@ ENTRY_POINTS = {
     "profile_tables": "profiling",
     "diff_versions": "diff",
     "code_fingerprint": "code_version",
+    "explorer_page": "explorer",
+    "RUN_RECORD_ENV": "provenance",
+    "invocation_info": "provenance",
+}
+
+#: The rule -> entry map: each rule whose script imports from this door, with the entry points it
+#: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
+RULES = {
+    "dataset_test_metrics": ("test_metrics_table",),
+    "diff_versions": ("diff_versions",),
+    "explorer": ("explorer_page",),
+    "manifest": (
+        "RUN_RECORD_ENV",
+        "build_manifest",
+        "invocation_info",
+    ),
+    "profile": ("profile_tables",),
+    "test_metrics": ("test_metric_tables",),
+    "thesis_comparison": ("thesis_comparison",),
+    "thesis_figure": ("render_figure",),
+    "thesis_table": ("render_table",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

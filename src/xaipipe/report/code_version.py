@@ -8,15 +8,21 @@ and nobody remembers ``--forcerun``.
 
 :func:`code_fingerprint` closes that gap by content: it follows the script's
 imports of the package, transitively (every ``import`` statement of every module
-reached, deferred imports inside functions included, and the ``__init__`` of each
-package on the way, which Python runs on import), and hashes the bytes of the
-script and of every module reached. The workflow passes the hash to every script
-rule as the parameter ``code`` (``workflow/rules/code.smk``), so Snakemake's
-``params`` trigger reruns a job when the code it runs changes, and its dependents
-follow through the ``mtime`` trigger; a clone of the same commit has the same
-hashes and reruns nothing. The granularity is the module: editing one function of
-``rashomon/sets.py`` reruns the jobs whose scripts reach that module, and no job
-that does not reach it (``cv`` does not).
+reached, deferred imports inside functions and ``if TYPE_CHECKING:`` ones included, and
+the ``__init__`` of each package on the way, which Python runs on import), and hashes
+the *code* of the script and of every module reached: each file's syntax tree
+without its docstrings (:func:`code_text`), so an edit of documentation, comments or
+formatting reruns nothing, and any edit of what runs reruns the jobs that reach it.
+The workflow passes the hash to every script rule as the parameter ``code``
+(``workflow/rules/code.smk``), so Snakemake's ``params`` trigger reruns a job when
+the code it runs changes, and its dependents follow through the ``mtime`` trigger; a
+clone of the same commit has the same hashes and reruns nothing. The granularity is
+the module: editing one function of ``rashomon/sets.py`` reruns the jobs whose
+scripts reach that module, and no job that does not reach it (``cv`` does not).
+
+The code text is :func:`ast.unparse` of the tree, which depends on the Python version
+only where the language's syntax tree does (a new minor version may print some
+constructs differently): a study moved to another Python minor version may rerun once.
 
 A sub-package's front door (its ``__init__``, :mod:`xaipipe._lazy`) imports nothing: it names
 its entry points in a literal ``ENTRY_POINTS`` table, which is read here, so
@@ -40,7 +46,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["code_fingerprint", "package_modules"]
+__all__ = ["code_fingerprint", "code_text", "package_modules"]
 
 
 def _module_file(package_dir: Path, module: str) -> Path | None:
@@ -149,13 +155,46 @@ def package_modules(script: str | Path, package_dir: str | Path, modules: Sequen
     return dict(sorted(seen.items()))
 
 
-def code_fingerprint(script: str | Path, package_dir: str | Path, modules: Sequence[str] = ()) -> str:
-    """SHA-256 of a script and of every package module it reaches (:func:`package_modules`;
-    ``modules``: those it reaches through ``importlib``).
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    """``tree`` with the docstring of the module and of every class and function removed (a body's
+    first statement when it is a string constant; an emptied body gets ``pass``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    node.body = body[1:] or [ast.Pass()]
+    return tree
 
-    The hash covers the bytes of each file and its path relative to the package,
-    in sorted order, so it changes when any of those files changes, is added to
-    or leaves the import closure, and is the same in any clone of the same code.
+
+@lru_cache(maxsize=4096)
+def _code_text(path: Path, stamp: tuple[int, int]) -> str:
+    return ast.unparse(_without_docstrings(ast.parse(path.read_bytes(), filename=str(path))))
+
+
+def code_text(path: str | Path) -> str:
+    """The code of a Python file: :func:`ast.unparse` of its syntax tree without docstrings (module,
+    class and function), so that comments, formatting, quotes and docstrings do not count and every
+    change of what runs does.
+
+    Raises
+    ------
+    SyntaxError
+        If the file cannot be parsed.
+    """
+    path = Path(path).resolve()
+    stat = path.stat()
+    return _code_text(path, (stat.st_mtime_ns, stat.st_size))
+
+
+def code_fingerprint(script: str | Path, package_dir: str | Path, modules: Sequence[str] = ()) -> str:
+    """SHA-256 of the code of a script and of every package module it reaches
+    (:func:`package_modules`; ``modules``: those it reaches through ``importlib``).
+
+    The hash covers the code of each file (:func:`code_text`: the syntax tree without docstrings,
+    comments and formatting) and its path relative to the package, in sorted order, so it changes
+    when the code of any of those files changes or a file is added to or leaves the import closure,
+    not when only their documentation does, and is the same in any clone of the same code.
 
     Returns
     -------
@@ -163,8 +202,8 @@ def code_fingerprint(script: str | Path, package_dir: str | Path, modules: Seque
         64 hexadecimal digits.
     """
     digest = hashlib.sha256()
-    digest.update(b"script\0" + Path(script).read_bytes() + b"\0")
+    digest.update(b"script\0" + code_text(script).encode() + b"\0")
     root = Path(package_dir)
     for name, path in package_modules(script, root, modules).items():
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(name.encode() + b"\0" + code_text(path).encode() + b"\0")
     return digest.hexdigest()

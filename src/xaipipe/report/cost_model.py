@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from xaipipe.config.large_data import LargeDataSettings
 from xaipipe.report.schedule import Job, critical_path, dependencies, list_schedule, parse_dry_run
 
 #: The cost model shipped with the repository (``python -m benchmarks.scale_study`` writes it).
@@ -417,8 +418,6 @@ class Policies:
     @classmethod
     def from_config(cls, config: Mapping) -> Policies:
         """From a study configuration (``large_data``, ``split.test_size``, ``explain.ale.n_bins``)."""
-        from xaipipe.settings import LargeDataSettings
-
         bins = int(config.get("explain", {}).get("ale", {}).get("n_bins", 20))
         return cls(LargeDataSettings.from_config(config), float(config["split"]["test_size"]), bins)
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..io import read_json, write_json
+
 __all__ = ["Manifest", "git_state", "record_invocation", "invocation_info", "build_manifest", "RUN_RECORD_ENV"]
 
 PACKAGES = (
@@ -167,8 +169,6 @@ def record_invocation(
     import sys
     from datetime import datetime
 
-    from ..io import write_json
-
     if isinstance(started_at, datetime):
         started_at = started_at.isoformat(timespec="seconds")
     argv = [str(a) for a in argv]
@@ -237,7 +237,6 @@ def invocation_info(record: str | Path | None) -> dict:
             "the job ran outside a Snakemake invocation whose onstart hook recorded it (e.g. --no-hooks)"
         )
         return info
-    from ..io import read_json
 
     rec = read_json(path)
     info.update({k: rec.get(k) for k in ("run_id", "started_at", "cores", "command", "log")})

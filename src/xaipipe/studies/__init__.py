@@ -1,19 +1,7 @@
 """Studies: analyses that combine several steps (thesis studies, simulation, seed 003).
 
-Entry points (``from xaipipe.studies import ...``, imported on first use):
-
-===========================  ========================  ============================================
-entry point                  rule                      what
-===========================  ========================  ============================================
-``study_cv_shard``           ``abalone_study_shard``   one shard of the Abalone Table 4.1 study
-``table_4_1_from_shards``    ``abalone_study``         Table 4.1 from the shards
-``coverage_audit``           ``coverage_audit``        coverage of the MCR / bootstrap intervals
-``truth_table``              ``simulation_truth``      known truth of the simulated data
-``correlated_truth_table``   ``simulation_truth``      known truth of the correlated variant
-``illustration_table``       ``illustration``          the theses' illustrations (data)
-``tree_table``               ``illustration_tree``     the Diabetes tree illustration
-``rerun_seed003``            ``seed003``               seed 003's study, rerun
-===========================  ========================  ============================================
+A front door (:mod:`xaipipe._lazy`): ``from xaipipe.studies import <entry point>``; :data:`RULES` is
+its part of the rule -> entry map.
 """
 
 from .._lazy import attach
@@ -28,6 +16,33 @@ ENTRY_POINTS = {
     "illustration_table": "illustrations",
     "tree_table": "illustrations",
     "rerun_seed003": "seed003",
+    "ILLUSTRATIONS": "illustrations",
+    "fit_diabetes_tree": "illustrations",
+    "seed003_figures": "seed003",
+}
+
+#: The rule -> entry map: each rule whose script imports from this door, with the entry points it
+#: imports (tests/test_front_doors.py checks it against workflow/; docs/layout.md prints it).
+RULES = {
+    "abalone_study": ("table_4_1_from_shards",),
+    "abalone_study_cv": ("study_cv_shard",),
+    "coverage_audit": ("coverage_audit",),
+    "illustration": (
+        "ILLUSTRATIONS",
+        "illustration_table",
+    ),
+    "illustration_tree": (
+        "fit_diabetes_tree",
+        "tree_table",
+    ),
+    "seed003": (
+        "rerun_seed003",
+        "seed003_figures",
+    ),
+    "simulation_truth": (
+        "correlated_truth_table",
+        "truth_table",
+    ),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

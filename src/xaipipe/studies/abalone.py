@@ -41,7 +41,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..config._base import check_family
 from ..io import read_csv
+from ..models.cv import cross_validate_grid, n_fit_units, summarize_cv
 
 __all__ = [
     "THESIS_GRID",
@@ -57,6 +59,7 @@ __all__ = [
     "table_4_1",
     "study_cv_shard",
     "table_4_1_from_shards",
+    "abalone_study_shards",
 ]
 
 #: The 324-model grid of thesis 001 §4.1.3 (the pipeline passes its config copy).
@@ -261,8 +264,6 @@ def thesis_study(
         transformed target), ``mae_mean``, ``r2_mean``, ``status``, ``transform``,
         ``fit_time_s``.
     """
-    from ..models.cv import cross_validate_grid, summarize_cv
-
     yt, _ = transform_target(y, transform, divisor=divisor)
     table = cross_validate_grid(
         "gradient_boosting", "regression", grid, np.asarray(X), yt, folds, random_state=random_state, n_jobs=n_jobs
@@ -493,8 +494,6 @@ def study_cv_shard(
         ``shard`` outside ``[0, n_shards)``, or more shards than prefix groups (an
         empty shard).
     """
-    from ..models.cv import cross_validate_grid, n_fit_units, summarize_cv
-
     n_units = n_fit_units("gradient_boosting", grid)
     if n_shards > n_units:
         raise ValueError(f"n_shards={n_shards} is more than the grid's {n_units} prefix groups")
@@ -561,3 +560,19 @@ def table_4_1_from_shards(
         )
     table = rank_models(summary.reset_index(drop=True), transform)
     return _study_tables(table, published_rows, dataset=dataset, family=family)
+
+
+def abalone_study_shards(config: Mapping[str, Any]) -> int:
+    """Jobs the Abalone Table 4.1 CV is split into (rules of ``abalone_study``): config key
+    ``rashomon.abalone_study.n_shards``, at most the grid's fit units (prefix groups:
+    :func:`xaipipe.models.cv.n_fit_units` of ``rashomon.abalone_study.family`` and ``.grid``).
+
+    Raises
+    ------
+    ValueError
+        ``rashomon.abalone_study.family`` is not a registered family
+        (:func:`xaipipe.config.check_family`).
+    """
+    study = config["rashomon"]["abalone_study"]
+    check_family("rashomon.abalone_study.family", study["family"])
+    return min(study["n_shards"], n_fit_units(study["family"], study["grid"]))

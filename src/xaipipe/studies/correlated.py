@@ -55,16 +55,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..config.models import CVSettings
+from ..config.studies import CorrelatedSettings
 from ..data.simulated import feature_names, get_dgp
 from .simulation import TRUTH_COLUMNS
-
-if TYPE_CHECKING:
-    from ..settings import CorrelatedSettings
 
 __all__ = ["correlated_sample", "correlated_truth_table"]
 
@@ -126,7 +125,7 @@ def correlated_truth_table(
         The simulated data set's sidecar ``simulation`` record: ``dgp`` (name or DGP), ``p``
         (inputs), ``noise_sd`` (:math:`\\sigma`).
     settings : CorrelatedSettings
-        :meth:`xaipipe.settings.CorrelatedSettings.from_config`: ``n`` (rows) and ``coupling_sd``
+        :meth:`xaipipe.config.CorrelatedSettings.from_config`: ``n`` (rows) and ``coupling_sd``
         (:math:`\\tau`) of the variant, ``n_mc`` (Monte-Carlo rows of each truth), the pipeline's
         split (``split``: ``test_size``, ``cv_folds``), the estimators' settings (``n_repeats``,
         ``dependent``: ``max_depth``, ``min_samples_leaf``, ``correlation_threshold``,
@@ -155,7 +154,6 @@ def correlated_truth_table(
         model_reliance,
     )
     from ..models.fitting import fit_best
-    from ..settings import CVSettings
 
     dgp, p, noise_sd = simulation["dgp"], simulation["p"], simulation["noise_sd"]
     n, coupling_sd, n_mc, n_repeats = settings.n, settings.coupling_sd, settings.n_mc, settings.n_repeats

@@ -96,15 +96,14 @@ from __future__ import annotations
 import logging
 import numbers
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from ..settings import CoverageSettings
-
-from .coverage_effects import DEFAULT_EFFECT_CONFIG
+from ..config.rashomon import RashomonSettings
+from ..config.studies import COVERAGE_LEARNER_CONFIG, COVERAGE_LEARNERS, COVERAGE_RASHOMON_CONFIG, CoverageSettings
+from .coverage_effects import attach_f_star, effect_spec, effect_truth, learner_effect_rows, truth_row, truth_rows
 from .coverage_table import (  # re-exported: the table layer (split from this module, issue 45)
     _MCR_QUANTITIES,
     COVERAGE_COLUMNS,
@@ -122,42 +121,11 @@ __all__ = [
     "coverage_table",
 ]
 
-#: Learners of (a): family -> one fixed configuration (small and quick).
-DEFAULT_LEARNERS: dict[str, dict] = {
-    "gradient_boosting": {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3},
-}
-
-#: Options of (a); ``n_refits`` .. ``n_repeats`` are the pipeline's ``explain.learner`` defaults.
-DEFAULT_LEARNER_CONFIG: dict[str, Any] = {
-    "n_refits": 10,
-    "fraction": 0.632,
-    "pfi_estimator": "permutation",
-    "n_repeats": 5,
-    "pd_features": ["x1", "x3", "x4", "x5", "x6"],
-    "grid": [-0.8, -0.4, 0.0, 0.4, 0.8],
-    "truth_fits": 100,
-    "truth_eval_rows": 2000,
-    **DEFAULT_EFFECT_CONFIG,  # learner-SHAP / ALE (issue 45; coverage_effects)
-}
-
-#: Options of (b): the model class (CV grid per family) and the ε rule.
-DEFAULT_RASHOMON_CONFIG: dict[str, Any] = {
-    "families": {
-        "linear_regression": {},
-        "decision_tree": {"max_depth": [3, 5, 8], "min_samples_leaf": [1, 5, 20]},
-        "gradient_boosting": {
-            "n_estimators": {"start": 50, "stop": 300, "step": 50},
-            "learning_rate": [0.1],
-            "max_depth": [2, 3],
-        },
-    },
-    "epsilon_mode": "se",
-    "epsilons": [0.0, 0.5, 1.0, 2.0],
-    "scopes": ["family", "cross_family", "linear_exact"],
-    "estimator": "permutation",
-    "n_repeats": 20,
-    "population_rows": 5000,
-}
+#: The defaults of (a) -- learners (family -> one fixed configuration), their options -- and (b), the
+#: model class and the ε rule: the config's (``coverage``, :mod:`xaipipe.config.studies`).
+DEFAULT_LEARNERS = COVERAGE_LEARNERS
+DEFAULT_LEARNER_CONFIG = COVERAGE_LEARNER_CONFIG
+DEFAULT_RASHOMON_CONFIG = COVERAGE_RASHOMON_CONFIG
 
 _TASK = "regression"
 
@@ -201,7 +169,6 @@ def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, 
     from ..data.simulated import simulate
     from ..explain.learner import estimator_factory
     from ..models.boosting import fit_estimator
-    from .coverage_effects import effect_truth
 
     s_train, s_eval, s_model = seeds
     pd_idx, grid = pd_spec
@@ -239,8 +206,6 @@ def _truth_fit(m, seeds, dgp, p, noise_sd, family, params, options, n1, n_eval, 
 def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, root, n_jobs) -> pd.DataFrame:
     """Learner-PD / learner-PFI of ``family`` at training size ``n1``: mean and MC error over fresh fits."""
     from joblib import Parallel, delayed
-
-    from .coverage_effects import effect_spec, truth_row, truth_rows
 
     M = _positive_int(lc["truth_fits"], "learner truth_fits", 2)
     n_eval = _positive_int(lc["truth_eval_rows"], "learner truth_eval_rows", 2)
@@ -281,7 +246,6 @@ def _learner_truth(family, params, options, *, dgp, p, noise_sd, n1, lc, names, 
 def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> tuple[list[dict], list[dict]]:
     """The repetition's learner-PD / PFI rows, and its learner-SHAP / ALE rows (issue 45)."""
     from ..explain.learner import RefitDesign, estimator_factory, learner_pd_pfi
-    from .coverage_effects import effect_spec, learner_effect_rows
 
     effects, _ = effect_spec(lc, names)
     design = RefitDesign(
@@ -344,7 +308,6 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
     from ..rashomon.members import member_table, members_reliance
     from ..rashomon.sets import CROSS_FAMILY, check_epsilons, rashomon_scopes
     from ..rashomon.study import rashomon_reliance
-    from ..settings import RashomonSettings
 
     eps = check_epsilons(rc["epsilons"])
     mode = rc["epsilon_mode"]
@@ -504,7 +467,7 @@ def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTa
     Parameters
     ----------
     settings : CoverageSettings
-        :meth:`xaipipe.settings.CoverageSettings.from_config` (config section ``coverage``, with
+        :meth:`xaipipe.config.CoverageSettings.from_config` (config section ``coverage``, with
         the pipeline's learner design and ε rule where it leaves them null). Its fields:
 
         dgp : str
@@ -574,7 +537,6 @@ def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTa
 
     from ..data.simulated import feature_names, get_dgp
     from ..validation import check_fraction
-    from .coverage_effects import attach_f_star
     from .simulation import model_reliance_truth, partial_dependence_truth
 
     dgp, n, p, noise_sd, n_repetitions = settings.dgp, settings.n, settings.p, settings.noise_sd, settings.n_repetitions

@@ -35,6 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..config.studies import COVERAGE_LEARNER_CONFIG
+from ..explain.ale import accumulated_local_effects
+from ..explain.learner_effects import RefitEffects
+from .simulation import partial_dependence_truth
+
 __all__ = [
     "EffectTruthSpec",
     "ale_f_star",
@@ -47,9 +52,7 @@ __all__ = [
 
 #: The audit's options of the learner effects (merged into its ``learner_config`` defaults).
 DEFAULT_EFFECT_CONFIG: dict[str, Any] = {
-    "effects": ["shap", "ale"],
-    "ale_grid": [-1.0, -0.6, -0.2, 0.2, 0.6, 1.0],
-    "shap_max_rows": None,
+    key: COVERAGE_LEARNER_CONFIG[key] for key in ("effects", "ale_grid", "shap_max_rows")
 }
 
 
@@ -73,7 +76,6 @@ def effect_spec(lc: Mapping[str, Any], names: Sequence[str]):
     ValueError
         ``effects`` other than ``shap`` / ``ale``; ``ale_grid`` not strictly increasing.
     """
-    from ..explain.learner_effects import RefitEffects
 
     effects = list(lc["effects"] or [])
     bad = [e for e in effects if e not in ("shap", "ale")]
@@ -110,8 +112,6 @@ def effect_truth(model, X: np.ndarray, X_train: np.ndarray, spec: EffectTruthSpe
         shap = np.abs(shap_values(model, X, X_background=X_train, random_state=0).values).mean(axis=0)
     ale = []
     if spec.ale_idx:
-        from ..explain.ale import accumulated_local_effects
-
         for j in spec.ale_idx:
             ale.append(
                 accumulated_local_effects(model, X, j, edges=np.asarray(spec.edges), centering=spec.centering).ale
@@ -190,7 +190,6 @@ def ale_f_star(model, features: Sequence[str], edges: Sequence[float], *, p: int
     ValueError
         Edges that do not cover the inputs' support; a DGP without closed-form PD.
     """
-    from .simulation import partial_dependence_truth
 
     z = np.asarray(edges, dtype=float)
     if z[0] > model.low or z[-1] < model.high:

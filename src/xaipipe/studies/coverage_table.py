@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..validation import check_confidence
+
 __all__ = [
     "COVERAGE_COLUMNS",
     "DEFAULT_NOMINAL",
@@ -196,7 +198,6 @@ def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFA
     ValueError
         Missing columns or a nominal level outside (0, 1).
     """
-    from ..validation import check_confidence
 
     missing = [c for c in REPETITION_COLUMNS if c not in repetitions.columns]
     if missing:

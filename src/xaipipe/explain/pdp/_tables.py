@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from ...settings import PdIceSettings
-
+from ...config.pd_ice import PdIceSettings
+from ..ranking import ranked_features
 from ._effects import FeatureEffect, PairEffect
 from ._grid import _check_int
 
@@ -297,7 +296,8 @@ def pd_ice_tables(
     data,
     settings: PdIceSettings,
     *,
-    top: Sequence[str],
+    reliance: pd.DataFrame | None = None,
+    top: Sequence[str] | None = None,
     extra: Sequence[str] = (),
     pair: Sequence[str] | None = None,
 ) -> PdIceTables:
@@ -319,13 +319,13 @@ def pd_ice_tables(
         stacked with a ``class`` column after ``rank`` (curves) or first (pairs), the same ICE rows
         for every class; None otherwise).
     settings : PdIceSettings
-        :meth:`xaipipe.settings.PdIceSettings.from_config` (config section ``explain.pd``):
+        :meth:`xaipipe.config.PdIceSettings.from_config` (config section ``explain.pd``):
         ``resolution``, ``grid`` (the grid ``kind``), ``percentiles``, ``anchor``, ``smooth``,
         ``pair_resolution``, ``max_batch_rows`` as :func:`explain_feature` /
         :func:`explain_pair`; ``max_curves`` (ICE curves kept in the table,
         :func:`effects_table`, seed 0); ``seed`` and the large-data group ``large_data``: where the
         test split has more than ``large_data.min_rows`` rows
-        (:meth:`~xaipipe.settings.PdIceSettings.large_data_rows`, ``m = large_data.pd_rows``) and
+        (:meth:`~xaipipe.config.PdIceSettings.large_data_rows`, ``m = large_data.pd_rows``) and
         ``n > m``, every curve and the 2-D PD are averaged over a seeded subsample of ``m`` rows
         (``np.sort(np.random.default_rng(seed).choice(n, m, replace=False))``; ICE rows are drawn
         from it), on the grid of *all* rows (numeric variables), and ``curves`` gets, per
@@ -333,8 +333,11 @@ def pd_ice_tables(
         an estimate of the all-rows PD, ``sd_i ICE_i(v) / sqrt(m) * sqrt(1 - m/n)`` (simple random
         sampling without replacement, finite-population correction; Cochran 1977, eq. 2.12). The
         2-D PD's SE is not reported. Off: unchanged tables.
-    top : sequence of str
-        Variables ranked by MR (rank 1 first; :meth:`~xaipipe.settings.PdIceSettings.top_features`).
+    reliance : DataFrame, optional
+        The model's MR table (``model_reliance.csv``): the variables are its top
+        ``settings.top_k`` by the settings' ranking (:func:`xaipipe.explain.ranking.ranked_features`).
+    top : sequence of str, optional
+        The ranked variables instead (rank 1 first); give exactly one of ``reliance`` and ``top``.
     extra : sequence of str
         Further variables (e.g. those of thesis figures), rank 0 in the table.
     pair : (str, str), optional
@@ -351,6 +354,10 @@ def pd_ice_tables(
     """
     from ...models.forest_store import plans_predictions, predict_in_one_pass
 
+    if (reliance is None) == (top is None):
+        raise ValueError("give exactly one of reliance (the model's MR table) and top")
+    if reliance is not None:
+        top = ranked_features(reliance, settings, settings.top_k)
     if plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
         return predict_in_one_pass(model, lambda m: pd_ice_tables(m, data, settings, top=top, extra=extra, pair=pair))
     X, classes, random_state = data.X_test, data.classes, settings.seed

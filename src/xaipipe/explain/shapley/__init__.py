@@ -165,11 +165,11 @@ if TYPE_CHECKING:  # scikit-learn is imported where used: the figure rules load 
     import pandas as pd
     from sklearn.base import BaseEstimator
 
-    from ...settings import ShapSettings
-
+from ...config.shap import ShapSettings
 from ...models.families import family_of, final_estimator
 from ...models.output import _is_classifier
 from ...validation import check_int
+from ..classes import class_choice  # re-exported: the class of a one-output step
 from ._algorithms import (
     ALGORITHMS,
     DEFAULT_BACKGROUND_SIZE,
@@ -192,7 +192,6 @@ from ._result import (
     GroupedShapResult,
     ShapClasses,
     ShapResult,
-    class_choice,
     class_result,
     global_importance,
     importance_subsample_se,
@@ -531,7 +530,7 @@ def shap_tables(model, data, settings: ShapSettings, *, n_jobs: int = 1) -> Shap
         :func:`shap_values` with ``class_index=k``, the same rows, background and seeds, and each
         table gets a ``class`` column after ``model``; None otherwise).
     settings : ShapSettings
-        :meth:`xaipipe.settings.ShapSettings.from_config` (config section ``explain.shap``):
+        :meth:`xaipipe.config.ShapSettings.from_config` (config section ``explain.shap``):
         ``family`` (the ``model`` column), ``max_rows`` (explain at most this many test rows,
         seeded subsample), ``max_rows_random_forest`` (the row cap of families with the
         ``"forest"`` prefix kind, random forests and extra trees: exact TreeSHAP costs ~0.3-0.5 ms
@@ -540,14 +539,14 @@ def shap_tables(model, data, settings: ShapSettings, *, n_jobs: int = 1) -> Shap
         ``interactions`` (SHAP interaction values for families whose algorithm is
         ``xgboost_pred_contribs``; other tree models: not computed) and the large-data group
         ``large_data``: where the test split has more than ``large_data.min_rows`` rows
-        (:meth:`~xaipipe.settings.ShapSettings.large_data_rows`), explain a seeded subsample of
+        (:meth:`~xaipipe.config.ShapSettings.large_data_rows`), explain a seeded subsample of
         at most ``large_data.shap_rows`` test rows, every family (the smaller of it and the caps
         above), and add to ``importance`` the Monte-Carlo SE of ``mean_abs_shap`` / ``mean_shap``
         as estimates over all test rows (:func:`importance_subsample_se`: ``mean_abs_shap_se``,
         ``mean_shap_se``, ``n_rows``, ``n_test_rows``) and to ``meta`` a ``large_data`` record.
         Off (the tables as without it) where it does not apply or the cap is at least
         ``len(data.X_test)``. Under the same threshold the large-data tree sample
-        (``large_data.shap_trees``, :meth:`~xaipipe.settings.ShapSettings.large_data_trees`): a
+        (``large_data.shap_trees``, :meth:`~xaipipe.config.ShapSettings.large_data_trees`): a
         random forest / extra trees of more trees is explained by a seeded random sample of this
         many of its trees, in ``_trees.TREE_GROUPS`` (10) groups
         (:func:`~xaipipe.explain.shapley._trees.tree_sample_shap`: an unbiased estimate of the

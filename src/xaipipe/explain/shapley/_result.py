@@ -15,7 +15,6 @@ __all__ = [
     "GroupedShapResult",
     "ShapClasses",
     "ShapResult",
-    "class_choice",
     "class_result",
     "global_importance",
     "importance_subsample_se",
@@ -412,34 +411,3 @@ def interaction_frame(result: ShapResult) -> pd.DataFrame:
             "interaction_value": iv.reshape(-1),
         }
     )
-
-
-def class_choice(classes, figure_class=None) -> dict:
-    """Keyword arguments choosing the explained class of a one-output step (LIME, the SHAP check).
-
-    Parameters
-    ----------
-    classes : sequence of str or None
-        A multiclass dataset's labels in code order (``prepared.json``); None for
-        regression and binary classification.
-    figure_class : str, optional
-        Config key ``explain.figure_class``; None: the first class.
-
-    Returns
-    -------
-    dict
-        ``{}`` without classes, else ``{"class_index": k}``.
-
-    Raises
-    ------
-    ValueError
-        ``figure_class`` is not one of ``classes``.
-    """
-    if classes is None:
-        return {}
-    labels = [str(c) for c in classes]
-    if figure_class is None:
-        return {"class_index": 0}
-    if str(figure_class) not in labels:
-        raise ValueError(f"config key explain.figure_class: {figure_class!r} is not a class; classes are {labels}")
-    return {"class_index": labels.index(str(figure_class))}

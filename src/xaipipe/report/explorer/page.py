@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...data.prepare import load_prepared
 from ...io import read_csv
 from .charts import dataset_spec
 from .data import DatasetView, coverage_rates, dataset_view
@@ -143,7 +144,6 @@ def load_views(datasets: Sequence[str], inputs, *, epsilon: float, scope: str) -
     ValueError
         An input list of another length than ``datasets``.
     """
-    from ...data.prepare import load_prepared
 
     n = len(datasets)
     for key in ("sets", "members", "predictions", "index", "effects", "tables", "infos", "splits"):

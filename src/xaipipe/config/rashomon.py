@@ -1,0 +1,225 @@
+"""Settings of the Rashomon steps: :class:`RashomonSettings` (rules ``rashomon``,
+``rashomon_refit``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
+``rashomon_bootstrap_shard``, ``rashomon_bootstrap``) and :class:`MemberEffectsSettings` (rule
+``rashomon_effects``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._base import SEED, SELECTION, Settings, check_family, check_task, first_loss
+
+__all__ = ["BootstrapSettings", "MemberEffectsSettings", "RashomonSettings"]
+
+
+@dataclass(frozen=True)
+class RashomonSettings(Settings):
+    """Settings of the Rashomon step of one task (``config["rashomon"]`` and the keys it borrows).
+
+    Every field has the default of its config key: ``RashomonSettings(epsilon=0.5)`` is the
+    schema's Rashomon step with ε = 0.5.
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}, default "regression"
+    metric : str, default ``selection.<task>``'s (``rmse`` / ``log_loss``)
+        CV loss that defines the sets.
+    seed : int, default 20250223
+        ``seed``: estimators' ``random_state`` and the permutation seed.
+    options : mapping, default {}
+        ``estimator_options`` (family -> keyword arguments).
+    loss : str, default ``explain.reliance.losses.<task>[0]``'s
+        MR loss.
+    epsilon_mode, epsilon, epsilons, scopes, estimators, n_repeats, e_switch_max_rows, figure_scope, pd
+        The keys of the ``rashomon`` section of those names (``config/README.md``; defaults
+        ``"se"``, 1.0, (0.0, 0.5, 1.0, 2.0), (``"family"``, ``"cross_family"``,
+        ``"linear_exact"``), (``"permutation"``, ``"e_divide"``), 20, 400, ``"cross_family"``,
+        ``{"top_k": 2, "resolution": 30}``).
+    figure_class : str, int, bool or None, default None
+        ``explain.figure_class``: the class of a multiclass model's PD envelope (None: the first).
+
+    The other keys of the section (:data:`JOB_KEYS`) choose jobs or belong to other rules.
+    """
+
+    task: str = "regression"
+    metric: str | None = None
+    seed: int = SEED
+    options: Mapping[str, Any] = field(default_factory=dict)
+    loss: str | None = None
+    epsilon_mode: str = "se"
+    epsilon: float = 1.0
+    epsilons: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
+    scopes: tuple[str, ...] = ("family", "cross_family", "linear_exact")
+    estimators: tuple[str, ...] = ("permutation", "e_divide")
+    n_repeats: int = 20
+    e_switch_max_rows: int | None = 400
+    figure_scope: str = "cross_family"
+    pd: Mapping[str, Any] = field(default_factory=lambda: {"top_k": 2, "resolution": 30})
+    figure_class: Any = None
+
+    SECTION = "rashomon"
+    KEYS = {
+        "task": None,
+        "metric": "selection.{task}",
+        "seed": "seed",
+        "options": "estimator_options",
+        "loss": "explain.reliance.losses.{task}[0]",
+        "figure_class": "explain.figure_class",
+    }
+    #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
+    #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
+    #: study have their own rules and keys).
+    JOB_KEYS = ("bootstrap", "abalone_study", "families", "figure_quantity", "sample", "refit_jobs", "multiplicity")
+
+    def __post_init__(self):
+        check_task(self.task)
+        if self.metric is None:
+            self._resolve(metric=SELECTION[self.task])
+        if self.loss is None:
+            self._resolve(loss=first_loss(self.task))
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> RashomonSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Checks (each error names the config key): ``rashomon.epsilon`` is one of
+        ``rashomon.epsilons``; the families of ``rashomon.refit_jobs``,
+        ``rashomon.bootstrap.families`` and ``rashomon.sample.families.<task>`` are registered
+        (the latter support their task); ``task`` is a task.
+
+        Raises
+        ------
+        ValueError
+            A check above fails.
+        KeyError
+            A key the schema's defaults always provide is missing (an unvalidated config).
+        """
+        check_task(task)
+        r = config["rashomon"]
+        if r["epsilon"] not in r["epsilons"]:
+            raise ValueError(
+                f"config key rashomon.epsilon ({r['epsilon']}) must be one of rashomon.epsilons {r['epsilons']}"
+            )
+        for family in r.get("refit_jobs", []):
+            check_family("rashomon.refit_jobs", family)
+        for family in r.get("bootstrap", {}).get("families", []):
+            check_family("rashomon.bootstrap.families", family)
+        for _task, specs in r.get("sample", {}).get("families", {}).items():
+            for family in specs:
+                check_family(f"rashomon.sample.families.{_task}.{family}", family, _task)
+        return cls.from_params(
+            {
+                **{key: r[key] for key in cls.section_fields()},
+                "task": task,
+                "metric": config["selection"][task],
+                "seed": config["seed"],
+                "options": config["estimator_options"],
+                "loss": config["explain"]["reliance"]["losses"][task][0],
+                "figure_class": config["explain"]["figure_class"],
+            }
+        )
+
+
+@dataclass(frozen=True)
+class BootstrapSettings(Settings):
+    """Settings of the Rashomon bootstrap of one task (``config["rashomon"]["bootstrap"]`` and the
+    Rashomon keys it uses; Donnelly et al. 2023).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings, default RashomonSettings()
+        The Rashomon step's settings: ``task``, ``metric`` (the out-of-bag membership loss),
+        ``epsilon`` and ``epsilon_mode`` (the set of each resample), ``loss`` (the MR loss),
+        ``seed``, ``options``.
+    n_bootstrap, mr_data, estimator, n_repeats, confidence, families, n_shards
+        The keys of the ``rashomon.bootstrap`` section of those names (``config/README.md``;
+        defaults 10, ``"oob"``, ``"permutation"``, 5, 0.95, (``"gradient_boosting"``,), 5): ``B``,
+        where MR is computed (``oob`` / ``test``), its estimator and repeats, the level of the MCR
+        endpoint intervals, the model class, the jobs the resamples are dealt to.
+    """
+
+    rashomon: RashomonSettings = field(default_factory=RashomonSettings)
+    n_bootstrap: int = 10
+    mr_data: str = "oob"
+    estimator: str = "permutation"
+    n_repeats: int = 5
+    confidence: float = 0.95
+    families: tuple[str, ...] = ("gradient_boosting",)
+    n_shards: int = 5
+
+    SECTION = "rashomon.bootstrap"
+    KEYS = {"rashomon": "rashomon"}
+    JOB_KEYS = ("enabled",)
+    NESTED = {"rashomon": RashomonSettings}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> BootstrapSettings:
+        """Build and check the settings of ``task`` (:meth:`RashomonSettings.from_config`'s checks,
+        ``rashomon.bootstrap.families`` among them) from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        b = config["rashomon"]["bootstrap"]
+        return cls.from_params(
+            {
+                **{key: b[key] for key in cls.section_fields()},
+                "rashomon": RashomonSettings.from_config(config, task).to_params(),
+            }
+        )
+
+    @property
+    def jobs(self) -> int:
+        """Jobs of one dataset's bootstrap: ``n_shards``, at most ``n_bootstrap``."""
+        return min(self.n_shards, self.n_bootstrap)
+
+    def shard_resamples(self, shard: int) -> range:
+        """The resamples of job ``shard`` (``0 <= shard < jobs``): dealt round-robin."""
+        return range(int(shard), self.n_bootstrap, self.jobs)
+
+
+@dataclass(frozen=True)
+class MemberEffectsSettings(Settings):
+    """Settings of the member effects of one task (rule ``rashomon_effects``: PD and ALE of every
+    member of the figure scope's largest Rashomon set, the explorer's effects view;
+    :func:`xaipipe.rashomon.effects.member_effects`).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings, default RashomonSettings()
+        The Rashomon step's settings: the sets, the members' refits and ``figure_class`` (a
+        multiclass model's class, as the ``rashomon`` rule's PD envelope).
+    ale_bins : int, default 20
+        ``explain.ale.n_bins``: the members' ALE bins.
+    ale_centering : str, default "ale_plot"
+        ``explain.ale.centering``.
+    """
+
+    rashomon: RashomonSettings = field(default_factory=RashomonSettings)
+    ale_bins: int = 20
+    ale_centering: str = "ale_plot"
+
+    KEYS = {"rashomon": "rashomon", "ale_bins": "explain.ale.n_bins", "ale_centering": "explain.ale.centering"}
+    NESTED = {"rashomon": RashomonSettings}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> MemberEffectsSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        ale = config["explain"]["ale"]
+        return cls.from_params(
+            {
+                "rashomon": RashomonSettings.from_config(config, task).to_params(),
+                "ale_bins": ale["n_bins"],
+                "ale_centering": ale["centering"],
+            }
+        )
