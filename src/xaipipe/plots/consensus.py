@@ -143,14 +143,20 @@ def consensus_figures(
     matplotlib.figure.Figure
         Left: the members' consensus; right (regression datasets with the scope): ``linear_exact``.
 
+    ``scope`` falls back to the first members' scope with rows at ``epsilon`` when the model class
+    has no such scope (``cross_family`` on a dataset with one family), as the Rashomon figures do.
+
     Raises
     ------
     ValueError
-        No rows at ``scope`` and ``epsilon``.
+        No members' rows at ``epsilon`` in any scope.
     """
     import matplotlib.pyplot as plt
 
     at = np.isclose(pairs["epsilon"].astype(float), float(epsilon))
+    scopes = [s for s in pd.unique(pairs.loc[at, "scope"]) if s != "linear_exact"]
+    if scope not in scopes and scopes:  # e.g. cross_family on a dataset with one family
+        scope = str(scopes[0])
     members = pairs[at & (pairs["scope"] == scope)]
     if estimator not in set(members["estimator"]) and len(members):
         estimator = str(members["estimator"].iloc[0])

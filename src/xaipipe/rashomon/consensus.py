@@ -72,6 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data.prepare import importance_groups
 from ..explain.reliance import features_from_groups
 from .linear_order import linear_exact_order
 from .sets import CROSS_FAMILY
@@ -522,7 +523,8 @@ def consensus_study(
     ConsensusTables
     """
 
-    features = list(features_from_groups(list(data.features), data.feature_groups))
+    groups = importance_groups(data)  # one-hot and the user's groups: the variables of members.csv
+    features = list(features_from_groups(list(data.features), groups))
     lin = mcr[mcr["scope"] == "linear_exact"]
     order = None
     if len(lin) and data.task == "regression" and linear is not None and "epsilon_grid" in linear and len(linear):
@@ -534,6 +536,6 @@ def consensus_study(
             epsilons=sorted(lin["epsilon"].astype(float).unique()),
             epsilon_mode=str(lin["epsilon_mode"].iloc[0]),
             feature_names=list(data.features),
-            feature_groups=data.feature_groups,
+            feature_groups=groups,
         )
     return consensus_tables(members, mcr, linear, features=features, dataset=data.dataset, linear_order=order)
