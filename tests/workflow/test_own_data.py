@@ -103,6 +103,7 @@ def test_own_dataset_gets_every_result(own_run):
 
 def test_own_dataset_categorical_group_is_one_variable_in_shap_and_pd(own_run):
     from xaipipe.data.prepare import load_prepared
+    from xaipipe.explain.pair_choice import strongest_h2_pair
     from xaipipe.io import read_joblib
 
     res = own_run / "results" / "own"
@@ -128,9 +129,17 @@ def test_own_dataset_categorical_group_is_one_variable_in_shap_and_pd(own_run):
         assert result.feature_names == ("x1", "region", "x2", "x3")
         assert result.columns.feature_names == ("x1", "region_east", "region_north", "region_south", "x2", "x3")
         np.testing.assert_allclose(result.values[:, 1], result.columns.values[:, 1:4].sum(axis=1), rtol=1e-12)
-        # region is a top variable by MR: the 2-D PD pairs it with x1, one curve per level
+        # the 2-D PD's pair: the largest H² (the group is one variable of the H-statistic table),
+        # else the top two by MR, region and x1 (the additive linear model), one curve per level
         pairs = pd.read_csv(explain / "pd_2d.csv", keep_default_na=False, na_values=[""])
-        assert not pairs.empty and {"region", "x1"} == set(pairs[["feature_1", "feature_2"]].iloc[0])
+        h2 = pd.read_csv(explain / "h_statistic.csv", keep_default_na=False, na_values=[""])
+        assert not pairs.empty
+        pair = set(pairs[["feature_1", "feature_2"]].iloc[0])
+        assert pair == set(strongest_h2_pair(h2, ("region", "x1")))
+        if family == "linear_regression":
+            assert pair == {"region", "x1"}  # additive: no H² above rounding error
+        if "region" not in pair:
+            continue
         group_side = "1" if pairs["feature_1"].iloc[0] == "region" else "2"
         assert set(pairs[f"level_{group_side}"]) == levels
         model = read_joblib(res / "models" / "my_data" / "fitted" / f"{family}.joblib")
@@ -140,6 +149,7 @@ def test_own_dataset_categorical_group_is_one_variable_in_shap_and_pd(own_run):
             Z[:, 1:4] = [float(c == level) for c in ("region_east", "region_north", "region_south")]
             Z[:, 0] = cell["value_2" if group_side == "1" else "value_1"]
             assert cell["pd"] == pytest.approx(model.predict(Z).mean(), rel=1e-9)  # brute force
+    for family in ("linear_regression", "gradient_boosting"):
         assert (res / "figures" / "my_data" / family / "pd_2d.pdf").stat().st_size > 1000
 
 
