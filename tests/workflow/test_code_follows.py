@@ -45,7 +45,9 @@ def _planned(work, args) -> dict[str, int]:
     if "Nothing to be done" in text:
         return {}
     stats = text.split("Job stats:", 1)[1]
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", stats, flags=re.M)}
+    planned = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", stats, flags=re.M)}
+    planned.pop("total", None)  # the stats' last row
+    return planned
 
 
 class _Edit:
