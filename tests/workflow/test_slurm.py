@@ -346,6 +346,7 @@ def test_slurm_jobs_went_through_sbatch_within_the_node(slurm_run):
     # every SLURM rule of this configuration, and only those, went through sbatch ...
     expected_rules = {"prepare", "split", "cv", "fit", "rashomon", "model_reliance", "shap", "pd_ice"}
     expected_rules |= {"ale", "h_statistic", "multiplicity"}  # issue 35's compute rules (figure rules are local)
+    expected_rules |= {"rashomon_effects", "sage", "consensus"}  # issues 44 and 45's compute rules
     assert {rule for rule, _ in jobs.values()} == expected_rules
     # ... as SLURM itself records them (squeue keeps finished jobs for MinJobAge; sacct if on)
     records = dict(watcher.jobs)
