@@ -374,9 +374,9 @@ def test_slurm_jobs_went_through_sbatch_within_the_node(slurm_run):
         # cpus_per_task = the job's threads after --max-threads: never more than the node has
         threads = min(slurm["set-threads"].get(rule, 1), cluster["cpus"])
         assert rec["cpus"] == threads <= cluster["cpus"], (jobid, rule, rec)
-    # each SLURM job of the DAG completed once: prepare, split, rashomon, multiplicity and, per family (2),
-    # cv, fit, model_reliance, shap, pd_ice, ale, h_statistic
-    assert len(completed) == len(set(completed)) == 4 + 2 * 7
+    # each SLURM job of the DAG completed once: prepare, split, rashomon, multiplicity, rashomon_effects,
+    # consensus and, per family (2), cv, fit, model_reliance, shap, pd_ice, ale, h_statistic, sage
+    assert len(completed) == len(set(completed)) == 6 + 2 * 8
 
 
 @pytest.mark.slurm
