@@ -28,6 +28,7 @@ from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegress
 from xaipipe.explain.ale import accumulated_local_effects, accumulated_local_effects_2d
 from xaipipe.explain.interactions import h_statistic, shap_interaction_summary
 from xaipipe.explain.reliance import (
+    RelianceOptions,
     conditional_model_reliance,
     exact_monte_carlo_se,
     features_from_groups,
@@ -99,12 +100,20 @@ def run(dataset: str, p, sizes=FULL) -> list[dict]:
     add("ale 2-D, one pair", lambda: accumulated_local_effects_2d(est, X, (num[0], num[1]), feature_names=names))
     add(
         f"mr permutation R={R} (existing, reference)",
-        lambda: model_reliance(est, X, y, feature_groups=groups, feature_names=names, n_repeats=R, random_state=0),
+        lambda: model_reliance(
+            est, X, y, options=RelianceOptions(feature_groups=groups, feature_names=names), n_repeats=R, random_state=0
+        ),
     )
     add(
         f"conditional MR R={R}",
         lambda: conditional_model_reliance(
-            est, X, y, p.X_train, feature_groups=groups, feature_names=names, n_repeats=R, random_state=0
+            est,
+            X,
+            y,
+            p.X_train,
+            options=RelianceOptions(feature_groups=groups, feature_names=names),
+            n_repeats=R,
+            random_state=0,
         ),
     )
     add(

@@ -27,7 +27,7 @@ import pandas as pd
 from sklearn.linear_model import LinearRegression
 
 from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.reliance import model_reliance, random_permutations
+from xaipipe.explain.reliance import RelianceOptions, model_reliance, random_permutations
 
 REGRESSION = ("airfoil", "concrete", "wine_quality", "abalone", "diabetes")
 
@@ -44,7 +44,9 @@ def gaps(data_dir: Path, dataset: str, repeats: int, seed: int = 0) -> pd.DataFr
     exact = model_reliance(model, X, y, estimator="e_switch", features=features)
     n, G = len(y), len(features)
     file_order = np.broadcast_to(np.arange(n), (G, 1, n))
-    fo = model_reliance(model, X, y, estimator="e_divide", features=features, permutations=file_order)
+    fo = model_reliance(
+        model, X, y, estimator="e_divide", features=features, options=RelianceOptions(permutations=file_order)
+    )
     perms = random_permutations(n, repeats, G, seed)
     draws = np.stack(
         [
@@ -54,7 +56,7 @@ def gaps(data_dir: Path, dataset: str, repeats: int, seed: int = 0) -> pd.DataFr
                 y,
                 estimator="e_divide",
                 features=features,
-                permutations=np.ascontiguousarray(perms[:, r : r + 1]),
+                options=RelianceOptions(permutations=np.ascontiguousarray(perms[:, r : r + 1])),
             ).e_switch.ravel()
             for r in range(repeats)
         ]

@@ -32,7 +32,7 @@ from scipy import stats
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from xaipipe.explain.reliance import exact_monte_carlo_se, model_reliance
+from xaipipe.explain.reliance import RelianceOptions, exact_monte_carlo_se, model_reliance
 
 
 def _load_prepared():
@@ -56,7 +56,13 @@ def simulated(seed: int = 0):
 def honesty(model, X, y, names, *, estimator, seeds, repeats, label) -> pd.DataFrame:
     exact = exact_monte_carlo_se(model, X, y, estimator=estimator, n_repeats=repeats, feature_names=names)
     draws = model_reliance(
-        model, X, y, estimator=estimator, n_repeats=seeds * repeats, random_state=12345, feature_names=names
+        model,
+        X,
+        y,
+        estimator=estimator,
+        n_repeats=seeds * repeats,
+        random_state=12345,
+        options=RelianceOptions(feature_names=names),
     ).mr_ratio()[0]  # (G, S*R)
     rows = []
     for g, name in enumerate(names):

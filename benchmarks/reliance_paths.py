@@ -78,7 +78,7 @@ def main(argv=None) -> int:
         ap.error("give results/<version> (or --tiny)")
 
     from xaipipe.data.prepare import load_prepared
-    from xaipipe.explain.reliance import features_from_groups, model_reliance
+    from xaipipe.explain.reliance import RelianceOptions, features_from_groups, model_reliance
     from xaipipe.explain.reliance._engine import engine_preferred
     from xaipipe.io import read_joblib
 
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
                     estimator=est,
                     loss=loss,
                     features=features_from_groups(list(data.features), data.feature_groups),
-                    feature_names=list(data.features),
+                    options=RelianceOptions(feature_names=list(data.features)),
                     random_state=args.seed,
                     n_repeats=20 if est == "permutation" else None,
                 )

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xaipipe.explain.reliance import model_reliance, random_permutations, resolve_features
+from xaipipe.explain.reliance import RelianceOptions, model_reliance, random_permutations, resolve_features
 from xaipipe.explain.reliance._engine import supports_engine
 from xaipipe.models.prefix import ensemble_kind, n_members
 
@@ -99,7 +99,7 @@ def time_reliance_paths(
     ks = [int(k) for k in n_estimators]
     G = len(resolve_features(features, Xv.shape[1], feature_names))
     perms = random_permutations(Xv.shape[0], n_repeats, G, random_state)
-    kw = dict(features=features, feature_names=feature_names, permutations=perms)
+    kw = dict(features=features, options=RelianceOptions(feature_names=feature_names, permutations=perms))
     t = time.process_time()
     a = model_reliance(model, Xv, y, n_estimators=ks, method="engine", **kw)
     engine_s = time.process_time() - t

@@ -129,7 +129,7 @@ def main(argv=None):
 
 
 def measure(args, data, plan):
-    from xaipipe.explain.reliance import model_reliance, sklearn_permutations
+    from xaipipe.explain.reliance import RelianceOptions, model_reliance, sklearn_permutations
     from xaipipe.models.cv import cross_validate_grid
     from xaipipe.models.grid import config_id, expand_grid
     from xaipipe.rashomon.refit import fit_member_groups
@@ -222,7 +222,7 @@ def measure(args, data, plan):
                 X,
                 y,
                 n_estimators=g.n_estimators,
-                permutations=perms,
+                options=RelianceOptions(permutations=perms),
                 features=cols,
                 n_jobs=args.cores,
                 method="engine",

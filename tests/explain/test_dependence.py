@@ -25,7 +25,7 @@ from xaipipe.explain.dependence import (
     shap_interaction_tables,
 )
 from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
-from xaipipe.explain.reliance import conditional_model_reliance, model_reliance
+from xaipipe.explain.reliance import RelianceOptions, conditional_model_reliance, model_reliance
 from xaipipe.explain.summary import ranking_tables, reliance_tables
 
 NAMES = ["a", "b", "c", "S_F", "S_I", "S_M"]
@@ -200,7 +200,7 @@ def test_dependent_rows_have_the_columns_of_the_marginal_rows():
     assert cond["a"] < 0.1 * marg["a"] and cond["c"] > 0.25 * marg["c"]
     # the clusters permuted jointly: model_reliance with those groups and the same seed, bitwise
     ref = model_reliance(
-        lr, X[300:], y[300:], features={"a+b": [0, 1], "c": [2], "S": [3, 4, 5]}, feature_names=NAMES,
+        lr, X[300:], y[300:], features={"a+b": [0, 1], "c": [2], "S": [3, 4, 5]}, options=RelianceOptions(feature_names=NAMES),
         estimator="permutation", n_repeats=10, random_state=7,
     ).to_frame().set_index("feature")  # fmt: skip
     np.testing.assert_array_equal(grouped["mr_difference"].to_numpy(), ref["mr_difference"].to_numpy())
@@ -235,7 +235,13 @@ def test_grouped_rows_under_the_large_data_policy():
     assert (every["n_samples"] == 200).all() and (every["algorithm"] == "tree_strata_permutations").all()
     pd.testing.assert_series_equal(cond["e_orig"], every["e_orig"])
     expected = conditional_model_reliance(
-        lr, Xte, yte, Xtr, feature_groups=GROUPS, feature_names=NAMES, n_repeats=10, random_state=7, subsample_rows=50
+        lr,
+        Xte,
+        yte,
+        Xtr,
+        options=RelianceOptions(feature_groups=GROUPS, feature_names=NAMES, subsample_rows=50),
+        n_repeats=10,
+        random_state=7,
     ).to_frame()
     np.testing.assert_array_equal(cond["mr_difference"], expected["mr_difference"])
     assert cond["mr_difference_se"].notna().all()

@@ -17,7 +17,7 @@ from sklearn.inspection import partial_dependence as sk_partial_dependence
 from xaipipe.config import PdIceSettings, ShapSettings
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations
 from xaipipe.explain.pdp import pd_ice_tables
-from xaipipe.explain.reliance import log_loss, model_reliance, zero_one
+from xaipipe.explain.reliance import RelianceOptions, log_loss, model_reliance, zero_one
 from xaipipe.explain.shap_check import kernel_vs_tree_shap
 from xaipipe.explain.shapley import ShapClasses, class_choice, class_result, shap_tables, shap_values
 from xaipipe.explain.summary import grouped_mean_abs_shap
@@ -79,7 +79,9 @@ def test_permutation_mr_is_sklearns_permutation_importance(data, models):
 
     _, _, Xt, yt = data
     ref = permutation_importance(models["xgboost"], Xt, yt, scoring="neg_log_loss", n_repeats=4, random_state=5)
-    got = model_reliance(models["xgboost"], Xt, yt, permutations=sklearn_permutations(len(yt), 4, 5))
+    got = model_reliance(
+        models["xgboost"], Xt, yt, options=RelianceOptions(permutations=sklearn_permutations(len(yt), 4, 5))
+    )
     np.testing.assert_allclose(got.mr_difference()[0], ref.importances, rtol=1e-6, atol=1e-7)
 
 

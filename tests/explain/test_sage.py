@@ -171,7 +171,7 @@ def test_sage_of_the_true_friedman1_function_is_its_shapley_effects():
 
 
 def test_fitted_model_on_friedman1_irrelevant_near_zero_and_ranked_as_by_mr():
-    from xaipipe.explain.reliance import model_reliance
+    from xaipipe.explain.reliance import RelianceOptions, model_reliance
 
     frame = simulate("friedman1", n=800, p=10, noise_sd=1.0, random_state=2)
     frame = frame.sort_values("x4", kind="stable")  # sorted by the strongest variable
@@ -190,7 +190,9 @@ def test_fitted_model_on_friedman1_irrelevant_near_zero_and_ranked_as_by_mr():
     # so the bound is on the size, not on the SE
     assert np.all(np.abs(res.values[5:]) < 0.03 * truth.max())
     assert np.all(res.values[:5] > 10 * np.abs(res.values[5:]).max())
-    mr = model_reliance(model, X[test], y[test], feature_names=names, n_repeats=10, random_state=0).to_frame()
+    mr = model_reliance(
+        model, X[test], y[test], options=RelianceOptions(feature_names=names), n_repeats=10, random_state=0
+    ).to_frame()
     top_sage = {names[j] for j in np.argsort(-res.values)[:5]}
     top_mr = set(mr.sort_values("mr_difference", ascending=False)["feature"].head(5))
     assert top_sage == top_mr == {"x1", "x2", "x3", "x4", "x5"}

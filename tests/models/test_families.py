@@ -274,7 +274,7 @@ def _new_family_pipeline(hgb_family):
     from types import SimpleNamespace
 
     from xaipipe.config import RashomonSettings
-    from xaipipe.explain.reliance import model_reliance, random_permutations
+    from xaipipe.explain.reliance import RelianceOptions, model_reliance, random_permutations
     from xaipipe.explain.shapley import auto_algorithm, shap_values
     from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
     from xaipipe.models.fitting import fit_group
@@ -313,7 +313,7 @@ def _new_family_pipeline(hgb_family):
 
     # model reliance (the generic path: no engine support) against a hand-made permutation loop
     perms = random_permutations(len(yte), 3, X.shape[1], random_state=0)
-    mr = model_reliance(model, Xte, yte, permutations=perms)
+    mr = model_reliance(model, Xte, yte, options=RelianceOptions(permutations=perms))
     assert mr.method == "generic" and mr.loss == "squared_error"
     e_orig = np.mean((yte - model.predict(Xte)) ** 2)
     np.testing.assert_allclose(mr.e_orig, [e_orig], rtol=1e-12)
@@ -369,7 +369,7 @@ def _new_family_pipeline(hgb_family):
     assert len(hgb_groups) == 4 and all(g.n_estimators == [] for g in hgb_groups)  # no prefix sharing
     for g in hgb_groups:
         rows = members[(members["family"] == HGB) & (members["config_id"] == g.config_ids[0])]
-        own = model_reliance(g.model, Xte, yte, permutations=perms).to_frame()
+        own = model_reliance(g.model, Xte, yte, options=RelianceOptions(permutations=perms)).to_frame()
         np.testing.assert_array_equal(rows["mr_ratio"].to_numpy(), own["mr_ratio"].to_numpy())
 
 

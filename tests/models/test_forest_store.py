@@ -311,7 +311,7 @@ def test_large_data_reliance_subsample_of_an_opened_store_equals_the_whole_fores
     repeat on its own subsample, predictions through the generic path, not the tree engine) on a
     lazily opened forest store gives the whole forest's numbers bitwise, its predict calls answered
     from one pass over the store (predict_in_one_pass), with one thread or two."""
-    from xaipipe.explain.reliance import model_reliance
+    from xaipipe.explain.reliance import RelianceOptions, model_reliance
     from xaipipe.models import forest_store
     from xaipipe.models.forest_store import open_forest
 
@@ -326,8 +326,8 @@ def test_large_data_reliance_subsample_of_an_opened_store_equals_the_whole_fores
         return unpack(data)
 
     for estimator, n_jobs in (("permutation", 1), ("e_divide", 1), ("permutation", 2)):
-        kw = {"estimator": estimator, "loss": loss, "n_repeats": 3, "random_state": 5, "subsample_rows": 40}
-        kw["max_rows_per_batch"] = 50  # many predict calls
+        kw = {"estimator": estimator, "loss": loss, "n_repeats": 3, "random_state": 5}
+        kw["options"] = RelianceOptions(subsample_rows=40, max_rows_per_batch=50)  # many predict calls
         forest_store._unpack, reads["n"] = counting, 0
         try:
             got = model_reliance(lazy, X, y, n_jobs=n_jobs, **kw)

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_diabetes
 from sklearn.linear_model import LinearRegression
 
-from xaipipe.explain.reliance import model_reliance
+from xaipipe.explain.reliance import RelianceOptions, model_reliance
 from xaipipe.rashomon.linear import LINEAR_EXACT_COLUMNS, linear_exact_scope, linear_loss_bound
 
 
@@ -43,7 +43,9 @@ def test_scope_brackets_the_reference_and_is_nested(diabetes):
     assert set(mcr["scope"]) == {"linear_exact"} and set(mcr["epsilon"]) == {0.0, 1.0, 2.0}
     assert (mcr["estimator"] == "e_switch").all() and mcr["n_members"].isna().all()
     ols = LinearRegression().fit(Xtr, ytr)
-    exact = model_reliance(ols, Xte, yte, estimator="e_switch", method="linear", feature_names=names).to_frame()
+    exact = model_reliance(
+        ols, Xte, yte, estimator="e_switch", method="linear", options=RelianceOptions(feature_names=names)
+    ).to_frame()
     ratio = mcr[mcr["quantity"] == "mr_ratio"].merge(
         exact[["feature", "mr_ratio"]].rename(columns={"mr_ratio": "mr_ratio_ols"}), on="feature"
     )

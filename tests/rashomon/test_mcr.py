@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from xaipipe.config import RashomonSettings
-from xaipipe.explain.reliance import model_reliance, random_permutations
+from xaipipe.explain.reliance import RelianceOptions, model_reliance, random_permutations
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import config_id, expand_grid
@@ -127,7 +127,9 @@ def test_member_reliance_equals_separately_fitted_models(toy):
     for (fam, cid), rows in perm_rows.groupby(["family", "config_id"]):
         model = make_estimator(fam, "regression", params_from_config_id(cid), random_state=SEED)
         model.fit(toy["X_train"], toy["y_train"])
-        ref = model_reliance(model, Xte, yte, features=FEATURES, permutations=perms, method="generic")
+        ref = model_reliance(
+            model, Xte, yte, features=FEATURES, options=RelianceOptions(permutations=perms), method="generic"
+        )
         got = rows.set_index("feature").loc[list(FEATURES)]
         np.testing.assert_allclose(got["e_orig"], ref.e_orig[0], rtol=1e-12)
         np.testing.assert_allclose(got["mr_ratio"], ref.mr_ratio()[0].mean(axis=1), rtol=1e-12)

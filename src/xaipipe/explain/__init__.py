@@ -2,7 +2,8 @@
 
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.explain import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
-Library entry (no rule): ``model_reliance`` (MR of one or many models, Fisher et al. 2019).
+Library entries (no rule): ``model_reliance`` (MR of one or many models, Fisher et al. 2019) and
+its ``RelianceOptions``.
 """
 
 from .._lazy import attach
@@ -10,6 +11,7 @@ from .._lazy import attach
 #: Entry point -> the submodule that defines it (imported on first use, PEP 562).
 ENTRY_POINTS = {
     "model_reliance": "reliance",
+    "RelianceOptions": "reliance",
     "reliance_tables": "summary",
     "ranking_tables": "summary",
     "pd_ice_tables": "pdp",

@@ -491,7 +491,7 @@ def dependent_reliance_rows(
         Unknown estimator; invalid inputs (as the estimators).
     """
     from ..io import with_ids
-    from .reliance import conditional_model_reliance, grouped_model_reliance
+    from .reliance import RelianceOptions, conditional_model_reliance, grouped_model_reliance
 
     X, y, X_train, dataset = data.X_test, data.y_test, data.X_train, data.dataset
     feature_names, feature_groups = data.features, importance_groups(data)  # one-hot and user groups
@@ -513,15 +513,15 @@ def dependent_reliance_rows(
                     X,
                     y,
                     X_train,
-                    feature_groups=feature_groups,
-                    feature_names=names,
+                    options=RelianceOptions(
+                        feature_groups=feature_groups, feature_names=names, subsample_rows=reliance_rows
+                    ),
                     n_repeats=n_repeats,
                     random_state=random_state,
                     max_depth=max_depth,
                     min_samples_leaf=min_samples_leaf,
                     loss=loss,
                     n_jobs=n_jobs,
-                    subsample_rows=reliance_rows,
                 )
             else:
                 res = grouped_model_reliance(
@@ -538,7 +538,7 @@ def dependent_reliance_rows(
                     random_state=random_state,
                     loss=loss,
                     n_jobs=n_jobs,
-                    **({} if reliance_rows is None else {"subsample_rows": reliance_rows}),
+                    options=RelianceOptions(subsample_rows=reliance_rows),
                 )
             frames.append(res.to_frame().drop(columns=["member"]))
     table = with_ids(pd.concat(frames, ignore_index=True), dataset=dataset, model=family)

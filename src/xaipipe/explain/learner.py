@@ -127,7 +127,7 @@ from .learner_intervals import (  # re-exported: the tables layer
     learner_pd_table,
     learner_pfi_table,
 )
-from .reliance import ESTIMATORS, features_from_groups, model_reliance, resolve_features
+from .reliance import ESTIMATORS, RelianceOptions, features_from_groups, model_reliance, resolve_features
 from .summary import top_features
 
 __all__ = [
@@ -194,7 +194,7 @@ def _one_refit(
             features={g: list(c) for g, c in groups.items()},
             estimator=pfi_estimator,
             loss=loss,
-            max_rows_per_batch=max_rows,
+            options=RelianceOptions(max_rows_per_batch=max_rows),
             **kwargs,
         )
     return k, pds, arrays, refit_effects(plan, k, model, X_fit, X_ev, *sizes)  # SHAP / ALE: issue 45

@@ -17,7 +17,7 @@ from ..data.prepare import importance_groups
 from ..losses import resolve_loss, squared_error
 from .importance import split_gain_importance
 from .ranking import ranked_features, top_features  # re-exported: the MR ranking of the steps
-from .reliance import features_from_groups, linear_coefficients, matching_draw_variance, model_reliance
+from .reliance import RelianceOptions, features_from_groups, linear_coefficients, matching_draw_variance, model_reliance
 
 __all__ = [
     "RELIANCE_FIRST",
@@ -84,10 +84,10 @@ def reliance_report(
         The large-data policy (``large_data.reliance_rows`` where the test split has more than
         ``large_data.min_rows`` rows; :class:`xaipipe.config.LargeDataSettings`): each repeat
         of ``permutation`` / ``e_divide`` on its own seeded subsample of this many rows
-        (``model_reliance(..., subsample_rows=)``; ``n_samples`` records it, ``*_se`` holds
+        (``RelianceOptions(subsample_rows=)``; ``n_samples`` records it, ``*_se`` holds
         the subsample error too); and ``e_switch`` on its ``e_switch_max_rows`` subsample gets
         the ``*_se`` of that subsample against the all-rows value
-        (``model_reliance(..., subsample_se=True)``, from the losses the estimate is made of;
+        (``RelianceOptions(subsample_se=True)``, from the losses the estimate is made of;
         without the policy they are NaN). None: every row (unchanged).
 
     Returns
@@ -115,32 +115,35 @@ def reliance_report(
         matrix_cap = _matrix_cap(model, len(y), loss, e_switch_max_rows) if exact_se else False
         results = {}
         for estimator in estimators:
-            kwargs = {}
+            kwargs, options = {}, {"feature_names": list(feature_names)}
             if estimator in ("permutation", "e_divide"):  # random permutations / halvings
                 kwargs["n_repeats"] = n_repeats
                 kwargs["random_state"] = random_state
                 if reliance_rows is not None:  # large-data policy (off: the call is unchanged)
-                    kwargs["subsample_rows"] = reliance_rows
+                    options["subsample_rows"] = reliance_rows
             if estimator == "e_switch":
-                kwargs.update(_e_switch_options(e_switch_max_rows, random_state, reliance_rows, matrix_cap))
+                kwargs, options = _e_switch_options(e_switch_max_rows, random_state, reliance_rows, matrix_cap, options)
             results[estimator] = model_reliance(
                 model,
                 X,
                 y,
                 features=features,
-                feature_names=list(feature_names),
                 estimator=estimator,
                 loss=loss,
                 n_jobs=n_jobs,
+                options=RelianceOptions(**options),
                 **kwargs,
             )
         frames = {name: result.to_frame().drop(columns=["member"]) for name, result in results.items()}
         if matrix_cap is not False:
             switch = results.get("e_switch")
             if switch is None:  # e_switch not reported: its switched losses all the same
+                kwargs, options = _e_switch_options(
+                    e_switch_max_rows, random_state, None, matrix_cap, {"feature_names": list(feature_names)}
+                )
                 switch = model_reliance(
-                    model, X, y, features=features, feature_names=list(feature_names), estimator="e_switch",
-                    loss=loss, n_jobs=n_jobs, **_e_switch_options(e_switch_max_rows, random_state, None, matrix_cap),
+                    model, X, y, features=features, estimator="e_switch", loss=loss, n_jobs=n_jobs,
+                    options=RelianceOptions(**options), **kwargs,
                 )  # fmt: skip
             frames["e_divide"] = _with_exact_se(frames["e_divide"], results["e_divide"], switch)
         out.extend(frames[name] for name in estimators)
@@ -172,20 +175,21 @@ def _matrix_cap(model, n: int, loss: str, e_switch_max_rows: int | None):
     return e_switch_max_rows if cap <= EXACT_SE_MAX_ROWS else False
 
 
-def _e_switch_options(e_switch_max_rows, random_state, reliance_rows, matrix_cap=False) -> dict:
-    """The e_switch call's options; with ``matrix_cap`` other than False, its switched losses are kept
-    (``switch_matrix``) on the rows ``max_samples = matrix_cap`` gives."""
-    kwargs = {}
+def _e_switch_options(e_switch_max_rows, random_state, reliance_rows, matrix_cap=False, options=None):
+    """The e_switch call's keywords and :class:`RelianceOptions` fields (added to ``options``); with
+    ``matrix_cap`` other than False, its switched losses are kept (``switch_matrix``) on the rows
+    ``max_samples = matrix_cap`` gives."""
+    kwargs, options = {}, dict(options or {})
     cap = e_switch_max_rows if matrix_cap is False else matrix_cap
     if cap is not None:
         # model_reliance draws the subsample (not where the linear closed form applies)
-        kwargs["max_samples"] = cap
+        options["max_samples"] = cap
         kwargs["random_state"] = random_state
         # large-data policy: the subsample's SE, from the losses the estimate is made of
-        kwargs["subsample_se"] = reliance_rows is not None
+        options["subsample_se"] = reliance_rows is not None
     if matrix_cap is not False:
-        kwargs["switch_matrix"] = True
-    return kwargs
+        options["switch_matrix"] = True
+    return kwargs, options
 
 
 def _with_exact_se(frame: pd.DataFrame, e_divide, e_switch) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import pandas as pd
 from ..explain.reliance import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
+    e_switch_rows,
     estimator_stream,
     random_permutations,
     resolve_features,
@@ -143,9 +144,9 @@ def members_reliance(
         Xe, ye, perms = Xv, yv, None
         if est_name in ("permutation", "e_divide"):  # random permutations / halvings, shared by all members
             perms = random_permutations(n, int(n_repeats), G, estimator_stream(est_name, random_state))
-        elif est_name == "e_switch" and e_switch_max_rows is not None and n > e_switch_max_rows:
-            rows = np.sort(np.random.default_rng(random_state).choice(n, int(e_switch_max_rows), replace=False))
-            Xe, ye = Xv[rows], yv[rows]
+        elif est_name == "e_switch" and e_switch_max_rows is not None:  # model_reliance's e_switch subsample
+            rows = e_switch_rows(n, int(e_switch_max_rows), random_state)
+            Xe, ye = (Xe, ye) if rows is None else (Xv[rows], yv[rows])
         for grp in groups:
             t0 = time.perf_counter()
             arr = group_reliance(

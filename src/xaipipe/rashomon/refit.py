@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..explain.reliance import DEFAULT_MAX_ROWS, RelianceResult, model_reliance
+from ..explain.reliance import DEFAULT_MAX_ROWS, RelianceOptions, RelianceResult, model_reliance
 from ..models.families import PREFIX_PARAM, get_family
 from ..models.fitting import fit_group
 from ..models.grid import config_id, params_from_config_id, prefix_groups
@@ -252,9 +252,9 @@ def group_reliance(
         method=method,
         n_jobs=n_jobs,
         features=features,
-        feature_names=feature_names,
+        options=RelianceOptions(
+            feature_names=feature_names, permutations=permutations, max_rows_per_batch=max_rows_per_batch
+        ),
         estimator=estimator,
         loss=loss,
-        permutations=permutations,
-        max_rows_per_batch=max_rows_per_batch,
     )

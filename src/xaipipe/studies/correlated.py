@@ -148,6 +148,7 @@ def correlated_truth_table(
     """
     from ..data.split import make_split
     from ..explain.reliance import (
+        RelianceOptions,
         conditional_model_reliance,
         correlation_groups,
         grouped_model_reliance,
@@ -217,13 +218,15 @@ def correlated_truth_table(
             return np.asarray(_m.predict(A), dtype=np.float64)
 
         resid2 = (f_star - fhat(X_mc)) ** 2
-        marg = model_reliance(fitted, X[te], y[te], feature_names=names, estimator="permutation", **common).to_frame()
+        marg = model_reliance(
+            fitted, X[te], y[te], options=RelianceOptions(feature_names=names), estimator="permutation", **common
+        ).to_frame()
         cond = conditional_model_reliance(
             fitted,
             X[te],
             y[te],
             X[tr],
-            feature_names=names,
+            options=RelianceOptions(feature_names=names),
             max_depth=max_depth,
             min_samples_leaf=min_samples_leaf,
             **common,

@@ -13,6 +13,7 @@ import pytest
 from sklearn.linear_model import LinearRegression
 
 from xaipipe.explain.reliance import (
+    RelianceOptions,
     conditional_model_reliance,
     conditional_permutations,
     conditional_strata,
@@ -42,7 +43,7 @@ def test_conditional_mr_is_near_the_truth_where_marginal_mr_is_not():
     X_tr, _ = _dgp(4000, 0)
     X, y = _dgp(1500, 1)
     names = ["x1", "x2", "x3"]
-    kw = dict(feature_names=names, n_repeats=10, random_state=3)
+    kw = dict(options=RelianceOptions(feature_names=names), n_repeats=10, random_state=3)
     marginal = model_reliance(_uses_x2, X, y, **kw).to_frame().set_index("feature")
     cond = (
         conditional_model_reliance(_uses_x2, X, y, X_tr, max_depth=10, min_samples_leaf=10, **kw)
@@ -182,7 +183,9 @@ def test_grouped_mr_equals_model_reliance_with_those_groups():
         got = grouped_model_reliance(model, X, y, X_tr, threshold=0.9, feature_names=names, estimator=estimator, **kw)
         groups = correlation_groups(X_tr, 0.9, feature_names=names)
         assert groups == {"x1+x2": [0, 1], "x3": [2]}
-        ref = model_reliance(model, X, y, features=groups, feature_names=names, estimator=estimator, **kw)
+        ref = model_reliance(
+            model, X, y, features=groups, options=RelianceOptions(feature_names=names), estimator=estimator, **kw
+        )
         np.testing.assert_array_equal(got.e_switch, ref.e_switch)
         t = got.to_frame()
         assert t["estimator"].eq(f"grouped_{estimator}").all() and t["feature"].tolist() == ["x1+x2", "x3"]
@@ -195,7 +198,7 @@ def test_conditional_subsample_at_or_below_the_cap_changes_nothing():
     base = conditional_model_reliance(model, X, y, X_tr, n_repeats=4, random_state=7, max_depth=3).to_frame()
     for cap in (80, 500):
         same = conditional_model_reliance(
-            model, X, y, X_tr, n_repeats=4, random_state=7, max_depth=3, subsample_rows=cap
+            model, X, y, X_tr, n_repeats=4, random_state=7, max_depth=3, options=RelianceOptions(subsample_rows=cap)
         ).to_frame()
         pd.testing.assert_frame_equal(same, base, check_exact=True)
 
@@ -210,7 +213,9 @@ def test_conditional_subsample_is_its_documented_design():
     X, y = _dgp(400, 5)
     model = LinearRegression().fit(X_tr, y_tr)
     m, R = 50, 6
-    res = conditional_model_reliance(model, X, y, X_tr, n_repeats=R, random_state=3, subsample_rows=m)
+    res = conditional_model_reliance(
+        model, X, y, X_tr, n_repeats=R, random_state=3, options=RelianceOptions(subsample_rows=m)
+    )
     assert res.algorithm == "subsampled_tree_strata_permutations" and res.n_samples == m
     frame = res.to_frame()
     assert (frame["estimator"] == "conditional_permutation").all() and frame["mr_difference_se"].notna().all()
@@ -231,7 +236,7 @@ def test_conditional_subsample_is_its_documented_design():
             d = np.mean((y[rows] - model.predict(Z)) ** 2 - orig[rows])
             np.testing.assert_allclose(res.e_switch[0, g, r], orig.mean() + d, rtol=1e-10)
     with pytest.raises(ValueError, match="subsample_rows"):
-        conditional_model_reliance(model, X, y, X_tr, subsample_rows=1)
+        conditional_model_reliance(model, X, y, X_tr, options=RelianceOptions(subsample_rows=1))
 
 
 def test_conditional_subsample_se_is_honest_against_fresh_subsamples():
@@ -261,7 +266,14 @@ def test_conditional_subsample_se_is_honest_against_fresh_subsamples():
     values, ses = [], []
     for seed in range(S):
         f = conditional_model_reliance(
-            model, X, y, X_tr, n_repeats=R, random_state=seed, subsample_rows=m, min_samples_leaf=0.05
+            model,
+            X,
+            y,
+            X_tr,
+            n_repeats=R,
+            random_state=seed,
+            options=RelianceOptions(subsample_rows=m),
+            min_samples_leaf=0.05,
         ).to_frame()
         values.append(f["mr_difference"].to_numpy())
         ses.append(f["mr_difference_se"].to_numpy())

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LinearRegression
 
-from xaipipe.explain.reliance import model_reliance
+from xaipipe.explain.reliance import RelianceOptions, model_reliance
 
 
 def _f(Z):
@@ -30,7 +30,9 @@ def test_mean_over_all_halvings_equals_e_switch_exactly(n):
     X = X[order]
     y = _f(X)[0] + rng.normal(scale=0.3, size=n)
     perms = np.array(list(itertools.permutations(range(n))))  # every halving, each equally likely
-    divide = model_reliance(_f, X, y, estimator="e_divide", features={"x0": [0]}, permutations=perms)
+    divide = model_reliance(
+        _f, X, y, estimator="e_divide", features={"x0": [0]}, options=RelianceOptions(permutations=perms)
+    )
     switch = model_reliance(_f, X, y, estimator="e_switch", features={"x0": [0]})
     assert divide.e_switch.shape == (1, 1, len(perms))
     np.testing.assert_allclose(divide.e_switch.mean(), switch.e_switch[0, 0, 0], rtol=1e-12)
@@ -49,7 +51,9 @@ def test_random_halvings_agree_with_e_switch_on_sorted_rows_and_file_order_does_
     mean, se = float(table["e_switch"].iloc[0]), float(table["mr_difference_se"].iloc[0])
     assert random.algorithm == "random_halvings" and np.isfinite(se) and se > 0
     assert abs(mean - exact) < 3.5 * se  # unbiased: within its Monte-Carlo error
-    file_order = model_reliance(_f, X, y, estimator="e_divide", features=feats, permutations=np.arange(n)[None])
+    file_order = model_reliance(
+        _f, X, y, estimator="e_divide", features=feats, options=RelianceOptions(permutations=np.arange(n)[None])
+    )
     assert file_order.algorithm == "given_halvings"
     assert abs(file_order.e_switch[0, 0, 0] - exact) > 10 * se  # the first half vs the second: biased
 

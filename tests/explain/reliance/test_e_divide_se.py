@@ -19,7 +19,7 @@ from xaipipe.data.prepare import load_prepared, prepare_table
 from xaipipe.data.registry import load_registry, preparation_options
 from xaipipe.data.sources import load_canonical
 from xaipipe.data.split import make_split
-from xaipipe.explain.reliance import draw_variance, matching_draw_variance, model_reliance
+from xaipipe.explain.reliance import RelianceOptions, draw_variance, matching_draw_variance, model_reliance
 from xaipipe.explain.summary import reliance_report
 from xaipipe.io import write_csv, write_json
 
@@ -31,7 +31,13 @@ R, FRESH = 20, 300
 def _spread(model, X, y, names):
     """SD of FRESH independent e_divide estimates of R halvings each (mr_difference), per variable."""
     draws = model_reliance(
-        model, X, y, estimator="e_divide", n_repeats=FRESH * R, random_state=12345, feature_names=names
+        model,
+        X,
+        y,
+        estimator="e_divide",
+        n_repeats=FRESH * R,
+        random_state=12345,
+        options=RelianceOptions(feature_names=names),
     ).mr_difference()[0]
     return draws.reshape(len(names), FRESH, R).mean(axis=2).std(axis=1, ddof=1), draws
 
@@ -142,9 +148,12 @@ def test_switch_matrix_is_the_estimates_own_losses(method):
     ]
     for model, target, loss in cases:
         for cap in (None, 30):
-            kw = {"max_samples": cap, "random_state": 4, "method": method, "loss": loss}
-            with_matrix = model_reliance(model, X, target, estimator="e_switch", switch_matrix=True, **kw)
-            plain = model_reliance(model, X, target, estimator="e_switch", **kw)
+            kw = {"random_state": 4, "method": method, "loss": loss}
+            matrix = RelianceOptions(max_samples=cap, switch_matrix=True)
+            with_matrix = model_reliance(model, X, target, estimator="e_switch", options=matrix, **kw)
+            plain = model_reliance(
+                model, X, target, estimator="e_switch", options=RelianceOptions(max_samples=cap), **kw
+            )
             assert np.array_equal(with_matrix.e_switch, plain.e_switch) and plain.switch_losses is None
             m = with_matrix.switch_losses.shape[-1]
             rows = np.arange(50) if cap is None else np.sort(np.random.default_rng(4).choice(50, cap, replace=False))
@@ -157,4 +166,4 @@ def test_switch_matrix_is_the_estimates_own_losses(method):
             )
             np.testing.assert_allclose(with_matrix.switch_losses[0], expected, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="switch_matrix applies to estimator='e_switch'"):
-        model_reliance(cases[0][0], X, y, estimator="e_divide", switch_matrix=True)
+        model_reliance(cases[0][0], X, y, estimator="e_divide", options=RelianceOptions(switch_matrix=True))

@@ -17,8 +17,8 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 
+from xaipipe.explain.reliance import RelianceOptions, _kernels, model_reliance, random_permutations
 from xaipipe.explain.reliance import _engine as engine
-from xaipipe.explain.reliance import _kernels, model_reliance, random_permutations
 from xaipipe.explain.reliance._base import (
     DEFAULT_MAX_ROWS,
     check_X,
@@ -88,10 +88,9 @@ def _engine_arrays(
     loss=None,
     n_repeats=None,
     random_state=None,
-    permutations=None,
     n_estimators=None,
-    max_rows_per_batch=DEFAULT_MAX_ROWS,
     n_jobs=1,
+    options=None,
 ):
     """``(e_orig, e_switch)`` of ``engine_sums(..., kernel=kernel)``, its inputs validated and
     built as ``model_reliance`` builds them (``_model_reliance.py``)."""
@@ -102,6 +101,8 @@ def _engine_arrays(
     if loss is None:
         loss = "log_loss" if is_classifier(model) else "squared_error"
     loss_name, loss_fn = resolve_loss(loss)
+    options = RelianceOptions() if options is None else options
+    permutations, max_rows_per_batch = options.permutations, options.max_rows_per_batch
     perms, _, _ = resolve_permutations(estimator, permutations, n_repeats, n, len(cols), random_state)
     designs = switch_designs(estimator, n, len(cols), permutations=perms, max_rows_per_batch=max_rows_per_batch)
     e_orig, sums = engine_sums(
@@ -139,9 +140,9 @@ def test_engine_equals_generic_path_bitwise(name, estimator, kernel, data):
         pytest.skip("numba not installed")
     model, X, y, loss = _fit(name, data)
     ks = _ks(model)
-    kw = dict(features=FEATURES, estimator=estimator, loss=loss, max_rows_per_batch=300, random_state=0)
-    if estimator == "permutation":
-        kw["permutations"] = random_permutations(N, 3, len(FEATURES), 5)
+    perms = random_permutations(N, 3, len(FEATURES), 5) if estimator == "permutation" else None
+    options = RelianceOptions(max_rows_per_batch=300, permutations=perms)
+    kw = dict(features=FEATURES, estimator=estimator, loss=loss, random_state=0, options=options)
     e_orig, e_switch = _engine_arrays(model, X, y, n_estimators=ks, kernel=kernel, **kw)
     slow = model_reliance(model, X, y, n_estimators=ks, method="generic", **kw)
     assert slow.method == "generic" and slow.features == list(FEATURES)
@@ -167,11 +168,20 @@ def test_engine_equals_separately_fitted_members(name, data):
     ks = [2, 5, len(model.estimators_)]
     perms = random_permutations(N, 4, len(FEATURES), 11)
     fast = model_reliance(
-        model, X, y, n_estimators=ks, features=FEATURES, loss=loss, permutations=perms, method="engine"
+        model,
+        X,
+        y,
+        n_estimators=ks,
+        features=FEATURES,
+        loss=loss,
+        options=RelianceOptions(permutations=perms),
+        method="engine",
     )
     for i, k in enumerate(ks):
         single = clone(model).set_params(n_estimators=k).fit(X, data[2] if "classifier" in name else data[1])
-        ref = model_reliance(single, X, y, features=FEATURES, loss=loss, permutations=perms, method="generic")
+        ref = model_reliance(
+            single, X, y, features=FEATURES, loss=loss, options=RelianceOptions(permutations=perms), method="generic"
+        )
         # prefixes are bitwise equal to refitted models (xaipipe.models.prefix), so is MR
         np.testing.assert_array_equal(fast.e_orig[i], ref.e_orig[0])
         np.testing.assert_array_equal(fast.e_switch[i], ref.e_switch[0])
@@ -206,7 +216,7 @@ def test_engine_skips_trees_that_do_not_split_on_the_variable(data, monkeypatch)
         return real(estimators, X_, scale, out)
 
     monkeypatch.setattr(_gradient_boosting, "predict_stages", counting)
-    _engine_arrays(model, X, y, features=FEATURES, permutations=perms, kernel=False)
+    _engine_arrays(model, X, y, features=FEATURES, options=RelianceOptions(permutations=perms), kernel=False)
     expected = sum(R * N for cols in FEATURES.values() for u in used if u & set(cols))
     assert sum(calls) == expected
     assert expected < len(used) * len(FEATURES) * R * N  # something was skipped
@@ -266,13 +276,13 @@ def test_validation(data):
     with pytest.raises(ValueError, match="columns"):
         model_reliance(model, X[:, :3], y, method="engine")
     with pytest.raises(ValueError, match="permutation of range"):
-        model_reliance(model, X, y, permutations=np.zeros((2, N), dtype=int), method="engine")
+        model_reliance(model, X, y, options=RelianceOptions(permutations=np.zeros((2, N), dtype=int)), method="engine")
     with pytest.raises(ValueError, match="apply to"):
         model_reliance(model, X, y, estimator="e_switch", n_repeats=3, method="engine")
     with pytest.raises(ValueError, match="unknown estimator"):
         model_reliance(model, X, y, estimator="exact", method="engine")
     with pytest.raises(ValueError, match="max_rows_per_batch"):
-        model_reliance(model, X, y, max_rows_per_batch=0, method="engine")
+        model_reliance(model, X, y, options=RelianceOptions(max_rows_per_batch=0), method="engine")
     with pytest.raises(ValueError, match="n_trees"):
         tree_terms(model, X, n_trees=0)
     # engine support is a registry capability (Family.engine), not a list of classes
@@ -307,8 +317,8 @@ def test_interval_path_of_deep_forests_equals_generic_path(kind, estimator, monk
     monkeypatch.setattr(_kernels, "signatures", lambda *a, **k: original(*a, **{**k, "limit": 0}))
     monkeypatch.setattr(_kernels, "PIECE_HEIGHT", 0)  # below every entry node
     kw = dict(estimator=estimator, loss=loss, features={"a": [0], "b": [1], "c": [2], "d": [3]})
-    if estimator == "permutation":
-        kw["permutations"] = random_permutations(n, 12, 4, 0)  # 12 rows per recipient >= PIECE_ROWS
+    if estimator == "permutation":  # 12 rows per recipient >= PIECE_ROWS
+        kw["options"] = RelianceOptions(permutations=random_permutations(n, 12, 4, 0))
     ks = [2, 9, 5]
     ref = model_reliance(model, X, target, n_estimators=ks, method="generic", **kw)
     for block_nodes in (1, 1 << 30):
@@ -355,9 +365,9 @@ def test_forest_store_blocks_equal_the_whole_forest(kind, estimator, tmp_path):
         model, loss = RandomForestClassifier(n_estimators=11, random_state=0), "log_loss"
     model.fit(X, target)
     kw = dict(estimator=estimator, loss=loss, features={"a": [0], "bc": [1, 2], "d": [3]}, random_state=0)
-    kw["max_rows_per_batch"] = 100  # several batches per variable (the generic path's partial sums)
-    if estimator == "permutation":
-        kw["permutations"] = random_permutations(n, 4, 3, 0)
+    perms = random_permutations(n, 4, 3, 0) if estimator == "permutation" else None
+    # several batches per variable (the generic path's partial sums)
+    kw["options"] = RelianceOptions(max_rows_per_batch=100, permutations=perms)
     ks = [2, 11, 5, 9, 2]
     ref = model_reliance(model, X, target, n_estimators=ks, method="generic", **kw)
     for block in (1, 4, 11):

@@ -24,7 +24,10 @@ from sklearn.tree import DecisionTreeRegressor
 from xaipipe.explain.reliance import (
     METHODS,
     RELIANCE_COLUMNS,
+    RelianceOptions,
     RelianceResult,
+    conditional_model_reliance,
+    e_switch_rows,
     features_from_groups,
     linear_coefficients,
     log_loss,
@@ -123,10 +126,14 @@ def test_permutation_equals_sklearn_permutation_importance_regression(reg, gb_re
     R = 4
     ref = permutation_importance(gb_reg, X, y, scoring="neg_mean_squared_error", n_repeats=R, random_state=7)
     perms = sklearn_permutations(len(y), R, 7)
-    arrays = model_reliance(member_predictor(gb_reg), X, y, permutations=perms)  # a predict-many callable
+    arrays = model_reliance(
+        member_predictor(gb_reg), X, y, options=RelianceOptions(permutations=perms)
+    )  # a predict-many callable
     assert isinstance(arrays, RelianceResult) and arrays.method == "generic"
     _close(arrays.mr_difference()[0], ref.importances)  # every repeat, every feature
-    fitted = model_reliance(gb_reg, X, y, permutations=perms)  # the fitted model: the tree engine
+    fitted = model_reliance(
+        gb_reg, X, y, options=RelianceOptions(permutations=perms)
+    )  # the fitted model: the tree engine
     assert fitted.method == "engine" and fitted.n_estimators is None
     np.testing.assert_array_equal(fitted.e_switch, arrays.e_switch)
     table = fitted.to_frame()
@@ -143,11 +150,13 @@ def test_permutation_equals_sklearn_for_classifier_log_loss_and_accuracy(clf):
     model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=2000)).fit(X, y)
     perms = sklearn_permutations(len(y), 3, 11)
     ref = permutation_importance(model, X, y, scoring="neg_log_loss", n_repeats=3, random_state=11)
-    table = model_reliance(model, X, y, permutations=perms).to_frame()  # loss defaults to log_loss
+    table = model_reliance(
+        model, X, y, options=RelianceOptions(permutations=perms)
+    ).to_frame()  # loss defaults to log_loss
     assert (table["loss"] == "log_loss").all()
     _close(table["mr_difference"], ref.importances_mean)
     ref = permutation_importance(model, X, y, scoring="accuracy", n_repeats=3, random_state=11)
-    table = model_reliance(model, X, y, permutations=perms, loss="zero_one").to_frame()
+    table = model_reliance(model, X, y, options=RelianceOptions(permutations=perms), loss="zero_one").to_frame()
     _close(table["mr_difference"], ref.importances_mean)
 
 
@@ -159,7 +168,10 @@ def test_prefix_members_equal_separately_fitted_models(reg):
     ks = [1, 4, 9]
     big = GradientBoostingRegressor(n_estimators=9, max_depth=2, random_state=3).fit(X, y)
     perms = random_permutations(len(y), 3, X.shape[1], random_state=5)
-    for estimator, kw in [("permutation", {"permutations": perms}), ("e_divide", {"random_state": 5})]:
+    for estimator, kw in [
+        ("permutation", {"options": RelianceOptions(permutations=perms)}),
+        ("e_divide", {"random_state": 5}),
+    ]:
         result = model_reliance(big, X, y, n_estimators=ks, estimator=estimator, **kw)
         assert result.n_estimators == ks and result.e_switch.shape[:2] == (len(ks), X.shape[1])
         many = result.to_frame()
@@ -180,15 +192,19 @@ def test_prefix_members_classifier(clf):
     ks = [2, 6]
     big = GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=1).fit(X, y)
     perms = random_permutations(len(y), 2, 1, random_state=0)[0]  # shared by all features
-    generic = model_reliance(big, X, y, n_estimators=ks, loss="log_loss", permutations=perms, method="generic")
+    generic = model_reliance(
+        big, X, y, n_estimators=ks, loss="log_loss", options=RelianceOptions(permutations=perms), method="generic"
+    )
     assert generic.method == "generic"
     many = generic.to_frame()
     for i, k in enumerate(ks):
         small = GradientBoostingClassifier(n_estimators=k, max_depth=2, random_state=1).fit(X, y)
-        one = model_reliance(small, X, y, permutations=perms).to_frame()
+        one = model_reliance(small, X, y, options=RelianceOptions(permutations=perms)).to_frame()
         _close(many.loc[many["member"] == i, "mr_ratio"], one["mr_ratio"])
     # the predict-many callable of the same members gives the same arrays
-    callable_ = model_reliance(member_predictor(big, ks), X, y, loss="log_loss", permutations=perms)
+    callable_ = model_reliance(
+        member_predictor(big, ks), X, y, loss="log_loss", options=RelianceOptions(permutations=perms)
+    )
     np.testing.assert_array_equal(callable_.e_switch, generic.e_switch)
     np.testing.assert_array_equal(callable_.e_orig, generic.e_orig)
 
@@ -203,10 +219,10 @@ def test_one_predict_pass_per_data_set_and_batching_invariance(reg, gb_reg):
         return member_predictor(gb_reg, [3, 9])(Z)
 
     kw = dict(features=[0, 2, 8], n_repeats=R, random_state=1)
-    unbatched = model_reliance(predict, X, y, max_rows_per_batch=n, **kw).to_frame()
+    unbatched = model_reliance(predict, X, y, options=RelianceOptions(max_rows_per_batch=n), **kw).to_frame()
     assert calls == [n] * (1 + G * R)
     calls.clear()
-    stacked = model_reliance(predict, X, y, max_rows_per_batch=3 * n, **kw).to_frame()
+    stacked = model_reliance(predict, X, y, options=RelianceOptions(max_rows_per_batch=3 * n), **kw).to_frame()
     assert sum(calls) == n * (1 + G * R) and len(calls) == 3
     # per-data-set sums do not depend on how data sets are stacked
     pd.testing.assert_frame_equal(unbatched, stacked)
@@ -227,7 +243,9 @@ def test_e_divide_hand_computed():
     predict = _linear_predict([[2, 3], [0, 3]], [1, 1])
     # the identity permutation gives the file-order halving (rows 0,1 | rows 2,3)
     file_order = np.arange(5)[None, None, :]
-    r = model_reliance(predict, X, y, estimator="e_divide", features={"x1": [0]}, permutations=file_order)
+    r = model_reliance(
+        predict, X, y, estimator="e_divide", features={"x1": [0]}, options=RelianceOptions(permutations=file_order)
+    )
     assert r.algorithm == "given_halvings"
     t = r.to_frame()
     # member 0: original fits 3, 8, 7, 10, 26 -> squared errors 0, 1, 0, 0, 1 -> e_orig = 2/5.
@@ -271,7 +289,9 @@ def test_e_switch_chunked_equals_brute_force_definition():
     ]
     results = []
     for rows in (6, 13, 10_000):  # one donor per chunk, two donors per chunk, everything at once
-        t = model_reliance(f, X, y, estimator="e_switch", features=groups, max_rows_per_batch=rows).to_frame()
+        t = model_reliance(
+            f, X, y, estimator="e_switch", features=groups, options=RelianceOptions(max_rows_per_batch=rows)
+        ).to_frame()
         _close(t["e_switch"].to_numpy().reshape(2, 2), expected)
         results.append(t["e_switch"].to_numpy())
         assert (t["algorithm"] == "all_pairs").all()
@@ -329,7 +349,7 @@ def test_permutation_expectation_over_all_permutations():
     y = rng.normal(size=5)
     tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(rng.normal(size=(40, 2)), rng.normal(size=40))
     perms = np.array(list(itertools.permutations(range(5))))
-    perm = model_reliance(tree, X, y, permutations=perms, features={"x0": [0]}).to_frame()
+    perm = model_reliance(tree, X, y, options=RelianceOptions(permutations=perms), features={"x0": [0]}).to_frame()
     switch = model_reliance(tree, X, y, estimator="e_switch", features={"x0": [0]}).to_frame()
     n = 5
     expected = switch["e_orig"] / n + (1 - 1 / n) * switch["e_switch"]
@@ -346,7 +366,12 @@ def test_default_permutations_are_seeded_generator_draws(reg, gb_reg):
     a = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
     b = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=42).to_frame()
     c = model_reliance(
-        predict, X, y, features=[1, 2], n_repeats=3, permutations=random_permutations(len(y), 3, 2, random_state=42)
+        predict,
+        X,
+        y,
+        features=[1, 2],
+        n_repeats=3,
+        options=RelianceOptions(permutations=random_permutations(len(y), 3, 2, random_state=42)),
     ).to_frame()
     d = model_reliance(predict, X, y, features=[1, 2], n_repeats=3, random_state=43).to_frame()
     # the fitted model (tree engine) draws the same permutations
@@ -375,7 +400,7 @@ def test_feature_group_is_permuted_jointly():
     feats = features_from_groups(["a", "Sex_F", "Sex_I", "Sex_M", "b"], {"Sex": ["Sex_F", "Sex_I", "Sex_M"]})
     assert feats == {"a": [0], "Sex": [1, 2, 3], "b": [4]}
     perms = random_permutations(n, 2, 3, random_state=9)
-    t = model_reliance(predict, X, y, features=feats, permutations=perms).to_frame()
+    t = model_reliance(predict, X, y, features=feats, options=RelianceOptions(permutations=perms)).to_frame()
     assert t["feature"].tolist() == ["a", "Sex", "b"]
     # oracle: permute the rows of the group's columns by hand
     for g, cols in enumerate(feats.values()):
@@ -388,21 +413,28 @@ def test_feature_group_is_permuted_jointly():
     # names resolve through DataFrame columns too
     frame = pd.DataFrame(X, columns=["a", "Sex_F", "Sex_I", "Sex_M", "b"])
     t2 = model_reliance(
-        predict, frame, y, features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms[1:2]
+        predict,
+        frame,
+        y,
+        features={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
+        options=RelianceOptions(permutations=perms[1:2]),
     ).to_frame()
     _close(t2["e_switch"], t["e_switch"].iloc[1])
     # feature_groups= builds the same variables from the column names (prepared.json's groups)
     t3 = model_reliance(
-        predict, frame, y, feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms
+        predict,
+        frame,
+        y,
+        options=RelianceOptions(feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms),
     ).to_frame()
     pd.testing.assert_frame_equal(t3, t)
     t4 = model_reliance(
         predict,
         X,
         y,
-        feature_names=list(frame.columns),
-        feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]},
-        permutations=perms,
+        options=RelianceOptions(
+            feature_names=list(frame.columns), feature_groups={"Sex": ["Sex_F", "Sex_I", "Sex_M"]}, permutations=perms
+        ),
     ).to_frame()
     pd.testing.assert_frame_equal(t4, t)
 
@@ -430,11 +462,11 @@ def test_validation_errors(reg):
     with pytest.raises(ValueError, match="twice"):
         model_reliance(predict, X, y, features={"g": [1, 1]})
     with pytest.raises(ValueError, match="permutation of range"):
-        model_reliance(predict, X, y, permutations=np.zeros((2, 20), dtype=int))
+        model_reliance(predict, X, y, options=RelianceOptions(permutations=np.zeros((2, 20), dtype=int)))
     with pytest.raises(ValueError, match="shape"):
-        model_reliance(predict, X, y, permutations=np.tile(np.arange(19), (2, 1)))
+        model_reliance(predict, X, y, options=RelianceOptions(permutations=np.tile(np.arange(19), (2, 1))))
     with pytest.raises(ValueError, match="n_repeats=3"):
-        model_reliance(predict, X, y, n_repeats=3, permutations=np.tile(np.arange(20), (2, 1)))
+        model_reliance(predict, X, y, n_repeats=3, options=RelianceOptions(permutations=np.tile(np.arange(20), (2, 1))))
     with pytest.raises(ValueError, match="unknown estimator"):
         model_reliance(predict, X, y, estimator="e_perm")
     with pytest.raises(ValueError, match="unknown loss"):
@@ -446,7 +478,7 @@ def test_validation_errors(reg):
     with pytest.raises(ValueError, match="y must have shape"):
         model_reliance(predict, X, y[:-1])
     with pytest.raises(ValueError, match="max_rows_per_batch"):
-        model_reliance(predict, X, y, max_rows_per_batch=0)
+        model_reliance(predict, X, y, options=RelianceOptions(max_rows_per_batch=0))
     with pytest.raises(ValueError, match="labels 0/1"):
         model_reliance(lambda Z: np.full((1, len(Z)), 0.5), X, y, loss="log_loss")
     with pytest.raises(ValueError, match="is in groups"):
@@ -454,7 +486,7 @@ def test_validation_errors(reg):
     with pytest.raises(ValueError, match="not a column"):
         features_from_groups(["a", "b"], {"g": ["a", "z"]})
     with pytest.raises(ValueError, match="either features or feature_groups"):
-        model_reliance(predict, X, y, features=[0], feature_groups={"g": ["x0", "x1"]})
+        model_reliance(predict, X, y, features=[0], options=RelianceOptions(feature_groups={"g": ["x0", "x1"]}))
     with pytest.raises(ValueError, match="unknown method"):
         model_reliance(predict, X, y, method="fast")
     with pytest.raises(ValueError, match="predict-many callable"):
@@ -513,9 +545,11 @@ def test_pipeline_wrapped_forest_takes_the_generic_path(reg):
     ).fit(X, y)
     rf = wrapped[-1]
     perms = random_permutations(len(y), 2, X.shape[1], random_state=0)
-    a = model_reliance(wrapped, X, y, permutations=perms)
+    a = model_reliance(wrapped, X, y, options=RelianceOptions(permutations=perms))
     assert a.method == "generic"
-    np.testing.assert_array_equal(a.e_switch, model_reliance(rf, X, y, permutations=perms).e_switch)
+    np.testing.assert_array_equal(
+        a.e_switch, model_reliance(rf, X, y, options=RelianceOptions(permutations=perms)).e_switch
+    )
     with pytest.raises(TypeError, match="no tree-engine support"):
         model_reliance(wrapped, X, y, method="engine")
 
@@ -549,13 +583,44 @@ def test_max_samples_is_the_seeded_e_switch_subsample():
     X = rng.normal(size=(50, 3))
     y = X[:, 0] - 2 * X[:, 1] + rng.normal(scale=0.1, size=50)
     tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
-    capped = model_reliance(tree, X, y, estimator="e_switch", max_samples=20, random_state=5).to_frame()
+    capped = model_reliance(
+        tree, X, y, estimator="e_switch", options=RelianceOptions(max_samples=20), random_state=5
+    ).to_frame()
     rows = np.sort(np.random.default_rng(5).choice(50, 20, replace=False))
     sub = model_reliance(tree, X[rows], y[rows], estimator="e_switch").to_frame()
     pd.testing.assert_frame_equal(capped, sub)
     assert (capped["n_samples"] == 20).all()
     lin = LinearRegression().fit(X, y)
     full = model_reliance(lin, X, y, estimator="e_switch").to_frame()
-    pd.testing.assert_frame_equal(model_reliance(lin, X, y, estimator="e_switch", max_samples=20).to_frame(), full)
+    pd.testing.assert_frame_equal(
+        model_reliance(lin, X, y, estimator="e_switch", options=RelianceOptions(max_samples=20)).to_frame(), full
+    )
     with pytest.raises(ValueError, match="max_samples applies to estimator='e_switch'"):
-        model_reliance(tree, X, y, estimator="permutation", max_samples=20)
+        model_reliance(tree, X, y, estimator="permutation", options=RelianceOptions(max_samples=20))
+
+
+def test_reliance_options_default_is_the_plain_call(reg, gb_reg):
+    """``options=RelianceOptions()`` (every field at its default) is the call without ``options``, and
+    the ``e_switch`` row cap is the one seeded draw :func:`e_switch_rows` documents."""
+    X, y = reg
+    for estimator in ("permutation", "e_divide", "e_switch"):
+        kw = {"estimator": estimator, "random_state": 3} | ({} if estimator == "e_switch" else {"n_repeats": 3})
+        plain = model_reliance(gb_reg, X, y, **kw).to_frame()
+        pd.testing.assert_frame_equal(plain, model_reliance(gb_reg, X, y, options=RelianceOptions(), **kw).to_frame())
+    n = X.shape[0]
+    rows = e_switch_rows(n, 40, 5)
+    assert np.array_equal(rows, np.sort(np.random.default_rng(5).choice(n, 40, replace=False)))
+    assert e_switch_rows(n, n, 5) is None
+    with pytest.raises(ValueError, match="max_samples"):
+        e_switch_rows(n, 1, 5)
+    capped = model_reliance(gb_reg, X, y, estimator="e_switch", random_state=5, options=RelianceOptions(max_samples=40))
+    sub = model_reliance(gb_reg, X[rows], y[rows], estimator="e_switch")
+    np.testing.assert_array_equal(capped.e_switch, sub.e_switch)
+    assert capped.n_samples == 40
+
+
+def test_conditional_rejects_options_it_does_not_use(reg, gb_reg):
+    X, y = reg
+    for options in (RelianceOptions(permutations=np.arange(len(y))[None]), RelianceOptions(switch_matrix=True)):
+        with pytest.raises(ValueError, match="conditional_model_reliance draws its own permutations"):
+            conditional_model_reliance(gb_reg, X, y, X, options=options)

@@ -14,7 +14,7 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeRegressor
 
-from xaipipe.explain.reliance import model_reliance
+from xaipipe.explain.reliance import RelianceOptions, model_reliance
 from xaipipe.explain.reliance._subsample import subsample_design
 
 
@@ -37,7 +37,9 @@ def test_at_or_below_the_cap_nothing_changes(estimator):
     tree = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y)
     base = model_reliance(tree, X, y, estimator=estimator, n_repeats=5, random_state=7).to_frame()
     for cap in (80, 1000):
-        same = model_reliance(tree, X, y, estimator=estimator, n_repeats=5, random_state=7, subsample_rows=cap)
+        same = model_reliance(
+            tree, X, y, estimator=estimator, n_repeats=5, random_state=7, options=RelianceOptions(subsample_rows=cap)
+        )
         pd.testing.assert_frame_equal(same.to_frame(), base, check_exact=True)
 
 
@@ -52,7 +54,14 @@ def test_each_repeat_is_its_documented_subsample(estimator):
     gb = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
     members = [5, 20]
     res = model_reliance(
-        gb, X, y, estimator=estimator, n_repeats=4, random_state=11, subsample_rows=60, n_estimators=members
+        gb,
+        X,
+        y,
+        estimator=estimator,
+        n_repeats=4,
+        random_state=11,
+        options=RelianceOptions(subsample_rows=60),
+        n_estimators=members,
     )
     full_orig = model_reliance(gb, X, y, estimator="permutation", n_repeats=1, n_estimators=members).e_orig
     np.testing.assert_allclose(res.e_orig, full_orig, rtol=1e-12)  # every row, not the subsample
@@ -60,7 +69,12 @@ def test_each_repeat_is_its_documented_subsample(estimator):
     assert len(design) == 4 and all(len(np.unique(rows)) == 60 and perms.shape == (4, 60) for rows, perms in design)
     for r, (rows, perms) in enumerate(design):
         part = model_reliance(
-            gb, X[rows], y[rows], estimator=estimator, permutations=perms[:, None, :], n_estimators=members
+            gb,
+            X[rows],
+            y[rows],
+            estimator=estimator,
+            options=RelianceOptions(permutations=perms[:, None, :]),
+            n_estimators=members,
         )
         expected = res.e_orig[:, None] + (part.e_switch[:, :, 0] - part.e_orig[:, None])
         np.testing.assert_allclose(res.e_switch[:, :, r], expected, rtol=1e-10, atol=1e-14)
@@ -79,11 +93,13 @@ def test_refusals():
     y = X[:, 0]
     lin = LinearRegression().fit(X, y)
     with pytest.raises(ValueError, match="subsample_rows applies to estimator='permutation' or 'e_divide'"):
-        model_reliance(lin, X, y, estimator="e_switch", subsample_rows=10)
+        model_reliance(lin, X, y, estimator="e_switch", options=RelianceOptions(subsample_rows=10))
     with pytest.raises(ValueError, match="either permutations or subsample_rows"):
-        model_reliance(lin, X, y, permutations=np.tile(np.arange(30), (2, 1)), subsample_rows=10)
+        model_reliance(
+            lin, X, y, options=RelianceOptions(permutations=np.tile(np.arange(30), (2, 1)), subsample_rows=10)
+        )
     with pytest.raises(TypeError, match="method='linear' needs estimator='e_switch'"):
-        model_reliance(lin, X, y, method="linear", subsample_rows=10)
+        model_reliance(lin, X, y, method="linear", options=RelianceOptions(subsample_rows=10))
 
 
 @pytest.mark.parametrize("estimator", ["permutation", "e_divide"])
@@ -96,7 +112,9 @@ def test_the_se_is_honest_against_fresh_subsamples(simulated, estimator):
     target = exact * (1 - 1 / m) if estimator == "permutation" else exact
     values, ses = [], []
     for seed in range(S):
-        f = model_reliance(lin, X, y, estimator=estimator, n_repeats=R, random_state=seed, subsample_rows=m).to_frame()
+        f = model_reliance(
+            lin, X, y, estimator=estimator, n_repeats=R, random_state=seed, options=RelianceOptions(subsample_rows=m)
+        ).to_frame()
         values.append(f["mr_difference"].to_numpy())
         ses.append(f["mr_difference_se"].to_numpy())
     values, ses = np.array(values), np.array(ses)
@@ -213,14 +231,24 @@ def test_e_switch_subsample_se_from_the_estimate_s_own_losses(task, tmp_path):
     rows = np.sort(np.random.default_rng(1).choice(n, m, replace=False))
     cols = [[0], [1], [2, 3]]
     features = {"a": [0], "b": [1], "cd": [2, 3]}
-    kw = dict(estimator="e_switch", loss=loss, features=features, max_samples=m, random_state=1)
+    kw = dict(estimator="e_switch", loss=loss, features=features, random_state=1)
     oracle = _matrix_se(member_predictor(forest, None), X, y, cols, loss_fn, rows, n)
     cases = [(forest, "engine", {}), (lazy, "engine", {}), (forest, "generic", {})]
     if boosted is not None:
         cases.append((boosted, "engine", {"n_estimators": [5, 15]}))
     for model, method, extra in cases:
-        plain = model_reliance(model, X, y, method=method, max_rows_per_batch=500, **extra, **kw)
-        res = model_reliance(model, X, y, method=method, max_rows_per_batch=500, subsample_se=True, **extra, **kw)
+        plain = model_reliance(
+            model, X, y, method=method, options=RelianceOptions(max_rows_per_batch=500, max_samples=m), **extra, **kw
+        )
+        res = model_reliance(
+            model,
+            X,
+            y,
+            method=method,
+            options=RelianceOptions(max_rows_per_batch=500, max_samples=m, subsample_se=True),
+            **extra,
+            **kw,
+        )
         np.testing.assert_array_equal(res.e_switch, plain.e_switch)
         np.testing.assert_array_equal(res.e_orig, plain.e_orig)
         expected = oracle
@@ -234,10 +262,22 @@ def test_e_switch_subsample_se_from_the_estimate_s_own_losses(task, tmp_path):
     # the engine's scikit-learn loop (no compiled kernel) too
     saved, _kernels.AVAILABLE = _kernels.AVAILABLE, False
     try:
-        res = model_reliance(forest, X, y, method="engine", max_rows_per_batch=500, subsample_se=True, **kw)
+        res = model_reliance(
+            forest,
+            X,
+            y,
+            method="engine",
+            options=RelianceOptions(max_rows_per_batch=500, max_samples=m, subsample_se=True),
+            **kw,
+        )
     finally:
         _kernels.AVAILABLE = saved
     for got, want in zip(res.subsample_se, oracle):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     # no subsample (m >= n) or the policy off: no SE
-    assert model_reliance(forest, X[:30], y[:30], subsample_se=True, **kw).subsample_se is None
+    assert (
+        model_reliance(
+            forest, X[:30], y[:30], options=RelianceOptions(max_samples=m, subsample_se=True), **kw
+        ).subsample_se
+        is None
+    )

@@ -77,7 +77,7 @@ skewed variable; :func:`exact_monte_carlo_se` computes the exact SE of the ``per
 ``e_divide`` estimates from the ``n × n`` switched losses (Hoeffding 1951; the matching formula in
 :mod:`._mc_error`). :meth:`RelianceResult.to_frame` reports ``sd / sqrt(R)``; ``model_reliance.csv``
 (:func:`xaipipe.explain.summary.reliance_report`) reports for ``e_divide`` the exact SE from the
-switched losses its ``e_switch`` estimate keeps (``model_reliance(..., switch_matrix=True)``,
+switched losses its ``e_switch`` estimate keeps (``RelianceOptions(switch_matrix=True)``,
 :func:`matching_draw_variance`: exact on all rows, a U-statistic estimate from the ``e_switch``
 subsample).
 
@@ -149,7 +149,9 @@ from ._base import (
     DEFAULT_MAX_ROWS,
     ESTIMATORS,
     RELIANCE_COLUMNS,
+    RelianceOptions,
     RelianceResult,
+    e_switch_rows,
     estimator_stream,
     features_from_groups,
     random_permutations,
@@ -182,7 +184,9 @@ __all__ = [
     "LOSSES",
     "METHODS",
     "RELIANCE_COLUMNS",
+    "RelianceOptions",
     "RelianceResult",
+    "e_switch_rows",
     "estimator_stream",
     "features_from_groups",
     "linear_coefficients",

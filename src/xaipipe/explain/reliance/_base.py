@@ -43,6 +43,95 @@ DEFAULT_MAX_ROWS = 1 << 16
 # the losses live in xaipipe.losses (one registry of the pipeline's losses)
 
 
+@dataclass(frozen=True)
+class RelianceOptions:
+    """The rarely used options of :func:`~xaipipe.explain.reliance.model_reliance`, in one keyword.
+
+    ``model_reliance(model, X, y, ..., options=RelianceOptions(permutations=perms))``; every field
+    at its default gives the plain estimate (the call without ``options``).
+
+    Parameters
+    ----------
+    feature_names : sequence of str, optional
+        Column names (default: DataFrame columns, else ``x0, x1, ...``).
+    feature_groups : mapping name -> column names, optional
+        Alternative to ``features``: one-hot groups permuted jointly, every other column its own
+        variable (:func:`features_from_groups`; e.g. ``{"Sex": ["Sex_F", "Sex_I", "Sex_M"]}``, as
+        recorded in ``prepared.json``). Not with ``features``.
+    permutations : int array of shape (R, n) or (G, R, n), optional
+        Precomputed row permutations, shared by all variables or one set per variable (common
+        random numbers across models; :func:`sklearn_permutations` reproduces
+        ``sklearn.inspection.permutation_importance``). For ``"e_divide"``, permutation ``p``
+        defines the halves ``p[:h]`` and ``p[h:2h]`` (the identity gives the file-order halves).
+    max_rows_per_batch : int, default 65536
+        Maximum rows per ``predict`` call (``e_switch`` chunks of donor rows; permuted data sets
+        are stacked up to this size). A data set of ``n`` rows is never split.
+    max_samples : int or None, default None
+        ``e_switch`` only: the all-pairs estimate uses at most this many rows, a subsample drawn
+        without replacement by
+        ``np.sort(np.random.default_rng(random_state).choice(n, max_samples, replace=False))``
+        (:func:`e_switch_rows`; ``O(max_samples²)`` predictions instead of ``O(n²)``); ``e_orig``
+        and ``n_samples`` are then those of the subsample. Not applied where the exact linear
+        closed form is used (all rows, ``O(n)``). None: all rows. The config key
+        ``explain.reliance.e_switch_max_rows``.
+    subsample_rows : int or None, default None
+        ``permutation`` / ``e_divide`` only, the large-data policy (config
+        ``large_data.reliance_rows``): where ``n > subsample_rows``, each of the ``R`` repeats runs
+        on its own seeded subsample of ``subsample_rows`` rows (one permutation / halving of them;
+        :func:`._subsample.subsample_design`), ``e_orig`` on all rows, and the repeat's switched
+        loss is ``e_orig`` plus its paired difference on the subsample (:mod:`._subsample`):
+        ``*_se`` is then the Monte-Carlo SE of subsample and permutation together,
+        ``n_samples = subsample_rows``, ``algorithm`` ``"subsampled_permutations"`` /
+        ``"subsampled_halvings"``. ``O(R · subsample_rows)`` predictions per variable instead of
+        ``O(R · n)``, always on the generic path (``method`` other than ``"linear"`` is not used).
+        Not with ``permutations``. None, or ``n <= subsample_rows``: the estimate on all rows
+        (bitwise as without it).
+    subsample_se : bool, default False
+        With ``max_samples`` applied (``e_switch`` on a subsample of ``m < n`` rows): also the
+        Monte-Carlo SE of the subsample's estimate as an estimate of the all-rows value, the
+        result's :attr:`RelianceResult.subsample_se` and ``*_se`` columns (U-statistic projection,
+        :meth:`._subsample.PairSums.standard_errors`), from the row and column sums of the very
+        losses the estimate is formed from: no further predictions; the estimate is bitwise the
+        same. The large-data policy turns it on (``large_data.reliance_rows``).
+    switch_matrix : bool, default False
+        ``estimator="e_switch"`` only: keep the ``n x n`` matrix of switched losses per member and
+        variable that the estimate is formed from, on its rows (all rows, or the ``max_samples``
+        subsample), in :attr:`RelianceResult.switch_losses` (shape ``(m, G, n, n)``, ``8 m G n²``
+        bytes): no further predictions, the estimate bitwise the same (the linear closed form,
+        which forms no switched loss, evaluates them with ``n²`` predictions per variable). For
+        the exact Monte-Carlo SE of ``e_divide``
+        (:func:`xaipipe.explain.reliance.matching_draw_variance`; ``model_reliance.csv``). Not with
+        ``subsample_se``.
+    """
+
+    feature_names: Sequence[str] | None = None
+    feature_groups: Mapping[str, Sequence[str]] | None = None
+    permutations: object = None
+    max_rows_per_batch: int = DEFAULT_MAX_ROWS
+    max_samples: int | None = None
+    subsample_rows: int | None = None
+    subsample_se: bool = False
+    switch_matrix: bool = False
+
+
+def e_switch_rows(n: int, max_samples: int, random_state) -> np.ndarray | None:
+    """The seeded ``e_switch`` subsample: sorted row positions, or None where ``n <= max_samples``.
+
+    ``np.sort(np.random.default_rng(random_state).choice(n, max_samples, replace=False))`` (the one
+    definition of the ``e_switch`` row cap: config ``explain.reliance.e_switch_max_rows``,
+    :class:`RelianceOptions` ``max_samples``).
+
+    Raises
+    ------
+    ValueError
+        ``max_samples`` not an integer >= 2 (TypeError for a non-integer).
+    """
+    cap = check_int(max_samples, "max_samples", minimum=2)
+    if n <= cap:
+        return None
+    return np.sort(np.random.default_rng(random_state).choice(n, cap, replace=False))
+
+
 # ----------------------------------------------------------------------------- inputs
 
 
@@ -152,6 +241,28 @@ def resolve_features(
             raise ValueError(f"duplicate feature name {name!r}")
         out[str(name)] = np.asarray(idx, dtype=np.intp)
     return out
+
+
+def resolve_variables(X, features, feature_names=None, feature_groups=None):
+    """``(X as an array, its column names, the variables {name: columns})`` of a reliance call.
+
+    ``feature_names`` default to the DataFrame's columns; ``feature_groups`` (one-hot groups, every
+    other column its own variable; :func:`features_from_groups`) replace ``features``.
+
+    Raises
+    ------
+    ValueError
+        Both ``features`` and ``feature_groups``, or as :func:`check_X` / :func:`resolve_features`.
+    """
+    Xv, names = check_X(X)
+    if feature_names is None:
+        feature_names = names
+    if feature_groups is not None:
+        if features is not None:
+            raise ValueError("give either features or feature_groups, not both")
+        cols = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xv.shape[1])]
+        features = features_from_groups(cols, feature_groups)
+    return Xv, feature_names, resolve_features(features, Xv.shape[1], feature_names)
 
 
 def features_from_groups(

@@ -54,12 +54,11 @@ import numpy as np
 
 from ...validation import check_int
 from ._base import (
-    DEFAULT_MAX_ROWS,
+    RelianceOptions,
     RelianceResult,
     check_X,
     conditional_permutations,
-    features_from_groups,
-    resolve_features,
+    resolve_variables,
 )
 
 __all__ = [
@@ -78,18 +77,6 @@ CONDITIONAL_ESTIMATOR = "conditional_permutation"
 ALGORITHM = "tree_strata_permutations"
 #: ``linkage`` options of :func:`correlation_groups` (scipy.cluster.hierarchy methods).
 LINKAGES = ("single", "complete", "average")
-
-
-def _resolve(X, feature_names, features, feature_groups):
-    Xv, names = check_X(X)
-    if feature_names is None:
-        feature_names = names
-    if feature_groups is not None:
-        if features is not None:
-            raise ValueError("give either features or feature_groups, not both")
-        cols = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xv.shape[1])]
-        features = features_from_groups(cols, feature_groups)
-    return Xv, feature_names, resolve_features(features, Xv.shape[1], feature_names)
 
 
 def conditional_strata(
@@ -131,7 +118,7 @@ def conditional_strata(
     """
     from sklearn.tree import DecisionTreeRegressor
 
-    Xv, feature_names, groups = _resolve(X, feature_names, features, feature_groups)
+    Xv, feature_names, groups = resolve_variables(X, features, feature_names, feature_groups)
     Xt, _ = check_X(X_train)
     if Xt.shape[1] != Xv.shape[1]:
         raise ValueError(f"X_train has {Xt.shape[1]} columns but X has {Xv.shape[1]}")
@@ -156,26 +143,22 @@ def conditional_model_reliance(
     X_train,
     *,
     features=None,
-    feature_groups: Mapping[str, Sequence[str]] | None = None,
-    feature_names: Sequence[str] | None = None,
     n_repeats: int = 20,
     random_state=None,
     max_depth: int | None = 5,
     min_samples_leaf: int | float = 0.02,
     loss=None,
-    n_estimators: Sequence[int] | None = None,
-    method: str = "auto",
-    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
     n_jobs: int | None = 1,
-    subsample_rows: int | None = None,
+    options: RelianceOptions | None = None,
 ) -> RelianceResult:
     """Conditional model reliance by permutation within tree strata (cs-PFI, Molnar et al. 2023).
 
     Parameters
     ----------
-    model, X, y, features, feature_groups, feature_names, loss, n_estimators, method, max_rows_per_batch, n_jobs
-        As :func:`model_reliance` (``X``, ``y``: the test split). ``method="engine"`` works as for
-        the ``permutation`` estimator (the permutations are passed in).
+    model, X, y, features, loss, n_jobs
+        As :func:`model_reliance` (``X``, ``y``: the test split; ``method="auto"``). Ensemble
+        prefixes as members: pass ``model = member_predictor(model, n_estimators)``
+        (:func:`xaipipe.models.prefix.member_predictor`).
     X_train : array-like of shape (n_train, p)
         Training rows on which the strata are learned (:func:`conditional_strata`).
     n_repeats : int, default 20
@@ -185,9 +168,13 @@ def conditional_model_reliance(
         int).
     max_depth, min_samples_leaf
         Tree options (:func:`conditional_strata`).
-    subsample_rows : int or None, default None
-        The large-data policy (config ``large_data.reliance_rows``, as ``model_reliance``'s
-        ``subsample_rows`` for ``permutation``): where ``n > subsample_rows``, repeat ``r`` draws
+    options : RelianceOptions, optional
+        As :func:`model_reliance`'s: ``feature_names``, ``feature_groups``, ``max_rows_per_batch``
+        and ``subsample_rows`` apply (its ``permutations``, ``max_samples``, ``subsample_se`` and
+        ``switch_matrix`` do not: ValueError).
+
+        ``subsample_rows`` is the large-data policy (config ``large_data.reliance_rows``, as
+        ``model_reliance``'s ``subsample_rows`` for ``permutation``): where ``n > subsample_rows``, repeat ``r`` draws
         its own ``subsample_rows`` recipient rows ``S_r`` (the rows of the ``permutation``
         estimator's subsample with this seed) and one permutation of *all* ``n`` rows within their
         strata, and contributes the paired difference ``d_r`` = mean over ``S_r`` of the switched
@@ -214,8 +201,14 @@ def conditional_model_reliance(
     """
     from ._model_reliance import model_reliance
 
-    Xv, names, groups = _resolve(X, feature_names, features, feature_groups)
-    m = None if subsample_rows is None else check_int(subsample_rows, "subsample_rows", minimum=2)
+    opts = RelianceOptions() if options is None else options
+    if opts.permutations is not None or opts.max_samples is not None or opts.subsample_se or opts.switch_matrix:
+        raise ValueError(
+            "conditional_model_reliance draws its own permutations on all rows; give only "
+            "feature_names, feature_groups, max_rows_per_batch or subsample_rows in options"
+        )
+    Xv, names, groups = resolve_variables(X, features, opts.feature_names, opts.feature_groups)
+    m = None if opts.subsample_rows is None else check_int(opts.subsample_rows, "subsample_rows", minimum=2)
     tree_seed = random_state if isinstance(random_state, (int, np.integer)) else 0
     strata = conditional_strata(
         X_train,
@@ -237,9 +230,7 @@ def conditional_model_reliance(
             loss=loss,
             n_repeats=n_repeats,
             random_state=random_state,
-            n_estimators=n_estimators,
-            method=method,
-            max_rows_per_batch=max_rows_per_batch,
+            max_rows_per_batch=opts.max_rows_per_batch,
             n_jobs=n_jobs,
         )
     perms = conditional_permutations(np.stack([strata[k] for k in groups]), n_repeats, random_state)
@@ -250,46 +241,40 @@ def conditional_model_reliance(
         estimator="permutation",
         loss=loss,
         features={k: v.tolist() for k, v in groups.items()},
-        feature_names=names,
-        permutations=perms,
-        n_estimators=n_estimators,
-        method=method,
-        max_rows_per_batch=max_rows_per_batch,
         n_jobs=n_jobs,
+        options=RelianceOptions(feature_names=names, permutations=perms, max_rows_per_batch=opts.max_rows_per_batch),
     )
     return dataclasses.replace(res, estimator=CONDITIONAL_ESTIMATOR, algorithm=ALGORITHM)
 
 
 def _subsampled(
-    model, Xv, y, groups, strata, m, *, loss, n_repeats, random_state, n_estimators, method, max_rows_per_batch, n_jobs
+    model, Xv, y, groups, strata, m, *, loss, n_repeats, random_state, max_rows_per_batch, n_jobs
 ) -> RelianceResult:
     """:func:`conditional_model_reliance` under ``subsample_rows=m`` (its docstring): the inputs
     validated as :func:`model_reliance` does, then :func:`._subsample.subsampled_reliance` with the
     strata of all rows."""
     from ...losses import resolve_loss
     from ._base import check_y
-    from ._subsample import subsampled_reliance
+    from ._subsample import subsample_design, subsampled_reliance
 
     is_callable = callable(model) and not hasattr(model, "predict")
-    if is_callable and (method == "engine" or n_estimators is not None):
-        raise ValueError("a predict-many callable supports method='auto' or 'generic' without n_estimators")
     if loss is None:
         from sklearn.base import is_classifier
 
         loss = "log_loss" if not is_callable and is_classifier(model) else "squared_error"
     loss_name, loss_fn = resolve_loss(loss)
+    yv = check_y(y, Xv.shape[0])
+    R = check_int(n_repeats, "n_repeats", minimum=1)
+    design = subsample_design("permutation", Xv.shape[0], m, R, len(groups), random_state, strata=strata)
     res = subsampled_reliance(
         model,
         Xv,
-        check_y(y, Xv.shape[0]),
+        yv,
         estimator="permutation",
-        loss_fn=loss_fn,
-        loss_name=loss_name,
+        loss=(loss_name, loss_fn),
         groups=groups,
-        n_repeats=check_int(n_repeats, "n_repeats", minimum=1),
-        subsample_rows=m,
-        random_state=random_state,
-        n_estimators=n_estimators,
+        design=design,
+        n_estimators=None,
         max_rows_per_batch=check_int(max_rows_per_batch, "max_rows_per_batch", minimum=1),
         n_jobs=n_jobs,
         strata=strata,
@@ -349,7 +334,7 @@ def correlation_groups(
     t = check_fraction(threshold, "threshold")
     if linkage not in LINKAGES:
         raise ValueError(f"linkage must be one of {LINKAGES}, got {linkage!r}")
-    Xv, names, units = _resolve(X_train, feature_names, None, feature_groups)
+    Xv, names, units = resolve_variables(X_train, None, feature_names, feature_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         corr = np.abs(np.corrcoef(Xv, rowvar=False)) if Xv.shape[1] > 1 else np.ones((1, 1))
     corr = np.nan_to_num(np.atleast_2d(corr), nan=0.0)
@@ -398,7 +383,7 @@ def grouped_model_reliance(
     estimator : {"permutation", "e_divide", "e_switch"}, default "permutation"
     **kwargs
         Further :func:`model_reliance` options (``n_repeats``, ``random_state``, ``loss``,
-        ``method``, ...).
+        ``method``, ``options`` (:class:`RelianceOptions`; its ``feature_names`` are set here), ...).
 
     Returns
     -------
@@ -411,5 +396,7 @@ def grouped_model_reliance(
     _, names = check_X(X)
     names = feature_names if feature_names is not None else names
     groups = correlation_groups(X_train, threshold, feature_names=names, feature_groups=feature_groups, linkage=linkage)
-    res = model_reliance(model, X, y, estimator=estimator, features=groups, feature_names=names, **kwargs)
+    opts = kwargs.pop("options", None) or RelianceOptions()
+    options = dataclasses.replace(opts, feature_names=names)
+    res = model_reliance(model, X, y, estimator=estimator, features=groups, options=options, **kwargs)
     return dataclasses.replace(res, estimator=f"grouped_{estimator}")

@@ -108,39 +108,38 @@ def subsampled_reliance(
     y: np.ndarray,
     *,
     estimator: str,
-    loss_fn,
-    loss_name: str,
+    loss: tuple,
     groups: dict,
-    n_repeats: int,
-    subsample_rows: int,
-    random_state,
+    design: list,
     n_estimators,
     max_rows_per_batch: int,
     n_jobs,
     strata=None,
 ) -> RelianceResult:
     """:func:`~xaipipe.explain.reliance.model_reliance` of ``permutation`` / ``e_divide`` with each of
-    the ``n_repeats`` repeats on its own subsample of ``subsample_rows`` rows (module docstring).
+    the repeats on its own subsample of rows (module docstring).
 
-    ``X`` (n, p) and ``y`` (n,) are validated; ``groups`` the resolved variables (name -> column
-    indices). Returns a :class:`RelianceResult` with ``e_orig`` on all rows, ``e_switch`` of shape
-    ``(members, G, R)`` equal to ``e_orig + d_r``, ``n_samples = subsample_rows``, ``algorithm``
-    ``"subsampled_permutations"`` / ``"subsampled_halvings"`` and ``method`` ``"generic"``.
-    ``strata`` (``estimator="permutation"`` only; shape ``(G, n)``): the donors are those of a
-    permutation of all rows within their strata (:func:`subsample_design`): the conditional
-    permutation's policy (:func:`~xaipipe.explain.reliance.conditional_model_reliance`).
+    ``X`` (n, p) and ``y`` (n,) are validated; ``loss`` the resolved ``(loss_name, loss_fn)``;
+    ``groups`` the resolved variables (name -> column indices); ``design`` the repeats' rows and
+    permutations, :func:`subsample_design` (``R`` repeats of ``m`` rows). Returns a
+    :class:`RelianceResult` with ``e_orig`` on all rows, ``e_switch`` of shape ``(members, G, R)``
+    equal to ``e_orig + d_r``, ``n_samples = m``, ``algorithm`` ``"subsampled_permutations"`` /
+    ``"subsampled_halvings"`` and ``method`` ``"generic"``. ``strata`` (``estimator="permutation"``
+    only; shape ``(G, n)``, as given to :func:`subsample_design`): the donors are those of a
+    permutation of all rows within their strata: the conditional permutation's policy
+    (:func:`~xaipipe.explain.reliance.conditional_model_reliance`).
     """
     if strata is not None and estimator != "permutation":
         raise ValueError(f"strata apply to estimator='permutation', not {estimator!r}")
     from ...models.forest_store import plans_predictions, predict_in_one_pass
     from ...models.prefix import member_predictor
 
-    n, m, R = X.shape[0], int(subsample_rows), int(n_repeats)
+    loss_name, loss_fn = loss
+    m, R = len(design[0][0]), len(design)
     cols = list(groups.values())
     is_callable = callable(model) and not hasattr(model, "predict")
     h = m // 2
     jobs, sizes = [], np.zeros(R)
-    design = subsample_design(estimator, n, m, R, len(cols), random_state, strata=strata)
     for r, (rows, perms) in enumerate(design):
         for g, perm in enumerate(perms):
             shown = perm[rows] if strata is not None else rows[perm]
