@@ -113,8 +113,6 @@ def _engine_arrays(
         cols=cols,
         loss_fn=loss_fn,
         loss_name=loss_name,
-        estimator=estimator,
-        perms=perms,
         designs=designs,
         max_rows=max_rows_per_batch,
         n_jobs=n_jobs,
@@ -260,8 +258,6 @@ def test_validation(data):
             cols=[np.array([0])],
             loss_fn=None,
             loss_name="",
-            estimator="e_divide",
-            perms=None,
             designs=[],
             max_rows=DEFAULT_MAX_ROWS,
         )

@@ -193,24 +193,11 @@ def resolve_features(
         On an empty specification or group, an index out of range, an unknown or
         duplicated column name, or a column listed twice in one group.
     """
-    if feature_names is not None:
-        feature_names = [str(c) for c in feature_names]
-        if len(feature_names) != n_features:
-            raise ValueError(f"{len(feature_names)} feature names for {n_features} columns")
-        if len(set(feature_names)) != n_features:
-            raise ValueError("feature names are not unique")
+    feature_names = _checked_names(feature_names, n_features)
     lookup = {name: j for j, name in enumerate(feature_names or [])}
 
     def index(c) -> int:
-        if isinstance(c, (str, np.str_)):
-            if c not in lookup:
-                raise ValueError(f"unknown feature name {c!r}; known: {list(lookup)}")
-            return lookup[c]
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
-            raise ValueError(f"feature columns must be int indices or names, got {c!r}")
-        if not 0 <= int(c) < n_features:
-            raise ValueError(f"column index {c} out of range for {n_features} columns")
-        return int(c)
+        return _column_index(c, lookup, n_features)
 
     def label(j: int) -> str:
         return feature_names[j] if feature_names is not None else f"x{j}"
@@ -233,14 +220,43 @@ def resolve_features(
         if isinstance(cols, (str, int, np.integer)):
             cols = [cols]
         idx = [index(c) for c in cols]
-        if not idx:
-            raise ValueError(f"feature group {name!r} has no columns")
-        if len(set(idx)) != len(idx):
-            raise ValueError(f"feature group {name!r} lists a column twice: {list(cols)}")
-        if str(name) in out:
-            raise ValueError(f"duplicate feature name {name!r}")
+        _check_group(name, cols, idx, out)
         out[str(name)] = np.asarray(idx, dtype=np.intp)
     return out
+
+
+def _checked_names(feature_names, n_features: int) -> list[str] | None:
+    """``feature_names`` as strings, one per column and unique (:func:`resolve_features`)."""
+    if feature_names is not None:
+        feature_names = [str(c) for c in feature_names]
+        if len(feature_names) != n_features:
+            raise ValueError(f"{len(feature_names)} feature names for {n_features} columns")
+        if len(set(feature_names)) != n_features:
+            raise ValueError("feature names are not unique")
+    return feature_names
+
+
+def _column_index(c, lookup: Mapping[str, int], n_features: int) -> int:
+    """The column index of ``c``, a name in ``lookup`` or an index below ``n_features``."""
+    if isinstance(c, (str, np.str_)):
+        if c not in lookup:
+            raise ValueError(f"unknown feature name {c!r}; known: {list(lookup)}")
+        return lookup[c]
+    if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
+        raise ValueError(f"feature columns must be int indices or names, got {c!r}")
+    if not 0 <= int(c) < n_features:
+        raise ValueError(f"column index {c} out of range for {n_features} columns")
+    return int(c)
+
+
+def _check_group(name, cols, idx: list[int], out: Mapping) -> None:
+    """Raise on an empty group, a column listed twice, or a name already in ``out``."""
+    if not idx:
+        raise ValueError(f"feature group {name!r} has no columns")
+    if len(set(idx)) != len(idx):
+        raise ValueError(f"feature group {name!r} lists a column twice: {list(cols)}")
+    if str(name) in out:
+        raise ValueError(f"duplicate feature name {name!r}")
 
 
 def resolve_variables(X, features, feature_names=None, feature_groups=None):

@@ -417,8 +417,6 @@ def engine_sums(
     cols,
     loss_fn,
     loss_name,
-    estimator,
-    perms,
     designs,
     max_rows: int,
     n_jobs: int | None = 1,
@@ -443,8 +441,6 @@ def engine_sums(
         Prefixes evaluated as members (default: the whole model).
     cols : list of column-index arrays (the variables)
     loss_fn, loss_name : the per-sample loss
-    estimator : {"permutation", "e_divide", "e_switch"}
-    perms : ndarray of shape (G, R, n) or None
     designs : per variable, ``(repeat, recipients, donors)`` triples
     max_rows : int
         ``max_rows_per_batch``: the generic path's predict batches, whose partial
@@ -477,14 +473,10 @@ def engine_sums(
     if kernel is None:
         kernel = _kernels.AVAILABLE
     if kernel and isinstance(ens.trees, _StoredRows):  # a forest store: one block of trees at a time
-        return _kernel_sums_blocks(
-            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs, pairs
-        )
+        return _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, designs, int(max_rows), n_jobs, pairs)
     if kernel:
-        return _kernel_sums(
-            ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), n_jobs, pairs
-        )
-    return _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, int(max_rows), pairs)
+        return _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, designs, int(max_rows), n_jobs, pairs)
+    return _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, designs, int(max_rows), pairs)
 
 
 def _switched_rows(chunk, X32, yv, cg):
@@ -502,7 +494,7 @@ def _switched_rows(chunk, X32, yv, cg):
     return recip, donors, Xh, yv[recip], bounds
 
 
-def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs, pairs=None):
+def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, designs, max_rows, n_jobs, pairs=None):
     """e_orig ``(m,)`` and the per-data-set loss sums ``(m, G, R)`` with the compiled kernel."""
     from ._kernels import accumulate, signatures, walk_original
 
@@ -558,7 +550,7 @@ def _kernel_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, d
                 n_jobs=n_jobs,
             )
             _add_batch_losses(
-                sums, g, chunks, bounds, yh, out, slot, members, ens, loss_fn, loss_name, pairs, recip, donors
+                sums, g, chunks, bounds, yh, out, slot, members, ens, (loss_fn, loss_name), pairs, (recip, donors)
             )
     return e_orig, sums
 
@@ -574,14 +566,15 @@ def _set_e_orig(e_orig, out, slots, members, ens, yv, loss_fn, loss_name, pairs=
             e_orig[i] = value
 
 
-def _add_batch_losses(
-    sums, g, chunks, bounds, yh, out, slots, members, ens, loss_fn, loss_name, pairs=None, recip=None, donors=None
-) -> None:
+def _add_batch_losses(sums, g, chunks, bounds, yh, out, slots, members, ens, loss, pairs=None, switched=None) -> None:
     """Add one batch's switched-data-set loss sums to ``sums[i, g, r]``, chunk by chunk (the loss sums
     formed per chunk, as the generic path forms them), for the members ``members[k]`` of each snapshot
-    ``k`` in ``slots`` (``k`` -> slot of ``out``, the accumulated sums of the batch's rows); with
-    ``pairs`` (a :class:`._subsample.PairSums`), the rows' losses by recipient ``recip`` and donor
-    ``donors`` (the batch's, from :func:`_switched_rows`) too."""
+    ``k`` in ``slots`` (``k`` -> slot of ``out``, the accumulated sums of the batch's rows); ``loss``
+    is ``(loss_fn, loss_name)``; with ``pairs`` (a :class:`._subsample.PairSums`), the rows' losses by
+    recipient and donor, ``switched = (recip, donors)`` (the batch's, from :func:`_switched_rows`),
+    too."""
+    loss_fn, loss_name = loss
+    recip, donors = (None, None) if switched is None else switched
     first = 0
     for chunk in chunks:
         # the chunk's rows of the batch and its data sets' bounds within them
@@ -597,9 +590,7 @@ def _add_batch_losses(
         first += len(chunk)
 
 
-def _kernel_sums_blocks(
-    ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, n_jobs, pairs=None
-):
+def _kernel_sums_blocks(ens, ks, X32, yv, cols, loss_fn, loss_name, designs, max_rows, n_jobs, pairs=None):
     """:func:`_kernel_sums` of a lazily opened forest store, the store's blocks of trees outermost.
 
     Per block: its trees flattened, the original rows walked, then every batch of switched rows
@@ -667,7 +658,7 @@ def _kernel_sums_blocks(
                     n_jobs=n_jobs,
                 )
                 _add_batch_losses(
-                    sums, g, chunks, bounds, yh, out, here, members, ens, loss_fn, loss_name, pairs, recip, donors
+                    sums, g, chunks, bounds, yh, out, here, members, ens, (loss_fn, loss_name), pairs, (recip, donors)
                 )
                 carry[g][q] = np.ascontiguousarray(out[end])
         del flat, term, entries
@@ -678,7 +669,7 @@ def _chunk_rows(chunk) -> int:
     return sum(len(rc) for _, rc, _ in chunk)
 
 
-def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, estimator, perms, designs, max_rows, pairs=None):
+def _sklearn_sums(ens, ks, X32, yv, cols, loss_fn, loss_name, designs, max_rows, pairs=None):
     """e_orig and loss sums with scikit-learn's loops over the affected stages only."""
     n = X32.shape[0]
     m, G = len(ks), len(cols)

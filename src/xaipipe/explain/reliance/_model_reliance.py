@@ -197,8 +197,6 @@ def model_reliance(
             cols=cols,
             loss_fn=loss_fn,
             loss_name=loss_name,
-            estimator=estimator,
-            perms=perms,
             designs=designs,
             max_rows=max_rows,
             n_jobs=n_jobs,
