@@ -20,6 +20,10 @@ from ._base import (
     resolve_variables,
     switch_designs,
 )
+from ._generic import generic_sums
+from ._linear import linear_coefficients, linear_e_switch
+from ._mc_error import SwitchLosses
+from ._subsample import PairSums, subsample_design, subsampled_reliance
 
 __all__ = ["METHODS", "RelianceOptions", "model_reliance"]
 
@@ -28,8 +32,6 @@ METHODS = ("auto", "engine", "generic", "linear")
 
 
 def _linear_or_none(model, estimator: str, loss_fn, n_estimators) -> tuple[Any, Any] | None:
-    from ._linear import linear_coefficients
-
     if estimator != "e_switch" or loss_fn is not squared_error or n_estimators is not None:
         return None
     try:
@@ -150,8 +152,6 @@ def model_reliance(
     if opts.subsample_rows is not None:
         m = _check_subsample(estimator, method, opts, is_callable, n_estimators)
         if n > m:
-            from ._subsample import subsample_design, subsampled_reliance
-
             R = 10 if n_repeats is None else check_int(n_repeats, "n_repeats", minimum=1)
             return subsampled_reliance(
                 model,
@@ -205,7 +205,6 @@ def model_reliance(
         path = "engine"
     else:
         from ...models.prefix import member_predictor
-        from ._generic import generic_sums
 
         predict = model if is_callable else member_predictor(model, n_estimators, n_jobs=n_jobs)
         e_orig, sums = generic_sums(predict, Xv, yv, loss_fn, loss_name, cols, designs, max_rows, pairs)
@@ -292,20 +291,14 @@ def _pair_store(estimator: str, opts: RelianceOptions, forms_losses: bool, n: in
     if opts.switch_matrix:
         if estimator != "e_switch" or opts.subsample_se:
             raise ValueError("switch_matrix applies to estimator='e_switch' without subsample_se")
-        from ._mc_error import SwitchLosses
-
         return SwitchLosses(n, G) if forms_losses else None  # filled by the pass that forms the estimate
     if opts.subsample_se and opts.max_samples is not None and forms_losses and n < n_all:
-        from ._subsample import PairSums
-
         return PairSums(n, G)
     return None
 
 
 def _linear_e_switch(linear, Xv, yv, cols):
     """``e_switch`` of the linear closed form, shape ``(1, G, 1)``."""
-    from ._linear import linear_e_switch
-
     coef = np.atleast_2d(np.asarray(linear[0], dtype=np.float64))
     intercept = np.asarray([linear[1]], dtype=np.float64)
     return linear_e_switch(Xv, yv, coef, intercept, cols)[:, :, None]
@@ -315,9 +308,6 @@ def _linear_switch_losses(predict, Xm, ym, loss, cols, max_rows: int):
     """The switched losses of every ordered pair of ``Xm``'s rows (``n²`` predictions per variable),
     for ``switch_matrix`` where the closed form forms none; the unchanged rows' losses are those of
     these rows."""
-    from ._generic import generic_sums
-    from ._mc_error import SwitchLosses
-
     loss_fn, loss_name = loss
     full = switch_designs("e_switch", len(ym), len(cols), max_rows_per_batch=max_rows)
     pairs = SwitchLosses(len(ym), len(cols))
