@@ -112,10 +112,13 @@ def _step(args) -> dict:
         res = model_reliance(model, X_test, y_test, estimator="permutation", n_repeats=3, random_state=0)
         np.save(work / f"mr_{path}.npy", res.e_switch)
     elif step == "shap":
-        from xaipipe.explain.shapley import shap_values
+        from xaipipe.explain.shapley import ShapOptions, shap_values
 
         model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")
-        np.save(work / f"shap_{path}.npy", shap_values(model, X_test[: args.shap_rows], chunk_size=args.block).values)
+        np.save(
+            work / f"shap_{path}.npy",
+            shap_values(model, X_test[: args.shap_rows], options=ShapOptions(chunk_size=args.block)).values,
+        )
     elif step == "shap_check":
         from xaipipe.explain.shap_check import kernel_vs_tree_shap
 

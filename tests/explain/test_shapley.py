@@ -29,6 +29,7 @@ from sklearn.preprocessing import MinMaxScaler, PolynomialFeatures
 
 from xaipipe.config import ShapSettings
 from xaipipe.explain.shapley import (
+    ShapOptions,
     ShapResult,
     ShapTables,
     auto_algorithm,
@@ -188,7 +189,9 @@ def test_local_accuracy_classification(clf_data, family, params, algorithm, outp
 def test_knn_probability_link(clf_data):
     Xtr, ytr, Xte = clf_data
     model = make_estimator("knn", "classification", {"n_neighbors": 5}, random_state=0).fit(Xtr, ytr)
-    r = shap_values(model, Xte[:6], X_background=Xtr, background_size=20, link="identity", n_permutations=2)
+    r = shap_values(
+        model, Xte[:6], X_background=Xtr, background_size=20, options=ShapOptions(link="identity", n_permutations=2)
+    )
     assert (r.output, r.link) == ("probability", "identity")
     np.testing.assert_allclose(r.base_values + r.values.sum(1), model.predict_proba(Xte[:6])[:, 1], atol=1e-12)
 
@@ -269,8 +272,8 @@ def test_chunked_forest_equals_unchunked(reg_data, clf_data, kind):
     Xtr, ytr, Xte = reg_data if kind == "regression" else clf_data
     cls = RandomForestRegressor if kind == "regression" else RandomForestClassifier
     forest = cls(n_estimators=23, random_state=0).fit(Xtr, ytr)  # fully grown trees
-    whole = shap_values(forest, Xte, chunk_size=23)
-    chunked = shap_values(forest, Xte, chunk_size=5)
+    whole = shap_values(forest, Xte, options=ShapOptions(chunk_size=23))
+    chunked = shap_values(forest, Xte, options=ShapOptions(chunk_size=5))
     assert whole.details["n_chunks"] == 1 and chunked.details["n_chunks"] == 5
     np.testing.assert_allclose(chunked.values, whole.values, rtol=0, atol=1e-10)
     np.testing.assert_allclose(chunked.base_values, whole.base_values, rtol=0, atol=1e-10)
@@ -287,9 +290,9 @@ def test_chunked_forest_parallel(reg_data):
     processes by default) combines the chunks exactly like the serial one."""
     Xtr, ytr, Xte = reg_data
     forest = RandomForestRegressor(n_estimators=12, random_state=1).fit(Xtr, ytr)
-    serial = shap_values(forest, Xte, chunk_size=4)
+    serial = shap_values(forest, Xte, options=ShapOptions(chunk_size=4))
     with joblib.parallel_config(backend="threading"):
-        parallel = shap_values(forest, Xte, chunk_size=4, n_jobs=2)
+        parallel = shap_values(forest, Xte, options=ShapOptions(chunk_size=4), n_jobs=2)
     np.testing.assert_array_equal(parallel.values, serial.values)
     np.testing.assert_array_equal(parallel.base_values, serial.base_values)
     assert parallel.details["n_jobs"] == 2
@@ -372,7 +375,9 @@ def test_kernel_exact_when_all_coalitions_enumerated(clf_data):
     Xtr, ytr, Xte = clf_data
     X3, T3 = Xtr[:, :3], Xte[:4, :3]
     model = KNeighborsClassifier(n_neighbors=9).fit(X3, ytr)
-    r = shap_values(model, T3, X_background=X3, algorithm="kernel", n_coalitions=2**3, background_size=20)
+    r = shap_values(
+        model, T3, X_background=X3, algorithm="kernel", options=ShapOptions(n_coalitions=2**3), background_size=20
+    )
     assert r.algorithm == "kernel"
     B = _background(r, X3)
 
@@ -390,7 +395,9 @@ def test_permutation_exact_for_two_features_and_close_otherwise(clf_data):
     Xtr, ytr, Xte = clf_data
     # p = 2: the antithetic pair covers both orderings -> exact for any model
     model2 = KNeighborsClassifier(n_neighbors=9).fit(Xtr[:, :2], ytr)
-    r2 = shap_values(model2, Xte[:4, :2], X_background=Xtr[:, :2], background_size=20, n_permutations=1)
+    r2 = shap_values(
+        model2, Xte[:4, :2], X_background=Xtr[:, :2], background_size=20, options=ShapOptions(n_permutations=1)
+    )
     f2 = lambda Z: (
         np.log(np.clip(model2.predict_proba(Z)[:, 1], 1e-6, 1 - 1e-6))
         - np.log(np.clip(model2.predict_proba(Z)[:, 0], 1e-6, 1 - 1e-6))
@@ -400,7 +407,9 @@ def test_permutation_exact_for_two_features_and_close_otherwise(clf_data):
         np.testing.assert_allclose(r2.values[i], brute_force_shapley(f2, Xte[i, :2], B2)[0], atol=1e-10)
     # p = 5, kNN (high-order interactions): a Monte Carlo estimate near the exact values
     model = KNeighborsClassifier(n_neighbors=15).fit(Xtr, ytr)
-    r = shap_values(model, Xte[:3], X_background=Xtr, background_size=20, n_permutations=20, link="identity")
+    r = shap_values(
+        model, Xte[:3], X_background=Xtr, background_size=20, options=ShapOptions(n_permutations=20, link="identity")
+    )
     B = _background(r, Xtr)
     exact = np.array([brute_force_shapley(lambda Z: model.predict_proba(Z)[:, 1], x, B)[0] for x in Xte[:3]])
     rel = np.linalg.norm(r.values - exact) / np.linalg.norm(exact)
@@ -412,7 +421,7 @@ def test_permutation_seeded_per_row_and_restores_rng(clf_data):
     are explained (so neither on max_rows nor on the split over n_jobs)."""
     Xtr, ytr, Xte = clf_data
     model = make_estimator("knn", "classification", {"n_neighbors": 5}, random_state=0).fit(Xtr, ytr)
-    kw = dict(X_background=Xtr, background_size=15, n_permutations=2, random_state=5)
+    kw = dict(X_background=Xtr, background_size=15, options=ShapOptions(n_permutations=2), random_state=5)
     np.random.seed(123)
     state = np.random.get_state()
     full = shap_values(model, Xte, **kw)  # 24 rows -> 2 row blocks
@@ -482,15 +491,15 @@ def small_models(reg_data, clf_data):
         ("lin", {"max_rows": 0}, ValueError, "max_rows"),
         ("lin", {"background_size": -2}, ValueError, "background_size"),
         ("lin", {"feature_names": ["a", "b"]}, ValueError, "feature_names"),
-        ("lin", {"link": "logit"}, ValueError, "link"),
-        ("knn", {"link": "probit"}, ValueError, "link"),
-        ("knn", {"proba_clip": 0.7}, ValueError, "proba_clip"),
+        ("lin", {"options": ShapOptions(link="logit")}, ValueError, "link"),
+        ("knn", {"options": ShapOptions(link="probit")}, ValueError, "link"),
+        ("knn", {"options": ShapOptions(proba_clip=0.7)}, ValueError, "proba_clip"),
         ("knn", {"algorithm": "linear_explainer"}, ValueError, "linear_explainer"),
-        ("rf", {"link": "logit"}, ValueError, "probability|identity"),
-        ("rf", {"chunk_size": 0}, ValueError, "chunk_size"),
+        ("rf", {"options": ShapOptions(link="logit")}, ValueError, "probability|identity"),
+        ("rf", {"options": ShapOptions(chunk_size=0)}, ValueError, "chunk_size"),
         ("multi", {}, ValueError, "class_index"),  # a multiclass model is explained one class at a time
         ("multi", {"class_index": 3}, ValueError, "class_index in 0..2"),
-        ("multi", {"class_index": 1, "link": "logit"}, ValueError, "link must be 'auto'"),
+        ("multi", {"class_index": 1, "options": ShapOptions(link="logit")}, ValueError, "link must be 'auto'"),
         ("lin", {"class_index": 0}, ValueError, "regressor"),
         ("rf", {"class_index": 0}, ValueError, "class 1"),
         ("poly", {}, ValueError, "StandardScaler"),

@@ -275,7 +275,7 @@ def _new_family_pipeline(hgb_family):
 
     from xaipipe.config import RashomonSettings
     from xaipipe.explain.reliance import RelianceOptions, model_reliance, random_permutations
-    from xaipipe.explain.shapley import auto_algorithm, shap_values
+    from xaipipe.explain.shapley import ShapOptions, auto_algorithm, shap_values
     from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
     from xaipipe.models.fitting import fit_group
     from xaipipe.models.grid import expand_grid
@@ -329,7 +329,9 @@ def _new_family_pipeline(hgb_family):
 
     # SHAP values: the registry's algorithm, locally accurate
     assert auto_algorithm(model) == "permutation"
-    res = shap_values(model, Xte[:4], X_background=Xtr, background_size=20, n_permutations=2, random_state=0)
+    res = shap_values(
+        model, Xte[:4], X_background=Xtr, background_size=20, options=ShapOptions(n_permutations=2), random_state=0
+    )
     assert res.algorithm == "permutation" and res.values.shape == (4, X.shape[1])
     np.testing.assert_allclose(res.base_values + res.values.sum(axis=1), model.predict(Xte[:4]), atol=1e-8)
 

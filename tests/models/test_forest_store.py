@@ -214,7 +214,7 @@ def test_fit_best_into_a_forest_store_equals_the_whole_fit(task, tmp_path):
 def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_path):
     """open_forest: scikit-learn's own predict / predict_proba, TreeSHAP over sub-forests and the
     PD/ICE tables of the lazily read forest are bitwise those of the whole forest in memory."""
-    from xaipipe.explain.shapley import shap_values
+    from xaipipe.explain.shapley import ShapOptions, shap_values
     from xaipipe.models.forest_store import LazyTrees, open_forest
 
     est, X, y, X_new = _fitted(task, n=14)
@@ -241,8 +241,8 @@ def test_open_forest_reads_one_block_at_a_time_and_explains_bitwise(task, tmp_pa
         trees[14]
     assert pickle.loads(pickle.dumps(trees)).path == trees.path  # a worker process opens the same store
     k = 2 if task == "multiclass" else None
-    a = shap_values(est, X_new[:12], chunk_size=4, class_index=k)
-    b = shap_values(lazy, X_new[:12], chunk_size=4, class_index=k)
+    a = shap_values(est, X_new[:12], options=ShapOptions(chunk_size=4), class_index=k)
+    b = shap_values(lazy, X_new[:12], options=ShapOptions(chunk_size=4), class_index=k)
     assert np.array_equal(a.values, b.values) and np.array_equal(a.base_values, b.base_values)
     names = [f"x{j}" for j in range(X.shape[1])]
     classes = [str(c) for c in est.classes_] if task == "multiclass" else None
