@@ -68,6 +68,7 @@ from ..config.lime import LimeSettings
 from ..validation import check_finite
 
 __all__ = [
+    "LimeOptions",
     "LimeResult",
     "LimeTables",
     "lime_explanations",
@@ -223,6 +224,26 @@ def _output_function(estimator, output: str, proba_clip: float, class_index: int
     return clipped, output
 
 
+@dataclass(frozen=True)
+class LimeOptions:
+    """The rarely changed options of :func:`lime_explanations`, in one keyword.
+
+    Parameters
+    ----------
+    discretizer : {"quartile", "decile"}, default="quartile"
+        LIME's discretizer (with ``discretize_continuous=True``).
+    kernel_width : float, optional
+        Default ``0.75 sqrt(p)`` (LIME's).
+    proba_clip : float, default=1e-6
+        ``eps`` of ``logit(clip(p, eps, 1 - eps))`` for classifiers with neither a
+        margin nor a ``decision_function`` (naive Bayes, kNN, forests).
+    """
+
+    discretizer: str = "quartile"
+    kernel_width: float | None = None
+    proba_clip: float = 1e-6
+
+
 def lime_explanations(
     estimator,
     X: Any,
@@ -233,12 +254,10 @@ def lime_explanations(
     output: str = "auto",
     num_samples: int = 5000,
     discretize_continuous: bool = True,
-    discretizer: str = "quartile",
-    kernel_width: float | None = None,
-    proba_clip: float = 1e-6,
     feature_groups: Mapping[str, Sequence[str]] | None = None,
     random_state: int = 0,
     class_index: int | None = None,
+    options: LimeOptions | None = None,
 ) -> LimeResult:
     """LIME explanations (``LimeTabularExplainer``) of rows of ``X``.
 
@@ -264,12 +283,6 @@ def lime_explanations(
     discretize_continuous : bool, default=True
         LIME's default; see the module docstring for why it is the comparable
         choice.
-    discretizer : {"quartile", "decile"}, default="quartile"
-    kernel_width : float, optional
-        Default ``0.75 sqrt(p)`` (LIME's).
-    proba_clip : float, default=1e-6
-        ``eps`` of ``logit(clip(p, eps, 1 - eps))`` for classifiers with neither a
-        margin nor a ``decision_function`` (naive Bayes, kNN, forests).
     feature_groups : mapping of str -> sequence of str, optional
         One-hot groups (``prepared.json``): each is one categorical LIME feature
         (module docstring). The result's features are then the variables
@@ -284,6 +297,9 @@ def lime_explanations(
         SHAP values (``output`` one of ``"margin"``, ``"probability"``,
         ``"log_odds"``; ``"auto"``: ``"log_odds"``), recorded in
         ``details["class_index"]``.
+    options : LimeOptions, optional
+        The rarely changed options (:class:`LimeOptions`: ``discretizer``, ``kernel_width``,
+        ``proba_clip``). None: ``LimeOptions()``.
 
     Returns
     -------
@@ -298,6 +314,9 @@ def lime_explanations(
         If LIME's ``local_pred`` differs from the surrogate recomputed at ``x``.
     """
     import lime
+
+    opts = LimeOptions() if options is None else options
+    discretizer, kernel_width, proba_clip = opts.discretizer, opts.kernel_width, opts.proba_clip
     import lime.lime_tabular
 
     Xa = _matrix(X, "X")

@@ -385,13 +385,13 @@ def pd_ice_tables(
     if classes is not None:
         curves, pairs = [], []
         for k, label in enumerate(classes):
-            c, p = _pd_ice_class(model, X, class_index=k, **kwargs)
+            c, p = _pd_ice_class(model, X, kwargs, class_index=k)
             c.insert(1, "class", str(label))
             p.insert(0, "class", str(label))
             curves.append(c)
             pairs.append(p)
         return PdIceTables(pd.concat(curves, ignore_index=True), pd.concat(pairs, ignore_index=True))
-    return PdIceTables(*_pd_ice_class(model, X, **kwargs))
+    return PdIceTables(*_pd_ice_class(model, X, kwargs))
 
 
 def _large_data_subsample(X, kwargs: dict, m: int, random_state) -> tuple:
@@ -440,41 +440,26 @@ def _pd_se_rows(eff: FeatureEffect, n_total: int) -> pd.DataFrame:
     )
 
 
-def _pd_ice_class(
-    model,
-    X,
-    *,
-    top,
-    extra,
-    pair,
-    feature_names,
-    feature_groups,
-    row_ids,
-    output,
-    resolution,
-    kind,
-    percentiles,
-    anchor,
-    smooth,
-    max_curves,
-    pair_resolution,
-    max_batch_rows,
-    class_index: int | None = None,
-    grids: Mapping[str, np.ndarray] | None = None,
-    n_total: int | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`pd_ice_tables` of one output (``class_index``: a class of a multiclass model)."""
+def _pd_ice_class(model, X, plan: Mapping, class_index: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`pd_ice_tables` of one output (``class_index``: a class of a multiclass model).
+
+    ``plan``: the keywords :func:`pd_ice_tables` builds (``top``, ``extra``, ``pair``,
+    ``feature_names``, ``feature_groups``, ``row_ids``, ``output``, ``resolution``, ``kind``,
+    ``percentiles``, ``anchor``, ``smooth``, ``max_curves``, ``pair_resolution``,
+    ``max_batch_rows``; under the large-data policy ``grids`` and ``n_total`` too).
+    """
     from ._effects import explain_feature, explain_pair
 
-    top = list(top)
-    extra = [f for f in extra if f not in top]
-    groups = dict(feature_groups or {})
+    top = list(plan["top"])
+    extra = [f for f in plan["extra"] if f not in top]
+    groups = dict(plan["feature_groups"] or {})
+    pair, grids, n_total = plan["pair"], plan.get("grids"), plan.get("n_total")
     common = dict(
-        feature_names=list(feature_names),
-        output=output,
-        kind=kind,
-        percentiles=tuple(percentiles),
-        max_batch_rows=max_batch_rows,
+        feature_names=list(plan["feature_names"]),
+        output=plan["output"],
+        kind=plan["kind"],
+        percentiles=tuple(plan["percentiles"]),
+        max_batch_rows=plan["max_batch_rows"],
     )
     if class_index is not None:
         common["class_index"] = class_index
@@ -484,23 +469,25 @@ def _pd_ice_class(
             X,
             name,
             feature_groups=groups,
-            resolution=resolution,
-            anchor=anchor,
-            smooth=smooth,
-            row_ids=row_ids,
+            resolution=plan["resolution"],
+            anchor=plan["anchor"],
+            smooth=plan["smooth"],
+            row_ids=plan["row_ids"],
             grid=(grids or {}).get(name),
             **common,
         )
         for name in top + extra
     ]
-    curves = effects_table(effects, max_curves=max_curves, random_state=0)
+    curves = effects_table(effects, max_curves=plan["max_curves"], random_state=0)
     if n_total is not None:  # large-data policy: the SE of each subsample PD, after the curves
         curves = pd.concat([curves] + [_pd_se_rows(e, n_total) for e in effects], ignore_index=True)
     curves.insert(0, "rank", curves["feature"].map({name: i + 1 for i, name in enumerate(top)}).fillna(0).astype(int))
     if pair is None and len(top) >= 2:
         pair = tuple(top[:2])
     if pair is not None:
-        pairs = pair_table(explain_pair(model, X, pair, feature_groups=groups, resolution=pair_resolution, **common))
+        pairs = pair_table(
+            explain_pair(model, X, pair, feature_groups=groups, resolution=plan["pair_resolution"], **common)
+        )
     else:
         pairs = pd.DataFrame(columns=_PAIR_COLUMNS)
     return curves, pairs
