@@ -209,8 +209,7 @@ def test_identical_refits_have_zero_width_and_equal_the_single_model():
         y,
         n_refits=4,
         fraction=1.0,
-        X_eval=Xe,
-        y_eval=ye,
+        eval_set=(Xe, ye),
         grids={"x0": grid, "x1": grid},
         pfi_estimator="e_switch",
     )
@@ -349,8 +348,8 @@ def test_classifier_factory_with_one_hot_group():
         (dict(n_refits=1), ValueError),
         (dict(pd_features=["nope"]), ValueError),
         (dict(grids={"x1": [0.0, 1.0]}, pd_features=["x0"]), ValueError),
-        (dict(X_eval=np.zeros((5, 3)), y_eval=np.zeros(5)), ValueError),
-        (dict(X_eval=np.zeros((5, 2))), ValueError),
+        (dict(eval_set=(np.zeros((5, 3)), np.zeros(5))), ValueError),
+        (dict(eval_set=(np.zeros((5, 2)), None)), ValueError),
         (dict(pfi_estimator="shap"), ValueError),
         (dict(fraction=0.99), ValueError),  # one held-out row
         (dict(n_refits=2.5), TypeError),

@@ -147,10 +147,9 @@ def test_learner_rows_are_learner_pd_pfi_on_the_documented_streams():
         estimator_factory("gradient_boosting", "regression", {"n_estimators": 5, "max_depth": 1}),
         frame[names].to_numpy()[tr],
         frame["y"].to_numpy()[tr],
-        RefitDesign(n_refits=3, n_repeats=2, random_state=learner_seed),
+        RefitDesign(n_refits=3, n_repeats=2, random_state=learner_seed, grids={"x1": [-0.5, 0.5], "x6": [-0.5, 0.5]}),
         feature_names=names,
         pd_features=["x1", "x6"],
-        grids={"x1": [-0.5, 0.5], "x6": [-0.5, 0.5]},
     )
     r0 = reps[reps["repetition"] == 0]
     got = r0[r0["quantity"] == "learner_pd"]

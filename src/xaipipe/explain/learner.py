@@ -153,48 +153,33 @@ __all__ = [
 # ----------------------------------------------------------------------------- one refit (grids: learner_effects)
 
 
-def _one_refit(
-    k,
-    estimator,
-    reseed,
-    seed,
-    perm_seed,
-    X,
-    y,
-    train,
-    X_ev,
-    y_ev,
-    specs,
-    groups,
-    pd_output,
-    pfi_estimator,
-    loss,
-    n_repeats,
-    max_rows,
-    pd_class_index=1,
-    imputer=None,
-    plan=None,
-    sizes=(0, 0),
-):
+def _one_refit(k, estimator, design: RefitDesign, seeds, fit, evaluation, specs, groups, imputer, plan, sizes):
+    """Refit ``k``: fit on ``fit = (X, y, train)`` with ``seeds = (model seed, permutation seed)``,
+    then its PDs and PFI on ``evaluation = (X_ev, y_ev)`` (``design``: the checked design with its
+    loss resolved) and its SHAP / ALE (``plan``)."""
+    X, y, train = fit
+    X_ev, y_ev = evaluation
+    seed, perm_seed = seeds
+    pd_class_index, pfi_estimator = design.pd_class_index, design.pfi_estimator
     from ..models.boosting import fit_estimator
     from .pdp import partial_dependence
 
     X_fit, X_ev = impute_rows(imputer, X[train], X_ev)  # fill values from the refit's own training rows
-    model = fit_estimator(_build(estimator, seed, reseed), X_fit, y[train])
+    model = fit_estimator(_build(estimator, seed, design.reseed), X_fit, y[train])
     extra = {} if pd_class_index == 1 else {"class_index": pd_class_index}
-    pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=pd_output, **extra) for s in specs]
+    pds = [partial_dependence(model, X_ev, list(s.cols), s.grid, output=design.pd_output, **extra) for s in specs]
     arrays = None
     if groups:
         randomised = pfi_estimator in ("permutation", "e_divide")  # permutations / halvings
-        kwargs = dict(n_repeats=n_repeats, random_state=perm_seed) if randomised else {}
+        kwargs = dict(n_repeats=design.n_repeats, random_state=perm_seed) if randomised else {}
         arrays = model_reliance(
             model,
             X_ev,
             y_ev,
             features={g: list(c) for g, c in groups.items()},
             estimator=pfi_estimator,
-            loss=loss,
-            options=RelianceOptions(max_rows_per_batch=max_rows),
+            loss=design.loss,
+            options=RelianceOptions(max_rows_per_batch=design.max_rows_per_batch),
             **kwargs,
         )
     return k, pds, arrays, refit_effects(plan, k, model, X_fit, X_ev, *sizes)  # SHAP / ALE: issue 45
@@ -259,6 +244,20 @@ class RefitDesign:
         Root seed (:func:`refit_seeds`).
     stratify : bool, default False
         Subsamples stratified by class (:func:`subsample_splits`; multiclass targets).
+    grids : mapping name -> 1-D array, optional
+        Explicit grids of numeric variables; others use
+        :func:`xaipipe.explain.pdp.feature_grid` on ``X`` (all rows) with ``resolution``,
+        ``kind``, ``percentiles``. One grid for all refits.
+    pd_output : {"auto", "predict", "proba", "logit"}, default "auto"
+        :func:`xaipipe.explain.pdp.model_output`.
+    pd_class_index : int, default 1
+        Probability column of a classifier's PD (1: the positive class; a multiclass model's class).
+    loss : str or callable, optional
+        Per-sample loss of the PFI; default ``"squared_error"`` (regressors) or ``"log_loss"``
+        (classifiers).
+    max_rows_per_batch : int, default 65536
+        Passed to :func:`~xaipipe.explain.reliance.model_reliance`
+        (:class:`~xaipipe.explain.reliance.RelianceOptions`).
     """
 
     n_refits: int = 15
@@ -271,6 +270,11 @@ class RefitDesign:
     reseed: bool = True
     random_state: Any = 0
     stratify: bool = False
+    grids: Mapping[str, Any] | None = None
+    pd_output: str = "auto"
+    pd_class_index: int = 1
+    loss: Any = None
+    max_rows_per_batch: int = 1 << 16
 
 
 def refit_design(settings: LearnerSettings, *, stratify: bool = False) -> RefitDesign:
@@ -297,18 +301,12 @@ def learner_refits(
     y,
     design: RefitDesign | None = None,
     *,
-    X_eval=None,
-    y_eval=None,
+    eval_set: tuple | None = None,
     features=None,
     feature_names: Sequence[str] | None = None,
     pd_features: Sequence[str] | None = None,
-    grids: Mapping[str, Any] | None = None,
-    pd_output: str = "auto",
     pfi_features=None,
-    loss=None,
     n_jobs: int = 1,
-    max_rows_per_batch: int = 1 << 16,
-    pd_class_index: int = 1,
     imputer=None,
     effects: RefitEffects | None = None,
 ) -> tuple[pd.DataFrame, ...]:
@@ -327,9 +325,9 @@ def learner_refits(
         feature names.
     y : array-like of shape (n,)
     design : RefitDesign, optional
-        ``K``, the training fraction, the PD grids, the PFI estimator and repeats, the seeds
-        (default :class:`RefitDesign`'s defaults).
-    X_eval, y_eval : array-like, optional
+        ``K``, the training fraction, the PD grids and output, the PFI estimator, loss and
+        repeats, the seeds (default :class:`RefitDesign`'s defaults).
+    eval_set : (X_eval, y_eval), optional
         Fixed evaluation sample for every refit (heuristic correction, module
         docstring). Default: each refit's own held-out rows (the paper).
     features : mapping name -> columns, sequence or None
@@ -340,23 +338,10 @@ def learner_refits(
         Column names (default: DataFrame columns, else ``x0, x1, ...``).
     pd_features : sequence of str, optional
         Variables that get a PD (default: all of ``features``; ``[]`` for none).
-    grids : mapping name -> 1-D array, optional
-        Explicit grids of numeric variables; others use
-        :func:`xaipipe.explain.pdp.feature_grid` on ``X`` (all rows) with the design's
-        ``resolution``, ``kind``, ``percentiles``. One grid for all refits.
-    pd_output : {"auto", "predict", "proba", "logit"}
-        :func:`xaipipe.explain.pdp.model_output`.
     pfi_features : mapping, sequence or None
         Variables that get a PFI (default: all of ``features``; ``[]`` for none).
-    loss : str or callable, optional
-        Per-sample loss of the PFI; default ``"squared_error"`` (regressors) or
-        ``"log_loss"`` (classifiers).
     n_jobs : int, default 1
         Worker processes (joblib/loky) over refits; results do not depend on it.
-    max_rows_per_batch : int
-        Passed to :func:`~xaipipe.explain.reliance.model_reliance`.
-    pd_class_index : int, default 1
-        Probability column of a classifier's PD (1: the positive class; a multiclass model's class).
     imputer : xaipipe.data.impute.MissingValueImputer, optional
         Missing values (NaN in ``X`` / ``X_eval``; ``missing: impute``): a clone is fitted
         on each refit's training rows and fills them and the refit's evaluation rows
@@ -389,55 +374,35 @@ def learner_refits(
         evaluation rows; ``fraction = 1`` without ``X_eval``.
     """
     d = RefitDesign() if design is None else design
-    n_refits, fraction, resolution, kind, percentiles = d.n_refits, d.fraction, d.resolution, d.kind, d.percentiles
-    pfi_estimator, n_repeats, reseed, random_state, stratify = (
-        d.pfi_estimator,
-        d.n_repeats,
-        d.reseed,
-        d.random_state,
-        d.stratify,
-    )
     from joblib import Parallel, delayed
 
     from ..losses import resolve_loss
 
     Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape
-    if feature_names is not None:
-        names = [str(c) for c in feature_names]
-    if names is None:
-        names = [f"x{j}" for j in range(p)]
-    if len(names) != p:
-        raise ValueError(f"{len(names)} feature names for {p} columns")
-    K = check_int(n_refits, "n_refits", minimum=2)
-    f = check_fraction(fraction, "fraction")
+    names = _column_names(names, feature_names, p)
+    K = check_int(d.n_refits, "n_refits", minimum=2)
+    f = check_fraction(d.fraction, "fraction")
     n_jobs = int(n_jobs)
-    n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
-    resolution = check_int(resolution, "resolution", minimum=2)
-    if pfi_estimator not in ESTIMATORS:
-        raise ValueError(f"unknown pfi_estimator {pfi_estimator!r}; choose one of {list(ESTIMATORS)}")
-    fixed_eval = X_eval is not None or y_eval is not None
-    if fixed_eval:
-        if X_eval is None or y_eval is None:
-            raise ValueError("give both X_eval and y_eval, or neither")
-        Xe, ye, _ = _check_Xy(X_eval, y_eval, "X_eval", allow_nan=imputer is not None)
-        if Xe.shape[1] != p:
-            raise ValueError(f"X_eval has {Xe.shape[1]} columns, X has {p}")
-    elif f == 1.0:
-        raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
+    n_repeats = check_int(d.n_repeats, "n_repeats", minimum=1)
+    resolution = check_int(d.resolution, "resolution", minimum=2)
+    if d.pfi_estimator not in ESTIMATORS:
+        raise ValueError(f"unknown pfi_estimator {d.pfi_estimator!r}; choose one of {list(ESTIMATORS)}")
+    X_eval, y_eval = (None, None) if eval_set is None else eval_set
+    fixed = _fixed_evaluation(X_eval, y_eval, p, f, imputer)
 
     groups = resolve_features(features, p, names)
 
     X_grid = impute_rows(imputer, Xa)[0]  # the grids of every refit: from all rows, imputed
-    pd_specs = _pd_specs(X_grid, names, groups, pd_features, grids, resolution, kind, percentiles)
+    pd_specs = _pd_specs(X_grid, names, groups, pd_features, d.grids, resolution, d.kind, d.percentiles)
     if pfi_features is None:
         pfi_groups = groups
     else:
         pfi_groups = resolve_features(pfi_features, p, names) if len(pfi_features) else {}
 
-    splits = subsample_splits(n, K, f, random_state, strata=ya if stratify else None)
+    splits = subsample_splits(n, K, f, d.random_state, strata=ya if d.stratify else None)
     n1 = splits[0][0].size
-    n2 = Xe.shape[0] if fixed_eval else n - n1
+    n2 = fixed[0].shape[0] if fixed is not None else n - n1
     if n2 < 2:
         raise ValueError(f"only {n2} evaluation rows per refit; lower fraction")
 
@@ -445,16 +410,13 @@ def learner_refits(
     from sklearn.base import is_classifier
 
     classifier = bool(is_classifier(first))
-    if loss is None:
-        loss = "log_loss" if classifier else "squared_error"
-    loss_name = resolve_loss(loss)[0]
-    if pd_output == "auto":
-        out_label = "proba" if classifier else "predict"
-    else:
-        out_label = pd_output
+    loss = d.loss if d.loss is not None else ("log_loss" if classifier else "squared_error")
+    out_label = ("proba" if classifier else "predict") if d.pd_output == "auto" else d.pd_output
+    # the design each refit runs: the checked counts and the resolved loss
+    run = dataclasses.replace(d, n_repeats=n_repeats, loss=loss, max_rows_per_batch=int(d.max_rows_per_batch))
 
-    seeds = refit_seeds(random_state, K)
-    eval_rows = [Xe if fixed_eval else Xa[hold] for _, hold in splits]
+    seeds = refit_seeds(d.random_state, K)
+    eval_rows = [fixed[0] if fixed is not None else Xa[hold] for _, hold in splits]
     if imputer is not None and effects is not None:  # the evaluation rows as each refit imputes them
         eval_rows = [impute_rows(imputer, Xa[train], Xk)[1] for (train, _), Xk in zip(splits, eval_rows)]
     multiclass = classifier and np.unique(ya).size > 2
@@ -465,44 +427,61 @@ def learner_refits(
         groups,
         eval_rows,
         [s[0] for s in seeds],
-        output=pd_output,
-        class_index=pd_class_index,
-        shap_class=pd_class_index if multiclass else None,
+        output=d.pd_output,
+        class_index=d.pd_class_index,
+        shap_class=d.pd_class_index if multiclass else None,
     )
     tasks = []
     for k, ((train, hold), (_, mseed, pseed)) in enumerate(zip(splits, seeds)):
-        Xk, yk = (Xe, ye) if fixed_eval else (Xa[hold], ya[hold])
+        evaluation = fixed if fixed is not None else (Xa[hold], ya[hold])
+        fit = (Xa, ya, train)
         tasks.append(
             delayed(_one_refit)(
-                k,
-                estimator,
-                reseed,
-                mseed,
-                pseed,
-                Xa,
-                ya,
-                train,
-                Xk,
-                yk,
-                pd_specs,
-                pfi_groups,
-                pd_output,
-                pfi_estimator,
-                loss,
-                n_repeats,
-                int(max_rows_per_batch),
-                pd_class_index,
-                imputer,
-                plan=plan,
-                sizes=(n1, n2),
+                k, estimator, run, (mseed, pseed), fit, evaluation, pd_specs, pfi_groups, imputer, plan, (n1, n2)
             )
         )
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(tasks)
     results = sorted(results, key=lambda r: r[0])
+    pd_rows, pfi_rows, shap_rows, ale_rows = _refit_rows(results, pd_specs, out_label, resolve_loss(loss)[0], (n1, n2))
+    out = (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
+    if effects is None:
+        return out
+    return (
+        *out,
+        pd.DataFrame(shap_rows, columns=SHAP_REFIT_COLUMNS),
+        pd.DataFrame(ale_rows, columns=ALE_REFIT_COLUMNS),
+    )
 
-    pd_rows = []
-    pfi_rows = []
-    shap_rows, ale_rows = [], []
+
+def _column_names(names, feature_names, p: int) -> list[str]:
+    """The column names: ``feature_names``, else the DataFrame's, else ``x0, x1, ...``."""
+    if feature_names is not None:
+        names = [str(c) for c in feature_names]
+    if names is None:
+        names = [f"x{j}" for j in range(p)]
+    if len(names) != p:
+        raise ValueError(f"{len(names)} feature names for {p} columns")
+    return names
+
+
+def _fixed_evaluation(X_eval, y_eval, p: int, fraction: float, imputer):
+    """The checked fixed evaluation sample ``(X_eval, y_eval)``, or None (each refit's held-out rows)."""
+    if X_eval is not None or y_eval is not None:
+        if X_eval is None or y_eval is None:
+            raise ValueError("give both X_eval and y_eval, or neither")
+        Xe, ye, _ = _check_Xy(X_eval, y_eval, "X_eval", allow_nan=imputer is not None)
+        if Xe.shape[1] != p:
+            raise ValueError(f"X_eval has {Xe.shape[1]} columns, X has {p}")
+        return Xe, ye
+    if fraction == 1.0:
+        raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
+    return None
+
+
+def _refit_rows(results, pd_specs, out_label: str, loss_name: str, sizes) -> tuple[list, list, list, list]:
+    """The rows of the PD, PFI, SHAP and ALE refit tables, refit by refit."""
+    n1, n2 = sizes
+    pd_rows, pfi_rows, shap_rows, ale_rows = [], [], [], []
     for k, pds, arrays, (shap_k, ale_k) in results:
         shap_rows += shap_k
         ale_rows += ale_k
@@ -512,35 +491,22 @@ def learner_refits(
                     (k, spec.name, i, float(gv), spec.levels[i] if spec.levels else "", out_label, float(val), n1, n2)
                 )
         if arrays is not None:
-            diff = arrays.mr_difference().mean(axis=2)[0]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = arrays.mr_ratio().mean(axis=2)[0]
-            e_sw = arrays.e_switch.mean(axis=2)[0]
-            R = arrays.e_switch.shape[2]
-            for g, name in enumerate(arrays.features):
-                pfi_rows.append(
-                    (
-                        k,
-                        name,
-                        arrays.estimator,
-                        loss_name,
-                        float(arrays.e_orig[0]),
-                        float(e_sw[g]),
-                        float(diff[g]),
-                        float(ratio[g]),
-                        R,
-                        n1,
-                        n2,
-                    )
-                )
-    out = (pd.DataFrame(pd_rows, columns=PD_REFIT_COLUMNS), pd.DataFrame(pfi_rows, columns=PFI_REFIT_COLUMNS))
-    if effects is None:
-        return out
-    return (
-        *out,
-        pd.DataFrame(shap_rows, columns=SHAP_REFIT_COLUMNS),
-        pd.DataFrame(ale_rows, columns=ALE_REFIT_COLUMNS),
-    )
+            pfi_rows += _pfi_rows(k, arrays, loss_name, n1, n2)
+    return pd_rows, pfi_rows, shap_rows, ale_rows
+
+
+def _pfi_rows(k: int, arrays, loss_name: str, n1: int, n2: int) -> list[tuple]:
+    """One refit's PFI rows: per variable, the MR averaged over the repeats."""
+    diff = arrays.mr_difference().mean(axis=2)[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = arrays.mr_ratio().mean(axis=2)[0]
+    e_sw = arrays.e_switch.mean(axis=2)[0]
+    R = arrays.e_switch.shape[2]
+    return [
+        (k, name, arrays.estimator, loss_name, float(arrays.e_orig[0]), float(e_sw[g]), float(diff[g]),
+         float(ratio[g]), R, n1, n2)
+        for g, name in enumerate(arrays.features)
+    ]  # fmt: skip
 
 
 def learner_pd_pfi(
@@ -715,8 +681,10 @@ def learner_tables(
         )
     classes = data.classes
     multi = {}
+    design = refit_design(settings, stratify=classes is not None)
     if classes is not None:
         multi = {"pd_class_index": class_choice(classes, settings.figure_class)["class_index"]}
+        design = dataclasses.replace(design, **multi)
     feature_names = list(data.features)
     groups = importance_groups(data)
     # PFI plays the user's groups as one variable each (PD explains their columns); without user
@@ -726,13 +694,12 @@ def learner_tables(
         estimator_factory(family, settings.task, params, options=settings.options if options is None else options),
         data.X_train_raw,
         data.y_train,
-        refit_design(settings, stratify=classes is not None),
+        design,
         feature_names=feature_names,
         features=features_from_groups(feature_names, data.feature_groups),  # PD: columns and one-hot groups
         pd_features=list(pd_features),
         confidence=settings.confidence,
         n_jobs=n_jobs,
-        **multi,
         imputer=data.imputer,
         **pfi,
         effects=refit_effects_of(settings.effects if effects is None else effects),

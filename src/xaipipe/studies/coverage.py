@@ -254,6 +254,7 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> tupl
         pfi_estimator=lc["pfi_estimator"],
         n_repeats=int(lc["n_repeats"]),
         random_state=seed,
+        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
     )
     res = learner_pd_pfi(
         estimator_factory(family, _TASK, params, options=options),
@@ -262,7 +263,6 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> tupl
         design,
         feature_names=names,
         pd_features=list(lc["pd_features"]),
-        grids={f: list(lc["grid"]) for f in lc["pd_features"]},
         n_jobs=1,
         effects=effects,
     )

@@ -589,15 +589,15 @@ def _explain_agnostic(
     n_rows_in_X,
     background,
     algorithm,
-    link,
-    proba_clip,
-    n_permutations,
-    n_coalitions,
+    options,
     n_jobs,
     random_state,
     feature_names,
     class_index: int | None = None,
 ) -> dict:
+    """The permutation / kernel explainer's fields; ``options``: the validated :class:`ShapOptions`."""
+    link, proba_clip = options.link, options.proba_clip
+    n_permutations, n_coalitions = options.n_permutations, options.n_coalitions
     p = Xe.shape[1]
     details: dict[str, Any] = {}
     if class_index is not None:  # multiclass: class k's one-vs-rest log-odds logit(p_k), or p_k
