@@ -139,6 +139,17 @@ class AleTables(NamedTuple):
         return {"ale": self.ale, "ale_2d": self.ale_2d}
 
 
+def _varies(Xv, cols, is_group: bool):
+    """``(whether the variable takes at least two values in Xv, a one-hot group's grid or None)``."""
+    if is_group:
+        try:
+            grid = onehot_grid(Xv[:, cols])
+        except ValueError:
+            return False, None
+        return np.unique(Xv[:, cols], axis=0).shape[0] >= 2, grid
+    return np.unique(Xv[:, cols[0]]).size >= 2, None
+
+
 def ale_tables(
     model,
     data,
@@ -231,16 +242,8 @@ def ale_tables(
     if large_data_rows is not None and n > int(large_data_rows):
         sub = Xv[np.sort(np.random.default_rng(settings.seed).choice(n, int(large_data_rows), replace=False))]
     for name, cols, is_group in _variables(names, feature_groups):
-        if is_group:
-            try:
-                grid = onehot_grid(Xv[:, cols])
-            except ValueError:
-                skipped.append(name)
-                continue
-            if np.unique(Xv[:, cols], axis=0).shape[0] < 2:
-                skipped.append(name)
-                continue
-        elif np.unique(Xv[:, cols[0]]).size < 2:
+        varies, grid = _varies(Xv, cols, is_group)
+        if not varies:
             skipped.append(name)
             continue
         res = accumulated_local_effects(
