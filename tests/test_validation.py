@@ -78,3 +78,19 @@ def test_check_finite_agrees_with_numpy_and_names_the_argument():
     with_nan[1, 1] = np.inf
     with pytest.raises(ValueError, match=r"^X contains infinite values$"):
         check_finite(with_nan, "X", allow_nan=True)
+
+
+def test_check_matrix_is_check_array_with_a_column_count():
+    import pandas as pd
+
+    from xaipipe.validation import check_matrix
+
+    A = np.arange(6.0).reshape(2, 3)
+    assert check_matrix(A, "X") is A  # a float64 array: no copy
+    np.testing.assert_array_equal(check_matrix(pd.DataFrame(A.astype(int)), "X"), A)
+    assert check_matrix(A.astype(np.float32), "X").dtype == np.float64
+    with pytest.raises(ValueError, match="X_train has 3 features, expected 4"):
+        check_matrix(A, "X_train", 4)
+    for bad, match in ((np.zeros(3), "2D array"), (np.zeros((0, 3)), "0 sample"), (np.array([[np.nan]]), "NaN")):
+        with pytest.raises(ValueError, match=match):
+            check_matrix(bad, "X")

@@ -100,3 +100,34 @@ def check_finite(values: Any, name: str, *, allow_nan: bool = False) -> np.ndarr
     except ValueError:
         raise ValueError(f"{name} contains {'infinite' if allow_nan else 'NaN or infinite'} values") from None
     return arr
+
+
+def check_matrix(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
+    """A non-empty 2-D float64 array of finite values: scikit-learn's ``check_array``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        A DataFrame gives its values (the names are the caller's business).
+    name : str
+        The argument's name, for the messages.
+    n_features : int, optional
+        The number of columns ``X`` must have.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, p)
+        ``X`` as ``np.asarray(X, dtype=np.float64)`` would give it (no copy of a float64 array).
+
+    Raises
+    ------
+    ValueError
+        Not 2-D, no rows or columns, NaN or infinite values, not convertible to float, or
+        ``"<name> has <p> features, expected <n_features>"``.
+    """
+    from sklearn.utils import check_array
+
+    A = check_array(X, dtype=np.float64, input_name=name)
+    if n_features is not None and A.shape[1] != n_features:
+        raise ValueError(f"{name} has {A.shape[1]} features, expected {n_features}")
+    return A

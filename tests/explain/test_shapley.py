@@ -481,7 +481,7 @@ def small_models(reg_data, clf_data):
     [
         ("lin", {"X": np.zeros((3, P + 1))}, ValueError, "features"),
         ("lin", {"X": np.full((3, P), np.nan)}, ValueError, "NaN"),
-        ("lin", {"X": np.zeros(P)}, ValueError, "2-D"),
+        ("lin", {"X": np.zeros(P)}, ValueError, "2D array"),  # scikit-learn's check_array
         ("lin", {"X_background": None}, ValueError, "X_background"),
         ("lin", {"X_background": np.zeros((4, 2))}, ValueError, "X_background has 2 features"),
         ("lin", {"algorithm": "magic"}, ValueError, "unknown algorithm"),

@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 from ..config.lime import LimeSettings
-from ..validation import check_finite
+from ..validation import check_matrix
 
 __all__ = [
     "LimeOptions",
@@ -131,16 +131,6 @@ class LimeResult:
     def local_accuracy_gap(self) -> np.ndarray:
         """``|g(x) - f(x)|`` per row, units of ``output``."""
         return np.abs(self.local_prediction - self.model_output)
-
-
-def _matrix(X, name: str, p: int | None = None) -> np.ndarray:
-    A = np.asarray(X, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {A.shape}")
-    if p is not None and A.shape[1] != p:
-        raise ValueError(f"{name} has {A.shape[1]} features, expected {p}")
-    check_finite(A, name)
-    return A
 
 
 def _model_input(estimator, Z: np.ndarray):
@@ -319,9 +309,9 @@ def lime_explanations(
     discretizer, kernel_width, proba_clip = opts.discretizer, opts.kernel_width, opts.proba_clip
     import lime.lime_tabular
 
-    Xa = _matrix(X, "X")
+    Xa = check_matrix(X, "X")
     p = Xa.shape[1]
-    Tr = _matrix(X_train, "X_train", p)
+    Tr = check_matrix(X_train, "X_train", p)
     if feature_names is None:
         feature_names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{j}" for j in range(p)]
     names = tuple(str(c) for c in feature_names)

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..validation import check_finite
+from ..validation import check_matrix
 
 __all__ = ["ShapCheck", "kernel_vs_tree_shap"]
 
@@ -225,16 +225,6 @@ def _interventional_tree_shap(
     return values, expected, n_blocks
 
 
-def _matrix(X, name: str, p: int | None = None) -> np.ndarray:
-    A = np.asarray(X, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {A.shape}")
-    if p is not None and A.shape[1] != p:
-        raise ValueError(f"{name} has {A.shape[1]} features, expected {p}")
-    check_finite(A, name)
-    return A
-
-
 def kernel_vs_tree_shap(
     model,
     X: Any,
@@ -297,9 +287,9 @@ def kernel_vs_tree_shap(
         explained = model
     else:
         f, output, explained = _class_output_function(model, int(class_index))
-    Xe = _matrix(X, "X")
+    Xe = check_matrix(X, "X")
     p = Xe.shape[1]
-    B_all = _matrix(X_background, "X_background", p)
+    B_all = check_matrix(X_background, "X_background", p)
     names = [f"x{j}" for j in range(p)] if feature_names is None else [str(c) for c in feature_names]
     if len(names) != p:
         raise ValueError(f"feature_names has {len(names)} names but X has {p} columns")

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...validation import check_finite
-
 if TYPE_CHECKING:  # scikit-learn is imported where used
     from sklearn.base import BaseEstimator
 
@@ -76,21 +74,6 @@ def _class1_log_odds(estimator, proba_clip: float) -> tuple[Callable, str]:
     otherwise the logit of the clipped class-1 probability."""
     f = output_function(estimator, "logit", clip=proba_clip)
     return f, getattr(f, "source", f"clipped_probability(eps={proba_clip:g})")
-
-
-def _as_matrix(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, could not convert to float: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_rows, n_features), got shape {arr.shape}")
-    if arr.shape[0] < 1:
-        raise ValueError(f"{name} has no rows")
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(f"{name} has {arr.shape[1]} features, expected {n_features}")
-    check_finite(arr, name)
-    return arr
 
 
 def _feature_names(X: Any, estimator: BaseEstimator, p: int, feature_names) -> tuple:
