@@ -232,7 +232,7 @@ def test_batched_callable_and_2d_call_counts(reg_data):
     # additive in x3, bilinear in (x0, x1): PD = a * b + mean(x3)
     np.testing.assert_allclose(pd2, np.outer(g1, g2) + X[:, 3].mean(), atol=1e-12)
     calls.clear()
-    pdp.explain_feature(f, X, 0, resolution=11, max_batch_rows=10**6)
+    pdp.explain_feature(f, X, 0, resolution=11, options=pdp.EffectOptions(max_batch_rows=10**6))
     assert calls == [X.shape[0] * 11]  # one call for everything
 
 
@@ -326,7 +326,9 @@ def test_dice_sd_zero_for_additive_and_equal_to_sd_of_partner_for_product(reg_da
     assert np.max(additive.d_ice_sd) < 1e-10
     np.testing.assert_allclose(additive.d_pd, additive.d_ice.mean(axis=0))
     for smooth in (0, 2):
-        prod = pdp.explain_feature(lambda A: A[:, 0] * A[:, 1], X, 0, resolution=20, smooth=smooth)
+        prod = pdp.explain_feature(
+            lambda A: A[:, 0] * A[:, 1], X, 0, resolution=20, options=pdp.EffectOptions(smooth=smooth)
+        )
         # d/dx0 (x0 * x1) = x1 exactly, for every curve: s.d. across curves = s.d. of x1
         np.testing.assert_allclose(prod.d_ice, np.repeat(X[:, [1]], 20, axis=1), atol=1e-10)
         np.testing.assert_allclose(prod.d_ice_sd, np.full(20, np.std(X[:, 1], ddof=1)), rtol=1e-10)
@@ -339,8 +341,8 @@ def test_dice_sd_fitted_stumps_vs_interaction_model():
     y_int = X[:, 0] * X[:, 1] * 3 + 0.05 * rng.normal(size=300)
     stumps = GradientBoostingRegressor(n_estimators=40, max_depth=1, random_state=0).fit(X, y_add)
     inter = GradientBoostingRegressor(n_estimators=40, max_depth=3, random_state=0).fit(X, y_int)
-    e_add = pdp.explain_feature(stumps, X[:100], 0, resolution=25, smooth=2)
-    e_int = pdp.explain_feature(inter, X[:100], 0, resolution=25, smooth=2)
+    e_add = pdp.explain_feature(stumps, X[:100], 0, resolution=25, options=pdp.EffectOptions(smooth=2))
+    e_int = pdp.explain_feature(inter, X[:100], 0, resolution=25, options=pdp.EffectOptions(smooth=2))
     assert np.max(e_add.d_ice_sd) < 1e-9 * max(1.0, np.max(np.abs(e_add.d_ice)))
     # true derivative 3 * x1 has s.d. 3 / sqrt(3) ~ 1.7 across curves
     assert np.mean(e_int.d_ice_sd) > 0.3
@@ -397,7 +399,7 @@ def test_dataframe_input_and_names(reg_data):
     model = GradientBoostingRegressor(n_estimators=10, random_state=0).fit(df, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "X does not have valid feature names"
-        eff = pdp.explain_feature(model, df, "c", resolution=8, max_batch_rows=100)
+        eff = pdp.explain_feature(model, df, "c", resolution=8, options=pdp.EffectOptions(max_batch_rows=100))
     assert eff.feature == "c"
     ref = pdp.ice_curves(model.predict, df, 2, eff.grid)
     np.testing.assert_allclose(eff.ice, ref)
@@ -528,10 +530,8 @@ def test_pd_ice_tables_wraps_effects_and_pairs():
             feature_names=names,
             feature_groups=groups,
             resolution=7,
-            kind="uniform",
-            percentiles=(0.0, 1.0),
+            options=pdp.EffectOptions(kind="uniform", percentiles=(0.0, 1.0), smooth=0),
             anchor="min",
-            smooth=0,
             row_ids=np.arange(n) + 100,
         )
         for f in ["g", "x1", "x0", "x2"]

@@ -116,7 +116,7 @@ from ._curves import (
     partial_dependence,
     partial_dependence_2d,
 )
-from ._effects import FeatureEffect, PairEffect, explain_feature, explain_pair
+from ._effects import EffectOptions, FeatureEffect, PairEffect, explain_feature, explain_pair
 from ._grid import (
     NO_LEVEL,
     TABLE_KINDS,
@@ -136,6 +136,7 @@ from ._tables import (
 __all__ = [
     "TABLE_KINDS",
     "NO_LEVEL",
+    "EffectOptions",
     "FeatureEffect",
     "PairEffect",
     "feature_grid",

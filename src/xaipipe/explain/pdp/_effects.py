@@ -154,6 +154,29 @@ def _resolve_feature(
     return "+".join(name_of(j) for j in cols), cols, True
 
 
+@dataclass(frozen=True)
+class EffectOptions:
+    """The rarely changed options of :func:`explain_feature`, in one keyword.
+
+    Parameters
+    ----------
+    kind : str, default "uniform"
+        :func:`feature_grid`'s kind of a numeric feature's grid (without an explicit ``grid``).
+    percentiles : (float, float), default (0.05, 0.95)
+        :func:`feature_grid`'s range.
+    smooth, polyorder : int, default 2, 2
+        d-ICE smoother (:func:`ice_derivatives`).
+    max_batch_rows : int
+        See :func:`ice_curves`.
+    """
+
+    kind: str = "uniform"
+    percentiles: tuple[float, float] = (0.05, 0.95)
+    smooth: int = 2
+    polyorder: int = 2
+    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS
+
+
 def explain_feature(
     model,
     X,
@@ -165,13 +188,9 @@ def explain_feature(
     class_index: int = 1,
     grid=None,
     resolution: int = 100,
-    kind: str = "uniform",
-    percentiles: tuple[float, float] = (0.05, 0.95),
     anchor: str | float = "min",
-    smooth: int = 2,
-    polyorder: int = 2,
     row_ids=None,
-    max_batch_rows: int = DEFAULT_MAX_BATCH_ROWS,
+    options: EffectOptions | None = None,
 ) -> FeatureEffect:
     """ICE, PD, c-ICE, d-ICE and decile rug of one feature or one-hot group.
 
@@ -193,18 +212,20 @@ def explain_feature(
         See :func:`effect_function`.
     grid : array-like of shape (n_grid,), optional
         Explicit grid for a numeric feature (strictly increasing); otherwise
-        :func:`feature_grid` with ``resolution``, ``kind``, ``percentiles``.
+        :func:`feature_grid` with ``resolution`` and ``options.kind``, ``options.percentiles``.
         Groups always use :func:`onehot_grid`.
+    resolution : int, default 100
+        Grid points of a numeric feature without ``grid``.
     anchor : {"min", "max"} or float, default "min"
         c-ICE anchor (:func:`anchor_index`; a quantile of the observed feature).
         For a group: "min" / "max" = first / last level.
-    smooth, polyorder : int
-        d-ICE smoother (:func:`ice_derivatives`).
     row_ids : array-like of int, shape (n_samples,), optional
         Identifiers of the rows of ``X`` (default ``0..n-1``; e.g. the row
         numbers of the test split in the prepared table).
-    max_batch_rows : int
-        See :func:`ice_curves`.
+    options : EffectOptions, optional
+        The rarely changed options (:class:`EffectOptions`: the grid's ``kind`` and
+        ``percentiles``, the d-ICE smoother's ``smooth`` and ``polyorder``, ``max_batch_rows``).
+        None: ``EffectOptions()``.
 
     Returns
     -------
@@ -215,6 +236,9 @@ def explain_feature(
     ValueError, TypeError
         Invalid inputs (see the functions above); a quantile anchor for a group.
     """
+    opts = EffectOptions() if options is None else options
+    kind, percentiles, smooth, polyorder = opts.kind, opts.percentiles, opts.smooth, opts.polyorder
+    max_batch_rows = opts.max_batch_rows
     Xv, _, x_names = _check_X(X)
     names = list(feature_names) if feature_names is not None else x_names
     if names is not None and len(names) != Xv.shape[1]:

@@ -448,21 +448,19 @@ def _pd_ice_class(model, X, plan: Mapping, class_index: int | None = None) -> tu
     ``percentiles``, ``anchor``, ``smooth``, ``max_curves``, ``pair_resolution``,
     ``max_batch_rows``; under the large-data policy ``grids`` and ``n_total`` too).
     """
-    from ._effects import explain_feature, explain_pair
+    from ._effects import EffectOptions, explain_feature, explain_pair
 
     top = list(plan["top"])
     extra = [f for f in plan["extra"] if f not in top]
     groups = dict(plan["feature_groups"] or {})
     pair, grids, n_total = plan["pair"], plan.get("grids"), plan.get("n_total")
-    common = dict(
-        feature_names=list(plan["feature_names"]),
-        output=plan["output"],
-        kind=plan["kind"],
-        percentiles=tuple(plan["percentiles"]),
-        max_batch_rows=plan["max_batch_rows"],
-    )
+    common = dict(feature_names=list(plan["feature_names"]), output=plan["output"])
     if class_index is not None:
         common["class_index"] = class_index
+    grid_options = dict(
+        kind=plan["kind"], percentiles=tuple(plan["percentiles"]), max_batch_rows=plan["max_batch_rows"]
+    )
+    options = EffectOptions(smooth=plan["smooth"], **grid_options)
     effects = [
         explain_feature(
             model,
@@ -471,9 +469,9 @@ def _pd_ice_class(model, X, plan: Mapping, class_index: int | None = None) -> tu
             feature_groups=groups,
             resolution=plan["resolution"],
             anchor=plan["anchor"],
-            smooth=plan["smooth"],
             row_ids=plan["row_ids"],
             grid=(grids or {}).get(name),
+            options=options,
             **common,
         )
         for name in top + extra
@@ -486,7 +484,9 @@ def _pd_ice_class(model, X, plan: Mapping, class_index: int | None = None) -> tu
         pair = tuple(top[:2])
     if pair is not None:
         pairs = pair_table(
-            explain_pair(model, X, pair, feature_groups=groups, resolution=plan["pair_resolution"], **common)
+            explain_pair(
+                model, X, pair, feature_groups=groups, resolution=plan["pair_resolution"], **common, **grid_options
+            )
         )
     else:
         pairs = pd.DataFrame(columns=_PAIR_COLUMNS)

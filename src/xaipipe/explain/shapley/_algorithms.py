@@ -401,7 +401,6 @@ def _check_scaler_pipeline(estimator, what: str = "linear_explainer") -> None:
 
 
 def _explain_linear(estimator, Xe, background, class_index: int | None = None) -> dict:
-    import shap
     from sklearn.pipeline import Pipeline
 
     _check_scaler_pipeline(estimator)
@@ -414,13 +413,7 @@ def _explain_linear(estimator, Xe, background, class_index: int | None = None) -
     coef = np.asarray(est.coef_, dtype=np.float64)
     if coef.ndim == 2 and coef.shape[0] != 1:
         raise ValueError(f"linear_explainer needs a single-output linear model, coef_ has shape {coef.shape}")
-    if isinstance(estimator, Pipeline):
-        Xt = np.asarray(estimator[:-1].transform(_model_input(estimator, Xe)), dtype=np.float64)
-        Bt = np.asarray(estimator[:-1].transform(_model_input(estimator, background)), dtype=np.float64)
-    else:
-        Xt, Bt = Xe, background
-    masker = shap.maskers.Independent(Bt, max_samples=Bt.shape[0])
-    explainer = shap.LinearExplainer(est, masker)
+    explainer, Xt, Bt = _linear_explainer(estimator, est, Xe, background)
     values = np.asarray(explainer.shap_values(Xt), dtype=np.float64)
     base = float(np.asarray(explainer.expected_value, dtype=np.float64).reshape(-1)[0])
     if classifier:
@@ -443,22 +436,30 @@ def _explain_linear(estimator, Xe, background, class_index: int | None = None) -
     )
 
 
-def _explain_linear_class(estimator, est, Xe, background, k: int) -> dict:
-    """Linear SHAP of class ``k``'s score ``w_k . z + b_k`` of a multinomial logistic model (the
-    softmax margin, ``decision_function[:, k]``): ``phi_j = w_kj (z_j - mean z_j)``."""
+def _linear_explainer(estimator, est, Xe, background):
+    """``shap.LinearExplainer`` of the final linear model ``est`` on the background ``Bt`` and the
+    rows ``Xt`` it explains (``Xe`` / ``background`` through a pipeline's scaler, if any)."""
     import shap
     from sklearn.pipeline import Pipeline
 
-    coef = np.asarray(est.coef_, dtype=np.float64)
-    if coef.ndim != 2 or coef.shape[0] <= k:
-        raise ValueError(f"linear_explainer: class {k} needs one coefficient row per class, coef_ has {coef.shape}")
     if isinstance(estimator, Pipeline):
         Xt = np.asarray(estimator[:-1].transform(_model_input(estimator, Xe)), dtype=np.float64)
         Bt = np.asarray(estimator[:-1].transform(_model_input(estimator, background)), dtype=np.float64)
     else:
         Xt, Bt = Xe, background
     masker = shap.maskers.Independent(Bt, max_samples=Bt.shape[0])
-    explainer = shap.LinearExplainer(est, masker)
+    return shap.LinearExplainer(est, masker), Xt, Bt
+
+
+def _explain_linear_class(estimator, est, Xe, background, k: int) -> dict:
+    """Linear SHAP of class ``k``'s score ``w_k . z + b_k`` of a multinomial logistic model (the
+    softmax margin, ``decision_function[:, k]``): ``phi_j = w_kj (z_j - mean z_j)``."""
+    from sklearn.pipeline import Pipeline
+
+    coef = np.asarray(est.coef_, dtype=np.float64)
+    if coef.ndim != 2 or coef.shape[0] <= k:
+        raise ValueError(f"linear_explainer: class {k} needs one coefficient row per class, coef_ has {coef.shape}")
+    explainer, Xt, Bt = _linear_explainer(estimator, est, Xe, background)
     values = np.asarray(explainer.shap_values(Xt), dtype=np.float64)[..., k]
     base = float(np.asarray(explainer.expected_value, dtype=np.float64).reshape(-1)[k])
     model_output = np.asarray(estimator.decision_function(_model_input(estimator, Xe)), dtype=np.float64)[:, k]
