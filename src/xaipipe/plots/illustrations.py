@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ._common import check_table
+
 __all__ = [
     "plot_boosting_depth",
     "plot_boosting_shrinkage",
@@ -31,17 +33,6 @@ __all__ = [
 
 TRAIN_LABEL = "training"
 TEST_LABEL = "test"
-
-
-def _table(table: pd.DataFrame, needed: Sequence[str], what: str) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{what} must be a DataFrame, got {type(table).__name__}")
-    missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise ValueError(f"{what} lacks columns {missing}")
-    if table.empty:
-        raise ValueError(f"{what} is empty")
-    return table
 
 
 def plot_regression_tree(
@@ -105,7 +96,7 @@ def plot_pruning_path(path: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(path, ["alpha", "train_mse", "test_mse", "n_leaves"], "pruning path").sort_values("alpha")
+    t = check_table(path, ["alpha", "train_mse", "test_mse", "n_leaves"], "pruning path").sort_values("alpha")
     fig, ax = plt.subplots()
     ax.step(t["alpha"], t["train_mse"], where="post", label=TRAIN_LABEL)
     ax.step(t["alpha"], t["test_mse"], where="post", label=TEST_LABEL)
@@ -139,7 +130,7 @@ def plot_oob_curve(curve: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(curve, ["max_features", "n_trees", "oob_mse", "test_mse"], "OOB curve")
+    t = check_table(curve, ["max_features", "n_trees", "oob_mse", "test_mse"], "OOB curve")
     fig, ax = plt.subplots()
     for k, (mf, part) in enumerate(t.groupby("max_features", sort=False)):
         part = part.sort_values("n_trees")
@@ -172,7 +163,7 @@ def plot_loss_functions(losses: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(losses, ["residual", "squared", "absolute", "huber", "delta"], "loss table")
+    t = check_table(losses, ["residual", "squared", "absolute", "huber", "delta"], "loss table")
     delta = float(t["delta"].iloc[0])
     fig, ax = plt.subplots()
     ax.plot(t["residual"], t["squared"], label=r"squared $r^2/2$")
@@ -200,7 +191,7 @@ def plot_boosting_depth(depths: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(depths, ["max_depth", "train_mse", "test_mse"], "depth table").sort_values("max_depth")
+    t = check_table(depths, ["max_depth", "train_mse", "test_mse"], "depth table").sort_values("max_depth")
     fig, ax = plt.subplots()
     ax.plot(t["max_depth"], t["train_mse"], "o-", label=TRAIN_LABEL)
     ax.plot(t["max_depth"], t["test_mse"], "o-", label=TEST_LABEL)
@@ -238,7 +229,7 @@ def plot_boosting_shrinkage(curves: pd.DataFrame, *, log_y: bool = True):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(curves, ["learning_rate", "iteration", "train_mse", "test_mse", "early_stop"], "staged curves")
+    t = check_table(curves, ["learning_rate", "iteration", "train_mse", "test_mse", "early_stop"], "staged curves")
     fig, axes = plt.subplots(1, 2, figsize=(6.3, 3.0), sharex=True)
     for k, (lr, part) in enumerate(t.groupby("learning_rate", sort=True)):
         part = part.sort_values("iteration")
