@@ -333,6 +333,11 @@ def _mcr_views() -> list[dict]:
     return [mcr, table]
 
 
+def _max_of(*fields: str) -> list[dict]:
+    """Vega-Lite aggregate ops: the maximum of each field, under its own name."""
+    return [{"op": "max", "field": field, "as": field} for field in fields]
+
+
 def _cloud_view(view: DatasetView) -> dict:
     """The variable importance cloud: two variables' MR over the selected members, one point per function."""
     base = [*_membership(), *_mr()]
@@ -343,22 +348,10 @@ def _cloud_view(view: DatasetView) -> dict:
             {"filter": "datum.selected"},
             {"calculate": "datum.feature == var_x ? datum.mr : null", "as": "mr_x"},
             {"calculate": "datum.feature == var_y ? datum.mr : null", "as": "mr_y"},
-            {
-                "aggregate": [
-                    {"op": "max", "field": "mr_x", "as": "mr_x"},
-                    {"op": "max", "field": "mr_y", "as": "mr_y"},
-                    {"op": "max", "field": "is_ref", "as": "is_ref"},
-                ],
-                "groupby": ["member", "function", "family"],
-            },
+            {"aggregate": _max_of("mr_x", "mr_y", "is_ref"), "groupby": ["member", "function", "family"]},
             # distinct functions drawn once: members with bitwise-equal test predictions have equal MR
             {
-                "aggregate": [
-                    {"op": "count", "as": "multiplicity"},
-                    {"op": "max", "field": "mr_x", "as": "mr_x"},
-                    {"op": "max", "field": "mr_y", "as": "mr_y"},
-                    {"op": "max", "field": "is_ref", "as": "is_ref"},
-                ],
+                "aggregate": [{"op": "count", "as": "multiplicity"}, *_max_of("mr_x", "mr_y", "is_ref")],
                 "groupby": ["function", "family"],
             },
         ],
