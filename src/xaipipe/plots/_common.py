@@ -38,10 +38,8 @@ def check_table(table, needed: Sequence[str], what: str, *, frame_name: str | No
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{frame_name or what} must be a DataFrame, got {type(table).__name__}")
     missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise ValueError(f"{what} lacks columns {missing}")
-    if table.empty:
-        raise ValueError(f"{what} is empty")
+    if missing or table.empty:
+        raise ValueError(f"{what} lacks columns {missing}" if missing else f"{what} is empty")
     return table
 
 

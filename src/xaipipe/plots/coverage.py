@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..studies.coverage_table import COVERAGE_COLUMNS
 from ._common import check_table
 
 __all__ = ["plot_coverage"]
@@ -31,20 +32,9 @@ CORRECTED_COLOUR = "#0072B2"  # Okabe-Ito blue
 NAIVE_COLOUR = "#E69F00"  # Okabe-Ito orange
 SCOPE_COLOURS = ["#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 
-_NEEDED = [
-    "quantity",
-    "interval",
-    "target",
-    "family",
-    "scope",
-    "epsilon",
-    "feature",
-    "grid_value",
-    "nominal",
-    "coverage",
-    "coverage_se",
-    "n_repetitions",
-]
+#: The columns the figure reads: the coverage table's but the ε mode, the counts of intervals, the
+#: sample size and the widths and errors.
+_NEEDED = [c for c in COVERAGE_COLUMNS if c not in ("epsilon_mode", "n_intervals", "n", "mean_width", "mean_error")]
 _LEARNER = {
     "learner_pd": "learner-PD (pointwise)",
     "learner_mr_ratio": "learner-PFI, ratio $e_{switch}/e_{orig}$",
