@@ -130,7 +130,7 @@ from ..config.rashomon import BootstrapSettings
 from ..data.prepare import importance_groups
 from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_finite, check_int
-from ._resample import grid_configurations
+from ._resample import ResampleRun, grid_configurations, one_resample
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
@@ -486,7 +486,6 @@ def bootstrap_rashomon(
 
     from ..explain.reliance import ESTIMATORS, estimator_stream, random_permutations, resolve_features
     from ..losses import resolve_loss
-    from ._resample import ResampleRun, one_resample
 
     mr = BootstrapReliance() if reliance is None else reliance
     engine = BootstrapEngine() if engine is None else engine
