@@ -9,7 +9,8 @@ A front door (:mod:`xaipipe._lazy`): ``from xaipipe.rashomon import <entry point
 its part of the rule -> entry map.
 Library entries (no rule): ``rashomon_scopes``, ``members_reliance``, ``mcr_table``, ``mcr_path``,
 ``linear_exact_scope``; ``BootstrapReliance`` and ``BootstrapEngine`` (the option objects of
-:func:`xaipipe.rashomon.bootstrap.bootstrap_rashomon`).
+:func:`xaipipe.rashomon.bootstrap.bootstrap_rashomon`), ``CurveOptions`` (of
+:func:`xaipipe.rashomon.envelope.pd_envelope_table`).
 """
 
 from .._lazy import attach
@@ -31,6 +32,7 @@ ENTRY_POINTS = {
     "consensus_study": "consensus",
     "default_summary": "consensus",
     "member_effects": "effects",
+    "CurveOptions": "envelope",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it

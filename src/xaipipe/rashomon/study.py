@@ -424,7 +424,7 @@ def mcr_study(
 
 def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_blocks, store_dir) -> RashomonStudy:
     """:func:`mcr_study` with the forest stores' folder ``store_dir`` (None: forests held whole)."""
-    from .envelope import pd_envelope_table
+    from .envelope import CurveOptions, pd_envelope_table
     from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
     from .sets import set_sizes
 
@@ -523,10 +523,10 @@ def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_b
         feature_groups=feature_groups,
         top_k=settings.pd["top_k"],
         estimator=settings.estimators[0],
-        resolution=settings.pd["resolution"],
-        percentiles=(0.0, 1.0),
         curves=curves_parts,
-        class_index=pd_class_index,
+        curve_options=CurveOptions(
+            resolution=settings.pd["resolution"], percentiles=(0.0, 1.0), class_index=pd_class_index
+        ),
     )
     # the members' test predictions in the order of the member table (the same in one job and with
     # refit jobs), and the distinct functions / default-ε columns of sets, mcr and path (issue 35)
