@@ -43,7 +43,7 @@ import pandas as pd
 
 from ..config._base import check_family
 from ..io import read_csv
-from ..models.cv import cross_validate_grid, n_fit_units, summarize_cv
+from ..models.cv import CVEngine, cross_validate_grid, n_fit_units, summarize_cv
 
 __all__ = [
     "THESIS_GRID",
@@ -507,7 +507,7 @@ def study_cv_shard(
         folds,
         random_state=random_state,
         n_jobs=n_jobs,
-        shard=(shard, n_shards),
+        engine=CVEngine(shard=(shard, n_shards)),
     )
     return summarize_cv(table, "regression")
 
