@@ -69,7 +69,7 @@ ENTRY_KEYS = (
 )
 #: keys that only the configuration's ``datasets.<d>`` entries have
 OPTION_KEYS = ("enabled", "families", "one_hot", "variant", "class_order")
-#: missing-value policies (``missing:``; :func:`xaipipe.data.prepare.prepare_table`)
+#: missing-value policies (``missing:``; :func:`xaipipe.data.preparation.prepare_table`)
 MISSING_POLICIES = ("error", "drop_rows", "impute")
 #: source kinds
 SOURCE_KINDS = ("uci", "sklearn", "file", "openml", "simulated")
@@ -110,12 +110,12 @@ class DatasetEntry:
         The user's feature groups (``groups: {name: [columns...]}``): each group is one variable
         of model reliance, MCR, SHAP (summed) and SAGE; a categorical's name stands for all its
         one-hot columns. Checked against the prepared columns by
-        :func:`xaipipe.data.prepare.prepare_table`.
+        :func:`xaipipe.data.preparation.prepare_table`.
     drop : tuple of str
         Features removed in preparation (after the correlation matrix).
     missing : {"error", "drop_rows", "impute"}
         What preparation does with missing feature or target values (default ``error``;
-        :func:`xaipipe.data.prepare.prepare_table`).
+        :func:`xaipipe.data.preparation.prepare_table`).
     positive_class : str or None
         Classification: the target value coded 1.
     variants : dict or None
@@ -414,7 +414,7 @@ def _check_groups(entry: DatasetEntry, roles: Mapping[str, str], where: str) -> 
     """The checks of ``datasets.<d>.groups`` that need no data: a column in two groups, a group
     named like a declared column, a member that is the target or an id / other column. Unknown
     columns and split one-hot groups are checked on the prepared columns
-    (:func:`xaipipe.data.prepare.prepare_table`)."""
+    (:func:`xaipipe.data.preparation.prepare_table`)."""
     dataset = entry.dataset
     owner: dict[str, str] = {}
     for name, cols in entry.groups.items():
@@ -529,7 +529,7 @@ def load_registry(
 # Helpers for the workflow
 # --------------------------------------------------------------------------- #
 def preparation_options(entry: DatasetEntry, config_options: Mapping[str, Any] | None = None) -> dict:
-    """Options of :func:`xaipipe.data.prepare.prepare_table` for one dataset.
+    """Options of :func:`xaipipe.data.preparation.prepare_table` for one dataset.
 
     ``drop`` (registry and configuration merged), ``missing`` when it is not the
     default ``error``, ``groups`` when some are declared (so that the thesis datasets' params, and their reruns, do not
