@@ -191,38 +191,8 @@ def prepare_table(
         )
     frame = canonical.copy()
     frame.insert(0, "row_id", np.arange(len(frame), dtype=np.int64))
-
-    variant = options.get("variant")
-    variants = sidecar.get("variants")
-    if variants:
-        choices = variants["options"]
-        variant = variant or variants["default"]
-        if variant not in choices:
-            raise ValueError(f"datasets.{dataset}.variant must be one of {list(choices)}, got {variant!r}")
-        column = variants["column"]
-        rows = choices[variant].get("rows")
-        if rows is not None:
-            frame = frame[frame[column].isin(rows)]
-        for name, level in (choices[variant].get("indicators") or {}).items():
-            frame[name] = (frame[column] == level).astype(float)
-            features = features + [name]
-    elif variant is not None:
-        raise ValueError(
-            f"datasets.{dataset}.variant is only defined for datasets whose registry entry declares variants"
-        )
-
-    drop = list(options.get("drop") or [])
-    unknown = [c for c in drop if c not in features]
-    if unknown:
-        raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
-    kept = [c for c in features if c not in drop]
-    if options.get("one_hot") is not None:
-        one_hot = list(options["one_hot"])
-        unknown = [c for c in one_hot if c not in kept]
-        if unknown:
-            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {kept}")
-    else:
-        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in kept]
+    frame, features, variant = _apply_variant(frame, features, sidecar, options.get("variant"))
+    drop, kept, one_hot = _kept_columns(features, sidecar, options)
     missing_info = None
     if policy != "error":
         frame, missing_info = _remove_missing_rows(frame, dataset, target, kept, policy)
@@ -243,19 +213,7 @@ def prepare_table(
 
     numeric_before_drop = [c for c in features + [target] if pd.api.types.is_numeric_dtype(frame[c])]
     correlation_input = frame[numeric_before_drop].reset_index(drop=True)
-    features = kept
-    groups: dict[str, list[str]] = {}
-    for col in one_hot:
-        levels, members = _one_hot_levels(frame, col)
-        values, absent = frame[col].astype(str), frame[col].isna()
-        for lvl, name in zip(levels, members):
-            dummy = (values == lvl).astype(float)
-            if absent.any():
-                dummy[absent] = np.nan  # the level is unknown: every column of the group is missing
-            frame[name] = dummy
-        pos = features.index(col)
-        features = features[:pos] + members + features[pos + 1 :]
-        groups[col] = members
+    features, groups = _expand_one_hot(frame, kept, one_hot)
     prepared = frame[["row_id"] + features + [target]].reset_index(drop=True)
     prepared[features] = prepared[features].astype(np.float64)
     if task == "regression":
@@ -282,14 +240,82 @@ def prepare_table(
         info["classes"] = classes
         info["class_coding"] = {label: k for k, label in enumerate(classes)}
     if missing_info is not None:  # only with a policy other than `error` (the thesis datasets' files unchanged)
-        left = prepared[features].isna()
-        missing_info["rows_imputed"] = int(left.any(axis=1).sum())
-        member = {c: g for g, cols in groups.items() for c in cols}
-        variables = dict.fromkeys(member.get(c, c) for c in features)  # a one-hot group counts once
-        counts = {v: int(left[groups[v]].any(axis=1).sum()) if v in groups else int(left[v].sum()) for v in variables}
-        missing_info["imputed"] = {v: n for v, n in counts.items() if n}
-        info["missing"] = missing_info
+        info["missing"] = _imputed_record(missing_info, prepared, features, groups)
     return prepared, info, correlation_input
+
+
+def _apply_variant(frame: pd.DataFrame, features: list[str], sidecar: Mapping[str, Any], variant):
+    """The rows and indicator features of the chosen variant (default the registry's) of a dataset
+    with ``variants``; ``(frame, features, variant)``."""
+    dataset = sidecar["dataset"]
+    variants = sidecar.get("variants")
+    if variants:
+        choices = variants["options"]
+        variant = variant or variants["default"]
+        if variant not in choices:
+            raise ValueError(f"datasets.{dataset}.variant must be one of {list(choices)}, got {variant!r}")
+        column = variants["column"]
+        rows = choices[variant].get("rows")
+        if rows is not None:
+            frame = frame[frame[column].isin(rows)]
+        for name, level in (choices[variant].get("indicators") or {}).items():
+            frame[name] = (frame[column] == level).astype(float)
+            features = features + [name]
+    elif variant is not None:
+        raise ValueError(
+            f"datasets.{dataset}.variant is only defined for datasets whose registry entry declares variants"
+        )
+    return frame, features, variant
+
+
+def _kept_columns(features: list[str], sidecar: Mapping[str, Any], options: Mapping[str, Any]):
+    """``(drop, kept, one_hot)``: the dropped features, the others, and the categorical ones among
+    them (``one_hot`` option, else the registry's ``categorical_columns``)."""
+    dataset = sidecar["dataset"]
+    drop = list(options.get("drop") or [])
+    unknown = [c for c in drop if c not in features]
+    if unknown:
+        raise ValueError(f"datasets.{dataset}.drop names unknown column(s) {unknown}; features are {features}")
+    kept = [c for c in features if c not in drop]
+    if options.get("one_hot") is not None:
+        one_hot = list(options["one_hot"])
+        unknown = [c for c in one_hot if c not in kept]
+        if unknown:
+            raise ValueError(f"datasets.{dataset}.one_hot names unknown column(s) {unknown}; features are {kept}")
+    else:
+        one_hot = [c for c in sidecar.get("categorical_columns") or [] if c in kept]
+    return drop, kept, one_hot
+
+
+def _expand_one_hot(frame: pd.DataFrame, kept: list[str], one_hot: list[str]):
+    """Add the 0/1 columns of every categorical to ``frame`` (NaN where the value is missing);
+    ``(features with each categorical replaced by its columns, one-hot groups)``."""
+    features = kept
+    groups: dict[str, list[str]] = {}
+    for col in one_hot:
+        levels, members = _one_hot_levels(frame, col)
+        values, absent = frame[col].astype(str), frame[col].isna()
+        for lvl, name in zip(levels, members):
+            dummy = (values == lvl).astype(float)
+            if absent.any():
+                dummy[absent] = np.nan  # the level is unknown: every column of the group is missing
+            frame[name] = dummy
+        pos = features.index(col)
+        features = features[:pos] + members + features[pos + 1 :]
+        groups[col] = members
+    return features, groups
+
+
+def _imputed_record(missing_info: dict, prepared: pd.DataFrame, features: list[str], groups) -> dict:
+    """``info["missing"]``: the policy's record with ``rows_imputed`` and ``imputed`` (variable ->
+    rows where it is missing; a one-hot group counts once)."""
+    left = prepared[features].isna()
+    missing_info["rows_imputed"] = int(left.any(axis=1).sum())
+    member = {c: g for g, cols in groups.items() for c in cols}
+    variables = dict.fromkeys(member.get(c, c) for c in features)  # a one-hot group counts once
+    counts = {v: int(left[groups[v]].any(axis=1).sum()) if v in groups else int(left[v].sum()) for v in variables}
+    missing_info["imputed"] = {v: n for v, n in counts.items() if n}
+    return missing_info
 
 
 def resolve_user_groups(
