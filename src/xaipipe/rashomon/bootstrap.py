@@ -129,7 +129,7 @@ import pandas as pd
 from ..config.rashomon import BootstrapSettings
 from ..data.prepare import importance_groups
 from ..data.resample import bootstrap_indices, resample_seeds
-from ..validation import check_finite, check_int
+from ..validation import check_finite, check_int, check_matrix
 from ._resample import ResampleRun, grid_configurations, one_resample
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
@@ -368,11 +368,8 @@ def _check_data(X, y, task, allow_nan):
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
         names = [str(c) for c in X.columns]
         X = X.to_numpy()
-    Xa = np.asarray(X, dtype=np.float64)
+    Xa = check_matrix(X, "X", allow_nan=allow_nan, min_rows=4)
     ya = np.asarray(y)
-    if Xa.ndim != 2 or Xa.shape[0] < 4:
-        raise ValueError(f"X must be 2-D with at least 4 rows, got shape {Xa.shape}")
-    check_finite(Xa, "X", allow_nan=allow_nan)
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
     ya, strata = _check_target(ya, task)
