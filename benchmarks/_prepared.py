@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from xaipipe.data.prepare import load_prepared, prepare_table
+from xaipipe.data.preparation import prepare_table
+from xaipipe.data.prepare import load_prepared
 from xaipipe.data.registry import load_registry, preparation_options
 from xaipipe.data.sources import load_canonical
 from xaipipe.data.split import make_split

@@ -4,7 +4,7 @@ Every script in ``benchmarks/`` has a ``--tiny`` mode that runs its real code pa
 in a few seconds (``tests/test_benchmarks.py`` runs each one). The scripts that read a
 dataset or the results of a workflow run build, in that mode, a stand-in with the functions
 of this module, which go through the pipeline's own code (the registry's ``file`` source,
-:func:`~xaipipe.data.prepare.prepare_table`, :func:`~xaipipe.data.split.make_split`,
+:func:`~xaipipe.data.preparation.prepare_table`, :func:`~xaipipe.data.split.make_split`,
 :func:`~xaipipe.models.fitting.fit_best`, the writers of :mod:`xaipipe.io` and the path
 catalog :func:`xaipipe.paths.result_path`), as the ``canonical``, ``prepare``, ``split`` and
 ``fit`` rules do:
@@ -87,7 +87,7 @@ def load_config() -> dict:
 
 def prepare(name: str, entries: Mapping[str, Mapping], cfg: Mapping) -> tuple[pd.DataFrame, dict, dict]:
     """(prepared table, its info, split) of dataset ``name``, as the canonical, prepare and split rules."""
-    from xaipipe.data.prepare import prepare_table
+    from xaipipe.data.preparation import prepare_table
     from xaipipe.data.registry import load_registry, preparation_options
     from xaipipe.data.sources import load_canonical
     from xaipipe.data.split import make_split

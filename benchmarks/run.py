@@ -223,7 +223,7 @@ def tiny_config(cfg: dict, folder: Path) -> dict:
 
 def load_dataset(name: str, cfg: dict, mirror: str) -> dict:
     """Prepared and split exactly as the pipeline's canonical/prepare/split rules."""
-    from xaipipe.data.prepare import prepare_table
+    from xaipipe.data.preparation import prepare_table
     from xaipipe.data.registry import load_registry, preparation_options
     from xaipipe.data.sources import load_canonical
     from xaipipe.data.split import folds_from_split, make_split

@@ -80,17 +80,27 @@ def test_check_finite_agrees_with_numpy_and_names_the_argument():
         check_finite(with_nan, "X", allow_nan=True)
 
 
-def test_check_matrix_is_check_array_with_a_column_count():
+def test_check_matrix_is_scikit_learns_check_array_with_the_projects_messages():
     import pandas as pd
+    from sklearn.utils import check_array
 
     from xaipipe.validation import check_matrix
 
-    A = np.arange(6.0).reshape(2, 3)
-    assert check_matrix(A, "X") is A  # a float64 array: no copy
-    np.testing.assert_array_equal(check_matrix(pd.DataFrame(A.astype(int)), "X"), A)
-    assert check_matrix(A.astype(np.float32), "X").dtype == np.float64
-    with pytest.raises(ValueError, match="X_train has 3 features, expected 4"):
-        check_matrix(A, "X_train", 4)
-    for bad, match in ((np.zeros(3), "2D array"), (np.zeros((0, 3)), "0 sample"), (np.array([[np.nan]]), "NaN")):
-        with pytest.raises(ValueError, match=match):
+    ints = np.arange(12).reshape(4, 3)
+    got = check_matrix(ints, "X")
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, check_array(ints, dtype=np.float64))  # the oracle
+    frame = pd.DataFrame(ints, columns=["a", "b", "c"])
+    assert check_matrix(frame, "X").tobytes() == np.asarray(frame, dtype=np.float64).tobytes()
+    for bad in (np.arange(3.0), np.zeros((2, 2, 2)), [["a", "b"]]):
+        with pytest.raises(ValueError, match=r"^X must be a 2-D numeric array"):
             check_matrix(bad, "X")
+    with pytest.raises(ValueError, match=r"^X must be a 2-D numeric array"):
+        check_matrix(ints, "X", min_rows=5)
+    with pytest.raises(ValueError, match=r"with 2 columns"):
+        check_matrix(ints, "X", n_features=2)
+    nan = ints.astype(float)
+    nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match=r"^X_test contains NaN or infinite values$"):
+        check_matrix(nan, "X_test")
+    assert np.isnan(check_matrix(nan, "X", allow_nan=True)[0, 0])

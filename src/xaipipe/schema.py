@@ -115,16 +115,37 @@ def _alternatives(branches: list) -> str | None:
     return " or ".join(" and ".join(repr(k) for k in b["required"]) for b in branches)
 
 
+def _unknown_keys(inst: Mapping, schema: Mapping) -> str:
+    """``unknown key 'x' (did you mean ...)`` for each key of ``inst`` that neither ``properties``
+    nor ``patternProperties`` of ``schema`` allows (empty when there is none)."""
+    known = list(schema.get("properties") or {})
+    patterns = list(schema.get("patternProperties") or {})
+    extra = [k for k in inst if k not in known and not any(re.search(p, str(k)) for p in patterns)]
+    return "; ".join(f"unknown key {k!r}{did_you_mean(k, known)}" for k in extra)
+
+
+def _describe_branches(error) -> str:
+    """One line for a failed ``oneOf`` / ``anyOf``: the alternatives' required keys, else the best
+    matching branch's error."""
+    alternatives = _alternatives(error.validator_value)
+    if alternatives:
+        return f"give {alternatives} (one alternative only)"
+    if error.context:
+        from jsonschema.exceptions import best_match
+
+        # the alternative of the instance's own type says most: drop the others' type errors
+        context = [e for e in error.context if e.validator != "type"] or error.context
+        return _describe(best_match(context))
+    return f"{_short(error.instance)} matches more than one alternative of the schema"
+
+
 def _describe(error) -> str:
     """One line (without the key path) for a :class:`jsonschema.ValidationError`."""
     kind, value, inst, schema = error.validator, error.validator_value, error.instance, error.schema
     if kind in ("additionalProperties", "unevaluatedProperties") and isinstance(inst, Mapping):
-        known = list(schema.get("properties") or {})
-        patterns = list(schema.get("patternProperties") or {})
-        extra = [k for k in inst if k not in known and not any(re.search(p, str(k)) for p in patterns)]
-        if extra:
-            parts = [f"unknown key {k!r}{did_you_mean(k, known)}" for k in extra]
-            return "; ".join(parts)
+        unknown = _unknown_keys(inst, schema)
+        if unknown:
+            return unknown
     if kind == "required":
         missing = [k for k in value if isinstance(inst, Mapping) and k not in inst]
         return f"missing required key(s) {missing}" if len(missing) != 1 else f"missing required key {missing[0]!r}"
@@ -142,16 +163,7 @@ def _describe(error) -> str:
             return f"key(s) {names} not allowed together with the other keys given here"
         return "a value that is not allowed here"
     if kind in ("oneOf", "anyOf"):
-        alternatives = _alternatives(value)
-        if alternatives:
-            return f"give {alternatives} (one alternative only)"
-        if error.context:
-            from jsonschema.exceptions import best_match
-
-            # the alternative of the instance's own type says most: drop the others' type errors
-            context = [e for e in error.context if e.validator != "type"] or error.context
-            return _describe(best_match(context))
-        return f"{_short(inst)} matches more than one alternative of the schema"
+        return _describe_branches(error)
     if kind == "dependentRequired":
         return error.message.replace("is a dependency of", "is needed with")
     if kind == "propertyNames":

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_int", "check_fraction", "check_confidence", "check_finite", "check_random_state"]
+__all__ = ["check_int", "check_fraction", "check_confidence", "check_finite", "check_matrix", "check_random_state"]
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None, allow_none: bool = False) -> int | None:
@@ -102,32 +102,43 @@ def check_finite(values: Any, name: str, *, allow_nan: bool = False) -> np.ndarr
     return arr
 
 
-def check_matrix(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
-    """A non-empty 2-D float64 array of finite values: scikit-learn's ``check_array``.
+def check_matrix(
+    X: Any, name: str = "X", *, allow_nan: bool = False, min_rows: int = 1, n_features: int | None = None
+) -> np.ndarray:
+    """A data matrix: 2-D, numeric, as float64, finite -- the project's one matrix check, built on
+    scikit-learn's ``sklearn.utils.check_array``.
 
     Parameters
     ----------
-    X : array-like of shape (n, p)
-        A DataFrame gives its values (the names are the caller's business).
-    name : str
+    X : array-like of shape (n_samples, n_features)
+        An array or a DataFrame (its values; the caller keeps the column names).
+    name : str, default "X"
         The argument's name, for the messages.
+    allow_nan : bool, default False
+        NaN allowed (missing values that an imputer fills); infinite values never are.
+    min_rows : int, default 1
+        Fewest rows accepted.
     n_features : int, optional
-        The number of columns ``X`` must have.
+        The number of columns required.
 
     Returns
     -------
-    ndarray of float64, shape (n, p)
-        ``X`` as ``np.asarray(X, dtype=np.float64)`` would give it (no copy of a float64 array).
+    ndarray of shape (n_samples, n_features), float64
+        ``check_array(X, dtype=float64)``: the same values as ``np.asarray(X, dtype=float64)``.
 
     Raises
     ------
     ValueError
-        Not 2-D, no rows or columns, NaN or infinite values, not convertible to float, or
-        ``"<name> has <p> features, expected <n_features>"``.
+        ``"<name> must be a 2-D numeric array ..."`` (not 2-D, not numeric, fewer than ``min_rows``
+        rows, or not ``n_features`` columns), or :func:`check_finite`'s message.
     """
     from sklearn.utils import check_array
 
-    A = check_array(X, dtype=np.float64, input_name=name)
-    if n_features is not None and A.shape[1] != n_features:
-        raise ValueError(f"{name} has {A.shape[1]} features, expected {n_features}")
-    return A
+    try:
+        arr = check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=min_rows, input_name=name)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 2-D numeric array (n_samples, n_features): {exc}") from None
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(f"{name} must be a 2-D numeric array with {n_features} columns, got shape {arr.shape}")
+    check_finite(arr, name, allow_nan=allow_nan)
+    return arr

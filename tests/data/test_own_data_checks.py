@@ -12,7 +12,8 @@ from sklearn.model_selection import StratifiedKFold
 from tests.data.test_registry import entry, user_frame
 from xaipipe.data.checks import DataCheckError
 from xaipipe.data.impute import MissingValueImputer
-from xaipipe.data.prepare import load_prepared, prepare_table
+from xaipipe.data.preparation import prepare_table
+from xaipipe.data.prepare import load_prepared
 from xaipipe.data.registry import load_registry, preparation_options
 from xaipipe.data.sources import load_canonical, normalize_canonical
 from xaipipe.data.split import check_sample_size, folds_from_split, make_checked_split, make_split

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xaipipe.data.prepare import check_features, correlation_matrix, prepare_table
+from xaipipe.data.preparation import correlation_matrix, prepare_table
+from xaipipe.data.prepare import check_features
 
 
 def test_airfoil_drops_attack_angle(canonical):

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.data.prepare import load_prepared, prepare_table
+from xaipipe.data.preparation import prepare_table
+from xaipipe.data.prepare import load_prepared
 from xaipipe.data.registry import load_registry, preparation_options
 from xaipipe.data.split import make_split
 from xaipipe.io import write_json

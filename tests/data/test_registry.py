@@ -17,7 +17,7 @@ import yaml
 from tests.conftest import REPO, THESIS_DATASETS
 from tests.data._loopback import LoopbackServer
 from xaipipe.data.parsers import PARSERS, get_parser
-from xaipipe.data.prepare import prepare_table
+from xaipipe.data.preparation import prepare_table
 from xaipipe.data.registry import (
     DatasetEntry,
     RegistryError,

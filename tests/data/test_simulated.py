@@ -122,7 +122,7 @@ def test_friedman_constants_against_quadrature():
 
 
 def test_sidecar_fields_and_the_pipeline_prepare_step_accepts_it():
-    from xaipipe.data.prepare import prepare_table
+    from xaipipe.data.preparation import prepare_table
 
     frame, side = load_simulated("friedman1", n=120, p=12, noise_sd=0.5, random_state=9, dataset="sim_f1")
     assert side["dataset"] == "sim_f1" and side["source"] == "simulated" and side["dgp"] == "friedman1"

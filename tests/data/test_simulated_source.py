@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from xaipipe.data.prepare import check_features, prepare_table
+from xaipipe.data.preparation import prepare_table
+from xaipipe.data.prepare import check_features
 from xaipipe.data.registry import DatasetEntry, RegistryError, load_registry
 from xaipipe.data.simulated import get_dgp, simulate
 from xaipipe.data.sources import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from tests.data.test_own_data_checks import frame_with_missing, load
-from xaipipe.data.prepare import prepare_table
+from xaipipe.data.preparation import prepare_table
 from xaipipe.data.registry import preparation_options
 from xaipipe.data.summary import DATA_SUMMARY_COLUMNS, data_summary_record, data_summary_table
 

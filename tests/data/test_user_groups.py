@@ -9,13 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.data.prepare import (
-    PreparedData,
-    expand_user_groups,
-    prepare_table,
-    resolve_user_groups,
-    variable_groups,
-)
+from xaipipe.data.preparation import prepare_table, resolve_user_groups
+from xaipipe.data.prepare import PreparedData, expand_user_groups, variable_groups
 from xaipipe.data.registry import RegistryError, preparation_options, validate_entry
 
 

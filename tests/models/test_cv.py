@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 
 from xaipipe.config import CVSettings
-from xaipipe.models.cv import cross_validate_grid, select_best, summarize_cv
+from xaipipe.models.cv import CVEngine, cross_validate_grid, select_best, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.models.grid import expand_grid
 
@@ -274,7 +274,9 @@ def test_shards_concatenate_to_the_whole_table(family, grid):
     n = n_fit_units(family, grid)
     assert n == {"gradient_boosting": 4, "decision_tree": 2, "ridge": 3}[family]
     parts = [
-        cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(k, n))
+        cross_validate_grid(
+            family, "regression", grid, X[:150], y[:150], folds, random_state=0, engine=CVEngine(shard=(k, n))
+        )
         for k in range(n)
     ]
     assert all(len(p) > 0 and len(p) % len(folds) == 0 for p in parts)
@@ -283,7 +285,9 @@ def test_shards_concatenate_to_the_whole_table(family, grid):
     cols = [c for c in whole.columns if c not in ("fit_time_s", "predict_time_s")]
     pd.testing.assert_frame_equal(joined[cols], whole[cols])
     with pytest.raises(ValueError, match="0 <= index < n_shards"):
-        cross_validate_grid(family, "regression", grid, X[:150], y[:150], folds, random_state=0, shard=(n, n))
+        cross_validate_grid(
+            family, "regression", grid, X[:150], y[:150], folds, random_state=0, engine=CVEngine(shard=(n, n))
+        )
 
 
 @pytest.mark.parametrize("n_shards", [2, 3])
@@ -295,10 +299,21 @@ def test_shards_past_the_fit_units_split_the_folds(n_shards):
     X, y = X[:120], y[:120]
     folds = _folds(X, y, False)
     grid = {"n_estimators": [3, 6, 9]}
-    kw = {"random_state": 4, "forest_blocks": (50, 4)}  # the block path too: 96 training rows >= 50
-    whole = cross_validate_grid("random_forest", "regression", grid, X, y, folds, **kw)
+    blocks = (50, 4)  # the block path too: 96 training rows >= 50
+    whole = cross_validate_grid(
+        "random_forest", "regression", grid, X, y, folds, random_state=4, engine=CVEngine(forest_blocks=blocks)
+    )
     parts = [
-        cross_validate_grid("random_forest", "regression", grid, X, y, folds, shard=(k, n_shards), **kw)
+        cross_validate_grid(
+            "random_forest",
+            "regression",
+            grid,
+            X,
+            y,
+            folds,
+            random_state=4,
+            engine=CVEngine(shard=(k, n_shards), forest_blocks=blocks),
+        )
         for k in range(n_shards)
     ]
     folds_of = [set(p["fold"]) for p in parts]
@@ -309,7 +324,9 @@ def test_shards_past_the_fit_units_split_the_folds(n_shards):
     cols = [c for c in whole.columns if c not in ("fit_time_s", "predict_time_s")]
     pd.testing.assert_frame_equal(joined[cols], whole[cols], check_exact=True)
     with pytest.raises(ValueError, match="more than its 1 fit unit"):
-        cross_validate_grid("random_forest", "regression", grid, X, y, folds, random_state=4, shard=(0, 4))
+        cross_validate_grid(
+            "random_forest", "regression", grid, X, y, folds, random_state=4, engine=CVEngine(shard=(0, 4))
+        )
 
 
 def test_cv_tables_from_shards_equals_the_unsplit_rule(tmp_path):
@@ -388,7 +405,15 @@ def test_missing_values_are_imputed_inside_every_fold(family, grid):
     X[rng.random(X.shape) < 0.15] = np.nan
     folds = _folds(X, y, False)
     table = cross_validate_grid(
-        family, "regression", grid, X, y, folds, random_state=5, n_jobs=1, imputer=MissingValueImputer()
+        family,
+        "regression",
+        grid,
+        X,
+        y,
+        folds,
+        random_state=5,
+        n_jobs=1,
+        engine=CVEngine(imputer=MissingValueImputer()),
     )
     assert (table["status"] == "ok").all()
     pipe = Pipeline(
@@ -447,7 +472,9 @@ def test_forest_blocks_leave_the_cv_table_bitwise_equal(family, grid, task, monk
         "forest_block_prefix_predictions",
         lambda *a, **k: calls.append(a[-1]) or real(*a, **k),
     )
-    blocked = cross_validate_grid(family, kind, grid, X, y, folds, random_state=3, forest_blocks=(1, 4))
+    blocked = cross_validate_grid(
+        family, kind, grid, X, y, folds, random_state=3, engine=CVEngine(forest_blocks=(1, 4))
+    )
     n_groups = len(plain["prefix_group"].unique())
     assert calls == [4] * (n_groups * len(folds))  # every fit went through the blocks
     timing = ["fit_time_s", "predict_time_s"]
@@ -455,7 +482,7 @@ def test_forest_blocks_leave_the_cv_table_bitwise_equal(family, grid, task, monk
     assert (blocked[timing] > 0).all().all()
     calls.clear()
     above = cross_validate_grid(
-        family, kind, grid, X, y, folds, random_state=3, forest_blocks=(len(X), 4)
+        family, kind, grid, X, y, folds, random_state=3, engine=CVEngine(forest_blocks=(len(X), 4))
     )  # no fold has that many training rows: all whole
     assert calls == []
     pd.testing.assert_frame_equal(above.drop(columns=timing), plain.drop(columns=timing), check_exact=True)

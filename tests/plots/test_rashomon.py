@@ -21,7 +21,7 @@ from xaipipe.plots.rashomon import (
     plot_rank_heatmap,
 )
 from xaipipe.plots.style import figure_style, save_figure
-from xaipipe.rashomon.envelope import members_partial_dependence, pd_envelope, pd_envelope_table
+from xaipipe.rashomon.envelope import CurveOptions, members_partial_dependence, pd_envelope, pd_envelope_table
 from xaipipe.rashomon.sets import select_set
 from xaipipe.rashomon.study import rashomon_reliance
 
@@ -162,7 +162,7 @@ def test_pd_envelope_table_round_trip(tables, tmp_path):
         feature_names=NAMES,
         feature_groups={"s": ["s_F", "s_M"]},
         top_k=3,
-        resolution=10,
+        curve_options=CurveOptions(resolution=10),
     )
     assert set(env["feature"]) == {"a", "b", "s"}
     assert env.loc[env["feature"] == "s", "x"].tolist() == ["s_F", "s_M"]

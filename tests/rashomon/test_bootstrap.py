@@ -22,6 +22,8 @@ from xaipipe.rashomon.bootstrap import (
     BOOTSTRAP_RELIANCE_COLUMNS,
     MCR_COLUMNS,
     MODEL_COLUMNS,
+    BootstrapEngine,
+    BootstrapReliance,
     bootstrap_indices,
     bootstrap_rashomon,
     bootstrap_tables,
@@ -79,8 +81,20 @@ def _e_switch(model, X, y, col):
     return np.mean((y[j[off]] - model.predict(Z)) ** 2)
 
 
+# bootstrap_rashomon-style MR keywords of _run -> BootstrapReliance's fields
+_MR_KEYS = {
+    "mr_estimator": "estimator",
+    "mr_data": "data",
+    "n_repeats": "n_repeats",
+    "X_test": "X_test",
+    "y_test": "y_test",
+}
+
+
 def _run(data, **kw):
     X, y = data
+    mr = {"estimator": "e_switch"}
+    mr.update({_MR_KEYS[k]: kw.pop(k) for k in list(kw) if k in _MR_KEYS})
     args = dict(
         task="regression",
         grids=GRIDS,
@@ -88,8 +102,8 @@ def _run(data, **kw):
         epsilon_mode="absolute",
         metric="mse",
         n_bootstrap=B,
-        mr_estimator="e_switch",
         random_state=SEED,
+        reliance=BootstrapReliance(**mr),
     )
     args.update(kw)
     return bootstrap_rashomon(X, y, **args)
@@ -345,7 +359,7 @@ def test_classification_and_failed_fits():
         task="classification",
         epsilon=0.05,
         n_bootstrap=2,
-        n_repeats=2,
+        reliance=BootstrapReliance(n_repeats=2),
         grids={"qda": {"reg_param": [0.0, 0.5]}, "logistic_regression": {"C": [0.01, 1.0]}},
     )
     failed = res.models[res.models.status == "failed"]
@@ -526,7 +540,14 @@ def test_missing_values_are_imputed_from_each_resample_in_bag_rows():
     X[rng.random(X.shape) < 0.2] = np.nan
     grids = {"linear_regression": {}, "gradient_boosting": {"n_estimators": [3, 6], "max_depth": [2]}}
     out = bootstrap_rashomon(
-        X, y, task="regression", grids=grids, epsilon=10.0, n_bootstrap=3, random_state=2, imputer=MissingValueImputer()
+        X,
+        y,
+        task="regression",
+        grids=grids,
+        epsilon=10.0,
+        n_bootstrap=3,
+        random_state=2,
+        engine=BootstrapEngine(imputer=MissingValueImputer()),
     )
     assert (out.models["status"] == "ok").all()
     for b, (boot, oob) in enumerate(bootstrap_indices(90, 3, 2)):

@@ -15,7 +15,7 @@ from xaipipe.config import LearnerSettings
 from xaipipe.explain.learner import learner_tables, subsample_splits
 from xaipipe.explain.reliance import sklearn_permutations
 from xaipipe.models.families import make_estimator
-from xaipipe.rashomon.bootstrap import bootstrap_indices, bootstrap_rashomon
+from xaipipe.rashomon.bootstrap import BootstrapReliance, bootstrap_indices, bootstrap_rashomon
 from xaipipe.rashomon.envelope import members_partial_dependence
 from xaipipe.rashomon.refit import FittedGroup, group_reliance
 
@@ -57,7 +57,7 @@ def test_bootstrap_rashomon_of_a_multiclass_grid(data):
         epsilon=0.5,
         epsilon_mode="relative",
         n_bootstrap=3,
-        n_repeats=2,
+        reliance=BootstrapReliance(n_repeats=2),
         random_state=0,
     )
     assert (out.models["status"] == "ok").all() and np.isfinite(out.models["loss"]).all()

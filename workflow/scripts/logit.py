@@ -10,19 +10,11 @@ from xaipipe.runner import run
 def main(smk):
     data = load_prepared(smk.input.table, smk.input.info, smk.input.split)
     model = read_joblib(smk.input.model) if "model" in smk.input.keys() else None  # noqa: SIM118 (names)
+    options = {"feature_groups": data.feature_groups, "penalized_model": model}
     if data.multiclass:  # baseline-category logits against the first class (statsmodels MNLogit)
-        table = mnlogit_inference(
-            data.X_train,
-            data.y_train,
-            data.features,
-            feature_groups=data.feature_groups,
-            classes=data.classes,
-            penalized_model=model,
-        )
+        table = mnlogit_inference(data.X_train, data.y_train, data.features, classes=data.classes, **options)
     else:
-        table = logit_inference(
-            data.X_train, data.y_train, data.features, feature_groups=data.feature_groups, penalized_model=model
-        )
+        table = logit_inference(data.X_train, data.y_train, data.features, **options)
     table.insert(0, "dataset", data.dataset)
     write_csv(smk.output.table, table)
 

@@ -60,24 +60,25 @@ def first_loss(task: str) -> str:
     return LOSSES[task][0]
 
 
-def frozen(value: Any) -> Any:
-    """A config value as a settings field: lists as tuples, mappings copied."""
-    if isinstance(value, list):
-        return tuple(value)
+def _convert(value: Any, sequence: type, to: type) -> Any:
+    """``value`` with a ``sequence`` turned into ``to`` and a mapping copied into a dict."""
+    if isinstance(value, sequence):
+        return to(value)
     if isinstance(value, Mapping):
         return dict(value)
     return value
+
+
+def frozen(value: Any) -> Any:
+    """A config value as a settings field: lists as tuples, mappings copied."""
+    return _convert(value, list, tuple)
 
 
 def plain(value: Any) -> Any:
     """A settings field as a rule parameter: tuples as lists, mappings copied, settings as dicts."""
     if isinstance(value, Settings):
         return value.to_params()
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, Mapping):
-        return dict(value)
-    return value
+    return _convert(value, tuple, list)
 
 
 def check_task(task: str) -> None:
@@ -179,6 +180,13 @@ class Settings:
     def section_fields(cls) -> list[str]:
         """The fields read as ``SECTION.<field>`` (every field not in ``KEYS``)."""
         return [f.name for f in fields(cls) if f.name not in cls.KEYS]
+
+    def _resolve_task_loss(self) -> None:
+        """Check ``task`` (:func:`check_task`) and, where ``loss`` is None, set it to the task's
+        first MR loss (``explain.reliance.losses.<task>[0]``'s default)."""
+        check_task(self.task)
+        if self.loss is None:
+            self._resolve(loss=first_loss(self.task))
 
     def _resolve(self, **values: Any) -> None:
         """Set fields of a frozen instance in ``__post_init__`` (defaults that depend on ``task``)."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models.families import get_family
-from ._base import RANKING, SEED, Settings, check_family, check_int, check_task, first_loss
+from ._base import RANKING, SEED, Settings, check_family, check_int
 from .large_data import LargeDataSettings, large_data_rows
 from .pd_ice import PdIceSettings
 
@@ -56,9 +56,7 @@ class _DependenceSettings(Settings):
     figure_class: Any = None
 
     def __post_init__(self):
-        check_task(self.task)
-        if self.loss is None:
-            self._resolve(loss=first_loss(self.task))
+        self._resolve_task_loss()
         if self.output is None:  # explain.pd.classification_output's default for classification
             self._resolve(output="predict" if self.task == "regression" else "proba")
         check_int("explain.pd.max_batch_rows", self.max_batch_rows, 1)
@@ -72,13 +70,9 @@ class AleSettings(_DependenceSettings):
 
     Attributes
     ----------
-    task : {"regression", "classification"}, default "regression"
-    seed : int, default 20250223
-        ``seed``: the large-data subsample's seed.
-    loss : str, default ``explain.reliance.losses.<task>[0]``'s
-        The MR loss that ranks the variables.
-    ranking : mapping, default {"estimator": "permutation", "quantity": "mr_difference"}
-        ``explain.reliance.ranking``.
+    task, seed, loss, ranking
+        As :class:`PdIceSettings`: the task, ``seed`` (the large-data subsample's), the MR loss
+        and the MR (``explain.reliance.ranking``) that rank the variables.
     output : {"predict", "proba", "logit", "auto"}, default by task
         The explained output: ``predict`` for regression, ``explain.pd.classification_output``
         (default ``proba``) for classification (:meth:`PdIceSettings.output`).

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base import RANKING, SEED, Settings, check_family, check_percentiles, check_task, first_loss
+from ._base import RANKING, SEED, Settings, check_family, check_percentiles, check_task
 
 __all__ = ["LearnerEffectsSettings", "LearnerSettings"]
 
@@ -184,23 +184,20 @@ class LearnerSettings(Settings):
     NESTED = {"effects": LearnerEffectsSettings}
 
     def __post_init__(self):
-        check_task(self.task)
+        self._resolve_task_loss()
         check_percentiles("explain.learner.percentiles", self.percentiles)
-        if self.loss is None:
-            self._resolve(loss=first_loss(self.task))
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], task: str, family: str = "gradient_boosting") -> LearnerSettings:
         """Build and check the settings of ``family`` on a dataset of ``task`` from a schema-validated
         configuration.
 
-        Checks (each error names the config key): the families of ``explain.learner.families`` are
-        registered; ``explain.learner.percentiles`` is increasing; ``task`` is a task.
-
         Raises
         ------
         ValueError
-            A check above fails.
+            One of these checks fails (the error names the config key): the families of
+            ``explain.learner.families`` are registered; ``explain.learner.percentiles`` is increasing;
+            ``task`` is a task.
         KeyError
             A key the schema's defaults always provide is missing (an unvalidated config).
         """

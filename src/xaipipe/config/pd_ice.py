@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base import RANKING, SEED, Settings, check_percentiles, check_task, first_loss
+from ._base import RANKING, SEED, Settings, check_percentiles, check_task
 from .large_data import LargeDataSettings, large_data_rows
 
 __all__ = ["PdIceSettings"]
@@ -76,22 +76,18 @@ class PdIceSettings(Settings):
     NESTED = {"large_data": LargeDataSettings}
 
     def __post_init__(self):
-        check_task(self.task)
+        self._resolve_task_loss()
         check_percentiles("explain.pd.percentiles", self.percentiles)
-        if self.loss is None:
-            self._resolve(loss=first_loss(self.task))
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], task: str) -> PdIceSettings:
         """Build and check the settings of ``task`` from a schema-validated configuration.
 
-        Checks (each error names the config key): ``explain.pd.percentiles`` is increasing;
-        ``task`` is a task; :meth:`LargeDataSettings.from_config`'s.
-
         Raises
         ------
         ValueError
-            A check above fails.
+            One of these checks fails (the error names the config key): ``explain.pd.percentiles`` is
+            increasing; ``task`` is a task; :meth:`LargeDataSettings.from_config`'s.
         KeyError
             A key the schema's defaults always provide is missing (an unvalidated config).
         """

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base import SEED, SELECTION, Settings, check_family, check_task, first_loss
+from ._base import SEED, SELECTION, Settings, check_family, check_task
 
 __all__ = ["BootstrapSettings", "MemberEffectsSettings", "RashomonSettings"]
 
@@ -74,25 +74,21 @@ class RashomonSettings(Settings):
     JOB_KEYS = ("bootstrap", "abalone_study", "families", "figure_quantity", "sample", "refit_jobs", "multiplicity")
 
     def __post_init__(self):
-        check_task(self.task)
+        self._resolve_task_loss()
         if self.metric is None:
             self._resolve(metric=SELECTION[self.task])
-        if self.loss is None:
-            self._resolve(loss=first_loss(self.task))
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], task: str) -> RashomonSettings:
         """Build and check the settings of ``task`` from a schema-validated configuration.
 
-        Checks (each error names the config key): ``rashomon.epsilon`` is one of
-        ``rashomon.epsilons``; the families of ``rashomon.refit_jobs``,
-        ``rashomon.bootstrap.families`` and ``rashomon.sample.families.<task>`` are registered
-        (the latter support their task); ``task`` is a task.
-
         Raises
         ------
         ValueError
-            A check above fails.
+            One of these checks fails (the error names the config key): ``rashomon.epsilon`` is one of
+            ``rashomon.epsilons``; the families of ``rashomon.refit_jobs``, ``rashomon.bootstrap.families``
+            and ``rashomon.sample.families.<task>`` are registered (the latter support their task); ``task``
+            is a task.
         KeyError
             A key the schema's defaults always provide is missing (an unvalidated config).
         """

@@ -73,14 +73,12 @@ class RelianceSettings(Settings):
     def from_config(cls, config: Mapping[str, Any], task: str) -> RelianceSettings:
         """Build and check the settings of ``task`` from a schema-validated configuration.
 
-        Checks (each error names the config key): ``explain.reliance.ranking.estimator`` is one of
-        ``explain.reliance.estimators`` (the ranking reads its rows); ``task`` is a task;
-        :meth:`LargeDataSettings.from_config`'s.
-
         Raises
         ------
         ValueError
-            A check above fails.
+            One of these checks fails (the error names the config key): ``explain.reliance.ranking.estimator``
+            is one of ``explain.reliance.estimators`` (the ranking reads its rows); ``task`` is a task;
+            :meth:`LargeDataSettings.from_config`'s.
         KeyError
             A key the schema's defaults always provide is missing (an unvalidated config).
         """

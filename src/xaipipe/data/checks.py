@@ -4,7 +4,7 @@ A user's table can have several problems (missing values in the target and in tw
 constant column, a text column, a date column); a check that stops at the first makes the user
 run the workflow once per problem. :func:`table_problems` looks at every column the preparation
 will use and returns one line per problem, each naming the dataset, the column and the fix (the
-config key that resolves it); :func:`xaipipe.data.prepare.prepare_table` raises them together as a
+config key that resolves it); :func:`xaipipe.data.preparation.prepare_table` raises them together as a
 :class:`DataCheckError`.
 
 What is told apart (a non-numeric column that is not declared categorical):

@@ -69,7 +69,7 @@ ENTRY_KEYS = (
 )
 #: keys that only the configuration's ``datasets.<d>`` entries have
 OPTION_KEYS = ("enabled", "families", "one_hot", "variant", "class_order")
-#: missing-value policies (``missing:``; :func:`xaipipe.data.prepare.prepare_table`)
+#: missing-value policies (``missing:``; :func:`xaipipe.data.preparation.prepare_table`)
 MISSING_POLICIES = ("error", "drop_rows", "impute")
 #: source kinds
 SOURCE_KINDS = ("uci", "sklearn", "file", "openml", "simulated")
@@ -110,12 +110,12 @@ class DatasetEntry:
         The user's feature groups (``groups: {name: [columns...]}``): each group is one variable
         of model reliance, MCR, SHAP (summed) and SAGE; a categorical's name stands for all its
         one-hot columns. Checked against the prepared columns by
-        :func:`xaipipe.data.prepare.prepare_table`.
+        :func:`xaipipe.data.preparation.prepare_table`.
     drop : tuple of str
         Features removed in preparation (after the correlation matrix).
     missing : {"error", "drop_rows", "impute"}
         What preparation does with missing feature or target values (default ``error``;
-        :func:`xaipipe.data.prepare.prepare_table`).
+        :func:`xaipipe.data.preparation.prepare_table`).
     positive_class : str or None
         Classification: the target value coded 1.
     variants : dict or None
@@ -292,33 +292,7 @@ def validate_entry(
             f"{where}: datasets.{dataset} lacks registry key(s) {missing} (a dataset needs task, target and "
             "source; see config/README.md)"
         )
-    source = mapping["source"]
-    if isinstance(source, Mapping):
-        kind = source.get("kind")
-        if kind not in SOURCE_KINDS:
-            raise RegistryError(
-                f"{where}: unknown source kind {kind!r} (datasets.{dataset}.source.kind); known kinds: "
-                f"{list(SOURCE_KINDS)}"
-            )
-        parser = source.get("parser")
-        if parser is not None and parser not in PARSERS:
-            raise RegistryError(
-                f"{where}: unknown parser {parser!r} (datasets.{dataset}.source.parser); known parsers: "
-                f"{sorted(PARSERS)}"
-            )
-        if kind == "simulated" and "dgp" in source:
-            from .simulated import DGPS
-
-            if source["dgp"] not in DGPS:
-                raise RegistryError(
-                    f"{where}: unknown DGP {source['dgp']!r} (datasets.{dataset}.source.dgp); "
-                    f"known DGPs: {sorted(DGPS)}"
-                )
-        if kind == "file" and "url" in source and "sha256" not in source:
-            raise RegistryError(
-                f"{where}: datasets.{dataset}.source.url needs source.sha256 (the SHA-256 of the file, "
-                "so that a changed download is detected)"
-            )
+    _check_source(mapping["source"], dataset, where)
     from ..schema import schema_problems
 
     problems, _ = schema_problems({dataset: dict(mapping)}, _schema(schema), root="datasets")
@@ -326,6 +300,56 @@ def validate_entry(
         raise RegistryError("\n".join(f"{where}: {line}" for line in problems))
 
     entry = DatasetEntry.from_mapping(dataset, mapping, origin)
+    seen = _column_roles(entry, where)
+    _check_feature_lists(entry, seen, where)
+    _check_groups(entry, seen, where)
+    if entry.positive_class is not None and entry.task != "classification":
+        raise RegistryError(
+            f"{where}: datasets.{dataset}.positive_class is only defined for classification "
+            f"datasets (task is {entry.task!r})"
+        )
+    _check_variants(entry, seen, where)
+    declared = set(seen) | {entry.target}
+    if entry.order_by and entry.feature_columns is not None and entry.order_by["column"] not in declared:
+        raise RegistryError(
+            f"{where}: datasets.{dataset}.order_by.column {entry.order_by['column']!r} is not a declared column"
+        )
+    return entry
+
+
+def _check_source(source, dataset: str, where: str) -> None:
+    """The checks of ``datasets.<d>.source`` before the schema: a known kind, parser and DGP; a URL
+    with its SHA-256."""
+    if not isinstance(source, Mapping):
+        return
+    kind = source.get("kind")
+    if kind not in SOURCE_KINDS:
+        raise RegistryError(
+            f"{where}: unknown source kind {kind!r} (datasets.{dataset}.source.kind); known kinds: {list(SOURCE_KINDS)}"
+        )
+    parser = source.get("parser")
+    if parser is not None and parser not in PARSERS:
+        raise RegistryError(
+            f"{where}: unknown parser {parser!r} (datasets.{dataset}.source.parser); known parsers: {sorted(PARSERS)}"
+        )
+    if kind == "simulated" and "dgp" in source:
+        from .simulated import DGPS
+
+        if source["dgp"] not in DGPS:
+            raise RegistryError(
+                f"{where}: unknown DGP {source['dgp']!r} (datasets.{dataset}.source.dgp); known DGPs: {sorted(DGPS)}"
+            )
+    if kind == "file" and "url" in source and "sha256" not in source:
+        raise RegistryError(
+            f"{where}: datasets.{dataset}.source.url needs source.sha256 (the SHA-256 of the file, "
+            "so that a changed download is detected)"
+        )
+
+
+def _column_roles(entry: DatasetEntry, where: str) -> dict[str, str]:
+    """Column -> its role key (``columns.id`` / ``columns.other`` / ``columns.features``); a column
+    with two roles or the target with one is refused."""
+    dataset = entry.dataset
     roles = {"columns.id": entry.id_columns, "columns.other": entry.other_columns}
     if entry.feature_columns is not None:
         roles["columns.features"] = entry.feature_columns
@@ -339,6 +363,13 @@ def validate_entry(
             seen[col] = role
     if entry.target in seen:
         raise RegistryError(f"{where}: the target {entry.target!r} is also in datasets.{dataset}.{seen[entry.target]}")
+    return seen
+
+
+def _check_feature_lists(entry: DatasetEntry, seen: Mapping[str, str], where: str) -> None:
+    """``categorical`` and ``drop``: neither the target nor an id / other column; categorical
+    columns among the declared features."""
+    dataset = entry.dataset
     for key in ("categorical", "drop"):
         cols = getattr(entry, key)
         if entry.target in cols:
@@ -355,41 +386,35 @@ def validate_entry(
                     f"{where}: datasets.{dataset}.categorical names unknown column(s) {unknown}; "
                     f"features are {list(entry.feature_columns)}"
                 )
-    _check_groups(entry, seen, where)
-    if entry.positive_class is not None and entry.task != "classification":
+
+
+def _check_variants(entry: DatasetEntry, seen: Mapping[str, str], where: str) -> None:
+    """``variants``: its default among its options, its column an id or other column."""
+    dataset = entry.dataset
+    if not entry.variants:
+        return
+    v = entry.variants
+    if v["default"] not in v["options"]:
         raise RegistryError(
-            f"{where}: datasets.{dataset}.positive_class is only defined for classification "
-            f"datasets (task is {entry.task!r})"
+            f"{where}: datasets.{dataset}.variants.default {v['default']!r} is not one of "
+            f"variants.options {list(v['options'])}"
         )
-    if entry.variants:
-        v = entry.variants
-        if v["default"] not in v["options"]:
-            raise RegistryError(
-                f"{where}: datasets.{dataset}.variants.default {v['default']!r} is not one of "
-                f"variants.options {list(v['options'])}"
-            )
-        if v["column"] == entry.target or v["column"] in (entry.feature_columns or ()):
-            raise RegistryError(
-                f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be an id or "
-                "other column (not the target or a feature)"
-            )
-        if v["column"] not in seen:
-            raise RegistryError(
-                f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be declared in columns.other"
-            )
-    declared = set(seen) | {entry.target}
-    if entry.order_by and entry.feature_columns is not None and entry.order_by["column"] not in declared:
+    if v["column"] == entry.target or v["column"] in (entry.feature_columns or ()):
         raise RegistryError(
-            f"{where}: datasets.{dataset}.order_by.column {entry.order_by['column']!r} is not a declared column"
+            f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be an id or "
+            "other column (not the target or a feature)"
         )
-    return entry
+    if v["column"] not in seen:
+        raise RegistryError(
+            f"{where}: datasets.{dataset}.variants.column {v['column']!r} must be declared in columns.other"
+        )
 
 
 def _check_groups(entry: DatasetEntry, roles: Mapping[str, str], where: str) -> None:
     """The checks of ``datasets.<d>.groups`` that need no data: a column in two groups, a group
     named like a declared column, a member that is the target or an id / other column. Unknown
     columns and split one-hot groups are checked on the prepared columns
-    (:func:`xaipipe.data.prepare.prepare_table`)."""
+    (:func:`xaipipe.data.preparation.prepare_table`)."""
     dataset = entry.dataset
     owner: dict[str, str] = {}
     for name, cols in entry.groups.items():
@@ -504,7 +529,7 @@ def load_registry(
 # Helpers for the workflow
 # --------------------------------------------------------------------------- #
 def preparation_options(entry: DatasetEntry, config_options: Mapping[str, Any] | None = None) -> dict:
-    """Options of :func:`xaipipe.data.prepare.prepare_table` for one dataset.
+    """Options of :func:`xaipipe.data.preparation.prepare_table` for one dataset.
 
     ``drop`` (registry and configuration merged), ``missing`` when it is not the
     default ``error``, ``groups`` when some are declared (so that the thesis datasets' params, and their reruns, do not

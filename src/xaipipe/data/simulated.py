@@ -124,6 +124,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ..validation import check_matrix
 from .canonical import canonical_sha256
 
 __all__ = [
@@ -232,13 +233,9 @@ class DGP:
         return rng.uniform(self.low, self.high, size=(int(n), self.check_p(p)))
 
     def _check_X(self, X) -> np.ndarray:
-        A = np.asarray(X, dtype=np.float64)
-        if A.ndim != 2:
-            raise ValueError(f"X must be 2-D (n, p), got shape {A.shape}")
+        A = check_matrix(X, "X")
         if A.shape[1] < self.n_active:
             raise ValueError(f"DGP {self.name!r} needs at least {self.n_active} input columns, X has {A.shape[1]}")
-        if not np.all(np.isfinite(A)):
-            raise ValueError("X contains NaN or infinite values")
         return A
 
     # -------------------------------------------------------- public functions

@@ -32,28 +32,27 @@ classification target and non-numeric other columns are text; IDs int64. Rows
 keep the source's order unless the entry declares ``order_by`` (Wine Quality:
 red rows first, then white, each in file order, whatever order UCI serves).
 
-Why one module of this size (~850 lines): the five readers share the checksum,
-cache, retry and sidecar code and the one normalisation to the canonical table;
-each reader is short, and splitting them by kind would scatter that shared path
-(the file parsers themselves are in :mod:`xaipipe.data.parsers`).
+The readers of kinds ``file`` and ``openml`` are in :mod:`xaipipe.data._file_sources`, and what
+every reader shares (errors, checksum check, :func:`normalize_canonical`) in
+:mod:`xaipipe.data._source_common`; both are re-exported here (the file parsers themselves are in
+:mod:`xaipipe.data.parsers`).
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import socket
 import time
-import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
-from ..io import read_csv, sha256_bytes
+from ..io import read_csv
+from ._file_sources import fetch_openml_source, read_file_source
+from ._source_common import ChecksumError, DownloadError, _check_sha256, _frame_record, normalize_canonical
 from .canonical import canonical_sha256, canonical_to_csv_bytes
 from .parsers import get_parser
 
@@ -74,146 +73,9 @@ __all__ = [
 ]
 
 
-class ChecksumError(ValueError):
-    """A data file is missing, truncated or altered (SHA-256 mismatch)."""
-
-
-class DownloadError(RuntimeError):
-    """A download failed (no network, timeout, server error)."""
-
-
-# --------------------------------------------------------------------------- #
-# Canonical layout
-# --------------------------------------------------------------------------- #
-def _labels(series: pd.Series) -> pd.Series:
-    """Text labels (missing values stay missing); integral numbers lose their ``.0``."""
-    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-        values = series.to_numpy(dtype=float)
-        finite = values[~np.isnan(values)]
-        if np.all(finite == np.round(finite)):
-            if np.isnan(values).any():  # Series.map would infer float64 again: 1.0, nan, 2.0
-                series = pd.Series(
-                    [v if np.isnan(v) else str(int(v)) for v in values], index=series.index, dtype=object
-                )
-            else:
-                series = series.map(lambda v: v if pd.isna(v) else int(v))
-    return series.astype(str).str.strip()
-
-
-def _numeric_or_text(series: pd.Series) -> pd.Series:
-    if pd.api.types.is_numeric_dtype(series):
-        return series.astype("float64")
-    try:
-        return pd.to_numeric(series, errors="raise").astype("float64")
-    except (ValueError, TypeError):
-        return series.astype(str).str.strip()
-
-
-def normalize_canonical(entry: DatasetEntry, frame: pd.DataFrame, where: str = "the source table") -> pd.DataFrame:
-    """Order the columns, fix the dtypes and the row order of a canonical table.
-
-    Parameters
-    ----------
-    entry : DatasetEntry
-    frame : DataFrame
-        The source's table (all columns, source names).
-    where : str
-        What ``frame`` was read from, for messages.
-
-    Returns
-    -------
-    DataFrame
-        Columns id, features, target, other (``entry.feature_columns``, or every
-        remaining column in source order). Categorical features and
-        classification labels are text; other non-numeric columns stay text
-        (preparation rejects non-numeric features not declared categorical); ids
-        int64; the rest float64. Index 0..n-1.
-
-    Raises
-    ------
-    ValueError
-        Naming the dataset and the column: repeated column names, the target or a
-        declared column is not in the table, a regression target is not numeric, an id column has
-        missing or non-integer values, an ``order_by`` column has undeclared levels.
-    """
-    dataset = entry.dataset
-    columns = [str(c) for c in frame.columns]
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        raise ValueError(
-            f"dataset {dataset!r}: {where} has duplicate column name(s) {repeated}; give every column its own "
-            "name in the source"
-        )
-    if entry.target not in columns:
-        raise ValueError(
-            f"dataset {dataset!r}: the target {entry.target!r} (datasets.{dataset}.target) is not a column of "
-            f"{where}; its columns are {columns}"
-        )
-    for key, cols in (
-        ("columns.id", entry.id_columns),
-        ("columns.features", entry.feature_columns or ()),
-        ("columns.other", entry.other_columns),
-        ("categorical", entry.categorical),
-    ):
-        missing = [c for c in cols if c not in columns]
-        if missing:
-            raise ValueError(
-                f"dataset {dataset!r}: datasets.{dataset}.{key} names column(s) {missing} that {where} lacks; "
-                f"its columns are {columns}"
-            )
-    ids, other = list(entry.id_columns), list(entry.other_columns)
-    if entry.feature_columns is not None:
-        features = list(entry.feature_columns)
-    else:
-        features = [c for c in columns if c not in ids + other + [entry.target]]
-    order = ids + features + [entry.target] + other
-    out = frame[order].copy()
-    for col in order:
-        series = out[col]
-        if col in entry.categorical or (col == entry.target and entry.task == "classification"):
-            out[col] = _labels(series)
-        elif col in ids:
-            if pd.api.types.is_numeric_dtype(series):
-                if series.isna().any() or not np.all(series == np.round(series)):
-                    raise ValueError(f"dataset {dataset!r}: id column {col!r} has missing or non-integer values")
-                out[col] = series.astype("int64")
-            else:
-                out[col] = series.astype(str).str.strip()
-        else:
-            out[col] = _numeric_or_text(series)
-            if col == entry.target and not pd.api.types.is_numeric_dtype(out[col]):
-                examples = sorted(set(out[col].dropna()))[:5]
-                raise ValueError(
-                    f"dataset {dataset!r}: the regression target {col!r} is not numeric (values such as "
-                    f"{examples}); regression needs a numeric target"
-                )
-    if entry.order_by:
-        col, levels = entry.order_by["column"], list(entry.order_by["levels"])
-        if col not in out.columns:
-            raise ValueError(f"dataset {dataset!r}: datasets.{dataset}.order_by.column {col!r} is not a column")
-        rank = out[col].map({lvl: i for i, lvl in enumerate(levels)})
-        if rank.isna().any():
-            raise ValueError(
-                f"dataset {dataset!r}: column {col!r} has values {sorted(map(str, out[col].unique()))} "
-                f"not all in datasets.{dataset}.order_by.levels {levels}"
-            )
-        out = out.iloc[np.argsort(rank.to_numpy(), kind="stable")]
-    return out.reset_index(drop=True)
-
-
 # --------------------------------------------------------------------------- #
 # Checksummed files: the UCI mirror, scikit-learn's bundled files
 # --------------------------------------------------------------------------- #
-def _check_sha256(data: bytes, expected: str, path: Any, dataset: str, size: Any = "?") -> None:
-    actual = sha256_bytes(data)
-    if actual != expected:
-        raise ChecksumError(
-            f"dataset {dataset!r}: checksum mismatch for {path}: expected SHA-256 "
-            f"{expected}, got {actual} ({len(data)} bytes, expected {size}); "
-            "the file is truncated or altered"
-        )
-
-
 def _verified_bytes(path: Path, spec: Mapping[str, Any], dataset: str, what: str, hint: str = "") -> bytes:
     if not path.is_file():
         raise ChecksumError(
@@ -265,11 +127,6 @@ def read_mirror(entry: DatasetEntry, mirror: str | os.PathLike) -> tuple[pd.Data
         blobs[spec["path"]] = data
         records.append({"path": str(path.resolve()), "sha256": spec["sha256"], "bytes": len(data)})
     return _parse(entry, blobs, f"the mirror files of {entry.dataset!r}"), records
-
-
-def _frame_record(frame: pd.DataFrame, path: str, note: str) -> dict:
-    raw = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
-    return {"path": path, "sha256": sha256_bytes(raw), "bytes": len(raw), "note": note}
 
 
 def read_sklearn(entry: DatasetEntry) -> tuple[pd.DataFrame, list[dict]]:
@@ -476,279 +333,6 @@ def fetch_uci(
             original.to_csv(tmp, index=False)
         write_json(cache / "meta.json", {"roles": roles, "info": info})
     return original, roles, info
-
-
-# --------------------------------------------------------------------------- #
-# Files: local or URL
-# --------------------------------------------------------------------------- #
-_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz", ".zst": "zstd"}
-
-
-#: read_csv options that do not change which text is the header row
-_HEADER_UNRELATED = (
-    "header",
-    "nrows",
-    "usecols",
-    "index_col",
-    "dtype",
-    "converters",
-    "names",
-    "na_values",
-    "keep_default_na",
-    "parse_dates",
-    "true_values",
-    "false_values",
-    "chunksize",
-    "iterator",
-)
-
-
-def _check_csv_header(entry: DatasetEntry, data: bytes, options: Mapping[str, Any], name: str) -> None:
-    """Reject a CSV whose header row repeats a column name.
-
-    ``pandas.read_csv`` renames the second ``value`` to ``value.1`` (pandas 3 has no switch
-    that turns this off), which would then be used as a feature of its own; the header row is
-    read again as plain text (same separator, encoding, skipped rows) and checked here.
-
-    Raises
-    ------
-    ValueError
-        Naming the dataset, the file, the repeated name(s), their column positions and the fix.
-    """
-    header = options.get("header", "infer")
-    if options.get("names") is not None or isinstance(header, (list, tuple)) or header is None:
-        return  # names given by the user (pandas rejects repeats itself), a multi-row or no header
-    row = 0 if header == "infer" else int(header)
-    plain = {k: v for k, v in options.items() if k not in _HEADER_UNRELATED}
-    raw = read_csv(io.BytesIO(data), header=None, nrows=row + 1, dtype=str, keep_default_na=False, **plain)
-    names = [str(v).strip() for v in raw.iloc[row].tolist()]
-    seen: dict[str, list[int]] = {}
-    for position, col in enumerate(names, start=1):
-        seen.setdefault(col, []).append(position)
-    repeated = {col: pos for col, pos in seen.items() if len(pos) > 1}
-    if repeated:
-        where = ", ".join(f"{col!r} (columns {', '.join(map(str, pos))})" for col, pos in repeated.items())
-        first = list(repeated)[0]
-        raise ValueError(
-            f"dataset {entry.dataset!r}: {name} has duplicate column name(s) {where}, which pandas would read as "
-            f"new columns ({first + '.1'!r}, ...); give every column its own name in the file, or name the columns "
-            f"with datasets.{entry.dataset}.source.read_options.names (every column, in order) and "
-            "read_options.header: 0 (the file's header row is then skipped)"
-        )
-
-
-def _file_format(entry: DatasetEntry, name: str) -> str:
-    fmt = entry.source.get("format")
-    if fmt:
-        return fmt
-    suffixes = [s.lower() for s in Path(name).suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSION:
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] in (".csv", ".txt", ".tsv"):
-        return "csv"
-    if suffixes and suffixes[-1] in (".parquet", ".pq"):
-        return "parquet"
-    raise ValueError(
-        f"dataset {entry.dataset!r}: cannot tell the format of {name} from its extension; set "
-        f"datasets.{entry.dataset}.source.format to csv or parquet"
-    )
-
-
-def _download_url(entry: DatasetEntry, url: str, expected: str, download: Mapping[str, Any]) -> tuple[bytes, dict]:
-    """Bytes of ``url`` (from the cache when there), checked against ``expected``."""
-    cache_dir = download.get("cache_dir")
-    name = Path(url.split("?")[0]).name or "data"
-    cached = Path(cache_dir) / "url" / expected / name if cache_dir else None
-    if cached is not None and cached.is_file():
-        data = cached.read_bytes()
-        if sha256_bytes(data) == expected:
-            return data, {"url": url, "cached": True, "attempts": 0}
-    timeout_s = float(download.get("timeout_s", 60))
-    retries = max(1, int(download.get("retries", 3)))
-    backoff_s = float(download.get("backoff_s", 5))
-    last: BaseException | None = None
-    attempt = 0
-    for attempt in range(1, retries + 1):
-        try:
-            with urllib.request.urlopen(url, timeout=timeout_s) as response:
-                data = response.read()
-            break
-        except OSError as exc:  # URLError, HTTPError, timeouts, refused connections
-            last = exc
-        if attempt < retries:
-            time.sleep(backoff_s * 2 ** (attempt - 1))
-    else:
-        raise DownloadError(
-            f"could not download dataset {entry.dataset!r} from {url} after {attempt} attempt(s), timeout "
-            f"{timeout_s:g} s: {type(last).__name__}: {last}. Without network, download the file by hand and "
-            f"give its local path in datasets.{entry.dataset}.source.path"
-        ) from last
-    _check_sha256(data, expected, url, entry.dataset)
-    if cached is not None:
-        from ..io import atomic_path
-
-        with atomic_path(cached) as tmp:
-            tmp.write_bytes(data)
-    return data, {"url": url, "cached": False, "attempts": attempt}
-
-
-def read_file_source(
-    entry: DatasetEntry, download: Mapping[str, Any] | None = None
-) -> tuple[pd.DataFrame, list[dict], dict]:
-    """A CSV or Parquet file (source kind ``file``), local or downloaded.
-
-    Parameters
-    ----------
-    entry : DatasetEntry
-        ``source`` has ``path`` (relative to the working directory) or ``url``;
-        optional ``format`` (``csv`` | ``parquet``; default from the extension),
-        ``sha256`` (required with ``url``), ``read_options`` (keyword arguments of
-        :func:`pandas.read_csv` / :func:`pandas.read_parquet`).
-    download : mapping, optional
-        ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (URL downloads
-        are cached in ``<cache_dir>/url/<sha256>/``).
-
-    Returns
-    -------
-    (canonical table, raw file records, info)
-
-    Raises
-    ------
-    FileNotFoundError
-        The local file does not exist (the message names it and the working directory).
-    ChecksumError
-        The file's SHA-256 differs from ``source.sha256`` (both hashes named).
-    DownloadError
-        A URL could not be downloaded.
-    ValueError
-        Unreadable file (pandas' message, with the file) or unknown format.
-    """
-    source = entry.source
-    download = dict(download or {})
-    if "url" in source:
-        name = source["url"]
-        data, info = _download_url(entry, source["url"], source["sha256"], download)
-        origin = "url"
-    else:
-        path = Path(source["path"])
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"dataset {entry.dataset!r}: file {path} (datasets.{entry.dataset}.source.path) does not exist; "
-                f"relative paths start at the working directory {Path.cwd()}"
-            )
-        name = str(path.resolve())
-        data = path.read_bytes()
-        if source.get("sha256"):
-            _check_sha256(data, source["sha256"], path, entry.dataset)
-        info, origin = {}, "file"
-    fmt = _file_format(entry, name)
-    options = dict(source.get("read_options") or {})
-    try:
-        if fmt == "csv":
-            suffix = Path(name.split("?")[0]).suffix.lower()
-            if suffix in _COMPRESSION:
-                options.setdefault("compression", _COMPRESSION[suffix])
-            frame = read_csv(io.BytesIO(data), **options)
-        else:
-            frame = pd.read_parquet(io.BytesIO(data), **options)
-    except (ValueError, TypeError, ImportError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise ValueError(
-            f"dataset {entry.dataset!r}: cannot read {name} as {fmt} "
-            f"(read_options {options}): {type(exc).__name__}: {exc}"
-        ) from exc
-    if fmt == "csv":
-        _check_csv_header(entry, data, options, name)
-    frame.columns = [str(c) for c in frame.columns]
-    record = {"path": name, "sha256": sha256_bytes(data), "bytes": len(data)}
-    info = {"origin": origin, "format": fmt, **info}
-    return normalize_canonical(entry, frame, name), [record], info
-
-
-# --------------------------------------------------------------------------- #
-# OpenML
-# --------------------------------------------------------------------------- #
-def fetch_openml_source(
-    entry: DatasetEntry,
-    download: Mapping[str, Any] | None = None,
-    *,
-    fetch: Callable[..., Any] | None = None,
-) -> tuple[pd.DataFrame, list[dict], dict]:
-    """An OpenML dataset (source kind ``openml``) with :func:`sklearn.datasets.fetch_openml`.
-
-    Parameters
-    ----------
-    entry : DatasetEntry
-        ``source`` has ``data_id``, or ``name`` and optionally ``version``
-        (default ``active``).
-    download : mapping, optional
-        ``timeout_s`` (socket timeout), ``retries`` (``n_retries``),
-        ``backoff_s`` (``delay``), ``cache_dir`` (``data_home``: scikit-learn
-        caches under ``<cache_dir>/openml``; its default folder when empty).
-    fetch : callable, optional
-        Replacement for ``fetch_openml`` (tests).
-
-    Returns
-    -------
-    (canonical table, raw records, info)
-        The raw record holds the SHA-256 of the fetched frame written as CSV and
-        OpenML's ``md5_checksum`` of its file; ``info`` has the OpenML id, name,
-        version and URL.
-
-    Raises
-    ------
-    DownloadError
-        ``fetch_openml`` failed (no network, unknown id or name); the message
-        names the dataset and the OpenML id / name.
-    """
-    source = entry.source
-    download = dict(download or {})
-    if fetch is None:
-        import sklearn.datasets
-
-        fetch = sklearn.datasets.fetch_openml
-    if "data_id" in source:
-        query: dict[str, Any] = {"data_id": int(source["data_id"])}
-        label = f"OpenML id {source['data_id']}"
-    else:
-        query = {"name": source["name"], "version": source.get("version", "active")}
-        label = f"OpenML name {source['name']!r} version {query['version']}"
-    cache_dir = download.get("cache_dir")
-    data_home = str(cache_dir) if cache_dir else None  # fetch_openml appends "openml"
-    previous = socket.getdefaulttimeout()
-    socket.setdefaulttimeout(float(download.get("timeout_s", 60)))
-    try:
-        bunch = fetch(
-            **query,
-            data_home=data_home,
-            target_column=None,
-            as_frame=True,
-            n_retries=max(1, int(download.get("retries", 3))),
-            delay=max(1e-3, float(download.get("backoff_s", 5))),
-        )
-    except Exception as exc:  # network errors, unknown ids: one clear message
-        raise DownloadError(
-            f"could not fetch dataset {entry.dataset!r} ({label}) with scikit-learn's fetch_openml: "
-            f"{type(exc).__name__}: {exc}. Without network, export the table to CSV and use a source of kind file"
-        ) from exc
-    finally:
-        socket.setdefaulttimeout(previous)
-    frame = bunch.frame if getattr(bunch, "frame", None) is not None else bunch.data
-    details = dict(getattr(bunch, "details", None) or {})
-    url = getattr(bunch, "url", None) or details.get("url")
-    record = _frame_record(
-        frame,
-        url or f"openml:{details.get('id', source.get('data_id', source.get('name')))}",
-        "SHA-256 of fetch_openml's frame written with DataFrame.to_csv(index=False)",
-    )
-    if details.get("md5_checksum"):
-        record["md5_checksum"] = details["md5_checksum"]
-    info = {
-        "data_id": details.get("id", source.get("data_id")),
-        "name": details.get("name", source.get("name")),
-        "version": details.get("version", source.get("version")),
-        "url": url,
-    }
-    return normalize_canonical(entry, frame, label), [record], info
 
 
 # --------------------------------------------------------------------------- #

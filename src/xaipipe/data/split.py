@@ -187,8 +187,29 @@ def check_sample_size(
         One line naming the dataset, the class (with its count) or the step, and the fix.
     """
     y = np.asarray(y)
-    train, test = np.asarray(split["train"], dtype=np.int64), np.asarray(split["test"], dtype=np.int64)
+    train = np.asarray(split["train"], dtype=np.int64)
     folds = folds_from_split(split)
+    _check_split_rows(split, y, folds, dataset=dataset, target=target, task=task, positive_class=positive_class)
+    for key, rows in (min_fit_rows or {}).items():
+        smallest = min(len(t) for t, _ in folds)
+        if smallest < rows:
+            raise ValueError(
+                f"dataset {dataset!r}: {key} needs at least {rows} training rows per fit, but a CV fold trains on "
+                f"{smallest}: lower it, leave the family out with datasets.{dataset}.families, or add rows"
+            )
+    y_train = y[train]
+    # a multiclass target is resampled within each class by the bootstrap and the learner refits
+    strata = y_train if task == "classification" and np.unique(y).size > 2 else None
+    if bootstrap:
+        _check_bootstrap_rows(y_train, strata, bootstrap, dataset=dataset, task=task, positive_class=positive_class)
+    if learner:
+        _check_learner_rows(y_train, strata, learner, dataset=dataset, task=task, positive_class=positive_class)
+
+
+def _check_split_rows(split, y, folds, *, dataset, target, task, positive_class) -> None:
+    """:func:`check_sample_size`'s conditions on the split: rows (regression) or every class
+    (classification) in the test split and in every CV fold."""
+    train, test = np.asarray(split["train"], dtype=np.int64), np.asarray(split["test"], dtype=np.int64)
     k = int(split["n_folds"])
     fix = f"add rows, or lower split.cv_folds ({k}) / split.test_size ({split['test_size']})"
     if task == "regression":
@@ -200,72 +221,73 @@ def check_sample_size(
                 f"the test split need at least 2 rows, i.e. about {2 * k + 2 + int(np.ceil(2 * k * split['test_size']))}"
                 f" rows: {fix}"
             )
-    else:
-        classes = np.unique(y)
-        names = _class_names(classes, positive_class)
-        for c in classes:
-            n_c = int(np.sum(y == c))
-            n_test = int(np.sum(y[test] == c))
-            y_tr = y[train]
-            valid = [int(np.sum(y_tr[v] == c)) for _, v in folds]
-            fit = [int(np.sum(y_tr[t] == c)) for t, _ in folds]
-            if n_test < 1 or min(valid) < 1 or min(fit) < 2:
-                raise ValueError(
-                    f"dataset {dataset!r}: class {names[c]} of the target {target!r} has {n_c} rows: the stratified "
-                    f"split puts {n_test} in the test split and {int(np.sum(y_tr == c))} in the training split "
-                    f"({min(valid)} in the smallest of the {k} CV folds); " + _class_need(k, split["test_size"], fix)
-                )
-    for key, rows in (min_fit_rows or {}).items():
-        smallest = min(len(t) for t, _ in folds)
-        if smallest < rows:
+        return
+    classes = np.unique(y)
+    names = _class_names(classes, positive_class)
+    for c in classes:
+        n_c = int(np.sum(y == c))
+        n_test = int(np.sum(y[test] == c))
+        y_tr = y[train]
+        valid = [int(np.sum(y_tr[v] == c)) for _, v in folds]
+        fit = [int(np.sum(y_tr[t] == c)) for t, _ in folds]
+        if n_test < 1 or min(valid) < 1 or min(fit) < 2:
             raise ValueError(
-                f"dataset {dataset!r}: {key} needs at least {rows} training rows per fit, but a CV fold trains on "
-                f"{smallest}: lower it, leave the family out with datasets.{dataset}.families, or add rows"
+                f"dataset {dataset!r}: class {names[c]} of the target {target!r} has {n_c} rows: the stratified "
+                f"split puts {n_test} in the test split and {int(np.sum(y_tr == c))} in the training split "
+                f"({min(valid)} in the smallest of the {k} CV folds); " + _class_need(k, split["test_size"], fix)
             )
-    n_train = len(train)
-    y_train = y[train]
-    # a multiclass target is resampled within each class by the bootstrap and the learner refits
-    strata = y_train if task == "classification" and np.unique(y).size > 2 else None
-    if bootstrap:
-        from .resample import bootstrap_indices
 
-        where = f"dataset {dataset!r}: the Rashomon bootstrap of the {n_train} training rows"
-        fix_b = "add rows, or leave the dataset's families out of rashomon.bootstrap.families"
-        try:
-            resamples = bootstrap_indices(
-                n_train, int(bootstrap["n_bootstrap"]), bootstrap["random_state"], strata=strata
-            )
-        except ValueError as exc:  # a resample with fewer than 2 out-of-bag rows
-            raise ValueError(f"{where}: {exc}: {fix_b}") from None
-        if task == "classification":
-            for b, (boot, _) in enumerate(resamples):
-                counts = {c: int(np.sum(y_train[boot] == c)) for c in np.unique(y_train)}
-                rare = [c for c, n in counts.items() if n < 2]
-                if rare:
-                    names = _class_names(list(counts), positive_class)
-                    raise ValueError(
-                        f"{where}: resample {b} holds class {names[rare[0]]} {counts[rare[0]]} time(s) (a fit needs "
-                        f"2): {fix_b}"
-                    )
-    if learner:
-        from .resample import subsample_splits
 
-        splits = subsample_splits(
-            n_train, int(learner["n_refits"]), float(learner["fraction"]), learner["random_state"], strata=strata
-        )
-        for r, (fit_rows, held_out) in enumerate(splits):
-            problem = None
-            if len(held_out) < 2:
-                problem = f"{len(held_out)} held-out row(s) (PD and PFI need 2)"
-            elif task == "classification":
-                counts = {c: int(np.sum(y_train[fit_rows] == c)) for c in np.unique(y_train)}
-                rare = [c for c, n in counts.items() if n < 2]
-                if rare:
-                    names = _class_names(list(counts), positive_class)
-                    problem = f"class {names[rare[0]]} {counts[rare[0]]} time(s) (a fit needs 2)"
-            if problem:
+def _rare_class(y_rows, y_train, positive_class):
+    """``(class name, count)`` of the first class of ``y_train`` that ``y_rows`` holds fewer than
+    twice, else None."""
+    counts = {c: int(np.sum(y_rows == c)) for c in np.unique(y_train)}
+    rare = [c for c, n in counts.items() if n < 2]
+    if not rare:
+        return None
+    names = _class_names(list(counts), positive_class)
+    return names[rare[0]], counts[rare[0]]
+
+
+def _check_bootstrap_rows(y_train, strata, bootstrap, *, dataset, task, positive_class) -> None:
+    """:func:`check_sample_size`'s conditions on the Rashomon bootstrap's resamples."""
+    from .resample import bootstrap_indices
+
+    n_train = len(y_train)
+    where = f"dataset {dataset!r}: the Rashomon bootstrap of the {n_train} training rows"
+    fix_b = "add rows, or leave the dataset's families out of rashomon.bootstrap.families"
+    try:
+        resamples = bootstrap_indices(n_train, int(bootstrap["n_bootstrap"]), bootstrap["random_state"], strata=strata)
+    except ValueError as exc:  # a resample with fewer than 2 out-of-bag rows
+        raise ValueError(f"{where}: {exc}: {fix_b}") from None
+    if task == "classification":
+        for b, (boot, _) in enumerate(resamples):
+            rare = _rare_class(y_train[boot], y_train, positive_class)
+            if rare:
                 raise ValueError(
-                    f"dataset {dataset!r}: learner refit {r} (explain.learner.fraction {learner['fraction']} of the "
-                    f"{n_train} training rows) has {problem}: add rows, change explain.learner.fraction, or leave the "
-                    "dataset's families out of explain.learner.families"
+                    f"{where}: resample {b} holds class {rare[0]} {rare[1]} time(s) (a fit needs 2): {fix_b}"
                 )
+
+
+def _check_learner_rows(y_train, strata, learner, *, dataset, task, positive_class) -> None:
+    """:func:`check_sample_size`'s conditions on the learner-PD/PFI refits' subsamples."""
+    from .resample import subsample_splits
+
+    n_train = len(y_train)
+    splits = subsample_splits(
+        n_train, int(learner["n_refits"]), float(learner["fraction"]), learner["random_state"], strata=strata
+    )
+    for r, (fit_rows, held_out) in enumerate(splits):
+        problem = None
+        if len(held_out) < 2:
+            problem = f"{len(held_out)} held-out row(s) (PD and PFI need 2)"
+        elif task == "classification":
+            rare = _rare_class(y_train[fit_rows], y_train, positive_class)
+            if rare:
+                problem = f"class {rare[0]} {rare[1]} time(s) (a fit needs 2)"
+        if problem:
+            raise ValueError(
+                f"dataset {dataset!r}: learner refit {r} (explain.learner.fraction {learner['fraction']} of the "
+                f"{n_train} training rows) has {problem}: add rows, change explain.learner.fraction, or leave the "
+                "dataset's families out of explain.learner.families"
+            )

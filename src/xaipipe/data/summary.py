@@ -72,7 +72,7 @@ def data_summary_table(
     Parameters
     ----------
     infos : iterable of mappings
-        Each dataset's ``prepared.json`` (:func:`xaipipe.data.prepare.prepare_table`'s ``info``).
+        Each dataset's ``prepared.json`` (:func:`xaipipe.data.preparation.prepare_table`'s ``info``).
     sidecars : iterable of mappings
         Each dataset's canonical sidecar (``canonical.json``), same order: ``n_rows``.
     checks : iterable of mappings or None, optional

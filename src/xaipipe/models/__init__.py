@@ -2,7 +2,8 @@
 
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.models import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
-Library entries (no rule): ``FAMILIES`` (the registry), ``cross_validate_grid`` (CV of one grid).
+Library entries (no rule): ``FAMILIES`` (the registry), ``cross_validate_grid`` (CV of one grid) and
+``CVEngine`` (its engine options).
 """
 
 from .._lazy import attach
@@ -11,6 +12,7 @@ from .._lazy import attach
 ENTRY_POINTS = {
     "FAMILIES": "families",
     "cross_validate_grid": "cv",
+    "CVEngine": "cv",
     "cv_tables": "cv",
     "fit_best": "fitting",
     "comparison_tables": "comparison",

@@ -63,9 +63,9 @@ change numbers: the seed's ``p = norm(loc=diff, scale=se).cdf(0)`` is a one-side
 tail taken after orienting ``diff`` to be positive, i.e. half the two-sided p-value
 (here: two-sided), and its ``np.std`` uses divisor ``B`` (here ``B - 1``).
 
-Why one module of this size (~830 lines): every function here resamples the same
-aligned test rows (:func:`aligned_predictions`) with the same bootstrap core, and
-the tables and figures of seed 003 read them together.
+The checked vectors and per-row losses every comparison reads are in
+:mod:`xaipipe.models._comparison_base`, the reject-option curve and the regression views in
+:mod:`xaipipe.models._comparison_curves`; both are re-exported here.
 """
 
 from __future__ import annotations
@@ -78,8 +78,9 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_csv
-from ..losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss
-from ..validation import check_finite
+from ..losses import LOSS_ALIASES, LOSS_TASKS
+from ._comparison_base import _check_bootstrap, _same_length, _vector, class_probabilities, row_losses
+from ._comparison_curves import predicted_vs_observed, regression_summary, reject_option_curve
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -143,120 +144,6 @@ TEST_LOSS_COLUMNS = [
 ]
 # Bound on the size of one block of resampled losses (elements), to bound memory.
 _BLOCK = 1 << 22
-
-
-# ----------------------------------------------------------------------------- validation
-def _vector(x, name: str, dtype=float) -> np.ndarray:
-    arr = np.asarray(x, dtype=dtype)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    if dtype is float:
-        check_finite(arr, name)
-    return arr
-
-
-def _same_length(**arrays: np.ndarray) -> int:
-    lengths = {k: len(v) for k, v in arrays.items()}
-    if len(set(lengths.values())) != 1:
-        raise ValueError(f"arrays differ in length: {lengths}")
-    return next(iter(lengths.values()))
-
-
-def _check_bootstrap(n_bootstrap: int, confidence: float | None = None) -> None:
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 2:
-        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
-    if confidence is not None and not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-
-
-# ----------------------------------------------------------------------------- row losses
-def row_losses(y_true, prediction, loss: str) -> np.ndarray:
-    """Loss of each test row (their mean is the test loss).
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n,)
-        Observed targets; for classification, labels in {0, 1} for ``log_loss``
-        (``0 .. K-1`` with ``K > 2`` probability columns).
-    prediction : array-like
-        ``error_rate``: predicted labels, shape (n,). ``log_loss``: probability of
-        class 1, shape (n,), or ``predict_proba`` output, shape (n, 2); a multiclass
-        model's ``predict_proba``, shape (n, K), gives ``-log clip(p_i(y_i))``.
-        ``mse`` / ``mae``: predicted values, shape (n,).
-    loss : {"error_rate", "log_loss", "mse", "mae"}
-        Or the canonical names ``zero_one``, ``squared_error``, ``absolute_error``
-        (:mod:`xaipipe.losses`).
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        Units: 0/1 (``error_rate``), nats (``log_loss``), squared target units
-        (``mse``), target units (``mae``). ``row_losses(...).mean()`` equals
-        :func:`sklearn.metrics.log_loss` / ``mean_squared_error`` /
-        ``mean_absolute_error`` / ``1 - accuracy_score``.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``loss``, shapes that differ, NaN, probabilities outside [0, 1] or
-        labels other than 0/1 for ``log_loss``.
-    """
-    kind = canonical_loss(loss)
-    if kind == "zero_one":
-        y = np.asarray(y_true)
-        yhat = np.asarray(prediction)
-        if y.ndim != 1 or yhat.ndim != 1:
-            raise ValueError(f"error_rate needs 1-d labels, got shapes {y.shape} and {yhat.shape}")
-        _same_length(y_true=y, y_pred=yhat)
-        return (y != yhat).astype(float)
-    if kind == "log_loss":
-        y = _vector(y_true, "y_true")
-        p = np.asarray(prediction, dtype=float)
-        if p.ndim == 2 and p.shape[1] > 2:
-            return _multiclass_log_loss(y, p)
-        if p.ndim == 2:
-            if p.shape[1] != 2:
-                raise ValueError(f"log_loss needs the probability of class 1 or 2 columns, got shape {p.shape}")
-            p = p[:, 1]
-        p = _vector(p, "proba_1")
-        _same_length(y_true=y, proba_1=p)
-        if not np.isin(y, (0.0, 1.0)).all():
-            raise ValueError("log_loss needs labels coded 0/1 in y_true")
-        if (p < 0).any() or (p > 1).any():
-            raise ValueError("proba_1 holds values outside [0, 1]")
-        eps = np.finfo(float).eps
-        p_true = np.where(y == 1, p, 1.0 - p)
-        return -np.log(np.clip(p_true, eps, 1.0 - eps))
-    y = _vector(y_true, "y_true")
-    yhat = _vector(prediction, "y_pred")
-    _same_length(y_true=y, y_pred=yhat)
-    return (y - yhat) ** 2 if kind == "squared_error" else np.abs(y - yhat)
-
-
-def _multiclass_log_loss(y: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """Row losses ``-log clip(P[i, y_i])`` of ``K > 2`` classes (``sklearn.metrics.log_loss``'s clipping)."""
-    _same_length(y_true=y, proba=P[:, 0])
-    K = P.shape[1]
-    labels = y.astype(np.int64)
-    if not np.array_equal(labels, y) or labels.min() < 0 or labels.max() >= K:
-        raise ValueError(f"log_loss of {K} classes needs labels 0..{K - 1} in y_true")
-    if not np.isfinite(P).all() or (P < 0).any() or (P > 1).any():
-        raise ValueError("class probabilities hold values outside [0, 1] or NaN")
-    eps = np.finfo(float).eps
-    return -np.log(np.clip(P[np.arange(len(labels)), labels], eps, 1.0 - eps))
-
-
-def class_probabilities(frame: pd.DataFrame) -> np.ndarray | None:
-    """The ``(n, K)`` probabilities ``proba_0 .. proba_{K-1}`` of a multiclass model's test
-    predictions (``fit`` rule), or None for a binary classifier (``proba_1`` only) or a regressor."""
-    if "proba_0" not in frame.columns:
-        return None
-    K = 0
-    while f"proba_{K}" in frame.columns:
-        K += 1
-    return frame[[f"proba_{k}" for k in range(K)]].to_numpy(dtype=float)
 
 
 # ----------------------------------------------------------------------------- bootstrap core
@@ -828,72 +715,7 @@ def comparison_tables(
     return pairs, loss_summary(predictions, **kwargs)
 
 
-# ----------------------------------------------------------------------------- reject option
-def reject_option_curve(y_true, proba, *, risks=None, classes=None) -> pd.DataFrame:
-    """Share of rows given the null action, and the error on the rest, against the risk λ.
-
-    Decision rule (seed 003 §2.6 and its Fig 3.1 code; Chow 1970): predict
-    ``classes[argmax_k proba[:, k]]`` if ``max_k proba[:, k] > 1 - λ``, otherwise
-    reject. ``λ`` is the cost of rejecting relative to a misclassification (cost 1).
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n,)
-    proba : array-like of shape (n, K) or (n,)
-        Posterior class probabilities (``predict_proba``), or the probability of
-        class 1 of a binary problem (then ``classes`` defaults to ``[0, 1]``).
-    risks : array-like, optional
-        Values of ``λ`` in [0, 1]; default ``numpy.linspace(0, 1, 101)``.
-    classes : array-like of shape (K,), optional
-        Label of each probability column; default ``0..K-1``.
-
-    Returns
-    -------
-    DataFrame
-        One row per ``λ``: ``risk``, ``threshold`` (``1 - λ``), ``n_test``,
-        ``n_rejected``, ``rejected_share``, ``n_accepted``, ``error_accepted`` (error
-        rate of the accepted rows; NaN when none is accepted -- the seed plots 0).
-
-    Raises
-    ------
-    ValueError
-        Shapes that differ, probabilities outside [0, 1], risks outside [0, 1].
-    """
-    y = np.asarray(y_true)
-    P = np.asarray(proba, dtype=float)
-    if P.ndim == 1:
-        P = np.column_stack([1.0 - P, P])
-    if P.ndim != 2 or y.ndim != 1 or P.shape[0] != y.shape[0]:
-        raise ValueError(f"shape mismatch: y_true {y.shape}, proba {np.shape(proba)}")
-    if not np.all(np.isfinite(P)) or (P < 0).any() or (P > 1).any():
-        raise ValueError("proba holds values outside [0, 1] or NaN")
-    labels = np.arange(P.shape[1]) if classes is None else np.asarray(classes)
-    if len(labels) != P.shape[1]:
-        raise ValueError(f"{len(labels)} classes for {P.shape[1]} probability columns")
-    lam = np.linspace(0.0, 1.0, 101) if risks is None else np.asarray(risks, dtype=float).ravel()
-    if lam.size == 0 or (lam < 0).any() or (lam > 1).any():
-        raise ValueError("risks must be values in [0, 1]")
-    top = P.max(axis=1)
-    wrong = labels[P.argmax(axis=1)] != y
-    n = len(y)
-    rows = []
-    for r in lam:
-        accepted = top > 1.0 - r
-        k = int(accepted.sum())
-        rows.append(
-            {
-                "risk": float(r),
-                "threshold": float(1.0 - r),
-                "n_test": n,
-                "n_rejected": n - k,
-                "rejected_share": (n - k) / n,
-                "n_accepted": k,
-                "error_accepted": float(wrong[accepted].mean()) if k else float("nan"),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
+# ----------------------------------------------------------------------------- reject option (all families)
 def reject_option_curves(predictions, *, risks=None) -> pd.DataFrame:
     """:func:`reject_option_curve` of every family of a classification dataset (Fig 3.1).
 
@@ -926,34 +748,3 @@ def reject_option_curves(predictions, *, risks=None) -> pd.DataFrame:
         curve.insert(0, "dataset", dataset)
         frames.append(curve)
     return pd.concat(frames, ignore_index=True)
-
-
-# ----------------------------------------------------------------------------- regression
-def predicted_vs_observed(y_true, y_pred, *, row=None) -> pd.DataFrame:
-    """Points of the predicted-against-observed plot (seed 003, Fig 3.4).
-
-    Returns
-    -------
-    DataFrame
-        ``row`` (given, else 0..n-1), ``y_true``, ``y_pred``, ``residual``
-        (``y_true - y_pred``), target units. The ideal model is the line ``y = x``.
-    """
-    y = _vector(y_true, "y_true")
-    yhat = _vector(y_pred, "y_pred")
-    n = _same_length(y_true=y, y_pred=yhat)
-    rows = np.arange(n) if row is None else np.asarray(row)
-    if len(rows) != n:
-        raise ValueError(f"row has {len(rows)} entries for {n} predictions")
-    return pd.DataFrame({"row": rows, "y_true": y, "y_pred": yhat, "residual": y - yhat})
-
-
-def regression_summary(y_true, y_pred) -> pd.DataFrame:
-    """One row: ``n_test``, ``r2``, ``rmse``, ``mse``, ``mae`` (scikit-learn's metrics,
-    via :func:`xaipipe.models.metrics.regression_metrics`)."""
-    from .metrics import regression_metrics
-
-    y = _vector(y_true, "y_true")
-    yhat = _vector(y_pred, "y_pred")
-    n = _same_length(y_true=y, y_pred=yhat)
-    m = regression_metrics(y, yhat)
-    return pd.DataFrame([{"n_test": n, "r2": m["r2"], "rmse": m["rmse"], "mse": m["mse"], "mae": m["mae"]}])

@@ -35,6 +35,7 @@ from .output import model_output
 from .prefix import prefix_predictions
 
 __all__ = [
+    "CVEngine",
     "CVResult",
     "combine_cv_shards",
     "cross_validate_grid",
@@ -63,23 +64,64 @@ def _row(cfg: dict, fit_time: float, predict_time: float, metrics: dict, message
     }
 
 
+@dataclass(frozen=True, eq=False)
+class _FoldFits:
+    """What every (fit unit, fold) job of one :func:`cross_validate_grid` call shares."""
+
+    family: Any  # the family's spec (:func:`get_family`)
+    task: str
+    X: np.ndarray
+    y: np.ndarray
+    random_state: int
+    options: Mapping[str, Any] | None
+    beta: float = 1.0
+    imputer: Any = None
+
+
+@dataclass(frozen=True, eq=False)
+class CVEngine:
+    """How :func:`cross_validate_grid` treats missing values and runs (its ``engine=``).
+
+    Attributes
+    ----------
+    imputer : xaipipe.data.impute.MissingValueImputer, optional
+        Missing values (NaN in ``X``; ``missing: impute``): a clone is fitted on each
+        fold's training rows and fills that fold's training and validation rows before
+        the fit (:func:`xaipipe.data.impute.impute_rows`), so no validation row informs
+        the fill values; the shared-prefix evaluation then reads imputed rows. None
+        (default): ``X`` is used as it is.
+    shard : (index, n_shards), optional
+        The table of one job of a split CV. With ``n_shards`` at most the fit units
+        (prefix groups, or depth chains for decision trees; :func:`n_fit_units`): the
+        units whose position ``u`` in grid order has ``u % n_shards == index``, on every
+        fold. With more shards (at most units x folds, e.g. the one prefix group of a
+        random forest's ``n_estimators`` grid split by fold): the (unit, fold) pairs, unit
+        by unit, whose position ``j`` has ``j % n_shards == index``. Each pair is fitted
+        exactly as unsharded; ``config_index`` and ``prefix_group`` keep their values in
+        the whole grid, so the shards' tables, concatenated and sorted by
+        ``config_index`` and ``fold``, equal the unsharded table row for row.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory (config keys ``large_data.forest_block_rows`` / ``forest_block_trees``): a
+        random forest or extra trees fitted on at least ``min_rows`` training rows is
+        fitted ``block_trees`` trees at a time, each block's validation predictions
+        added and its trees dropped (:func:`xaipipe.models.forest_blocks.forest_block_prefix_predictions`);
+        the metrics are bitwise those of the whole fit, only ``fit_time_s`` /
+        ``predict_time_s`` differ. None (default): every forest is fitted whole.
+    """
+
+    imputer: Any = None
+    shard: tuple[int, int] | None = None
+    forest_blocks: tuple[int, int] | None = None
+
+
 def _fit_group_fold(
-    family: str,
-    task: str,
-    base: dict,
-    ks: list[int],
-    X: np.ndarray,
-    y: np.ndarray,
-    train: np.ndarray,
-    valid: np.ndarray,
-    random_state: int,
-    options: Mapping[str, Any] | None,
-    beta: float = 1.0,
-    imputer=None,
-    block_trees: int | None = None,
+    job: _FoldFits, base: dict, ks: list[int], train: np.ndarray, valid: np.ndarray, block_trees: int | None = None
 ) -> list[dict]:
+    family, task, X, y, random_state, options, beta = (
+        job.family, job.task, job.X, job.y, job.random_state, job.options, job.beta
+    )  # fmt: skip
     configs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-    X_fit, X_valid = impute_rows(imputer, X[train], X[valid])  # fill values from the fold's training rows
+    X_fit, X_valid = impute_rows(job.imputer, X[train], X[valid])  # fill values from the fold's training rows
     if block_trees and ks:
         forest = make_estimator(
             family, task, dict(base, **{PREFIX_PARAM: max(ks)}), random_state=random_state, options=options
@@ -109,17 +151,10 @@ def _fit_group_fold(
 
 
 def _fit_chain_fold(
-    family: str,
-    task: str,
+    job: _FoldFits,
     chain: list[tuple[float, list[dict]]],
-    X: np.ndarray,
-    y: np.ndarray,
     train: np.ndarray,
     valid: np.ndarray,
-    random_state: int,
-    options: Mapping[str, Any] | None,
-    beta: float = 1.0,
-    imputer=None,
     block_trees: int | None = None,
 ) -> list[dict]:
     """One depth chain of decision trees (:func:`~xaipipe.models.grid.depth_chains`) on one fold.
@@ -128,7 +163,10 @@ def _fit_chain_fold(
     predictions when the fitted tree's actual depth is below its ``max_depth``
     (then the two trees are identical) and is refitted otherwise.
     """
-    X_fit, X_valid = impute_rows(imputer, X[train], X[valid])  # fill values from the fold's training rows
+    family, task, X, y, random_state, options, beta = (
+        job.family, job.task, job.X, job.y, job.random_state, job.options, job.beta
+    )  # fmt: skip
+    X_fit, X_valid = impute_rows(job.imputer, X[train], X[valid])  # fill values from the fold's training rows
     rows: list[dict] = []
     fitted_depth = None  # actual depth of the last successful fit
     for depth, cfgs in chain:
@@ -161,9 +199,7 @@ def cross_validate_grid(
     sample: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
     beta: float = 1.0,
-    shard: tuple[int, int] | None = None,
-    imputer=None,
-    forest_blocks: tuple[int, int] | None = None,
+    engine: CVEngine | None = None,
 ) -> pd.DataFrame:
     """Cross-validate every configuration of ``grid`` (and of a random search) for one model family.
 
@@ -192,29 +228,9 @@ def cross_validate_grid(
         Worker processes (joblib/loky); each fit is single-threaded.
     beta : float > 0, default=1.0
         Weight of the ``f_beta`` column (classification; config key ``metrics.beta``).
-    shard : (index, n_shards), optional
-        The table of one job of a split CV. With ``n_shards`` at most the fit units
-        (prefix groups, or depth chains for decision trees; :func:`n_fit_units`): the
-        units whose position ``u`` in grid order has ``u % n_shards == index``, on every
-        fold. With more shards (at most units x folds, e.g. the one prefix group of a
-        random forest's ``n_estimators`` grid split by fold): the (unit, fold) pairs, unit
-        by unit, whose position ``j`` has ``j % n_shards == index``. Each pair is fitted
-        exactly as unsharded; ``config_index`` and ``prefix_group`` keep their values in
-        the whole grid, so the shards' tables, concatenated and sorted by
-        ``config_index`` and ``fold``, equal the unsharded table row for row.
-    imputer : xaipipe.data.impute.MissingValueImputer, optional
-        Missing values (NaN in ``X``; ``missing: impute``): a clone is fitted on each
-        fold's training rows and fills that fold's training and validation rows before
-        the fit (:func:`xaipipe.data.impute.impute_rows`), so no validation row informs
-        the fill values; the shared-prefix evaluation then reads imputed rows. None
-        (default): ``X`` is used as it is.
-    forest_blocks : (min_rows, block_trees), optional
-        Memory (config keys ``large_data.forest_block_rows`` / ``forest_block_trees``): a
-        random forest or extra trees fitted on at least ``min_rows`` training rows is
-        fitted ``block_trees`` trees at a time, each block's validation predictions
-        added and its trees dropped (:func:`xaipipe.models.forest_blocks.forest_block_prefix_predictions`);
-        the metrics are bitwise those of the whole fit, only ``fit_time_s`` /
-        ``predict_time_s`` differ. None (default): every forest is fitted whole.
+    engine : CVEngine, optional
+        Missing values (``imputer``), one job of a split CV (``shard``), forests in blocks of
+        trees (``forest_blocks``); default ``CVEngine()``: none, the whole table, forests whole.
 
     Returns
     -------
@@ -244,6 +260,8 @@ def cross_validate_grid(
     """
     from joblib import Parallel, delayed
 
+    engine = CVEngine() if engine is None else engine
+    shard, forest_blocks = engine.shard, engine.forest_blocks
     fam, configs, origin, groups, units = _fit_plan(family, grid, sample, random_state)
     order = {config_id(c): i for i, c in enumerate(configs)}
     group_of = {
@@ -270,9 +288,9 @@ def cross_validate_grid(
             return None
         return int(forest_blocks[1])
 
+    fits = _FoldFits(fam, task, X, y, random_state, options, beta, engine.imputer)
     results = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(
-        delayed(fn)(fam, task, *unit, X, y, tr, va, random_state, options, beta, imputer, blocks(tr))
-        for fn, unit, f, tr, va in jobs
+        delayed(fn)(fits, *unit, tr, va, blocks(tr)) for fn, unit, f, tr, va in jobs
     )
     param_names = list(dict.fromkeys(k for c in configs for k in c))
     records = []
@@ -318,7 +336,7 @@ def combine_cv_shards(
     Parameters
     ----------
     shards : sequence of DataFrame
-        ``cross_validate_grid(..., shard=(i, n))`` tables, in any order.
+        ``cross_validate_grid(..., engine=CVEngine(shard=(i, n)))`` tables, in any order.
     family, grid, sample, random_state
         As :func:`cross_validate_grid`: they fix the configurations the shards must cover.
     n_folds : int, optional
@@ -625,7 +643,7 @@ def cv_shard_table(
     forest_blocks: tuple[int, int] | None = None,
 ) -> pd.DataFrame:
     """The ``cv_shard`` rule: shard ``shard = (i, n)`` of a split CV (:func:`cross_validate_grid`
-    with ``shard=``: whole fit units of the grid, every fold), on the data of :func:`cv_tables`.
+    with ``engine=CVEngine(shard=)``: whole fit units of the grid, every fold), on the data of :func:`cv_tables`.
 
     Raises
     ------
@@ -637,10 +655,10 @@ def cv_shard_table(
     )
 
 
-def _settings_cv(data, s: CVSettings, **kwargs) -> pd.DataFrame:
+def _settings_cv(data, s: CVSettings, *, n_jobs: int, forest_blocks, shard=None) -> pd.DataFrame:
     """:func:`cross_validate_grid` of ``s.family``'s grid on ``data``'s training rows (with their
     missing values and ``data.imputer``) and folds, as :func:`cv_tables` and
-    :func:`cv_shard_table` run it; ``kwargs``: ``n_jobs``, ``forest_blocks``, ``shard``."""
+    :func:`cv_shard_table` run it."""
     return cross_validate_grid(
         s.family,
         s.task,
@@ -652,6 +670,6 @@ def _settings_cv(data, s: CVSettings, **kwargs) -> pd.DataFrame:
         options=s.options,
         sample=s.sample,
         beta=s.beta,
-        imputer=data.imputer,
-        **kwargs,
+        n_jobs=n_jobs,
+        engine=CVEngine(imputer=data.imputer, shard=shard, forest_blocks=forest_blocks),
     )

@@ -211,23 +211,24 @@ def register_family(family: Family, *, replace: bool = False) -> Family:
     return family
 
 
+#: Family fields shared by the built-in linear models, tree models and random forests / extra trees.
+_LINEAR = {"shap_algorithm": "linear_explainer", "linear": True, "output_degree": 1}
+_TREES = {"seeded": True, "shap_algorithm": "tree_explainer", "split_gain": "mdi"}
+_FOREST = {**_TREES, "threaded": True, "prefix": "forest", "engine": True}
+
 for _f in [
     Family(
         "linear_regression",
         "Linear Regression",
         {_R: "sklearn.linear_model:LinearRegression"},
-        shap_algorithm="linear_explainer",
-        linear=True,
-        output_degree=1,
+        **_LINEAR,
     ),
     Family(
         "ridge",
         "Ridge Regression",
         {_R: "sklearn.linear_model:Ridge"},
         scaled=True,
-        shap_algorithm="linear_explainer",
-        linear=True,
-        output_degree=1,
+        **_LINEAR,
     ),
     Family(
         "lasso",
@@ -235,9 +236,7 @@ for _f in [
         {_R: "sklearn.linear_model:Lasso"},
         defaults={"max_iter": 10000},
         scaled=True,
-        shap_algorithm="linear_explainer",
-        linear=True,
-        output_degree=1,
+        **_LINEAR,
     ),
     Family(
         "elastic_net",
@@ -245,9 +244,7 @@ for _f in [
         {_R: "sklearn.linear_model:ElasticNet"},
         defaults={"max_iter": 10000},
         scaled=True,
-        shap_algorithm="linear_explainer",
-        linear=True,
-        output_degree=1,
+        **_LINEAR,
     ),
     Family(
         "logistic_regression",
@@ -256,53 +253,37 @@ for _f in [
         defaults={"max_iter": 5000},
         seeded=True,
         scaled=True,
-        shap_algorithm="linear_explainer",
-        linear=True,
         log_odds="decision_function",
-        output_degree=1,
+        **_LINEAR,
     ),
     Family(
         "decision_tree",
         "Decision Tree",
         {_R: "sklearn.tree:DecisionTreeRegressor", _C: "sklearn.tree:DecisionTreeClassifier"},
-        seeded=True,
         depth_chains=True,
-        shap_algorithm="tree_explainer",
-        split_gain="mdi",
+        **_TREES,
     ),
     Family(
         "random_forest",
         "Random Forest",
         {_R: "sklearn.ensemble:RandomForestRegressor", _C: "sklearn.ensemble:RandomForestClassifier"},
-        seeded=True,
-        threaded=True,
-        prefix="forest",
-        shap_algorithm="tree_explainer",
-        engine=True,
-        split_gain="mdi",
+        **_FOREST,
         fit_cost=3.0,
     ),
     Family(
         "extra_trees",
         "Extra Trees",
         {_R: "sklearn.ensemble:ExtraTreesRegressor", _C: "sklearn.ensemble:ExtraTreesClassifier"},
-        seeded=True,
-        threaded=True,
-        prefix="forest",
-        shap_algorithm="tree_explainer",
-        engine=True,
-        split_gain="mdi",
+        **_FOREST,
         fit_cost=1.5,
     ),
     Family(
         "gradient_boosting",
         "Gradient Boosting",
         {_R: "sklearn.ensemble:GradientBoostingRegressor", _C: "sklearn.ensemble:GradientBoostingClassifier"},
-        seeded=True,
         prefix="boosting",
-        shap_algorithm="tree_explainer",
         engine=True,
-        split_gain="mdi",
+        **_TREES,
         fit_cost=1.0,
     ),
     Family(

@@ -185,6 +185,20 @@ def reference_coding(
     return coding
 
 
+def _identified_design(Z: np.ndarray, X: np.ndarray, index: list[int], terms: list[str]):
+    """The design ``[1, Z]`` and its identified columns (shared by :func:`logit_inference` and the
+    multinomial fit): ``(design, k, notes, kept, D)``, ``notes`` the column -> reason of every term
+    left out (constant in the training rows, or aliased), ``D`` the design of the ``kept`` columns."""
+    design = np.column_stack([np.ones(Z.shape[0]), Z])
+    k = design.shape[1]
+    constant = {j + 1 for j in range(len(terms)) if np.ptp(X[:, index[j]]) == 0}
+    notes = {j: "not identified: constant in the training rows (aliased with const)" for j in sorted(constant)}
+    notes |= _aliased_terms(design, terms, [j for j in range(1, k) if j not in constant])
+    kept = [j for j in range(k) if j not in notes]
+    D = design if len(kept) == k else np.ascontiguousarray(design[:, kept])
+    return design, k, notes, kept, D
+
+
 def _aliased_terms(design: np.ndarray, names: list[str], candidates: list[int]) -> dict[int, str]:
     """Columns of ``design`` (column 0: the intercept) that are linear combinations of
     the intercept and earlier kept columns, as R's ``glm`` finds aliased coefficients:
@@ -434,13 +448,7 @@ def logit_inference(
     if numeric:
         cols = [k for k, t in enumerate(terms) if t not in coding]
         Z[:, cols] = _scaler(X[:, numeric]).transform(X[:, numeric]) if coding else scaler.transform(X)[:, numeric]
-    design = np.column_stack([np.ones(Z.shape[0]), Z])
-    k = design.shape[1]
-    constant = {j + 1 for j in range(len(terms)) if np.ptp(X[:, index[j]]) == 0}
-    notes = {j: "not identified: constant in the training rows (aliased with const)" for j in sorted(constant)}
-    notes |= _aliased_terms(design, terms, [j for j in range(1, k) if j not in constant])
-    kept = [j for j in range(k) if j not in notes]
-    D = design if len(kept) == k else np.ascontiguousarray(design[:, kept])
+    design, k, notes, kept, D = _identified_design(Z, X, index, terms)
     sep = separation(D, y)
 
     fit, failed, error = None, False, ""

@@ -77,7 +77,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_finite
-from .logit import _aliased_terms, _separation_lp, reference_coding
+from .logit import _identified_design, _separation_lp, reference_coding
 
 __all__ = ["multinomial_separation", "mnlogit_inference"]
 
@@ -273,13 +273,7 @@ def mnlogit_inference(
     Z = X[:, index].copy()
     if numeric:
         Z[:, numeric] = scaler.transform(X)[:, [index[k] for k in numeric]]
-    design = np.column_stack([np.ones(Z.shape[0]), Z])
-    k = design.shape[1]
-    constant = {j + 1 for j in range(len(terms)) if np.ptp(X[:, index[j]]) == 0}
-    notes = {j: "not identified: constant in the training rows (aliased with const)" for j in sorted(constant)}
-    notes |= _aliased_terms(design, terms, [j for j in range(1, k) if j not in constant])
-    kept = [j for j in range(k) if j not in notes]
-    D = design if len(kept) == k else np.ascontiguousarray(design[:, kept])
+    design, k, notes, kept, D = _identified_design(Z, X, index, terms)
     sep = multinomial_separation(D, y)
 
     fit, failed, error = None, False, ""

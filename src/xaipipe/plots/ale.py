@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ._common import finish
 from .pdp import OUTPUT_LABELS, PD_COLOUR
 from .style import DIVERGING_CMAP
 from .units import with_unit, wrap_label
@@ -205,10 +206,7 @@ def plot_ale_2d(table: pd.DataFrame, *, title: str | None = None, target_unit: s
     output = str(t["output"].iloc[0])
     label = f"second-order ALE ({with_unit(OUTPUT_LABELS.get(output, output), output, target_unit, inner=True)})"
     fig.colorbar(cs, ax=ax).set_label(wrap_label(label) + ("\nscale: cells with rows" if beyond else ""))
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def ale_figures(

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..rashomon.rid import NO_RELIANCE, QUANTITIES, mcr_summary, rid_cdf, rid_summary
+from ._common import finish
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -203,10 +204,7 @@ def plot_rid_cdf(
     ax.set_xlabel(_LABELS[quantity])
     ax.set_ylabel("RID: P(importance ≤ value)")
     ax.legend(loc="lower right")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_set_sizes(sizes: pd.DataFrame, *, title: str | None = None):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ._common import finish
 from .catalog import TASKS, kinds
 
 if TYPE_CHECKING:
@@ -144,10 +145,7 @@ def plot_loss_difference(
     ax.set_xlabel(f"{name}({labels[0]}) - {name}({labels[1]}), bootstrap resamples of the test rows")
     ax.set_ylabel("density")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_error_distribution(draws, error_rate: float, n_test: int, *, bins=None, title: str | None = None):
@@ -205,10 +203,7 @@ def plot_error_distribution(draws, error_rate: float, n_test: int, *, bins=None,
     ax.set_xlabel(f"test error (n = {int(n_test)} rows)")
     ax.set_ylabel("density")
     ax.legend(loc="upper right")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_reject_option(curve: pd.DataFrame, *, log_scale: bool = True, title: str | None = None):
@@ -314,10 +309,7 @@ def plot_predicted_vs_observed(points: pd.DataFrame, *, title: str | None = None
         ha="left",
         fontsize=8,
     )
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_reject_options(curves: pd.DataFrame, *, log_scale: bool = True, title: str | None = None):

@@ -23,26 +23,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..studies.coverage_table import COVERAGE_COLUMNS
+from ._common import check_table
+
 __all__ = ["plot_coverage"]
 
 CORRECTED_COLOUR = "#0072B2"  # Okabe-Ito blue
 NAIVE_COLOUR = "#E69F00"  # Okabe-Ito orange
 SCOPE_COLOURS = ["#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 
-_NEEDED = [
-    "quantity",
-    "interval",
-    "target",
-    "family",
-    "scope",
-    "epsilon",
-    "feature",
-    "grid_value",
-    "nominal",
-    "coverage",
-    "coverage_se",
-    "n_repetitions",
-]
+#: The columns the figure reads: the coverage table's but the ε mode, the counts of intervals, the
+#: sample size and the widths and errors.
+_NEEDED = [c for c in COVERAGE_COLUMNS if c not in ("epsilon_mode", "n_intervals", "n", "mean_width", "mean_error")]
 _LEARNER = {
     "learner_pd": "learner-PD (pointwise)",
     "learner_mr_ratio": "learner-PFI, ratio $e_{switch}/e_{orig}$",
@@ -55,17 +47,81 @@ _AGGREGATES = ("active", "irrelevant", "all")
 
 
 def _check(table) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"coverage must be a DataFrame, got {type(table).__name__}")
-    missing = [c for c in _NEEDED if c not in table.columns]
-    if missing:
-        raise ValueError(f"coverage table lacks columns {missing}")
-    if table.empty:
-        raise ValueError("coverage table is empty")
-    frame = table.copy()
+    frame = check_table(table, _NEEDED, "coverage table", frame_name="coverage").copy()
     for col in ("family", "scope"):
         frame[col] = frame[col].fillna("").astype(str)
     return frame
+
+
+def _mcr_at(mcr: pd.DataFrame, epsilon: float | None) -> tuple[pd.DataFrame, float | None]:
+    """The MCR rows at ``epsilon`` and that ε (the table's only one when ``epsilon`` is None)."""
+    if mcr.empty:
+        return mcr, epsilon
+    values = sorted(pd.unique(mcr["epsilon"].astype(float)))
+    if epsilon is None:
+        if len(values) > 1:
+            raise ValueError(f"the table has MCR rows at several epsilons {values}; give epsilon")
+        epsilon = values[0]
+    if not np.isclose(values, float(epsilon)).any():
+        raise ValueError(f"epsilon {epsilon!r} is not in the table (epsilons: {values})")
+    return mcr[np.isclose(mcr["epsilon"].astype(float), float(epsilon))], epsilon
+
+
+def _learner_panel(ax, q: pd.DataFrame, band: float) -> None:
+    """One learner panel: the diagonal and, per interval and target, coverage against the nominal level."""
+    ax.plot([0, 1], [0, 1], linestyle=":", color="0.4", linewidth=1)
+    for interval, colour in (("corrected", CORRECTED_COLOUR), ("naive", NAIVE_COLOUR)):
+        for target, style, marker, face in (("f_star", "-", "o", colour), ("learner", "--", "s", "none")):
+            s = q[(q["interval"] == interval) & (q["target"] == target)].sort_values("nominal")
+            if s.empty:
+                continue
+            ax.errorbar(
+                s["nominal"],
+                s["coverage"],
+                yerr=band * s["coverage_se"],
+                color=colour,
+                linestyle=style,
+                marker=marker,
+                markerfacecolor=face,
+                markersize=4,
+                capsize=2,
+                linewidth=1,
+                label=f"{interval}, {'f*' if target == 'f_star' else 'learner'}",
+            )
+    ax.set_xlim(0.4, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+
+
+def _mcr_panel(ax, q: pd.DataFrame, scopes: list, band: float) -> None:
+    """One MCR panel: coverage per variable (the aggregates last), one colour per scope, filled the
+    test-split interval and open the population members'."""
+    feats = [f for f in pd.unique(q["feature"]) if f not in _AGGREGATES] + [
+        f for f in _AGGREGATES if f in set(q["feature"])
+    ]
+    x = np.arange(len(feats), dtype=float)
+    width = 0.8 / max(len(scopes), 1)
+    for j, scope in enumerate(scopes):
+        colour = SCOPE_COLOURS[j % len(SCOPE_COLOURS)]
+        for interval, face in (("mcr", colour), ("population_members", "none")):
+            s = q[(q["scope"] == scope) & (q["interval"] == interval)].set_index("feature")
+            if s.empty:
+                continue
+            s = s.reindex(feats)
+            xs = x - 0.4 + width * (j + (0.3 if interval == "mcr" else 0.7))
+            ax.errorbar(
+                xs,
+                s["coverage"],
+                yerr=band * s["coverage_se"],
+                fmt="o",
+                color=colour,
+                markerfacecolor=face,
+                markersize=4,
+                capsize=2,
+                linewidth=1,
+                label=scope if interval == "mcr" else None,
+            )
+    ax.set_xticks(x, feats, rotation=45, fontsize="x-small")
+    ax.set_ylim(-0.02, 1.02)
 
 
 def plot_coverage(
@@ -113,15 +169,7 @@ def plot_coverage(
     mcr = frame[frame["quantity"].isin(list(_MCR))]
     if not families and mcr.empty:
         raise ValueError(f"no learner rows at reporting level {feature!r} and no MCR rows")
-    if not mcr.empty:
-        values = sorted(pd.unique(mcr["epsilon"].astype(float)))
-        if epsilon is None:
-            if len(values) > 1:
-                raise ValueError(f"the table has MCR rows at several epsilons {values}; give epsilon")
-            epsilon = values[0]
-        if not np.isclose(values, float(epsilon)).any():
-            raise ValueError(f"epsilon {epsilon!r} is not in the table (epsilons: {values})")
-        mcr = mcr[np.isclose(mcr["epsilon"].astype(float), float(epsilon))]
+    mcr, epsilon = _mcr_at(mcr, epsilon)
     nrows = len(families) + (0 if mcr.empty else 1)
     L = len(panels)  # learner panels of 2 grid columns; the two MCR panels share the row
     fig = plt.figure(figsize=(3.5 * L, 3.2 * nrows))
@@ -131,28 +179,7 @@ def plot_coverage(
         part = learner[learner["family"] == fam]
         for k, (quantity, label) in enumerate(panels.items()):
             ax = fig.add_subplot(grid[i, 2 * k : 2 * k + 2])
-            ax.plot([0, 1], [0, 1], linestyle=":", color="0.4", linewidth=1)
-            q = part[part["quantity"] == quantity]
-            for interval, colour in (("corrected", CORRECTED_COLOUR), ("naive", NAIVE_COLOUR)):
-                for target, style, marker, face in (("f_star", "-", "o", colour), ("learner", "--", "s", "none")):
-                    s = q[(q["interval"] == interval) & (q["target"] == target)].sort_values("nominal")
-                    if s.empty:
-                        continue
-                    ax.errorbar(
-                        s["nominal"],
-                        s["coverage"],
-                        yerr=band * s["coverage_se"],
-                        color=colour,
-                        linestyle=style,
-                        marker=marker,
-                        markerfacecolor=face,
-                        markersize=4,
-                        capsize=2,
-                        linewidth=1,
-                        label=f"{interval}, {'f*' if target == 'f_star' else 'learner'}",
-                    )
-            ax.set_xlim(0.4, 1.02)
-            ax.set_ylim(-0.02, 1.02)
+            _learner_panel(ax, part[part["quantity"] == quantity], band)
             ax.set_title(f"{label}\n{fam}" if len(families) > 1 else label, fontsize="small")
             ax.set_xlabel("nominal level")
             if k == 0:
@@ -163,34 +190,7 @@ def plot_coverage(
         scopes = list(pd.unique(mcr["scope"]))
         for k, (quantity, label) in enumerate(_MCR.items()):
             ax = fig.add_subplot(grid[nrows - 1, L * k : L * k + L])
-            q = mcr[mcr["quantity"] == quantity]
-            feats = [f for f in pd.unique(q["feature"]) if f not in _AGGREGATES] + [
-                f for f in _AGGREGATES if f in set(q["feature"])
-            ]
-            x = np.arange(len(feats), dtype=float)
-            width = 0.8 / max(len(scopes), 1)
-            for j, scope in enumerate(scopes):
-                colour = SCOPE_COLOURS[j % len(SCOPE_COLOURS)]
-                for interval, face in (("mcr", colour), ("population_members", "none")):
-                    s = q[(q["scope"] == scope) & (q["interval"] == interval)].set_index("feature")
-                    if s.empty:
-                        continue
-                    s = s.reindex(feats)
-                    xs = x - 0.4 + width * (j + (0.3 if interval == "mcr" else 0.7))
-                    ax.errorbar(
-                        xs,
-                        s["coverage"],
-                        yerr=band * s["coverage_se"],
-                        fmt="o",
-                        color=colour,
-                        markerfacecolor=face,
-                        markersize=4,
-                        capsize=2,
-                        linewidth=1,
-                        label=scope if interval == "mcr" else None,
-                    )
-            ax.set_xticks(x, feats, rotation=45, fontsize="x-small")
-            ax.set_ylim(-0.02, 1.02)
+            _mcr_panel(ax, mcr[mcr["quantity"] == quantity], scopes, band)
             ax.set_title(f"{label}: coverage of MR(f*) at ε = {float(epsilon):g} (no nominal level)", fontsize="small")
             if k == 0:
                 ax.set_ylabel("empirical coverage")

@@ -15,7 +15,7 @@ def plot_correlation(corr: pd.DataFrame, title: str | None = None):
     Parameters
     ----------
     corr : DataFrame
-        Output of :func:`xaipipe.data.prepare.correlation_matrix` (a
+        Output of :func:`xaipipe.data.preparation.correlation_matrix` (a
         ``variable`` column followed by the square matrix).
     title : str, optional
 

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ._common import check_table
+
 __all__ = [
     "plot_boosting_depth",
     "plot_boosting_shrinkage",
@@ -33,15 +35,19 @@ TRAIN_LABEL = "training"
 TEST_LABEL = "test"
 
 
-def _table(table: pd.DataFrame, needed: Sequence[str], what: str) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{what} must be a DataFrame, got {type(table).__name__}")
-    missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise ValueError(f"{what} lacks columns {missing}")
-    if table.empty:
-        raise ValueError(f"{what} is empty")
-    return table
+def _train_test(draw, x, t: pd.DataFrame, *args, **kwargs) -> None:
+    """Draw the training and then the test MSE of ``t`` against ``x`` with ``draw`` (``ax.plot``,
+    ``ax.step``), labelled :data:`TRAIN_LABEL` / :data:`TEST_LABEL`."""
+    for col, label in (("train_mse", TRAIN_LABEL), ("test_mse", TEST_LABEL)):
+        draw(x, t[col], *args, label=label, **kwargs)
+
+
+def _labelled(ax, xlabel: str, ylabel: str = "MSE"):
+    """Label the axes, add the legend and return the figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return ax.figure
 
 
 def plot_regression_tree(
@@ -105,10 +111,9 @@ def plot_pruning_path(path: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(path, ["alpha", "train_mse", "test_mse", "n_leaves"], "pruning path").sort_values("alpha")
+    t = check_table(path, ["alpha", "train_mse", "test_mse", "n_leaves"], "pruning path").sort_values("alpha")
     fig, ax = plt.subplots()
-    ax.step(t["alpha"], t["train_mse"], where="post", label=TRAIN_LABEL)
-    ax.step(t["alpha"], t["test_mse"], where="post", label=TEST_LABEL)
+    _train_test(ax.step, t["alpha"], t, where="post")
     best = t.loc[t["test_mse"].idxmin()]
     ax.plot(
         [best["alpha"]], [best["test_mse"]], "o", color="black", label=f"min test MSE ({int(best['n_leaves'])} leaves)"
@@ -116,10 +121,7 @@ def plot_pruning_path(path: pd.DataFrame):
     positive = t["alpha"][t["alpha"] > 0]
     if len(positive):
         ax.set_xscale("symlog", linthresh=float(positive.min()))
-    ax.set_xlabel(r"cost-complexity parameter $\alpha$")
-    ax.set_ylabel("MSE")
-    ax.legend()
-    return fig
+    return _labelled(ax, r"cost-complexity parameter $\alpha$")
 
 
 def plot_oob_curve(curve: pd.DataFrame):
@@ -139,7 +141,7 @@ def plot_oob_curve(curve: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(curve, ["max_features", "n_trees", "oob_mse", "test_mse"], "OOB curve")
+    t = check_table(curve, ["max_features", "n_trees", "oob_mse", "test_mse"], "OOB curve")
     fig, ax = plt.subplots()
     for k, (mf, part) in enumerate(t.groupby("max_features", sort=False)):
         part = part.sort_values("n_trees")
@@ -151,10 +153,7 @@ def plot_oob_curve(curve: pd.DataFrame):
         ax.plot(part["n_trees"], part["oob_mse"], color=colour, label=f"{name}: OOB")
         if part["test_mse"].notna().any():
             ax.plot(part["n_trees"], part["test_mse"], color=colour, linestyle="--", label=f"{name}: test")
-    ax.set_xlabel("number of trees $B$")
-    ax.set_ylabel("MSE")
-    ax.legend()
-    return fig
+    return _labelled(ax, "number of trees $B$")
 
 
 def plot_loss_functions(losses: pd.DataFrame):
@@ -172,7 +171,7 @@ def plot_loss_functions(losses: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(losses, ["residual", "squared", "absolute", "huber", "delta"], "loss table")
+    t = check_table(losses, ["residual", "squared", "absolute", "huber", "delta"], "loss table")
     delta = float(t["delta"].iloc[0])
     fig, ax = plt.subplots()
     ax.plot(t["residual"], t["squared"], label=r"squared $r^2/2$")
@@ -180,10 +179,7 @@ def plot_loss_functions(losses: pd.DataFrame):
     ax.plot(t["residual"], t["huber"], linestyle="--", linewidth=2.0, label=rf"Huber ($\delta$ = {delta:g})")
     for x in (-delta, delta):
         ax.axvline(x, color="grey", linestyle=":", linewidth=0.8)
-    ax.set_xlabel(r"residual $r = y - f(x)$")
-    ax.set_ylabel("loss")
-    ax.legend()
-    return fig
+    return _labelled(ax, r"residual $r = y - f(x)$", "loss")
 
 
 def plot_boosting_depth(depths: pd.DataFrame):
@@ -200,21 +196,16 @@ def plot_boosting_depth(depths: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(depths, ["max_depth", "train_mse", "test_mse"], "depth table").sort_values("max_depth")
+    t = check_table(depths, ["max_depth", "train_mse", "test_mse"], "depth table").sort_values("max_depth")
     fig, ax = plt.subplots()
-    ax.plot(t["max_depth"], t["train_mse"], "o-", label=TRAIN_LABEL)
-    ax.plot(t["max_depth"], t["test_mse"], "o-", label=TEST_LABEL)
+    _train_test(ax.plot, t["max_depth"], t, "o-")
     ax.set_xticks(t["max_depth"].to_numpy())
-    ax.set_xlabel("maximum depth of the trees")
-    ax.set_ylabel("MSE")
-    info = []
-    for col in ("n_estimators", "learning_rate"):
-        if col in t and t[col].nunique() == 1:
-            info.append(f"{col} = {t[col].iloc[0]:g}")
+    info = [
+        f"{col} = {t[col].iloc[0]:g}" for col in ("n_estimators", "learning_rate") if col in t and t[col].nunique() == 1
+    ]
     if info:
         ax.set_title(", ".join(info))
-    ax.legend()
-    return fig
+    return _labelled(ax, "maximum depth of the trees")
 
 
 def plot_boosting_shrinkage(curves: pd.DataFrame, *, log_y: bool = True):
@@ -238,7 +229,7 @@ def plot_boosting_shrinkage(curves: pd.DataFrame, *, log_y: bool = True):
     """
     import matplotlib.pyplot as plt
 
-    t = _table(curves, ["learning_rate", "iteration", "train_mse", "test_mse", "early_stop"], "staged curves")
+    t = check_table(curves, ["learning_rate", "iteration", "train_mse", "test_mse", "early_stop"], "staged curves")
     fig, axes = plt.subplots(1, 2, figsize=(6.3, 3.0), sharex=True)
     for k, (lr, part) in enumerate(t.groupby("learning_rate", sort=True)):
         part = part.sort_values("iteration")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..explain.interactions import ShapInteractionSummary
+from ._common import annotate_cells
 from .style import SEQUENTIAL_CMAP, figure_style
 
 if TYPE_CHECKING:
@@ -75,6 +76,8 @@ def plot_shap_interaction_matrix(
     Returns
     -------
     matplotlib.figure.Figure
+        The features x features heatmap (top ``max_display`` by total interaction) with a colour
+        bar; the values are written in the cells when at most 12 features are drawn.
 
     Raises
     ------
@@ -101,18 +104,7 @@ def plot_shap_interaction_matrix(
         if len(names) <= 12:
             finite = A[np.isfinite(A)]
             mid = (finite.max() / 2) if finite.size else 0
-            for i in range(len(names)):
-                for j in range(len(names)):
-                    if np.isfinite(A[i, j]):
-                        ax.text(
-                            j,
-                            i,
-                            f"{A[i, j]:.2g}",
-                            ha="center",
-                            va="center",
-                            fontsize=6,
-                            color="white" if A[i, j] < mid else "black",
-                        )
+            annotate_cells(ax, A, lambda v: f"{v:.2g}", lambda v: v < mid)
         cbar = fig.colorbar(im, ax=ax, fraction=0.046)
         cbar.set_label(f"mean |SHAP interaction value| ({output_label})")
         if title:
@@ -184,6 +176,7 @@ def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unno
     Returns
     -------
     matplotlib.figure.Figure
+        One horizontal bar (± 2 SE) per variable or pair, largest on top.
 
     Raises
     ------

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ._common import check_table
 from .pdp import OUTPUT_LABELS
 
 if TYPE_CHECKING:
@@ -49,13 +50,7 @@ _MEASURES = {
 
 
 def _one_model(table: pd.DataFrame, needed: Sequence[str], what: str) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{what} must be a DataFrame")
-    missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise ValueError(f"{what} lacks columns {missing}")
-    if table.empty:
-        raise ValueError(f"{what} is empty")
+    check_table(table, needed, what)
     for col in ("dataset", "model", "estimator", "loss", "output", "confidence"):
         if col in table and table[col].nunique(dropna=False) > 1:
             raise ValueError(f"{what} holds several values of {col!r}; filter it to one model first")
@@ -141,26 +136,19 @@ def plot_learner_pd(
         lo, hi = part["ci_low"].to_numpy(dtype=float), part["ci_high"].to_numpy(dtype=float)
         nlo, nhi = part["ci_low_naive"].to_numpy(dtype=float), part["ci_high_naive"].to_numpy(dtype=float)
         if categorical:
-            ax.errorbar(
-                x,
-                m,
-                yerr=[m - lo, hi - m],
-                fmt="none",
-                ecolor=BAND_COLOUR,
-                elinewidth=1.0,
-                capsize=4,
-                label="corrected CI",
-            )
+            bars = [(lo, hi, BAND_COLOUR, 1.0, 4, "corrected CI")]
             if show_naive:
+                bars.append((nlo, nhi, MEAN_COLOUR, 3.0, 0, "naive CI"))
+            for low, high, colour, width, cap, label in bars:
                 ax.errorbar(
                     x,
                     m,
-                    yerr=[m - nlo, nhi - m],
+                    yerr=[m - low, high - m],
                     fmt="none",
-                    ecolor=MEAN_COLOUR,
-                    elinewidth=3.0,
-                    capsize=0,
-                    label="naive CI",
+                    ecolor=colour,
+                    elinewidth=width,
+                    capsize=cap,
+                    label=label,
                 )
             ax.plot(x, m, "o", color=MEAN_COLOUR, label=f"learner-{quantity}")
             ax.set_xticks(x, levels)

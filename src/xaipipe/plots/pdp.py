@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
+from ._common import finish
 from .style import SEQUENTIAL_CMAP, qualitative_colours
 from .units import with_unit, wrap_label
 
@@ -388,10 +389,7 @@ def plot_pd_2d(
     ax.set_xlabel(pair.feature_1)
     ax.set_ylabel(pair.feature_2)
     fig.colorbar(cs, ax=ax, label=zlabel)
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 #: Line styles of the classes in :func:`plot_class_pd` (with the colour cycle of the style).
@@ -516,10 +514,7 @@ def _plot_pd_2d_levels(pair: PairEffect, *, zlabel: str | None, title: str | Non
     image = _draw_pd_2d_levels(ax, pair, label)
     if image is not None:
         fig.colorbar(image, ax=ax, label=label)
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None = None):
@@ -535,6 +530,8 @@ def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None
     Returns
     -------
     matplotlib.figure.Figure
+        One panel per class (filled contours, or level cells for a one-hot group) and one colour
+        bar shared by all panels.
 
     Raises
     ------
@@ -579,9 +576,18 @@ def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None
     return fig
 
 
+def _placeholder(text):
+    """A figure that only says ``text`` (a figure kind with nothing to draw)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.text(0.5, 0.5, text, ha="center")
+    ax.set_axis_off()
+    return fig
+
+
 def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class) -> dict:
     """:func:`pd_ice_figures` of a multiclass table: one class's figures, or every class's PD."""
-    import matplotlib.pyplot as plt
 
     labels = _class_labels(curves)
     if figure_class is not None:
@@ -595,12 +601,6 @@ def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class)
             fig.suptitle(f"class {label}", fontsize="small")
         return figs
 
-    def placeholder(text):
-        fig, ax = plt.subplots()
-        ax.text(0.5, 0.5, text, ha="center")
-        ax.set_axis_off()
-        return fig
-
     ranked = curves[curves["rank"] > 0]
     has_derivative = (ranked["kind"] == "d_pd").any()
     return {
@@ -608,8 +608,8 @@ def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class)
         "c_ice": plot_class_pd(curves, "pd_centered"),
         "d_ice": plot_class_pd(curves, "d_pd")
         if has_derivative
-        else placeholder("no d-PD: no numeric variable among the top-k"),
-        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
+        else _placeholder("no d-PD: no numeric variable among the top-k"),
+        "pd_2d": _placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_class_pd_2d(pairs),
     }
@@ -659,18 +659,11 @@ def pd_ice_figures(
     ValueError
         ``figure_class`` that is not a class of the table.
     """
-    import matplotlib.pyplot as plt
 
     from ..explain.pdp import effect_from_table
 
     if "class" in curves.columns:
         return _multiclass_figures(curves, pairs, figure_class)
-
-    def placeholder(text):
-        fig, ax = plt.subplots()
-        ax.text(0.5, 0.5, text, ha="center")
-        ax.set_axis_off()
-        return fig
 
     ranked = curves[curves["rank"] > 0]
     order = ranked.drop_duplicates("feature").sort_values("rank")["feature"].tolist()
@@ -682,8 +675,8 @@ def pd_ice_figures(
         "c_ice": plot_centered_ice(effects, **unit),
         "d_ice": plot_dice(numeric, **unit)
         if numeric
-        else placeholder("no d-ICE: no numeric variable among the top-k"),
-        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
+        else _placeholder("no d-ICE: no numeric variable among the top-k"),
+        "pd_2d": _placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_pd_2d(_with_output(_one_pair(pairs), output), **unit),
     }

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..rashomon.sets import QUANTITIES, select_set
+from ._common import annotate_cells, finish
 from .catalog import kinds
 
 if TYPE_CHECKING:
@@ -163,10 +164,7 @@ def plot_member_reliance(
     n = rows[["family", "config_id"]].drop_duplicates().shape[0]
     ax.set_xlabel(f"{label}  ({estimator}; {n} models, ε = {epsilon:g})")
     ax.legend(loc="lower right")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_rank_heatmap(
@@ -228,25 +226,11 @@ def plot_rank_heatmap(
             ax.get_yticklabels()[i].set_color(REFERENCE_COLOUR)
             ax.get_yticklabels()[i].set_fontweight("bold")
     if len(labels) * len(feats) <= 400:
-        for i in range(ranks.shape[0]):
-            for j in range(ranks.shape[1]):
-                if np.isfinite(ranks[i, j]):
-                    ax.text(
-                        j,
-                        i,
-                        f"{int(ranks[i, j])}",
-                        ha="center",
-                        va="center",
-                        fontsize=6,
-                        color="white" if ranks[i, j] <= len(feats) / 2 else "black",
-                    )
+        annotate_cells(ax, ranks, lambda v: f"{int(v)}", lambda v: v <= len(feats) / 2)
     cbar = fig.colorbar(im, ax=ax, fraction=0.04)
     cbar.set_label(f"rank of {quantity} (1 = most relied on)")
     ax.set_xlabel(f"variable ({estimator}; ε = {epsilon:g})")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_mcr_intervals(
@@ -295,10 +279,7 @@ def plot_mcr_intervals(
     n = int(rows["n_members"].iloc[0])
     ax.set_xlabel(f"{label}  ({estimator}; {n} models, ε = {epsilon:g} {rows['epsilon_mode'].iloc[0]})")
     ax.legend(loc="lower right")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_epsilon_sensitivity(

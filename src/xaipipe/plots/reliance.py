@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ._common import finish
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -126,6 +128,7 @@ def plot_model_reliance(
     Returns
     -------
     matplotlib.figure.Figure
+        One bar per variable from the no-reliance value (dashed line), most relied-on on top.
 
     Raises
     ------
@@ -141,10 +144,7 @@ def plot_model_reliance(
     xlabel, ref, _ = _VALUES[value]
     fig, ax = plt.subplots(figsize=(5.5, max(2.0, 0.3 * len(names) + 1.2)))
     _bars(ax, names, v[order], None if err is None else err[order], xlabel + _note(value, err, error), ref, "C0")
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title)
 
 
 def plot_reliance_vs_split_gain(
@@ -171,6 +171,7 @@ def plot_reliance_vs_split_gain(
     Returns
     -------
     matplotlib.figure.Figure
+        Left the MR bars, right the split-gain shares, in the MR order.
 
     Raises
     ------

@@ -41,6 +41,7 @@ def plot_sage(
     Returns
     -------
     matplotlib.figure.Figure
+        Left SAGE bars, right the MR bars with each variable's MR rank, in one variable order.
 
     Raises
     ------

@@ -171,6 +171,11 @@ def interaction_partner(result: ShapResult, feature: str | int) -> str | None:
     return result.feature_names[k]
 
 
+def row_title(result: ShapResult, i: int, what: str, unit: str) -> str:
+    """``"<what> - row <id>: f(x) = <output> (<unit>)"``: the title of a local figure of row ``i``."""
+    return f"{what} - row {int(result.row_index[i])}: f(x) = {result.model_output[i]:.3g} ({unit})"
+
+
 def _unit_label(result: ShapResult, target_unit: str | None) -> str:
     """The result's output space with the dataset's ``target_unit`` (``"prediction, MPa"``)."""
     return with_unit(result.output_label, result.output, target_unit, inner=True)
@@ -247,7 +252,7 @@ def plot_shap_beeswarm(
     ----------
     result : ShapResult
     max_display : int, default=15
-        Features shown; the rest are summed into one row.
+        Rows drawn: the features of largest mean |SHAP value|, the others summed into a last row.
     title : str, optional
     random_state : int, default=0
         Seed of the dots' drawing order and stacking jitter (shap draws them from
@@ -494,19 +499,13 @@ def plot_shap_local(result: ShapResult, *, max_display: int = 12, target_unit: s
     """
     rows = local_rows(result)
     names = {"high": "highest output", "low": "lowest output", "near_base": "output nearest the base value"}
-    figs = {}
-    for kind in LOCAL_ROW_KINDS:
-        i = rows[kind]
-        figs[kind] = plot_shap_waterfall(
-            result,
-            i,
-            max_display=max_display,
-            title=(
-                f"{names[kind]} - row {int(result.row_index[i])}: "
-                f"f(x) = {result.model_output[i]:.3g} ({_unit_label(result, target_unit)})"
-            ),
+    unit = _unit_label(result, target_unit)
+    return {
+        kind: plot_shap_waterfall(
+            result, rows[kind], max_display=max_display, title=row_title(result, rows[kind], names[kind], unit)
         )
-    return figs
+        for kind in LOCAL_ROW_KINDS
+    }
 
 
 def plot_shap_class_bar(result: ShapClasses, *, max_display: int = 15, title: str | None = None):

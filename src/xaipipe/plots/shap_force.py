@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..explain.shapley import ShapResult, level_labels
-from .shap import LOCAL_ROW_KINDS, local_rows
+from .shap import LOCAL_ROW_KINDS, local_rows, row_title
 from .style import figure_style
 
 if TYPE_CHECKING:
@@ -167,19 +167,15 @@ def plot_shap_force_local(result: ShapResult, *, contribution_threshold: float =
         ``{"high": Figure, "low": Figure, "near_base": Figure}`` (000 Figs 4.3, 4.4, 4.5).
     """
     rows = force_rows(result)
-    figs = {}
-    for kind in LOCAL_ROW_KINDS:
-        i = rows[kind]
-        figs[kind] = plot_shap_force(
+    return {
+        kind: plot_shap_force(
             result,
-            i,
+            rows[kind],
             contribution_threshold=contribution_threshold,
-            title=(
-                f"Force plot, {_KIND_TITLES[kind]} - row {int(result.row_index[i])}: "
-                f"f(x) = {result.model_output[i]:.3g} ({result.output_label})"
-            ),
+            title=row_title(result, rows[kind], f"Force plot, {_KIND_TITLES[kind]}", result.output_label),
         )
-    return figs
+        for kind in LOCAL_ROW_KINDS
+    }
 
 
 def save_force_html(

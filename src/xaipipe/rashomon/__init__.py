@@ -8,7 +8,9 @@ Modules by concept: :mod:`.sets` (sets, scopes, the ε rule), :mod:`.refit` (mem
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.rashomon import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
 Library entries (no rule): ``rashomon_scopes``, ``members_reliance``, ``mcr_table``, ``mcr_path``,
-``linear_exact_scope``.
+``linear_exact_scope``; ``BootstrapReliance`` and ``BootstrapEngine`` (the option objects of
+:func:`xaipipe.rashomon.bootstrap.bootstrap_rashomon`), ``CurveOptions`` (of
+:func:`xaipipe.rashomon.envelope.pd_envelope_table`).
 """
 
 from .._lazy import attach
@@ -18,6 +20,8 @@ ENTRY_POINTS = {
     "mcr_study": "study",
     "rashomon_refit": "study",
     "bootstrap_shard": "bootstrap",
+    "BootstrapReliance": "bootstrap",
+    "BootstrapEngine": "bootstrap",
     "combine_bootstrap_shards": "bootstrap",
     "multiplicity_tables": "multiplicity",
     "rashomon_scopes": "sets",
@@ -28,6 +32,7 @@ ENTRY_POINTS = {
     "consensus_study": "consensus",
     "default_summary": "consensus",
     "member_effects": "effects",
+    "CurveOptions": "envelope",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it

@@ -12,21 +12,14 @@ import pandas as pd
 from scipy import linalg
 
 from ..explain.reliance import features_from_groups, resolve_features
-from ..validation import check_finite
+from ..validation import check_finite, check_matrix
 
 _EPS = np.finfo(float).eps
 
 
 def _as_matrix(X) -> tuple[np.ndarray, list[str] | None]:
     names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"X must be numeric: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    check_finite(arr, "X")
-    return arr, names
+    return check_matrix(X, "X"), names
 
 
 def _as_vector(v, name: str, length: int | None = None) -> np.ndarray:

@@ -107,19 +107,13 @@ Departures from Donnelly et al. (2023)
    ``strata``), so that every refit knows every class (``docs/multiclass.md``);
    binary and regression targets are resampled plainly.
 
-Why one module of this size (~900 lines): the resampling, one resample's refits
-and set, the sharded jobs and their recombination must give the same bytes for
-any split into jobs, so they share the private per-resample helpers and the
-validation of :func:`bootstrap_rashomon`; apart they would import each other.
+The per-resample refits, set and MR live in the private :mod:`xaipipe.rashomon._resample`
+(with :func:`grid_configurations`): the one-job bootstrap, its shards and their combination all run
+a resample through it, so they give the same bytes for any split into jobs.
 
 Only the resampling, the per-resample refits and the RID / MCR summaries are
 new here: the set is :func:`xaipipe.rashomon.sets.rashomon_set` and the MR of a
 fitted group :func:`xaipipe.rashomon.refit.group_reliance`.
-
-Why one module of this size (~900 lines since the tree was formatted with ruff): the
-one-job bootstrap, its shards and their combination must give the same bytes, so
-they share the private per-resample code (``_one_resample``, ``_fit_group``,
-``_group_outputs``) and the seeding; apart they would import each other's privates.
 """
 
 from __future__ import annotations
@@ -135,7 +129,8 @@ import pandas as pd
 from ..config.rashomon import BootstrapSettings
 from ..data.prepare import importance_groups
 from ..data.resample import bootstrap_indices, resample_seeds
-from ..validation import check_finite, check_int
+from ..validation import check_finite, check_int, check_matrix
+from ._resample import ResampleRun, grid_configurations, one_resample
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
 # The RID and MCR summaries live in xaipipe.rashomon.rid (tables layer).
@@ -145,6 +140,8 @@ __all__ = [
     "BOOTSTRAP_RELIANCE_COLUMNS",
     "SIZE_COLUMNS",
     "MCR_COLUMNS",
+    "BootstrapEngine",
+    "BootstrapReliance",
     "BootstrapShard",
     "BootstrapTables",
     "RashomonBootstrap",
@@ -216,244 +213,76 @@ def default_metric(task: str) -> str:
     raise ValueError(f"unknown task {task!r}; expected 'regression' or 'classification'")
 
 
-def grid_configurations(grids: Mapping[str, Any]) -> list[dict]:
-    """Prefix groups of a multi-family grid.
-
-    Parameters
-    ----------
-    grids : mapping family -> grid
-        A grid is a config-style mapping ``parameter -> values`` (ranges
-        allowed, :func:`xaipipe.models.grid.expand_grid`) or a list of explicit
-        configurations (dicts).
-
-    Returns
-    -------
-    list of dict
-        One entry per group with keys ``family``, ``base`` (parameters without
-        ``n_estimators``), ``ks`` (sorted ``n_estimators`` values, empty for
-        non-ensembles or when absent), ``configs`` (parameter dicts, one per
-        configuration, in ``ks`` order) and ``config_ids``.
-
-    Raises
-    ------
-    KeyError
-        Unknown family.
-    ValueError
-        Empty ``grids``, an empty grid or a duplicated configuration.
-    """
-    from ..models.families import PREFIX_PARAM, get_family
-    from ..models.grid import config_id, expand_grid, prefix_groups
-
-    if not grids:
-        raise ValueError("grids is empty: give at least one family")
-    out = []
-    for family, grid in grids.items():
-        fam = get_family(family)
-        if isinstance(grid, (list, tuple)):
-            configs = [dict(c) for c in grid]
-            if not configs:
-                raise ValueError(f"grid of {family!r} is an empty list")
-        else:
-            configs = expand_grid(grid)
-        ids = [config_id(c) for c in configs]
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"grid of {family!r} lists a configuration twice")
-        if fam.ensemble:
-            groups = prefix_groups(configs)
-        else:
-            groups = [(dict(c), []) for c in configs]
-        for base, ks in groups:
-            if not fam.ensemble and PREFIX_PARAM in base:
-                ks = []
-            cfgs = [dict(base, **{PREFIX_PARAM: k}) for k in ks] if ks else [dict(base)]
-            out.append(
-                {
-                    "family": family,
-                    "spec": fam,
-                    "base": dict(base),
-                    "ks": list(ks),
-                    "configs": cfgs,
-                    "config_ids": [config_id(c) for c in cfgs],
-                }
-            )
-    return out
-
-
-# ----------------------------------------------------------------------------- one resample
-
-
-def _fit_group(group, task, X, y, seed, options, forest_store=None):
-    from ..models.fitting import fit_group
-
-    fit = fit_group(
-        group["spec"],
-        task,
-        group["base"],
-        X,
-        y,
-        n_estimators=group["ks"],
-        random_state=seed,
-        options=(options or {}).get(group["family"]),
-        forest_store=forest_store,
-    )
-    return fit.estimator
-
-
-def _group_outputs(est, group, X, ks=None):
-    from ..models.prefix import member_predictor
-
-    return member_predictor(est, (group["ks"] if ks is None else ks) or None)(X)
-
-
-def _one_resample(
-    b,
-    boot,
-    oob,
-    groups,
-    task,
-    X,
-    y,
-    X_mr,
-    y_mr,
-    fgroups,
-    metric,
-    epsilon,
-    mode,
-    mr_estimator,
-    mr_loss,
-    perms,
-    seed,
-    options,
-    max_rows,
-    imputer=None,
-    forest_blocks=None,
-):
-    """One resample's models, reliance and size records. ``forest_blocks``: its forests fitted in
-    blocks of trees into forest stores of a temporary folder, read one block at a time (bitwise the
-    same records; :func:`xaipipe.rashomon.refit.member_store_dir`)."""
-    from .refit import member_store_dir
-
-    with member_store_dir(forest_blocks, len(boot)) as store_dir:
-        return _resample_records(
-            b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
-            mr_estimator, mr_loss, perms, seed, options, max_rows, imputer, forest_blocks, store_dir,
-        )  # fmt: skip
-
-
-def _resample_records(
-    b, boot, oob, groups, task, X, y, X_mr, y_mr, fgroups, metric, epsilon, mode,
-    mr_estimator, mr_loss, perms, seed, options, max_rows, imputer, forest_blocks, store_dir,
-):  # fmt: skip
-    from ..data.impute import impute_rows
-    from ..models.families import get_family
-    from ..models.metrics import evaluate
-    from .refit import FittedGroup, group_reliance
-    from .sets import rashomon_set
-
-    # missing values: filled from the resample's in-bag rows only (its out-of-bag and MR rows too)
-    X_boot, X_oob, X_mr = impute_rows(imputer, X[boot], X[oob], X_mr)
-    models = []
-    fitted = []
-    for gi, group in enumerate(groups):
-        store = None
-        if store_dir is not None and get_family(group["family"]).prefix == "forest":
-            store = (store_dir / f"group{gi}.forest", int(forest_blocks[1]))
-        est = _fit_group(group, task, X_boot, y[boot], seed, options, store)
-        fitted.append(est)
-        outs = [None] * len(group["configs"]) if est is None else _group_outputs(est, group, X_oob)
-        for cid, out in zip(group["config_ids"], outs):
-            models.append(
-                {
-                    "bootstrap": b,
-                    "family": group["family"],
-                    "config_id": cid,
-                    "prefix_group": gi,
-                    "status": "failed" if est is None else "ok",
-                    "metric": metric,
-                    "loss": np.nan if out is None else float(evaluate(task, y[oob], out)[metric]),
-                }
-            )
-    frame = pd.DataFrame(models)
-    if not (frame["status"] == "ok").any():
-        raise ValueError(f"bootstrap resample {b}: every configuration failed to fit")
-    rs = rashomon_set(frame.assign(**{f"{metric}_mean": frame["loss"]}), metric=metric, epsilon=epsilon, mode=mode)
-    member = rs.table["in_set"].to_numpy(dtype=bool)
-    best = float(rs.reference["loss"])
-    size = int(member.sum())
-    for rec, m, gap, ref in zip(models, member, rs.table["gap"], rs.table["is_reference"]):
-        rec.update(
-            {
-                "best_loss": best,
-                "gap": float(gap),
-                "threshold": float(rs.threshold),
-                "in_set": bool(m),
-                "is_best": bool(ref),
-                "n_oob": int(oob.size),
-            }
-        )
-
-    reliance = []
-    start = 0
-    for gi, group in enumerate(groups):
-        n_cfg = len(group["configs"])
-        mask = member[start : start + n_cfg]
-        start += n_cfg
-        if not mask.any():
-            continue
-        ids = [cid for cid, m in zip(group["config_ids"], mask) if m]
-        ks = [k for k, m in zip(group["ks"], mask) if m] if group["ks"] else []
-        fg = FittedGroup(
-            family=group["family"], base_params=dict(group["base"]), n_estimators=ks, config_ids=ids, model=fitted[gi]
-        )
-        arr = group_reliance(
-            fg,
-            X_mr,
-            y_mr,
-            features={g: list(c) for g, c in fgroups.items()},
-            estimator=mr_estimator,
-            loss=mr_loss,
-            permutations=perms,
-            max_rows_per_batch=max_rows,
-        )
-        diff = arr.mr_difference().mean(axis=2)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = arr.mr_ratio().mean(axis=2)
-        e_sw = arr.e_switch.mean(axis=2)
-        for i, cid in enumerate(ids):
-            for g, fname in enumerate(arr.features):
-                reliance.append(
-                    {
-                        "bootstrap": b,
-                        "family": group["family"],
-                        "config_id": cid,
-                        "feature": fname,
-                        "estimator": arr.estimator,
-                        "loss": arr.loss,
-                        "e_orig": float(arr.e_orig[i]),
-                        "e_switch": float(e_sw[i, g]),
-                        "mr_ratio": float(ratio[i, g]),
-                        "mr_difference": float(diff[i, g]),
-                        "set_size": size,
-                        "weight": 1.0 / size,
-                    }
-                )
-    sizes = {
-        "bootstrap": b,
-        "n_models": len(models),
-        "n_failed": int((frame["status"] != "ok").sum()),
-        "set_size": size,
-        "best_family": str(rs.reference["family"]),
-        "best_config_id": str(rs.reference["config_id"]),
-        "best_loss": best,
-        "threshold": float(rs.threshold),
-        "n_unique_rows": int(np.unique(boot).size),
-        "n_oob": int(oob.size),
-        "n_mr": int(X_mr.shape[0]),
-    }
-    return b, models, reliance, sizes
-
-
 # ----------------------------------------------------------------------------- public API
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapReliance:
+    """How :func:`bootstrap_rashomon` computes the MR of the members (its ``reliance=``).
+
+    Attributes
+    ----------
+    estimator : {"permutation", "e_divide", "e_switch"}, default "permutation"
+        The MR estimator (:mod:`xaipipe.explain.reliance`).
+    loss : str or callable, optional
+        Per-sample loss of the MR; default ``squared_error`` / ``log_loss``.
+    n_repeats : int, default 5
+        Random permutations (``permutation``) or halvings (``e_divide``) per variable, shared by
+        the members of a resample.
+    data : {"oob", "test"}, default "oob"
+        Where MR is computed (module docstring); ``"test"`` needs ``X_test``, ``y_test``.
+    X_test : array-like of shape (m, p), optional
+    y_test : array-like of shape (m,), optional
+        The fixed MR sample of ``data="test"`` (``m >= 2``).
+    features : mapping name -> columns, sequence or None
+        Variables of the MR (one-hot groups permuted jointly), as
+        :func:`xaipipe.explain.reliance.resolve_features`.
+    feature_names : sequence of str, optional
+        Column names of ``X`` (default: a DataFrame's columns).
+    max_rows_per_batch : int, default 65536
+        Passed to :func:`xaipipe.explain.reliance.model_reliance`.
+    """
+
+    estimator: str = "permutation"
+    loss: Any = None
+    n_repeats: int = 5
+    data: str = "oob"
+    X_test: Any = None
+    y_test: Any = None
+    features: Any = None
+    feature_names: Sequence[str] | None = None
+    max_rows_per_batch: int = 1 << 16
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapEngine:
+    """How :func:`bootstrap_rashomon` refits and which resamples it runs (its ``engine=``); none of
+    these changes a resample's numbers.
+
+    Attributes
+    ----------
+    options : mapping family -> mapping, optional
+        Fixed estimator options (config ``estimator_options``).
+    imputer : xaipipe.data.impute.MissingValueImputer, optional
+        Missing values (NaN in ``X`` / ``X_test``; ``missing: impute``): a clone is fitted on each
+        resample's in-bag rows and fills its in-bag, out-of-bag and MR rows
+        (:func:`xaipipe.data.impute.impute_rows`). Default None: ``X`` must be finite.
+    resamples : sequence of int, optional
+        Only these resamples of the ``n_bootstrap`` (indices in ``[0, n_bootstrap)``), each
+        exactly as in the full run (its own child seed): one job of a split bootstrap
+        (:func:`bootstrap_shard`). Default: all.
+    forest_blocks : (min_rows, block_trees), optional
+        Memory only (``large_data.forest_block_rows`` / ``forest_block_trees``): with at least
+        ``min_rows`` in-bag rows, a resample's random forests / extra trees are fitted
+        ``block_trees`` trees at a time into forest stores in a temporary folder and read one block
+        at a time (out-of-bag losses, MR; :func:`xaipipe.models.fitting.fit_group`'s
+        ``forest_store``), bitwise the same tables. None: forests held whole.
+    """
+
+    options: Mapping[str, Mapping[str, Any]] | None = None
+    imputer: Any = None
+    resamples: Sequence[int] | None = None
+    forest_blocks: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -482,6 +311,112 @@ class RashomonBootstrap:
     mcr: pd.DataFrame
 
 
+def _check_set_rule(task, metric, epsilon, epsilon_mode) -> str:
+    """The membership loss (default by task) after checking it, ``epsilon`` and ``epsilon_mode``."""
+    from ..models.metrics import LOWER_IS_BETTER
+    from .sets import EPSILON_MODES
+
+    metric = default_metric(task) if metric is None else metric
+    if metric not in LOWER_IS_BETTER:
+        raise ValueError(f"metric {metric!r} is not a loss; choose one of {sorted(LOWER_IS_BETTER)}")
+    if task == "regression" and metric not in ("mse", "rmse", "mae"):
+        raise ValueError(f"metric {metric!r} is not a regression loss")
+    if task == "classification" and metric in ("mse", "rmse", "mae"):
+        raise ValueError(f"metric {metric!r} is not a classification loss")
+    if (
+        isinstance(epsilon, (bool, np.bool_))
+        or not isinstance(epsilon, numbers.Real)
+        or not (np.isfinite(epsilon) and epsilon >= 0)
+    ):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    if epsilon_mode not in EPSILON_MODES:
+        raise ValueError(f"epsilon_mode must be one of {EPSILON_MODES}, got {epsilon_mode!r}")
+    return metric
+
+
+def _check_resamples(resamples, B):
+    """The resamples to run, sorted (all of ``range(B)`` by default)."""
+    wanted = range(B) if resamples is None else sorted({check_int(b, "resamples", minimum=0) for b in resamples})
+    if not wanted or wanted[-1] >= B:
+        raise ValueError(f"resamples must be a non-empty subset of 0..{B - 1}, got {resamples!r}")
+    return wanted
+
+
+def _check_target(ya, task):
+    """``y`` as int64 labels (and the multiclass strata, else None) or finite float64 values."""
+    strata = None
+    if task == "classification":
+        if not np.isin(ya, (0, 1)).all():
+            # multiclass: labels 0..K-1, resampled within each class (bootstrap_indices' strata)
+            codes = ya.astype(np.int64) if np.issubdtype(ya.dtype, np.number) else None
+            if (
+                codes is None
+                or not np.array_equal(codes, ya)
+                or not np.array_equal(np.unique(codes), np.arange(codes.max() + 1))
+            ):
+                raise ValueError("classification needs labels 0/1, or 0..K-1 (every class present) for K classes")
+            strata = codes
+        return ya.astype(np.int64), strata
+    ya = ya.astype(np.float64)
+    check_finite(ya, "y")
+    return ya, strata
+
+
+def _check_data(X, y, task, allow_nan):
+    """``(X as float64, y, strata, column names or None)`` after the shape and value checks."""
+    names = None
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        names = [str(c) for c in X.columns]
+        X = X.to_numpy()
+    Xa = check_matrix(X, "X", allow_nan=allow_nan, min_rows=4)
+    ya = np.asarray(y)
+    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
+        raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
+    ya, strata = _check_target(ya, task)
+    return Xa, ya, strata, names
+
+
+def _test_rows(reliance, Xa, ya):
+    """The fixed MR sample of ``reliance.data="test"`` (None, None with ``"oob"``)."""
+    X_test, y_test = reliance.X_test, reliance.y_test
+    if reliance.data != "test":
+        if X_test is not None or y_test is not None:
+            raise ValueError("X_test / y_test are only used with mr_data='test'")
+        return None, None
+    if X_test is None or y_test is None:
+        raise ValueError("mr_data='test' needs X_test and y_test")
+    Xt = np.asarray(X_test.to_numpy() if hasattr(X_test, "to_numpy") else X_test, dtype=np.float64)
+    yt = np.asarray(y_test)
+    if Xt.ndim != 2 or Xt.shape[1] != Xa.shape[1] or yt.shape != (Xt.shape[0],) or Xt.shape[0] < 2:
+        raise ValueError(f"X_test / y_test must have {Xa.shape[1]} columns and matching rows (>= 2)")
+    return Xt, yt.astype(ya.dtype)
+
+
+def _check_families(groups, task):
+    from ..models.families import get_family
+
+    for g in groups:
+        if task not in get_family(g["family"]).tasks:
+            raise ValueError(f"family {g['family']!r} does not support task {task!r}")
+
+
+def _with_params(models, groups):
+    """``models`` with the hyperparameter columns (union over families), as the CV tables have."""
+    params = {}
+    for g in groups:
+        for cid, cfg in zip(g["config_ids"], g["configs"]):
+            params[(g["family"], cid)] = cfg
+    keys = list(dict.fromkeys(k for cfg in params.values() for k in cfg))
+    for k in keys:
+        # object dtype: integers stay integers next to the other families' None
+        models[k] = pd.Series(
+            [params[(f, c)].get(k) for f, c in zip(models["family"], models["config_id"])],
+            index=models.index,
+            dtype=object,
+        )
+    return models
+
+
 def bootstrap_rashomon(
     X,
     y,
@@ -492,21 +427,10 @@ def bootstrap_rashomon(
     epsilon_mode: str = "relative",
     metric: str | None = None,
     n_bootstrap: int = 10,
-    mr_data: str = "oob",
-    X_test=None,
-    y_test=None,
-    features=None,
-    feature_names: Sequence[str] | None = None,
-    mr_estimator: str = "permutation",
-    mr_loss=None,
-    n_repeats: int = 5,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
     random_state: int = 0,
     n_jobs: int = 1,
-    max_rows_per_batch: int = 1 << 16,
-    resamples: Sequence[int] | None = None,
-    imputer=None,
-    forest_blocks: tuple[int, int] | None = None,
+    reliance: BootstrapReliance | None = None,
+    engine: BootstrapEngine | None = None,
 ) -> RashomonBootstrap:
     """Bootstrap the Rashomon set of a hyperparameter grid (Donnelly et al. 2023).
 
@@ -532,196 +456,95 @@ def bootstrap_rashomon(
         (default :func:`default_metric`), on the out-of-bag rows.
     n_bootstrap : int, default 10
         ``B``.
-    mr_data : {"oob", "test"}, default "oob"
-        Where MR is computed (module docstring); ``"test"`` needs ``X_test``,
-        ``y_test``.
-    features : mapping name -> columns, sequence or None
-        Variables of the MR (one-hot groups permuted jointly), as
-        :func:`xaipipe.explain.reliance.resolve_features`.
-    feature_names : sequence of str, optional
-    mr_estimator : {"permutation", "e_divide", "e_switch"}, default "permutation"
-    mr_loss : str or callable, optional
-        Per-sample loss of the MR; default ``squared_error`` / ``log_loss``.
-    n_repeats : int, default 5
-        Random permutations (``permutation``) or halvings (``e_divide``) per
-        variable, shared by the members of a resample.
-    options : mapping family -> mapping, optional
-        Fixed estimator options (config ``estimator_options``).
     random_state : int, default 0
         The pipeline's seed: ``random_state`` of every estimator and root seed of
         the resamples and permutations (:func:`resample_seeds`).
     n_jobs : int, default 1
         Worker processes over resamples; results do not depend on it.
-    max_rows_per_batch : int
-        Passed to :func:`xaipipe.explain.reliance.model_reliance`.
-    resamples : sequence of int, optional
-        Only these resamples of the ``n_bootstrap`` (indices in ``[0, n_bootstrap)``),
-        each exactly as in the full run (its own child seed): one job of a split
-        bootstrap (:func:`bootstrap_shard`). Default: all.
-    imputer : xaipipe.data.impute.MissingValueImputer, optional
-        Missing values (NaN in ``X`` / ``X_test``; ``missing: impute``): a clone is
-        fitted on each resample's in-bag rows and fills its in-bag, out-of-bag and MR
-        rows (:func:`xaipipe.data.impute.impute_rows`). Default None: ``X`` must be finite.
-    forest_blocks : (min_rows, block_trees), optional
-        Memory only (``large_data.forest_block_rows`` / ``forest_block_trees``): with at least
-        ``min_rows`` in-bag rows, a resample's random forests / extra trees are fitted
-        ``block_trees`` trees at a time into forest stores in a temporary folder and read one block
-        at a time (out-of-bag losses, MR; :func:`xaipipe.models.fitting.fit_group`'s
-        ``forest_store``), bitwise the same tables. None: forests held whole.
+    reliance : BootstrapReliance, optional
+        The members' MR: estimator, loss, repeats, variables and where it is computed (default
+        ``BootstrapReliance()``: permutation MR on the out-of-bag rows, one variable per column).
+    engine : BootstrapEngine, optional
+        Fixed estimator options, the imputer of missing values, the resamples to run, forests
+        in blocks (default ``BootstrapEngine()``: none, all).
 
     Returns
     -------
     RashomonBootstrap
-        With ``resamples``: the rows of those resamples only (``mcr`` too).
+        With ``engine.resamples``: the rows of those resamples only (``mcr`` too).
 
     Raises
     ------
     ValueError, TypeError, KeyError
-        Invalid data, grid, task, metric, epsilon, ``mr_data`` or MR options;
+        Invalid data, grid, task, metric, epsilon, ``reliance.data`` or MR options;
         a resample on which every configuration failed.
     """
     from joblib import Parallel, delayed
 
     from ..explain.reliance import ESTIMATORS, estimator_stream, random_permutations, resolve_features
     from ..losses import resolve_loss
-    from ..models.metrics import LOWER_IS_BETTER
 
-    metric = default_metric(task) if metric is None else metric
-    if metric not in LOWER_IS_BETTER:
-        raise ValueError(f"metric {metric!r} is not a loss; choose one of {sorted(LOWER_IS_BETTER)}")
-    if task == "regression" and metric not in ("mse", "rmse", "mae"):
-        raise ValueError(f"metric {metric!r} is not a regression loss")
-    if task == "classification" and metric in ("mse", "rmse", "mae"):
-        raise ValueError(f"metric {metric!r} is not a classification loss")
-    from .sets import EPSILON_MODES
-
-    if (
-        isinstance(epsilon, (bool, np.bool_))
-        or not isinstance(epsilon, numbers.Real)
-        or not (np.isfinite(epsilon) and epsilon >= 0)
-    ):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-    if epsilon_mode not in EPSILON_MODES:
-        raise ValueError(f"epsilon_mode must be one of {EPSILON_MODES}, got {epsilon_mode!r}")
-    if mr_data not in MR_DATA:
-        raise ValueError(f"mr_data must be one of {MR_DATA}, got {mr_data!r}")
-    if mr_estimator not in ESTIMATORS:
-        raise ValueError(f"unknown mr_estimator {mr_estimator!r}; choose one of {list(ESTIMATORS)}")
-    R = check_int(n_repeats, "n_repeats", minimum=1)
+    mr = BootstrapReliance() if reliance is None else reliance
+    engine = BootstrapEngine() if engine is None else engine
+    metric = _check_set_rule(task, metric, epsilon, epsilon_mode)
+    if mr.data not in MR_DATA:
+        raise ValueError(f"mr_data must be one of {MR_DATA}, got {mr.data!r}")
+    if mr.estimator not in ESTIMATORS:
+        raise ValueError(f"unknown mr_estimator {mr.estimator!r}; choose one of {list(ESTIMATORS)}")
+    R = check_int(mr.n_repeats, "n_repeats", minimum=1)
     B = check_int(n_bootstrap, "n_bootstrap", minimum=1)
     seed = check_int(random_state, "random_state", minimum=0)
-    wanted = range(B) if resamples is None else sorted({check_int(b, "resamples", minimum=0) for b in resamples})
-    if not wanted or wanted[-1] >= B:
-        raise ValueError(f"resamples must be a non-empty subset of 0..{B - 1}, got {resamples!r}")
+    wanted = _check_resamples(engine.resamples, B)
 
-    names = None
-    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
-        names = [str(c) for c in X.columns]
-        X = X.to_numpy()
-    Xa = np.asarray(X, dtype=np.float64)
-    ya = np.asarray(y)
-    if Xa.ndim != 2 or Xa.shape[0] < 4:
-        raise ValueError(f"X must be 2-D with at least 4 rows, got shape {Xa.shape}")
-    check_finite(Xa, "X", allow_nan=imputer is not None)
-    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
-        raise ValueError(f"y must have shape ({Xa.shape[0]},), got {ya.shape}")
-    strata = None
-    if task == "classification":
-        if not np.isin(ya, (0, 1)).all():
-            # multiclass: labels 0..K-1, resampled within each class (bootstrap_indices' strata)
-            codes = ya.astype(np.int64) if np.issubdtype(ya.dtype, np.number) else None
-            if (
-                codes is None
-                or not np.array_equal(codes, ya)
-                or not np.array_equal(np.unique(codes), np.arange(codes.max() + 1))
-            ):
-                raise ValueError("classification needs labels 0/1, or 0..K-1 (every class present) for K classes")
-            strata = codes
-        ya = ya.astype(np.int64)
-    else:
-        ya = ya.astype(np.float64)
-        check_finite(ya, "y")
-    if feature_names is not None:
-        names = [str(c) for c in feature_names]
-    fgroups = resolve_features(features, Xa.shape[1], names)
-
-    if mr_data == "test":
-        if X_test is None or y_test is None:
-            raise ValueError("mr_data='test' needs X_test and y_test")
-        Xt = np.asarray(X_test.to_numpy() if hasattr(X_test, "to_numpy") else X_test, dtype=np.float64)
-        yt = np.asarray(y_test)
-        if Xt.ndim != 2 or Xt.shape[1] != Xa.shape[1] or yt.shape != (Xt.shape[0],) or Xt.shape[0] < 2:
-            raise ValueError(f"X_test / y_test must have {Xa.shape[1]} columns and matching rows (>= 2)")
-        yt = yt.astype(ya.dtype)
-    elif X_test is not None or y_test is not None:
-        raise ValueError("X_test / y_test are only used with mr_data='test'")
+    Xa, ya, strata, names = _check_data(X, y, task, allow_nan=engine.imputer is not None)
+    if mr.feature_names is not None:
+        names = [str(c) for c in mr.feature_names]
+    fgroups = resolve_features(mr.features, Xa.shape[1], names)
+    Xt, yt = _test_rows(mr, Xa, ya)
+    mr_loss = mr.loss
     if mr_loss is None:
         mr_loss = "squared_error" if task == "regression" else "log_loss"
     resolve_loss(mr_loss)
 
     groups = grid_configurations(grids)
-    for g in groups:
-        from ..models.families import get_family
-
-        if task not in get_family(g["family"]).tasks:
-            raise ValueError(f"family {g['family']!r} does not support task {task!r}")
+    _check_families(groups, task)
     splits = bootstrap_indices(Xa.shape[0], B, random_state, strata=strata)
     seeds = resample_seeds(random_state, B)
+    run = ResampleRun(
+        groups=groups,
+        task=task,
+        X=Xa,
+        y=ya,
+        fgroups=fgroups,
+        metric=metric,
+        epsilon=float(epsilon),
+        mode=epsilon_mode,
+        mr_estimator=mr.estimator,
+        mr_loss=mr_loss,
+        seed=seed,
+        options=engine.options,
+        max_rows=int(mr.max_rows_per_batch),
+        imputer=engine.imputer,
+        forest_blocks=engine.forest_blocks,
+    )
 
     tasks = []
     for b in wanted:
         (boot, oob), (_, s_perm) = splits[b], seeds[b]
-        X_mr, y_mr = (Xa[oob], ya[oob]) if mr_data == "oob" else (Xt, yt)
+        X_mr, y_mr = (Xa[oob], ya[oob]) if mr.data == "oob" else (Xt, yt)
         perms = (
-            random_permutations(X_mr.shape[0], R, len(fgroups), estimator_stream(mr_estimator, s_perm))
-            if mr_estimator in ("permutation", "e_divide")
+            random_permutations(X_mr.shape[0], R, len(fgroups), estimator_stream(mr.estimator, s_perm))
+            if mr.estimator in ("permutation", "e_divide")
             else None
         )
-        tasks.append(
-            delayed(_one_resample)(
-                b,
-                boot,
-                oob,
-                groups,
-                task,
-                Xa,
-                ya,
-                X_mr,
-                y_mr,
-                fgroups,
-                metric,
-                float(epsilon),
-                epsilon_mode,
-                mr_estimator,
-                mr_loss,
-                perms,
-                seed,
-                options,
-                int(max_rows_per_batch),
-                imputer,
-                forest_blocks,
-            )
-        )
+        tasks.append(delayed(one_resample)(run, b, boot, oob, X_mr, y_mr, perms))
     results = Parallel(n_jobs=int(n_jobs), backend="loky" if int(n_jobs) != 1 else "sequential")(tasks)
     results = sorted(results, key=lambda r: r[0])
 
     models = pd.DataFrame([m for r in results for m in r[1]], columns=MODEL_COLUMNS)
-    reliance = pd.DataFrame([m for r in results for m in r[2]], columns=BOOTSTRAP_RELIANCE_COLUMNS)
+    rel = pd.DataFrame([m for r in results for m in r[2]], columns=BOOTSTRAP_RELIANCE_COLUMNS)
     sizes = pd.DataFrame([r[3] for r in results], columns=SIZE_COLUMNS)
-    # Hyperparameter columns (union over families), as the CV tables have.
-    params = {}
-    for g in groups:
-        for cid, cfg in zip(g["config_ids"], g["configs"]):
-            params[(g["family"], cid)] = cfg
-    keys = list(dict.fromkeys(k for cfg in params.values() for k in cfg))
-    for k in keys:
-        # object dtype: integers stay integers next to the other families' None
-        models[k] = pd.Series(
-            [params[(f, c)].get(k) for f, c in zip(models["family"], models["config_id"])],
-            index=models.index,
-            dtype=object,
-        )
-    return RashomonBootstrap(models=models, reliance=reliance, sizes=sizes, mcr=mcr_per_resample(reliance))
+    return RashomonBootstrap(models=_with_params(models, groups), reliance=rel, sizes=sizes, mcr=mcr_per_resample(rel))
 
 
 @dataclass(frozen=True)
@@ -822,20 +645,21 @@ def bootstrap_shard(
         epsilon_mode=epsilon_mode,
         metric=r.metric,
         n_bootstrap=settings.n_bootstrap,
-        mr_data=settings.mr_data,
-        **({"X_test": data.X_test_raw, "y_test": data.y_test} if settings.mr_data == "test" else {}),
-        # one-hot and user groups one variable each, as in the MCR tables
-        features=features_from_groups(feature_names, importance_groups(data)),
-        feature_names=feature_names,
-        mr_estimator=settings.estimator,
-        mr_loss=r.loss,
-        n_repeats=settings.n_repeats,
-        options=r.options,
         random_state=r.seed,
         n_jobs=n_jobs,
-        resamples=resamples,
-        imputer=data.imputer,
-        forest_blocks=forest_blocks,
+        reliance=BootstrapReliance(
+            estimator=settings.estimator,
+            loss=r.loss,
+            n_repeats=settings.n_repeats,
+            data=settings.mr_data,
+            **({"X_test": data.X_test_raw, "y_test": data.y_test} if settings.mr_data == "test" else {}),
+            # one-hot and user groups one variable each, as in the MCR tables
+            features=features_from_groups(feature_names, importance_groups(data)),
+            feature_names=feature_names,
+        ),
+        engine=BootstrapEngine(
+            options=r.options, imputer=data.imputer, resamples=resamples, forest_blocks=forest_blocks
+        ),
     )
     sizes = result.sizes.assign(epsilon=float(epsilon), epsilon_mode=epsilon_mode)
     return BootstrapShard(models=result.models, reliance=result.reliance, sizes=sizes)

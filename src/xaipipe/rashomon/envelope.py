@@ -9,6 +9,7 @@ model's curve.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,14 @@ from ..models.prefix import member_predictor
 from .refit import FittedGroup
 from .sets import CROSS_FAMILY, select_set
 
-__all__ = ["members_partial_dependence", "pd_envelope", "pd_envelope_table", "selected_groups", "members_curves"]
+__all__ = [
+    "CurveOptions",
+    "members_partial_dependence",
+    "pd_envelope",
+    "pd_envelope_table",
+    "selected_groups",
+    "members_curves",
+]
 
 
 def members_partial_dependence(
@@ -320,6 +328,29 @@ def members_curves(
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass(frozen=True)
+class CurveOptions:
+    """How :func:`pd_envelope_table` computes a member's PD curve (its ``curve_options=``).
+
+    Attributes
+    ----------
+    resolution : int, default 30
+        Grid points of a numeric variable (:func:`variable_grid`).
+    percentiles : (float, float), default (0.05, 0.95)
+        Grid range of a numeric variable, as quantiles of ``X``'s column.
+    class_index : int, default 1
+        Probability column of classifiers (1: a binary model's positive class; a
+        multiclass model's chosen class, config key ``explain.figure_class``).
+    max_batch_rows : int, default 100000
+        Rows per batched prediction (:func:`members_partial_dependence`); memory only.
+    """
+
+    resolution: int = 30
+    percentiles: tuple[float, float] = (0.05, 0.95)
+    class_index: int = 1
+    max_batch_rows: int = 100_000
+
+
 def pd_envelope_table(
     groups: Sequence[FittedGroup] | None,
     members: pd.DataFrame,
@@ -332,11 +363,8 @@ def pd_envelope_table(
     top_k: int = 2,
     estimator: str = "permutation",
     quantity: str = "mr_ratio",
-    resolution: int = 30,
-    percentiles: tuple[float, float] = (0.05, 0.95),
-    max_batch_rows: int = 100_000,
     curves: Sequence[pd.DataFrame] | None = None,
-    class_index: int = 1,
+    curve_options: CurveOptions | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """PD envelopes of the ``top_k`` variables of a Rashomon set, ready to save.
 
@@ -355,9 +383,9 @@ def pd_envelope_table(
         elsewhere (e.g. one frame per family by the ``rashomon_refit`` jobs) for (at
         least) the chosen variables, in the order of the groups. The result is the
         same as from the groups themselves.
-    class_index : int, default 1
-        Probability column of classifiers (1: a binary model's positive class; a
-        multiclass model's chosen class, config key ``explain.figure_class``).
+    curve_options : CurveOptions, optional
+        The grid of each variable, the probability column of classifiers and the batch size
+        (default ``CurveOptions()``).
 
     Returns
     -------
@@ -375,6 +403,7 @@ def pd_envelope_table(
     """
     if (groups is None) == (curves is None):
         raise ValueError("give either groups or curves")
+    opts = CurveOptions() if curve_options is None else curve_options
     sel, ref_key, top = envelope_variables(
         members, scope=scope, epsilon=epsilon, top_k=top_k, estimator=estimator, quantity=quantity
     )
@@ -384,10 +413,10 @@ def pd_envelope_table(
     envs, out = [], []
     for feature in top:
         cols = spec[feature]
-        grid, labels = variable_grid(Xv, cols, feature_names, resolution=resolution, percentiles=percentiles)
+        grid, labels = variable_grid(Xv, cols, feature_names, resolution=opts.resolution, percentiles=opts.percentiles)
         if chosen is not None:
             pdm = members_partial_dependence(
-                chosen, Xv, cols, grid, class_index=class_index, max_batch_rows=max_batch_rows
+                chosen, Xv, cols, grid, class_index=opts.class_index, max_batch_rows=opts.max_batch_rows
             )
             pdm.insert(0, "feature", feature)
         else:

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from ..explain.reliance import (
-    DEFAULT_MAX_ROWS,
     ESTIMATORS,
     e_switch_rows,
     estimator_stream,
@@ -79,7 +78,6 @@ def members_reliance(
     random_state=None,
     e_switch_max_rows: int | None = 400,
     method: str = "auto",
-    max_rows_per_batch: int = DEFAULT_MAX_ROWS,
     n_jobs: int | None = 1,
 ) -> pd.DataFrame:
     """Model reliance of every member of every group, with common random numbers.
@@ -109,7 +107,6 @@ def members_reliance(
     method : {"auto", "engine", "generic", "linear"}, default "auto"
         :func:`xaipipe.explain.reliance.model_reliance`'s path (``"generic"``
         checks the engine).
-    max_rows_per_batch : int
     n_jobs : int or None, default 1
         Threads of the tree engine or of the generic path's row blocks
         (:func:`group_reliance`); results do not depend on it.
@@ -159,7 +156,6 @@ def members_reliance(
                 loss=loss,
                 permutations=perms,
                 method=method,
-                max_rows_per_batch=max_rows_per_batch,
                 n_jobs=n_jobs,
             )
             elapsed = time.perf_counter() - t0

@@ -85,15 +85,7 @@ def rashomon_reliance(
     groups : list of FittedGroup
         The refitted models (for PD envelopes).
     """
-    grid = check_epsilons(settings.epsilons)
-    sets = rashomon_scopes(
-        summary,
-        metric=settings.metric,
-        epsilon=grid[-1],
-        mode=settings.epsilon_mode,
-        scopes=_grid_scopes(settings),
-    )
-    candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
+    grid, sets, candidates = _largest_sets(summary, settings)
     groups = _refit_members(data, settings, candidates, n_jobs, forest_blocks, store_dir)
     rel = _reliance(data, settings, groups, n_jobs)
     members = member_table(sets, rel, epsilons=grid, dataset=data.dataset)
@@ -122,6 +114,21 @@ def _grid_scopes(settings: RashomonSettings) -> list[str]:
     from .linear import LINEAR_EXACT
 
     return [s for s in settings.scopes if s != LINEAR_EXACT]
+
+
+def _largest_sets(summary: pd.DataFrame, settings: RashomonSettings):
+    """``(ε grid, the sets of every grid scope at the largest ε, their members' family and
+    config_id)``: what the members are refitted from."""
+    grid = check_epsilons(settings.epsilons)
+    sets = rashomon_scopes(
+        summary,
+        metric=settings.metric,
+        epsilon=grid[-1],
+        mode=settings.epsilon_mode,
+        scopes=_grid_scopes(settings),
+    )
+    candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
+    return grid, sets, candidates
 
 
 def _reliance(data, settings: RashomonSettings, groups, n_jobs: int) -> pd.DataFrame:
@@ -223,15 +230,7 @@ def rashomon_refit(
     families = [str(f) for f in families]
     if not families:
         raise ValueError("families must not be empty")
-    grid = check_epsilons(settings.epsilons)
-    sets = rashomon_scopes(
-        summary,
-        metric=settings.metric,
-        epsilon=grid[-1],
-        mode=settings.epsilon_mode,
-        scopes=_grid_scopes(settings),
-    )
-    candidates = pd.concat([rs.members[["family", "config_id"]] for rs in sets.values()], ignore_index=True)
+    grid, sets, candidates = _largest_sets(summary, settings)
     mine = candidates[candidates["family"].astype(str).isin(families)]
     if mine.empty:
         empty = (pd.DataFrame({"family": [], "config_id": []}), np.empty((0, len(data.X_test))))
@@ -424,7 +423,7 @@ def mcr_study(
 
 def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_blocks, store_dir) -> RashomonStudy:
     """:func:`mcr_study` with the forest stores' folder ``store_dir`` (None: forests held whole)."""
-    from .envelope import pd_envelope_table
+    from .envelope import CurveOptions, pd_envelope_table
     from .linear import LINEAR_EXACT, LINEAR_EXACT_COLUMNS, linear_exact_scope
     from .sets import set_sizes
 
@@ -523,10 +522,10 @@ def _mcr_study(data, settings, summary, refits, n_jobs, pd_class_index, forest_b
         feature_groups=feature_groups,
         top_k=settings.pd["top_k"],
         estimator=settings.estimators[0],
-        resolution=settings.pd["resolution"],
-        percentiles=(0.0, 1.0),
         curves=curves_parts,
-        class_index=pd_class_index,
+        curve_options=CurveOptions(
+            resolution=settings.pd["resolution"], percentiles=(0.0, 1.0), class_index=pd_class_index
+        ),
     )
     # the members' test predictions in the order of the member table (the same in one job and with
     # refit jobs), and the distinct functions / default-ε columns of sets, mcr and path (issue 35)

@@ -41,7 +41,7 @@ def missing_values_note(dataset: str, policy: str) -> str:
     dataset : str
         The dataset's identifier.
     policy : {"error", "drop_rows", "impute"}
-        Its ``missing`` policy (registry / ``datasets.<d>.missing``; :func:`xaipipe.data.prepare.prepare_table`).
+        Its ``missing`` policy (registry / ``datasets.<d>.missing``; :func:`xaipipe.data.preparation.prepare_table`).
         ``error`` stops the run on a missing value, so its results hold none and the note is empty.
 
     Returns

@@ -196,6 +196,67 @@ def _pd_only(effects, title, target_unit=None):
     return fig
 
 
+def _render_curves(kind: str, features, path: str, title, target_unit, output):
+    """The ``pd`` / ``ice`` / ``c_ice`` kinds of :func:`render_figure` from the curves table at ``path``."""
+    import dataclasses
+
+    from ..explain.pdp import effect_from_table
+    from ..plots.pdp import plot_centered_ice, plot_ice
+
+    curves = read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [f for f in features if f not in set(curves["feature"])]
+    if missing:
+        raise ValueError(f"{path} has no curves for {missing}")
+    effects = [effect_from_table(curves, f) for f in features]
+    if output is not None:
+        effects = [dataclasses.replace(e, output=output) for e in effects]
+    if kind == "pd":
+        return _pd_only(effects, title, target_unit)
+    if kind == "ice":
+        return plot_ice(effects, title=title, target_unit=target_unit)
+    return plot_centered_ice(effects, title=title, target_unit=target_unit)
+
+
+def _render_shap(kind: str, entry: Mapping[str, Any], path: str, title, target_unit):
+    """The ``shap_*`` kinds of :func:`render_figure` from the SHAP result stored at ``path``."""
+    from ..io import read_joblib
+    from ..plots import shap as plot_shap
+
+    result = read_joblib(path)
+    unit = {"target_unit": target_unit}
+    if kind == "shap_bar":
+        return plot_shap.plot_shap_bar(result, title=title, **unit)
+    if kind == "shap_beeswarm":
+        return plot_shap.plot_shap_beeswarm(result, title=title, **unit)
+    if kind == "shap_dependence":
+        from ..explain.shapley import global_importance
+
+        top = global_importance(result).sort_values("rank")["feature"].head(2).tolist()
+        return plot_shap.plot_shap_dependence(result, entry.get("features", top), title=title, **unit)
+    if kind.startswith("shap_force_"):
+        from ..plots.shap_force import force_rows, plot_shap_force
+
+        return plot_shap_force(result, force_rows(result)[kind.removeprefix("shap_force_")], title=title)
+    which = kind.removeprefix("shap_waterfall_")
+    return plot_shap.plot_shap_waterfall(result, plot_shap.local_rows(result)[which], title=title, **unit)
+
+
+def _render_illustration(name: str, sources: Mapping[str, str], title):
+    """The ``illustration`` kind of :func:`render_figure`: the figure of a fitted model or a table."""
+    from ..plots import illustrations as plot_illustrations
+
+    plot = getattr(plot_illustrations, ILLUSTRATION_PLOTS[name])
+    if "model" in sources:
+        from ..io import read_joblib
+
+        fig = plot(read_joblib(sources["model"]))
+    else:
+        fig = plot(read_csv(sources["table"]))
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
 def render_figure(
     entry: Mapping[str, Any],
     sources: Mapping[str, str],
@@ -230,8 +291,6 @@ def render_figure(
     -------
     matplotlib.figure.Figure
     """
-    import dataclasses
-
     kind = entry["kind"]
     title = entry.get("title")
     if kind == "correlation":
@@ -245,21 +304,7 @@ def render_figure(
         part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
         return plot_model_reliance(part, value=quantity, error="se", title=title)
     if kind in ("pd", "ice", "c_ice"):
-        from ..explain.pdp import effect_from_table
-        from ..plots.pdp import plot_centered_ice, plot_ice
-
-        curves = read_csv(sources["curves"], keep_default_na=False, na_values=[""])
-        missing = [f for f in entry["features"] if f not in set(curves["feature"])]
-        if missing:
-            raise ValueError(f"{sources['curves']} has no curves for {missing}")
-        effects = [effect_from_table(curves, f) for f in entry["features"]]
-        if output is not None:
-            effects = [dataclasses.replace(e, output=output) for e in effects]
-        if kind == "pd":
-            return _pd_only(effects, title, target_unit)
-        if kind == "ice":
-            return plot_ice(effects, title=title, target_unit=target_unit)
-        return plot_centered_ice(effects, title=title, target_unit=target_unit)
+        return _render_curves(kind, entry["features"], sources["curves"], title, target_unit, output)
     if kind == "pd_vs_ale":
         from ..plots.ale import plot_pd_vs_ale
 
@@ -275,26 +320,7 @@ def render_figure(
         plot = plot_member_reliance if kind == "rashomon_member_reliance" else plot_rank_heatmap
         return plot(members, scope=scope, epsilon=epsilon, estimator="permutation", quantity="mr_ratio", title=title)
     if kind.startswith("shap_"):
-        from ..io import read_joblib
-        from ..plots import shap as plot_shap
-
-        result = read_joblib(sources["shap"])
-        unit = {"target_unit": target_unit}
-        if kind == "shap_bar":
-            return plot_shap.plot_shap_bar(result, title=title, **unit)
-        if kind == "shap_beeswarm":
-            return plot_shap.plot_shap_beeswarm(result, title=title, **unit)
-        if kind == "shap_dependence":
-            from ..explain.shapley import global_importance
-
-            top = global_importance(result).sort_values("rank")["feature"].head(2).tolist()
-            return plot_shap.plot_shap_dependence(result, entry.get("features", top), title=title, **unit)
-        if kind.startswith("shap_force_"):
-            from ..plots.shap_force import force_rows, plot_shap_force
-
-            return plot_shap_force(result, force_rows(result)[kind.removeprefix("shap_force_")], title=title)
-        which = kind.removeprefix("shap_waterfall_")
-        return plot_shap.plot_shap_waterfall(result, plot_shap.local_rows(result)[which], title=title, **unit)
+        return _render_shap(kind, entry, sources["shap"], title, target_unit)
     if kind == "response_vs_features":
         from ..io import read_json
         from ..plots.seed000 import plot_response_vs_features
@@ -312,18 +338,7 @@ def render_figure(
             title=title,
         )
     if kind == "illustration":
-        from ..plots import illustrations as plot_illustrations
-
-        plot = getattr(plot_illustrations, ILLUSTRATION_PLOTS[entry["illustration"]])
-        if "model" in sources:
-            from ..io import read_joblib
-
-            fig = plot(read_joblib(sources["model"]))
-        else:
-            fig = plot(read_csv(sources["table"]))
-        if title:
-            fig.suptitle(title)
-        return fig
+        return _render_illustration(entry["illustration"], sources, title)
     raise ValueError(f"unknown figure kind {kind!r}")
 
 

@@ -43,7 +43,7 @@ import pandas as pd
 
 from ..config._base import check_family
 from ..io import read_csv
-from ..models.cv import cross_validate_grid, n_fit_units, summarize_cv
+from ..models.cv import CVEngine, cross_validate_grid, n_fit_units, summarize_cv
 
 __all__ = [
     "THESIS_GRID",
@@ -105,7 +105,7 @@ def load_abalone(
         ``folds`` (list of (train, valid) positions into the training rows),
         ``features``, ``feature_groups`` (``{"Sex": ["Sex_F", "Sex_I", "Sex_M"]}``).
     """
-    from ..data.prepare import prepare_table
+    from ..data.preparation import prepare_table
     from ..data.registry import load_registry
     from ..data.sources import load_canonical
     from ..data.split import folds_from_split, make_split
@@ -126,6 +126,48 @@ def load_abalone(
         "features": list(info["features"]),
         "feature_groups": dict(info["feature_groups"]),
     }
+
+
+def _affine_coefficients(name: str, ref: np.ndarray, divisor):
+    """``(a, b)`` of an affine target map ``y_t = a y + b`` (:func:`transform_target`)."""
+    if name == "none":
+        return 1.0, 0.0
+    if name == "zscore":
+        sd = ref.std()
+        if sd == 0:
+            raise ValueError("reference is constant")
+        return 1.0 / sd, -ref.mean() / sd
+    if name == "minmax":
+        lo, hi = ref.min(), ref.max()
+        if hi == lo:
+            raise ValueError("reference is constant")
+        return 1.0 / (hi - lo), -lo / (hi - lo)
+    # "divide"
+    if divisor is None or not np.isfinite(divisor) or divisor <= 0:
+        raise ValueError(f"'divide' needs a divisor > 0, got {divisor!r}")
+    return 1.0 / float(divisor), 0.0
+
+
+def _monotone_map(name: str, yv: np.ndarray, ref: np.ndarray, params: dict):
+    """The non-affine map of :func:`transform_target` (log, log1p, sqrt or Box-Cox with λ fitted on
+    ``ref``, recorded in ``params``) after checking its domain."""
+    from scipy import stats
+
+    if name in ("log", "boxcox", "log_zscore", "boxcox_zscore") and ((yv <= 0).any() or (ref <= 0).any()):
+        raise ValueError(f"{name!r} needs positive values")
+    if name == "log1p" and ((yv <= -1).any() or (ref <= -1).any()):
+        raise ValueError("'log1p' needs values > -1")
+    if name == "sqrt" and ((yv < 0).any() or (ref < 0).any()):
+        raise ValueError("'sqrt' needs values >= 0")
+    if name in ("log", "log_zscore"):
+        return np.log
+    if name == "log1p":
+        return np.log1p
+    if name == "sqrt":
+        return np.sqrt
+    _, lam = stats.boxcox(ref)
+    params["lambda"] = float(lam)
+    return lambda v: stats.boxcox(v, lmbda=lam)
 
 
 def transform_target(y, name: str = "none", *, reference=None, divisor: float | None = None):
@@ -161,8 +203,6 @@ def transform_target(y, name: str = "none", *, reference=None, divisor: float | 
         Unknown name, non-positive values for log / Box-Cox, a constant reference,
         or a missing / non-positive divisor.
     """
-    from scipy import stats
-
     if name not in TRANSFORMS:
         raise ValueError(f"unknown target transformation {name!r}; choose one of {list(TRANSFORMS)}")
     yv = np.asarray(y, dtype=np.float64)
@@ -173,42 +213,11 @@ def transform_target(y, name: str = "none", *, reference=None, divisor: float | 
         raise ValueError("y contains NaN or infinite values")
     params: dict[str, Any] = {"name": name, "affine": name in AFFINE_TRANSFORMS}
 
-    def affine(a: float, b: float):
+    if name in AFFINE_TRANSFORMS:
+        a, b = _affine_coefficients(name, ref, divisor)
         params.update(scale=float(a), shift=float(b))
-        return a * yv + b
-
-    if name == "none":
-        return affine(1.0, 0.0), params
-    if name == "zscore":
-        sd = ref.std()
-        if sd == 0:
-            raise ValueError("reference is constant")
-        return affine(1.0 / sd, -ref.mean() / sd), params
-    if name == "minmax":
-        lo, hi = ref.min(), ref.max()
-        if hi == lo:
-            raise ValueError("reference is constant")
-        return affine(1.0 / (hi - lo), -lo / (hi - lo)), params
-    if name == "divide":
-        if divisor is None or not np.isfinite(divisor) or divisor <= 0:
-            raise ValueError(f"'divide' needs a divisor > 0, got {divisor!r}")
-        return affine(1.0 / float(divisor), 0.0), params
-    if name in ("log", "boxcox", "log_zscore", "boxcox_zscore") and ((yv <= 0).any() or (ref <= 0).any()):
-        raise ValueError(f"{name!r} needs positive values")
-    if name == "log1p" and ((yv <= -1).any() or (ref <= -1).any()):
-        raise ValueError("'log1p' needs values > -1")
-    if name == "sqrt" and ((yv < 0).any() or (ref < 0).any()):
-        raise ValueError("'sqrt' needs values >= 0")
-    if name in ("log", "log_zscore"):
-        f = np.log
-    elif name == "log1p":
-        f = np.log1p
-    elif name == "sqrt":
-        f = np.sqrt
-    else:
-        _, lam = stats.boxcox(ref)
-        params["lambda"] = float(lam)
-        f = lambda v: stats.boxcox(v, lmbda=lam)  # noqa: E731
+        return a * yv + b, params
+    f = _monotone_map(name, yv, ref, params)
     out, fref = f(yv), f(ref)
     if name.endswith("_zscore"):
         sd = fref.std()
@@ -507,7 +516,7 @@ def study_cv_shard(
         folds,
         random_state=random_state,
         n_jobs=n_jobs,
-        shard=(shard, n_shards),
+        engine=CVEngine(shard=(shard, n_shards)),
     )
     return summarize_cv(table, "regression")
 

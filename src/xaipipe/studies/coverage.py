@@ -299,9 +299,27 @@ def _learner_rows(r, family, params, options, Xtr, ytr, names, lc, seed) -> tupl
     return rows, learner_effect_rows(r, family, res)
 
 
-def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_pop, y_pop, pop_seed) -> list[dict]:
-    from types import SimpleNamespace
+def _mcr_row(r, rec, scope, mode, population, n_members) -> dict:
+    """One row of the MCR audit: an MCR table record ``rec`` with its population interval."""
+    return {
+        "repetition": r,
+        "quantity": _MCR_QUANTITIES[rec["quantity"]],
+        "scope": scope,
+        "epsilon_mode": mode,
+        "epsilon": rec["epsilon"],
+        "feature": rec["feature"],
+        "estimate": rec["mr_reference"],
+        "ci_low": rec["mcr_minus"],
+        "ci_high": rec["mcr_plus"],
+        "population_low": population[0],
+        "population_high": population[1],
+        "n_members": n_members,
+    }
 
+
+def _mcr_rows(r, data, folds, rc, options, model_seed, population, pop_seed) -> list[dict]:
+    """The MCR audit rows of repetition ``r``: ``data`` its split (``X_train`` .. ``y_test``,
+    ``features``), ``population`` = ``(X_pop, y_pop)`` the fresh sample of the population MCR."""
     from ..models.cv import cross_validate_grid, summarize_cv
     from ..rashomon.linear import LINEAR_EXACT, linear_exact_scope
     from ..rashomon.mcr import mcr_table
@@ -309,6 +327,8 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
     from ..rashomon.sets import CROSS_FAMILY, check_epsilons, rashomon_scopes
     from ..rashomon.study import rashomon_reliance
 
+    Xtr, ytr, Xte, yte, names = data.X_train, data.y_train, data.X_test, data.y_test, data.features
+    X_pop, y_pop = population
     eps = check_epsilons(rc["epsilons"])
     mode = rc["epsilon_mode"]
     scopes = [s for s in rc["scopes"] if s != LINEAR_EXACT]
@@ -342,9 +362,6 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
             e_switch_max_rows=400,
             figure_scope=CROSS_FAMILY,
         )
-        data = SimpleNamespace(
-            X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, features=names, feature_groups=None, dataset=None
-        )
         _, mcr, groups = rashomon_reliance(data, settings, summary, n_jobs=1)
         # the same sets, every member's MR on a fresh large sample (one permutation, shared by all members)
         sets = rashomon_scopes(summary, metric="rmse", epsilon=eps[-1], mode=mode, scopes=scopes)
@@ -363,47 +380,20 @@ def _mcr_rows(r, Xtr, ytr, Xte, yte, folds, names, rc, options, model_seed, X_po
         pop = pop.set_index(["scope", "epsilon", "feature", "quantity"])[["mcr_minus", "mcr_plus"]]
         for rec in mcr.to_dict("records"):
             key = (rec["scope"], rec["epsilon"], rec["feature"], rec["quantity"])
-            rows.append(
-                {
-                    "repetition": r,
-                    "quantity": _MCR_QUANTITIES[rec["quantity"]],
-                    "scope": rec["scope"],
-                    "epsilon_mode": mode,
-                    "epsilon": rec["epsilon"],
-                    "feature": rec["feature"],
-                    "estimate": rec["mr_reference"],
-                    "ci_low": rec["mcr_minus"],
-                    "ci_high": rec["mcr_plus"],
-                    "population_low": float(pop.loc[key, "mcr_minus"]),
-                    "population_high": float(pop.loc[key, "mcr_plus"]),
-                    "n_members": rec["n_members"],
-                }
-            )
+            bounds = (float(pop.loc[key, "mcr_minus"]), float(pop.loc[key, "mcr_plus"]))
+            rows.append(_mcr_row(r, rec, rec["scope"], mode, bounds, rec["n_members"]))
     if LINEAR_EXACT in rc["scopes"]:
         lin, _, _ = linear_exact_scope(
             Xtr, ytr, Xte, yte, epsilons=eps, epsilon_mode=mode, feature_names=names, path_points=2
         )
         for rec in lin.to_dict("records"):
-            rows.append(
-                {
-                    "repetition": r,
-                    "quantity": _MCR_QUANTITIES[rec["quantity"]],
-                    "scope": LINEAR_EXACT,
-                    "epsilon_mode": mode,
-                    "epsilon": rec["epsilon"],
-                    "feature": rec["feature"],
-                    "estimate": rec["mr_reference"],
-                    "ci_low": rec["mcr_minus"],
-                    "ci_high": rec["mcr_plus"],
-                    "population_low": np.nan,
-                    "population_high": np.nan,
-                    "n_members": np.nan,
-                }
-            )
+            rows.append(_mcr_row(r, rec, LINEAR_EXACT, mode, (np.nan, np.nan), np.nan))
     return rows
 
 
 def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners, lc, rc, options):
+    from types import SimpleNamespace
+
     from threadpoolctl import threadpool_limits
 
     from ..data.simulated import feature_names, simulate
@@ -425,21 +415,17 @@ def _one_repetition(r, seeds, dgp, n, p, noise_sd, test_size, cv_folds, learners
             effect_rows += effects
         if rc is not None:
             pop = simulate(dgp, n=int(rc["population_rows"]), p=p, noise_sd=noise_sd, random_state=pop_seed)
-            rows += _mcr_rows(
-                r,
-                X[tr],
-                y[tr],
-                X[te],
-                y[te],
-                folds_from_split(split),
-                names,
-                rc,
-                options,
-                model_seed,
-                pop[names].to_numpy(),
-                pop["y"].to_numpy(),
-                pop_seed,
+            data = SimpleNamespace(
+                X_train=X[tr],
+                y_train=y[tr],
+                X_test=X[te],
+                y_test=y[te],
+                features=names,
+                feature_groups=None,
+                dataset=None,
             )
+            population = (pop[names].to_numpy(), pop["y"].to_numpy())
+            rows += _mcr_rows(r, data, folds_from_split(split), rc, options, model_seed, population, pop_seed)
     return r, rows, effect_rows
 
 

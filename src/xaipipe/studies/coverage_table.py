@@ -113,6 +113,19 @@ def _feature_groups(feats: np.ndarray, grid: np.ndarray, active: np.ndarray, per
     yield "all", np.nan, np.ones(feats.size, dtype=bool)
 
 
+def _part_levels(part: pd.DataFrame, curves: bool) -> list:
+    """:func:`_feature_groups` of one group of repetition rows (its ``feature``, ``grid_value`` and
+    ``active`` columns), as a list."""
+    return list(
+        _feature_groups(
+            part["feature"].to_numpy(),
+            part["grid_value"].to_numpy(dtype=float),
+            part["active"].to_numpy(dtype=bool),
+            curves,
+        )
+    )
+
+
 def _learner_rows(reps: pd.DataFrame, quantities, levels) -> list[dict]:
     """Coverage rows of the learner intervals of ``quantities`` (``estimate ± t se``, both targets,
     both intervals, every level)."""
@@ -124,14 +137,7 @@ def _learner_rows(reps: pd.DataFrame, quantities, levels) -> list[dict]:
         est = part["estimate"].to_numpy(dtype=float)
         df = part["df"].to_numpy(dtype=float)
         rep = part["repetition"].to_numpy()
-        levels_of = list(
-            _feature_groups(
-                part["feature"].to_numpy(),
-                part["grid_value"].to_numpy(dtype=float),
-                part["active"].to_numpy(dtype=bool),
-                quantity in _CURVES,
-            )
-        )
+        levels_of = _part_levels(part, quantity in _CURVES)
         for target, tcol in (("f_star", "truth"), ("learner", "truth_learner")):
             tv = part[tcol].to_numpy(dtype=float)
             if not np.isfinite(tv).all():
@@ -212,14 +218,7 @@ def coverage_table(repetitions: pd.DataFrame, *, nominal: Sequence[float] = DEFA
         tv = part["truth"].to_numpy(dtype=float)
         est = part["estimate"].to_numpy(dtype=float)
         rep = part["repetition"].to_numpy()
-        levels_of = list(
-            _feature_groups(
-                part["feature"].to_numpy(),
-                part["grid_value"].to_numpy(dtype=float),
-                part["active"].to_numpy(dtype=bool),
-                False,
-            )
-        )
+        levels_of = _part_levels(part, False)
         for interval, (lcol, hcol) in (
             ("mcr", ("ci_low", "ci_high")),
             ("population_members", ("population_low", "population_high")),

@@ -69,6 +69,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -470,6 +472,209 @@ def _rows(table, dataset, quantity, estimate, truth, truth_se, method, **extra) 
     return out[TRUTH_COLUMNS]
 
 
+@dataclass(frozen=True, eq=False)
+class _TruthContext:
+    """What :func:`truth_table`'s row builders share: the DGP, ``p``, how the truth is computed,
+    the dataset, ``noise_sd``, the data matrix (or None) and the MR truth by feature (or None)."""
+
+    model: Any
+    p: int
+    method: str
+    n_mc: int
+    random_state: int
+    dataset: str
+    noise_sd: float
+    X: np.ndarray | None
+    mr: pd.DataFrame | None
+
+
+def _data_matrix(data):
+    """The ``x1 .. xp`` columns of a simulated (or prepared) table as float64, None without data."""
+    if data is None:
+        return None
+    cols = [c for c in data.columns if c not in ("y", "row_id")]
+    X = data[feature_names(len(cols))].to_numpy(dtype=np.float64) if cols else None
+    if X is None or cols != feature_names(len(cols)):
+        raise ValueError(f"data must have columns x1..xp (and y, row_id), got {list(data.columns)}")
+    return X
+
+
+def _truth_p(model, X, tables, dataset) -> int:
+    """``p`` of the truth: the data's, else enough for the DGP's active inputs and every feature named."""
+    seen = []
+    for what, t in tables.items():
+        if t is not None:
+            _need(t, ["feature"], what)
+            seen += [feature_index(f) for f in _for_dataset(t, dataset)["feature"].astype(str).unique()]
+    p = X.shape[1] if X is not None else max([model.n_active - 1] + seen) + 1
+    if seen and max(seen) >= p:
+        raise ValueError(f"feature x{max(seen) + 1} is not an input of the data (p = {p})")
+    return model.check_p(p)
+
+
+def _pd_truth(ctx: _TruthContext, frame: pd.DataFrame, value_col: str = "grid_value"):
+    """PD and PD-derivative truths (with their Monte-Carlo errors and method) of ``frame``'s rows."""
+    grid = {f: np.unique(part[value_col].to_numpy(dtype=np.float64)) for f, part in frame.groupby("feature")}
+    if not grid:
+        return np.empty(0), np.empty(0), np.empty(0), np.empty(0), ""
+    truth = partial_dependence_truth(
+        ctx.model, list(grid), grid, p=ctx.p, method=ctx.method, n_mc=ctx.n_mc, random_state=ctx.random_state
+    ).set_index(["feature", "grid_value"])
+    key = pd.MultiIndex.from_arrays([frame["feature"].astype(str), frame[value_col].astype(np.float64)])
+    t = truth.loc[key]
+    return (
+        t["pd"].to_numpy(),
+        t["pd_se"].to_numpy(),
+        t["d_pd"].to_numpy(),
+        t["d_pd_se"].to_numpy(),
+        t["method"].to_numpy(),
+    )
+
+
+def _reliance_rows(ctx: _TruthContext, reliance: pd.DataFrame) -> list[pd.DataFrame]:
+    """The ``e_orig``, ``mr_ratio`` and ``mr_difference`` rows of ``model_reliance.csv``."""
+    dataset, noise_sd = ctx.dataset, ctx.noise_sd
+    out = []
+    rel = _for_dataset(reliance, dataset)
+    _need(rel, ["feature", "estimator", "loss", "e_orig", "mr_ratio", "mr_difference"], "reliance")
+    rel = rel[rel["loss"] == "squared_error"].reset_index(drop=True)
+    if len(rel):
+        t = ctx.mr.loc[rel["feature"].astype(str)]
+        common = {"estimator": rel["estimator"].astype(str).to_numpy(), "loss": rel["loss"].to_numpy()}
+        first = rel.assign(_fam=_family(rel)).drop_duplicates(["_fam", "estimator"]).reset_index(drop=True)
+        out.append(
+            _rows(
+                first,
+                dataset,
+                "e_orig",
+                first["e_orig"],
+                np.full(len(first), noise_sd**2),
+                np.zeros(len(first)),
+                "closed_form",
+                feature=np.full(len(first), "", dtype=object),
+                estimator=first["estimator"].astype(str).to_numpy(),
+                loss=first["loss"].to_numpy(),
+            )
+        )
+        for q in ("mr_ratio", "mr_difference"):
+            out.append(_rows(rel, dataset, q, rel[q], t[q], t[f"{q}_se"], t["method"].to_numpy(), **common))
+    return out
+
+
+def _curve_rows(ctx: _TruthContext, curves: pd.DataFrame) -> list[pd.DataFrame]:
+    """The ``pd``, ``d_pd``, ``ice`` and ``d_ice`` rows of ``pd_ice.csv``."""
+    dataset = ctx.dataset
+    out = []
+    cur = _for_dataset(curves, dataset)
+    _need(cur, ["feature", "grid_value", "kind", "row", "value"], "curves")
+    lines = cur[cur["kind"].isin(["pd", "d_pd"])].reset_index(drop=True)
+    if len(lines):
+        pdv, pdse, dpd, dpdse, how = _pd_truth(ctx, lines)
+        is_pd = (lines["kind"] == "pd").to_numpy()
+        for q, mask in (("pd", is_pd), ("d_pd", ~is_pd)):
+            if mask.any():
+                sub = lines[mask].reset_index(drop=True)
+                truth, se = (pdv, pdse) if q == "pd" else (dpd, dpdse)
+                out.append(
+                    _rows(
+                        sub,
+                        dataset,
+                        q,
+                        sub["value"],
+                        truth[mask],
+                        se[mask],
+                        how[mask],
+                        grid_value=sub["grid_value"].to_numpy(dtype=np.float64),
+                    )
+                )
+    for q in ("ice", "d_ice"):
+        sub = cur[cur["kind"] == q].reset_index(drop=True)
+        if not sub.empty:
+            out.append(_ice_rows(ctx, sub, q))
+    return out
+
+
+def _ice_rows(ctx: _TruthContext, sub: pd.DataFrame, q: str) -> pd.DataFrame:
+    """The ``ice`` or ``d_ice`` rows (``q``) of ``pd_ice.csv``: the truth at each curve's data row."""
+    X, model, p = ctx.X, ctx.model, ctx.p
+    if X is None:
+        raise ValueError(f"curves has {q!r} rows: pass data (the simulated table) to look up their rows")
+    rows = sub["row"].to_numpy(dtype=np.int64)
+    if rows.min() < 0 or rows.max() >= len(X):
+        raise ValueError(f"curves has {q!r} rows outside the data's {len(X)} rows")
+    truth = np.empty(len(sub))
+    for name, idx in sub.groupby(sub["feature"].astype(str)).indices.items():
+        j = feature_index(name, p)
+        A = X[rows[idx]].copy()
+        A[:, j] = sub["grid_value"].to_numpy(dtype=np.float64)[idx]
+        truth[idx] = model.f(A) if q == "ice" else _partial_gradient(model, A, j)
+    how = "closed_form" if q == "ice" or _has_gradient(model, p) else "finite_difference"
+    return _rows(
+        sub,
+        ctx.dataset,
+        q,
+        sub["value"],
+        truth,
+        np.zeros(len(sub)),
+        how,
+        grid_value=sub["grid_value"].to_numpy(dtype=np.float64),
+        row=rows,
+    )
+
+
+def _learner_pd_rows(ctx: _TruthContext, learner_pd: pd.DataFrame) -> list[pd.DataFrame]:
+    """The ``learner_pd`` rows of ``learner_pd.csv``."""
+    lpd = _for_dataset(learner_pd, ctx.dataset)
+    _need(lpd, ["feature", "grid_value", "mean", "ci_low", "ci_high"], "learner_pd")
+    if not len(lpd):
+        return []
+    pdv, pdse, _, _, how = _pd_truth(ctx, lpd)
+    return [
+        _rows(
+            lpd,
+            ctx.dataset,
+            "learner_pd",
+            lpd["mean"],
+            pdv,
+            pdse,
+            how,
+            grid_value=lpd["grid_value"].to_numpy(dtype=np.float64),
+            ci_low=lpd["ci_low"].to_numpy(dtype=np.float64),
+            ci_high=lpd["ci_high"].to_numpy(dtype=np.float64),
+        )
+    ]
+
+
+def _learner_pfi_rows(ctx: _TruthContext, learner_pfi: pd.DataFrame) -> list[pd.DataFrame]:
+    """The ``learner_mr_ratio`` and ``learner_mr_difference`` rows of ``learner_pfi.csv``."""
+    lpf = _for_dataset(learner_pfi, ctx.dataset)
+    need = ["feature", "estimator", "loss"] + [
+        f"{m}_{s}" for m in ("mr_ratio", "mr_difference") for s in ("mean", "ci_low", "ci_high")
+    ]
+    _need(lpf, need, "learner_pfi")
+    lpf = lpf[lpf["loss"] == "squared_error"].reset_index(drop=True)
+    out = []
+    if len(lpf):
+        t = ctx.mr.loc[lpf["feature"].astype(str)]
+        for m in ("mr_ratio", "mr_difference"):
+            out.append(
+                _rows(
+                    lpf,
+                    ctx.dataset,
+                    f"learner_{m}",
+                    lpf[f"{m}_mean"],
+                    t[m],
+                    t[f"{m}_se"],
+                    t["method"].to_numpy(),
+                    estimator=lpf["estimator"].astype(str).to_numpy(),
+                    loss=lpf["loss"].to_numpy(),
+                    ci_low=lpf[f"{m}_ci_low"].to_numpy(dtype=np.float64),
+                    ci_high=lpf[f"{m}_ci_high"].to_numpy(dtype=np.float64),
+                )
+            )
+    return out
+
+
 def truth_table(
     dgp: str | DGP = DEFAULT_DGP,
     *,
@@ -541,166 +746,23 @@ def truth_table(
     tables = {"reliance": reliance, "curves": curves, "learner_pd": learner_pd, "learner_pfi": learner_pfi}
     if all(t is None for t in tables.values()):
         raise ValueError("truth_table needs at least one of reliance, curves, learner_pd, learner_pfi")
-    X = None
-    if data is not None:
-        cols = [c for c in data.columns if c not in ("y", "row_id")]
-        X = data[feature_names(len(cols))].to_numpy(dtype=np.float64) if cols else None
-        if X is None or cols != feature_names(len(cols)):
-            raise ValueError(f"data must have columns x1..xp (and y, row_id), got {list(data.columns)}")
-    seen = []
-    for what, t in tables.items():
-        if t is not None:
-            _need(t, ["feature"], what)
-            seen += [feature_index(f) for f in _for_dataset(t, dataset)["feature"].astype(str).unique()]
-    p = X.shape[1] if X is not None else max([model.n_active - 1] + seen) + 1
-    if seen and max(seen) >= p:
-        raise ValueError(f"feature x{max(seen) + 1} is not an input of the data (p = {p})")
-    p = model.check_p(p)
-
+    X = _data_matrix(data)
+    p = _truth_p(model, X, tables, dataset)
     mr = None
     if reliance is not None or learner_pfi is not None:
         mr = model_reliance_truth(
             model, p=p, noise_sd=noise_sd, method=method, n_mc=n_mc, random_state=random_state
         ).set_index("feature")
-
-    def pd_truth(frame: pd.DataFrame, value_col: str = "grid_value"):
-        grid = {f: np.unique(part[value_col].to_numpy(dtype=np.float64)) for f, part in frame.groupby("feature")}
-        if not grid:
-            return np.empty(0), np.empty(0), np.empty(0), np.empty(0), ""
-        truth = partial_dependence_truth(
-            model, list(grid), grid, p=p, method=method, n_mc=n_mc, random_state=random_state
-        ).set_index(["feature", "grid_value"])
-        key = pd.MultiIndex.from_arrays([frame["feature"].astype(str), frame[value_col].astype(np.float64)])
-        t = truth.loc[key]
-        return (
-            t["pd"].to_numpy(),
-            t["pd_se"].to_numpy(),
-            t["d_pd"].to_numpy(),
-            t["d_pd_se"].to_numpy(),
-            t["method"].to_numpy(),
-        )
-
+    ctx = _TruthContext(model, p, method, n_mc, random_state, dataset, noise_sd, X, mr)
     out = []
     if reliance is not None:
-        rel = _for_dataset(reliance, dataset)
-        _need(rel, ["feature", "estimator", "loss", "e_orig", "mr_ratio", "mr_difference"], "reliance")
-        rel = rel[rel["loss"] == "squared_error"].reset_index(drop=True)
-        if len(rel):
-            t = mr.loc[rel["feature"].astype(str)]
-            common = {"estimator": rel["estimator"].astype(str).to_numpy(), "loss": rel["loss"].to_numpy()}
-            first = rel.assign(_fam=_family(rel)).drop_duplicates(["_fam", "estimator"]).reset_index(drop=True)
-            out.append(
-                _rows(
-                    first,
-                    dataset,
-                    "e_orig",
-                    first["e_orig"],
-                    np.full(len(first), noise_sd**2),
-                    np.zeros(len(first)),
-                    "closed_form",
-                    feature=np.full(len(first), "", dtype=object),
-                    estimator=first["estimator"].astype(str).to_numpy(),
-                    loss=first["loss"].to_numpy(),
-                )
-            )
-            for q in ("mr_ratio", "mr_difference"):
-                out.append(_rows(rel, dataset, q, rel[q], t[q], t[f"{q}_se"], t["method"].to_numpy(), **common))
+        out += _reliance_rows(ctx, reliance)
     if curves is not None:
-        cur = _for_dataset(curves, dataset)
-        _need(cur, ["feature", "grid_value", "kind", "row", "value"], "curves")
-        lines = cur[cur["kind"].isin(["pd", "d_pd"])].reset_index(drop=True)
-        if len(lines):
-            pdv, pdse, dpd, dpdse, how = pd_truth(lines)
-            is_pd = (lines["kind"] == "pd").to_numpy()
-            for q, mask in (("pd", is_pd), ("d_pd", ~is_pd)):
-                if mask.any():
-                    sub = lines[mask].reset_index(drop=True)
-                    truth, se = (pdv, pdse) if q == "pd" else (dpd, dpdse)
-                    out.append(
-                        _rows(
-                            sub,
-                            dataset,
-                            q,
-                            sub["value"],
-                            truth[mask],
-                            se[mask],
-                            how[mask],
-                            grid_value=sub["grid_value"].to_numpy(dtype=np.float64),
-                        )
-                    )
-        for q in ("ice", "d_ice"):
-            sub = cur[cur["kind"] == q].reset_index(drop=True)
-            if sub.empty:
-                continue
-            if X is None:
-                raise ValueError(f"curves has {q!r} rows: pass data (the simulated table) to look up their rows")
-            rows = sub["row"].to_numpy(dtype=np.int64)
-            if rows.min() < 0 or rows.max() >= len(X):
-                raise ValueError(f"curves has {q!r} rows outside the data's {len(X)} rows")
-            truth = np.empty(len(sub))
-            for name, idx in sub.groupby(sub["feature"].astype(str)).indices.items():
-                j = feature_index(name, p)
-                A = X[rows[idx]].copy()
-                A[:, j] = sub["grid_value"].to_numpy(dtype=np.float64)[idx]
-                truth[idx] = model.f(A) if q == "ice" else _partial_gradient(model, A, j)
-            how = "closed_form" if q == "ice" or _has_gradient(model, p) else "finite_difference"
-            out.append(
-                _rows(
-                    sub,
-                    dataset,
-                    q,
-                    sub["value"],
-                    truth,
-                    np.zeros(len(sub)),
-                    how,
-                    grid_value=sub["grid_value"].to_numpy(dtype=np.float64),
-                    row=rows,
-                )
-            )
+        out += _curve_rows(ctx, curves)
     if learner_pd is not None:
-        lpd = _for_dataset(learner_pd, dataset)
-        _need(lpd, ["feature", "grid_value", "mean", "ci_low", "ci_high"], "learner_pd")
-        if len(lpd):
-            pdv, pdse, _, _, how = pd_truth(lpd)
-            out.append(
-                _rows(
-                    lpd,
-                    dataset,
-                    "learner_pd",
-                    lpd["mean"],
-                    pdv,
-                    pdse,
-                    how,
-                    grid_value=lpd["grid_value"].to_numpy(dtype=np.float64),
-                    ci_low=lpd["ci_low"].to_numpy(dtype=np.float64),
-                    ci_high=lpd["ci_high"].to_numpy(dtype=np.float64),
-                )
-            )
+        out += _learner_pd_rows(ctx, learner_pd)
     if learner_pfi is not None:
-        lpf = _for_dataset(learner_pfi, dataset)
-        need = ["feature", "estimator", "loss"] + [
-            f"{m}_{s}" for m in ("mr_ratio", "mr_difference") for s in ("mean", "ci_low", "ci_high")
-        ]
-        _need(lpf, need, "learner_pfi")
-        lpf = lpf[lpf["loss"] == "squared_error"].reset_index(drop=True)
-        if len(lpf):
-            t = mr.loc[lpf["feature"].astype(str)]
-            for m in ("mr_ratio", "mr_difference"):
-                out.append(
-                    _rows(
-                        lpf,
-                        dataset,
-                        f"learner_{m}",
-                        lpf[f"{m}_mean"],
-                        t[m],
-                        t[f"{m}_se"],
-                        t["method"].to_numpy(),
-                        estimator=lpf["estimator"].astype(str).to_numpy(),
-                        loss=lpf["loss"].to_numpy(),
-                        ci_low=lpf[f"{m}_ci_low"].to_numpy(dtype=np.float64),
-                        ci_high=lpf[f"{m}_ci_high"].to_numpy(dtype=np.float64),
-                    )
-                )
+        out += _learner_pfi_rows(ctx, learner_pfi)
     if not out:
         return pd.DataFrame(
             {

@@ -15,7 +15,8 @@ import pytest
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from xaipipe.data.prepare import load_prepared, prepare_table
+from xaipipe.data.preparation import prepare_table
+from xaipipe.data.prepare import load_prepared
 from xaipipe.data.registry import load_registry, preparation_options
 from xaipipe.data.sources import load_canonical
 from xaipipe.data.split import make_split

@@ -252,23 +252,41 @@ def _count_aggregate() -> dict:
     }
 
 
+def _envelope(value: str, selected: str, fields: tuple, out: tuple, groupby: list, *more: dict) -> list[dict]:
+    """Vega-Lite transforms of an envelope over the selected members: ``value`` of the rows where
+    ``selected`` holds and of the reference (as ``fields``), then per ``groupby`` their minimum,
+    maximum and the reference's (named ``out``) and the ops ``more``."""
+    band, ref = fields
+    low, high, reference = out
+    return [
+        {"calculate": f"{selected} ? {value} : null", "as": band},
+        {"calculate": f"datum.is_ref ? {value} : null", "as": ref},
+        {
+            "aggregate": [
+                {"op": "min", "field": band, "as": low},
+                {"op": "max", "field": band, "as": high},
+                {"op": "max", "field": ref, "as": reference},
+                *more,
+            ],
+            "groupby": groupby,
+        },
+    ]
+
+
 def _per_feature() -> list[dict]:
     """Rows of the reliance table aggregated per variable: MCR⁻ / MCR⁺ over the selected members
     (``min`` / ``max`` skip undefined MR, as ``mcr_interval``) and the reference's MR."""
     base = [*_membership(), *_mr()]
     per_feature = [
         *base,
-        {"calculate": "datum.selected ? datum.mr : null", "as": "mr_selected"},
-        {"calculate": "datum.is_ref ? datum.mr : null", "as": "mr_ref"},
-        {
-            "aggregate": [
-                {"op": "min", "field": "mr_selected", "as": "mcr_minus"},
-                {"op": "max", "field": "mr_selected", "as": "mcr_plus"},
-                {"op": "max", "field": "mr_ref", "as": "mr_reference"},
-                {"op": "valid", "field": "mr_selected", "as": "n_members"},
-            ],
-            "groupby": ["feature"],
-        },
+        *_envelope(
+            "datum.mr",
+            "datum.selected",
+            ("mr_selected", "mr_ref"),
+            ("mcr_minus", "mcr_plus", "mr_reference"),
+            ["feature"],
+            {"op": "valid", "field": "mr_selected", "as": "n_members"},
+        ),
     ]
     return per_feature
 
@@ -333,6 +351,11 @@ def _mcr_views() -> list[dict]:
     return [mcr, table]
 
 
+def _max_of(*fields: str) -> list[dict]:
+    """Vega-Lite aggregate ops: the maximum of each field, under its own name."""
+    return [{"op": "max", "field": field, "as": field} for field in fields]
+
+
 def _cloud_view(view: DatasetView) -> dict:
     """The variable importance cloud: two variables' MR over the selected members, one point per function."""
     base = [*_membership(), *_mr()]
@@ -343,22 +366,10 @@ def _cloud_view(view: DatasetView) -> dict:
             {"filter": "datum.selected"},
             {"calculate": "datum.feature == var_x ? datum.mr : null", "as": "mr_x"},
             {"calculate": "datum.feature == var_y ? datum.mr : null", "as": "mr_y"},
-            {
-                "aggregate": [
-                    {"op": "max", "field": "mr_x", "as": "mr_x"},
-                    {"op": "max", "field": "mr_y", "as": "mr_y"},
-                    {"op": "max", "field": "is_ref", "as": "is_ref"},
-                ],
-                "groupby": ["member", "function", "family"],
-            },
+            {"aggregate": _max_of("mr_x", "mr_y", "is_ref"), "groupby": ["member", "function", "family"]},
             # distinct functions drawn once: members with bitwise-equal test predictions have equal MR
             {
-                "aggregate": [
-                    {"op": "count", "as": "multiplicity"},
-                    {"op": "max", "field": "mr_x", "as": "mr_x"},
-                    {"op": "max", "field": "mr_y", "as": "mr_y"},
-                    {"op": "max", "field": "is_ref", "as": "is_ref"},
-                ],
+                "aggregate": [{"op": "count", "as": "multiplicity"}, *_max_of("mr_x", "mr_y", "is_ref")],
                 "groupby": ["function", "family"],
             },
         ],
@@ -405,16 +416,13 @@ def _effects_view(view: DatasetView) -> dict:
         {"calculate": "datum.kind + '|' + datum.feature + '|' + datum.grid_index", "as": "key"},
         {"lookup": "key", "from": {"data": _data("grid"), "key": "key", "fields": ["x", "level"]}},
         *_membership(),
-        {"calculate": "datum.selected && !datum.is_ref ? datum.value : null", "as": "band_value"},
-        {"calculate": "datum.is_ref ? datum.value : null", "as": "ref_value"},
-        {
-            "aggregate": [
-                {"op": "min", "field": "band_value", "as": "lo"},
-                {"op": "max", "field": "band_value", "as": "hi"},
-                {"op": "max", "field": "ref_value", "as": "ref"},
-            ],
-            "groupby": ["kind", "grid_index", "x", "level"],
-        },
+        *_envelope(
+            "datum.value",
+            "datum.selected && !datum.is_ref",
+            ("band_value", "ref_value"),
+            ("lo", "hi", "ref"),
+            ["kind", "grid_index", "x", "level"],
+        ),
         {
             "calculate": "isValid(datum.lo) && isValid(datum.ref) ? (datum.ref >= datum.lo && datum.ref <= datum.hi ? 1 : 0) : null",
             "as": "inside",

@@ -1,0 +1,68 @@
+"""Steps that many plot modules share: checking an input table, writing numbers into the cells of
+a heatmap, and finishing a one-axes figure (title, layout).
+
+Each helper makes exactly the calls the plot functions made inline before, in the same order, so
+a figure drawn through them has the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["annotate_cells", "check_table", "finish"]
+
+
+def check_table(table, needed: Sequence[str], what: str, *, frame_name: str | None = None) -> pd.DataFrame:
+    """``table`` itself once it is a non-empty DataFrame with every column of ``needed``.
+
+    Parameters
+    ----------
+    table : DataFrame
+    needed : sequence of str
+        Columns that must be present.
+    what : str
+        The table's name in the errors about its columns and its size.
+    frame_name : str, optional
+        The name in the type error (default ``what``).
+
+    Raises
+    ------
+    TypeError
+        ``table`` is not a DataFrame.
+    ValueError
+        Missing columns (named) or no rows.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{frame_name or what} must be a DataFrame, got {type(table).__name__}")
+    missing = [c for c in needed if c not in table.columns]
+    if missing or table.empty:
+        raise ValueError(f"{what} lacks columns {missing}" if missing else f"{what} is empty")
+    return table
+
+
+def annotate_cells(ax, values: np.ndarray, label: Callable[[float], str], light: Callable[[float], bool]) -> None:
+    """Write ``label(v)`` at the centre of every finite cell ``v`` of a heatmap ``values`` (row by
+    row), in white where ``light(v)`` (a dark cell) and black elsewhere, font size 6."""
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            if np.isfinite(values[i, j]):
+                ax.text(
+                    j,
+                    i,
+                    label(values[i, j]),
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white" if light(values[i, j]) else "black",
+                )
+
+
+def finish(fig, ax, title: str | None):
+    """Set ``ax``'s title when ``title`` is given, lay ``fig`` out tightly and return it."""
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
