@@ -65,7 +65,7 @@ vectors, :func:`xaipipe.explain.pdp.onehot_grid`).
 
 Options beyond the paper
 ------------------------
-``X_eval, y_eval``: evaluate every refit on one fixed external sample instead of
+``eval_set=(X_eval, y_eval)``: evaluate every refit on one fixed external sample instead of
 its own held-out rows. The correction then uses :math:`n_2 = ` len(``X_eval``);
 Nadeau & Bengio's derivation assumes random train/test splits, so with a
 fixed evaluation sample (whose sampling variance is common to all refits and
@@ -229,7 +229,7 @@ class RefitDesign:
         ``K``.
     fraction : float in (0, 1], default 0.632
         Training fraction of a refit (``n_1 = round(fraction * n)``); 1 is only allowed with a
-        fixed evaluation sample (``X_eval``).
+        fixed evaluation sample (``eval_set``).
     resolution, kind, percentiles : default 20, "uniform", (0.05, 0.95)
         PD grid of a numeric variable without an explicit grid
         (:func:`xaipipe.explain.pdp.feature_grid` on all rows of ``X``; one grid for all refits).
@@ -474,7 +474,7 @@ def _fixed_evaluation(X_eval, y_eval, p: int, fraction: float, imputer):
             raise ValueError(f"X_eval has {Xe.shape[1]} columns, X has {p}")
         return Xe, ye
     if fraction == 1.0:
-        raise ValueError("fraction=1 leaves no held-out rows; lower it or pass X_eval/y_eval")
+        raise ValueError("fraction=1 leaves no held-out rows; lower it or pass eval_set=(X_eval, y_eval)")
     return None
 
 

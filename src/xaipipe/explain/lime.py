@@ -311,7 +311,7 @@ def lime_explanations(
 
     Xa = check_matrix(X, "X")
     p = Xa.shape[1]
-    Tr = check_matrix(X_train, "X_train", p)
+    Tr = check_matrix(X_train, "X_train", n_features=p)
     if feature_names is None:
         feature_names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{j}" for j in range(p)]
     names = tuple(str(c) for c in feature_names)

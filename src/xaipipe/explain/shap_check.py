@@ -289,7 +289,7 @@ def kernel_vs_tree_shap(
         f, output, explained = _class_output_function(model, int(class_index))
     Xe = check_matrix(X, "X")
     p = Xe.shape[1]
-    B_all = check_matrix(X_background, "X_background", p)
+    B_all = check_matrix(X_background, "X_background", n_features=p)
     names = [f"x{j}" for j in range(p)] if feature_names is None else [str(c) for c in feature_names]
     if len(names) != p:
         raise ValueError(f"feature_names has {len(names)} names but X has {p} columns")

@@ -341,18 +341,7 @@ def _explain_sklearn_trees(
         model_output = est.predict_proba(_model_input(est, Xe))[:, 1]
     else:
         model_output = est.predict(_model_input(est, Xe))
-    return dict(
-        values=np.asarray(values, dtype=np.float64),
-        base_values=np.full(Xe.shape[0], float(base)),
-        model_output=np.asarray(model_output, dtype=np.float64).reshape(-1),
-        interaction_values=inter,
-        output=output,
-        link=link,
-        feature_perturbation="tree_path_dependent",
-        background_size=0,
-        details=details,
-        _rtol=1e-9,
-    )
+    return _tree_fields(Xe, values, base, model_output, inter, (output, link), details)
 
 
 def _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, k) -> dict:
@@ -373,10 +362,16 @@ def _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, k) -> 
             details["n_trees"] = 1
         model_output = np.asarray(est.predict_proba(_model_input(est, Xe)), dtype=np.float64)[:, k]
         output, link = "probability", "identity"
+    return _tree_fields(Xe, values, base, model_output, inter, (output, link), details)
+
+
+def _tree_fields(Xe, values, base, model_output, inter, space, details) -> dict:
+    """The fields of a path-dependent TreeSHAP result (``space``: its ``(output, link)``)."""
+    output, link = space
     return dict(
         values=np.asarray(values, dtype=np.float64),
         base_values=np.full(Xe.shape[0], float(base)),
-        model_output=model_output.reshape(-1),
+        model_output=np.asarray(model_output, dtype=np.float64).reshape(-1),
         interaction_values=inter,
         output=output,
         link=link,

@@ -172,7 +172,7 @@ def shap_values(
     check_is_fitted(estimator)
     est = final_estimator(estimator)
     n_in = getattr(estimator, "n_features_in_", getattr(est, "n_features_in_", None))
-    Xa = check_matrix(X, "X", n_in)
+    Xa = check_matrix(X, "X", n_features=n_in)
     p = Xa.shape[1]
     names = _feature_names(X, estimator, p, feature_names)
     max_rows = _positive_int(max_rows, "max_rows")
@@ -308,7 +308,7 @@ def _background(algorithm: str, X_background, p: int, background_size, random_st
     if algorithm in ("linear_explainer", "permutation", "kernel"):
         if X_background is None:
             raise ValueError(f"algorithm {algorithm!r} needs X_background (the training rows)")
-        Ba = check_matrix(X_background, "X_background", p)
+        Ba = check_matrix(X_background, "X_background", n_features=p)
         size = background_size
         if size is None and algorithm != "linear_explainer":
             size = DEFAULT_BACKGROUND_SIZE
