@@ -96,7 +96,7 @@ def test_bad_input(setup):
     model, X, Xtr, names = setup
     with pytest.raises(ValueError, match="rows"):
         lime_explanations(model, X, Xtr, rows=[len(X)], feature_names=names)
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match="X_train must be .* columns"):
         lime_explanations(model, X, Xtr[:, :3], feature_names=names)
     with pytest.raises(ValueError, match="output"):
         lime_explanations(model, X, Xtr, output="margin", feature_names=names)

@@ -479,11 +479,11 @@ def small_models(reg_data, clf_data):
 @pytest.mark.parametrize(
     "model,kwargs,error,match",
     [
-        ("lin", {"X": np.zeros((3, P + 1))}, ValueError, "features"),
+        ("lin", {"X": np.zeros((3, P + 1))}, ValueError, f"with {P} columns"),
         ("lin", {"X": np.full((3, P), np.nan)}, ValueError, "NaN"),
         ("lin", {"X": np.zeros(P)}, ValueError, "2D array"),  # scikit-learn's check_array
         ("lin", {"X_background": None}, ValueError, "X_background"),
-        ("lin", {"X_background": np.zeros((4, 2))}, ValueError, "X_background has 2 features"),
+        ("lin", {"X_background": np.zeros((4, 2))}, ValueError, f"X_background must be .* with {P} columns"),
         ("lin", {"algorithm": "magic"}, ValueError, "unknown algorithm"),
         ("lin", {"algorithm": "tree_explainer"}, ValueError, "tree_explainer"),
         ("lin", {"algorithm": "xgboost_pred_contribs"}, ValueError, "XGBoost"),
