@@ -267,6 +267,11 @@ def measure(args, data, plan):
             groups=len(chosen),
         )
 
+    report(rows, args.json)
+
+
+def report(rows, json_path):
+    """Print the scaling table (one exponent per kernel and factor) and write ``json_path`` if given."""
     frame = pd.DataFrame(rows)
     print("\n| kernel | factor | sizes | seconds | exponent b |")
     print("|---|---|---|---|---|")
@@ -278,8 +283,8 @@ def measure(args, data, plan):
             f"| {kernel} | {factor} | {', '.join(str(s) for s in part['size'])} | "
             f"{', '.join(f'{s:.2f}' for s in part['seconds'])} | {b:.2f} |"
         )
-    if args.json:
-        Path(args.json).write_text(json.dumps({"points": rows, "exponents": fits}, indent=2))
+    if json_path:
+        Path(json_path).write_text(json.dumps({"points": rows, "exponents": fits}, indent=2))
 
 
 if __name__ == "__main__":

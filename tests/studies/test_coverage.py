@@ -293,6 +293,23 @@ def test_interval_known_to_cover_or_miss_gives_one_or_zero():
     assert not (cov["interval"] == "population_members").any()
 
 
+def _hand_coverage(reps, R, select, lo_hi):
+    """Coverage and its SE over repetitions, counted row by row."""
+    shares = []
+    for r in range(R):
+        hits = total = 0
+        for rec in reps.to_dict("records"):
+            if rec["repetition"] != r or not select(rec):
+                continue
+            lo, hi, target = lo_hi(rec)
+            hits += int(lo <= target <= hi)
+            total += 1
+        shares.append(hits / total)
+    c = sum(shares) / R
+    se = (sum((s - c) ** 2 for s in shares) / R) ** 0.5 / R**0.5
+    return c, se
+
+
 def test_coverage_arithmetic_against_hand_counts():
     rng = np.random.default_rng(5)
     R = 7
@@ -323,19 +340,7 @@ def test_coverage_arithmetic_against_hand_counts():
     cov = coverage_table(reps, nominal=levels)
 
     def hand(select, lo_hi):
-        shares = []
-        for r in range(R):
-            hits = total = 0
-            for rec in reps.to_dict("records"):
-                if rec["repetition"] != r or not select(rec):
-                    continue
-                lo, hi, target = lo_hi(rec)
-                hits += int(lo <= target <= hi)
-                total += 1
-            shares.append(hits / total)
-        c = sum(shares) / R
-        se = (sum((s - c) ** 2 for s in shares) / R) ** 0.5 / R**0.5
-        return c, se
+        return _hand_coverage(reps, R, select, lo_hi)
 
     for c in levels:
         for interval, se_col in (("corrected", "se"), ("naive", "se_naive")):
