@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import mean_absolute_error, mean_squared_error, zero_one_loss
 
-from xaipipe.losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss, resolve_loss
+from xaipipe.losses import LOSS_ALIASES, LOSS_TASKS, canonical_loss, default_loss, resolve_loss
 from xaipipe.models.comparison import row_losses
 
 
@@ -34,3 +34,12 @@ def test_row_losses_are_the_same_under_either_name_and_match_sklearn():
     lab, pred = rng.integers(0, 2, 30), rng.integers(0, 2, 30)
     np.testing.assert_array_equal(row_losses(lab, pred, "zero_one"), row_losses(lab, pred, "error_rate"))
     assert row_losses(lab, pred, "zero_one").mean() == pytest.approx(zero_one_loss(lab, pred))
+
+
+def test_default_loss_by_task_is_a_canonical_loss_of_that_task():
+    assert default_loss("regression") == "squared_error"
+    assert default_loss("classification") == "log_loss"
+    for task in ("regression", "classification"):
+        assert LOSS_TASKS[default_loss(task)] == task
+    with pytest.raises(ValueError, match="unknown task 'survival'"):
+        default_loss("survival")

@@ -27,6 +27,7 @@ __all__ = [
     "LOSS_ALIASES",
     "LOSS_TASKS",
     "canonical_loss",
+    "default_loss",
     "log_loss",
     "resolve_loss",
     "squared_error",
@@ -60,6 +61,35 @@ def canonical_loss(name: str) -> str:
         if name in LOSS_ALIASES:
             return LOSS_ALIASES[name]
     raise ValueError(f"unknown loss {name!r}; choose one of {sorted(LOSS_TASKS)} (aliases {sorted(LOSS_ALIASES)})")
+
+
+# task -> the default loss of model reliance when none is given
+_DEFAULT_LOSSES = {"regression": "squared_error", "classification": "log_loss"}
+
+
+def default_loss(task: str) -> str:
+    """The default model-reliance loss of a task.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"}
+        The prediction task.
+
+    Returns
+    -------
+    str
+        ``"squared_error"`` for regression, ``"log_loss"`` for classification (canonical
+        names of :data:`LOSSES`).
+
+    Raises
+    ------
+    ValueError
+        If ``task`` is neither ``"regression"`` nor ``"classification"``.
+    """
+    try:
+        return _DEFAULT_LOSSES[task]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown task {task!r}; expected 'regression' or 'classification'") from None
 
 
 def _as_member_output(output: Any, n: int, name: str) -> np.ndarray:

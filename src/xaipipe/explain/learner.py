@@ -376,7 +376,7 @@ def learner_refits(
     d = RefitDesign() if design is None else design
     from joblib import Parallel, delayed
 
-    from ..losses import resolve_loss
+    from ..losses import default_loss, resolve_loss
 
     Xa, ya, names = _check_Xy(X, y, allow_nan=imputer is not None)
     n, p = Xa.shape
@@ -410,7 +410,7 @@ def learner_refits(
     from sklearn.base import is_classifier
 
     classifier = bool(is_classifier(first))
-    loss = d.loss if d.loss is not None else ("log_loss" if classifier else "squared_error")
+    loss = d.loss if d.loss is not None else default_loss("classification" if classifier else "regression")
     out_label = ("proba" if classifier else "predict") if d.pd_output == "auto" else d.pd_output
     # the design each refit runs: the checked counts and the resolved loss
     run = dataclasses.replace(d, n_repeats=n_repeats, loss=loss, max_rows_per_batch=int(d.max_rows_per_batch))

@@ -482,7 +482,7 @@ def bootstrap_rashomon(
     from joblib import Parallel, delayed
 
     from ..explain.reliance import ESTIMATORS, estimator_stream, random_permutations, resolve_features
-    from ..losses import resolve_loss
+    from ..losses import default_loss, resolve_loss
 
     mr = BootstrapReliance() if reliance is None else reliance
     engine = BootstrapEngine() if engine is None else engine
@@ -501,9 +501,7 @@ def bootstrap_rashomon(
         names = [str(c) for c in mr.feature_names]
     fgroups = resolve_features(mr.features, Xa.shape[1], names)
     Xt, yt = _test_rows(mr, Xa, ya)
-    mr_loss = mr.loss
-    if mr_loss is None:
-        mr_loss = "squared_error" if task == "regression" else "log_loss"
+    mr_loss = default_loss(task) if mr.loss is None else mr.loss
     resolve_loss(mr_loss)
 
     groups = grid_configurations(grids)

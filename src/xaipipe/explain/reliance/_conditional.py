@@ -253,7 +253,7 @@ def _subsampled(
     """:func:`conditional_model_reliance` under ``subsample_rows=m`` (its docstring): the inputs
     validated as :func:`model_reliance` does, then :func:`._subsample.subsampled_reliance` with the
     strata of all rows."""
-    from ...losses import resolve_loss
+    from ...losses import default_loss, resolve_loss
     from ._base import check_y
     from ._subsample import subsample_design, subsampled_reliance
 
@@ -261,7 +261,7 @@ def _subsampled(
     if loss is None:
         from sklearn.base import is_classifier
 
-        loss = "log_loss" if not is_callable and is_classifier(model) else "squared_error"
+        loss = default_loss("classification" if not is_callable and is_classifier(model) else "regression")
     loss_name, loss_fn = resolve_loss(loss)
     yv = check_y(y, Xv.shape[0])
     R = check_int(n_repeats, "n_repeats", minimum=1)

@@ -67,7 +67,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...losses import resolve_loss
+from ...losses import default_loss, resolve_loss
 from ...validation import check_int
 from ._base import DEFAULT_MAX_ROWS, check_X, check_y, features_from_groups, resolve_features
 
@@ -330,7 +330,7 @@ def exact_monte_carlo_se(
     groups = resolve_features(features, Xv.shape[1], names)
     is_callable = callable(model) and not hasattr(model, "predict")
     if loss is None:
-        loss = "log_loss" if not is_callable and is_classifier(model) else "squared_error"
+        loss = default_loss("classification" if not is_callable and is_classifier(model) else "regression")
     _, loss_fn = resolve_loss(loss)
     predict = model if is_callable else member_predictor(model, n_estimators)
     frames = []

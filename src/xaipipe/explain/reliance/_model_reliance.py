@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...losses import resolve_loss, squared_error
+from ...losses import default_loss, resolve_loss, squared_error
 from ...validation import check_int
 from ._base import (
     ESTIMATORS,
@@ -146,7 +146,7 @@ def model_reliance(
     if loss is None:
         from sklearn.base import is_classifier
 
-        loss = "log_loss" if not is_callable and is_classifier(model) else "squared_error"
+        loss = default_loss("classification" if not is_callable and is_classifier(model) else "regression")
     loss_name, loss_fn = resolve_loss(loss)
     max_rows = _check_choices(estimator, method, opts.max_rows_per_batch)
     if opts.subsample_rows is not None:
