@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..models.families import get_family, make_estimator
-from ..validation import check_finite
+from ..validation import check_finite, check_matrix
 
 __all__ = ["estimator_factory"]
 
@@ -23,13 +23,7 @@ def _check_Xy(X, y, name: str = "X", allow_nan: bool = False) -> tuple[np.ndarra
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
         names = [str(c) for c in X.columns]
         X = X.to_numpy()
-    try:
-        Xa = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric") from None
-    if Xa.ndim != 2 or Xa.shape[0] < 2 or Xa.shape[1] < 1:
-        raise ValueError(f"{name} must be 2-D with at least 2 rows and 1 column, got shape {Xa.shape}")
-    check_finite(Xa, name, allow_nan=allow_nan)
+    Xa = check_matrix(X, name, allow_nan=allow_nan, min_rows=2)
     ya = np.asarray(y)
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(f"y for {name} must have shape ({Xa.shape[0]},), got {ya.shape}")

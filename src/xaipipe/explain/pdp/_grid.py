@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...validation import check_finite
+from ...validation import check_finite, check_matrix
 from ...validation import check_int as _check_int_shared
 
 
@@ -66,31 +66,19 @@ def _check_X(X) -> tuple[np.ndarray, Callable[[np.ndarray], Any], list[str] | No
     """Return (float array, wrapper re-creating the caller's type, column names)."""
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
         columns = X.columns
-        try:
-            arr = X.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError("X must contain only numeric columns") from exc
+        X = X.to_numpy()
 
         def wrap(a, _cols=columns):
             return pd.DataFrame(a, columns=_cols, copy=False)
 
         names = [str(c) for c in columns]
     else:
-        try:
-            arr = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError("X must be a numeric array") from exc
 
         def wrap(a):
             return a
 
         names = None
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"X must have at least one row and one column, got shape {arr.shape}")
-    check_finite(arr, "X")
-    return arr, wrap, names
+    return check_matrix(X, "X"), wrap, names
 
 
 def _check_columns(features, n_features: int) -> list[int]:

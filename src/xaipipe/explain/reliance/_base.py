@@ -136,19 +136,20 @@ def e_switch_rows(n: int, max_samples: int, random_state) -> np.ndarray | None:
 
 
 def check_X(X) -> tuple[np.ndarray, list[str] | None]:
+    """The data of model reliance in the input's dtype (bool, integer or float; NaN allowed) and a
+    DataFrame's column names: ``sklearn.utils.check_array(X, dtype=None)`` with at least 2 rows."""
+    from sklearn.utils import check_array
+
     names = None
     if hasattr(X, "columns") and hasattr(X, "to_numpy"):
         names = [str(c) for c in X.columns]
         X = X.to_numpy()
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if X.dtype.kind not in "biuf":
+    try:
+        X = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=2, input_name="X")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"model reliance needs X 2-D (n_samples, n_features) with at least 2 samples: {exc}") from None
+    if X.dtype.kind not in "biuf":  # check_array(dtype=None) passes object and string arrays through
         raise ValueError(f"X must be numeric, got dtype {X.dtype}")
-    if X.shape[0] < 2:
-        raise ValueError(f"model reliance needs at least 2 samples, got {X.shape[0]}")
-    if X.shape[1] < 1:
-        raise ValueError("X has no columns")
     return X, names
 
 
