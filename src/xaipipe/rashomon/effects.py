@@ -30,7 +30,7 @@ from ..models.prefix import member_predictor
 from .envelope import members_curves, variable_grid
 from .linear import LINEAR_EXACT
 from .members import _member_base
-from .refit import FittedGroup, fit_member_groups
+from .refit import FittedGroup, refit_members
 from .sets import check_epsilons, rashomon_scopes, select_set
 
 __all__ = ["EFFECT_COLUMNS", "member_effects", "members_ale"]
@@ -200,15 +200,7 @@ def member_effects(
     sets = rashomon_scopes(summary, metric=settings.metric, epsilon=grid[-1], mode=settings.epsilon_mode, scopes=scopes)
     scope = settings.figure_scope if settings.figure_scope in sets else next(iter(sets))
     chosen = select_set(_member_base(sets, grid, None), scope, grid[-1])
-    groups = fit_member_groups(
-        chosen[["family", "config_id"]],
-        settings.task,
-        data.X_train,
-        data.y_train,
-        random_state=settings.seed,
-        options=settings.options,
-        n_jobs=n_jobs,
-    )
+    groups = refit_members(data, settings, chosen[["family", "config_id"]], n_jobs)
     Xv = np.asarray(data.X_test.to_numpy() if hasattr(data.X_test, "to_numpy") else data.X_test, dtype=np.float64)
     names, fgroups = list(data.features), data.feature_groups
     pd_rows = _pd_rows(groups, Xv, names, fgroups, settings.pd["resolution"], class_index)

@@ -180,11 +180,9 @@ def envelope_variables(
 
     Parameters
     ----------
-    members : DataFrame
-        :func:`~xaipipe.rashomon.members.member_table` output.
-    scope : str
-        A family name or ``"cross_family"``.
-    epsilon : float
+    members, scope, epsilon
+        As :func:`~xaipipe.rashomon.sets.select_set`: the member table
+        (:func:`~xaipipe.rashomon.members.member_table`), a family name or ``"cross_family"``, the ε.
     top_k : int, default 2
     estimator : str
         MR estimator that ranks the variables.

@@ -27,7 +27,14 @@ from ..models.families import PREFIX_PARAM, get_family
 from ..models.fitting import fit_group
 from ..models.grid import config_id, params_from_config_id, prefix_groups
 
-__all__ = ["FittedGroup", "params_from_config_id", "fit_member_groups", "group_reliance", "member_store_dir"]
+__all__ = [
+    "FittedGroup",
+    "params_from_config_id",
+    "fit_member_groups",
+    "refit_members",
+    "group_reliance",
+    "member_store_dir",
+]
 
 
 @dataclass
@@ -177,6 +184,38 @@ def fit_member_groups(
         FittedGroup(fam, base, list(ks), ids, res.estimator, res.fit_time_s)
         for (fam, base, ks, ids), res in zip(jobs, fitted)
     ]
+
+
+def refit_members(data, settings, candidates, n_jobs: int = 1, forest_blocks=None, store_dir=None) -> list[FittedGroup]:
+    """The ``candidates`` refitted on the training rows as the cross-validation fitted them.
+
+    Parameters
+    ----------
+    data : :class:`~xaipipe.data.prepare.PreparedData`
+        The dataset (its ``X_train``, ``y_train``).
+    settings : :class:`~xaipipe.config.rashomon.RashomonSettings`
+        Its ``task``, ``seed`` and estimator ``options``.
+    candidates : DataFrame
+        ``family``, ``config_id`` of the members to refit.
+    n_jobs, forest_blocks, store_dir
+        As :func:`fit_member_groups` (large forests in blocks into ``store_dir``).
+
+    Returns
+    -------
+    list of FittedGroup
+        One group per prefix group (:func:`fit_member_groups`).
+    """
+    return fit_member_groups(
+        candidates,
+        settings.task,
+        data.X_train,
+        data.y_train,
+        random_state=settings.seed,
+        options=settings.options,
+        n_jobs=n_jobs,
+        forest_blocks=forest_blocks,
+        store_dir=store_dir,
+    )
 
 
 def _block_trees(forest_blocks, n_rows: int) -> int | None:

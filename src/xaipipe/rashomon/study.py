@@ -32,7 +32,7 @@ from ..explain.reliance import features_from_groups
 from .mcr import MCR_FIRST, mcr_path, mcr_table
 from .members import _member_base, member_table, members_reliance
 from .multiplicity import function_count_columns, members_predictions
-from .refit import fit_member_groups, member_store_dir
+from .refit import member_store_dir, refit_members
 from .sets import check_epsilons, rashomon_scopes, select_set
 
 __all__ = ["RashomonRefit", "RashomonStudy", "mcr_study", "rashomon_refit", "rashomon_reliance"]
@@ -86,27 +86,10 @@ def rashomon_reliance(
         The refitted models (for PD envelopes).
     """
     grid, sets, candidates = _largest_sets(summary, settings)
-    groups = _refit_members(data, settings, candidates, n_jobs, forest_blocks, store_dir)
+    groups = refit_members(data, settings, candidates, n_jobs, forest_blocks, store_dir)
     rel = _reliance(data, settings, groups, n_jobs)
     members = member_table(sets, rel, epsilons=grid, dataset=data.dataset)
     return members, mcr_table(members, sets, epsilons=grid), groups
-
-
-def _refit_members(data, settings: RashomonSettings, candidates, n_jobs, forest_blocks, store_dir) -> list:
-    """The ``candidates`` (``family``, ``config_id``) refitted on the training rows as the CV fitted
-    them (:func:`fit_member_groups`: the settings' task, seed and estimator options; large forests in
-    blocks into ``store_dir``), one group per prefix group."""
-    return fit_member_groups(
-        candidates,
-        settings.task,
-        data.X_train,
-        data.y_train,
-        random_state=settings.seed,
-        options=settings.options,
-        n_jobs=n_jobs,
-        forest_blocks=forest_blocks,
-        store_dir=store_dir,
-    )
 
 
 def _grid_scopes(settings: RashomonSettings) -> list[str]:
@@ -245,7 +228,7 @@ def _refit_tables(data, settings, sets, grid, mine, families, n_jobs, pd_class_i
     """:func:`rashomon_refit` from its candidate members ``mine`` on: refits, predictions, MR, PD curves."""
     from .envelope import members_curves, selected_groups
 
-    groups = _refit_members(data, settings, mine, n_jobs, forest_blocks, store_dir)
+    groups = refit_members(data, settings, mine, n_jobs, forest_blocks, store_dir)
     predictions = members_predictions(groups, data.X_test)
     reliance = _reliance(data, settings, groups, n_jobs)
     base = _member_base(sets, grid, None)

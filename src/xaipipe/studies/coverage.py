@@ -563,24 +563,11 @@ def coverage_audit(settings: CoverageSettings, *, n_jobs: int = 1) -> CoverageTa
         else pd.DataFrame()
     )
     mr_truth = model_reliance_truth(model, p=p, noise_sd=float(noise_sd), method="closed_form").set_index("feature")
+    # the DGP, refit design and truth store that every learner's truth shares
+    shared = dict(dgp=model, p=p, noise_sd=float(noise_sd), n1=n1, lc=lc, names=names, root=truth_root, n_jobs=n_jobs)
     learner_truth = (
         pd.concat(
-            [
-                _learner_truth(
-                    fam,
-                    prm,
-                    (options or {}).get(fam),
-                    dgp=model,
-                    p=p,
-                    noise_sd=float(noise_sd),
-                    n1=n1,
-                    lc=lc,
-                    names=names,
-                    root=truth_root,
-                    n_jobs=n_jobs,
-                )
-                for fam, prm in learners.items()
-            ],
+            [_learner_truth(fam, prm, (options or {}).get(fam), **shared) for fam, prm in learners.items()],
             ignore_index=True,
         )
         if learners

@@ -580,9 +580,8 @@ def boosting_staged_curves(
     Xf, yf, Xv, yv = Xtr[fit_rows], ytr[fit_rows], Xtr[val_rows], ytr[val_rows]
     parts = []
     for lr in learning_rates:
-        model = GradientBoostingRegressor(
-            n_estimators=int(n_estimators), learning_rate=lr, max_depth=max_depth, random_state=seed
-        ).fit(Xf, yf)
+        boosting = dict(n_estimators=int(n_estimators), learning_rate=lr, max_depth=max_depth, random_state=seed)
+        model = GradientBoostingRegressor(**boosting).fit(Xf, yf)
         train = np.array([_mse(yf, p) for p in model.staged_predict(Xf)])
         # scikit-learn's validation loss: factor 2 x HalfSquaredError (mean of 0.5 r^2)
         val = np.array([2.0 * np.mean(0.5 * (yv - p) ** 2) for p in model.staged_predict(Xv)])
@@ -591,13 +590,7 @@ def boosting_staged_curves(
         stop = n_estimators if fired is None else fired  # scikit-learn's n_estimators_
         if check_sklearn:
             es = GradientBoostingRegressor(
-                n_estimators=int(n_estimators),
-                learning_rate=lr,
-                max_depth=max_depth,
-                random_state=seed,
-                n_iter_no_change=n_iter_no_change,
-                validation_fraction=validation_fraction,
-                tol=tol,
+                **boosting, n_iter_no_change=n_iter_no_change, validation_fraction=validation_fraction, tol=tol
             ).fit(Xtr, ytr)
             if es.n_estimators_ != stop:
                 raise RuntimeError(
