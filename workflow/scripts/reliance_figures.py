@@ -7,13 +7,11 @@ from xaipipe.runner import run
 
 
 def main(smk):
-    rank = smk.params.ranking
     inputs = {
         "table": read_csv(smk.input.reliance),
         "split_gain": read_csv(smk.input.split_gain),
-        "estimator": rank["estimator"],
+        **smk.params.ranking,  # the MR ranking's estimator and quantity (schema: these two keys)
         "loss": smk.params.loss,
-        "quantity": rank["quantity"],
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
     }
     with figure_style(smk.input.style):

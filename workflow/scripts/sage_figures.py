@@ -6,12 +6,10 @@ from xaipipe.runner import run
 
 
 def main(smk):
-    rank = smk.params.ranking
     inputs = {
         "sage": read_csv(smk.input.sage),
         "reliance": read_csv(smk.input.reliance),
-        "estimator": rank["estimator"],
-        "quantity": rank["quantity"],
+        **smk.params.ranking,  # the MR ranking's estimator and quantity (schema: these two keys)
         "title": f"{smk.wildcards.dataset} / {smk.wildcards.family}",
     }
     with figure_style(smk.input.style):

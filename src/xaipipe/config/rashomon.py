@@ -118,6 +118,13 @@ class RashomonSettings(Settings):
         )
 
 
+def _with_rashomon(cls: type[Settings], config: Mapping[str, Any], task: str, params: Mapping[str, Any]):
+    """``cls.from_params`` of ``params`` and, as the ``rashomon`` field, the Rashomon step's settings
+    of ``task`` (:meth:`RashomonSettings.from_config`, with its checks): the ``from_config`` of a
+    step that nests them."""
+    return cls.from_params({**params, "rashomon": RashomonSettings.from_config(config, task).to_params()})
+
+
 @dataclass(frozen=True)
 class BootstrapSettings(Settings):
     """Settings of the Rashomon bootstrap of one task (``config["rashomon"]["bootstrap"]`` and the
@@ -161,12 +168,7 @@ class BootstrapSettings(Settings):
             As :meth:`RashomonSettings.from_config`.
         """
         b = config["rashomon"]["bootstrap"]
-        return cls.from_params(
-            {
-                **{key: b[key] for key in cls.section_fields()},
-                "rashomon": RashomonSettings.from_config(config, task).to_params(),
-            }
-        )
+        return _with_rashomon(cls, config, task, {key: b[key] for key in cls.section_fields()})
 
     @property
     def jobs(self) -> int:
@@ -212,10 +214,4 @@ class MemberEffectsSettings(Settings):
             As :meth:`RashomonSettings.from_config`.
         """
         ale = config["explain"]["ale"]
-        return cls.from_params(
-            {
-                "rashomon": RashomonSettings.from_config(config, task).to_params(),
-                "ale_bins": ale["n_bins"],
-                "ale_centering": ale["centering"],
-            }
-        )
+        return _with_rashomon(cls, config, task, {"ale_bins": ale["n_bins"], "ale_centering": ale["centering"]})

@@ -509,6 +509,8 @@ def dependent_reliance_rows(
     names = list(feature_names)
     frames = []
     for loss in losses:
+        # the arguments both estimators take
+        common = dict(n_repeats=n_repeats, random_state=random_state, loss=loss, n_jobs=n_jobs)
         for est in estimators:
             if est == "conditional_permutation":
                 res = conditional_model_reliance(
@@ -519,12 +521,9 @@ def dependent_reliance_rows(
                     options=RelianceOptions(
                         feature_groups=feature_groups, feature_names=names, subsample_rows=reliance_rows
                     ),
-                    n_repeats=n_repeats,
-                    random_state=random_state,
                     max_depth=max_depth,
                     min_samples_leaf=min_samples_leaf,
-                    loss=loss,
-                    n_jobs=n_jobs,
+                    **common,
                 )
             else:
                 res = grouped_model_reliance(
@@ -537,11 +536,8 @@ def dependent_reliance_rows(
                     feature_groups=feature_groups,
                     feature_names=names,
                     estimator="permutation",
-                    n_repeats=n_repeats,
-                    random_state=random_state,
-                    loss=loss,
-                    n_jobs=n_jobs,
                     options=RelianceOptions(subsample_rows=reliance_rows),
+                    **common,
                 )
             frames.append(res.to_frame().drop(columns=["member"]))
     table = with_ids(pd.concat(frames, ignore_index=True), dataset=dataset, model=family)

@@ -56,14 +56,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..validation import check_confidence, check_int
+from ..validation import check_int
 from .ale import _bin_index, _check_centering, accumulated_local_effects, ale_bin_edges
 from .learner_intervals import (
     _INTERVAL,
     LEARNER_PD_COLUMNS,
     PD_REFIT_COLUMNS,
-    _check_refits,
-    _ratio_from,
+    _feature_refits,
     corrected_t_interval,
     learner_pd_table,
 )
@@ -492,15 +491,9 @@ def learner_shap_table(shap_refits: pd.DataFrame, *, confidence: float = 0.95) -
         ``n_train`` / ``n_test`` values.
     """
 
-    _check_refits(shap_refits, SHAP_REFIT_COLUMNS, "shap_refits")
-    c = check_confidence(confidence)
-    n1, n2, ratio = _ratio_from(shap_refits)
-    K = shap_refits["refit"].nunique()
+    c, n1, n2, ratio, K, parts = _feature_refits(shap_refits, SHAP_REFIT_COLUMNS, "shap_refits", confidence)
     out = []
-    for feature, part in shap_refits.groupby("feature", sort=False):
-        if len(part) != K or part["refit"].nunique() != K:
-            raise ValueError(f"feature {feature!r} does not have exactly one value per refit")
-        part = part.sort_values("refit")
+    for feature, part in parts:
         ci = corrected_t_interval(part["mean_abs_shap"].to_numpy(), ratio, confidence=c)
         first = part.iloc[0]
         rec = {"feature": feature, "algorithm": first["algorithm"], "output": first["output"]}

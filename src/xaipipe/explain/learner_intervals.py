@@ -146,6 +146,36 @@ def _check_refits(table: pd.DataFrame, columns: list[str], what: str) -> None:
         raise ValueError(f"{what} is empty")
 
 
+def _feature_refits(table: pd.DataFrame, columns: list[str], what: str, confidence: float):
+    """The checks and per-variable parts of a table of refits with one row per variable and refit.
+
+    Returns
+    -------
+    tuple
+        ``(c, n_train, n_test, ratio, K, parts)``: the checked confidence, the refits' sizes and
+        ``n_test / n_train``, the number ``K`` of refits and an iterator of ``(feature, rows)``
+        (order of first appearance, the ``K`` rows sorted by ``refit``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`_check_refits`, :func:`~xaipipe.validation.check_confidence` and
+        :func:`_ratio_from`; a variable without exactly one row per refit (while iterating).
+    """
+    _check_refits(table, columns, what)
+    c = check_confidence(confidence)
+    n1, n2, ratio = _ratio_from(table)
+    K = table["refit"].nunique()
+
+    def parts():
+        for feature, part in table.groupby("feature", sort=False):
+            if len(part) != K or part["refit"].nunique() != K:
+                raise ValueError(f"feature {feature!r} does not have exactly one value per refit")
+            yield feature, part.sort_values("refit")
+
+    return c, n1, n2, ratio, K, parts()
+
+
 def learner_pd_table(pd_refits: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
     """Learner-PD with corrected and naive pointwise intervals.
 
@@ -218,15 +248,9 @@ def learner_pfi_table(pfi_refits: pd.DataFrame, *, confidence: float = 0.95) -> 
     ValueError
         As :func:`learner_pd_table`; non-finite ratios (a refit with zero loss).
     """
-    _check_refits(pfi_refits, PFI_REFIT_COLUMNS, "pfi_refits")
-    c = check_confidence(confidence)
-    n1, n2, ratio = _ratio_from(pfi_refits)
-    K = pfi_refits["refit"].nunique()
+    c, n1, n2, ratio, K, parts = _feature_refits(pfi_refits, PFI_REFIT_COLUMNS, "pfi_refits", confidence)
     out = []
-    for feature, part in pfi_refits.groupby("feature", sort=False):
-        if len(part) != K or part["refit"].nunique() != K:
-            raise ValueError(f"feature {feature!r} does not have exactly one value per refit")
-        part = part.sort_values("refit")
+    for feature, part in parts:
         first = part.iloc[0]
         rec = {
             "feature": feature,

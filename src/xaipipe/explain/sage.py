@@ -62,27 +62,6 @@ from .reliance import features_from_groups
 
 __all__ = ["SAGE_COLUMNS", "SageResult", "sage_importance", "sage_table"]
 
-#: Columns of ``sage.csv`` (one row per variable, in column order).
-SAGE_COLUMNS = (
-    "dataset",
-    "model",
-    "feature",
-    "sage",
-    "sage_se",
-    "loss",
-    "imputer",
-    "estimator",
-    "n_rows",
-    "background",
-    "n_permutations",
-    "threshold",
-    "convergence_ratio",
-    "converged",
-    "loss_model",
-    "loss_mean_prediction",
-    "seed",
-)
-
 
 @dataclass(frozen=True)
 class SageResult:
@@ -260,6 +239,28 @@ def sage_importance(
         loss_model=float(np.mean(fn(y, full[np.newaxis]))),
         loss_mean_prediction=float(np.mean(fn(y, empty[np.newaxis]))),
     )
+
+
+#: Columns of ``sage.csv`` (one row per variable, in column order).
+SAGE_COLUMNS = (
+    "dataset",
+    "model",
+    "feature",
+    "sage",
+    "sage_se",
+    "loss",
+    "imputer",
+    "estimator",
+    "n_rows",
+    "background",
+    "n_permutations",
+    "threshold",
+    "convergence_ratio",
+    "converged",
+    "loss_model",
+    "loss_mean_prediction",
+    "seed",
+)
 
 
 def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:

@@ -51,8 +51,7 @@ Config hook
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,16 +98,6 @@ class ShapCheck:
     values: pd.DataFrame
     base_value: float
     details: dict
-
-
-@contextlib.contextmanager
-def _numpy_global_seed(seed: int) -> Iterator[None]:
-    saved = np.random.get_state()
-    np.random.seed(seed)
-    try:
-        yield
-    finally:
-        np.random.set_state(saved)
 
 
 def _final(model):
@@ -281,6 +270,8 @@ def kernel_vs_tree_shap(
     """
     import shap
 
+    from .shapley._algorithms import _global_numpy_seed
+
     model = _final(model)
     if class_index is None:
         f, output = _output_function(model)
@@ -344,7 +335,7 @@ def kernel_vs_tree_shap(
     rows, summary, by_row, by_feature = [], [], [], []
     scale = max(float(np.abs(tree_values).max()), np.finfo(float).tiny)
     for n in grid:
-        with _numpy_global_seed(int(np.random.SeedSequence([6, int(random_state), n]).generate_state(1)[0])):
+        with _global_numpy_seed(int(np.random.SeedSequence([6, int(random_state), n]).generate_state(1)[0])):
             kv = np.asarray(kernel.shap_values(Xe, nsamples=n, l1_reg=False, silent=True), dtype=np.float64)
         kv = kv.reshape(Xe.shape)
         diff = kv - tree_values

@@ -33,6 +33,8 @@ __all__ = [
 
 TRAIN_LABEL = "training"
 TEST_LABEL = "test"
+#: :func:`sklearn.tree.plot_tree`'s node style of Fig 2.1: filled, rounded boxes without the impurity
+_TREE_NODES = {"filled": True, "impurity": False, "rounded": True, "fontsize": 8}
 
 
 def _train_test(draw, x, t: pd.DataFrame, *args, **kwargs) -> None:
@@ -78,16 +80,7 @@ def plot_regression_tree(
     names = [str(n) for n in (feature_names if feature_names is not None else getattr(tree, "feature_names_in_", []))]
     depth = tree.get_depth()
     fig, ax = plt.subplots(figsize=(max(6.3, 1.6 * 2**depth), 1.3 * (depth + 1) + 0.6))
-    plot_tree(
-        tree,
-        feature_names=names or None,
-        filled=True,
-        impurity=False,
-        rounded=True,
-        precision=precision,
-        ax=ax,
-        fontsize=8,
-    )
+    plot_tree(tree, feature_names=names or None, precision=precision, ax=ax, **_TREE_NODES)
     ax.set_title(f"Regression tree: {target_name} (depth {depth}, {tree.get_n_leaves()} leaves)")
     return fig
 

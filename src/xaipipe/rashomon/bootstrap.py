@@ -130,6 +130,7 @@ from ..config.rashomon import BootstrapSettings
 from ..data.prepare import importance_groups
 from ..data.resample import bootstrap_indices, resample_seeds
 from ..validation import check_finite, check_int, check_matrix
+from ._frames import NamedFrames
 from ._resample import ResampleRun, grid_configurations, one_resample
 from .rid import MCR_COLUMNS, mcr_per_resample, mcr_summary, rid_summary
 
@@ -546,7 +547,7 @@ def bootstrap_rashomon(
 
 
 @dataclass(frozen=True)
-class BootstrapShard:
+class BootstrapShard(NamedFrames):
     """One job of the split ``rashomon_bootstrap`` (:func:`bootstrap_shard`).
 
     Attributes
@@ -564,10 +565,6 @@ class BootstrapShard:
 
     #: The tables, in the order the rule stores them.
     FRAMES = ("models", "reliance", "sizes")
-
-    def to_frames(self) -> dict[str, pd.DataFrame]:
-        """The tables by name (:data:`FRAMES`): what the rule pickles for :func:`combine_bootstrap_shards`."""
-        return {name: getattr(self, name) for name in self.FRAMES}
 
 
 def bootstrap_shard(
@@ -664,7 +661,7 @@ def bootstrap_shard(
 
 
 @dataclass(frozen=True)
-class BootstrapTables:
+class BootstrapTables(NamedFrames):
     """The tables of the ``rashomon_bootstrap`` rule (:func:`combine_bootstrap_shards`), each with
     ``dataset`` first.
 
@@ -687,10 +684,6 @@ class BootstrapTables:
 
     #: The tables, in the order the rule writes them.
     FRAMES = ("models", "reliance", "sizes", "mcr", "rid", "mcr_summary")
-
-    def to_frames(self) -> dict[str, pd.DataFrame]:
-        """The tables by name (:data:`FRAMES`)."""
-        return {name: getattr(self, name) for name in self.FRAMES}
 
 
 def combine_bootstrap_shards(

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_finite, check_int
+from ._frames import NamedFrames
 
 __all__ = [
     "MultiplicityResult",
@@ -585,7 +586,7 @@ def function_count_columns(
 
 
 @dataclass(frozen=True)
-class MultiplicityTables:
+class MultiplicityTables(NamedFrames):
     """The tables of the ``multiplicity`` rule (:func:`multiplicity_tables`).
 
     Attributes
@@ -602,10 +603,6 @@ class MultiplicityTables:
 
     #: The tables, in the order the rule writes them.
     FRAMES = ("multiplicity", "path", "rows")
-
-    def to_frames(self) -> dict[str, pd.DataFrame]:
-        """The tables by name (:data:`FRAMES`)."""
-        return {name: getattr(self, name) for name in self.FRAMES}
 
 
 def multiplicity_tables(

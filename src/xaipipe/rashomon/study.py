@@ -29,6 +29,7 @@ import pandas as pd
 from ..config.rashomon import RashomonSettings
 from ..data.prepare import expand_user_groups, importance_groups
 from ..explain.reliance import features_from_groups
+from ._frames import NamedFrames
 from .mcr import MCR_FIRST, mcr_path, mcr_table
 from .members import _member_base, member_table, members_reliance
 from .multiplicity import function_count_columns, members_predictions
@@ -302,7 +303,7 @@ def _fitted_exactly(X_test, dataset) -> bool:
 
 
 @dataclass(frozen=True)
-class RashomonStudy:
+class RashomonStudy(NamedFrames):
     """The tables of the ``rashomon`` rule (:func:`mcr_study`).
 
     Attributes
@@ -334,10 +335,6 @@ class RashomonStudy:
 
     #: The tables, in the order the rule writes them.
     FRAMES = ("sets", "members", "mcr", "path", "envelope", "curves", "linear_exact", "prediction_index")
-
-    def to_frames(self) -> dict[str, pd.DataFrame]:
-        """The tables by name (:data:`FRAMES`)."""
-        return {name: getattr(self, name) for name in self.FRAMES}
 
 
 def mcr_study(

@@ -19,6 +19,11 @@ _PAIR_COLUMNS = ["feature_1", "feature_2", "value_1", "value_2", "pd"]
 _PAIR_LEVEL_COLUMNS = ["feature_1", "feature_2", "value_1", "value_2", "level_1", "level_2", "pd"]
 
 
+#: Fields of :class:`~xaipipe.config.pd_ice.PdIceSettings` that :func:`pd_ice_tables` passes on
+#: under their own names (``grid`` goes as ``kind``).
+_PLAN_SETTINGS = ("resolution", "percentiles", "anchor", "smooth", "max_curves", "pair_resolution", "max_batch_rows")
+
+
 def _curve_subset(n: int, max_curves: int | None, random_state) -> np.ndarray:
     if max_curves is not None:
         max_curves = _check_int(max_curves, "max_curves", 1)
@@ -26,6 +31,20 @@ def _curve_subset(n: int, max_curves: int | None, random_state) -> np.ndarray:
         return np.arange(n)
     rng = np.random.default_rng(random_state)
     return np.sort(rng.choice(n, size=max_curves, replace=False))
+
+
+def _each(items, cls: type):
+    """The elements of ``items`` (one ``cls`` instance or a sequence of them) one by one.
+
+    Raises
+    ------
+    TypeError
+        An element is not a ``cls`` (raised when the iteration reaches it).
+    """
+    for item in [items] if isinstance(items, cls) else items:
+        if not isinstance(item, cls):
+            raise TypeError(f"expected {cls.__name__}, got {type(item).__name__}")
+        yield item
 
 
 def effects_table(
@@ -60,12 +79,8 @@ def effects_table(
     TypeError
         An element is not a FeatureEffect.
     """
-    if isinstance(effects, FeatureEffect):
-        effects = [effects]
     parts = []
-    for eff in effects:
-        if not isinstance(eff, FeatureEffect):
-            raise TypeError(f"expected FeatureEffect, got {type(eff).__name__}")
+    for eff in _each(effects, FeatureEffect):
         k = eff.grid.size
         level = np.array(eff.levels, dtype=object) if eff.levels is not None else np.full(k, "", dtype=object)
         keep = _curve_subset(eff.ice.shape[0], max_curves, random_state)
@@ -139,12 +154,8 @@ def pair_table(pairs: PairEffect | Sequence[PairEffect]) -> pd.DataFrame:
         name where ``value_*`` is a group's level index, ``""`` for a numeric
         feature (as ``grid_value`` and ``level`` of :func:`effects_table`).
     """
-    if isinstance(pairs, PairEffect):
-        pairs = [pairs]
     parts = []
-    for p in pairs:
-        if not isinstance(p, PairEffect):
-            raise TypeError(f"expected PairEffect, got {type(p).__name__}")
+    for p in _each(pairs, PairEffect):
         n1, n2 = p.values_1.size, p.values_2.size
         part = pd.DataFrame(
             {
@@ -369,14 +380,8 @@ def pd_ice_tables(
         feature_groups=data.feature_groups,
         row_ids=data.test_rows,
         output=settings.output(data.task),
-        resolution=settings.resolution,
         kind=settings.grid,
-        percentiles=settings.percentiles,
-        anchor=settings.anchor,
-        smooth=settings.smooth,
-        max_curves=settings.max_curves,
-        pair_resolution=settings.pair_resolution,
-        max_batch_rows=settings.max_batch_rows,
+        **{key: getattr(settings, key) for key in _PLAN_SETTINGS},
     )
     # -- large-data inputs (settings.large_data): None at or below large_data.min_rows test rows --
     large_data_rows = settings.large_data_rows(len(X))

@@ -184,24 +184,15 @@ def _explain_xgboost(estimator, Xe, interactions: bool, class_index: int | None 
         if objective.startswith("multi:"):
             full = full[:, class_index]
         inter = np.asarray(full[:, :-1, :-1], dtype=np.float64)
-    return dict(
-        values=np.asarray(contribs[:, :-1], dtype=np.float64),
-        base_values=np.asarray(contribs[:, -1], dtype=np.float64),
-        model_output=np.asarray(margin, dtype=np.float64).reshape(-1),
-        interaction_values=inter,
-        output=output,
-        link=link,
-        feature_perturbation="tree_path_dependent",
-        background_size=0,
-        details={
-            "objective": objective,
-            "iteration_range": list(it),
-            "dtype": "float32",
-            "n_trees": int(booster.num_boosted_rounds()),
-            **({} if class_index is None else {"class_index": class_index}),
-        },
-        _rtol=1e-5,
-    )
+    details = {
+        "objective": objective,
+        "iteration_range": list(it),
+        "dtype": "float32",
+        "n_trees": int(booster.num_boosted_rounds()),
+        **({} if class_index is None else {"class_index": class_index}),
+    }
+    # XGBoost adds its contributions in float32: a looser local-accuracy tolerance
+    return _tree_fields(contribs[:, :-1], contribs[:, -1], margin, inter, (output, link), details, rtol=1e-5)
 
 
 def _tree_input(estimator, Xe: np.ndarray) -> np.ndarray:
@@ -341,7 +332,7 @@ def _explain_sklearn_trees(
         model_output = est.predict_proba(_model_input(est, Xe))[:, 1]
     else:
         model_output = est.predict(_model_input(est, Xe))
-    return _tree_fields(Xe, values, base, model_output, inter, (output, link), details)
+    return _tree_fields(values, np.full(Xe.shape[0], float(base)), model_output, inter, (output, link), details)
 
 
 def _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, k) -> dict:
@@ -362,15 +353,16 @@ def _explain_trees_class(est, Xe, interactions, chunk_size, n_jobs, kind, k) -> 
             details["n_trees"] = 1
         model_output = np.asarray(est.predict_proba(_model_input(est, Xe)), dtype=np.float64)[:, k]
         output, link = "probability", "identity"
-    return _tree_fields(Xe, values, base, model_output, inter, (output, link), details)
+    return _tree_fields(values, np.full(Xe.shape[0], float(base)), model_output, inter, (output, link), details)
 
 
-def _tree_fields(Xe, values, base, model_output, inter, space, details) -> dict:
-    """The fields of a path-dependent TreeSHAP result (``space``: its ``(output, link)``)."""
+def _tree_fields(values, base_values, model_output, inter, space, details, rtol: float = 1e-9) -> dict:
+    """The fields of a path-dependent TreeSHAP result (``space``: its ``(output, link)``; ``rtol``: the
+    local-accuracy tolerance of :func:`~xaipipe.explain.shapley.shap_values`)."""
     output, link = space
     return dict(
         values=np.asarray(values, dtype=np.float64),
-        base_values=np.full(Xe.shape[0], float(base)),
+        base_values=np.asarray(base_values, dtype=np.float64),
         model_output=np.asarray(model_output, dtype=np.float64).reshape(-1),
         interaction_values=inter,
         output=output,
@@ -378,7 +370,7 @@ def _tree_fields(Xe, values, base, model_output, inter, space, details) -> dict:
         feature_perturbation="tree_path_dependent",
         background_size=0,
         details=details,
-        _rtol=1e-9,
+        _rtol=rtol,
     )
 
 

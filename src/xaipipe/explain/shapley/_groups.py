@@ -7,6 +7,7 @@ sources; :func:`group_shap_result` is the one function that builds the grouped r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 
 import numpy as np
 
@@ -87,21 +88,17 @@ def group_shap_result(result: ShapResult, feature_groups: Mapping[str, Sequence[
         for a, ca in enumerate(blocks):
             for b, cb in enumerate(blocks):
                 interactions[:, a, b] = iv[:, ca][:, :, cb].sum(axis=(1, 2))
-    return GroupedShapResult(
+    # the fields of ``result`` (rows, outputs, algorithm, ...) with the per-column ones replaced by the grouped
+    kept = {f.name: getattr(result, f.name) for f in fields(ShapResult)}
+    kept.update(
         values=values,
-        base_values=result.base_values,
         data=data,
         feature_names=tuple(spec),
-        row_index=result.row_index,
-        model_output=result.model_output,
-        output=result.output,
-        link=result.link,
-        algorithm=result.algorithm,
-        feature_perturbation=result.feature_perturbation,
-        background_size=result.background_size,
-        estimator=result.estimator,
         interaction_values=interactions,
         details=dict(result.details),
+    )
+    return GroupedShapResult(
+        **kept,
         columns=result,
         feature_groups={g: groups[g] for g in spec if g in groups},
         levels=levels,
