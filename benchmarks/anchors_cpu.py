@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 
-from xaipipe.explain.ale import accumulated_local_effects, accumulated_local_effects_2d
-from xaipipe.explain.interactions import h_statistic, shap_interaction_summary
+from xaipipe.explain.pdp import accumulated_local_effects, accumulated_local_effects_2d, h_statistic
 from xaipipe.explain.reliance import (
     RelianceOptions,
     conditional_model_reliance,
@@ -35,7 +34,7 @@ from xaipipe.explain.reliance import (
     grouped_model_reliance,
     model_reliance,
 )
-from xaipipe.explain.shapley import shap_values
+from xaipipe.explain.shapley import shap_interaction_summary, shap_values
 from xaipipe.models.prefix import member_predictor
 from xaipipe.rashomon.multiplicity import predictive_multiplicity
 

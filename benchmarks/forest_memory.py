@@ -120,7 +120,7 @@ def _step(args) -> dict:
             shap_values(model, X_test[: args.shap_rows], options=ShapOptions(chunk_size=args.block)).values,
         )
     elif step == "shap_check":
-        from xaipipe.explain.shap_check import kernel_vs_tree_shap
+        from xaipipe.explain.shapley import kernel_vs_tree_shap
 
         model = read_joblib(work / "whole.joblib") if path == "whole" else open_model(work / "blocks.joblib")
         check = kernel_vs_tree_shap(

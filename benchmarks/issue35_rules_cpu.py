@@ -33,13 +33,9 @@ import yaml
 
 from xaipipe.config import AleSettings, HStatisticSettings, RelianceSettings
 from xaipipe.data.prepare import load_prepared
-from xaipipe.explain.dependence import (
-    ale_tables,
-    dependent_reliance_rows,
-    h_statistic_table,
-    shap_interaction_tables,
-)
-from xaipipe.explain.ranking import ranked_features
+from xaipipe.explain.pdp import ale_tables, h_statistic_table
+from xaipipe.explain.reliance import dependent_reliance_rows, ranked_features
+from xaipipe.explain.shapley import shap_interaction_tables
 from xaipipe.io import read_joblib
 from xaipipe.plots.ale import ale_figures
 from xaipipe.plots.interactions import h_statistic_figures, plot_shap_interaction_matrix, plot_shap_interaction_summary
@@ -148,7 +144,7 @@ def tiny_results(folder: Path, config: dict) -> Path:
     import dataclasses
     import importlib.util
 
-    from xaipipe.explain.summary import reliance_tables
+    from xaipipe.explain.reliance import reliance_tables
     from xaipipe.io import write_csv
 
     spec = importlib.util.spec_from_file_location("_tiny", Path(__file__).with_name("_tiny.py"))

@@ -17,7 +17,7 @@ binary classification dataset) and prints:
    SHAP values of the fitted XGBoost model on every test row, and on the three
    force-plot rows;
 3. KernelSHAP against exact interventional TreeSHAP
-   (:func:`xaipipe.explain.shap_check.kernel_vs_tree_shap`) for the fitted
+   (:func:`xaipipe.explain.shapley.kernel_vs_tree_shap`) for the fitted
    XGBoost and gradient-boosting models;
 4. specificity and F-beta of every family on the test set.
 
@@ -45,8 +45,7 @@ import pandas as pd
 
 from xaipipe.data.prepare import load_prepared
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations, lime_shap_summary
-from xaipipe.explain.shap_check import kernel_vs_tree_shap
-from xaipipe.explain.shapley import shap_values
+from xaipipe.explain.shapley import kernel_vs_tree_shap, shap_values
 from xaipipe.io import read_joblib
 from xaipipe.models.classification_metrics import f_beta, specificity
 from xaipipe.models.logit import logit_inference
@@ -222,7 +221,7 @@ def main(argv=None) -> None:
     if args.figures:
         from sklearn.inspection import permutation_importance
 
-        from xaipipe.explain.importance import split_gain_importance
+        from xaipipe.explain.reliance import split_gain_importance
         from xaipipe.plots.curves import plot_precision_recall_curves, plot_roc_curves
         from xaipipe.plots.lime import plot_lime_vs_shap
         from xaipipe.plots.seed000 import plot_importance_before_shap, plot_response_vs_features

@@ -59,9 +59,8 @@ def _tiny_store(work: Path) -> tuple[Path, Path]:
 
 def _tables(step: str, model, data, config: dict, ranking: list[str]):
     from xaipipe.config import AleSettings, HStatisticSettings, PdIceSettings, RelianceSettings
-    from xaipipe.explain.dependence import ale_tables, dependent_reliance_rows, h_statistic_table
-    from xaipipe.explain.pdp import pd_ice_tables
-    from xaipipe.explain.summary import reliance_tables
+    from xaipipe.explain.pdp import ale_tables, h_statistic_table, pd_ice_tables
+    from xaipipe.explain.reliance import dependent_reliance_rows, reliance_tables
 
     if step == "pd_ice":
         s = PdIceSettings.from_config(config, "regression")

@@ -24,7 +24,7 @@ from xaipipe.config import (
 from xaipipe.config.shap import shap_algorithm
 from xaipipe.explain.large_data import large_data_rows_table, large_data_table
 from xaipipe.explain.learner import RefitDesign, refit_design
-from xaipipe.explain.ranking import ranked_features
+from xaipipe.explain.reliance import ranked_features
 from xaipipe.models.families import FAMILIES, get_family
 
 TASKS = ("regression", "classification")

@@ -328,7 +328,7 @@ def test_too_few_rows_of_a_class():
 
 
 def test_bootstrap_and_learner_and_min_fit_rows_are_checked_exactly():
-    from xaipipe.explain.learner import subsample_splits
+    from xaipipe.data.resample import subsample_splits
 
     y = np.arange(14.0)
     split = make_split(y, "regression", test_size=0.2, n_folds=5, random_state=0)

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations, lime_shap_summary
-from xaipipe.explain.shap_check import kernel_vs_tree_shap
-from xaipipe.explain.shapley import group_shap_result, shap_values
+from xaipipe.explain.shapley import group_shap_result, kernel_vs_tree_shap, shap_values
 from xaipipe.models.families import make_estimator
 
 NAMES = ["x1", "c_a", "c_b", "c_c", "x2"]

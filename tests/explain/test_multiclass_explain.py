@@ -15,12 +15,12 @@ from sklearn.datasets import make_classification
 from sklearn.inspection import partial_dependence as sk_partial_dependence
 
 from xaipipe.config import PdIceSettings, ShapSettings
+from xaipipe.explain.classes import class_choice
 from xaipipe.explain.lime import compare_lime_shap, lime_explanations
 from xaipipe.explain.pdp import pd_ice_tables
-from xaipipe.explain.reliance import RelianceOptions, log_loss, model_reliance, zero_one
-from xaipipe.explain.shap_check import kernel_vs_tree_shap
-from xaipipe.explain.shapley import ShapClasses, class_choice, class_result, shap_tables, shap_values
-from xaipipe.explain.summary import grouped_mean_abs_shap
+from xaipipe.explain.reliance import RelianceOptions, grouped_mean_abs_shap, model_reliance
+from xaipipe.explain.shapley import ShapClasses, class_result, kernel_vs_tree_shap, shap_tables, shap_values
+from xaipipe.losses import log_loss, zero_one
 from xaipipe.models.families import make_estimator
 
 FAMILIES = {

@@ -14,11 +14,10 @@ import pytest
 from sklearn.datasets import load_diabetes, load_iris, make_classification
 
 from xaipipe.config import AleSettings, CVSettings, HStatisticSettings, PdIceSettings, RelianceSettings, ShapSettings
-from xaipipe.explain.dependence import ale_tables, dependent_reliance_rows, h_statistic_table
-from xaipipe.explain.pdp import pd_ice_tables
+from xaipipe.explain.pdp import ale_tables, h_statistic_table, pd_ice_tables
 from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
+from xaipipe.explain.reliance import dependent_reliance_rows, reliance_tables
 from xaipipe.explain.shapley import shap_tables
-from xaipipe.explain.summary import reliance_tables
 from xaipipe.io import read_joblib, write_joblib
 from xaipipe.models.families import make_estimator
 from xaipipe.models.fitting import fit_best

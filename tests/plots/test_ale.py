@@ -11,7 +11,7 @@ import pytest
 from sklearn.ensemble import GradientBoostingRegressor
 
 from xaipipe.config import AleSettings
-from xaipipe.explain.dependence import ale_tables
+from xaipipe.explain.pdp import ale_tables
 from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 from xaipipe.plots.ale import ale_figures, plot_ale_2d, plot_pd_vs_ale
 from xaipipe.plots.multiplicity import plot_multiplicity
@@ -107,7 +107,7 @@ def test_h_statistic_figures_without_pairs():
 
 
 def test_shap_interaction_figures_with_and_without_values(tmp_path):
-    from xaipipe.explain.interactions import shap_interaction_summary
+    from xaipipe.explain.shapley import shap_interaction_summary
     from xaipipe.plots.interactions import shap_interaction_figures
 
     iv = np.random.default_rng(2).normal(size=(10, 3, 3))

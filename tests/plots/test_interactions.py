@@ -10,7 +10,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from xaipipe.explain.interactions import h_statistic, shap_interaction_summary  # noqa: E402
+from xaipipe.explain.pdp import h_statistic  # noqa: E402
+from xaipipe.explain.shapley import shap_interaction_summary
 from xaipipe.plots.interactions import (  # noqa: E402
     plot_h_statistic,
     plot_shap_interaction_matrix,

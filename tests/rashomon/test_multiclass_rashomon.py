@@ -12,7 +12,8 @@ from sklearn import metrics as skm
 from sklearn.datasets import make_classification
 
 from xaipipe.config import LearnerSettings
-from xaipipe.explain.learner import learner_tables, subsample_splits
+from xaipipe.data.resample import subsample_splits
+from xaipipe.explain.learner import learner_tables
 from xaipipe.explain.reliance import sklearn_permutations
 from xaipipe.models.families import make_estimator
 from xaipipe.rashomon.bootstrap import BootstrapReliance, bootstrap_indices, bootstrap_rashomon

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from xaipipe.config import RashomonSettings
-from xaipipe.explain.ale import accumulated_local_effects
+from xaipipe.explain.pdp import accumulated_local_effects
 from xaipipe.models.cv import cross_validate_grid, summarize_cv
 from xaipipe.models.families import make_estimator
 from xaipipe.rashomon.effects import member_effects

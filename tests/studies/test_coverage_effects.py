@@ -13,7 +13,7 @@ import pytest
 
 from xaipipe.config import CoverageSettings
 from xaipipe.data.simulated import get_dgp
-from xaipipe.explain.ale import accumulated_local_effects
+from xaipipe.explain.pdp import accumulated_local_effects
 from xaipipe.studies.coverage import coverage_audit
 from xaipipe.studies.coverage_effects import ale_f_star
 

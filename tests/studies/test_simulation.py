@@ -196,7 +196,7 @@ def pipeline_tables():
 
     from xaipipe.explain.learner import RefitDesign, learner_pd_pfi
     from xaipipe.explain.pdp import effects_table, explain_feature
-    from xaipipe.explain.summary import reliance_report
+    from xaipipe.explain.reliance import reliance_report
     from xaipipe.io import with_ids
     from xaipipe.studies.illustrations import simulated_split
 

@@ -103,7 +103,7 @@ def test_own_dataset_gets_every_result(own_run):
 
 def test_own_dataset_categorical_group_is_one_variable_in_shap_and_pd(own_run):
     from xaipipe.data.prepare import load_prepared
-    from xaipipe.explain.pair_choice import strongest_h2_pair
+    from xaipipe.explain.pdp import strongest_h2_pair
     from xaipipe.io import read_joblib
 
     res = own_run / "results" / "own"

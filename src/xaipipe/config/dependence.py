@@ -65,7 +65,7 @@ class _DependenceSettings(Settings):
 @dataclass(frozen=True)
 class AleSettings(_DependenceSettings):
     """Settings of the ALE step of one task (``config["explain"]["ale"]`` and the ``explain.pd``
-    pieces it shares with the PD / ICE step): what :func:`xaipipe.explain.dependence.ale_tables`
+    pieces it shares with the PD / ICE step): what :func:`xaipipe.explain.pdp.ale_tables`
     needs besides the model, the data, the MR ranking and the pair.
 
     Attributes
@@ -146,7 +146,7 @@ class AleSettings(_DependenceSettings):
 class HStatisticSettings(_DependenceSettings):
     """Settings of the H-statistic step of one family on a dataset of one task
     (``config["explain"]["interactions"]`` and the ``explain.pd`` pieces it shares with the PD / ICE
-    step): what :func:`xaipipe.explain.dependence.h_statistic_table` needs besides the model, the
+    step): what :func:`xaipipe.explain.pdp.h_statistic_table` needs besides the model, the
     data and the top variables.
 
     Attributes

@@ -64,7 +64,7 @@ class LargeDataSettings(Settings):
     pd_rows : int or None, default 2000
         ``large_data.pd_rows``: test rows averaged by the PD / ICE / 2-D PD of the ``pd_ice`` rule
         (:func:`xaipipe.explain.pdp.pd_ice_tables`) and by the PD beside the ALE of the ``ale``
-        rule (:func:`xaipipe.explain.dependence.ale_tables`); None: off.
+        rule (:func:`xaipipe.explain.pdp.ale_tables`); None: off.
     shap_trees : int or None, default 100
         ``large_data.shap_trees``: trees of a random forest / extra trees explained by TreeSHAP (a
         seeded random sample; :func:`xaipipe.explain.shapley.shap_tables`), part of the ``shap``

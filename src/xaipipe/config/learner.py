@@ -2,7 +2,7 @@
 its learner-SHAP / ALE part, :class:`LearnerEffectsSettings` (issue 45).
 
 The refit design of these settings is :func:`xaipipe.explain.learner.refit_design`; the refits'
-SHAP / ALE, :func:`xaipipe.explain.learner_effects.refit_effects_of`.
+SHAP / ALE, :func:`xaipipe.explain.learner.refit_effects_of`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["LearnerEffectsSettings", "LearnerSettings"]
 class LearnerEffectsSettings(Settings):
     """Settings of the learner step's SHAP importance and ALE (issue 45, item 1; rule ``learner``, a
     field of :class:`LearnerSettings`): from the same refits as learner-PD / PFI
-    (:mod:`xaipipe.explain.learner_effects`).
+    (:mod:`xaipipe.explain.learner`).
 
     Attributes
     ----------

@@ -16,8 +16,8 @@ __all__ = ["RelianceSettings"]
 @dataclass(frozen=True)
 class RelianceSettings(Settings):
     """Settings of the MR step of one task (``config["explain"]["reliance"]``, ``seed`` and the
-    large-data policy): what :func:`xaipipe.explain.summary.reliance_tables` and
-    :func:`xaipipe.explain.dependence.dependent_reliance_rows` need besides the model and the data.
+    large-data policy): what :func:`xaipipe.explain.reliance.reliance_tables` and
+    :func:`xaipipe.explain.reliance.dependent_reliance_rows` need besides the model and the data.
 
     Every field has the default of its config key: ``RelianceSettings(n_repeats=3)`` is the schema's
     MR step with three permutations.

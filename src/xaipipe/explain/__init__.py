@@ -1,4 +1,8 @@
-"""Explanations of fitted models: model reliance (MR), PD / ICE, ALE, SHAP values, learner-level MR.
+"""Explanations of fitted models, one folder per method: model reliance (``reliance/``: MR, conditional /
+grouped MR, split gain, the MR tables and ranking), partial dependence (``pdp/``: PD / ICE, ALE, H²,
+the pair choice), SHAP values (``shapley/``: values, interaction summaries, the KernelSHAP check),
+learner-level explanations (``learner/``: learner-PFI / PD / SHAP / ALE and their intervals), SAGE
+(``sage``) and LIME (``lime``); each holds its rule's table function.
 
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.explain import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
@@ -10,26 +14,26 @@ from .._lazy import attach
 
 #: Entry point -> the submodule that defines it (imported on first use, PEP 562).
 ENTRY_POINTS = {
-    "model_reliance": "reliance",
-    "RelianceOptions": "reliance",
-    "reliance_tables": "summary",
-    "ranking_tables": "summary",
-    "pd_ice_tables": "pdp",
-    "ale_tables": "dependence",
-    "h_statistic_table": "dependence",
-    "shap_tables": "shapley",
-    "shap_interaction_tables": "dependence",
-    "dependent_reliance_rows": "dependence",
-    "learner_tables": "learner",
+    "model_reliance": "reliance._model_reliance",
+    "RelianceOptions": "reliance._base",
+    "reliance_tables": "reliance._tables",
+    "ranking_tables": "reliance._tables",
+    "pd_ice_tables": "pdp._tables",
+    "ale_tables": "pdp._ale_tables",
+    "h_statistic_table": "pdp._h_statistic",
+    "shap_tables": "shapley._tables",
+    "shap_interaction_tables": "shapley._interactions",
+    "dependent_reliance_rows": "reliance._dependent",
+    "learner_tables": "learner._tables",
     "lime_tables": "lime",
-    "kernel_vs_tree_shap": "shap_check",
+    "kernel_vs_tree_shap": "shapley._check",
     "class_choice": "classes",
-    "class_result": "shapley",
-    "DEPENDENT_ESTIMATORS": "dependence",
-    "dependent_ranking_agreement": "dependence",
+    "class_result": "shapley._result",
+    "DEPENDENT_ESTIMATORS": "reliance._dependent",
+    "dependent_ranking_agreement": "reliance._dependent",
     "large_data_table": "large_data",
-    "ranked_features": "ranking",
-    "strongest_h2_pair": "pair_choice",
+    "ranked_features": "reliance._ranking",
+    "strongest_h2_pair": "pdp._pair_choice",
     "sage_table": "sage",
 }
 

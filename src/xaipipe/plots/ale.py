@@ -1,6 +1,6 @@
 """Figures of accumulated local effects (ALE) beside partial dependence (PD), and of the second-order ALE.
 
-Inputs are the tables of :func:`xaipipe.explain.dependence.ale_tables` (``ale.csv``: per variable the
+Inputs are the tables of :func:`xaipipe.explain.pdp.ale_tables` (``ale.csv``: per variable the
 ALE and the PD on the same grid, both centred the same way; ``ale_2d.csv``), so a figure rule draws
 from the CSVs alone. Every function returns a :class:`matplotlib.figure.Figure` drawn under the
 caller's :func:`xaipipe.plots.style.figure_style`; save it with :func:`xaipipe.plots.style.save_figure`.
@@ -69,7 +69,7 @@ def plot_pd_vs_ale(
     Parameters
     ----------
     table : DataFrame
-        ``ale.csv`` of one model (:func:`xaipipe.explain.dependence.ale_tables`).
+        ``ale.csv`` of one model (:func:`xaipipe.explain.pdp.ale_tables`).
     features : sequence of str, optional
         Variables to draw; default the ``max_features`` first by ``rank`` (MR), then table order.
     max_features : int, default 4

@@ -4,7 +4,7 @@ Friedman's H² with its bootstrap standard error.
 
 Every function returns a :class:`matplotlib.figure.Figure` drawn under
 :func:`xaipipe.plots.style.figure_style`; save it with :func:`xaipipe.plots.style.save_figure`.
-Inputs are the library's results (:mod:`xaipipe.explain.interactions`) or their ``to_frame()``
+Inputs are the library's results (:mod:`xaipipe.explain.pdp`) or their ``to_frame()``
 tables, so a figure rule can draw from the CSV alone.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..explain.interactions import ShapInteractionSummary
+from ..explain.shapley import ShapInteractionSummary
 from ._common import annotate_cells
 from .style import SEQUENTIAL_CMAP, figure_style
 
@@ -63,7 +63,7 @@ def plot_shap_interaction_matrix(
     Parameters
     ----------
     summary : ShapInteractionSummary
-        :func:`xaipipe.explain.interactions.shap_interaction_summary`.
+        :func:`xaipipe.explain.shapley.shap_interaction_summary`.
     max_display : int, default 15
         The features with the largest total interaction (row sums without the diagonal) are drawn.
     include_main_effects : bool, default False
@@ -166,7 +166,7 @@ def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unno
     Parameters
     ----------
     result : HStatisticResult or DataFrame
-        :func:`xaipipe.explain.interactions.h_statistic` or its ``to_frame()``.
+        :func:`xaipipe.explain.pdp.h_statistic` or its ``to_frame()``.
     kind : {"total", "pairwise"}
     max_display : int, default 15
     unnormalised : bool, default False

@@ -96,7 +96,7 @@ def plot_learner_pd(
     title : str, optional
     quantity : str, default "PD"
         The curve's name in the labels (``"ALE"``: the learner-ALE table of
-        :func:`xaipipe.explain.learner_effects.learner_ale_table`, the same columns).
+        :func:`xaipipe.explain.learner.learner_ale_table`, the same columns).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """Figures of learner-SHAP importance and learner-ALE with corrected and naive intervals (issue 45).
 
-Inputs: the tables of :func:`xaipipe.explain.learner_effects.learner_shap_table` and
-:func:`~xaipipe.explain.learner_effects.learner_ale_table` (``learner_shap.csv``,
+Inputs: the tables of :func:`xaipipe.explain.learner.learner_shap_table` and
+:func:`~xaipipe.explain.learner.learner_ale_table` (``learner_shap.csv``,
 ``learner_ale.csv`` of one dataset and model). Same encoding as :mod:`xaipipe.plots.learner`: the
 corrected interval (Nadeau & Bengio) thin / light, the naive one thick / dark inside it. What the
 intervals cover (the ``estimand`` column): the expectation over training sets of ``n_train`` rows
@@ -40,7 +40,7 @@ def plot_learner_shap(table: pd.DataFrame, *, show_naive: bool = True, title: st
     Parameters
     ----------
     table : DataFrame
-        :data:`xaipipe.explain.learner_effects.LEARNER_SHAP_COLUMNS` of one model.
+        :data:`xaipipe.explain.learner.LEARNER_SHAP_COLUMNS` of one model.
     show_naive : bool, default True
     title : str, optional
 

@@ -2,7 +2,7 @@
 
 Both functions take the tidy tables of :func:`xaipipe.explain.reliance.model_reliance`
 (or the pipeline's ``model_reliance.csv`` filtered to one dataset and model) and of
-:func:`xaipipe.explain.importance.split_gain_importance`, draw with the current
+:func:`xaipipe.explain.reliance.split_gain_importance`, draw with the current
 matplotlib style (wrap calls in :func:`xaipipe.plots.style.figure_style`) and
 return the Figure; callers save it with :func:`xaipipe.plots.style.save_figure`.
 """
@@ -163,7 +163,7 @@ def plot_reliance_vs_split_gain(
     table : DataFrame
         Model-reliance rows of one model (see :func:`plot_model_reliance`).
     split_gain : DataFrame
-        :func:`xaipipe.explain.importance.split_gain_importance` output for the
+        :func:`xaipipe.explain.reliance.split_gain_importance` output for the
         same model (columns ``feature``, ``split_gain``, optional ``kind``).
     value, error, member, title
         As :func:`plot_model_reliance`.

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..explain.shapley import ShapClasses, ShapResult, _global_numpy_seed, class_result, level_labels
+from ..explain.shapley import ShapClasses, ShapResult, class_result, level_labels
+from ..explain.shapley._algorithms import _global_numpy_seed
 from .style import SEQUENTIAL_CMAP, figure_style, qualitative_colours
 from .units import REGRESSION_OUTPUTS, with_unit
 

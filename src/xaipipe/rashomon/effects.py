@@ -10,7 +10,7 @@ test rows:
 * PD (Friedman 2001, §8.2) on the grid of :func:`xaipipe.rashomon.envelope.members_curves`
   (``rashomon.pd.resolution`` quantiles, or the levels of a one-hot group), one batched pass per
   fitted group;
-* first-order ALE (Apley & Zhu 2020; :func:`xaipipe.explain.ale.accumulated_local_effects`:
+* first-order ALE (Apley & Zhu 2020; :func:`xaipipe.explain.pdp.accumulated_local_effects`:
   ``explain.ale.n_bins`` quantile bins or the ordered levels of a one-hot group, the configured
   centering). The bins depend on the data only, so every member's ALE is on the same grid; the
   ensemble prefixes of one fitted group share one prediction pass per stacked data set.
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..explain.ale import accumulated_local_effects
+from ..explain.pdp import accumulated_local_effects
 from ..explain.reliance import features_from_groups
 from ..models.prefix import member_predictor
 from .envelope import members_curves, variable_grid
@@ -83,7 +83,7 @@ def members_ale(
     feature_names, feature_groups
         Variables (a one-hot group is one variable, its levels in ALE order).
     n_bins, centering
-        :func:`xaipipe.explain.ale.accumulated_local_effects`.
+        :func:`xaipipe.explain.pdp.accumulated_local_effects`.
     class_index : int, default 1
         Probability column of classifiers.
 

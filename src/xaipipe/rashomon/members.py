@@ -103,7 +103,7 @@ def members_reliance(
     e_switch_max_rows : int or None, default 400
         ``e_switch`` uses all ``n(n-1)`` pairs of at most this many test rows, a
         seeded subsample shared by all members (as
-        :func:`xaipipe.explain.summary.reliance_report`); None: all rows.
+        :func:`xaipipe.explain.reliance.reliance_report`); None: all rows.
     method : {"auto", "engine", "generic", "linear"}, default "auto"
         :func:`xaipipe.explain.reliance.model_reliance`'s path (``"generic"``
         checks the engine).

@@ -2,7 +2,7 @@
 
 Part of :func:`xaipipe.studies.coverage.coverage_audit` (its module docstring gives the design):
 in every repetition the learner's refits (:func:`xaipipe.explain.learner.learner_pd_pfi` with
-``effects``, :mod:`xaipipe.explain.learner_effects`) also give the learner-SHAP importance of
+``effects``, :mod:`xaipipe.explain.learner`) also give the learner-SHAP importance of
 every variable and the learner-ALE of the learner-PD's variables, on the bin edges ``ale_grid``
 (config ``coverage.learner.ale_grid``, input units, shared by every repetition: one estimand per
 grid point). Their rows (quantities ``learner_shap``, ``learner_ale``) come after every other row
@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from ..config.studies import COVERAGE_LEARNER_CONFIG
-from ..explain.ale import accumulated_local_effects
-from ..explain.learner_effects import RefitEffects
+from ..explain.learner import RefitEffects
+from ..explain.pdp import accumulated_local_effects
 from .simulation import partial_dependence_truth
 
 __all__ = [

@@ -20,8 +20,13 @@ from xaipipe.data.prepare import load_prepared
 from xaipipe.data.registry import load_registry, preparation_options
 from xaipipe.data.sources import load_canonical
 from xaipipe.data.split import make_split
-from xaipipe.explain.reliance import RelianceOptions, draw_variance, matching_draw_variance, model_reliance
-from xaipipe.explain.summary import reliance_report
+from xaipipe.explain.reliance import (
+    RelianceOptions,
+    draw_variance,
+    matching_draw_variance,
+    model_reliance,
+    reliance_report,
+)
 from xaipipe.io import write_csv, write_json
 
 from ...conftest import REPO

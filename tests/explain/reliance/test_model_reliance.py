@@ -30,15 +30,13 @@ from xaipipe.explain.reliance import (
     e_switch_rows,
     features_from_groups,
     linear_coefficients,
-    log_loss,
     model_reliance,
     random_permutations,
     resolve_features,
     sklearn_permutations,
-    squared_error,
-    zero_one,
 )
 from xaipipe.explain.reliance._linear import linear_e_switch
+from xaipipe.losses import log_loss, squared_error, zero_one
 from xaipipe.models.prefix import member_predictor
 
 RTOL = 1e-12

@@ -141,8 +141,7 @@ def test_e_switch_se_under_the_policy_is_honest():
     that subsample (U-statistic projection), equal to the spread of 200 fresh subsamples around the
     exact all-rows e_switch (the full switched-loss matrix, n = 1 000) of a tree with an interaction;
     without the policy the SE stays NaN and the estimate is unchanged."""
-    from xaipipe.explain.reliance import switch_loss_matrix
-    from xaipipe.explain.summary import reliance_report
+    from xaipipe.explain.reliance import reliance_report, switch_loss_matrix
     from xaipipe.losses import squared_error
     from xaipipe.models.prefix import member_predictor
 

@@ -1,8 +1,13 @@
-"""Partial dependence (PD), ICE, centered ICE and derivative ICE curves.
+"""Partial dependence (PD), ICE, centered ICE and derivative ICE curves; ALE and H² beside them.
 
 Layers: grids and input checks (:mod:`._grid`), the curves of a model
 (:mod:`._curves`), the effects of one variable or pair (:mod:`._effects`) and
-their long tables / CSV round-trips (:mod:`._tables`).
+their long tables / CSV round-trips and the ``pd_ice`` rule's tables
+(:mod:`._tables`). The other effects read off the same grids and model calls
+live beside them: accumulated local effects (ALE, Apley & Zhu 2020;
+:mod:`._ale`) and the ``ale`` rule's tables (:mod:`._ale_tables`), Friedman's H²
+and the ``h_statistic`` rule's table (:mod:`._h_statistic`), and the choice of
+the 2-D PD's pair by H² (:mod:`._pair_choice`).
 
 Methods
 -------
@@ -106,56 +111,54 @@ Departures from the seed (thesis 001 §4.2) and why
   for the same fitted model.
 """
 
-from ._curves import (
-    anchor_index,
-    centered_ice,
-    derivative_sd,
-    effect_function,
-    ice_curves,
-    ice_derivatives,
-    partial_dependence,
-    partial_dependence_2d,
-)
-from ._effects import EffectOptions, FeatureEffect, PairEffect, explain_feature, explain_pair
-from ._grid import (
-    NO_LEVEL,
-    TABLE_KINDS,
-    deciles,
-    feature_grid,
-    onehot_grid,
-)
-from ._tables import (
-    PdIceTables,
-    effect_from_table,
-    effects_table,
-    pair_from_table,
-    pair_table,
-    pd_ice_tables,
-)
+from ..._lazy import attach
 
-__all__ = [
-    "TABLE_KINDS",
-    "NO_LEVEL",
-    "EffectOptions",
-    "FeatureEffect",
-    "PairEffect",
-    "feature_grid",
-    "onehot_grid",
-    "deciles",
-    "effect_function",
-    "ice_curves",
-    "partial_dependence",
-    "partial_dependence_2d",
-    "anchor_index",
-    "centered_ice",
-    "ice_derivatives",
-    "derivative_sd",
-    "explain_feature",
-    "explain_pair",
-    "effects_table",
-    "pair_table",
-    "effect_from_table",
-    "pair_from_table",
-    "pd_ice_tables",
-    "PdIceTables",
-]
+#: Entry point -> the submodule that defines it (imported on first use, PEP 562; :mod:`xaipipe._lazy`).
+ENTRY_POINTS = {
+    # PD / ICE / c-ICE / d-ICE: grids, curves, effects, tables (the pd_ice rule)
+    "TABLE_KINDS": "_grid",
+    "NO_LEVEL": "_grid",
+    "feature_grid": "_grid",
+    "onehot_grid": "_grid",
+    "deciles": "_grid",
+    "effect_function": "_curves",
+    "ice_curves": "_curves",
+    "partial_dependence": "_curves",
+    "partial_dependence_2d": "_curves",
+    "anchor_index": "_curves",
+    "centered_ice": "_curves",
+    "ice_derivatives": "_curves",
+    "derivative_sd": "_curves",
+    "EffectOptions": "_effects",
+    "FeatureEffect": "_effects",
+    "PairEffect": "_effects",
+    "explain_feature": "_effects",
+    "explain_pair": "_effects",
+    "effects_table": "_tables",
+    "pair_table": "_tables",
+    "effect_from_table": "_tables",
+    "pair_from_table": "_tables",
+    "pd_ice_tables": "_tables",
+    "PdIceTables": "_tables",
+    # ALE and the ale rule's tables
+    "ALE_COLUMNS": "_ale",
+    "ALEResult": "_ale",
+    "ALE2DResult": "_ale",
+    "accumulated_local_effects": "_ale",
+    "accumulated_local_effects_2d": "_ale",
+    "ale_bin_edges": "_ale",
+    "order_levels": "_ale",
+    "ALE_TABLE_COLUMNS": "_ale_tables",
+    "ALE_2D_COLUMNS": "_ale_tables",
+    "AleTables": "_ale_tables",
+    "ale_tables": "_ale_tables",
+    # Friedman's H², the h_statistic rule's table, the 2-D PD's pair
+    "H_COLUMNS": "_h_statistic",
+    "HStatisticResult": "_h_statistic",
+    "h_statistic": "_h_statistic",
+    "h_statistic_table": "_h_statistic",
+    "H2_ZERO": "_pair_choice",
+    "strongest_h2_pair": "_pair_choice",
+}
+
+__getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

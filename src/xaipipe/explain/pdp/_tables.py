@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...config.pd_ice import PdIceSettings
-from ..ranking import ranked_features
+from ..reliance import ranked_features
 from ._effects import FeatureEffect, PairEffect
 from ._grid import _check_int
 
@@ -346,14 +346,14 @@ def pd_ice_tables(
         2-D PD's SE is not reported. Off: unchanged tables.
     reliance : DataFrame, optional
         The model's MR table (``model_reliance.csv``): the variables are its top
-        ``settings.top_k`` by the settings' ranking (:func:`xaipipe.explain.ranking.ranked_features`).
+        ``settings.top_k`` by the settings' ranking (:func:`xaipipe.explain.reliance.ranked_features`).
     top : sequence of str, optional
         The ranked variables instead (rank 1 first); give exactly one of ``reliance`` and ``top``.
     extra : sequence of str
         Further variables (e.g. those of thesis figures), rank 0 in the table.
     pair : (str, str), optional
         The variables of the 2-D PD (the rule: the pair of largest H² among the top variables,
-        :func:`xaipipe.explain.pair_choice.strongest_h2_pair`); None: the first two of ``top``.
+        :func:`xaipipe.explain.pdp.strongest_h2_pair`); None: the first two of ``top``.
 
     Returns
     -------

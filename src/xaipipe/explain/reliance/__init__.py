@@ -76,7 +76,7 @@ The reported ``*_se = sd / sqrt(R)`` is unbiased in variance but unreliable for 
 skewed variable; :func:`exact_monte_carlo_se` computes the exact SE of the ``permutation`` and
 ``e_divide`` estimates from the ``n × n`` switched losses (Hoeffding 1951; the matching formula in
 :mod:`._mc_error`). :meth:`RelianceResult.to_frame` reports ``sd / sqrt(R)``; ``model_reliance.csv``
-(:func:`xaipipe.explain.summary.reliance_report`) reports for ``e_divide`` the exact SE from the
+(:func:`reliance_report`) reports for ``e_divide`` the exact SE from the
 switched losses its ``e_switch`` estimate keeps (``RelianceOptions(switch_matrix=True)``,
 :func:`matching_draw_variance`: exact on all rows, a U-statistic estimate from the ``e_switch``
 subsample).
@@ -114,7 +114,7 @@ Departures from the seed (001 §4.1)
    al.'s MR re-train: MR is a property of one fixed model ``f``. Nothing is
    re-fitted here. (Re-fitting after permuting gives a different quantity, the
    *learner*-level importance.)
-3. (split importance, see :mod:`xaipipe.explain.importance`) Eq. 4.1 is written
+3. (split importance, see :mod:`xaipipe.explain.reliance`) Eq. 4.1 is written
    with ``1(v_t = 1)`` and a sum to ``j-1``; Friedman's (2001, eq. 44) is
    ``Σ_{t=1}^{J-1} î_t² 1(v_t = j)`` over the ``J-1`` internal nodes of a
    ``J``-leaf tree.
@@ -144,57 +144,52 @@ prediction models simultaneously. JMLR 20(177), 1-81.
 Breiman, L. (2001). Random forests. Machine Learning 45(1), 5-32.
 """
 
-from ...losses import LOSSES, log_loss, squared_error, zero_one
-from ._base import (
-    DEFAULT_MAX_ROWS,
-    ESTIMATORS,
-    RELIANCE_COLUMNS,
-    RelianceOptions,
-    RelianceResult,
-    e_switch_rows,
-    estimator_stream,
-    features_from_groups,
-    random_permutations,
-    resolve_features,
-    sklearn_permutations,
-)
-from ._conditional import (
-    conditional_model_reliance,
-    conditional_permutations,
-    conditional_strata,
-    correlation_groups,
-    grouped_model_reliance,
-)
-from ._linear import linear_coefficients
-from ._mc_error import draw_variance, exact_monte_carlo_se, matching_draw_variance, switch_loss_matrix
-from ._model_reliance import METHODS, model_reliance
+from ..._lazy import attach
 
-__all__ = [
-    "conditional_model_reliance",
-    "conditional_permutations",
-    "conditional_strata",
-    "correlation_groups",
-    "grouped_model_reliance",
-    "draw_variance",
-    "exact_monte_carlo_se",
-    "matching_draw_variance",
-    "switch_loss_matrix",
-    "DEFAULT_MAX_ROWS",
-    "ESTIMATORS",
-    "LOSSES",
-    "METHODS",
-    "RELIANCE_COLUMNS",
-    "RelianceOptions",
-    "RelianceResult",
-    "e_switch_rows",
-    "estimator_stream",
-    "features_from_groups",
-    "linear_coefficients",
-    "log_loss",
-    "model_reliance",
-    "random_permutations",
-    "resolve_features",
-    "sklearn_permutations",
-    "squared_error",
-    "zero_one",
-]
+#: Entry point -> the submodule that defines it (imported on first use, PEP 562; :mod:`xaipipe._lazy`).
+ENTRY_POINTS = {
+    # The estimators (one public function), their options, results and designs
+    "model_reliance": "_model_reliance",
+    "METHODS": "_model_reliance",
+    "RelianceOptions": "_base",
+    "RelianceResult": "_base",
+    "RELIANCE_COLUMNS": "_base",
+    "ESTIMATORS": "_base",
+    "DEFAULT_MAX_ROWS": "_base",
+    "e_switch_rows": "_base",
+    "estimator_stream": "_base",
+    "features_from_groups": "_base",
+    "resolve_features": "_base",
+    "random_permutations": "_base",
+    "sklearn_permutations": "_base",
+    "conditional_permutations": "_base",
+    "linear_coefficients": "_linear",
+    "draw_variance": "_mc_error",
+    "exact_monte_carlo_se": "_mc_error",
+    "matching_draw_variance": "_mc_error",
+    "switch_loss_matrix": "_mc_error",
+    # Under dependent features
+    "conditional_model_reliance": "_conditional",
+    "conditional_strata": "_conditional",
+    "correlation_groups": "_conditional",
+    "grouped_model_reliance": "_conditional",
+    "DEPENDENT_ESTIMATORS": "_dependent",
+    "dependent_reliance_rows": "_dependent",
+    "dependent_ranking_agreement": "_dependent",
+    # Split gain, the MR ranking, the tables of the model_reliance and ranking_agreement rules
+    "split_gain_columns": "_split_gain",
+    "split_gain_importance": "_split_gain",
+    "ranked_features": "_ranking",
+    "top_features": "_ranking",
+    "RELIANCE_FIRST": "_tables",
+    "RANKING_MEASURES": "_tables",
+    "RelianceTables": "_tables",
+    "reliance_report": "_tables",
+    "reliance_tables": "_tables",
+    "ranking_tables": "_tables",
+    "split_gain_or_nan": "_tables",
+    "grouped_mean_abs_shap": "_tables",
+    "ranking_agreement": "_tables",
+}
+
+__getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

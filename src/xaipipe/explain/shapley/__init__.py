@@ -150,51 +150,42 @@ Departures from the seed (000, ch. 3)
 all explainers here use either the interventional (marginal) expectation of 000
 §3.2 (linear, permutation, kernel) or the tree-path-dependent approximation of
 the conditional expectation (TreeSHAP).  ``feature_perturbation`` records which.
+
+Also here: the KernelSHAP-against-TreeSHAP check of the ``shap_check`` rule (:mod:`._check`) and the
+summary of the SHAP interaction values with the ``shap_interaction_summary`` rule's tables
+(:mod:`._interactions`).
 """
 
-from __future__ import annotations
+from ..._lazy import attach
 
-from ..classes import class_choice  # re-exported: the class of a one-output step
-from ._algorithms import (
-    ALGORITHMS,
-    _global_numpy_seed,  # noqa: F401  (used by xaipipe.plots.shap)
-    auto_algorithm,
-    forest_chunks,
-)
-from ._groups import group_shap_result
-from ._result import (
-    GroupedShapResult,
-    ShapClasses,
-    ShapResult,
-    class_result,
-    global_importance,
-    interaction_frame,
-    level_labels,
-    result_metadata,
-    row_frame,
-    tidy_frame,
-)
-from ._tables import ShapTables, shap_tables
-from ._values import ShapOptions, shap_values
+#: Entry point -> the submodule that defines it (imported on first use, PEP 562; :mod:`xaipipe._lazy`).
+ENTRY_POINTS = {
+    # The explainers, their results and the shap rule's tables
+    "ALGORITHMS": "_algorithms",
+    "auto_algorithm": "_algorithms",
+    "forest_chunks": "_algorithms",
+    "ShapOptions": "_values",
+    "shap_values": "_values",
+    "group_shap_result": "_groups",
+    "ShapClasses": "_result",
+    "GroupedShapResult": "_result",
+    "ShapResult": "_result",
+    "class_result": "_result",
+    "global_importance": "_result",
+    "interaction_frame": "_result",
+    "level_labels": "_result",
+    "result_metadata": "_result",
+    "row_frame": "_result",
+    "tidy_frame": "_result",
+    "ShapTables": "_tables",
+    "shap_tables": "_tables",
+    # KernelSHAP against TreeSHAP (the shap_check rule)
+    "ShapCheck": "_check",
+    "kernel_vs_tree_shap": "_check",
+    # SHAP interaction values (the shap_interaction_summary rule)
+    "ShapInteractionSummary": "_interactions",
+    "shap_interaction_summary": "_interactions",
+    "shap_interaction_tables": "_interactions",
+}
 
-__all__ = [
-    "ALGORITHMS",
-    "ShapClasses",
-    "ShapOptions",
-    "GroupedShapResult",
-    "ShapResult",
-    "ShapTables",
-    "auto_algorithm",
-    "class_choice",
-    "class_result",
-    "forest_chunks",
-    "global_importance",
-    "group_shap_result",
-    "interaction_frame",
-    "level_labels",
-    "result_metadata",
-    "row_frame",
-    "shap_tables",
-    "shap_values",
-    "tidy_frame",
-]
+__getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

@@ -14,12 +14,12 @@ Issue 45, item 1. The refits of :func:`xaipipe.explain.learner.learner_refits` (
   :func:`~xaipipe.explain.shapley.group_shap_result`), so :math:`I_G` is the mean of
   :math:`|\\phi_G|`, not the sum of the columns' importances;
 * the **ALE curve** of every variable (Apley & Zhu 2020;
-  :func:`xaipipe.explain.ale.accumulated_local_effects`) on the refit's held-out rows, at grid
+  :func:`xaipipe.explain.pdp.accumulated_local_effects`) on the refit's held-out rows, at grid
   points shared by all refits: a numeric variable's bin edges are the quantile edges of *all*
-  rows (:func:`~xaipipe.explain.ale.ale_bin_edges`, ``ale_bins`` bins, or explicit
+  rows (:func:`~xaipipe.explain.pdp.ale_bin_edges`, ``ale_bins`` bins, or explicit
   ``ale_edges``), with an interior edge dropped wherever a bin would hold no held-out row of some
   refit (:func:`shared_ale_edges`; an ALE bin needs a row), and a one-hot group's levels are put in
-  the order :func:`~xaipipe.explain.ale.order_levels` gives on all rows (passed to every refit as
+  the order :func:`~xaipipe.explain.pdp.order_levels` gives on all rows (passed to every refit as
   ``level_order``). A group that is not one-hot has no ALE, nor a one-hot group with a level that
   some refit's held-out rows lack; both are named in :attr:`EffectPlan.skipped`.
 
@@ -56,9 +56,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..validation import check_int
-from .ale import _bin_index, _check_centering, accumulated_local_effects, ale_bin_edges
-from .learner_intervals import (
+from ...validation import check_int
+from ..pdp import NO_LEVEL, feature_grid, onehot_grid
+from ..pdp._ale import _bin_index, _check_centering, accumulated_local_effects, ale_bin_edges
+from ..shapley import shap_values
+from ._intervals import (
     _INTERVAL,
     LEARNER_PD_COLUMNS,
     PD_REFIT_COLUMNS,
@@ -66,7 +68,6 @@ from .learner_intervals import (
     corrected_t_interval,
     learner_pd_table,
 )
-from .pdp import NO_LEVEL, feature_grid, onehot_grid
 
 __all__ = [
     "ALE_REFIT_COLUMNS",
@@ -262,7 +263,7 @@ def shared_ale_edges(x_all, held_out: Sequence[np.ndarray], n_bins: int) -> np.n
     held_out : sequence of arrays
         The variable on each refit's evaluation rows (values within ``[min, max]`` of ``x_all``).
     n_bins : int >= 1
-        Requested bins (:func:`~xaipipe.explain.ale.ale_bin_edges`).
+        Requested bins (:func:`~xaipipe.explain.pdp.ale_bin_edges`).
 
     Returns
     -------
@@ -274,7 +275,7 @@ def shared_ale_edges(x_all, held_out: Sequence[np.ndarray], n_bins: int) -> np.n
     Raises
     ------
     ValueError
-        As :func:`~xaipipe.explain.ale.ale_bin_edges`.
+        As :func:`~xaipipe.explain.pdp.ale_bin_edges`.
     """
 
     edges = ale_bin_edges(x_all, n_bins)
@@ -428,8 +429,6 @@ def refit_effects(plan: EffectPlan | None, k: int, model, X_fit: np.ndarray, X_e
     shap_rows, ale_rows = [], []
     seed = plan.seeds[k]
     if e.shap:
-        from .shapley import shap_values
-
         rng = np.random.default_rng(seed)
         m = X_ev.shape[0] if e.shap_max_rows is None else min(int(e.shap_max_rows), X_ev.shape[0])
         rows = np.arange(X_ev.shape[0]) if m == X_ev.shape[0] else np.sort(rng.choice(X_ev.shape[0], m, replace=False))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..validation import check_confidence, check_finite
+from ...validation import check_confidence, check_finite
 
 __all__ = [
     "LEARNER_PD_COLUMNS",

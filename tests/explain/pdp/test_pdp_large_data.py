@@ -15,8 +15,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from xaipipe.config import AleSettings, LargeDataSettings, PdIceSettings
-from xaipipe.explain.dependence import ale_tables
-from xaipipe.explain.pdp import feature_grid, pd_ice_tables
+from xaipipe.explain.pdp import ale_tables, feature_grid, pd_ice_tables
 from xaipipe.explain.pdp._grid import DEFAULT_MAX_BATCH_ROWS
 
 

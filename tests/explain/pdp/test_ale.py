@@ -9,7 +9,7 @@ import pytest
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from xaipipe.explain.ale import (
+from xaipipe.explain.pdp import (
     ALE_COLUMNS,
     accumulated_local_effects,
     accumulated_local_effects_2d,

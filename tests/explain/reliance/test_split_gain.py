@@ -16,7 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
-from xaipipe.explain.importance import split_gain_columns, split_gain_importance
+from xaipipe.explain.reliance import split_gain_columns, split_gain_importance
 
 
 @pytest.fixture(scope="module")

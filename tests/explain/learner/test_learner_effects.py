@@ -14,11 +14,14 @@ from scipy import stats
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
-from xaipipe.explain.learner import RefitDesign, learner_pd_pfi, learner_refits, refit_seeds, subsample_splits
-from xaipipe.explain.learner_effects import (
+from xaipipe.data.resample import refit_seeds, subsample_splits
+from xaipipe.explain.learner import (
     LEARNER_ALE_COLUMNS,
     LEARNER_SHAP_COLUMNS,
+    RefitDesign,
     RefitEffects,
+    learner_pd_pfi,
+    learner_refits,
     learner_shap_table,
     shared_ale_edges,
 )
@@ -160,7 +163,8 @@ def test_shared_edges_give_every_refit_a_row_in_every_bin():
     x = np.sort(rng.exponential(size=200))  # skewed, sorted
     held = [x[rng.choice(200, 30, replace=False)] for _ in range(8)]
     held.append(x[x < np.quantile(x, 0.4)][:25])  # a refit with no row in the upper bins
-    from xaipipe.explain.ale import _bin_index, ale_bin_edges
+    from xaipipe.explain.pdp import ale_bin_edges
+    from xaipipe.explain.pdp._ale import _bin_index
 
     full = ale_bin_edges(x, 20)
     edges = shared_ale_edges(x, held, 20)
@@ -186,7 +190,7 @@ def test_explicit_edges_that_a_refit_cannot_fill_are_rejected_before_any_fit():
 def test_groups_without_an_ale_are_named_and_their_shap_is_summed():
     """A level missing from some refit's held-out rows, and a group that is not one-hot (a user's
     block of numeric columns): no ALE, reason recorded; SHAP importance of the summed values."""
-    from xaipipe.explain.learner_effects import plan_effects
+    from xaipipe.explain.learner import plan_effects
 
     rng = np.random.default_rng(9)
     n = 60

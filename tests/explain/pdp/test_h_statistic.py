@@ -1,5 +1,5 @@
 """Friedman's H² (zero on additive models, the analytic value on a product, the definition written out)
-and the summary of SHAP interaction values."""
+on row subsamples with bootstrap SEs, groups and pairs, and H² above 1 flagged, not clipped."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaipipe.explain.interactions import H_COLUMNS, h_statistic, shap_interaction_summary
+from xaipipe.explain.pdp import H_COLUMNS, h_statistic
 
 
 def _rows(n=120, seed=0):
@@ -129,57 +129,6 @@ def test_subsample_bootstrap_groups_and_pairs():
         h_statistic(f, X, pairs=[("s", "s_a")], feature_groups=groups)
     with pytest.raises(TypeError):
         h_statistic(f, X, n_bootstrap=1.5)
-
-
-# --------------------------------------------------------------------------- SHAP interaction summary
-
-
-@pytest.fixture(scope="module")
-def shap_result():
-    from xaipipe.explain.shapley import shap_values
-    from xaipipe.models.families import make_estimator
-
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(300, 4))
-    y = X[:, 0] + 3 * X[:, 2] * X[:, 3] + 0.1 * rng.normal(size=300)
-    model = make_estimator("xgboost", "regression", {"n_estimators": 60, "max_depth": 3}, random_state=0)
-    model.fit(X[:200], y[:200])
-    return shap_values(model, X[200:], feature_names=["a", "b", "c", "d"], interactions=True)
-
-
-def test_shap_interaction_summary_from_result_array_and_table(shap_result):
-    from xaipipe.explain.shapley import interaction_frame
-
-    iv = shap_result.interaction_values
-    s = shap_interaction_summary(shap_result)
-    np.testing.assert_allclose(s.matrix.to_numpy(), np.abs(iv).mean(axis=0), rtol=1e-6, atol=1e-9)
-    assert list(s.matrix.index) == ["a", "b", "c", "d"]
-    t = s.to_frame()
-    assert len(t) == 6 and (t["feature_1"].iloc[0], t["feature_2"].iloc[0]) == ("c", "d")
-    np.testing.assert_allclose(t["mean_abs_pair"], 2 * t["mean_abs_interaction"])
-    assert t["share"].sum() == pytest.approx(1.0) and t["rank"].tolist() == list(range(1, 7))
-    np.testing.assert_allclose(s.main_effects().to_numpy(), np.abs(np.diagonal(iv, axis1=1, axis2=2)).mean(0))
-    from_array = shap_interaction_summary(iv, ["a", "b", "c", "d"])
-    long = interaction_frame(shap_result).assign(dataset="sim", model="xgboost")
-    from_table = shap_interaction_summary(long.sample(frac=1.0, random_state=0))  # row order does not matter
-    for other in (from_array, from_table):
-        names = list(s.matrix.index)  # a shuffled table lists the features in another order
-        np.testing.assert_allclose(other.matrix.loc[names, names].to_numpy(), s.matrix.to_numpy(), rtol=1e-12)
-        np.testing.assert_allclose(
-            other.signed.loc[names, names].to_numpy(), s.signed.to_numpy(), rtol=1e-12, atol=1e-15
-        )
-
-
-def test_shap_interaction_summary_errors():
-    with pytest.raises(ValueError, match="shape"):
-        shap_interaction_summary(np.zeros((3, 2, 4)))
-    with pytest.raises(ValueError, match="columns"):
-        shap_interaction_summary(pd.DataFrame({"row": [0]}))
-    with pytest.raises(ValueError, match="no rows"):
-        shap_interaction_summary(pd.DataFrame(columns=["row", "feature_1", "feature_2", "interaction_value"]))
-    bad = pd.DataFrame({"row": [0, 0, 0], "feature_1": ["a", "a", "b"], "feature_2": ["a", "b", "a"]})
-    with pytest.raises(ValueError, match="every pair"):
-        shap_interaction_summary(bad.assign(interaction_value=1.0))
 
 
 def test_h2_above_one_is_flagged_not_clipped():

@@ -21,11 +21,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 
 from xaipipe.config import LearnerEffectsSettings, LearnerSettings
+from xaipipe.data.resample import refit_seeds, subsample_splits
 from xaipipe.explain.learner import (
     LEARNER_PD_COLUMNS,
     LEARNER_PFI_COLUMNS,
     LearnerTables,
     RefitDesign,
+    RefitEffects,
     corrected_t_interval,
     estimator_factory,
     learner_pd_pfi,
@@ -33,10 +35,7 @@ from xaipipe.explain.learner import (
     learner_pfi_table,
     learner_refits,
     learner_tables,
-    refit_seeds,
-    subsample_splits,
 )
-from xaipipe.explain.learner_effects import RefitEffects
 from xaipipe.explain.reliance import estimator_stream, random_permutations
 
 _DESIGN = {f.name for f in dataclasses.fields(RefitDesign)}

@@ -14,7 +14,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
 from xaipipe.config import LargeDataSettings, RelianceSettings
-from xaipipe.explain.summary import (
+from xaipipe.explain.reliance import (
     RANKING_MEASURES,
     RELIANCE_FIRST,
     grouped_mean_abs_shap,

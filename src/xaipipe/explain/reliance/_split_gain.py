@@ -67,7 +67,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .reliance import resolve_features
+from ...models.families import family_of
+from ._base import resolve_features
 
 __all__ = ["split_gain_columns", "split_gain_importance"]
 
@@ -127,7 +128,6 @@ def split_gain_columns(model) -> tuple[np.ndarray, str]:
                 f"pipeline changes the number of columns ({n_in} -> {n_final}); "
                 "split gains cannot be mapped back to the input columns"
             )
-    from ..models.families import family_of
 
     fam = family_of(est)
     kind = fam.split_gain if fam is not None else None

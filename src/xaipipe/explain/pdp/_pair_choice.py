@@ -2,7 +2,7 @@
 
 The ``pd_ice`` rule draws its 2-D PD, and through ``pd_2d.csv`` the ``ale`` rule its second-order
 ALE, for :func:`strongest_h2_pair` of the model's H-statistic table (rule ``h_statistic``,
-:func:`xaipipe.explain.interactions.h_statistic`). A module of its own, so that only the rule that
+:func:`xaipipe.explain.pdp.h_statistic`). A module of its own, so that only the rule that
 chooses the pair depends on it (``xaipipe.report.code_version``).
 """
 

@@ -82,12 +82,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..validation import check_finite
-from .pdp import effect_function
-from .pdp._effects import _output_label, _resolve_feature
-from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_int, _check_X, onehot_grid
+from ...validation import check_finite
+from ._curves import effect_function
+from ._effects import _output_label, _resolve_feature
+from ._grid import DEFAULT_MAX_BATCH_ROWS, NO_LEVEL, _check_int, _check_X, onehot_grid
 
 __all__ = [
+    "ALE_COLUMNS",
     "ALEResult",
     "ALE2DResult",
     "accumulated_local_effects",
@@ -485,7 +486,7 @@ def accumulated_local_effects(
         A one-hot group only: the ALE order of its levels (the labels of ``ALEResult.levels``,
         ``"(none)"`` for the all-zero level), instead of the order :func:`order_levels` computes
         from ``X``; exactly the levels observed in ``X``. It fixes one order for several data
-        sets (the learner-ALE of :mod:`xaipipe.explain.learner_effects`: every refit on its own
+        sets (the learner-ALE of :mod:`xaipipe.explain.learner`: every refit on its own
         rows, the order of all rows).
 
     Returns

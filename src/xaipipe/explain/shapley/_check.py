@@ -58,7 +58,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..validation import check_matrix
+from ...models.forest_store import LazyTrees, iter_forest_blocks
+from ...validation import check_matrix
+from ..reliance import features_from_groups
+from ._algorithms import _boosting_class_model, _global_numpy_seed
 
 __all__ = ["ShapCheck", "kernel_vs_tree_shap"]
 
@@ -113,8 +116,6 @@ def _class_output_function(model, k: int) -> tuple[Any, str, Any]:
     (XGBoost and gradient boosting: the class's margin; trees and forests: its probability)."""
     from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
-
-    from .shapley._algorithms import _boosting_class_model
 
     try:
         import xgboost as xgb
@@ -183,14 +184,12 @@ def _interventional_tree_shap(
     one block is. The values are not bitwise the whole forest's: shap sums in another order (per
     row and background row, every tree) and its interventional values carry float32-level error
     (against a brute-force Shapley sum: ~5e-9 for an 11-tree forest, ~2e-7 relative for its
-    3-tree blocks), so they agree to ~1e-7 relative (``tests/explain/test_shap_check.py``: within
+    3-tree blocks), so they agree to ~1e-7 relative (``tests/explain/shapley/test_check.py``: within
     2e-6 of the largest value), far below the KernelSHAP differences the check reports.
     """
     import copy
 
     import shap
-
-    from ..models.forest_store import LazyTrees, iter_forest_blocks
 
     def explain(m):
         tree = shap.TreeExplainer(m, data=background, feature_perturbation="interventional", model_output="raw")
@@ -270,8 +269,6 @@ def kernel_vs_tree_shap(
     """
     import shap
 
-    from .shapley._algorithms import _global_numpy_seed
-
     model = _final(model)
     if class_index is None:
         f, output = _output_function(model)
@@ -289,7 +286,6 @@ def kernel_vs_tree_shap(
         raise ValueError(f"n_samples must be distinct integers >= 2, got {list(n_samples)!r}")
     if isinstance(background_size, bool) or not isinstance(background_size, (int, np.integer)) or background_size < 1:
         raise ValueError(f"background_size must be a positive integer, got {background_size!r}")
-    from .reliance import features_from_groups
 
     variables = features_from_groups(names, feature_groups)  # every column its own variable without groups
 

@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import GradientBoostingClassifier
 
 from xaipipe.config.shap import shap_algorithm
-from xaipipe.explain.shap_check import kernel_vs_tree_shap
+from xaipipe.explain.shapley import kernel_vs_tree_shap
 
 GRID = (8, 16, 32, 62)  # 62 = 2^6 - 2: every coalition of 6 features
 

@@ -12,12 +12,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..config.reliance import RelianceSettings
-from ..data.prepare import importance_groups
-from ..losses import resolve_loss, squared_error
-from .importance import split_gain_importance
-from .ranking import ranked_features, top_features  # re-exported: the MR ranking of the steps
-from .reliance import RelianceOptions, features_from_groups, linear_coefficients, matching_draw_variance, model_reliance
+from ...config.reliance import RelianceSettings
+from ...data.prepare import importance_groups
+from ...io import with_ids
+from ...losses import resolve_loss, squared_error
+from ._base import RelianceOptions, features_from_groups
+from ._linear import linear_coefficients
+from ._mc_error import matching_draw_variance
+from ._model_reliance import model_reliance
+from ._split_gain import split_gain_importance
 
 __all__ = [
     "RELIANCE_FIRST",
@@ -26,8 +29,6 @@ __all__ = [
     "ranking_tables",
     "reliance_tables",
     "reliance_report",
-    "top_features",
-    "ranked_features",
     "split_gain_or_nan",
     "grouped_mean_abs_shap",
     "ranking_agreement",
@@ -288,7 +289,7 @@ class RelianceTables(NamedTuple):
     reliance : DataFrame
         ``model_reliance.csv``: :func:`reliance_report` with ``dataset`` and ``model`` (the family)
         first, then :data:`RELIANCE_FIRST` (the rule appends
-        :func:`~xaipipe.explain.dependence.dependent_reliance_rows`).
+        :func:`~xaipipe.explain.reliance.dependent_reliance_rows`).
     split_gain : DataFrame
         ``split_gain.csv``: :func:`split_gain_or_nan` with the same ids.
     """
@@ -332,8 +333,6 @@ def reliance_tables(model, data, settings: RelianceSettings, *, family: str, n_j
         then :data:`RELIANCE_FIRST`; ``split_gain``:
         :func:`split_gain_or_nan` with the same ids.
     """
-    from ..io import with_ids
-
     reliance_rows = settings.large_data_rows(len(data.y_test))
     table = reliance_report(
         model,
@@ -385,8 +384,6 @@ def ranking_tables(
         and their ranks (1 = largest; ties share the minimum); per model and pair
         of measures: :func:`ranking_agreement`.
     """
-    from ..io import with_ids
-
     frames, agreements = [], []
     for rel, gain, shap_long in zip(reliance, split_gain, shap):
         rel = rel[(rel["estimator"] == estimator) & (rel["loss"] == loss)]

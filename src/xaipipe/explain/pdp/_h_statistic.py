@@ -1,5 +1,5 @@
-"""Interaction strength: Friedman's H-statistic from partial dependence, and the summary of the SHAP
-interaction values already computed.
+"""Interaction strength from partial dependence: Friedman's H-statistic, and the ``h_statistic`` rule's
+table (:func:`h_statistic_table`).
 
 Friedman's H² (Friedman, J. H. & Popescu, B. E. 2008, "Predictive learning via rule ensembles",
 Ann. Appl. Stat. 2(3), 916-954, §8.1, eqs. (44)-(45))
@@ -33,7 +33,7 @@ version ranks interactions by their absolute size.
 
 which is :math:`(1/12)^2 / (1/9 - 1/16) = 1/7` for two uniforms on (0, 1). On a sample whose
 empirical distribution is a product (a full factorial design) the estimator equals this formula
-with the sample moments exactly (``tests/explain/test_interactions.py``).
+with the sample moments exactly (``tests/explain/pdp/test_h_statistic.py``).
 
 Computation: the statistic needs the PD functions *at the rows*, :math:`n^2` model evaluations per
 variable and per pair. On a random subsample of ``n_rows`` rows (default 300, hstats' ``n_max``):
@@ -55,20 +55,11 @@ model over combinations of values that do not occur together (the PD's extrapola
 Popescu 2008 §8.1; Hooker 2007, JCGS 16(3)), the components are correlated, and the separate PDs
 can dwarf a joint effect that is small on the data: e.g. :math:`F = (x_1 - x_2)^2` on
 :math:`x_2 \\approx x_1` is near 0 on the rows while :math:`F_1` and :math:`F_2` are large
-(``tests/explain/test_interactions.py``). H² > 1 then says that the PD decomposition does not
+(``tests/explain/pdp/test_h_statistic.py``). H² > 1 then says that the PD decomposition does not
 describe the model on the data, not that more than all of the variance is interaction; read the
 unnormalised statistic, the 2-D ALE (which stays on the data) or the SHAP interaction values. The
 table flags such rows (``h2_exceeds_1``) rather than clipping them (hstats, Mayer 2023, reports
 them unclipped too).
-
-SHAP interaction values (Lundberg et al. 2020, Nat. Mach. Intell. 2, 56-67, "SHAP interaction
-values")
------------------------------------------------------------------------------------------
-:math:`\\Phi_{i,jk}` (row ``i``, features ``j \\ne k``) splits the pairwise interaction equally,
-:math:`\\Phi_{i,jk} = \\Phi_{i,kj}`, so the whole interaction of the pair in row ``i`` is
-:math:`2\\Phi_{i,jk}`; :math:`\\Phi_{i,jj}` is the main effect. :func:`shap_interaction_summary`
-gives the matrix of :math:`\\frac1n\\sum_i |\\Phi_{i,jk}|` (the shap library's interaction summary) and
-a table of the pairs ranked by it.
 """
 
 from __future__ import annotations
@@ -80,18 +71,16 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..validation import check_int
-from .pdp import effect_function
-from .pdp._effects import _output_label, _resolve_feature
-from .pdp._grid import DEFAULT_MAX_BATCH_ROWS, _check_X
+from ...config.dependence import HStatisticSettings
+from ...models import forest_store  # the module: benchmarks/store_one_pass.py swaps plans_predictions
+from ...validation import check_int
+from ..classes import class_choice
+from ..reliance import features_from_groups, ranked_features
+from ._curves import effect_function
+from ._effects import _output_label, _resolve_feature
+from ._grid import DEFAULT_MAX_BATCH_ROWS, _check_X
 
-__all__ = [
-    "H_COLUMNS",
-    "HStatisticResult",
-    "h_statistic",
-    "ShapInteractionSummary",
-    "shap_interaction_summary",
-]
+__all__ = ["H_COLUMNS", "HStatisticResult", "h_statistic", "h_statistic_table"]
 
 #: Columns of :meth:`HStatisticResult.to_frame`.
 H_COLUMNS = [
@@ -334,117 +323,73 @@ def h_statistic(
     )
 
 
-# --------------------------------------------------------------------------- SHAP interaction values
+def h_statistic_table(
+    model, data, settings: HStatisticSettings, *, reliance: pd.DataFrame | None = None, top: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The ``h_statistic`` rule: Friedman's H² of every variable and of every pair of ``top``.
 
-
-@dataclass(frozen=True)
-class ShapInteractionSummary:
-    """Mean absolute SHAP interaction values.
-
-    Attributes
-    ----------
-    matrix : DataFrame of shape (p, p)
-        ``matrix.loc[j, k]`` = :math:`\\frac1n \\sum_i |\\Phi_{i,jk}|` (symmetric; the diagonal holds
-        the main effects :math:`\\frac1n \\sum_i |\\Phi_{i,jj}|`), in the units of the SHAP output.
-    signed : DataFrame of shape (p, p)
-        :math:`\\frac1n \\sum_i \\Phi_{i,jk}`.
-    n_rows : int
-    """
-
-    matrix: pd.DataFrame
-    signed: pd.DataFrame
-    n_rows: int
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per pair ``j < k``, strongest first: ``feature_1``, ``feature_2``,
-        ``mean_abs_interaction`` (:math:`\\frac1n\\sum_i|\\Phi_{i,jk}|`, shap's convention: half the
-        pair's interaction), ``mean_abs_pair`` (:math:`\\frac1n\\sum_i|2\\Phi_{i,jk}|`, the whole),
-        ``mean_interaction`` (signed), ``share`` (``mean_abs_interaction`` over the sum of the
-        matrix's off-diagonal upper triangle), ``rank`` (1 = strongest), ``n_rows``."""
-        names = list(self.matrix.index)
-        M, S = self.matrix.to_numpy(), self.signed.to_numpy()
-        iu = np.triu_indices(len(names), k=1)
-        vals = M[iu]
-        order = np.argsort(-vals, kind="stable")
-        total = vals.sum()
-        return pd.DataFrame(
-            {
-                "feature_1": [names[iu[0][q]] for q in order],
-                "feature_2": [names[iu[1][q]] for q in order],
-                "mean_abs_interaction": vals[order],
-                "mean_abs_pair": 2.0 * vals[order],
-                "mean_interaction": S[iu][order],
-                "share": vals[order] / total if total > 0 else np.full(order.size, np.nan),
-                "rank": np.arange(1, order.size + 1),
-                "n_rows": self.n_rows,
-            }
-        )
-
-    def main_effects(self) -> pd.Series:
-        """The diagonal: mean |main effect| per feature."""
-        return pd.Series(np.diag(self.matrix.to_numpy()), index=self.matrix.index, name="mean_abs_main_effect")
-
-
-def shap_interaction_summary(values, feature_names: Sequence[str] | None = None) -> ShapInteractionSummary:
-    """Matrix and table of mean |SHAP interaction value| per pair of features.
+    :func:`xaipipe.explain.pdp.h_statistic` with ``features`` = every variable (one-hot
+    groups whole) and ``pairs`` = the pairs of ``top`` (the top variables by MR), on a seeded
+    subsample of the test rows with bootstrap resamples of it for the SE.
 
     Parameters
     ----------
-    values : ShapResult, ndarray of shape (n, p, p) or DataFrame
-        A :class:`~xaipipe.explain.shapley.ShapResult` with interaction values, the array itself, or
-        the long table of :func:`~xaipipe.explain.shapley.interaction_frame` (the pipeline's
-        ``shap_interactions.csv``: ``row``, ``feature_1``, ``feature_2``, ``interaction_value``; any
-        extra identifier columns are ignored).
-    feature_names : sequence of str, optional
-        For an array (default ``x0, x1, ...``).
+    model : fitted estimator or callable
+        A forest store: as :func:`ale_tables` (one pass over its blocks).
+    data : PreparedData
+        As :func:`ale_tables`: ``X_test``, ``features``, ``feature_groups``, ``classes``.
+    settings : HStatisticSettings
+        :meth:`xaipipe.config.HStatisticSettings.from_config` (config section
+        ``explain.interactions``): :attr:`~xaipipe.config.HStatisticSettings.rows` (``n_rows``, a
+        forest family's ``n_rows_random_forest``; None: all rows), ``n_bootstrap``, ``seed``,
+        ``output``, ``max_batch_rows`` and ``figure_class`` (as :func:`ale_tables`: a classifier's
+        output is the probability or log-odds of that class; a multiclass table gets a first
+        column ``class``).
+    reliance : DataFrame, optional
+        The model's MR table (``model_reliance.csv``): ``top`` is then its ``settings.top_k``
+        variables by the settings' ranking (:func:`xaipipe.explain.reliance.ranked_features`).
+    top : sequence of str
+        The top variables by MR instead.
 
     Returns
     -------
-    ShapInteractionSummary
+    DataFrame
+        :data:`xaipipe.explain.pdp.H_COLUMNS` with ``rank`` (the MR rank of a total row's
+        variable, 1 = largest, 0 = not in ``top``; pairwise rows: 0) first.
 
     Raises
     ------
     ValueError
-        A result without interaction values, an array that is not (n, p, p), a table without the
-        columns or with a missing pair.
+        ``figure_class`` not a class; as :func:`~xaipipe.explain.pdp.h_statistic`; both
+        ``reliance`` and ``top``.
     """
-    if isinstance(values, pd.DataFrame):
-        need = {"row", "feature_1", "feature_2", "interaction_value"}
-        if not need <= set(values.columns):
-            raise ValueError(f"the interaction table needs columns {sorted(need)}")
-        if values.empty:
-            raise ValueError("the interaction table has no rows (no interaction values were computed)")
-        names = list(pd.unique(values["feature_1"].astype(str)))
-        p = len(names)
-        rows = pd.unique(values["row"])
-        cube = (
-            values.assign(
-                _r=pd.Categorical(values["row"], categories=rows),
-                _a=pd.Categorical(values["feature_1"].astype(str), categories=names),
-                _b=pd.Categorical(values["feature_2"].astype(str), categories=names),
-            )
-            .sort_values(["_r", "_a", "_b"])["interaction_value"]
-            .to_numpy(dtype=np.float64)
-        )
-        if cube.size != rows.size * p * p:
-            raise ValueError(f"the interaction table must hold every pair of {p} features for each of {rows.size} rows")
-        iv = cube.reshape(rows.size, p, p)
-    else:
-        iv = getattr(values, "interaction_values", values)
-        if iv is None:
-            raise ValueError("the SHAP result has no interaction values (computed with interactions=False)")
-        iv = np.asarray(iv, dtype=np.float64)
-        if iv.ndim != 3 or iv.shape[1] != iv.shape[2]:
-            raise ValueError(f"interaction values must have shape (n, p, p), got {iv.shape}")
-        names = list(getattr(values, "feature_names", None) or feature_names or [f"x{j}" for j in range(iv.shape[1])])
-        if len(names) != iv.shape[1]:
-            raise ValueError(f"{len(names)} feature names for {iv.shape[1]} features")
-    mean_abs = np.abs(iv).mean(axis=0)
-    mean_abs = (mean_abs + mean_abs.T) / 2.0  # symmetric up to rounding already
-    signed = iv.mean(axis=0)
-    signed = (signed + signed.T) / 2.0
-    return ShapInteractionSummary(
-        matrix=pd.DataFrame(mean_abs, index=names, columns=names),
-        signed=pd.DataFrame(signed, index=names, columns=names),
-        n_rows=int(iv.shape[0]),
+    if reliance is not None:
+        if len(top):
+            raise ValueError("give at most one of reliance (the model's MR table) and top")
+        top = ranked_features(reliance, settings, settings.top_k)
+    if forest_store.plans_predictions(model):  # a forest store: every prediction in one pass over its blocks
+        return forest_store.predict_in_one_pass(model, lambda m: h_statistic_table(m, data, settings, top=top))
+    choice = class_choice(data.classes, settings.figure_class)
+    feature_names, feature_groups = list(data.features), data.feature_groups
+    variables = list(features_from_groups(feature_names, feature_groups))
+    pairs = list(combinations([t for t in top if t in variables], 2))
+    res = h_statistic(
+        model,
+        data.X_test,
+        features=variables,
+        pairs=pairs,
+        feature_names=feature_names,
+        feature_groups=feature_groups,
+        output=settings.output,
+        class_index=choice.get("class_index", 1),
+        n_rows=settings.rows,
+        n_bootstrap=settings.n_bootstrap,
+        random_state=settings.seed,
+        max_batch_rows=settings.max_batch_rows,
     )
+    table = res.to_frame()
+    rank = {v: i + 1 for i, v in enumerate(top)}
+    table.insert(0, "rank", [rank.get(f, 0) if k == "total" else 0 for k, f in zip(table["kind"], table["feature"])])
+    if data.classes is not None:  # multiclass: the explained class, first column
+        table.insert(0, "class", str(data.classes[choice["class_index"]]))
+    return table

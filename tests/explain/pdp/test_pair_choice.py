@@ -27,9 +27,7 @@ def test_the_2d_pd_pair_is_the_pair_of_largest_h2():
     """Ranked by MR the top two are x3 and x0 (x3's linear effect is the largest); H² ranks x0 x x1, the
     DGP's only interaction, first, and the 2-D PD is drawn for it (issue 43)."""
     from xaipipe.config import HStatisticSettings, PdIceSettings
-    from xaipipe.explain.dependence import h_statistic_table
-    from xaipipe.explain.pair_choice import strongest_h2_pair
-    from xaipipe.explain.pdp import pd_ice_tables
+    from xaipipe.explain.pdp import h_statistic_table, pd_ice_tables, strongest_h2_pair
 
     rng = np.random.default_rng(7)
     X = rng.uniform(0, 1, size=(200, 5))
@@ -70,7 +68,7 @@ def test_the_2d_pd_pair_is_the_pair_of_largest_h2():
 
 
 def test_strongest_h2_pair_falls_back_to_the_mr_pair():
-    from xaipipe.explain.pair_choice import strongest_h2_pair
+    from xaipipe.explain.pdp import strongest_h2_pair
 
     total = pd.DataFrame(
         {"kind": ["total", "total"], "feature": ["a", "b"], "feature_1": "", "feature_2": "", "h2": 0.3}

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..models.families import get_family, make_estimator
-from ..validation import check_finite, check_matrix
+from ...models.families import get_family, make_estimator
+from ...validation import check_finite, check_matrix
 
 __all__ = ["estimator_factory"]
 
