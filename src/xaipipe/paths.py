@@ -117,6 +117,14 @@ PATHS: dict[str, str] = {
     "illustration_model": "illustrations/{illustration}.joblib",
     # tables of all datasets
     "table": "tables/{name}.csv",
+    # the coverage audit on the twins (issue 51): the twin, its truths, the replicate shards, the coverage
+    "twin": "twins/{dataset}/twin.joblib",
+    "twin_design": "twins/{dataset}/design.json",
+    "twin_truth": "twins/{dataset}/truth.csv",
+    "twin_learner_truth": "twins/{dataset}/learner_truth.csv",
+    "twin_shard": "twins/{dataset}/shards/replicates_{shard}.csv",
+    "twin_repetitions": "twins/{dataset}/repetitions.csv",
+    "twin_coverage": "twins/{dataset}/coverage.csv",
     # figures: per dataset, per model, per Rashomon model class, per study, the coverage audit; the theses' numbering
     "dataset_figure": "figures/{dataset}/{kind}.{ext}",
     "model_figure": "figures/{dataset}/{family}/{kind}.{ext}",

@@ -30,6 +30,7 @@ from xaipipe.config import (
     RelianceSettings,
     SageSettings,
     ShapSettings,
+    TwinSettings,
 )
 from xaipipe.config._base import Settings, plain
 from xaipipe.schema import validate_config
@@ -53,6 +54,7 @@ BUILD = {
     SageSettings: (),
     CoverageSettings: (),
     CorrelatedSettings: (),
+    TwinSettings: ("task",),
 }
 FAMILY = {"regression": "linear_regression", "classification": "logistic_regression"}
 
@@ -71,6 +73,13 @@ ONE_TASK = {(CVSettings, "beta"): "classification", (AleSettings, "output"): "cl
 ONE_TASK[(HStatisticSettings, "output")] = "classification"
 #: fields built from several keys (a section with the keys of another filled in): checked whole below
 COMPOSITE = {(CoverageSettings, "learner_config"), (CoverageSettings, "rashomon_config"), (LearnerSettings, "effects")}
+COMPOSITE |= {
+    (TwinSettings, "learner"),
+    (TwinSettings, "mcr"),
+    (TwinSettings, "losses"),
+    (TwinSettings, "learner_families"),
+    (TwinSettings, "comparison"),
+}
 
 
 @pytest.fixture(scope="module")

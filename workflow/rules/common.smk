@@ -22,6 +22,7 @@ from xaipipe.config import (
     RashomonSettings,
     RelianceSettings,
     SageSettings,
+    TwinSettings,
     ShapSettings,
     check_family,
     coverage_epsilon,

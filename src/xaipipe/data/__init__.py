@@ -82,6 +82,7 @@ RULES = {
         "make_checked_split",
     ),
     "squared_terms": ("load_prepared",),
+    "twin": ("load_prepared",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

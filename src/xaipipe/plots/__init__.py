@@ -118,6 +118,11 @@ RULES = {
         "save_figures",
         "with_unit",
     ),
+    "twins_figure": (
+        "draw_figures",
+        "figure_style",
+        "save_figures",
+    ),
     "thesis_figure": (
         "figure_style",
         "save_figure",

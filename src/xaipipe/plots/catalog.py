@@ -253,6 +253,7 @@ GROUPS: dict[str, FigureGroup] = {
         # seed 003's Figs 3.1-3.4: under their source document (xaipipe.report.layout.THESES)
         FigureGroup("seed003", "seed003_figure", "thesis", "003: model comparison (seed 003)", inputs=("rerun",)),
         FigureGroup("coverage_figure", "coverage_figure", "Coverage audit", inputs=("coverage", "epsilon")),
+        FigureGroup("twins_figure", "coverage_figure", "Coverage audit", inputs=("coverage",)),
     )
 }
 
@@ -450,6 +451,7 @@ FIGURES: tuple[Figure, ...] = (
         )
     ),
     Figure("coverage", "coverage_figure", "xaipipe.plots.coverage:plot_coverage", "coverage.rst"),
+    Figure("twins", "twins_figure", "xaipipe.plots.coverage:plot_twin_coverage", "coverage_twins.rst"),
 )
 
 

@@ -26,7 +26,7 @@ import pandas as pd
 from ..studies.coverage_table import COVERAGE_COLUMNS
 from ._common import check_table
 
-__all__ = ["plot_coverage"]
+__all__ = ["plot_coverage", "plot_twin_coverage"]
 
 CORRECTED_COLOUR = "#0072B2"  # Okabe-Ito blue
 NAIVE_COLOUR = "#E69F00"  # Okabe-Ito orange
@@ -199,5 +199,101 @@ def plot_coverage(
     info = f"R = {n_rep} repetitions" + (f", n = {int(n)}" if n is not None and np.isfinite(n) else "")
     info += f"; error bars ±{band:g} Monte-Carlo SE"
     fig.suptitle((title + "\n" if title else "") + info, fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+#: The panels of :func:`plot_twin_coverage`: (kind, quantity, interval) -> title.
+_TWIN_PANELS = {
+    ("learner", "pd", "corrected"): "learner-PD (corrected)",
+    ("learner", "mr_difference", "corrected"): "learner-PFI difference (corrected)",
+    ("learner", "shap", "corrected"): "learner-SHAP importance (corrected)",
+    ("learner", "ale", "corrected"): "learner-ALE (corrected)",
+    ("mr", "mr_difference", "se"): "MR difference ± z SE",
+    ("test_loss", "test_loss", "se"): "test loss ± z bootstrap SE",
+    ("ols", "coefficient", "se"): "OLS coefficients (sanity)",
+    ("logit", "coefficient", "se"): "logit coefficients (sanity)",
+}
+
+
+def plot_twin_coverage(coverage: pd.DataFrame, *, band: float = 1.96, title: str | None = None):
+    """Coverage against nominal level of every interval kind on every twin (issue 51).
+
+    One panel per interval kind (:data:`_TWIN_PANELS`, those the table has): x the nominal level, y the
+    empirical coverage pooled over variables and grid points, one line per dataset; solid = the
+    estimand the interval claims, dashed = the planted truth (f*'s value); error bars ±``band``
+    Monte-Carlo SE; the dotted diagonal is exact calibration. MR rows pool both estimators
+    (``permutation``, ``e_divide``) per line style by estimator (circle / square).
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        :data:`xaipipe.studies.twin_table.TWIN_COVERAGE_COLUMNS` (``tables/coverage_twins.csv``).
+    band : float, default 1.96
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        An empty table or one without the columns.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..studies.twin_table import TWIN_COVERAGE_COLUMNS
+
+    frame = check_table(coverage, TWIN_COVERAGE_COLUMNS, "twin coverage table")
+    frame = frame[(frame["feature"] == "all") & frame["nominal"].notna()]
+    panels = [
+        k
+        for k in _TWIN_PANELS
+        if ((frame["kind"] == k[0]) & (frame["quantity"] == k[1]) & (frame["interval"] == k[2])).any()
+    ]
+    if not panels:
+        raise ValueError("the twin coverage table has no row with a nominal level")
+    datasets = list(pd.unique(frame["dataset"]))
+    colours = {d: SCOPE_COLOURS[i % len(SCOPE_COLOURS)] for i, d in enumerate(datasets)}
+    ncols = min(4, len(panels))
+    nrows = int(np.ceil(len(panels) / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.2 * nrows), squeeze=False)
+    for ax, key in zip(axes.ravel(), panels):
+        kind, quantity, interval = key
+        part = frame[(frame["kind"] == kind) & (frame["quantity"] == quantity) & (frame["interval"] == interval)]
+        for (dataset, target, estimator), rows in part.groupby(["dataset", "target", "estimator"], sort=False):
+            rows = rows.groupby("nominal", as_index=False)[["coverage", "coverage_se"]].mean()
+            ax.errorbar(
+                rows["nominal"],
+                rows["coverage"],
+                yerr=band * rows["coverage_se"],
+                color=colours[dataset],
+                linestyle="-" if target == "claimed" else "--",
+                marker="s" if estimator == "e_divide" else "o",
+                markersize=3,
+                linewidth=1,
+                capsize=2,
+                label=dataset if target == "claimed" and estimator != "e_divide" else None,
+            )
+        ax.plot([0, 1], [0, 1], ":", color="grey", linewidth=1)
+        ax.set_xlim(0.45, 1.0)
+        ax.set_ylim(0.0, 1.02)
+        ax.set_title(_TWIN_PANELS[key], fontsize="small")
+        ax.set_xlabel("nominal level")
+        ax.set_ylabel("empirical coverage")
+    for ax in axes.ravel()[len(panels) :]:
+        ax.set_visible(False)
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    if handles:
+        axes.ravel()[0].legend(
+            handles, labels, loc="upper left", fontsize="x-small", title="twin", title_fontsize="x-small"
+        )
+    n_rep = int(frame["n_repetitions"].max())
+    fig.suptitle(
+        title
+        or f"Coverage on the twins (R ≤ {n_rep}): solid = claimed estimand, dashed = planted truth; ±{band:g} MC SE",
+        fontsize="small",
+    )
     fig.tight_layout()
     return fig

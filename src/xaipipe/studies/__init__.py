@@ -19,6 +19,11 @@ ENTRY_POINTS = {
     "ILLUSTRATIONS": "illustrations",
     "fit_diabetes_tree": "illustrations",
     "seed003_figures": "seed003",
+    "prepare_twin": "twin_truth",
+    "twin_truths": "twin_truth",
+    "audit_shard": "twin_audit",
+    "twin_coverage_tables": "twin_table",
+    "combine_twin_coverage": "twin_table",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -43,6 +48,11 @@ RULES = {
         "correlated_truth_table",
         "truth_table",
     ),
+    "twin": ("prepare_twin",),
+    "twin_coverage": ("twin_coverage_tables",),
+    "twin_shard": ("audit_shard",),
+    "twin_truth": ("twin_truths",),
+    "twins_table": ("combine_twin_coverage",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

@@ -1,0 +1,347 @@
+"""Coverage of every interval kind on the twins: the truths joined to the replicates, the coverage
+table with its Monte-Carlo error, and the sentence a caption shows (issue 51, items 2-3).
+
+The method of :mod:`xaipipe.studies.coverage` ("Coverage and its Monte-Carlo error"): an interval
+covers when ``ci_low <= target <= ci_high``; the coverage of a group of intervals is the mean over
+replicates of the share covered in each, its SE the sd of those shares over replicates /
+:math:`\\sqrt R` (the replicate is the unit: intervals of one replicate are correlated). An
+interval given as ``estimate`` and ``se`` (and ``df``: Student's *t*, else normal) is rebuilt at
+every nominal level; one given as ``[ci_low, ci_high]`` counts at its own ``level`` (NaN for a range
+that claims none: MCR).
+
+Targets: ``claimed`` -- the estimand the interval is built for (:data:`KINDS`, docs/coverage.md);
+``planted`` -- :math:`f^*`'s value, what a reader takes most intervals for. Each truth computed by
+Monte Carlo carries its SE; ``truth_se_ratio`` (the mean of truth SE / interval width) says whether
+the truth's own error is below a tenth of the widths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..validation import check_confidence
+
+__all__ = [
+    "KINDS",
+    "TwinCoverage",
+    "combine_twin_coverage",
+    "twin_coverage_tables",
+    "TWIN_COVERAGE_COLUMNS",
+    "coverage_phrase",
+    "twin_coverage",
+    "twin_repetitions",
+]
+
+#: Every interval kind the study prints and audits: where it is printed and what it claims to cover.
+KINDS: dict[str, dict[str, str]] = {
+    "learner": {
+        "printed": "explain/<d>/<f>/learner_pd.csv, learner_pfi.csv, learner_shap.csv, learner_ale.csv",
+        "claimed": "the learner's expectation over training sets of n_1 rows (Molnar et al. 2023)",
+        "intervals": "corrected (Nadeau & Bengio), naive",
+    },
+    "mr": {
+        "printed": "explain/<d>/<f>/model_reliance.csv (permutation, e_divide: *_se)",
+        "claimed": "the estimator's expectation over its permutations given the model and test rows",
+        "intervals": "estimate ± z se",
+    },
+    "test_loss": {
+        "printed": "comparison/<d>/test_loss.csv (se_bootstrap, ci_low / ci_high)",
+        "claimed": "the fitted model's expected loss on the population",
+        "intervals": "bootstrap percentile, estimate ± z se_bootstrap",
+    },
+    "mcr": {
+        "printed": "rashomon/<d>/mcr.csv (mcr_minus, mcr_plus)",
+        "claimed": "none: a range over the empirical Rashomon set, not a confidence interval",
+        "intervals": "mcr (test split), population_members (members' MR on a fresh sample)",
+    },
+    "ols": {
+        "printed": "tables/ols_inference.csv (ci_low, ci_high)",
+        "claimed": "the linear model's coefficient (sanity: f* is that linear model)",
+        "intervals": "estimate ± t se",
+    },
+    "logit": {
+        "printed": "tables/logit_inference.csv (ci_low, ci_high)",
+        "claimed": "the logistic model's coefficient per SD (sanity: p* is that logistic model)",
+        "intervals": "estimate ± z se",
+    },
+}
+
+#: Columns of :func:`twin_coverage` (``tables/coverage_twins.csv``).
+TWIN_COVERAGE_COLUMNS = [
+    "dataset",
+    "kind",
+    "quantity",
+    "family",
+    "estimator",
+    "loss",
+    "scope",
+    "epsilon",
+    "feature",
+    "interval",
+    "target",
+    "nominal",
+    "coverage",
+    "coverage_se",
+    "mean_width",
+    "mean_error",
+    "truth_se_ratio",
+    "n_intervals",
+    "n_repetitions",
+]
+
+#: The learner / MCR quantity -> the f* truth quantity it is compared with.
+_PLANTED_OF = {"mcr_ratio": "mr_ratio", "mcr_difference": "mr_difference"}
+
+
+def twin_repetitions(
+    shards: Sequence[pd.DataFrame], f_star: pd.DataFrame, learner: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The replicates of every shard with their truths: ``claimed`` / ``claimed_se`` (the learner's
+    expectation for the ``learner`` kind; per replicate for the others) and ``planted`` /
+    ``planted_se`` (:math:`f^*`'s value), sorted by replicate.
+
+    Parameters
+    ----------
+    shards : sequence of DataFrame
+        :func:`xaipipe.studies.twin_audit.audit_shard` tables.
+    f_star : DataFrame
+        :func:`xaipipe.studies.twin_audit.f_star_truth`.
+    learner : DataFrame, optional
+        :func:`xaipipe.studies.twin_audit.learner_truth`.
+    """
+    reps = pd.concat(list(shards), ignore_index=True).sort_values(["repetition"], kind="stable")
+    reps = reps.reset_index(drop=True)
+    for col in ("family", "estimator", "loss", "scope", "feature"):
+        reps[col] = reps[col].astype(object).where(reps[col].notna(), "").astype(str)
+    reps["claimed_se"] = np.where(reps["claimed"].notna(), 0.0, np.nan)
+    key_g = reps["grid_value"].astype(float).fillna(-1e300)
+    # the planted truth: f*'s value of the quantity (MR: of the interval's loss)
+    truth = f_star.assign(_g=f_star["grid_value"].astype(float).fillna(-1e300))
+    truth = truth.assign(loss=truth["loss"].fillna("").astype(str))
+    lookup = {
+        (q, lo, f, g): (v, s)
+        for q, lo, f, g, v, s in truth[["quantity", "loss", "feature", "_g", "planted", "planted_se"]].itertuples(
+            index=False
+        )
+    }
+    planted, planted_se = np.full(len(reps), np.nan), np.full(len(reps), np.nan)
+    for i, (kind, q, loss, f, g) in enumerate(
+        zip(reps["kind"], reps["quantity"], reps["loss"], reps["feature"], key_g)
+    ):
+        if kind in ("ols", "logit", "test_loss"):
+            continue
+        q = _PLANTED_OF.get(q, q)
+        hit = lookup.get((q, loss if q.startswith("mr_") else "", f, g))
+        if hit is not None:
+            planted[i], planted_se[i] = hit
+    reps["planted"], reps["planted_se"] = planted, planted_se
+    sanity = reps["kind"].isin(["ols", "logit"])
+    reps.loc[sanity, "planted"] = reps.loc[sanity, "claimed"]
+    reps.loc[sanity, "planted_se"] = 0.0
+    if learner is not None and len(learner):
+        lt = learner.assign(_g=learner["grid_value"].astype(float).fillna(-1e300))
+        lk = {
+            (fa, q, f, g): (v, s)
+            for fa, q, f, g, v, s in lt[["family", "quantity", "feature", "_g", "claimed", "claimed_se"]].itertuples(
+                index=False
+            )
+        }
+        sel = (reps["kind"] == "learner").to_numpy()
+        for i in np.flatnonzero(sel):
+            hit = lk.get((reps.at[i, "family"], reps.at[i, "quantity"], reps.at[i, "feature"], key_g.iat[i]))
+            if hit is not None:
+                reps.at[i, "claimed"], reps.at[i, "claimed_se"] = hit
+    return reps
+
+
+def _aggregate(rep, covered, width, error, truth_se) -> dict:
+    _, inv = np.unique(rep, return_inverse=True)
+    per_rep = np.bincount(inv, weights=covered.astype(float)) / np.bincount(inv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(width > 0, truth_se / width, np.nan)
+    return {
+        "coverage": float(per_rep.mean()),
+        "coverage_se": float(per_rep.std(ddof=0) / np.sqrt(per_rep.size)),
+        "mean_width": float(np.mean(width)),
+        "mean_error": float(np.mean(error)),
+        "truth_se_ratio": float(np.nanmean(ratio)) if np.isfinite(ratio).any() else np.nan,
+        "n_intervals": int(rep.size),
+        "n_repetitions": int(per_rep.size),
+    }
+
+
+def _intervals(part: pd.DataFrame, levels: Sequence[float]):
+    """(interval name, nominal, low, high) of every interval construction the rows carry."""
+    est = part["estimate"].to_numpy(dtype=float)
+    df = part["df"].to_numpy(dtype=float)
+    kind = part["kind"].iloc[0]
+    se_cols = [("corrected", "se"), ("naive", "se_naive")] if kind == "learner" else [("se", "se")]
+    for name, col in se_cols:
+        se = part[col].to_numpy(dtype=float)
+        if not np.isfinite(se).all():
+            continue
+        for c in levels:
+            q = np.where(
+                np.isfinite(df),
+                stats.t.ppf(0.5 + c / 2.0, np.where(np.isfinite(df), df, 1.0)),
+                stats.norm.ppf(0.5 + c / 2.0),
+            )
+            yield name, c, est - q * se, est + q * se
+    if kind in ("ols", "logit"):
+        return
+    ranges = [("reported", "ci_low", "ci_high")]
+    if kind == "mcr":
+        ranges = [("mcr", "ci_low", "ci_high"), ("population_members", "population_low", "population_high")]
+    for name, lo_col, hi_col in ranges:
+        lo, hi = part[lo_col].to_numpy(dtype=float), part[hi_col].to_numpy(dtype=float)
+        if np.isfinite(lo).all() and np.isfinite(hi).all():
+            yield name, float(part["level"].iloc[0]), lo, hi
+
+
+_GROUP = ["dataset", "kind", "quantity", "family", "estimator", "loss", "scope", "epsilon"]
+
+
+def twin_coverage(
+    repetitions: pd.DataFrame, *, nominal: Sequence[float] = (0.5, 0.8, 0.9, 0.95, 0.99), per_feature: bool = True
+) -> pd.DataFrame:
+    """Coverage of every interval kind, quantity, interval construction, target and level.
+
+    Parameters
+    ----------
+    repetitions : DataFrame
+        :func:`twin_repetitions`.
+    nominal : sequence of float in (0, 1)
+        Levels at which intervals given by a standard error are rebuilt.
+    per_feature : bool, default True
+        Besides the pooled row (``feature`` ``"all"``: every variable and grid point), one row per
+        variable.
+
+    Returns
+    -------
+    DataFrame
+        :data:`TWIN_COVERAGE_COLUMNS`.
+    """
+    levels = [check_confidence(c, "nominal") for c in nominal]
+    reps = repetitions.copy()
+    reps["epsilon"] = reps["epsilon"].astype(float).fillna(-1.0)
+    out = []
+    for key, part in reps.groupby(_GROUP, sort=False, dropna=False):
+        rep = part["repetition"].to_numpy()
+        est = part["estimate"].to_numpy(dtype=float)
+        feats = part["feature"].to_numpy()
+        for target in ("claimed", "planted"):
+            tv = part[target].to_numpy(dtype=float)
+            ok = np.isfinite(tv)
+            if not ok.any():
+                continue
+            tse = part[f"{target}_se"].to_numpy(dtype=float)
+            for interval, c, lo, hi in _intervals(part, levels):
+                covered = (lo <= tv) & (tv <= hi)
+                masks = [("all", ok)]
+                if per_feature and len(set(feats)) > 1:
+                    masks += [(f, ok & (feats == f)) for f in pd.unique(feats)]
+                for feature, m in masks:
+                    if not m.any():
+                        continue
+                    rec = dict(zip(_GROUP, key))
+                    rec.update({"feature": feature, "interval": interval, "target": target, "nominal": c})
+                    rec.update(_aggregate(rep[m], covered[m], (hi - lo)[m], (est - tv)[m], tse[m]))
+                    out.append(rec)
+    table = pd.DataFrame(out, columns=TWIN_COVERAGE_COLUMNS)
+    table["epsilon"] = table["epsilon"].where(table["epsilon"] >= 0)
+    return table
+
+
+def coverage_phrase(
+    table: pd.DataFrame | None,
+    dataset: str,
+    kind: str,
+    *,
+    quantity: str | None = None,
+    interval: str | None = None,
+    target: str = "claimed",
+    nominal: float = 0.95,
+    **match: object,
+) -> str:
+    """The sentence beside a printed interval: ``"covers 0.91 ± 0.02 of the truth on the twin of
+    airfoil at nominal 0.95"``, or ``"coverage not measured"`` where the audit did not run (``table``
+    None) or holds no such row.
+
+    Parameters
+    ----------
+    table : DataFrame or None
+        :func:`twin_coverage` (``tables/coverage_twins.csv``).
+    dataset, kind, quantity, interval, target, nominal
+        The row (pooled over variables, ``feature == "all"``); ``interval`` None: the kind's first.
+    **match
+        Further columns to match (``estimator``, ``loss``, ``family``, ``scope``, ``epsilon``).
+    """
+    if table is None or table.empty:
+        return "coverage not measured"
+    sel = (table["dataset"] == dataset) & (table["kind"] == kind) & (table["feature"] == "all")
+    sel &= table["target"] == target
+    if quantity is not None:
+        sel &= table["quantity"] == quantity
+    if interval is not None:
+        sel &= table["interval"] == interval
+    nominal_col = table["nominal"].astype(float)
+    sel &= np.isclose(nominal_col, nominal) | (nominal_col.isna() & (kind == "mcr"))
+    for col, value in match.items():
+        sel &= table[col] == value
+    rows = table[sel]
+    if rows.empty:
+        return "coverage not measured"
+    row = rows.iloc[0]
+    what = "the learner's expectation" if (kind == "learner" and target == "claimed") else "the truth"
+    level = "" if not np.isfinite(float(row["nominal"])) else f" at nominal {float(row['nominal']):.2f}"
+    return f"covers {row['coverage']:.2f} ± {row['coverage_se']:.2f} of {what} on the twin of {dataset}{level}"
+
+
+def summary_table(
+    table: pd.DataFrame, *, nominal: float = 0.95, kinds: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """One row per dataset x kind x quantity x interval x target at ``nominal`` (MCR: its range),
+    pooled over variables: the table of docs/coverage.md."""
+    t = table[(table["feature"] == "all")]
+    t = t[np.isclose(t["nominal"].astype(float), nominal) | t["nominal"].isna()]
+    cols = ["dataset", "kind", "quantity", "estimator", "loss", "scope", "epsilon", "interval", "target"]
+    return t[cols + ["coverage", "coverage_se", "mean_width", "n_repetitions"]].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class TwinCoverage:
+    """The ``twin_coverage`` rule's tables: the replicates with their truths, the coverage table."""
+
+    repetitions: pd.DataFrame
+    coverage: pd.DataFrame
+
+    FRAMES = ("repetitions", "coverage")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by the rule's output names."""
+        return {name: getattr(self, name) for name in self.FRAMES}
+
+
+def twin_coverage_tables(
+    shards: Sequence[pd.DataFrame],
+    f_star: pd.DataFrame,
+    learner: pd.DataFrame | None,
+    *,
+    nominal: Sequence[float] = (0.5, 0.8, 0.9, 0.95, 0.99),
+) -> TwinCoverage:
+    """The ``twin_coverage`` rule: :func:`twin_repetitions` and its :func:`twin_coverage`."""
+    reps = twin_repetitions(shards, f_star, learner)
+    return TwinCoverage(reps, twin_coverage(reps, nominal=nominal))
+
+
+def combine_twin_coverage(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The ``twins_table`` rule: every twin's coverage table in one (``tables/coverage_twins.csv``)."""
+    frames = [t for t in tables if len(t)]
+    if not frames:
+        return pd.DataFrame(columns=TWIN_COVERAGE_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[TWIN_COVERAGE_COLUMNS]

@@ -1,0 +1,257 @@
+"""The twins (xaipipe.studies.twin, twin_truth, twin_audit, twin_table): a linear f* whose MR, PD, ALE
+and SHAP truths are closed form, truths equal to brute force on tiny tables, the OLS interval hitting
+its nominal level, the coverage table against a hand count, replicates that do not depend on the
+sharding -- every table with its rows sorted by a feature (as the UCI files are)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaipipe.config import TwinSettings
+from xaipipe.studies.twin import build_twin, linear_twin, twin_ale_truth, twin_mr_truth, twin_pd_truth, twin_shap_truth
+from xaipipe.studies.twin_audit import _sanity_rows, audit_shard, replicate_rows
+from xaipipe.studies.twin_table import coverage_phrase, twin_coverage, twin_coverage_tables
+from xaipipe.studies.twin_truth import TwinDesign, TwinTruths, prepare_twin, reference_family, twin_truths
+
+NAMES = ["a", "b", "c"]
+
+
+def _table(n=60, seed=0, task="regression", sort=True):
+    """Three numeric columns (b correlated with a), rows sorted by ``a`` (adversarial order)."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, n)
+    b = 0.6 * a + 0.4 * rng.uniform(-1, 1, n)
+    c = rng.normal(size=n)
+    X = np.column_stack([a, b, c])
+    if sort:
+        X = X[np.argsort(X[:, 0])]
+    if task == "regression":
+        y = 1.5 * X[:, 0] - 2.0 * X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.normal(size=n)
+    else:
+        y = (X[:, 0] - X[:, 2] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    k = int(0.8 * n)
+    return SimpleNamespace(
+        X_train=X[:k], X_test=X[k:], y_train=y[:k], y_test=y[k:], task=task, features=list(NAMES),
+        feature_groups={}, classes=None, dataset="toy",
+    )  # fmt: skip
+
+
+def test_a_linear_twin_s_truths_are_closed_form():
+    data = _table(n=80)
+    twin = build_twin(data, "linear_regression", seed=0)
+    X = twin.X
+    beta = twin.f_star.coef_ if hasattr(twin.f_star, "coef_") else twin.f_star.steps[-1][1].coef_
+    sigma2 = twin.noise_variance
+    # MR: e_switch - e_orig = E[(b_j (x_j - x'_j))^2] = 2 b_j^2 Var(x_j) over the empirical rows (exact pairs)
+    mr = twin_mr_truth(twin, losses=["squared_error"], max_pairs=10**6).set_index("feature")
+    assert (mr["method"] == "exact").all()
+    for j, f in enumerate(NAMES):
+        d = 2 * beta[j] ** 2 * X[:, j].var()
+        assert mr.loc[f, "mr_difference"] == pytest.approx(d, rel=1e-9)
+        assert mr.loc[f, "mr_ratio"] == pytest.approx(1 + d / sigma2, rel=1e-9)
+    # PD: b_j z + the mean of the rest
+    grid = [-0.5, 0.0, 0.5]
+    pdt = twin_pd_truth(twin, {"a": grid})
+    rest = twin.f_star.predict(X).mean() - beta[0] * X[:, 0].mean()
+    np.testing.assert_allclose(pdt["pd"], rest + beta[0] * np.array(grid), rtol=0, atol=1e-9)
+    # ALE: its increments are b_j times the edges' increments
+    edges = [-1.0, -0.5, 0.0, 0.5, 1.0]
+    ale = twin_ale_truth(twin, {"a": edges})["ale"].to_numpy()
+    np.testing.assert_allclose(np.diff(ale), beta[0] * np.diff(edges), rtol=0, atol=1e-9)
+    # SHAP: Linear SHAP on a background of every row is b_j (x_j - mean x_j)
+    shap = twin_shap_truth(twin).set_index("feature")["mean_abs_shap"]
+    for j, f in enumerate(NAMES):
+        assert shap[f] == pytest.approx(np.abs(beta[j] * (X[:, j] - X[:, j].mean())).mean(), rel=1e-6)
+
+
+def test_mr_truth_equals_brute_force_on_a_tiny_table():
+    data = _table(n=25, seed=3)
+    twin = build_twin(data, "gradient_boosting", {"n_estimators": 20, "learning_rate": 0.1}, seed=0)
+    mr = twin_mr_truth(twin, losses=["squared_error"]).set_index("feature")
+    X, f = twin.X, twin.f_star.predict
+    for j, name in enumerate(NAMES):
+        total = 0.0
+        for i in range(len(X)):
+            for d in range(len(X)):
+                z = X[i].copy()
+                z[j] = X[d, j]
+                total += (f(X[i : i + 1])[0] - f(z[None])[0]) ** 2 + twin.noise_variance
+        assert mr.loc[name, "e_switch"] == pytest.approx(total / len(X) ** 2, rel=1e-10)
+    # Monte Carlo on fewer pairs: within 4 of its own SEs
+    mc = twin_mr_truth(twin, losses=["squared_error"], max_pairs=400, random_state=1).set_index("feature")
+    assert (mc["method"] == "monte_carlo").all()
+    assert (np.abs(mc["mr_difference"] - mr["mr_difference"]) <= 4 * mc["mr_difference_se"]).all()
+
+
+def test_a_classification_twin_s_log_loss_is_the_exact_expectation_over_y():
+    data = _table(n=20, seed=4, task="classification")
+    twin = build_twin(data, "logistic_regression", {"C": 1.0}, seed=0)
+    mr = twin_mr_truth(twin, losses=["log_loss", "zero_one"]).set_index(["loss", "feature"])
+    P = twin.mean(twin.X)
+    eps = np.finfo(float).eps
+    for j, name in enumerate(NAMES):
+        ll, zo = 0.0, 0.0
+        for i in range(len(P)):
+            for d in range(len(P)):
+                z = twin.X[i].copy()
+                z[j] = twin.X[d, j]
+                q = twin.mean(z[None])[0]
+                ll += -(P[i] * np.log(np.clip(q, eps, 1 - eps))).sum()
+                zo += 1 - P[i][np.argmax(q)]
+        assert mr.loc[("log_loss", name), "e_switch"] == pytest.approx(ll / len(P) ** 2, rel=1e-10)
+        assert mr.loc[("zero_one", name), "e_switch"] == pytest.approx(zo / len(P) ** 2, rel=1e-10)
+    # the planted labels follow p*: the share of ones at a row with p* = 0.8 is 0.8
+    rng = np.random.default_rng(0)
+    row = np.repeat(twin.X[:1], 20000, axis=0)
+    y = twin.response(rng, row)
+    assert y.mean() == pytest.approx(P[0, 1], abs=4 * np.sqrt(P[0, 1] * P[0, 0] / 20000))
+
+
+def test_a_replicate_draws_rows_of_the_table_and_centred_noise():
+    data = _table(n=50)
+    twin = build_twin(data, "linear_regression", seed=0)
+    assert abs(twin.noise.mean()) < 1e-12  # the residual pool is centred: f* is E[Y | X]
+    X, y = twin.sample(np.random.default_rng(1), 5000)
+    rows = {tuple(r) for r in twin.X}
+    assert all(tuple(r) in rows for r in X[:200])
+    assert np.mean(y - twin.mean(X)) == pytest.approx(0.0, abs=4 * np.sqrt(twin.noise_variance / 5000))
+
+
+def test_ols_intervals_on_the_linear_twin_hit_their_nominal_level():
+    """The sanity row: y = X b + e with e drawn from the OLS residuals (not Gaussian), rows sorted."""
+    data = _table(n=120, seed=5)
+    base = build_twin(data, "linear_regression", seed=0)
+    sanity = linear_twin(base, data)
+    design = SimpleNamespace(n=120)
+    rows = [row for r in range(300) for row in _sanity_rows(r, sanity, design, 1000 + r)]
+    table = pd.DataFrame(rows)
+    covered = (table["ci_low"] <= table["claimed"]) & (table["claimed"] <= table["ci_high"])
+    per_rep = covered.groupby(table["repetition"]).mean()
+    se = per_rep.std(ddof=0) / np.sqrt(len(per_rep))
+    assert abs(per_rep.mean() - 0.95) <= 3 * se + 0.005
+
+
+def _design(**over) -> TwinDesign:
+    base = dict(
+        n=60,
+        test_size=0.2,
+        cv_folds=3,
+        n_repetitions=4,
+        seed=7,
+        learners={"gradient_boosting": {"n_estimators": 10, "learning_rate": 0.1}},
+        model=("gradient_boosting", {"n_estimators": 10, "learning_rate": 0.1}),
+        learner={
+            "n_refits": 3,
+            "fraction": 0.632,
+            "pfi_estimator": "permutation",
+            "n_repeats": 2,
+            "effects": [],
+            "shap_max_rows": 20,
+            "truth_fits": 3,
+            "truth_eval_rows": 100,
+            "grids": {"a": [-0.5, 0.0, 0.5]},
+            "ale_edges": {},
+            "pd_class_index": 1,
+        },
+        reliance={
+            "estimators": ["permutation", "e_divide"],
+            "losses": ["squared_error"],
+            "n_repeats": 5,
+            "e_switch_max_rows": None,
+        },
+        comparison={"n_bootstrap": 50, "confidence": 0.95},
+        mcr=None,
+        sanity=False,
+    )
+    return TwinDesign(**{**base, **over})
+
+
+def test_replicates_do_not_depend_on_the_sharding():
+    data = _table(n=60)
+    twin = build_twin(data, "linear_regression", seed=0)
+    bundle = SimpleNamespace(twin=twin, design=_design(), sanity=None)
+    whole = audit_shard(bundle, 0, 1)
+    parts = pd.concat([audit_shard(bundle, k, 2) for k in range(2)]).sort_values("repetition", kind="stable")
+    pd.testing.assert_frame_equal(whole.reset_index(drop=True), parts.reset_index(drop=True))
+    assert set(whole["kind"]) == {"learner", "mr", "test_loss"}
+    # e_divide's estimate sits within a few of its (exact Monte-Carlo) SEs of the exact value it claims
+    # (the permutation estimator's sd / sqrt(R) with R = 5 need not: the audit measures how often)
+    mr = whole[(whole["kind"] == "mr") & (whole["estimator"] == "e_divide")]
+    assert (np.abs(mr["estimate"] - mr["claimed"]) <= 6 * mr["se"] + 1e-12).all()
+
+
+def test_the_coverage_table_against_a_hand_count():
+    reps = pd.DataFrame(
+        {
+            "dataset": "toy",
+            "repetition": [0, 0, 1, 1],
+            "kind": "mr",
+            "quantity": "mr_difference",
+            "family": "f",
+            "estimator": "permutation",
+            "loss": "squared_error",
+            "scope": "",
+            "epsilon": np.nan,
+            "feature": ["a", "b", "a", "b"],
+            "grid_value": np.nan,
+            "estimate": [0.0, 0.0, 0.0, 0.0],
+            "se": [1.0, 1.0, 1.0, 1.0],
+            "se_naive": np.nan,
+            "df": np.inf,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "level": np.nan,
+            "claimed": [0.5, 3.0, 0.5, 0.5],
+            "claimed_se": 0.0,
+            "planted": np.nan,
+            "planted_se": np.nan,
+        }
+    )
+    cov = twin_coverage(reps, nominal=[0.95])
+    row = cov[(cov["feature"] == "all") & (cov["target"] == "claimed")].iloc[0]
+    # replicate 0 covers 1 of 2, replicate 1 covers 2 of 2: mean 0.75, SE sd([0.5, 1]) / sqrt(2)
+    assert row["coverage"] == pytest.approx(0.75) and row["coverage_se"] == pytest.approx(0.25 / np.sqrt(2))
+    assert row["mean_width"] == pytest.approx(2 * 1.959963984540054)
+    assert coverage_phrase(cov, "toy", "mr", quantity="mr_difference") == (
+        "covers 0.75 ± 0.18 of the truth on the twin of toy at nominal 0.95"
+    )
+    assert coverage_phrase(None, "toy", "mr") == "coverage not measured"
+    assert coverage_phrase(cov, "other", "mr") == "coverage not measured"
+
+
+def test_truths_join_the_replicates_and_the_learner_target_is_its_expectation():
+    data = _table(n=60)
+    twin = build_twin(data, "linear_regression", seed=0)
+    design = _design(n_repetitions=2)
+    bundle = SimpleNamespace(twin=twin, design=design, sanity=None)
+    truths = twin_truths(bundle)
+    assert isinstance(truths, TwinTruths)
+    out = twin_coverage_tables([audit_shard(bundle, 0, 1)], truths.f_star, truths.learner, nominal=[0.9])
+    learner = out.repetitions[out.repetitions["kind"] == "learner"]
+    assert learner["claimed"].notna().all() and learner["planted"].notna().all()
+    mr = out.repetitions[out.repetitions["kind"] == "mr"]
+    assert mr["planted"].notna().all()
+    assert set(out.coverage["target"]) == {"claimed", "planted"}
+
+
+def test_the_twin_rule_picks_the_reference_and_caps_the_ensembles():
+    best = {
+        "linear_regression": {"cv_mean": 2.0, "params": {}},
+        "gradient_boosting": {"cv_mean": 1.5, "params": {"n_estimators": 900, "learning_rate": 0.1}},
+        "decision_tree": {"cv_mean": float("nan"), "params": {}},
+    }
+    assert reference_family(best) == "gradient_boosting"
+    settings = TwinSettings(max_estimators=20, n_repetitions=3, mcr=False, sanity=True)
+    bundle = prepare_twin(_table(n=60), settings, best, None)
+    assert bundle.twin.family == "gradient_boosting" and bundle.twin.params["n_estimators"] == 20
+    assert bundle.design.model == ("gradient_boosting", {"n_estimators": 20, "learning_rate": 0.1})
+    assert list(bundle.design.learner["grids"]) == ["a", "b"] and bundle.sanity is not None
+    assert TwinDesign.from_dict(bundle.design.to_dict()) == bundle.design
+    with pytest.raises(ValueError, match="twins.f_star: 'knn' is not a family of dataset toy"):
+        prepare_twin(_table(n=60), TwinSettings(f_star="knn", task="classification"), best, None)
+    rows = replicate_rows(bundle.twin, bundle.design, 0, bundle.sanity)
+    assert {"learner", "mr", "test_loss", "ols"} <= {r["kind"] for r in rows}

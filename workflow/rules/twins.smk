@@ -1,0 +1,174 @@
+# Coverage audit on the twin of every dataset (issue 51; docs/coverage.md): the table's own feature
+# rows with a planted response of known truth (xaipipe.studies.twin), R replicates of the pipeline's
+# own steps in n_shards jobs per dataset, the coverage of every interval kind against the estimand it
+# claims and the planted truth. Its own target, `snakemake --cores 8 twins`; not part of `all`.
+# Settings: xaipipe.config.TwinSettings (config section `twins`).
+
+
+def twin_datasets():
+    """Datasets with a twin audit: twins.datasets (those that run), or every dataset that runs."""
+    chosen = config["twins"]["datasets"]
+    if chosen is None:
+        return list(DATASETS)
+    unknown = [d for d in chosen if d not in DATASETS]
+    if unknown:
+        raise ValueError(
+            f"config key twins.datasets lists {unknown}, which do not run (datasets that run: {DATASETS})"
+        )
+    return list(chosen)
+
+
+def twin_params(wildcards):
+    """params.settings of the dataset's twin job (xaipipe.config.TwinSettings)."""
+    source = REGISTRY[wildcards.dataset].source
+    dgp = (
+        {"dgp": source["dgp"], "noise_sd": source.get("noise_sd", 1.0)}
+        if source.get("kind") == "simulated"
+        else None
+    )
+    return TwinSettings.from_config(config, task_of(wildcards.dataset), dgp).to_params()
+
+
+def twin_learner_reliance(wildcards):
+    """The MR table of the dataset's first learner family (the learner-PD's top variables), if it runs."""
+    settings = TwinSettings.from_config(config, task_of(wildcards.dataset))
+    runs = [f for f in settings.learner_families if f in families_of(wildcards.dataset)]
+    return (
+        [P("model_reliance", dataset=wildcards.dataset, family=runs[0])] if runs else []
+    )
+
+
+TWIN_SHARDS = list(range(config["twins"]["n_shards"]))
+
+
+rule twin:
+    """The twin: f* (the cross-family reference model by default) fitted on the table, its out-of-fold residuals."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        best=lambda w: [
+            P("best", dataset=w.dataset, family=f) for f in families_of(w.dataset)
+        ],
+        reliance=twin_learner_reliance,
+    output:
+        twin=P("twin"),
+        design=P("twin_design"),
+    log:
+        f"{LOGS}/twins/{{dataset}}/twin.log",
+    benchmark:
+        f"{BENCH}/twin/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        settings=twin_params,
+    script:
+        "../scripts/twin.py"
+
+
+rule twin_truth:
+    """The twin's planted truths (f*'s MR, PD, ALE, SHAP importance) and the learners' expected values."""
+    input:
+        twin=rules.twin.output.twin,
+    output:
+        f_star=P("twin_truth"),
+        learner=P("twin_learner_truth"),
+    log:
+        f"{LOGS}/twins/{{dataset}}/truth.log",
+    benchmark:
+        f"{BENCH}/twin_truth/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: config["twins"]["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/twin_truth.py"
+
+
+rule twin_shard:
+    """Replicates shard, shard + n_shards, ... of the twin: the pipeline's steps and every interval they print."""
+    input:
+        twin=rules.twin.output.twin,
+    output:
+        replicates=P("twin_shard"),
+    log:
+        f"{LOGS}/twins/{{dataset}}/shard_{{shard}}.log",
+    benchmark:
+        f"{BENCH}/twin_shard/{{dataset}}_{{shard}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: config["twins"]["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    params:
+        n_shards=config["twins"]["n_shards"],
+    script:
+        "../scripts/twin_shard.py"
+
+
+rule twin_coverage:
+    """The twin's replicates with their truths and the coverage of every interval kind."""
+    input:
+        shards=lambda w: [
+            P("twin_shard", dataset=w.dataset, shard=k) for k in TWIN_SHARDS
+        ],
+        f_star=rules.twin_truth.output.f_star,
+        learner=rules.twin_truth.output.learner,
+        design=rules.twin.output.design,
+    output:
+        repetitions=P("twin_repetitions"),
+        coverage=P("twin_coverage"),
+    log:
+        f"{LOGS}/twins/{{dataset}}/coverage.log",
+    benchmark:
+        f"{BENCH}/twin_coverage/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/explain.yaml"
+    script:
+        "../scripts/twin_coverage.py"
+
+
+rule twins_table:
+    """Every twin's coverage in one table (tables/coverage_twins.csv)."""
+    input:
+        coverage=lambda w: [P("twin_coverage", dataset=d) for d in twin_datasets()],
+    output:
+        table=P("table", name="coverage_twins"),
+    log:
+        f"{LOGS}/twins/twins_table.log",
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../scripts/twins_table.py"
+
+
+rule twins_figure:
+    """Coverage against nominal level of every interval kind on every twin."""
+    input:
+        style=STYLE_FILE,
+        coverage=rules.twins_table.output.table,
+    output:
+        **figure_outputs("twins_figure"),
+    log:
+        f"{LOGS}/figures/twins.log",
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../scripts/twins_figure.py"
+
+
+rule twins:
+    """Target: the coverage audit on the twins (`snakemake --cores 8 twins`)."""
+    input:
+        rules.twins_table.output,
+        rules.twins_figure.output,
+    localrule: True
