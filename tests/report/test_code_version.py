@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import xaipipe
+from xaipipe.report import code_version
 from xaipipe.report.code_version import code_fingerprint, code_text, package_modules
 
 REPO = Path(__file__).resolve().parents[2]
@@ -175,3 +176,46 @@ def test_a_front_door_import_reaches_the_entry_points_module_only(tmp_path):
     )
     cv = package_modules(tmp_path / "cv_door.py", pkg)
     assert "xaipipe.models.cv" in cv and not any(m.startswith("xaipipe.rashomon") for m in cv)
+
+
+def _door(root: Path, entries: str, rules: str) -> Path:
+    """pkg/ with a lazy door (its ENTRY_POINTS and RULES literals), two entry modules, a script."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/door/__init__.py": (
+            "from .._lazy import attach\n"
+            f"ENTRY_POINTS = {entries}\n"
+            f"RULES = {rules}\n"
+            "__getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)\n"
+        ),
+        "pkg/_lazy.py": "def attach(name, table):\n    return None, None, list(table)\n",
+        "pkg/door/a.py": "def f():\n    return 1\n",
+        "pkg/door/b.py": "def g():\n    return 2\n",
+        "pkg/door/c.py": "def f():\n    return 3\n",
+        "script.py": "from pkg.door import f\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root / "pkg"
+
+
+def test_a_door_s_new_rule_or_entry_point_moves_no_hash_a_re_pointed_one_does(tmp_path):
+    """A door's RULES and ENTRY_POINTS literals are left out of its code text (code_version.DOOR_TABLES):
+    a new rule or entry point (a new step's settings class in xaipipe.config) reruns no finished job
+    of the other entries, while re-pointing the script's entry point to another module changes the
+    modules it reaches, and so its hash."""
+    pkg = _door(tmp_path, "{'f': 'a'}", "{'r': ('f',)}")
+    before = code_fingerprint(tmp_path / "script.py", pkg)
+    _door(tmp_path, "{'f': 'a', 'g': 'b'}", "{'r': ('f',), 's': ('g',)}")
+    assert code_fingerprint(tmp_path / "script.py", pkg) == before
+    _door(tmp_path, "{'f': 'c', 'g': 'b'}", "{'r': ('f',), 's': ('g',)}")
+    code_version._imports.cache_clear()  # the closure is cached per file for one workflow parse
+    code_version._entry_points.cache_clear()
+    moved = package_modules(tmp_path / "script.py", pkg)
+    assert "pkg.door.c" in moved and "pkg.door.a" not in moved
+    assert code_fingerprint(tmp_path / "script.py", pkg) != before
+    repointed = code_fingerprint(tmp_path / "script.py", pkg)
+    door = tmp_path / "pkg/door/__init__.py"
+    door.write_text(door.read_text() + "EXTRA = 1\n")  # any other statement of the door still counts
+    assert code_fingerprint(tmp_path / "script.py", pkg) != repointed

@@ -167,15 +167,37 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+#: The literal tables of a front door (:mod:`xaipipe._lazy`), left out of its code text: ``RULES`` is a
+#: declared map that nothing runs, and ``ENTRY_POINTS`` is followed by :func:`package_modules` (an
+#: entry point re-pointed to another module changes the modules a script reaches, so its hash).
+DOOR_TABLES = ("ENTRY_POINTS", "RULES")
+
+
+def _without_door_tables(tree: ast.Module) -> ast.Module:
+    """``tree`` without its top-level ``ENTRY_POINTS = {...}`` and ``RULES = {...}`` assignments: a
+    new rule or entry point of a door reruns none of the jobs that reach the door for other entries."""
+
+    def table(node) -> bool:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        return any(isinstance(t, ast.Name) and t.id in DOOR_TABLES for t in targets)
+
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.Assign | ast.AnnAssign) and table(node))]
+    return tree
+
+
 @lru_cache(maxsize=4096)
 def _code_text(path: Path, stamp: tuple[int, int]) -> str:
-    return ast.unparse(_without_docstrings(ast.parse(path.read_bytes(), filename=str(path))))
+    tree = _without_docstrings(ast.parse(path.read_bytes(), filename=str(path)))
+    if path.name == "__init__.py":
+        tree = _without_door_tables(tree)
+    return ast.unparse(tree)
 
 
 def code_text(path: str | Path) -> str:
     """The code of a Python file: :func:`ast.unparse` of its syntax tree without docstrings (module,
     class and function), so that comments, formatting, quotes and docstrings do not count and every
-    change of what runs does.
+    change of what runs does; a package ``__init__`` also without its door tables
+    (:data:`DOOR_TABLES`: a door's entry points count through the modules they reach).
 
     Raises
     ------
