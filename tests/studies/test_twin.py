@@ -255,3 +255,36 @@ def test_the_twin_rule_picks_the_reference_and_caps_the_ensembles():
         prepare_twin(_table(n=60), TwinSettings(f_star="knn", task="classification"), best, None)
     rows = replicate_rows(bundle.twin, bundle.design, 0, bundle.sanity)
     assert {"learner", "mr", "test_loss", "ols"} <= {r["kind"] for r in rows}
+
+
+def test_captions_and_the_explorer_show_coverage_only_where_the_audit_ran():
+    from xaipipe.report.explorer.page import with_notes
+    from xaipipe.studies.twin_table import explorer_coverage_lines, learner_captions
+
+    rows = []
+    for target, cov in (("claimed", 0.93), ("planted", 0.61)):
+        rows.append(
+            {"dataset": "toy", "kind": "learner", "quantity": "pd", "family": "gradient_boosting", "estimator": "permutation",
+             "loss": "squared_error", "scope": "", "epsilon": np.nan, "feature": "all", "interval": "corrected",
+             "target": target, "nominal": 0.95, "coverage": cov, "coverage_se": 0.02, "mean_width": 1.0,
+             "mean_error": 0.0, "truth_se_ratio": 0.01, "n_intervals": 100, "n_repetitions": 100}
+        )  # fmt: skip
+    table = pd.DataFrame(rows)
+    assert learner_captions(None, "toy", "gradient_boosting") == {}
+    caps = learner_captions(table, "toy", "gradient_boosting")
+    assert caps["learner_pd"] == (
+        "corrected 95 % interval: covers 0.93 ± 0.02 of the learner's expectation, 0.61 ± 0.02 of f*'s value (twin of toy)"
+    )
+    assert caps["learner_ale"] == "coverage on the twin of toy: not measured"
+    lines = explorer_coverage_lines(table, "toy", epsilon=1.0)
+    assert lines == [
+        "learner-PD, corrected: covers 0.93 ± 0.02 of the learner's expectation on the twin of toy at nominal 0.95; of f*'s value: 0.61 ± 0.02"
+    ]
+    assert explorer_coverage_lines(None, "toy", epsilon=1.0) == []
+    page = '<body>\n<div id="explorer"></div>\n</body>'
+    shown = with_notes(page, {"toy": lines})
+    assert (
+        shown.count('id="twin-notes"') == 1
+        and "0.93 ± 0.02" in shown
+        and shown.endswith('<div id="explorer"></div>\n</body>')
+    )

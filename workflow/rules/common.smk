@@ -166,6 +166,14 @@ def shap_interaction_families(dataset):
 STYLE_FILE = os.path.relpath(BASEDIR / config["report"]["style"])
 
 
+def twins_table_if_run(wildcards):
+    """The twins' coverage table (rule twins_table) where `snakemake twins` has written it, else
+    nothing: captions and the explorer show coverage from it only then (docs/coverage.md).
+    """
+    path = P("table", name="coverage_twins")
+    return [path] if os.path.exists(path) else []
+
+
 def task_of(dataset):
     return REGISTRY[dataset].task
 

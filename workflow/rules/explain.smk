@@ -338,6 +338,8 @@ rule learner_figures:
         pfi=rules.learner.output.pfi,
         shap=rules.learner.output.shap,
         ale=rules.learner.output.ale,
+        # the twins' coverage table where the audit has run (docs/coverage.md): the captions
+        twins=twins_table_if_run,
     output:
         **figure_outputs("learner_figures"),
     log:

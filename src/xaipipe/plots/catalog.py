@@ -180,7 +180,7 @@ GROUPS: dict[str, FigureGroup] = {
             "model_figure",
             _MODEL,
             "learner-PD/PFI",
-            inputs=("pd_table", "pfi", "shap", "ale", "title"),
+            inputs=("pd_table", "pfi", "shap", "ale", "title", "coverage"),
         ),
         FigureGroup(
             "sage_figures",

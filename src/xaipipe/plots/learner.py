@@ -26,7 +26,7 @@ from .pdp import OUTPUT_LABELS
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["interval_bars", "plot_learner_pd", "plot_learner_pfi", "learner_figures"]
+__all__ = ["with_coverage", "interval_bars", "plot_learner_pd", "plot_learner_pfi", "learner_figures"]
 
 MEAN_COLOUR = "#000000"
 BAND_COLOUR = "#0072B2"  # Okabe-Ito blue
@@ -274,8 +274,26 @@ def interval_bars(
     return fig
 
 
-def learner_figures(pd_table: pd.DataFrame, pfi: pd.DataFrame, *, title: str = "") -> dict[str, Figure]:
+def with_coverage(title: str, coverage, kind: str) -> str:
+    """``title`` with the line of ``coverage[kind]`` below it (the interval's coverage on the dataset's
+    twin, :func:`xaipipe.studies.twin_table.learner_captions`) where the twin audit has run."""
+    line = (coverage or {}).get(kind)
+    return f"{title}\n{line}" if line else title
+
+
+def learner_figures(
+    pd_table: pd.DataFrame, pfi: pd.DataFrame, *, title: str = "", coverage: dict | None = None
+) -> dict[str, Figure]:
     """The ``learner_figures`` rule: learner-PD bands and learner-PFI bars.
+
+    Parameters
+    ----------
+    pd_table, pfi : DataFrame
+        ``learner_pd.csv``, ``learner_pfi.csv`` of one model.
+    title : str
+    coverage : dict kind -> str, optional
+        The intervals' coverage on the dataset's twin, one line per figure kind, where the twin audit
+        has run (None: the figures as before).
 
     Returns
     -------
@@ -283,6 +301,6 @@ def learner_figures(pd_table: pd.DataFrame, pfi: pd.DataFrame, *, title: str = "
         ``learner_pd``, ``learner_pfi`` -> Figure.
     """
     return {
-        "learner_pd": plot_learner_pd(pd_table, title=f"{title}: learner-PD"),
-        "learner_pfi": plot_learner_pfi(pfi, title=f"{title}: learner-PFI"),
+        "learner_pd": plot_learner_pd(pd_table, title=with_coverage(f"{title}: learner-PD", coverage, "learner_pd")),
+        "learner_pfi": plot_learner_pfi(pfi, title=with_coverage(f"{title}: learner-PFI", coverage, "learner_pfi")),
     }

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .learner import _one_model, interval_bars, plot_learner_pd
+from .learner import _one_model, interval_bars, plot_learner_pd, with_coverage
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -70,7 +70,7 @@ def plot_learner_shap(table: pd.DataFrame, *, show_naive: bool = True, title: st
 
 
 def learner_effect_figures(
-    shap: pd.DataFrame, ale: pd.DataFrame, *, title: str = "", max_features: int = 6
+    shap: pd.DataFrame, ale: pd.DataFrame, *, title: str = "", max_features: int = 6, coverage: dict | None = None
 ) -> dict[str, Figure]:
     """The ``learner_figures`` rule's learner-SHAP bars and learner-ALE bands.
 
@@ -81,6 +81,8 @@ def learner_effect_figures(
     title : str
     max_features : int, default 6
         ALE panels: the variables with the largest learner-SHAP importance (table order without it).
+    coverage : dict kind -> str, optional
+        As :func:`xaipipe.plots.learner.learner_figures`.
 
     Returns
     -------
@@ -89,7 +91,9 @@ def learner_effect_figures(
     """
     note = "not computed (config key explain.learner.effects)"
     out = {
-        "learner_shap": plot_learner_shap(shap, title=f"{title}: learner-SHAP importance")
+        "learner_shap": plot_learner_shap(
+            shap, title=with_coverage(f"{title}: learner-SHAP importance", coverage, "learner_shap")
+        )
         if len(shap)
         else _empty(f"learner-SHAP importance {note}")
     }
@@ -101,6 +105,9 @@ def learner_effect_figures(
         rank = shap.sort_values("mean", ascending=False, kind="stable")["feature"].tolist()
         features = [f for f in rank if f in set(features)] + [f for f in features if f not in set(rank)]
     out["learner_ale"] = plot_learner_pd(
-        ale, features=features[:max_features], title=f"{title}: learner-ALE", quantity="ALE"
+        ale,
+        features=features[:max_features],
+        title=with_coverage(f"{title}: learner-ALE", coverage, "learner_ale"),
+        quantity="ALE",
     )
     return out

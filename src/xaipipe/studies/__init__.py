@@ -24,6 +24,8 @@ ENTRY_POINTS = {
     "audit_shard": "twin_audit",
     "twin_coverage_tables": "twin_table",
     "combine_twin_coverage": "twin_table",
+    "learner_captions": "twin_table",
+    "explorer_coverage_lines": "twin_table",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -32,6 +34,8 @@ RULES = {
     "abalone_study": ("table_4_1_from_shards",),
     "abalone_study_cv": ("study_cv_shard",),
     "coverage_audit": ("coverage_audit",),
+    "explorer": ("explorer_coverage_lines",),
+    "learner_figures": ("learner_captions",),
     "illustration": (
         "ILLUSTRATIONS",
         "illustration_table",

@@ -30,6 +30,8 @@ __all__ = [
     "KINDS",
     "TwinCoverage",
     "combine_twin_coverage",
+    "explorer_coverage_lines",
+    "learner_captions",
     "twin_coverage_tables",
     "TWIN_COVERAGE_COLUMNS",
     "coverage_phrase",
@@ -345,3 +347,80 @@ def combine_twin_coverage(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=TWIN_COVERAGE_COLUMNS)
     return pd.concat(frames, ignore_index=True)[TWIN_COVERAGE_COLUMNS]
+
+
+#: The learner figures' kinds -> the coverage rows of their intervals (quantity of the ``learner`` kind).
+_LEARNER_FIGURES = {
+    "learner_pd": "pd",
+    "learner_pfi": "mr_difference",
+    "learner_shap": "shap",
+    "learner_ale": "ale",
+}
+
+
+def learner_captions(table: pd.DataFrame | None, dataset: str, family: str, *, nominal: float = 0.95) -> dict:
+    """One caption line per learner figure (``learner_pd``, ``learner_pfi``, ``learner_shap``,
+    ``learner_ale``): the corrected interval's coverage of the learner's expectation (its estimand)
+    and of f*'s value on the dataset's twin, e.g. ``"corrected 95 % interval on the twin of airfoil:
+    covers 0.93 ± 0.02 of the learner's expectation, 0.71 ± 0.04 of f*'s value"``; an empty dict when
+    the audit has not run (``table`` None) and ``"coverage not measured"`` for a figure without rows.
+    """
+    if table is None:
+        return {}
+    out = {}
+    for kind, quantity in _LEARNER_FIGURES.items():
+        common = dict(quantity=quantity, interval="corrected", nominal=nominal, family=family)
+        claimed = coverage_phrase(table, dataset, "learner", target="claimed", **common)
+        planted = coverage_phrase(table, dataset, "learner", target="planted", **common)
+        if claimed == "coverage not measured":
+            out[kind] = f"coverage on the twin of {dataset}: not measured"
+            continue
+        head = f"corrected {round(100 * nominal)} % interval: " + claimed.split(" on the twin")[0]
+        tail = planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", "f*'s value")
+        out[kind] = (
+            f"{head}, {tail} (twin of {dataset})"
+            if planted != "coverage not measured"
+            else f"{head} (twin of {dataset})"
+        )
+    return out
+
+
+def explorer_coverage_lines(
+    table: pd.DataFrame | None, dataset: str, *, epsilon: float, nominal: float = 0.95
+) -> list[str]:
+    """The explorer's lines for one dataset: how often each interval kind the page draws or the study
+    prints covers its estimand and the planted truth on the dataset's twin (MCR of the cross-family
+    set at ``epsilon``; the learner's, the MR SEs', the test loss's at ``nominal``); empty where the
+    audit has not run (``table`` None)."""
+    if table is None:
+        return []
+    lines = []
+    for scope in ("cross_family", "family", "linear_exact"):
+        for quantity in ("mcr_difference", "mcr_ratio"):
+            phrase = coverage_phrase(
+                table, dataset, "mcr", quantity=quantity, interval="mcr", target="planted", scope=scope,
+                epsilon=float(epsilon),
+            )  # fmt: skip
+            if phrase != "coverage not measured":
+                name = quantity.replace("mcr_", "MR ")
+                lines.append(
+                    f"[MCR⁻, MCR⁺] of {name} ({scope}, ε = {epsilon:g}, no nominal level): {phrase.replace('the truth', 'MR(f*)')}"
+                )
+    for label, kind, quantity, interval, extra in (
+        ("learner-PD, corrected", "learner", "pd", "corrected", {}),
+        ("learner-PFI difference, corrected", "learner", "mr_difference", "corrected", {}),
+        ("MR difference ± z SE, e_divide", "mr", "mr_difference", "se", {"estimator": "e_divide"}),
+        ("MR difference ± z SE, permutation", "mr", "mr_difference", "se", {"estimator": "permutation"}),
+        ("test loss, bootstrap percentile", "test_loss", "test_loss", "reported", {}),
+    ):
+        claimed = coverage_phrase(table, dataset, kind, quantity=quantity, interval=interval, nominal=nominal, **extra)
+        if claimed == "coverage not measured":
+            continue
+        planted = coverage_phrase(
+            table, dataset, kind, quantity=quantity, interval=interval, target="planted", nominal=nominal, **extra
+        )
+        line = f"{label}: {claimed}"
+        if planted != "coverage not measured":
+            line += f"; of f*'s value: {planted.split(' of ')[0].replace('covers ', '')}"
+        lines.append(line)
+    return lines

@@ -178,8 +178,39 @@ def _coverage(view: DatasetView) -> pd.DataFrame:
     return cov[COVERAGE_COLUMNS]
 
 
+def with_notes(page: str, notes: Mapping[str, Sequence[str]]) -> str:
+    """``page`` with a paragraph under the picker that shows the chosen dataset's ``notes`` (the
+    coverage of its intervals on the dataset's twin; a dataset without notes: "coverage not
+    measured")."""
+    data = json.dumps({k: list(v) for k, v in notes.items()}, ensure_ascii=False).replace("</", "<\\/")
+    block = (
+        '<div class="about" id="twin-coverage"></div>\n'
+        f'<script type="application/json" id="twin-notes">{data}</script>\n'
+        "<script>\n"
+        'const twinNotes = JSON.parse(document.getElementById("twin-notes").textContent);\n'
+        "function showNotes(name) {\n"
+        '  const lines = twinNotes[name] || ["coverage not measured (run `snakemake twins`)"];\n'
+        '  const box = document.getElementById("twin-coverage");\n'
+        '  box.replaceChildren(...lines.map((t) => Object.assign(document.createElement("div"), {textContent: t})));\n'
+        "}\n"
+        'document.getElementById("dataset").addEventListener("change", (e) => showNotes(e.target.value));\n'
+        'showNotes(document.getElementById("dataset").value);\n'
+        "</script>\n"
+    )
+    anchor = '<div id="explorer"></div>\n'
+    return page.replace(
+        anchor, '<p class="about"><b>Coverage on the twin</b> (docs/coverage.md):</p>\n' + block + anchor, 1
+    )
+
+
 def explorer_page(
-    datasets: Sequence[str], inputs, *, epsilon: float, scope: str, title: str = "Rashomon explorer"
+    datasets: Sequence[str],
+    inputs,
+    *,
+    epsilon: float,
+    scope: str,
+    title: str = "Rashomon explorer",
+    notes: Mapping[str, Sequence[str]] | None = None,
 ) -> ExplorerPage:
     """The ``explorer`` rule: the page of every dataset and the coverage rates at the configured ε.
 
@@ -193,6 +224,9 @@ def explorer_page(
     scope : str
         ``rashomon.figure_scope``: the scope shown first.
     title : str
+    notes : mapping dataset -> lines, optional
+        The coverage of the dataset's intervals on its twin (:func:`xaipipe.studies.twin_table.explorer_coverage_lines`),
+        shown under the picker where the twin audit has run; None: the page as before.
 
     Returns
     -------
@@ -204,4 +238,5 @@ def explorer_page(
     views = load_views(datasets, inputs, epsilon=epsilon, scope=scope)
     specs = {v.dataset: dataset_spec(v) for v in views}
     coverage = pd.concat([_coverage(v) for v in views], ignore_index=True)
-    return ExplorerPage(html=page_html(specs, title=title), coverage=coverage)
+    page = page_html(specs, title=title)
+    return ExplorerPage(html=page if notes is None else with_notes(page, notes), coverage=coverage)
