@@ -27,6 +27,7 @@ TWIN_LEARNER: dict[str, Any] = {
     "shap_max_rows": 200,
     "truth_fits": 20,
     "truth_eval_rows": 2000,
+    "params": {},
 }
 #: ``twins.mcr``' defaults: the model class of each task (a CV grid per family) and the ε rule.
 TWIN_MCR: dict[str, Any] = {
@@ -49,7 +50,7 @@ TWIN_MCR: dict[str, Any] = {
     "scopes": ["family", "cross_family", "linear_exact"],
     "estimator": "permutation",
     "n_repeats": 20,
-    "population_rows": 5000,
+    "population_rows": 2000,
 }
 #: ``twins.truth``' defaults: the Monte-Carlo size of f*'s MR and SHAP truths.
 TWIN_TRUTH: dict[str, Any] = {"max_pairs": 250_000, "shap_max_rows": 2000}

@@ -385,7 +385,12 @@ def prepare_twin(data, settings, best: Mapping[str, Mapping[str, Any]], reliance
             seed=s.seed,
         )
         model = (family, _capped(family, params, s.max_estimators))
-    learners = {f: _capped(f, best[f]["params"], s.max_estimators) for f in s.learner_families if f in best}
+    fixed = dict(s.learner.get("params") or {})  # twins.learner.params: a family's fixed configuration
+    learners = {
+        f: dict(fixed[f]) if f in fixed else _capped(f, best[f]["params"], s.max_estimators)
+        for f in s.learner_families
+        if f in best or f in fixed
+    }
     numeric = [f for f in twin.features if f not in {m for g in twin.feature_groups.values() for m in g}]
     if reliance is not None and len(reliance):
         ranked = top_features(
