@@ -20,7 +20,7 @@ from .conftest import copy_workflow, small_args
 pytestmark = pytest.mark.integration
 
 RESULTS = "results/test"
-EXTRA_TARGETS = ("coverage", f"{RESULTS}/studies/seed003/seed003_comparison.csv")
+EXTRA_TARGETS = ("coverage", "twins", f"{RESULTS}/studies/seed003/seed003_comparison.csv")
 
 
 def _dry_run(work, mirror) -> list[dict]:

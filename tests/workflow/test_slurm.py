@@ -101,13 +101,14 @@ def test_slurm_profile_dry_run_keeps_resources_with_account_and_partition(workfl
     # The README's command (account and partition through --default-resources) must keep every
     # SLURM rule's runtime, mem_mb and cpus_per_task. A dry run caps threads at --cores (1 if
     # not given), a SLURM run does not: --cores 64 shows the threads the jobs would get.
-    # targets: the default one, `coverage` and `illustrations` (off in the small config), and a split CV
+    # targets: the default one, `coverage`, `twins` and `illustrations` (off in the small config), and a split CV
     # (tests/configs/split_jobs.yaml), so that every SLURM rule is planned
     proc = snakemake(
         workflow_copy,
         "-n",
         "all",
         "coverage",
+        "twins",
         "illustrations",
         "--workflow-profile",
         "profiles/slurm",

@@ -5,39 +5,6 @@
 # Settings: xaipipe.config.TwinSettings (config section `twins`).
 
 
-def twin_datasets():
-    """Datasets with a twin audit: twins.datasets (those that run), or every dataset that runs."""
-    chosen = config["twins"]["datasets"]
-    if chosen is None:
-        return list(DATASETS)
-    unknown = [d for d in chosen if d not in DATASETS]
-    if unknown:
-        raise ValueError(
-            f"config key twins.datasets lists {unknown}, which do not run (datasets that run: {DATASETS})"
-        )
-    return list(chosen)
-
-
-def twin_params(wildcards):
-    """params.settings of the dataset's twin job (xaipipe.config.TwinSettings)."""
-    source = REGISTRY[wildcards.dataset].source
-    dgp = (
-        {"dgp": source["dgp"], "noise_sd": source.get("noise_sd", 1.0)}
-        if source.get("kind") == "simulated"
-        else None
-    )
-    return TwinSettings.from_config(config, task_of(wildcards.dataset), dgp).to_params()
-
-
-def twin_learner_reliance(wildcards):
-    """The MR table of the dataset's first learner family (the learner-PD's top variables), if it runs."""
-    settings = TwinSettings.from_config(config, task_of(wildcards.dataset))
-    runs = [f for f in settings.learner_families if f in families_of(wildcards.dataset)]
-    return (
-        [P("model_reliance", dataset=wildcards.dataset, family=runs[0])] if runs else []
-    )
-
-
 TWIN_SHARDS = list(range(config["twins"]["n_shards"]))
 
 
