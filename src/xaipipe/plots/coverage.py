@@ -209,7 +209,7 @@ _TWIN_PANELS = {
     ("learner", "mr_difference", "corrected"): "learner-PFI difference (corrected)",
     ("learner", "shap", "corrected"): "learner-SHAP importance (corrected)",
     ("learner", "ale", "corrected"): "learner-ALE (corrected)",
-    ("mr", "mr_difference", "se"): "MR difference ± z SE",
+    ("mr", "mr_difference", "se"): "MR difference ± t / z SE",
     ("test_loss", "test_loss", "se"): "test loss ± z bootstrap SE",
     ("ols", "coefficient", "se"): "OLS coefficients (sanity)",
     ("logit", "coefficient", "se"): "logit coefficients (sanity)",
@@ -262,7 +262,10 @@ def plot_twin_coverage(coverage: pd.DataFrame, *, band: float = 1.96, title: str
     for ax, key in zip(axes.ravel(), panels):
         kind, quantity, interval = key
         part = frame[(frame["kind"] == kind) & (frame["quantity"] == quantity) & (frame["interval"] == interval)]
-        for (dataset, target, estimator), rows in part.groupby(["dataset", "target", "estimator"], sort=False):
+        # dropna=False: test loss, OLS and logit rows have no estimator
+        for (dataset, target, estimator), rows in part.groupby(
+            ["dataset", "target", "estimator"], sort=False, dropna=False
+        ):
             rows = rows.groupby("nominal", as_index=False)[["coverage", "coverage_se"]].mean()
             ax.errorbar(
                 rows["nominal"],
