@@ -69,7 +69,7 @@ def test_twins_target_writes_the_coverage_of_every_kind(twins_run, mirror_dir):
 
 def test_default_target_then_shows_the_twin_coverage(twins_run, mirror_dir):
     repo, _ = twins_run
-    # the coverage table is now an input of the learner figures and the explorer: those rerun, nothing else
+    # the coverage table is now an input of the learner figures and the explorer: those (and the manifest) rerun, nothing else
     plan = snakemake(repo, "-n", "--cores", "2", *small_args(mirror_dir, configfiles=TWINS))
     planned = _planned(plan)
-    assert "learner_figures" in planned and planned <= {"learner_figures", "explorer", "all"}, planned
+    assert "learner_figures" in planned and planned <= {"learner_figures", "explorer", "manifest", "all"}, planned

@@ -25,7 +25,7 @@ TWIN_LEARNER: dict[str, Any] = {
     "ale_bins": 10,
     "effects": ["shap", "ale"],
     "shap_max_rows": 200,
-    "truth_fits": 20,
+    "truth_fits": 100,
     "truth_eval_rows": 2000,
     "params": {},
 }
