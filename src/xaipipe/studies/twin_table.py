@@ -413,7 +413,7 @@ def explorer_coverage_lines(
         ("learner-PD, corrected", "learner", "pd", "corrected", {}),
         ("learner-PFI difference, corrected", "learner", "mr_difference", "corrected", {}),
         ("MR difference ± z SE, e_divide", "mr", "mr_difference", "se", {"estimator": "e_divide"}),
-        ("MR difference ± z SE, permutation", "mr", "mr_difference", "se", {"estimator": "permutation"}),
+        ("MR difference ± t SE, permutation", "mr", "mr_difference", "se", {"estimator": "permutation"}),
         ("test loss, bootstrap percentile", "test_loss", "test_loss", "reported", {}),
     ):
         claimed = coverage_phrase(table, dataset, kind, quantity=quantity, interval=interval, nominal=nominal, **extra)
