@@ -389,20 +389,25 @@ def twin_datasets():
     return list(chosen)
 
 
-def twin_params(wildcards):
-    """params.settings of the dataset's twin job (xaipipe.config.TwinSettings)."""
-    source = REGISTRY[wildcards.dataset].source
+def twin_settings(dataset):
+    """The dataset's twin settings (xaipipe.config.TwinSettings), a simulated table's DGP with them."""
+    source = REGISTRY[dataset].source
     dgp = (
         {"dgp": source["dgp"], "noise_sd": source.get("noise_sd", 1.0)}
         if source.get("kind") == "simulated"
         else None
     )
-    return TwinSettings.from_config(config, task_of(wildcards.dataset), dgp).to_params()
+    return TwinSettings.from_config(config, task_of(dataset), dgp)
+
+
+def twin_params(wildcards):
+    """params.settings of the dataset's twin job (xaipipe.config.TwinSettings)."""
+    return twin_settings(wildcards.dataset).to_params()
 
 
 def twin_learner_reliance(wildcards):
     """The MR table of the dataset's first learner family (the learner-PD's top variables), if it runs."""
-    settings = TwinSettings.from_config(config, task_of(wildcards.dataset))
+    settings = twin_settings(wildcards.dataset)
     runs = [f for f in settings.learner_families if f in families_of(wildcards.dataset)]
     return (
         [P("model_reliance", dataset=wildcards.dataset, family=runs[0])] if runs else []
