@@ -143,15 +143,31 @@ def test_twin_coverage_draws_every_kind_the_table_has():
     from xaipipe.studies.twin_table import TWIN_COVERAGE_COLUMNS
 
     rows = []
-    kinds = [("learner", "pd", "corrected", "permutation"), ("mr", "mr_difference", "se", "e_divide"),
-             ("test_loss", "test_loss", "se", None), ("ols", "coefficient", "se", None)]
+    kinds = [
+        ("learner", "pd", "corrected", "permutation"),
+        ("mr", "mr_difference", "se", "e_divide"),
+        ("test_loss", "test_loss", "se", None),
+        ("ols", "coefficient", "se", None),
+    ]
     for kind, quantity, interval, estimator in kinds:
         for target in ("claimed", "planted"):
             for nominal in (0.5, 0.9, 0.95):
-                rows.append({c: None for c in TWIN_COVERAGE_COLUMNS} | {
-                    "dataset": "toy", "kind": kind, "quantity": quantity, "estimator": estimator,
-                    "interval": interval, "target": target, "nominal": nominal, "feature": "all",
-                    "coverage": nominal - 0.02, "coverage_se": 0.01, "n_repetitions": 10})
+                rows.append(
+                    {c: None for c in TWIN_COVERAGE_COLUMNS}
+                    | {
+                        "dataset": "toy",
+                        "kind": kind,
+                        "quantity": quantity,
+                        "estimator": estimator,
+                        "interval": interval,
+                        "target": target,
+                        "nominal": nominal,
+                        "feature": "all",
+                        "coverage": nominal - 0.02,
+                        "coverage_se": 0.01,
+                        "n_repetitions": 10,
+                    }
+                )
     fig = plot_twin_coverage(pd.DataFrame(rows, columns=TWIN_COVERAGE_COLUMNS))
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == 4

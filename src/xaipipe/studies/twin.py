@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..data.simulated import get_dgp
 from ..explain.pdp import accumulated_local_effects
@@ -82,21 +83,30 @@ LINEAR = {"regression": "linear_regression", "classification": "logistic_regress
 _EPS = float(np.finfo(np.float64).eps)
 
 
-class _DGPModel:
-    """A simulated table's DGP as a fitted regressor (``predict``), the ``dgp`` twin's :math:`f^*`."""
+class _DGPModel(RegressorMixin, BaseEstimator):
+    """A simulated table's DGP as a fitted regressor (``predict``), the ``dgp`` twin's :math:`f^*`;
+    a scikit-learn estimator, fitted from the start (``n_features_in_``), so that the model-agnostic
+    SHAP path explains it."""
 
-    def __init__(self, dgp: str):
+    def __init__(self, dgp: str, n_features: int | None = None):
         self.dgp = dgp
+        self.n_features = n_features
         self._model = get_dgp(dgp)
+        if n_features is not None:
+            self.n_features_in_ = int(n_features)
+
+    def fit(self, X, y=None):
+        self.n_features_in_ = np.asarray(X).shape[1]
+        return self
 
     def predict(self, X):
         return self._model.f(np.asarray(X, dtype=float))
 
     def __getstate__(self):
-        return {"dgp": self.dgp}
+        return {"dgp": self.dgp, "n_features": self.n_features}
 
     def __setstate__(self, state):
-        self.__init__(state["dgp"])
+        self.__init__(state["dgp"], state.get("n_features"))
 
 
 @dataclass
@@ -273,7 +283,7 @@ def dgp_twin(data, dgp: str, noise_sd: float) -> Twin:
     """The twin of a simulated table with :math:`f^*` = its DGP's function and Gaussian noise of sd
     ``noise_sd`` (``twins.f_star: dgp``): the cross-check with the simulated audit."""
     twin = build_twin(data, LINEAR["regression"], f_star_kind="dgp")
-    twin.f_star, twin.family, twin.noise = _DGPModel(dgp), "dgp", float(noise_sd)
+    twin.f_star, twin.family, twin.noise = _DGPModel(dgp, n_features=twin.X.shape[1]), "dgp", float(noise_sd)
     twin.params = {"dgp": dgp, "noise_sd": float(noise_sd)}
     return twin
 

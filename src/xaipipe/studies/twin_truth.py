@@ -6,6 +6,7 @@ the learner intervals' own estimand), issue 51. The method: :mod:`xaipipe.studie
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,8 @@ from .twin import (
     twin_pd_truth,
     twin_shap_truth,
 )
+
+_log = logging.getLogger(__name__)
 
 __all__ = [
     "TwinBundle",
@@ -391,6 +394,15 @@ def prepare_twin(data, settings, best: Mapping[str, Mapping[str, Any]], reliance
         for f in s.learner_families
         if f in best or f in fixed
     }
+    skipped = [f for f in s.learner_families if f not in learners]
+    if skipped:  # a learner family the dataset does not fit: said, not silently dropped
+        _log.warning(
+            "twin %s: twins.learner.families %s are not families of the dataset (its families: %s); "
+            "no learner rows for them",
+            data.dataset,
+            skipped,
+            sorted(best),
+        )
     numeric = [f for f in twin.features if f not in {m for g in twin.feature_groups.values() for m in g}]
     if reliance is not None and len(reliance):
         ranked = top_features(
