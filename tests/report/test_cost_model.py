@@ -329,3 +329,25 @@ def test_records_measured_with_the_policies_are_fitted_apart_and_projected_as_me
     assert plain.cpu_s[0] == pytest.approx(1000.0)
     below = project(job, {"t": 40_000.0}, model, cores=(None,), policies=_policies())
     assert below.cpu_s[0] == pytest.approx(400.0)  # 8 000 test rows: no policy
+
+
+def test_twin_shards_are_predicted_per_replicate_of_the_shard():
+    """A ``twin_shard`` fit is per replicate (benchmarks/twins_cost.py): shard k of S runs the
+    replicates k, k + S, ... < R, so R = 10 in S = 4 shards gives 3, 3, 2, 2 replicates."""
+    from xaipipe.report.cost_model import Policies
+
+    model = Model([Cost("twin_shard", "", 1, 400, 1600, 3, 0.5, 1.0, 300.0, 0.0)])  # 0.5 n CPU-s per replicate
+    jobs = {k: Job(k, "twin_shard", wildcards=f"dataset=t, shard={k}") for k in range(4)}
+    section = {"min_rows": 10_000, "reliance_rows": 2000, "shap_rows": 1000, "pd_rows": 2000, "shap_trees": 100}
+    pol = Policies.from_config(
+        {"large_data": section, "split": {"test_size": 0.2}, "twins": {"n_repetitions": 10, "n_shards": 4}}
+    )
+    assert [pol.replicates(f"shard={k}") for k in range(4)] == [("", 3), ("", 3), ("", 2), ("", 2)]
+    proj = project(jobs, {"t": 1000.0}, model, cores=(2,), policies=pol)
+    assert [proj.cpu_s[k] for k in range(4)] == pytest.approx([1500.0, 1500.0, 1000.0, 1000.0])
+    assert proj.how[0] == "job×3 replicates"
+    # without the configuration: the defaults R = 100 in 4 shards, 25 replicates each
+    proj = project(jobs, {"t": 1000.0}, model, cores=(2,))
+    assert proj.total_cpu_s == pytest.approx(4 * 25 * 500.0)
+    # a shard beyond those measured: the same per-replicate fit (the key drops the shard)
+    assert Policies(None, 0.2, twin_shards=8).replicates("shard=7") == ("", 12)

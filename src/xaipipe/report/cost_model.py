@@ -28,6 +28,13 @@ Command (from the checkout that will run the study)::
         [--rows my_table=100000] [--cores 8] [--memory-gb 24] [--model benchmarks/cost_model.tsv] \\
         [-- --config uci_mirror=../shared/data/uci]   # arguments after -- go to the dry run
 
+The coverage audit's jobs (``snakemake twins``, docs/coverage.md) have a table of their own,
+``benchmarks/cost_model_twins.tsv`` (``python -m benchmarks.twins_cost`` writes it from a finished
+audit): ``twin``, ``twin_truth``, ``twin_coverage`` per job and ``twin_shard`` **per replicate**
+(:data:`REPLICATE_RULES`), fitted against the twin's rows ``n`` over the measured twins; a shard's
+prediction is that fit times the replicates it runs (``twins.n_repetitions``, ``twins.n_shards``,
+:meth:`Policies.replicates`). Both tables are read by default.
+
 Rows come from ``--rows``, else the configuration: ``simulated`` sources' ``n``, ``file``
 sources and UCI mirror copies read through the pipeline's own loader, else the rule's
 ``prepared.csv`` of an earlier run.
@@ -53,6 +60,11 @@ from xaipipe.report.schedule import Job, critical_path, dependencies, list_sched
 
 #: The cost model shipped with the repository (``python -m benchmarks.scale_study`` writes it).
 DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "benchmarks" / "cost_model.tsv"
+#: The coverage audit's cost model (``python -m benchmarks.twins_cost`` writes it).
+DEFAULT_TWINS_MODEL = Path(__file__).resolve().parents[3] / "benchmarks" / "cost_model_twins.tsv"
+#: Rules whose cost-model fit is per replicate (the twins audit's shards): a job's prediction is the
+#: fit times the replicates it runs, its key drops the ``shard`` wildcard.
+REPLICATE_RULES = ("twin_shard",)
 
 #: Columns of the cost-model table, in order.
 COLUMNS = (
@@ -414,12 +426,31 @@ class Policies:
     settings: Any
     test_size: float
     ale_bins: int = 20
+    #: the twins audit's replicates R and shards (``twins.n_repetitions``, ``twins.n_shards``)
+    twin_repetitions: int = 100
+    twin_shards: int = 4
 
     @classmethod
     def from_config(cls, config: Mapping) -> Policies:
-        """From a study configuration (``large_data``, ``split.test_size``, ``explain.ale.n_bins``)."""
+        """From a study configuration (``large_data``, ``split.test_size``, ``explain.ale.n_bins``,
+        ``twins.n_repetitions``, ``twins.n_shards``)."""
         bins = int(config.get("explain", {}).get("ale", {}).get("n_bins", 20))
-        return cls(LargeDataSettings.from_config(config), float(config["split"]["test_size"]), bins)
+        twins = config.get("twins") or {}
+        return cls(
+            LargeDataSettings.from_config(config),
+            float(config["split"]["test_size"]),
+            bins,
+            int(twins.get("n_repetitions", 100)),
+            int(twins.get("n_shards", 4)),
+        )
+
+    def replicates(self, key: str) -> tuple[str, int]:
+        """``(key without shard, replicates)`` of a :data:`REPLICATE_RULES` job: shard ``k`` of ``S``
+        runs replicates ``k, k + S, ... < R``."""
+        m = re.search(r"(?:^|, )shard=(\d+)", key)
+        k = int(m.group(1)) if m else 0
+        rest = ", ".join(p for p in key.split(", ") if p and not p.startswith("shard="))
+        return rest, len(range(k, self.twin_repetitions, max(1, self.twin_shards)))
 
     @property
     def from_rows(self) -> float:
@@ -502,13 +533,19 @@ def project(
     cpu, rss, how, extra = {}, {}, {}, set()
     for j, job in jobs.items():
         n = rows.get(job_dataset(job.wildcards) or "", n_max)
-        cost, kind = model.lookup(job.rule, job_key(job.wildcards))
+        key, replicates = job_key(job.wildcards), None
+        if job.rule in REPLICATE_RULES:  # fitted per replicate
+            key, replicates = (policies or Policies(None, 0.2)).replicates(key)
+        cost, kind = model.lookup(job.rule, key)
         how[j] = kind
         if cost is None:
             cpu[j], rss[j] = 0.0, 0.0
             continue
         cpu[j], rss[j] = cost.cpu_s(n), cost.rss_mb(n)
-        if policies is not None:
+        if replicates is not None:
+            cpu[j] *= replicates
+            how[j] = f"{kind}×{replicates} replicates"
+        if policies is not None and policies.settings is not None:
             measured = cost.policy_cpu_s(n)
             f = policies.factor(job.rule, cost, n)
             if measured is not None and policies.settings.applies(float(n) * policies.test_size):
@@ -695,10 +732,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cores", type=int, default=8, help="cores to simulate (default 8)")
     ap.add_argument("--memory-gb", type=float, default=None, help="memory of the machine, for the verdict")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL, help=f"cost-model table (default {DEFAULT_MODEL})")
+    ap.add_argument(
+        "--twins-model",
+        type=Path,
+        default=DEFAULT_TWINS_MODEL,
+        help=f"the twins audit's cost-model table (default {DEFAULT_TWINS_MODEL}; read where it exists)",
+    )
     opts = ap.parse_args(argv)
     if not opts.model.is_file():
         ap.error(f"{opts.model}: no cost-model table (python -m benchmarks.scale_study writes it)")
-    model = Model(read_model(opts.model))
+    costs = read_model(opts.model)
+    if opts.twins_model.is_file():
+        costs += read_model(opts.twins_model)
+    model = Model(costs)
     jobs = parse_dry_run(_dry_run([*extra, "--configfile", *opts.configfile], opts.cores))
     if not jobs:
         ap.error("the dry run listed no job")
