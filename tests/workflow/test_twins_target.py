@@ -46,7 +46,11 @@ def test_twins_target_writes_the_coverage_of_every_kind(twins_run, mirror_dir):
     assert {"learner", "mr", "test_loss", "mcr", "logit"} <= kinds["breast_cancer"]
     assert set(table["kind"]) <= set(KINDS)
     assert set(table["target"]) == {"claimed", "planted"}
-    assert (table["n_repetitions"] == 4).all()
+    # every replicate counts, except the logit rows: replicates with a separated design print no Wald
+    # interval and drop out of them (docs/coverage.md, "Logit under separation")
+    logit = table["kind"] == "logit"
+    assert (table.loc[~logit, "n_repetitions"] == 4).all()
+    assert table.loc[logit, "n_repetitions"].between(1, 4).all()
     cov = table["coverage"].dropna()
     assert len(cov) and ((cov >= 0) & (cov <= 1)).all()
     # every replicate of both shards made it into the repetitions

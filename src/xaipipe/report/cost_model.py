@@ -33,7 +33,7 @@ The coverage audit's jobs (``snakemake twins``, docs/coverage.md) have a table o
 audit): ``twin``, ``twin_truth``, ``twin_coverage`` per job and ``twin_shard`` **per replicate**
 (:data:`REPLICATE_RULES`), fitted against the twin's rows ``n`` over the measured twins; a shard's
 prediction is that fit times the replicates it runs (``twins.n_repetitions``, ``twins.n_shards``,
-:meth:`Policies.replicates`). Both tables are read by default.
+:meth:`Policies.replicates`). It is read from beside ``--model`` (``--twins-model``), where it exists.
 
 Rows come from ``--rows``, else the configuration: ``simulated`` sources' ``n``, ``file``
 sources and UCI mirror copies read through the pipeline's own loader, else the rule's
@@ -735,15 +735,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--twins-model",
         type=Path,
-        default=DEFAULT_TWINS_MODEL,
-        help=f"the twins audit's cost-model table (default {DEFAULT_TWINS_MODEL}; read where it exists)",
+        default=None,
+        help="the twins audit's cost-model table (default: cost_model_twins.tsv beside --model; read where it exists)",
     )
     opts = ap.parse_args(argv)
     if not opts.model.is_file():
         ap.error(f"{opts.model}: no cost-model table (python -m benchmarks.scale_study writes it)")
     costs = read_model(opts.model)
-    if opts.twins_model.is_file():
-        costs += read_model(opts.twins_model)
+    twins_model = opts.twins_model or opts.model.parent / DEFAULT_TWINS_MODEL.name
+    if twins_model.is_file():
+        costs += read_model(twins_model)
     model = Model(costs)
     jobs = parse_dry_run(_dry_run([*extra, "--configfile", *opts.configfile], opts.cores))
     if not jobs:
