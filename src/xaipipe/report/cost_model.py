@@ -440,17 +440,14 @@ class Policies:
             LargeDataSettings.from_config(config),
             float(config["split"]["test_size"]),
             bins,
-            int(twins.get("n_repetitions", 100)),
-            int(twins.get("n_shards", 4)),
+            int(twins.get("n_repetitions", cls.twin_repetitions)),
+            int(twins.get("n_shards", cls.twin_shards)),
         )
 
     def replicates(self, key: str) -> tuple[str, int]:
         """``(key without shard, replicates)`` of a :data:`REPLICATE_RULES` job: shard ``k`` of ``S``
         runs replicates ``k, k + S, ... < R``."""
-        m = re.search(r"(?:^|, )shard=(\d+)", key)
-        k = int(m.group(1)) if m else 0
-        rest = ", ".join(p for p in key.split(", ") if p and not p.startswith("shard="))
-        return rest, len(range(k, self.twin_repetitions, max(1, self.twin_shards)))
+        return shard_replicates(key, self.twin_repetitions, self.twin_shards)
 
     @property
     def from_rows(self) -> float:
@@ -476,6 +473,17 @@ class Policies:
             if s.shap_rows:
                 return min(1.0, s.shap_rows / n_test)
         return 1.0
+
+
+def shard_replicates(
+    key: str, repetitions: int = Policies.twin_repetitions, shards: int = Policies.twin_shards
+) -> tuple[str, int]:
+    """``(key without shard, replicates)`` of shard ``k`` (the key's ``shard=k``) of ``shards``:
+    the replicates ``k, k + shards, ... < repetitions``."""
+    m = re.search(r"(?:^|, )shard=(\d+)", key)
+    k = int(m.group(1)) if m else 0
+    rest = ", ".join(p for p in key.split(", ") if p and not p.startswith("shard="))
+    return rest, len(range(k, repetitions, max(1, shards)))
 
 
 def _is_forest_kind(key: str) -> bool:
@@ -535,7 +543,7 @@ def project(
         n = rows.get(job_dataset(job.wildcards) or "", n_max)
         key, replicates = job_key(job.wildcards), None
         if job.rule in REPLICATE_RULES:  # fitted per replicate
-            key, replicates = (policies or Policies(None, 0.2)).replicates(key)
+            key, replicates = policies.replicates(key) if policies is not None else shard_replicates(key)
         cost, kind = model.lookup(job.rule, key)
         how[j] = kind
         if cost is None:
@@ -545,7 +553,7 @@ def project(
         if replicates is not None:
             cpu[j] *= replicates
             how[j] = f"{kind}×{replicates} replicates"
-        if policies is not None and policies.settings is not None:
+        if policies is not None:
             measured = cost.policy_cpu_s(n)
             f = policies.factor(job.rule, cost, n)
             if measured is not None and policies.settings.applies(float(n) * policies.test_size):
