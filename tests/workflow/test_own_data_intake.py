@@ -2,7 +2,7 @@
 dataset and the column or key. Tables with missing values under `impute` and `drop_rows`, multiclass
 targets and the manifest of a plain clone run end to end in the corpus (tests/workflow/test_corpus.py).
 
-Cost (2 cores): ~1 min (two dry runs and one run of the data rules of eleven datasets).
+Cost (2 cores): ~1.5 min (two dry runs and two runs of the data rules of sixteen and five datasets).
 """
 
 from __future__ import annotations
@@ -123,7 +123,62 @@ def bad_tables(data) -> dict:
         "split",
         ["class 1 (positive_class 'rare') of the target 'y' has 5 row(s)", "split.cv_folds"],
     )
+    cases.update(second_pass_tables(data, ok))
     return cases
+
+
+def second_pass_tables(data, ok) -> dict:
+    """Issue 52's cases: each is also run again with the fix its message names (FIXES)."""
+    cases = {}
+    inf = ok.copy()
+    inf.loc[3, "x1"], inf.loc[5, "x2"] = np.inf, -np.inf
+    inf.to_csv(data / "infinite.csv", index=False)
+    cases["infinite"] = (
+        {"categorical": "[region]"},
+        "prepare",
+        ["column 'x1' has 1 infinite value(s) (inf) in 60 rows", "set datasets.infinite.missing to drop_rows"],
+    )
+    thousands = ok.assign(x2=[f"{1000 + 3.5 * i:,.1f}" for i in range(60)])
+    thousands.to_csv(data / "thousands.csv", index=False)
+    cases["thousands"] = (
+        {"categorical": "[region]"},
+        "prepare",
+        ["column 'x2' is text, but 100% of its 60 values are numbers", "read_options.thousands: ','"],
+    )
+    marker = ok.assign(x2=ok["x2"].round(3).astype(str))
+    marker.loc[[2, 7], "x2"] = "?"
+    marker.to_csv(data / "marker.csv", index=False)
+    cases["marker"] = (
+        {"categorical": "[region]"},
+        "prepare",
+        ["2 are '?', a missing-value marker", "read_options.na_values: ['?'] and set datasets.marker.missing"],
+    )
+    frame(220).to_csv(data / "continuous_class.csv", index=False)
+    cases["continuous_class"] = (
+        {"task": "classification", "categorical": "[region]", "families": "[logistic_regression]"},
+        "prepare",
+        ["has 220 classes in 220 rows", "set datasets.continuous_class.task: regression"],
+    )
+    ok.assign(y=np.nan, response=ok["y"]).to_csv(data / "empty_target.csv", index=False)
+    cases["empty_target"] = (
+        {"categorical": "[region]", "missing": "impute"},
+        "prepare",
+        ["the target 'y' is missing in every one of the 60 rows", "datasets.empty_target.target must name"],
+    )
+    return cases
+
+
+#: the fix each second-pass message names, as the entry's new keys
+FIXES = {
+    "infinite": {"missing": "drop_rows"},
+    "thousands": {"source": "{kind: file, path: data/thousands.csv, read_options: {thousands: ','}}"},
+    "marker": {
+        "source": "{kind: file, path: data/marker.csv, read_options: {na_values: ['?']}}",
+        "missing": "drop_rows",
+    },
+    "continuous_class": {"task": "regression", "families": "[linear_regression]"},
+    "empty_target": {"target": "response", "drop": "[y]"},
+}
 
 
 def test_bad_inputs_stop_before_any_fit(tmp_path):
@@ -158,6 +213,20 @@ def test_bad_inputs_stop_before_any_fit(tmp_path):
             assert all("datasets.na_three.missing" in ln for ln in error), error
         for step in later:
             assert not (work / "logs" / "bad" / "data" / step / f"{dataset}.log").exists(), (dataset, step)
+
+    # the second pass's fixes, followed as the messages say: every table prepares, with the values it holds
+    config = "version: bad\ndatasets:\n  airfoil: {enabled: false}\n"
+    for name, fix in FIXES.items():
+        config += entry(name, **{"families": "[linear_regression]", **cases[name][0], **fix})
+    (work / "own.yaml").write_text(config)
+    proc = snakemake(work, "--cores", "2", *[f"results/bad/data/{d}/prepared.csv" for d in FIXES], *BASE, check=False)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    prepared = {d: pd.read_csv(work / "results" / "bad" / "data" / d / "prepared.csv") for d in FIXES}
+    assert len(prepared["infinite"]) == 58 and np.isfinite(prepared["infinite"][["x1", "x2"]].to_numpy()).all()
+    np.testing.assert_allclose(prepared["thousands"]["x2"], 1000 + 3.5 * np.arange(60))
+    assert len(prepared["marker"]) == 58 and prepared["marker"]["x2"].dtype == np.float64
+    assert prepared["continuous_class"]["y"].nunique() == 220
+    assert len(prepared["empty_target"]) == 60 and "response" in prepared["empty_target"].columns
 
     # a key typo: one line with the suggestion, no schema dump, at workflow start
     (work / "own.yaml").write_text(

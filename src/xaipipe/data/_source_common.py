@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import sha256_bytes
+from .checks import reading_advice
 from .registry import DatasetEntry
 
 __all__ = ["ChecksumError", "DownloadError", "normalize_canonical"]
@@ -124,9 +125,11 @@ def normalize_canonical(entry: DatasetEntry, frame: pd.DataFrame, where: str = "
             out[col] = _numeric_or_text(series)
             if col == entry.target and not pd.api.types.is_numeric_dtype(out[col]):
                 examples = sorted(set(out[col].dropna()))[:5]
+                advice = reading_advice(series, dataset, source_kind=entry.kind, policy=entry.missing or "error")
+                fix = advice or f"if it names classes, set datasets.{dataset}.task: classification"
                 raise ValueError(
                     f"dataset {dataset!r}: the regression target {col!r} is not numeric (values such as "
-                    f"{examples}); regression needs a numeric target"
+                    f"{examples}); regression needs a numeric target: {fix}"
                 )
     if entry.order_by:
         col, levels = entry.order_by["column"], list(entry.order_by["levels"])

@@ -195,10 +195,18 @@ def prepare_table(
     drop, kept, one_hot = _kept_columns(features, sidecar, options)
     missing_info = None
     if policy != "error":
+        frame = _infinite_as_missing(frame, kept + [target])
         frame, missing_info = _remove_missing_rows(frame, dataset, target, kept, policy)
     # every problem of the table's columns at once, one line each (xaipipe.data.checks)
     problems = table_problems(
-        frame, dataset, target=target, task=task, features=kept, categorical=one_hot, policy=policy
+        frame,
+        dataset,
+        target=target,
+        task=task,
+        features=kept,
+        categorical=one_hot,
+        policy=policy,
+        source_kind=sidecar.get("source_kind", "file"),
     )
     raise_problems(problems + _one_hot_collisions(frame, dataset, target, kept, one_hot))
 
@@ -442,6 +450,20 @@ def _did_you_mean(word: str, choices) -> str:
     return did_you_mean(word, choices)
 
 
+def _infinite_as_missing(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``inf`` / ``-inf`` in the numeric ``columns`` as NaN (the ``drop_rows`` and ``impute`` policies
+    count them as missing); ``frame`` itself when it has none."""
+    numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c])]
+    infinite = np.isinf(frame[numeric].to_numpy(dtype=np.float64)) if numeric else np.zeros((0, 0), bool)
+    if not infinite.any():
+        return frame
+    frame = frame.copy()
+    for j, column in enumerate(numeric):
+        if infinite[:, j].any():
+            frame[column] = frame[column].astype(np.float64).where(~infinite[:, j])
+    return frame
+
+
 def _remove_missing_rows(
     frame: pd.DataFrame, dataset: str, target: str, features: list[str], policy: str
 ) -> tuple[pd.DataFrame, dict]:
@@ -463,12 +485,29 @@ def _remove_missing_rows(
     remove = na.any(axis=1) if policy == "drop_rows" else na[target]
     kept = frame[~remove.to_numpy()]
     if len(kept) == 0:
-        worst = sorted(counts, key=counts.get, reverse=True)[:5]
+        if na[target].all():
+            raise ValueError(
+                f"dataset {dataset!r}: the target {target!r} is missing in every one of the {len(frame)} rows; "
+                f"datasets.{dataset}.target must name the column of the response (the table's columns: "
+                f"{_quoted_columns(frame)}), and datasets.{dataset}.drop: [{target}] drop the empty column"
+            )
+        worst = sorted((c for c in counts if c != target), key=counts.get, reverse=True)[:5]
+        impute = (
+            "; or set datasets.{d}.missing: impute (it keeps rows with missing features)"
+            if policy == "drop_rows"
+            else ""
+        )
         raise ValueError(
             f"dataset {dataset!r}: datasets.{dataset}.missing: {policy} leaves no row (missing values per "
-            f"column: {dict((c, counts[c]) for c in worst)}); drop the emptiest column(s) with datasets.{dataset}.drop"
+            f"column: {dict((c, counts[c]) for c in worst)}); drop the emptiest feature column(s) with "
+            f"datasets.{dataset}.drop{impute.format(d=dataset)}"
         )
     return kept, {"policy": policy, "missing_values": counts, "rows_dropped": int(remove.sum())}
+
+
+def _quoted_columns(frame: pd.DataFrame) -> str:
+    columns = [c for c in frame.columns if c != "row_id"]
+    return ", ".join(repr(c) for c in columns[:8]) + (", ..." if len(columns) > 8 else "")
 
 
 def correlation_matrix(frame: pd.DataFrame) -> pd.DataFrame:
