@@ -4,6 +4,12 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+# config/config.yaml checked as a file before Snakemake reads it: a YAML error or a duplicate key names
+# the file and the line (xaipipe.config_files; the --configfile files are checked in common.smk).
+from xaipipe.config_files import check_yaml_file  # noqa: E402
+
+check_yaml_file("config/config.yaml")
+
 
 configfile: "config/config.yaml"
 

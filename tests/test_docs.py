@@ -74,6 +74,9 @@ USER_FILES = frozenset(
     {
         "my.yaml",
         "my_overrides.yaml",
+        "more.yaml",
+        "later.yaml",
+        "v.yaml",
         "only_simulated.yaml",
         "scale_n64000.yaml",
         "data/my.csv",

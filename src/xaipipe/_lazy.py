@@ -18,8 +18,11 @@ map, checked against ``workflow/`` by the same test; :func:`rule_table` joins th
 
 from __future__ import annotations
 
+import argparse
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+
+from .config_files import refuse_config_option
 
 __all__ = ["DOORS", "attach", "rule_table"]
 
@@ -70,5 +73,18 @@ def rule_table(doors: tuple[str, ...] = DOORS) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # python -m xaipipe._lazy: the table of docs/layout.md
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m xaipipe._lazy``: print the table of docs/layout.md."""
+    parser = argparse.ArgumentParser(
+        prog="python -m xaipipe._lazy",
+        description="Print the table of the front doors' rule entries (docs/layout.md).",
+        allow_abbrev=False,
+    )
+    refuse_config_option(parser, "the table is the package's, whatever the config")
+    parser.parse_args(argv)
     print(rule_table(), end="")
+    return 0
+
+
+if __name__ == "__main__":  # python -m xaipipe._lazy: the table of docs/layout.md
+    raise SystemExit(main())

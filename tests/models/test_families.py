@@ -390,3 +390,52 @@ def test_new_family_in_worker_processes(hgb_family):
     members = pd.DataFrame({"family": HGB, "config_id": ["max_iter=5", "max_iter=10"]})
     groups = fit_member_groups(members, R, X[:100], y[:100], random_state=0, n_jobs=2)
     assert [g.config_ids for g in groups] == [["max_iter=5"], ["max_iter=10"]]
+
+
+# --------------------------------------------------------------------------- #
+# A config family's class, checked at start-up (issue 52, item 3)
+# --------------------------------------------------------------------------- #
+def test_config_family_classes_are_checked_before_any_job():
+    from xaipipe.models.families import check_family_classes
+
+    def register(name, estimators, **fields):
+        register_config_families({name: {"estimators": estimators, **fields}})
+        return name
+
+    try:
+        check_family_classes(register("svr", {"regression": "sklearn.svm:SVR", "classification": "sklearn.svm:SVC"}))
+        cases = {
+            register("popen", {"regression": "subprocess:Popen"}): (
+                "config key families.popen.estimators.regression: 'subprocess:Popen' is the class subprocess.Popen, "
+                "not a scikit-learn estimator (a subclass of sklearn.base.BaseEstimator with fit and predict); a "
+                "family's estimators name estimator classes"
+            ),
+            register("nowhere", {"regression": "no_such_module:Model"}): (
+                "config key families.nowhere.estimators.regression: 'no_such_module:Model' cannot be imported "
+                "(ModuleNotFoundError: No module named 'no_such_module')"
+            ),
+            register("swapped", {"regression": "sklearn.svm:SVC"}): (
+                "config key families.swapped.estimators.regression: 'sklearn.svm:SVC' is not a regressor "
+                "(scikit-learn's estimator type: 'classifier'); give it under estimators.classification if that is "
+                "its task, or name another class"
+            ),
+            register("function", {"classification": "os:system"}): (
+                "config key families.function.estimators.classification: 'os:system' is builtin_function_or_method, "
+                "not a scikit-learn estimator (a subclass of sklearn.base.BaseEstimator with fit and predict); a "
+                "family's estimators name estimator classes"
+            ),
+            register("scaler", {"regression": "sklearn.preprocessing:StandardScaler"}): (
+                "config key families.scaler.estimators.regression: 'sklearn.preprocessing:StandardScaler' has no "
+                "predict method; a family's estimator fits and predicts"
+            ),
+        }
+        for name, message in cases.items():
+            with pytest.raises(ValueError) as info:
+                check_family_classes(name)
+            assert str(info.value) == message
+        # a constructor that needs an argument: built with estimator_options
+        name = register("column", {"regression": "sklearn.compose:TransformedTargetRegressor"})
+        check_family_classes(name, {"regressor": None})
+    finally:
+        for name in ("svr", "popen", "nowhere", "swapped", "function", "scaler", "column"):
+            FAMILIES.pop(name, None)

@@ -244,3 +244,71 @@ def test_bad_inputs_stop_before_any_fit(tmp_path):
     )
     proc = snakemake(work, "-n", *BASE, check=False)
     assert proc.returncode != 0 and "data/nowhere.csv" in proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------- #
+# Configs that mean what they say (issue 52, item 3)
+# --------------------------------------------------------------------------- #
+def test_configs_that_mean_what_they_say(tmp_path):
+    import subprocess
+    import sys
+
+    work = copy_workflow(tmp_path / "repo")
+    (work / "data").mkdir()
+    frame(60).to_csv(work / "data" / "mine.csv", index=False)
+    mine = entry("mine", categorical="[region]", families="[linear_regression]")
+    head = "version: cfg\ndatasets:\n  airfoil: {enabled: false}\n"
+
+    def dry(*files, check=False):
+        proc = snakemake(work, "-n", "--configfile", *files, check=check)
+        return proc.returncode, proc.stdout + proc.stderr
+
+    # a second datasets: block (PyYAML would keep it and drop the first): an error with file and lines
+    (work / "own.yaml").write_text(head + mine + "datasets:\n  concrete: {enabled: false}\n")
+    rc, out = dry("config/config.yaml", "own.yaml")
+    assert rc != 0
+    assert f"{work / 'own.yaml'}, line 10: duplicate key 'datasets' (first at line 2); YAML keeps only the last" in out
+    # invalid YAML in a --configfile: Snakemake stops before the workflow; the check names file and line
+    (work / "own.yaml").write_text(head.replace("false}", "false"))
+    rc, out = dry("config/config.yaml", "own.yaml")
+    assert rc != 0 and "Config file is not valid JSON or YAML" in out
+    check = subprocess.run(
+        [sys.executable, "-m", "xaipipe.config_files", "own.yaml"], cwd=work, capture_output=True, text=True
+    )
+    assert check.returncode == 1 and check.stderr.startswith("error: own.yaml, line 4, column 1: not valid YAML")
+    # invalid YAML in config/config.yaml itself: named with its line before Snakemake reads it
+    text = (work / "config" / "config.yaml").read_text()
+    (work / "config" / "config.yaml").write_text(text.replace("version:", "version: [", 1))
+    (work / "own.yaml").write_text(head + mine)
+    rc, out = dry("own.yaml")
+    assert rc != 0 and "config/config.yaml, line " in out and "not valid YAML" in out
+    (work / "config" / "config.yaml").write_text(text)
+    # the defaults given after the user's file: a warning that names the keys it sets back; the run goes on
+    rc, out = dry("own.yaml", "config/config.yaml", check=True)
+    assert f"config: {work / 'config' / 'config.yaml'}, given after {work / 'own.yaml'}, sets back its defaults " in out
+    assert "over version (line 1)" in out
+    # --configfile given twice: Snakemake drops the first list; the warning gives the command that reads both
+    proc = snakemake(work, "-n", "--configfile", "own.yaml", "--configfile", "config/config.yaml")
+    assert (
+        "config: --configfile is given 2 times: Snakemake reads only the files of the last one (config/config.yaml), "
+        "so own.yaml is not read at all; give every file after one --configfile: --configfile config/config.yaml "
+        "own.yaml" in proc.stdout + proc.stderr
+    )
+    # a later user's file replacing the dataset's target: a warning naming both files and lines
+    (work / "later.yaml").write_text("datasets:\n  mine:\n    target: x2\n")
+    rc, out = dry("config/config.yaml", "own.yaml", "later.yaml", check=True)
+    assert (
+        f"config: datasets.mine.target in {work / 'own.yaml'} line 7 ('y') is replaced by datasets.mine.target" in out
+    )
+    # a foreign class as a family stops at start-up, before any job: nothing runs, nothing is written
+    (work / "marker.txt").unlink(missing_ok=True)
+    (work / "own.yaml").write_text(
+        head
+        + entry("mine", categorical="[region]", families="[popen]")
+        + "families:\n  popen:\n    estimators: {regression: 'subprocess:Popen'}\n"
+    )
+    proc = snakemake(work, "--cores", "1", "--configfile", "config/config.yaml", "own.yaml", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "config key families.popen.estimators.regression: 'subprocess:Popen' is the class subprocess.Popen, " in out
+    assert not (work / "marker.txt").exists() and not (work / "results").exists()

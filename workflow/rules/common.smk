@@ -33,7 +33,12 @@ from xaipipe.data.registry import (
     load_registry,
     preparation_options,
 )
-from xaipipe.models.families import FAMILIES, register_config_families
+from xaipipe.config_files import check_workflow_config_files
+from xaipipe.models.families import (
+    FAMILIES,
+    check_family_classes,
+    register_config_families,
+)
 from xaipipe.models.planning import cv_shard_count
 from xaipipe.models.planning import sample_size_checks as _sample_size_checks
 from xaipipe.paths import result_path
@@ -48,6 +53,10 @@ from xaipipe.report.thesis import (
 from xaipipe.schema import validate_config
 from xaipipe.studies.abalone import abalone_study_shards
 
+# The files Snakemake read, as files: a duplicate key (PyYAML keeps the last) is an error naming the file
+# and both lines; a user's dataset key that a later --configfile replaces, and a user's file that
+# contributes nothing, are warnings (xaipipe.config_files).
+check_workflow_config_files(workflow, logger)
 # The config schema's defaults filled in as snakemake.utils.validate fills them; one line per
 # problem (`datasets.mine: unknown key 'targte' (did you mean 'target'?)`), jsonschema's full
 # report only with --verbose.
@@ -57,7 +66,10 @@ if not workflow.modifier.skip_validation:
         Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
         verbose=bool(getattr(workflow.output_settings, "verbose", False)),
     )
-register_config_families(config.get("families"))
+# a family of the config is imported and checked to be a scikit-learn estimator of its task before any
+# job runs (an unimportable path or a foreign class stops here, naming families.<name>)
+for _family in register_config_families(config.get("families")):
+    check_family_classes(_family, (config.get("estimator_options") or {}).get(_family))
 
 import xaipipe  # noqa: E402
 

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Family",
     "FAMILIES",
+    "check_family_classes",
     "PREFIX_PARAM",
     "families_for_task",
     "family_of",
@@ -353,6 +354,66 @@ def register_config_families(entries: Mapping[str, Mapping[str, Any]] | None) ->
             raise ValueError(f"config key families.{name}: {exc}") from None
         names.append(name)
     return names
+
+
+def check_family_classes(name: str | Family, options: Mapping[str, Any] | None = None) -> None:
+    """Import a family's estimator classes and check each is a scikit-learn estimator of its task.
+
+    Run at workflow start-up on the families of the ``families`` config section, so that an
+    unimportable path or a foreign class stops the run before any job (the jobs would import the
+    class and call it). The class is checked before it is called: a subclass of
+    ``sklearn.base.BaseEstimator`` with ``fit`` and ``predict``; then built without arguments
+    (a scikit-learn estimator's ``__init__`` only stores its parameters) and checked with
+    ``sklearn.base.is_regressor`` / ``is_classifier`` against the task it is given for.
+
+    Parameters
+    ----------
+    name : str or Family
+    options : mapping, optional
+        ``estimator_options.<name>``: constructor arguments given with the family's ``defaults``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``families.<name>.estimators.<task>``, the path and what it is instead.
+    """
+    from sklearn.base import BaseEstimator, is_classifier, is_regressor
+    from sklearn.utils import get_tags
+
+    family = get_family(name)
+    for task, path in family.estimators.items():
+        where = f"config key families.{family.name}.estimators.{task}: {path!r}"
+        module, _, attr = path.partition(":")
+        if not module or not attr:
+            raise ValueError(f"{where} is not of the form 'module:Class' (e.g. 'sklearn.svm:SVR')")
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"{where} cannot be imported ({type(exc).__name__}: {exc})") from None
+        if not isinstance(cls, type) or not issubclass(cls, BaseEstimator):
+            what = f"the class {cls.__module__}.{cls.__qualname__}" if isinstance(cls, type) else type(cls).__name__
+            raise ValueError(
+                f"{where} is {what}, not a scikit-learn estimator (a subclass of sklearn.base.BaseEstimator with "
+                "fit and predict); a family's estimators name estimator classes"
+            )
+        lacking = [m for m in ("fit", "predict") if not callable(getattr(cls, m, None))]
+        if lacking:
+            raise ValueError(f"{where} has no {' or '.join(lacking)} method; a family's estimator fits and predicts")
+        try:
+            estimator = cls(**{**family.defaults, **dict(options or {})})
+        except Exception as exc:  # noqa: BLE001 - any constructor error is the user's class's
+            raise ValueError(
+                f"{where} cannot be built without arguments ({type(exc).__name__}: {exc}); give its required "
+                f"arguments in estimator_options.{family.name}"
+            ) from None
+        fits = is_regressor(estimator) if task == "regression" else is_classifier(estimator)
+        if not fits:
+            kind = get_tags(estimator).estimator_type
+            raise ValueError(
+                f"{where} is not a {'regressor' if task == 'regression' else 'classifier'} (scikit-learn's "
+                f"estimator type: {kind!r}); give it under estimators.{'classification' if task == 'regression' else 'regression'} "
+                "if that is its task, or name another class"
+            )
 
 
 def get_family(name: str | Family) -> Family:

@@ -732,8 +732,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m xaipipe.report.cost_model",
         description="Expected CPU-hours, wall time and peak memory of the planned study (arguments after -- go to the dry run).",
+        allow_abbrev=False,
     )
     ap.add_argument("--configfile", nargs="+", default=["config/config.yaml"], help="the study's configuration files")
+    ap.add_argument(
+        "--config",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config overrides, as Snakemake's --config (given to the dry run; values are strings, as there)",
+    )
     ap.add_argument(
         "--rows", nargs="*", default=[], metavar="DATASET=N", help="rows of datasets not known before a run"
     )
@@ -747,6 +755,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the twins audit's cost-model table (default: cost_model_twins.tsv beside --model; read where it exists)",
     )
     opts = ap.parse_args(argv)
+    bad = [item for item in opts.config if "=" not in item]
+    if bad:
+        ap.error(f"--config {bad[0]!r}: give KEY=VALUE, as Snakemake's --config")
+    if opts.config:
+        extra = [*extra, "--config", *opts.config]
     if not opts.model.is_file():
         ap.error(f"{opts.model}: no cost-model table (python -m benchmarks.scale_study writes it)")
     costs = read_model(opts.model)

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..config_files import refuse_config_option
 from ..io import read_csv
 
 __all__ = ["diff_tables", "diff_versions", "file_difference", "compare_trees", "main"]
@@ -406,7 +407,10 @@ def compare_trees(dir_a: str | Path, dir_b: str | Path) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m xaipipe.report.diff", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m xaipipe.report.diff", description=__doc__.split("\n\n")[0], allow_abbrev=False
+    )
+    refuse_config_option(parser, "the diff compares two finished results folders and reads no config")
     parser.add_argument("version_a", help="results/<version> folder A (e.g. results/v1)")
     parser.add_argument("version_b", help="results/<version> folder B")
     parser.add_argument("--out", help="write the changed numbers to this CSV")

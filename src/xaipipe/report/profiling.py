@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..config_files import refuse_config_option
 from ..io import read_csv
 
 __all__ = [
@@ -317,7 +318,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m xaipipe.report.profiling",
         description="The slowest jobs and per-rule totals of a run's benchmark files.",
+        allow_abbrev=False,
     )
+    refuse_config_option(parser, "the profile reads a finished run's benchmark files, not its config")
     parser.add_argument("benchmarks", help="benchmark folder, e.g. logs/v1/benchmarks")
     parser.add_argument("outdir", help="output folder, e.g. results/v1/profile")
     parser.add_argument("--top", type=int, default=25, help="jobs in the Markdown table (default 25)")
