@@ -330,3 +330,25 @@ def test_exact_linear_order_against_a_sampled_set_and_its_witnesses():
     wide = order.pivot(index=["feature_a", "feature_b"], columns="epsilon_grid", values="relation")
     ordered = wide.isin(["a_over_b", "b_over_a"])
     assert (ordered[5.0] <= ordered[1.0]).all() and (ordered[1.0] <= ordered[0.0]).all()
+
+
+def test_one_variable_has_no_pair_and_counts_one_variable():
+    """A dataset with one feature (issue 52, degenerate tables): no pair, n_features 1, and the
+    figure says so instead of failing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xaipipe.plots.consensus import consensus_figures
+
+    rng = np.random.default_rng(4)
+    members, mcr = _members_table(rng, n_members=3)
+    one = members[members["feature"] == "u"]
+    out = consensus_tables(one, mcr, features=["u"], dataset="toy")
+    assert out.pairs.empty and len(out.summary)
+    assert (out.summary["n_features"] == 1).all() and (out.summary["n_pairs"] == 0).all()
+    fig = consensus_figures(out.pairs, out.summary, scope="cross_family", epsilon=1.0, estimator="permutation")
+    assert [t.get_text() for t in fig.axes[0].texts] == [
+        "no consensus order to draw: 1 variable, no pair of variables to order"
+    ]
+    # with two or more variables, n_features counts the variables of the pairs, as before
+    assert (consensus_tables(members, mcr, features=["u", "v", "w", "z"]).summary["n_features"] == 4).all()

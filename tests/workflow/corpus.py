@@ -15,6 +15,9 @@ dataset            task            shape
                                    and LIME explain its XGBoost model
 ``missing_reg``    regression      missing values in two numeric columns and a text column
                                    under ``missing: impute``
+``one_feature``    regression      degenerate but valid (issue 52): one feature, one family with
+                                   one configuration (a Rashomon set of one member)
+``two_features``   binary          degenerate but valid: two features, two families
 =================  ==============  ===========================================================
 
 Every table is seeded and sorted by its response (adversarial row order: the split must not
@@ -69,6 +72,17 @@ datasets:
     categorical: [kind]
     missing: impute
     families: [linear_regression, gradient_boosting]
+  one_feature:
+    source: {kind: file, path: data/one_feature.csv}
+    task: regression
+    target: y
+    families: [linear_regression]
+  two_features:
+    source: {kind: file, path: data/two_features.csv}
+    task: classification
+    target: label
+    positive_class: pos
+    families: [logistic_regression, gradient_boosting]
 threads: {rashomon: 1}
 rashomon: {epsilons: [0.0, 0.05], epsilon: 0.05, estimators: [permutation]}
 explain:
@@ -76,7 +90,7 @@ explain:
   lime: {dataset: seven_class, family: xgboost}
 """
 
-DATASETS = ("mixed_wide", "rare_binary", "three_class", "seven_class", "missing_reg")
+DATASETS = ("mixed_wide", "rare_binary", "three_class", "seven_class", "missing_reg", "one_feature", "two_features")
 
 
 def mixed_wide(n: int = 240, seed: int = 1) -> pd.DataFrame:
@@ -155,12 +169,30 @@ def missing_reg(n: int = 260, seed: int = 5) -> pd.DataFrame:
     return _with_missing(frame, ["kind"], 0.05, rng)
 
 
+def one_feature(n: int = 200, seed: int = 11) -> pd.DataFrame:
+    """y = 1.5 dose + noise: one feature."""
+    rng = np.random.default_rng(seed)
+    dose = rng.uniform(-2, 2, n)
+    frame = pd.DataFrame({"dose": dose, "y": 1.5 * dose + rng.normal(0, 0.5, n)})
+    return frame.sort_values("y", kind="stable").reset_index(drop=True)
+
+
+def two_features(n: int = 200, seed: int = 12) -> pd.DataFrame:
+    """P(pos) = logistic(2 a - b): two features."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(size=(2, n))
+    label = np.where(rng.uniform(size=n) < 1 / (1 + np.exp(-(2 * a - b))), "pos", "neg")
+    return pd.DataFrame({"a": a, "b": b, "label": label}).sort_values("label", kind="stable").reset_index(drop=True)
+
+
 TABLES = {
     "mixed_wide": mixed_wide,
     "rare_binary": rare_binary,
     "three_class": three_class,
     "seven_class": seven_class,
     "missing_reg": missing_reg,
+    "one_feature": one_feature,
+    "two_features": two_features,
 }
 
 

@@ -121,6 +121,18 @@ def _panel_title(row: pd.Series | None, label: str) -> str:
     return text
 
 
+def _not_applicable(text: str, title: str = ""):
+    """A figure that says why there is nothing to draw."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 1.6))
+    ax.text(0.5, 0.5, text, ha="center", va="center")
+    ax.set_axis_off()
+    if title:
+        ax.set_title(title, fontsize="small")
+    return fig
+
+
 def consensus_figures(
     pairs: pd.DataFrame, summary: pd.DataFrame, *, scope: str, epsilon: float, estimator: str, title: str = ""
 ):
@@ -146,10 +158,13 @@ def consensus_figures(
     ``scope`` falls back to the first members' scope with rows at ``epsilon`` when the model class
     has no such scope (``cross_family`` on a dataset with one family), as the Rashomon figures do.
 
+    A dataset with one variable has no pair to order: the figure says so ("no consensus order to
+    draw: 1 variable, ...") instead of a diagram.
+
     Raises
     ------
     ValueError
-        No members' rows at ``epsilon`` in any scope.
+        No members' rows at ``epsilon`` in any scope although the summary has pairs there.
     """
     import matplotlib.pyplot as plt
 
@@ -161,6 +176,13 @@ def consensus_figures(
     if estimator not in set(members["estimator"]) and len(members):
         estimator = str(members["estimator"].iloc[0])
     members = members[members["estimator"] == estimator]
+    s_at = summary[np.isclose(summary["epsilon"].astype(float), float(epsilon))]
+    if members.empty and len(s_at) and (s_at["n_pairs"].astype(int) == 0).all():
+        # one variable: no pair to order (a documented "not applicable" figure, not an error)
+        n = int(s_at["n_features"].max())
+        return _not_applicable(
+            f"no consensus order to draw: {n} variable{'' if n == 1 else 's'}, no pair of variables to order", title
+        )
     if members.empty:
         raise ValueError(f"no consensus rows at scope {scope!r} and epsilon {epsilon}")
     linear = pairs[at & (pairs["scope"] == "linear_exact")]
@@ -171,7 +193,6 @@ def consensus_figures(
 
     n_rows = max(len(_rows(hasse_diagram(p), 6)) for p, _, _ in panels)
     fig, axes = plt.subplots(1, len(panels), figsize=(8.0 * len(panels), 1.6 + 0.8 * n_rows), squeeze=False)
-    s_at = summary[np.isclose(summary["epsilon"].astype(float), float(epsilon))]
     for ax, (part, sc, est) in zip(axes[0], panels):
         rows = s_at[(s_at["scope"] == sc) & (s_at["estimator"] == est) & s_at["method"].isin(set(part["method"]))]
         label = f"{sc}, ε = {float(epsilon):g}" + (f", MR by {est}" if sc != "linear_exact" else "")

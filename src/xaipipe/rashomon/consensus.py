@@ -305,13 +305,14 @@ def _scope_members(members: pd.DataFrame, scope: str, eps: float) -> pd.DataFram
     return part[entry <= eps]
 
 
-def _summary(pairs: pd.DataFrame, common: dict, ranking: tuple[str, int]) -> dict:
+def _summary(pairs: pd.DataFrame, common: dict, ranking: tuple[str, int], n_features: int) -> dict:
     rel = pairs["relation"]
     n_pairs = len(pairs)
     n_ordered = int(rel.isin(["a_over_b", "b_over_a"]).sum())
     return {
         **common,
-        "n_features": len(pd.unique(pd.concat([pairs["feature_a"], pairs["feature_b"]]))),
+        # the variables of the pairs; a dataset with one variable has no pair, and n_features 1
+        "n_features": len(pd.unique(pd.concat([pairs["feature_a"], pairs["feature_b"]]))) if n_pairs else n_features,
         "n_pairs": n_pairs,
         "n_ordered": n_ordered,
         "n_ties": int((rel == "tie").sum()),
@@ -368,7 +369,7 @@ def _member_rows(members, mcr, features, dataset):
             counts = {"n_members": n_members, "n_functions": n_functions}
             pairs.append(po.assign(**common, **counts))
             ranking = (ranking_string(ref_values, features), _ordered_pairs(ref_values)) if len(ref) else ("", 0)
-            summary.append({**_summary(po, common, ranking), **counts, "reference": reference})
+            summary.append({**_summary(po, common, ranking, len(features)), **counts, "reference": reference})
     return pairs, summary
 
 
@@ -398,7 +399,7 @@ def _linear_rows(linear: pd.DataFrame, mcr: pd.DataFrame, features, dataset, ord
         pairs.append(po.assign(**common, **counts))
         values = ref.to_numpy(dtype=float)
         ranking = (ranking_string(values, features), _ordered_pairs(values))
-        summary.append({**_summary(po, common, ranking), **counts, "reference": "linear_regression:ols"})
+        summary.append({**_summary(po, common, ranking, len(features)), **counts, "reference": "linear_regression:ols"})
         if order is not None and len(order):
             exact = order[np.isclose(order["epsilon_grid"].astype(float), float(eps), rtol=0, atol=1e-12)]
             exact = _in_order(exact, features)
@@ -406,7 +407,7 @@ def _linear_rows(linear: pd.DataFrame, mcr: pd.DataFrame, features, dataset, ord
             po = exact[["feature_a", "feature_b", "relation"]].assign(n_a_over_b=nan, n_b_over_a=nan, n_equal=nan)
             common = {**common, "method": "exact"}
             pairs.append(po.assign(**common, **counts))
-            summary.append({**_summary(po, common, ranking), **counts, "reference": "linear_regression:ols"})
+            summary.append({**_summary(po, common, ranking, len(features)), **counts, "reference": "linear_regression:ols"})
     return pairs, summary
 
 
