@@ -288,3 +288,46 @@ def test_captions_and_the_explorer_show_coverage_only_where_the_audit_ran():
         and "0.93 ± 0.02" in shown
         and shown.endswith('<div id="explorer"></div>\n</body>')
     )
+
+
+def test_the_calibrated_learner_interval_reaches_its_level_out_of_sample():
+    """A corrected interval whose SE is half the estimator's spread covers ~0.74 at nominal 0.95
+    (|N(0, 4)| < t_9 = 2.26); the interval calibrated on the twin (Loh 1987: estimate ± q se, q the
+    twin's 0.95 quantile of |error| / se, taken from the other half of the replicates) covers 0.95
+    within its Monte-Carlo SE, and q is 2 x 1.96."""
+    from scipy import stats
+
+    from xaipipe.studies.twin_table import calibrated_multiplier, learner_captions
+
+    rng = np.random.default_rng(0)
+    n_rep, n_grid = 400, 5
+    rep = np.repeat(np.arange(n_rep), n_grid)
+    se = rng.uniform(0.5, 1.5, rep.size)
+    truth = np.tile(np.linspace(-1, 1, n_grid), n_rep)
+    reps = pd.DataFrame(
+        {
+            "dataset": "toy", "repetition": rep, "kind": "learner", "quantity": "pd", "family": "gradient_boosting",
+            "estimator": "", "loss": "", "scope": "", "epsilon": np.nan, "feature": "x",
+            "grid_value": np.tile(np.arange(n_grid, dtype=float), n_rep),
+            "estimate": truth + rng.normal(size=rep.size) * 2 * se, "se": se, "se_naive": se / 3, "df": 9.0,
+            "ci_low": np.nan, "ci_high": np.nan, "level": np.nan, "claimed": truth, "claimed_se": 0.0,
+            "planted": np.nan, "planted_se": np.nan,
+        }
+    )  # fmt: skip
+    cov = twin_coverage(reps, nominal=[0.9, 0.95])
+    at = cov[(cov.feature == "all") & (cov.target == "claimed") & np.isclose(cov.nominal, 0.95)].set_index("interval")
+    expected = 2 * stats.norm.cdf(stats.t.ppf(0.975, 9) / 2) - 1  # 0.74
+    assert abs(at.loc["corrected", "coverage"] - expected) < 3 * at.loc["corrected", "coverage_se"]
+    assert abs(at.loc["calibrated", "coverage"] - 0.95) < 3 * at.loc["calibrated", "coverage_se"]
+    assert at.loc["calibrated", "multiplier"] == pytest.approx(2 * 1.959964, rel=0.05)
+    assert np.isnan(at.loc["corrected", "multiplier"])
+    z = np.abs(reps["estimate"] - reps["claimed"]) / reps["se"]
+    assert at.loc["calibrated", "multiplier"] == calibrated_multiplier(z, 0.95)
+    # out of sample: each half's multiplier comes from the other half (an odd replicate from the even ones)
+    odd = rep % 2 == 1
+    q = np.where(odd, calibrated_multiplier(z[~odd], 0.95), calibrated_multiplier(z[odd], 0.95))
+    per_rep = pd.Series(z <= q).groupby(rep).mean()
+    assert at.loc["calibrated", "coverage"] == pytest.approx(per_rep.mean(), abs=1e-12)
+    caption = learner_captions(cov, "toy", "gradient_boosting")["learner_pd"]
+    q, c, s = at.loc["calibrated", ["multiplier", "coverage", "coverage_se"]]
+    assert caption.endswith(f"; calibrated on the twin: estimate ± {q:.2f} se covers {c:.2f} ± {s:.2f} (out of sample)")
