@@ -407,7 +407,9 @@ def _linear_rows(linear: pd.DataFrame, mcr: pd.DataFrame, features, dataset, ord
             po = exact[["feature_a", "feature_b", "relation"]].assign(n_a_over_b=nan, n_b_over_a=nan, n_equal=nan)
             common = {**common, "method": "exact"}
             pairs.append(po.assign(**common, **counts))
-            summary.append({**_summary(po, common, ranking, len(features)), **counts, "reference": "linear_regression:ols"})
+            summary.append(
+                {**_summary(po, common, ranking, len(features)), **counts, "reference": "linear_regression:ols"}
+            )
     return pairs, summary
 
 
