@@ -173,3 +173,23 @@ def test_twin_coverage_draws_every_kind_the_table_has():
     assert len(visible) == 4
     for ax in visible:  # two targets -> two error-bar lines besides the diagonal
         assert len(ax.containers) == 2, ax.get_title()
+
+
+def test_seven_twins_get_seven_colours():
+    from matplotlib.colors import to_hex
+
+    from xaipipe.plots.coverage import plot_twin_coverage
+    from xaipipe.studies.twin_table import TWIN_COVERAGE_COLUMNS
+
+    names = ["diabetes", "concrete", "breast_cancer", "simulated", "airfoil", "wine_quality", "abalone"]
+    rows = [
+        {c: None for c in TWIN_COVERAGE_COLUMNS}
+        | {"dataset": d, "kind": "learner", "quantity": "pd", "estimator": "permutation", "interval": "corrected",
+           "target": "claimed", "nominal": 0.95, "feature": "all", "coverage": 0.9, "coverage_se": 0.01,
+           "n_repetitions": 10}
+        for d in names
+    ]  # fmt: skip
+    fig = plot_twin_coverage(pd.DataFrame(rows, columns=TWIN_COVERAGE_COLUMNS))
+    (ax,) = [a for a in fig.axes if a.get_visible()]
+    colours = {to_hex(c.lines[0].get_color()) for c in ax.containers}
+    assert len(ax.containers) == 7 and len(colours) == 7

@@ -31,6 +31,9 @@ __all__ = ["plot_coverage", "plot_twin_coverage"]
 CORRECTED_COLOUR = "#0072B2"  # Okabe-Ito blue
 NAIVE_COLOUR = "#E69F00"  # Okabe-Ito orange
 SCOPE_COLOURS = ["#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+#: One colour per twin: the scopes' six, then the Okabe-Ito palette's other two (eight twins before a
+#: colour repeats: the seven built-in tables and a user's).
+TWIN_COLOURS = [*SCOPE_COLOURS, "#E69F00", "#0072B2"]
 
 #: The columns the figure reads: the coverage table's but the ε mode, the counts of intervals, the
 #: sample size and the widths and errors.
@@ -255,7 +258,7 @@ def plot_twin_coverage(coverage: pd.DataFrame, *, band: float = 1.96, title: str
     if not panels:
         raise ValueError("the twin coverage table has no row with a nominal level")
     datasets = list(pd.unique(frame["dataset"]))
-    colours = {d: SCOPE_COLOURS[i % len(SCOPE_COLOURS)] for i, d in enumerate(datasets)}
+    colours = {d: TWIN_COLOURS[i % len(TWIN_COLOURS)] for i, d in enumerate(datasets)}
     ncols = min(4, len(panels))
     nrows = int(np.ceil(len(panels) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.2 * nrows), squeeze=False)
