@@ -286,13 +286,13 @@ def repeated_configfile_option(argv: Sequence[str]) -> str | None:
 def check_workflow_config_files(workflow, logger, argv: Sequence[str] | None = None) -> None:
     """:func:`check_config_files` on what a running Snakemake workflow read, and
     :func:`repeated_configfile_option` on its command line (``argv``; the main process's
-    ``sys.argv`` when None); warnings to ``logger`` in the main process only (a job re-reads the
-    same files: its errors are the same, its warnings would be repeats)."""
+    ``sys.argv`` when None); warnings to ``logger``. In the main process only: a job re-reads the
+    files the main process checked before any job started."""
+    if not getattr(workflow, "is_main_process", True):
+        return
     defaults, user = _files_of(workflow)
     overrides = dict(getattr(workflow.config_settings, "config", None) or {})
     warnings = check_config_files(defaults, user, overrides)
-    if not getattr(workflow, "is_main_process", True):
-        return
     repeated = repeated_configfile_option(sys.argv[1:] if argv is None else argv)
     for line in ([repeated] if repeated else []) + warnings:
         logger.warning(f"config: {line}")

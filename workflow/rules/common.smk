@@ -67,9 +67,13 @@ if not workflow.modifier.skip_validation:
         verbose=bool(getattr(workflow.output_settings, "verbose", False)),
     )
 # a family of the config is imported and checked to be a scikit-learn estimator of its task before any
-# job runs (an unimportable path or a foreign class stops here, naming families.<name>)
+# job runs (an unimportable path or a foreign class stops here, naming families.<name>); in the main
+# process only: the jobs start after it
 for _family in register_config_families(config.get("families")):
-    check_family_classes(_family, (config.get("estimator_options") or {}).get(_family))
+    if workflow.is_main_process:
+        check_family_classes(
+            _family, (config.get("estimator_options") or {}).get(_family)
+        )
 
 import xaipipe  # noqa: E402
 

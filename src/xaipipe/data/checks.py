@@ -123,7 +123,11 @@ def reading_advice(values: pd.Series, dataset: str, *, source_kind: str = "file"
     datasets.<d>.source.read_options.thousands: ','"``. For a source other than a file the tail names
     pandas' ``read_csv`` keywords and says to convert the column in the source.
     """
-    reading = numeric_reading(values)
+    return _advice(values, numeric_reading(values), dataset, source_kind=source_kind, policy=policy)
+
+
+def _advice(values: pd.Series, reading, dataset: str, *, source_kind: str, policy: str) -> str | None:
+    """:func:`reading_advice` from a :func:`numeric_reading` already made."""
     if reading is None:
         return None
     options, markers, share = reading
@@ -180,10 +184,11 @@ def _looks_like_dates(values: pd.Series) -> bool:
 def _infinite_problem(values: pd.Series, where: str, dataset: str, fix_drop: bool = True) -> str | None:
     if not pd.api.types.is_numeric_dtype(values):
         return None
-    infinite = np.isinf(values.to_numpy(dtype=np.float64))
+    numbers = values.to_numpy(dtype=np.float64)
+    infinite = np.isinf(numbers)
     if not infinite.any():
         return None
-    signs = sorted({"inf" if v > 0 else "-inf" for v in values.to_numpy(dtype=np.float64)[infinite]}, reverse=True)
+    signs = sorted({"inf" if v > 0 else "-inf" for v in numbers[infinite]}, reverse=True)
     drop = f", or drop the column with datasets.{dataset}.drop" if fix_drop else ""
     return (
         f"{where} has {int(infinite.sum())} infinite value(s) ({', '.join(signs)}) in {len(values)} rows, which no "
@@ -225,9 +230,10 @@ def _column_problem(
         )
     if pd.api.types.is_numeric_dtype(values):
         return None
-    advice = reading_advice(values, dataset, source_kind=source_kind, policy=policy)
+    reading = numeric_reading(values)
+    advice = _advice(values, reading, dataset, source_kind=source_kind, policy=policy)
     if categorical:
-        if advice and numeric_reading(values)[0]:  # numbers with separators, declared categorical
+        if advice and reading[0]:  # numbers with separators, declared categorical
             return (
                 f"{where} is declared categorical (datasets.{dataset}.categorical) but {advice}; take it out of "
                 f"datasets.{dataset}.categorical (one-hot encoding would make {len(levels)} columns of a number)"

@@ -163,9 +163,8 @@ class Family:
             raise ValueError(
                 f"model family {self.name!r} does not support task {task!r} (supported: {sorted(self.tasks)})"
             ) from None
-        module, _, name = path.partition(":")
         try:
-            return getattr(importlib.import_module(module), name)
+            return _import_path(path)
         except (ImportError, AttributeError) as exc:
             raise ValueError(f"family {self.name!r}: cannot import {path!r} ({exc})") from None
 
@@ -190,6 +189,12 @@ class Family:
 
             est = Pipeline([("scale", StandardScaler()), ("model", est)])
         return est
+
+
+def _import_path(path: str):
+    """The object a ``"module:Name"`` path names (ImportError / AttributeError as raised)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 _R, _C = "regression", "classification"
@@ -387,7 +392,7 @@ def check_family_classes(name: str | Family, options: Mapping[str, Any] | None =
         if not module or not attr:
             raise ValueError(f"{where} is not of the form 'module:Class' (e.g. 'sklearn.svm:SVR')")
         try:
-            cls = getattr(importlib.import_module(module), attr)
+            cls = _import_path(path)
         except (ImportError, AttributeError) as exc:
             raise ValueError(f"{where} cannot be imported ({type(exc).__name__}: {exc})") from None
         if not isinstance(cls, type) or not issubclass(cls, BaseEstimator):

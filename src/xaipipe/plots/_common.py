@@ -1,5 +1,6 @@
 """Steps that many plot modules share: checking an input table, writing numbers into the cells of
-a heatmap, and finishing a one-axes figure (title, layout).
+a heatmap, finishing a one-axes figure (title, layout), and a figure that only says why there is
+nothing to draw.
 
 Each helper makes exactly the calls the plot functions made inline before, in the same order, so
 a figure drawn through them has the same bytes.
@@ -12,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["annotate_cells", "check_table", "finish"]
+__all__ = ["annotate_cells", "check_table", "finish", "placeholder"]
 
 
 def check_table(table, needed: Sequence[str], what: str, *, frame_name: str | None = None) -> pd.DataFrame:
@@ -65,4 +66,20 @@ def finish(fig, ax, title: str | None):
     if title:
         ax.set_title(title)
     fig.tight_layout()
+    return fig
+
+
+def placeholder(text: str, *, figsize: tuple[float, float] | None = None, title: str = "", **text_kw):
+    """A figure that only says ``text`` (a figure kind with nothing to draw on this table).
+
+    ``figsize`` None: matplotlib's default size; ``text_kw``: further ``Axes.text`` keywords (``va``);
+    ``title``: a small axes title when given.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.text(0.5, 0.5, text, ha="center", **text_kw)
+    ax.set_axis_off()
+    if title:
+        ax.set_title(title, fontsize="small")
     return fig

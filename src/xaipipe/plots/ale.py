@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ._common import finish
+from ._common import finish, placeholder
 from .pdp import OUTPUT_LABELS, PD_COLOUR
 from .style import DIVERGING_CMAP
 from .units import with_unit, wrap_label
@@ -26,15 +26,6 @@ __all__ = ["ALE_COLOUR", "plot_pd_vs_ale", "plot_ale_2d", "populated_corners", "
 
 #: Colour of the ALE curves (bluish green of the Okabe-Ito palette; PD is black as in the PD/ICE figures).
 ALE_COLOUR = "#009E73"
-
-
-def _placeholder(text: str):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 2))
-    ax.text(0.5, 0.5, text, ha="center", va="center")
-    ax.set_axis_off()
-    return fig
 
 
 def _order(table: pd.DataFrame, features: Sequence[str] | None, max_features: int) -> list[str]:
@@ -225,8 +216,10 @@ def ale_figures(
     return {
         "ale": plot_pd_vs_ale(ale, max_features=max_features, title=title or None, target_unit=target_unit)
         if len(ale)
-        else _placeholder("no ALE: no variable with two or more values"),
+        else placeholder("no ALE: no variable with two or more values", figsize=(5, 2), va="center"),
         "ale_2d": plot_ale_2d(ale_2d, title=title or None, target_unit=target_unit)
         if len(ale_2d)
-        else _placeholder("no second-order ALE: no pair of numeric top variables (as the 2-D PD)"),
+        else placeholder(
+            "no second-order ALE: no pair of numeric top variables (as the 2-D PD)", figsize=(5, 2), va="center"
+        ),
     }

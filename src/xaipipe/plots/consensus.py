@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..rashomon.consensus import hasse_diagram
+from ._common import placeholder
 
 __all__ = ["consensus_figures", "plot_hasse"]
 
@@ -121,18 +122,6 @@ def _panel_title(row: pd.Series | None, label: str) -> str:
     return text
 
 
-def _not_applicable(text: str, title: str = ""):
-    """A figure that says why there is nothing to draw."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 1.6))
-    ax.text(0.5, 0.5, text, ha="center", va="center")
-    ax.set_axis_off()
-    if title:
-        ax.set_title(title, fontsize="small")
-    return fig
-
-
 def consensus_figures(
     pairs: pd.DataFrame, summary: pd.DataFrame, *, scope: str, epsilon: float, estimator: str, title: str = ""
 ):
@@ -180,8 +169,11 @@ def consensus_figures(
     if members.empty and len(s_at) and (s_at["n_pairs"].astype(int) == 0).all():
         # one variable: no pair to order (a documented "not applicable" figure, not an error)
         n = int(s_at["n_features"].max())
-        return _not_applicable(
-            f"no consensus order to draw: {n} variable{'' if n == 1 else 's'}, no pair of variables to order", title
+        return placeholder(
+            f"no consensus order to draw: {n} variable{'' if n == 1 else 's'}, no pair of variables to order",
+            figsize=(6, 1.6),
+            va="center",
+            title=title,
         )
     if members.empty:
         raise ValueError(f"no consensus rows at scope {scope!r} and epsilon {epsilon}")

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..explain.pdp import FeatureEffect, PairEffect, effect_from_table, pair_from_table
-from ._common import finish
+from ._common import finish, placeholder
 from .style import SEQUENTIAL_CMAP, qualitative_colours
 from .units import with_unit, wrap_label
 
@@ -576,16 +576,6 @@ def plot_class_pd_2d(pairs: pd.DataFrame, *, levels: int = 12, title: str | None
     return fig
 
 
-def _placeholder(text):
-    """A figure that only says ``text`` (a figure kind with nothing to draw)."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
-    ax.text(0.5, 0.5, text, ha="center")
-    ax.set_axis_off()
-    return fig
-
-
 def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class) -> dict:
     """:func:`pd_ice_figures` of a multiclass table: one class's figures, or every class's PD."""
 
@@ -608,8 +598,8 @@ def _multiclass_figures(curves: pd.DataFrame, pairs: pd.DataFrame, figure_class)
         "c_ice": plot_class_pd(curves, "pd_centered"),
         "d_ice": plot_class_pd(curves, "d_pd")
         if has_derivative
-        else _placeholder("no d-PD: no numeric variable among the top-k"),
-        "pd_2d": _placeholder("no 2-D PD: fewer than two variables among the top-k")
+        else placeholder("no d-PD: no numeric variable among the top-k"),
+        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_class_pd_2d(pairs),
     }
@@ -675,8 +665,8 @@ def pd_ice_figures(
         "c_ice": plot_centered_ice(effects, **unit),
         "d_ice": plot_dice(numeric, **unit)
         if numeric
-        else _placeholder("no d-ICE: no numeric variable among the top-k"),
-        "pd_2d": _placeholder("no 2-D PD: fewer than two variables among the top-k")
+        else placeholder("no d-ICE: no numeric variable among the top-k"),
+        "pd_2d": placeholder("no 2-D PD: fewer than two variables among the top-k")
         if pairs.empty
         else plot_pd_2d(_with_output(_one_pair(pairs), output), **unit),
     }
