@@ -123,6 +123,8 @@ PATHS: dict[str, str] = {
     "twin_truth": "twins/{dataset}/truth.csv",
     "twin_learner_truth": "twins/{dataset}/learner_truth.csv",
     "twin_shard": "twins/{dataset}/shards/replicates_{shard}.csv",
+    "twin_importance_truth": "twins/{dataset}/importance_truth.csv",
+    "twin_importance_shard": "twins/{dataset}/shards/importance_{shard}.csv",
     "twin_repetitions": "twins/{dataset}/repetitions.csv",
     "twin_coverage": "twins/{dataset}/coverage.csv",
     # figures: per dataset, per model, per Rashomon model class, per study, the coverage audit; the theses' numbering

@@ -30,6 +30,7 @@ from xaipipe.config import (
     RelianceSettings,
     SageSettings,
     ShapSettings,
+    TwinImportanceSettings,
     TwinSettings,
 )
 from xaipipe.config._base import Settings, plain
@@ -55,6 +56,7 @@ BUILD = {
     CoverageSettings: (),
     CorrelatedSettings: (),
     TwinSettings: ("task",),
+    TwinImportanceSettings: ("task",),
 }
 FAMILY = {"regression": "linear_regression", "classification": "logistic_regression"}
 
@@ -79,6 +81,8 @@ COMPOSITE |= {
     (TwinSettings, "losses"),
     (TwinSettings, "learner_families"),
     (TwinSettings, "comparison"),
+    (TwinImportanceSettings, "sage"),
+    (TwinImportanceSettings, "h2"),
 }
 
 

@@ -22,6 +22,7 @@ from xaipipe.config import (
     RashomonSettings,
     RelianceSettings,
     SageSettings,
+    TwinImportanceSettings,
     TwinSettings,
     ShapSettings,
     check_family,
@@ -419,6 +420,19 @@ def twin_settings(dataset):
 def twin_params(wildcards):
     """params.settings of the dataset's twin job (xaipipe.config.TwinSettings)."""
     return twin_settings(wildcards.dataset).to_params()
+
+
+def twin_importance_runs():
+    """Whether the twins audit SAGE or H² (twins.importance.sage / .h2)."""
+    section = config["twins"]["importance"]
+    return bool(section["sage"] or section["h2"])
+
+
+def twin_importance_params(wildcards):
+    """params.settings of the dataset's SAGE / H² audit jobs (xaipipe.config.TwinImportanceSettings)."""
+    return TwinImportanceSettings.from_config(
+        config, task_of(wildcards.dataset)
+    ).to_params()
 
 
 def twin_learner_reliance(wildcards):

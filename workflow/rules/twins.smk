@@ -79,12 +79,67 @@ rule twin_shard:
         "../scripts/twin_shard.py"
 
 
+rule twin_importance_truth:
+    """f*'s SAGE and H² on the twin's population (the planted truths of the sage and h2 kinds)."""
+    input:
+        twin=rules.twin.output.twin,
+        f_star=rules.twin_truth.output.f_star,
+    output:
+        truth=P("twin_importance_truth"),
+    log:
+        f"{LOGS}/twins/{{dataset}}/importance_truth.log",
+    benchmark:
+        f"{BENCH}/twin_importance_truth/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        settings=twin_importance_params,
+    script:
+        "../scripts/twin_importance_truth.py"
+
+
+rule twin_importance_shard:
+    """SAGE and H² of the twin's replicates shard, shard + n_shards, ... with their claimed truths."""
+    input:
+        twin=rules.twin.output.twin,
+        truth=rules.twin_importance_truth.output.truth,
+    output:
+        replicates=P("twin_importance_shard"),
+    log:
+        f"{LOGS}/twins/{{dataset}}/importance_shard_{{shard}}.log",
+    benchmark:
+        f"{BENCH}/twin_importance_shard/{{dataset}}_{{shard}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    threads: config["twins"]["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    params:
+        settings=twin_importance_params,
+        n_shards=config["twins"]["n_shards"],
+    script:
+        "../scripts/twin_importance_shard.py"
+
+
 rule twin_coverage:
     """The twin's replicates with their truths and the coverage of every interval kind."""
     input:
         shards=lambda w: [
             P("twin_shard", dataset=w.dataset, shard=k) for k in TWIN_SHARDS
         ],
+        importance=lambda w: [
+            P("twin_importance_shard", dataset=w.dataset, shard=k)
+            for k in (TWIN_SHARDS if twin_importance_runs() else [])
+        ],
+        importance_truth=lambda w: (
+            [P("twin_importance_truth", dataset=w.dataset)]
+            if twin_importance_runs()
+            else []
+        ),
         f_star=rules.twin_truth.output.f_star,
         learner=rules.twin_truth.output.learner,
         design=rules.twin.output.design,

@@ -7,10 +7,11 @@ from xaipipe.studies import twin_coverage_tables
 
 def main(smk):
     out = twin_coverage_tables(
-        [read_csv(path) for path in smk.input.shards],
+        [read_csv(path) for path in [*smk.input.shards, *smk.input.importance]],
         read_csv(smk.input.f_star),
         read_csv(smk.input.learner),
         nominal=read_json(smk.input.design)["nominal"],
+        importance_truth=read_csv(smk.input.importance_truth[0]) if smk.input.importance_truth else None,
     )
     for name, frame in out.to_frames().items():
         write_csv(smk.output[name], frame)

@@ -19,7 +19,7 @@ field of the explain settings), :mod:`.shap` (:class:`ShapSettings`), :mod:`.rel
 :mod:`.learner` (:class:`LearnerSettings`, with its learner-SHAP / ALE part
 :class:`LearnerEffectsSettings` as the field ``effects``), :mod:`.sage` (:class:`SageSettings`),
 :mod:`.rashomon` (:class:`RashomonSettings`, :class:`BootstrapSettings`,
-:class:`MemberEffectsSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`), :mod:`.twins` (:class:`TwinSettings`);
+:class:`MemberEffectsSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`), :mod:`.twins` (:class:`TwinSettings`, :class:`TwinImportanceSettings`);
 :mod:`._base` holds what they share (the params round trip, :func:`check_family`). They import the
 families registry and the standard library only: nothing here imports a step.
 
@@ -58,6 +58,7 @@ ENTRY_POINTS = {
     "SageSettings": "sage",
     "LearnerEffectsSettings": "learner",
     "TwinSettings": "twins",
+    "TwinImportanceSettings": "twins",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -84,6 +85,8 @@ RULES = {
     "shap": ("ShapSettings",),
     "simulation_truth": ("CorrelatedSettings",),
     "twin": ("TwinSettings",),
+    "twin_importance_shard": ("TwinImportanceSettings",),
+    "twin_importance_truth": ("TwinImportanceSettings",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)

@@ -4,13 +4,24 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._base import LOSSES, RANKING, SEED, SELECTION, Settings, check_family, check_int, check_task
+from .dependence import HStatisticSettings
+from .sage import SageSettings
 
-__all__ = ["TWIN_LEARNER", "TWIN_MCR", "TWIN_TRUTH", "F_STAR_CHOICES", "TwinSettings", "default_mcr"]
+__all__ = [
+    "TWIN_LEARNER",
+    "TWIN_MCR",
+    "TWIN_TRUTH",
+    "F_STAR_CHOICES",
+    "TwinImportanceSettings",
+    "TwinSettings",
+    "default_mcr",
+]
 
 #: ``twins.f_star`` values besides a family name (``xaipipe.studies.twin.F_STAR_KINDS``).
 F_STAR_CHOICES = ("reference", "linear", "dgp")
@@ -152,7 +163,7 @@ class TwinSettings(Settings):
         "comparison": "comparison",
     }
     #: ``twins.datasets`` and ``twins.n_shards`` choose the jobs, ``twins.threads`` their threads.
-    JOB_KEYS = ("datasets", "n_shards", "threads")
+    JOB_KEYS = ("datasets", "n_shards", "threads", "importance")
 
     def __post_init__(self):
         check_task(self.task)
@@ -234,4 +245,93 @@ class TwinSettings(Settings):
             n_repeats=reliance["n_repeats"],
             e_switch_max_rows=reliance["e_switch_max_rows"],
             comparison={k: config["comparison"][k] for k in ("n_bootstrap", "confidence")},
+        )
+
+
+@dataclass(frozen=True)
+class TwinImportanceSettings(Settings):
+    """Settings of the SAGE and H² audit on a twin (config section ``twins.importance``; rules
+    ``twin_importance_truth`` and ``twin_importance_shard``; :mod:`xaipipe.studies.twin_importance`).
+
+    The study's own SAGE and H² settings travel with it (fields ``sage``, ``h2``): the replicates
+    run the ``sage`` and ``h_statistic`` rules' functions with them.
+
+    Attributes
+    ----------
+    task : str
+        The dataset's task.
+    sage_enabled, h2_enabled : bool, default True
+        ``twins.importance.sage`` / ``.h2``: audit ``sage_se`` / the H² bootstrap SEs.
+    exact_max_evaluations : int, default 20 000 000
+        ``twins.importance.exact_max_evaluations``: a SAGE truth is computed exactly (every
+        coalition) when ``2^d * rows * background`` model rows are at most this; else by the
+        sampler ``truth_factor`` times longer.
+    truth_factor : int, default 16
+        ``twins.importance.truth_factor``: the long sampler's convergence threshold is the study's
+        over ``sqrt(truth_factor)`` (its SE about ``1/sqrt(truth_factor)`` of the study's), its cap
+        ``truth_factor`` times the study's ``max_permutations``.
+    truth_rows : int, default 500
+        ``twins.importance.truth_rows``: population rows (one seeded sample) of the H² truths and of
+        f*'s planted SAGE.
+    truth_background : int, default 128
+        ``twins.importance.truth_background``: population rows averaged over in f*'s planted SAGE.
+    truth_bootstrap : int, default 20
+        ``twins.importance.truth_bootstrap``: bootstrap resamples of an H² truth's own SE.
+    label_copies : int, default 4
+        ``twins.importance.label_copies``: classification, labels drawn from p* per truth row for
+        f*'s planted SAGE.
+    sage : SageSettings
+        ``explain.sage`` (:meth:`xaipipe.config.SageSettings.from_config`).
+    h2 : HStatisticSettings
+        ``explain.interactions`` of the task (its ``family`` set to the explained model's at run time).
+
+    Raises
+    ------
+    ValueError
+        A count below its minimum (each error names the config key).
+    """
+
+    task: str = "regression"
+    sage_enabled: bool = True
+    h2_enabled: bool = True
+    exact_max_evaluations: int = 20_000_000
+    truth_factor: int = 16
+    truth_rows: int = 500
+    truth_background: int = 128
+    truth_bootstrap: int = 20
+    label_copies: int = 4
+    sage: Any = None
+    h2: Any = None
+
+    SECTION = "twins.importance"
+    KEYS = {"task": None, "sage_enabled": "twins.importance.sage", "h2_enabled": "twins.importance.h2", "sage": None}
+    KEYS = {**KEYS, "h2": None}
+    NESTED = {"sage": SageSettings, "h2": HStatisticSettings}
+
+    def __post_init__(self):
+        check_task(self.task)
+        check_int("twins.importance.exact_max_evaluations", self.exact_max_evaluations, 0)
+        check_int("twins.importance.truth_factor", self.truth_factor, 4)
+        check_int("twins.importance.truth_rows", self.truth_rows, 10)
+        check_int("twins.importance.truth_background", self.truth_background, 8)
+        check_int("twins.importance.truth_bootstrap", self.truth_bootstrap, 2)
+        check_int("twins.importance.label_copies", self.label_copies, 1)
+        if self.sage is None:
+            object.__setattr__(self, "sage", SageSettings())
+        if self.h2 is None:
+            object.__setattr__(self, "h2", HStatisticSettings(task=self.task))
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> TwinImportanceSettings:
+        """Build and check one task's settings from a schema-validated configuration."""
+        section = config["twins"]["importance"]
+        # the H² settings of a non-forest family; the explained model's family is set at run time
+        h2 = dataclasses.replace(HStatisticSettings.from_config(config, task, "decision_tree"), family=None)
+        return cls(
+            task=task,
+            sage_enabled=section["sage"],
+            h2_enabled=section["h2"],
+            **{key: section[key] for key in cls.section_fields()},
+            sage=SageSettings.from_config(config),
+            h2=h2,
         )

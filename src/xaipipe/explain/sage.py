@@ -60,7 +60,7 @@ from ..models.output import _is_classifier, model_output
 from ..validation import check_finite
 from .reliance import features_from_groups
 
-__all__ = ["SAGE_COLUMNS", "SageResult", "sage_importance", "sage_table"]
+__all__ = ["SAGE_COLUMNS", "SageResult", "sage_importance", "sage_inputs", "sage_table"]
 
 
 @dataclass(frozen=True)
@@ -263,6 +263,27 @@ SAGE_COLUMNS = (
 )
 
 
+def sage_inputs(data: Any, settings: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The background rows and the test rows that :func:`sage_table` explains.
+
+    Returns
+    -------
+    background : ndarray of shape (m, p)
+        A seeded sample (``settings.seed``) of ``min(background_size, n_train)`` training rows
+        (every training row when ``background_size`` is None), in row order.
+    rows : ndarray of int
+        Indices of the test rows explained: all, or a seeded subsample of ``max_rows``.
+    """
+    rng = np.random.default_rng(settings.seed)
+    n_train, n_test = len(data.X_train), len(data.X_test)
+    m = n_train if settings.background_size is None else min(settings.background_size, n_train)
+    background = data.X_train[np.sort(rng.choice(n_train, size=m, replace=False))]
+    rows = np.arange(n_test)
+    if settings.max_rows is not None and n_test > settings.max_rows:
+        rows = np.sort(rng.choice(n_test, size=settings.max_rows, replace=False))
+    return background, rows
+
+
 def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:
     """The ``sage`` rule's table: marginal SAGE of one fitted model on the test rows.
 
@@ -286,13 +307,8 @@ def sage_table(model, data: Any, settings: Any, *, family: str) -> pd.DataFrame:
         :data:`SAGE_COLUMNS`, one row per variable in column order.
     """
 
-    rng = np.random.default_rng(settings.seed)
-    n_train, n_test = len(data.X_train), len(data.X_test)
-    m = n_train if settings.background_size is None else min(settings.background_size, n_train)
-    background = data.X_train[np.sort(rng.choice(n_train, size=m, replace=False))]
-    rows = np.arange(n_test)
-    if settings.max_rows is not None and n_test > settings.max_rows:
-        rows = np.sort(rng.choice(n_test, size=settings.max_rows, replace=False))
+    background, rows = sage_inputs(data, settings)
+    m = len(background)
     loss = settings.loss(data.task)
     result = sage_importance(
         model,

@@ -64,7 +64,7 @@ DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "benchmarks" / "cost_model
 DEFAULT_TWINS_MODEL = Path(__file__).resolve().parents[3] / "benchmarks" / "cost_model_twins.tsv"
 #: Rules whose cost-model fit is per replicate (the twins audit's shards): a job's prediction is the
 #: fit times the replicates it runs, its key drops the ``shard`` wildcard.
-REPLICATE_RULES = ("twin_shard",)
+REPLICATE_RULES = ("twin_shard", "twin_importance_shard")
 
 #: Columns of the cost-model table, in order.
 COLUMNS = (

@@ -22,6 +22,8 @@ ENTRY_POINTS = {
     "prepare_twin": "twin_truth",
     "twin_truths": "twin_truth",
     "audit_shard": "twin_audit",
+    "importance_shard": "twin_importance",
+    "importance_truth": "twin_importance",
     "twin_coverage_tables": "twin_table",
     "combine_twin_coverage": "twin_table",
     "learner_captions": "twin_table",
@@ -55,6 +57,8 @@ RULES = {
     "twin": ("prepare_twin",),
     "twin_coverage": ("twin_coverage_tables",),
     "twin_shard": ("audit_shard",),
+    "twin_importance_shard": ("importance_shard",),
+    "twin_importance_truth": ("importance_truth",),
     "twin_truth": ("twin_truths",),
     "twins_table": ("combine_twin_coverage",),
 }

@@ -73,6 +73,16 @@ KINDS: dict[str, dict[str, str]] = {
         "claimed": "the logistic model's coefficient per SD (sanity: p* is that logistic model)",
         "intervals": "estimate ± z se",
     },
+    "sage": {
+        "printed": "explain/<d>/<f>/sage.csv (sage_se)",
+        "claimed": "the exact SAGE values of the fitted model on the test rows and background explained",
+        "intervals": "estimate ± z sage_se",
+    },
+    "h2": {
+        "printed": "explain/<d>/<f>/h_statistic.csv (h2_se, h2_unnormalised_se)",
+        "claimed": "the fitted model's H² on the population (the twin's rows)",
+        "intervals": "estimate ± z se (bootstrap over the subsample's rows)",
+    },
 }
 
 #: Columns of :func:`twin_coverage` (``tables/coverage_twins.csv``).
@@ -104,7 +114,10 @@ _PLANTED_OF = {"mcr_ratio": "mr_ratio", "mcr_difference": "mr_difference"}
 
 
 def twin_repetitions(
-    shards: Sequence[pd.DataFrame], f_star: pd.DataFrame, learner: pd.DataFrame | None = None
+    shards: Sequence[pd.DataFrame],
+    f_star: pd.DataFrame,
+    learner: pd.DataFrame | None = None,
+    importance_truth: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The replicates of every shard with their truths: ``claimed`` / ``claimed_se`` (the learner's
     expectation for the ``learner`` kind; per replicate for the others) and ``planted`` /
@@ -118,14 +131,20 @@ def twin_repetitions(
         :func:`xaipipe.studies.twin_audit.f_star_truth`.
     learner : DataFrame, optional
         :func:`xaipipe.studies.twin_audit.learner_truth`.
+    importance_truth : DataFrame, optional
+        :func:`xaipipe.studies.twin_importance.importance_truth` (f*'s SAGE and H²), the planted
+        truths of the ``sage`` and ``h2`` rows (whose shards carry their own ``claimed_se``).
     """
     reps = pd.concat(list(shards), ignore_index=True).sort_values(["repetition"], kind="stable")
     reps = reps.reset_index(drop=True)
     for col in ("family", "estimator", "loss", "scope", "feature"):
         reps[col] = reps[col].astype(object).where(reps[col].notna(), "").astype(str)
-    reps["claimed_se"] = np.where(reps["claimed"].notna(), 0.0, np.nan)
+    own_se = reps["claimed_se"].astype(float) if "claimed_se" in reps else pd.Series(np.nan, index=reps.index)
+    reps["claimed_se"] = np.where(own_se.notna(), own_se, np.where(reps["claimed"].notna(), 0.0, np.nan))
     key_g = reps["grid_value"].astype(float).fillna(-1e300)
     # the planted truth: f*'s value of the quantity (MR: of the interval's loss)
+    if importance_truth is not None and len(importance_truth):
+        f_star = pd.concat([f_star, importance_truth], ignore_index=True)
     truth = f_star.assign(_g=f_star["grid_value"].astype(float).fillna(-1e300))
     truth = truth.assign(loss=truth["loss"].fillna("").astype(str))
     lookup = {
@@ -380,9 +399,10 @@ def twin_coverage_tables(
     learner: pd.DataFrame | None,
     *,
     nominal: Sequence[float] = (0.5, 0.8, 0.9, 0.95, 0.99),
+    importance_truth: pd.DataFrame | None = None,
 ) -> TwinCoverage:
     """The ``twin_coverage`` rule: :func:`twin_repetitions` and its :func:`twin_coverage`."""
-    reps = twin_repetitions(shards, f_star, learner)
+    reps = twin_repetitions(shards, f_star, learner, importance_truth)
     return TwinCoverage(reps, twin_coverage(reps, nominal=nominal))
 
 
@@ -477,6 +497,9 @@ def explorer_coverage_lines(
         ("MR difference ± z SE, e_divide", "mr", "mr_difference", "se", {"estimator": "e_divide"}),
         ("MR difference ± t SE, permutation", "mr", "mr_difference", "se", {"estimator": "permutation"}),
         ("test loss, bootstrap percentile", "test_loss", "test_loss", "reported", {}),
+        ("SAGE ± z SE", "sage", "sage", "se", {}),
+        ("H² (total) ± z bootstrap SE", "h2", "h2_total", "se", {}),
+        ("H² (pairwise) ± z bootstrap SE", "h2", "h2_pairwise", "se", {}),
     ):
         claimed = coverage_phrase(table, dataset, kind, quantity=quantity, interval=interval, nominal=nominal, **extra)
         if claimed == "coverage not measured":
