@@ -143,8 +143,9 @@ EXPECTED = {
     ],
     "snakemake_cpu": [r"^rc=0 wall_s=[\d.]+ own_user_s=[\d.]+ own_sys_s=[\d.]+ tree_user_s=[\d.]+ tree_sys_s=[\d.]+$"],
     "twins_cost": [
-        r"^twins cost model: 4 job kinds fitted on 3 twins -> ",
+        r"^twins cost model: 6 job kinds fitted on 3 twins -> ",
         r"^  twin_shard: 0\.009995 \* n\*\*0\.800 CPU-s per replicate \(n = 200 \.\. 3200\)$",
+        r"^  twin_importance_shard: 0\.005003 \* n\*\*0\.800 CPU-s per replicate \(n = 200 \.\. 3200\)$",
         r"^\| b \| 800 \| 6 \| 13 \| 13 \| 13 \| -0% \|$",
     ],
     "timeline": [

@@ -16,7 +16,7 @@ from xaipipe.config import TwinImportanceSettings
 from xaipipe.explain.sage import sage_importance
 from xaipipe.studies.twin import build_twin
 from xaipipe.studies.twin_importance import IMPORTANCE_COLUMNS, exact_sage, importance_shard, importance_truth
-from xaipipe.studies.twin_table import twin_coverage, twin_repetitions
+from xaipipe.studies.twin_table import importance_captions, twin_coverage, twin_repetitions
 from xaipipe.studies.twin_truth import f_star_truth
 
 from .test_twin import NAMES, _design, _table
@@ -108,3 +108,24 @@ def test_importance_truths_and_shards_join_the_coverage_table(task):
     pooled = cov[(cov["feature"] == "all") & (cov["target"] == "claimed")]
     assert set(pooled["kind"]) == {"sage", "h2"} and (pooled["interval"] == "se").all()
     assert pooled["coverage"].between(0, 1).all() and (pooled["n_repetitions"] == 4).all()
+    # the captions of the SAGE and H² figures: the audited family's own, another family's named
+    caps = importance_captions(cov, "toy", "gradient_boosting")
+    assert caps["sage"].startswith("± z SE (95 %): covers ") and caps["sage"].endswith(
+        "(twin of toy, gradient_boosting)"
+    )
+    assert "of the exact SAGE of the rows explained" in caps["sage"] and "of f*'s SAGE" in caps["sage"]
+    assert "of the model's H² on the population" in caps["h_statistic_pairs"]
+    assert "measured on the twin of toy's gradient_boosting" in importance_captions(cov, "toy", "decision_tree")["sage"]
+    assert importance_captions(None, "toy", "gradient_boosting") == {}
+
+
+def test_an_additive_model_has_no_h2_rows():
+    data = _table(n=60)
+    twin = build_twin(data, "linear_regression", seed=0)
+    design = _design(model=("linear_regression", {}), learner={**_design().learner, "grids": {}})
+    bundle = SimpleNamespace(twin=twin, design=design, sanity=None)
+    s = TwinImportanceSettings.from_params({**TwinImportanceSettings().to_params(), "truth_rows": 30})
+    truth = importance_truth(bundle, f_star_truth(twin, design), s)
+    assert truth.loc[truth["quantity"].str.startswith("h2"), "planted"].abs().max() < 1e-12
+    shard = importance_shard(bundle, truth, s, 0, 2)
+    assert set(shard["kind"]) == {"sage"}

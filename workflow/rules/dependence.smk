@@ -66,6 +66,8 @@ rule dependence_figures:
         ale=rules.ale.output.ale,
         ale_2d=rules.ale.output.ale_2d,
         h_statistic=rules.h_statistic.output.table,
+        # the twins' coverage table where the audit has run (docs/coverage.md): the H² captions
+        twins=twins_table_if_run,
     output:
         **figure_outputs("dependence_figures"),
     log:

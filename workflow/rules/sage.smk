@@ -35,6 +35,8 @@ rule sage_figures:
         style=STYLE_FILE,
         sage=rules.sage.output.table,
         reliance=rules.model_reliance.output.reliance,
+        # the twins' coverage table where the audit has run (docs/coverage.md): the caption
+        twins=twins_table_if_run,
     output:
         **figure_outputs("sage_figures"),
     log:

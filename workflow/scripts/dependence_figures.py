@@ -4,6 +4,7 @@
 from xaipipe.io import read_csv
 from xaipipe.plots import draw_figures, figure_style, save_figures
 from xaipipe.runner import run
+from xaipipe.studies import importance_captions
 
 
 def main(smk):
@@ -19,6 +20,10 @@ def main(smk):
         "max_display": smk.params.max_display,
         "title": title,
         "target_unit": smk.params.get("target_unit"),
+        # the H² bootstrap SE's coverage on the dataset's twin, where `snakemake twins` has run
+        "coverage": importance_captions(
+            read_csv(smk.input.twins[0]) if len(smk.input.twins) else None, smk.wildcards.dataset, smk.wildcards.family
+        ),
     }
     with figure_style(smk.input.style):
         save_figures("dependence_figures", draw_figures("dependence_figures", inputs), smk.output)

@@ -187,14 +187,14 @@ GROUPS: dict[str, FigureGroup] = {
             "model_figure",
             _MODEL,
             "SAGE",
-            inputs=("sage", "reliance", "estimator", "quantity", "title"),
+            inputs=("sage", "reliance", "estimator", "quantity", "title", "coverage"),
             default="sage",
         ),
         FigureGroup(
             "dependence_figures",
             "model_figure",
             _MODEL,
-            inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title", "target_unit"),
+            inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title", "target_unit", "coverage"),
         ),
         FigureGroup(
             "shap_interaction_summary",

@@ -217,16 +217,21 @@ def plot_h_statistic(result, *, kind: str = "total", max_display: int = 15, unno
     return fig
 
 
-def h_statistic_figures(table: pd.DataFrame, *, max_display: int = 15, title: str | None = None) -> dict[str, Figure]:
+def h_statistic_figures(
+    table: pd.DataFrame, *, max_display: int = 15, title: str | None = None, coverage: dict | None = None
+) -> dict[str, Figure]:
     """The H² figures of one model (``h_statistic.csv``): ``h_statistic`` (total per variable) and
     ``h_statistic_pairs`` (pairwise); a figure saying so replaces one without rows (e.g. fewer than two
-    top variables, so no pair)."""
+    top variables, so no pair). ``coverage``: a caption line per figure (the bootstrap SE's coverage
+    on the dataset's twin, :func:`xaipipe.studies.twin_table.importance_captions`) below the title."""
     import matplotlib.pyplot as plt
 
     out = {}
     for key, kind in (("h_statistic", "total"), ("h_statistic_pairs", "pairwise")):
         if (table["kind"] == kind).any():
-            out[key] = plot_h_statistic(table, kind=kind, max_display=max_display, title=title)
+            line = (coverage or {}).get(key)
+            full = f"{title}\n{line}" if title and line else (line or title)
+            out[key] = plot_h_statistic(table, kind=kind, max_display=max_display, title=full)
         else:
             with figure_style():
                 fig, ax = plt.subplots(figsize=(5, 2))

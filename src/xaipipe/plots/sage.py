@@ -24,6 +24,7 @@ def plot_sage(
     estimator: str = "permutation",
     quantity: str = "mr_difference",
     title: str | None = None,
+    coverage: dict | None = None,
 ):
     """SAGE bars (± 1.96 SE) and, in the same variable order, the model's MR with its rank.
 
@@ -37,6 +38,9 @@ def plot_sage(
     estimator, quantity : str
         The MR that ranks the variables (``explain.reliance.ranking``).
     title : str, optional
+    coverage : dict, optional
+        ``coverage["sage"]``: a caption line below the title, the interval's coverage on the
+        dataset's twin (:func:`xaipipe.studies.twin_table.importance_captions`).
 
     Returns
     -------
@@ -101,6 +105,9 @@ def plot_sage(
     right.axvline(0.0, color="0.3", linestyle="--", linewidth=0.8)
     right.set_xlabel(f"MR {quantity} ({estimator})\n(#: MR rank; bars: ± Monte-Carlo s.e.)")
     right.set_title("Model reliance")
+    line = (coverage or {}).get("sage")
+    if line:
+        title = f"{title}\n{line}" if title else line
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -27,6 +27,7 @@ ENTRY_POINTS = {
     "twin_coverage_tables": "twin_table",
     "combine_twin_coverage": "twin_table",
     "learner_captions": "twin_table",
+    "importance_captions": "twin_table",
     "explorer_coverage_lines": "twin_table",
 }
 
@@ -38,6 +39,8 @@ RULES = {
     "coverage_audit": ("coverage_audit",),
     "explorer": ("explorer_coverage_lines",),
     "learner_figures": ("learner_captions",),
+    "sage_figures": ("importance_captions",),
+    "dependence_figures": ("importance_captions",),
     "illustration": (
         "ILLUSTRATIONS",
         "illustration_table",

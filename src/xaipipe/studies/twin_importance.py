@@ -21,7 +21,8 @@ its own estimand:
     sample for every replicate; its own bootstrap SE over ``truth_bootstrap`` resamples is the
     truth's SE); *planted*: :math:`f^*`'s H² on the same rows. Audited: the total H² of the top
     ``explain.interactions.top_k`` variables by :math:`f^*`'s MR and the pairwise H² of their pairs
-    (the study's own choice of pairs, by the fitted model's MR, varies between replicates).
+    (the study's own choice of pairs, by the fitted model's MR, varies between replicates). An
+    additive explained model (a linear regression) has H² = 0 up to rounding: no ``h2`` rows.
 
 A replicate refits the explained model exactly as :func:`xaipipe.studies.twin_audit.replicate_rows`
 does (same data, split and model seeds), so its SAGE and H² belong to the model whose MR the audit
@@ -40,9 +41,9 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from ..explain.classes import class_choice
 from ..config.twins import TwinImportanceSettings
 from ..data.split import make_split
+from ..explain.classes import class_choice
 from ..explain.pdp import h_statistic, h_statistic_table
 from ..explain.reliance import features_from_groups
 from ..explain.sage import sage_importance, sage_inputs, sage_table
@@ -71,6 +72,10 @@ _H2 = (
     ("h2_unnormalised_total", "total", "h2_unnormalised"),
     ("h2_unnormalised_pairwise", "pairwise", "h2_unnormalised"),
 )
+
+#: H² at most this in both the estimate and its truth is rounding of an additive model (a linear
+#: regression's H² is 0 up to ~1e-30): such rows carry no interval to audit and are left out.
+_ROUNDING = 1e-12
 
 _log = logging.getLogger("xaipipe")
 
@@ -303,10 +308,16 @@ def _importance_rows(twin: Twin, design: TwinDesign, s: TwinImportanceSettings, 
             (q["quantity"], q["feature"]): (v, e)
             for q, v, e in _h2_on(model, twin, twin.X[idx], top, h2, s.truth_bootstrap, truth_seed)
         }
+        # an additive model: H² (the normalised one, a share) is rounding, no interval to audit
+        additive = {
+            f
+            for kind, f, est in table[["kind", "feature", "h2"]].itertuples(index=False)
+            if (f"h2_{kind}", f) in truth and max(abs(est), abs(truth[(f"h2_{kind}", f)][0])) <= _ROUNDING
+        }
         for q, kind, col in _H2:
             part = table[table["kind"] == kind]
             for f, est, e in part[["feature", col, f"{col}_se"]].itertuples(index=False):
-                if (q, f) not in truth:  # a variable outside the audited top
+                if (q, f) not in truth or f in additive:  # a variable outside the audited top
                     continue
                 c, cse = truth[(q, f)]
                 rows.append(

@@ -31,6 +31,7 @@ __all__ = [
     "TwinCoverage",
     "combine_twin_coverage",
     "explorer_coverage_lines",
+    "importance_captions",
     "learner_captions",
     "twin_coverage_tables",
     "TWIN_COVERAGE_COLUMNS",
@@ -450,6 +451,44 @@ def learner_captions(table: pd.DataFrame | None, dataset: str, family: str, *, n
         calibrated = _calibrated_phrase(table, dataset, quantity, family, nominal)
         if calibrated:
             out[kind] += f"; {calibrated}"
+    return out
+
+
+#: The SAGE and H² figures -> (kind, quantity, what the claimed estimand is called, f*'s value).
+_IMPORTANCE_FIGURES = {
+    "sage": ("sage", "sage", "the exact SAGE of the rows explained", "f*'s SAGE"),
+    "h_statistic": ("h2", "h2_total", "the model's H² on the population", "f*'s H²"),
+    "h_statistic_pairs": ("h2", "h2_pairwise", "the model's H² on the population", "f*'s H²"),
+}
+
+
+def importance_captions(table: pd.DataFrame | None, dataset: str, family: str, *, nominal: float = 0.95) -> dict:
+    """One caption line per SAGE / H² figure (``sage``, ``h_statistic``, ``h_statistic_pairs``): how
+    often ``estimate ± z se`` at ``nominal`` covers its estimand and f*'s value on the dataset's
+    twin, e.g. ``"± z SE (95 %) on the twin of airfoil (xgboost): covers 0.94 ± 0.01 of the exact
+    SAGE of the rows explained, 0.10 ± 0.02 of f*'s SAGE"``. The audit explains one family per twin
+    (f*'s); another family's figure names the family it was measured on (the same construction of
+    the SE). An empty dict when the audit has not run (``table`` None); ``"... not measured"`` for a
+    kind the audit has no row of."""
+    if table is None:
+        return {}
+    out = {}
+    for fig, (kind, quantity, claimed_name, planted_name) in _IMPORTANCE_FIGURES.items():
+        sel = (table["dataset"] == dataset) & (table["kind"] == kind) & (table["quantity"] == quantity)
+        audited = list(pd.unique(table.loc[sel, "family"].astype(str)))
+        if not audited:
+            out[fig] = f"coverage on the twin of {dataset}: not measured"
+            continue
+        on = family if family in audited else audited[0]
+        common = dict(quantity=quantity, interval="se", nominal=nominal, family=on)
+        claimed = coverage_phrase(table, dataset, kind, target="claimed", **common)
+        planted = coverage_phrase(table, dataset, kind, target="planted", **common)
+        head = claimed.split(" on the twin")[0].replace("the truth", claimed_name)
+        where = f"twin of {dataset}, {on}" if on == family else f"measured on the twin of {dataset}'s {on}"
+        line = f"± z SE ({round(100 * nominal)} %): {head}"
+        if planted != "coverage not measured":
+            line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", planted_name)
+        out[fig] = f"{line} ({where})"
     return out
 
 
