@@ -89,6 +89,11 @@ def test_importance_truths_and_shards_join_the_coverage_table(task):
     }
     assert (truth.loc[truth["quantity"] == "sage", "method"] == "exact").all()  # 2^3 coalitions
     assert len(truth[truth["quantity"] == "h2_total"]) == 2 and len(truth[truth["quantity"] == "h2_pairwise"]) == 1
+    # a twin of at most truth_rows rows: the H² truths are the population's values, exact
+    s_all = TwinImportanceSettings.from_params({**s.to_params(), "truth_rows": 80})
+    exact = importance_truth(bundle, f_star, s_all)
+    h2_exact = exact[exact["quantity"].str.startswith("h2")]
+    assert (h2_exact["method"] == "exact").all() and (h2_exact["planted_se"] == 0).all()
     whole = importance_shard(bundle, truth, s, 0, 1)
     parts = pd.concat([importance_shard(bundle, truth, s, k, 2) for k in range(2)]).sort_values(
         "repetition", kind="stable"

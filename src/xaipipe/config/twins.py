@@ -270,9 +270,10 @@ class TwinImportanceSettings(Settings):
         ``twins.importance.truth_factor``: the long sampler's convergence threshold is the study's
         over ``sqrt(truth_factor)`` (its SE about ``1/sqrt(truth_factor)`` of the study's), its cap
         ``truth_factor`` times the study's ``max_permutations``.
-    truth_rows : int, default 500
-        ``twins.importance.truth_rows``: population rows (one seeded sample) of the H² truths and of
-        f*'s planted SAGE.
+    truth_rows : int, default 1600
+        ``twins.importance.truth_rows``: population rows of the H² truths and of f*'s planted SAGE:
+        every row where the twin has at most this many (the H² truths then exact), else one seeded
+        sample. An H² truth costs ``(top_k + pairs) * truth_rows**2`` model rows per replicate.
     truth_background : int, default 128
         ``twins.importance.truth_background``: population rows averaged over in f*'s planted SAGE.
     truth_bootstrap : int, default 20
@@ -296,7 +297,7 @@ class TwinImportanceSettings(Settings):
     h2_enabled: bool = True
     exact_max_evaluations: int = 20_000_000
     truth_factor: int = 16
-    truth_rows: int = 500
+    truth_rows: int = 1600
     truth_background: int = 128
     truth_bootstrap: int = 20
     label_copies: int = 4

@@ -17,9 +17,10 @@ its own estimand:
     classification with labels drawn from :math:`p^*`).
 ``h2`` (``explain/<d>/<f>/h_statistic.csv``, ``h2_se``, ``h2_unnormalised_se``)
     The bootstrap SE over the rows of the H² subsample (:func:`xaipipe.explain.pdp.h_statistic`).
-    *Claimed*: the fitted model's H² on the population (``truth_rows`` population rows, one seeded
-    sample for every replicate; its own bootstrap SE over ``truth_bootstrap`` resamples is the
-    truth's SE); *planted*: :math:`f^*`'s H² on the same rows. Audited: the total H² of the top
+    *Claimed*: the fitted model's H² on the population: on all the twin's ``N`` rows where ``N <=
+    truth_rows`` (exact: the population is those rows), else on one seeded sample of ``truth_rows``
+    rows for every replicate, its bootstrap SE over ``truth_bootstrap`` resamples the truth's SE;
+    *planted*: :math:`f^*`'s H² on the same rows. Audited: the total H² of the top
     ``explain.interactions.top_k`` variables by :math:`f^*`'s MR and the pairwise H² of their pairs
     (the study's own choice of pairs, by the fitted model's MR, varies between replicates). An
     additive explained model (a linear regression) has H² = 0 up to rounding: no ``h2`` rows.
@@ -236,7 +237,7 @@ def importance_truth(bundle: TwinBundle, f_star: pd.DataFrame, settings: TwinImp
         h2 = _h2_settings(s, design)
         res = _h2_on(twin.f_star, twin, twin.X[idx], top, h2, s.truth_bootstrap, seed[1])
         for q, v, e in res:
-            rows.append({**q, "planted": v, "planted_se": e, "method": "bootstrap"})
+            rows.append({**q, "planted": v, "planted_se": e, "method": "exact" if e == 0 else "bootstrap"})
     out = pd.DataFrame(rows, columns=IMPORTANCE_TRUTH_COLUMNS)
     out["grid_value"] = np.nan
     return out
@@ -260,10 +261,11 @@ def _h2_on(model, twin: Twin, X, top: Sequence[str], h2, n_bootstrap: int, seed:
         max_batch_rows=h2.max_batch_rows,
     )
     t = res.to_frame()
+    exact = len(X) == twin.n_rows  # every row of the population: the population's value, no error
     out = []
     for q, kind, col in _H2:
         for f, v, e in t.loc[t["kind"] == kind, ["feature", col, f"{col}_se"]].itertuples(index=False):
-            out.append(({"quantity": q, "loss": "", "feature": f}, float(v), float(e)))
+            out.append(({"quantity": q, "loss": "", "feature": f}, float(v), 0.0 if exact else float(e)))
     return out
 
 
