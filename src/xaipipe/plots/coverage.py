@@ -216,6 +216,9 @@ _TWIN_PANELS = {
     ("test_loss", "test_loss", "se"): "test loss ± z bootstrap SE",
     ("ols", "coefficient", "se"): "OLS coefficients (sanity)",
     ("logit", "coefficient", "se"): "logit coefficients (sanity)",
+    ("sage", "sage", "se"): "SAGE ± z SE",
+    ("h2", "h2_total", "se"): "H² total ± z bootstrap SE",
+    ("h2", "h2_pairwise", "se"): "H² pairwise ± z bootstrap SE",
 }
 
 

@@ -27,6 +27,7 @@ from scipy import stats
 from ..validation import check_confidence
 
 __all__ = [
+    "CALIBRATED_KINDS",
     "KINDS",
     "TwinCoverage",
     "combine_twin_coverage",
@@ -82,9 +83,14 @@ KINDS: dict[str, dict[str, str]] = {
     "h2": {
         "printed": "explain/<d>/<f>/h_statistic.csv (h2_se, h2_unnormalised_se)",
         "claimed": "the fitted model's H² on the population (the twin's rows)",
-        "intervals": "estimate ± z se (bootstrap over the subsample's rows)",
+        "intervals": "estimate ± z se (bootstrap over the subsample's rows); calibrated: estimate ± q se, q the "
+        "twin's quantile of |estimate - estimand| / se, cross-fitted over replicate halves",
     },
 }
+
+#: Kinds that also get the twin-calibrated interval ``estimate ± q se`` (:func:`calibrated_multiplier`):
+#: those whose ``se`` interval falls short of its own estimand on the twins (docs/coverage.md, "Repairs").
+CALIBRATED_KINDS = ("learner", "h2")
 
 #: Columns of :func:`twin_coverage` (``tables/coverage_twins.csv``).
 TWIN_COVERAGE_COLUMNS = [
@@ -304,7 +310,7 @@ def twin_coverage(
                 continue
             tse = part[f"{target}_se"].to_numpy(dtype=float)
             constructions = [(*iv, np.nan) for iv in _intervals(part, levels)]
-            if key[1] == "learner":
+            if key[1] in CALIBRATED_KINDS:
                 constructions += list(_calibrated(part, levels))
             for interval, c, lo, hi, multiplier in constructions:
                 covered = (lo <= tv) & (tv <= hi)
@@ -489,14 +495,19 @@ def importance_captions(table: pd.DataFrame | None, dataset: str, family: str, *
         if planted != "coverage not measured":
             line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", planted_name)
         out[fig] = f"{line} ({where})"
+        calibrated = _calibrated_phrase(table, dataset, quantity, on, nominal, kind=kind)
+        if calibrated:
+            out[fig] += f"; {calibrated}"
     return out
 
 
-def _calibrated_phrase(table: pd.DataFrame, dataset: str, quantity: str, family: str, nominal: float) -> str:
+def _calibrated_phrase(
+    table: pd.DataFrame, dataset: str, quantity: str, family: str, nominal: float, kind: str = "learner"
+) -> str:
     """``"calibrated on the twin: estimate ± 3.10 se covers 0.95 ± 0.01 (out of sample)"``, or ''."""
     if "multiplier" not in table:
         return ""
-    sel = (table["dataset"] == dataset) & (table["kind"] == "learner") & (table["feature"] == "all")
+    sel = (table["dataset"] == dataset) & (table["kind"] == kind) & (table["feature"] == "all")
     sel &= (table["quantity"] == quantity) & (table["interval"] == "calibrated") & (table["target"] == "claimed")
     sel &= (table["family"] == family) & np.isclose(table["nominal"].astype(float), nominal)
     rows = table[sel]
