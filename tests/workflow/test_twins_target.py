@@ -36,7 +36,8 @@ def test_twins_target_writes_the_coverage_of_every_kind(twins_run, mirror_dir):
     repo, proc = twins_run
     # only the twin rules ran: the small run's CV, fits and MR tables were reused
     ran = _planned(proc)
-    assert ran <= {"twin", "twin_truth", "twin_shard", "twin_coverage", "twins_table", "twins_figure", "twins"}, ran
+    twin_rules = {"twin", "twin_truth", "twin_shard", "twin_coverage", "twins_table", "twins_figure", "twins"}
+    assert ran <= twin_rules | {"twin_importance_truth", "twin_importance_shard"}, ran
     res = repo / "results" / "test"
     table = pd.read_csv(res / "tables" / "coverage_twins.csv")
     assert list(table.columns) == TWIN_COVERAGE_COLUMNS
@@ -44,6 +45,7 @@ def test_twins_target_writes_the_coverage_of_every_kind(twins_run, mirror_dir):
     kinds = {d: set(g["kind"]) for d, g in table.groupby("dataset")}
     assert {"learner", "mr", "test_loss", "mcr", "ols"} <= kinds["diabetes"]
     assert {"learner", "mr", "test_loss", "mcr", "logit"} <= kinds["breast_cancer"]
+    assert "sage" in kinds["diabetes"] and "sage" in kinds["breast_cancer"]  # and H² where f* is not additive
     assert set(table["kind"]) <= set(KINDS)
     assert set(table["target"]) == {"claimed", "planted"}
     # every replicate counts, except the logit rows: replicates with a separated design print no Wald
@@ -73,7 +75,9 @@ def test_twins_target_writes_the_coverage_of_every_kind(twins_run, mirror_dir):
 
 def test_default_target_then_shows_the_twin_coverage(twins_run, mirror_dir):
     repo, _ = twins_run
-    # the coverage table is now an input of the learner figures and the explorer: those (and the manifest) rerun, nothing else
+    # the coverage table is now an input of the learner, SAGE and H² figures and the explorer: those (and the
+    # manifest) rerun, nothing else
     plan = snakemake(repo, "-n", "--cores", "2", *small_args(mirror_dir, configfiles=TWINS))
     planned = _planned(plan)
-    assert "learner_figures" in planned and planned <= {"learner_figures", "explorer", "manifest", "all"}, planned
+    captioned = {"learner_figures", "sage_figures", "dependence_figures", "explorer"}
+    assert "learner_figures" in planned and planned <= captioned | {"manifest", "all"}, planned
