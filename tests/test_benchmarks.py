@@ -37,7 +37,7 @@ SCRIPTS = sorted(p.stem for p in BENCHMARKS.glob("*.py") if not p.name.startswit
 
 #: What each script's tiny mode must print: regular expressions searched line by line (re.M).
 EXPECTED = {
-    "anchors_cpu": [
+    "dependence_methods_cpu": [
         r"^dataset +tiny_regression +tiny_classification$",
         r"^conditional MR R=3 +[\d.]+ +[\d.]+$",
         r"^exact MC SE e_divide, every variable +[\d.]+ +NaN$",
@@ -74,7 +74,7 @@ EXPECTED = {
         r"^ratio rashomon: whole/blocks peak RSS = [\d.]+$",
         r"^check: outputs of the whole and the block paths bitwise equal in every step$",
     ],
-    "issue35_rules_cpu": [
+    "dependence_rules_cpu": [
         r"^part +ale +dependent_mr +figures +h_statistic$",
         r"^tiny_classification +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
         r"^tiny_regression +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$",
@@ -164,6 +164,17 @@ def test_every_benchmark_is_listed():
         f"benchmarks/ has {SCRIPTS}, EXPECTED lists {sorted(EXPECTED)}: give every script a --tiny mode "
         "and say here what it must print"
     )
+
+
+def test_the_readme_table_lists_every_benchmark_and_nothing_else():
+    """benchmarks/README.md's table has one row per script (what it measures, its command), named
+    for what it measures: no script named after an issue or a date."""
+    rows = [line for line in (BENCHMARKS / "README.md").read_text().splitlines() if line.startswith("| `")]
+    listed = sorted(re.match(r"\| `([\w]+)\.py` \|", row).group(1) for row in rows)
+    assert listed == SCRIPTS, f"README lists {listed}, benchmarks/ has {SCRIPTS}"
+    assert all(len(row.split(" | ")) >= 3 and row.split(" | ")[2].strip() for row in rows)  # a command each
+    dated = [s for s in SCRIPTS if re.search(r"issue\d|20\d\d|stop\d", s)]
+    assert not dated, f"scripts named after an issue or a date: {dated} (dated studies go to docs/history/)"
 
 
 @pytest.mark.parametrize("name", SCRIPTS)

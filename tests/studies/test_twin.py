@@ -331,3 +331,75 @@ def test_the_calibrated_learner_interval_reaches_its_level_out_of_sample():
     caption = learner_captions(cov, "toy", "gradient_boosting")["learner_pd"]
     q, c, s = at.loc["calibrated", ["multiplier", "coverage", "coverage_se"]]
     assert caption.endswith(f"; calibrated on the twin: estimate ± {q:.2f} se covers {c:.2f} ± {s:.2f} (out of sample)")
+
+
+def test_the_mr_and_test_loss_intervals_are_calibrated_per_estimator_and_loss():
+    """The repair of the MR and test-loss intervals (CALIBRATED_KINDS): each (estimator, loss) gets
+    its own multiplier. A permutation MR under squared error whose SE is right keeps q ~ 1.96; under
+    zero-one loss, whose SE is half the spread (the lattice of a 0-1 loss), q ~ 2 x 1.96, and both
+    calibrated intervals cover 0.95 within MC error; the explorer line says so."""
+    from xaipipe.studies.twin_table import CALIBRATED_KINDS, explorer_coverage_lines
+
+    assert {"mr", "test_loss"} <= set(CALIBRATED_KINDS)
+    rng = np.random.default_rng(1)
+    n_rep, n_feat = 400, 4
+    frames = []
+    for kind, quantity, estimator, loss, spread, df in (
+        ("mr", "mr_difference", "permutation", "squared_error", 1.0, np.inf),
+        ("mr", "mr_difference", "permutation", "zero_one", 2.0, np.inf),
+        ("test_loss", "test_loss", "", "squared_error", 3.0, np.inf),
+    ):
+        n_feat_k = n_feat if kind == "mr" else 1
+        rep = np.repeat(np.arange(n_rep), n_feat_k)
+        se = rng.uniform(0.5, 1.5, rep.size)
+        truth = rng.normal(size=rep.size)
+        est = truth + rng.normal(size=rep.size) * spread * se
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": "toy",
+                    "repetition": rep,
+                    "kind": kind,
+                    "quantity": quantity,
+                    "family": "xgboost",
+                    "estimator": estimator,
+                    "loss": loss,
+                    "scope": "",
+                    "epsilon": np.nan,
+                    "feature": np.tile([f"x{j}" for j in range(n_feat_k)], n_rep),
+                    "grid_value": np.nan,
+                    "estimate": est,
+                    "se": se,
+                    "se_naive": np.nan,
+                    "df": np.nan if not np.isfinite(df) else df,
+                    "ci_low": est - 1.96 * se,
+                    "ci_high": est + 1.96 * se,
+                    "level": 0.95,
+                    "claimed": truth,
+                    "claimed_se": 0.0,
+                    "planted": np.nan,
+                    "planted_se": np.nan,
+                }
+            )  # fmt: skip
+        )
+    cov = twin_coverage(pd.concat(frames, ignore_index=True), nominal=[0.95])
+    at = cov[(cov.feature == "all") & (cov.target == "claimed") & (cov.interval == "calibrated")]
+    at = at.set_index(["kind", "loss"])
+    for key, q_expected in (
+        (("mr", "squared_error"), 1.96),
+        (("mr", "zero_one"), 3.92),
+        (("test_loss", "squared_error"), 5.88),
+    ):
+        row = at.loc[key]
+        assert row["multiplier"] == pytest.approx(q_expected, rel=0.08), key
+        assert abs(row["coverage"] - 0.95) < 3 * row["coverage_se"], key
+    se_rows = cov[(cov.feature == "all") & (cov.interval == "se")].set_index(["kind", "loss"])
+    assert se_rows.loc[("mr", "zero_one"), "coverage"] < 0.75  # what the repair repairs
+    lines = explorer_coverage_lines(cov, "toy", epsilon=1.0)
+    perm = next(line for line in lines if line.startswith("MR difference ± t SE, permutation"))
+    q = at.loc[("mr", "squared_error"), "multiplier"]  # the first row: the explorer's MR line has no loss
+    assert perm.endswith(
+        f"calibrated on the twin: estimate ± {q:.2f} se covers {at.loc[('mr', 'squared_error'), 'coverage']:.2f} ± {at.loc[('mr', 'squared_error'), 'coverage_se']:.2f} (out of sample)"
+    )
+    loss_line = next(line for line in lines if line.startswith("test loss, bootstrap percentile"))
+    assert "calibrated on the twin: estimate ± 5." in loss_line

@@ -53,12 +53,15 @@ KINDS: dict[str, dict[str, str]] = {
     "mr": {
         "printed": "explain/<d>/<f>/model_reliance.csv (permutation, e_divide: *_se)",
         "claimed": "the estimator's expectation over its permutations given the model and test rows",
-        "intervals": "permutation: estimate ± t_{n_repeats-1} se; e_divide: estimate ± z se",
+        "intervals": "permutation: estimate ± t_{n_repeats-1} se; e_divide: estimate ± z se; calibrated: estimate ± q "
+        "se, q the twin's quantile of |estimate - estimand| / se per estimator and loss, cross-fitted over "
+        "replicate halves",
     },
     "test_loss": {
         "printed": "comparison/<d>/test_loss.csv (se_bootstrap, ci_low / ci_high)",
         "claimed": "the fitted model's expected loss on the population",
-        "intervals": "bootstrap percentile, estimate ± z se_bootstrap",
+        "intervals": "bootstrap percentile, estimate ± z se_bootstrap; calibrated: estimate ± q se_bootstrap, q "
+        "the twin's quantile of |estimate - estimand| / se, cross-fitted over replicate halves",
     },
     "mcr": {
         "printed": "rashomon/<d>/mcr.csv (mcr_minus, mcr_plus)",
@@ -89,8 +92,10 @@ KINDS: dict[str, dict[str, str]] = {
 }
 
 #: Kinds that also get the twin-calibrated interval ``estimate ± q se`` (:func:`calibrated_multiplier`):
-#: those whose ``se`` interval falls short of its own estimand on the twins (docs/coverage.md, "Repairs").
-CALIBRATED_KINDS = ("learner", "h2")
+#: those whose ``se`` interval falls short of its own estimand on some twin (docs/coverage.md, "Repairs"):
+#: the learner intervals, the zero-one permutation MR (a lattice), the test loss's bootstrap (small
+#: test splits, heavy tails) and H²'s bootstrap SE.
+CALIBRATED_KINDS = ("learner", "mr", "test_loss", "h2")
 
 #: Columns of :func:`twin_coverage` (``tables/coverage_twins.csv``).
 TWIN_COVERAGE_COLUMNS = [
@@ -454,7 +459,7 @@ def learner_captions(table: pd.DataFrame | None, dataset: str, family: str, *, n
             if planted != "coverage not measured"
             else f"{head} (twin of {dataset})"
         )
-        calibrated = _calibrated_phrase(table, dataset, quantity, family, nominal)
+        calibrated = _calibrated_phrase(table, dataset, quantity, nominal, family=family)
         if calibrated:
             out[kind] += f"; {calibrated}"
     return out
@@ -495,21 +500,24 @@ def importance_captions(table: pd.DataFrame | None, dataset: str, family: str, *
         if planted != "coverage not measured":
             line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", planted_name)
         out[fig] = f"{line} ({where})"
-        calibrated = _calibrated_phrase(table, dataset, quantity, on, nominal, kind=kind)
+        calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, family=on)
         if calibrated:
             out[fig] += f"; {calibrated}"
     return out
 
 
 def _calibrated_phrase(
-    table: pd.DataFrame, dataset: str, quantity: str, family: str, nominal: float, kind: str = "learner"
+    table: pd.DataFrame, dataset: str, quantity: str, nominal: float, kind: str = "learner", **match: object
 ) -> str:
-    """``"calibrated on the twin: estimate ± 3.10 se covers 0.95 ± 0.01 (out of sample)"``, or ''."""
+    """``"calibrated on the twin: estimate ± 3.10 se covers 0.95 ± 0.01 (out of sample)"``, or ''
+    (``match``: further columns, as :func:`coverage_phrase`'s)."""
     if "multiplier" not in table:
         return ""
     sel = (table["dataset"] == dataset) & (table["kind"] == kind) & (table["feature"] == "all")
     sel &= (table["quantity"] == quantity) & (table["interval"] == "calibrated") & (table["target"] == "claimed")
-    sel &= (table["family"] == family) & np.isclose(table["nominal"].astype(float), nominal)
+    sel &= np.isclose(table["nominal"].astype(float), nominal)
+    for col, value in match.items():
+        sel &= table[col] == value
     rows = table[sel]
     if rows.empty or not np.isfinite(float(rows["multiplier"].iloc[0])):
         return ""
@@ -560,5 +568,12 @@ def explorer_coverage_lines(
         line = f"{label}: {claimed}"
         if planted != "coverage not measured":
             line += f"; of f*'s value: {planted.split(' of ')[0].replace('covers ', '')}"
+        calibrated = (
+            _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, **extra)
+            if kind in CALIBRATED_KINDS
+            else ""
+        )
+        if calibrated:
+            line += f"; {calibrated}"
         lines.append(line)
     return lines

@@ -1,12 +1,12 @@
-"""CPU seconds of one call of each new computation of issue 35 (ALE, conditional and grouped MR,
-H-statistic, SHAP interaction summary, predictive multiplicity, exact MC SE) per dataset.
+"""CPU seconds of one call of each dependence and interaction method (ALE, conditional and grouped MR,
+H-statistic, SHAP interaction summary, predictive multiplicity, exact MC SE) per dataset (added by issue 35).
 
 A gradient boosting (300 trees, depth 3; classification for breast_cancer) is fitted on each
 dataset's training split (``benchmarks/_prepared.py``: the default study's preparation and split);
 every computation runs on the test split with the settings a default-study rule would use.
 
-    python benchmarks/anchors_cpu.py [--mirror ../shared/data/uci] [--datasets abalone diabetes]
-    python benchmarks/anchors_cpu.py --tiny    # two tiny self-made tables, 10 trees (seconds)
+    python benchmarks/dependence_methods_cpu.py [--mirror ../shared/data/uci] [--datasets abalone diabetes]
+    python benchmarks/dependence_methods_cpu.py --tiny    # two tiny self-made tables, 10 trees (seconds)
 
 ``--tiny`` runs every computation on the regression and classification tables of
 ``benchmarks/_tiny.py`` (prepared and split by the pipeline's code; a one-hot group each) with
@@ -163,7 +163,7 @@ def main(argv=None):
     if a.tiny:
         import tempfile
 
-        with tempfile.TemporaryDirectory(prefix="anchors_cpu_tiny_") as folder:
+        with tempfile.TemporaryDirectory(prefix="dependence_methods_cpu_tiny_") as folder:
             data = tiny_prepared(Path(folder))
             rows = [r for d, p in data.items() for r in run(d, p, TINY)]
         names = list(data)

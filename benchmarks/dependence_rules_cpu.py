@@ -1,12 +1,12 @@
-"""CPU seconds of the computations that issue 35's rules add to the default study, per model and dataset,
+"""CPU seconds of the computations that the dependence rules (issue 35) add to the default study, per model and dataset,
 measured on a finished run's stored models and tables (one process, one thread, ``time.process_time``).
 
 The new jobs' start-up (interpreter, imports: ~1 CPU-s per compute job, ~0.6 per figure job) and
 Snakemake's own per-job cost are not in these numbers; ``docs/methods_dependent_features.md`` adds
 them. Run after the default study (or after its upstream jobs of the datasets of interest):
 
-    python benchmarks/issue35_rules_cpu.py --results results/v1 [--out issue35_cpu.csv] [--datasets abalone ...]
-    python benchmarks/issue35_rules_cpu.py --tiny    # a stand-in results folder of two tiny tables (seconds)
+    python benchmarks/dependence_rules_cpu.py --results results/v1 [--out dependence_rules_cpu.csv] [--datasets abalone ...]
+    python benchmarks/dependence_rules_cpu.py --tiny    # a stand-in results folder of two tiny tables (seconds)
 
 ``--tiny`` builds a stand-in ``results`` folder (``benchmarks/_tiny.py``: a regression and a
 classification table prepared and split by the pipeline's code, a linear model and a 10-tree
@@ -182,7 +182,7 @@ def main(argv=None):
     if args.tiny:
         import tempfile
 
-        with tempfile.TemporaryDirectory(prefix="issue35_rules_cpu_tiny_") as folder:
+        with tempfile.TemporaryDirectory(prefix="dependence_rules_cpu_tiny_") as folder:
             config["explain"]["interactions"].update(n_rows=30, n_rows_random_forest=30, n_bootstrap=5)
             root = tiny_results(Path(folder), config)
             table = pd.DataFrame(run(root, config, list(TINY_DATASETS)))
