@@ -403,3 +403,78 @@ def test_the_mr_and_test_loss_intervals_are_calibrated_per_estimator_and_loss():
     )
     loss_line = next(line for line in lines if line.startswith("test loss, bootstrap percentile"))
     assert "calibrated on the twin: estimate ± 5." in loss_line
+
+
+def test_the_mr_figures_give_the_mr_intervals_coverage_on_the_twin():
+    """reliance_captions: the MR figures' caption lines name the estimator, loss, quantile (t for
+    permutation), the estimand and f*'s MR; the dependent-MR figure speaks of permutation whatever
+    the ranking estimator; a family the audit did not explain names the audited one; the lines reach
+    the figures' titles (plots.reliance.reliance_figures)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaipipe.plots.reliance import reliance_figures
+    from xaipipe.studies.twin_table import reliance_captions
+
+    rows = []
+    for est, claimed, multiplier in (
+        ("permutation", 0.95, np.nan),
+        ("e_divide", 0.94, np.nan),
+        ("e_divide", 0.95, 2.2),
+    ):
+        for target, cov in (("claimed", claimed), ("planted", 0.12)):
+            interval = "calibrated" if np.isfinite(multiplier) else "se"
+            if interval == "calibrated" and target == "planted":
+                continue
+            rows.append(
+                {"dataset": "toy", "kind": "mr", "quantity": "mr_difference", "family": "xgboost", "estimator": est,
+                 "loss": "squared_error", "scope": "", "epsilon": np.nan, "feature": "all", "interval": interval,
+                 "target": target, "nominal": 0.95, "coverage": cov, "coverage_se": 0.01, "mean_width": 1.0,
+                 "mean_error": 0.0, "truth_se_ratio": 0.0, "n_intervals": 100, "n_repetitions": 100,
+                 "multiplier": multiplier}
+            )  # fmt: skip
+    table = pd.DataFrame(rows)
+    assert (
+        reliance_captions(None, "toy", "xgboost", estimator="e_divide", loss="squared_error", quantity="mr_difference")
+        == {}
+    )
+    caps = reliance_captions(
+        table, "toy", "xgboost", estimator="e_divide", loss="squared_error", quantity="mr_difference"
+    )
+    assert caps["model_reliance"] == (
+        "± z SE (95 %, e_divide, squared_error): covers 0.94 ± 0.01 of the estimator's expectation, 0.12 ± 0.01 of "
+        "f*'s MR (twin of toy, xgboost); calibrated on the twin: estimate ± 2.20 se covers 0.95 ± 0.01 (out of sample)"
+    )
+    assert caps["model_reliance_dependent"].startswith("± t SE (95 %, permutation, squared_error): covers 0.95 ± 0.01")
+    other = reliance_captions(
+        table, "toy", "random_forest", estimator="permutation", loss="squared_error", quantity="mr_difference"
+    )
+    assert other["model_reliance"].endswith("(measured on the twin of toy's xgboost)")
+    assert (
+        reliance_captions(table, "toy", "xgboost", estimator="permutation", loss="zero_one", quantity="mr_difference")[
+            "model_reliance"
+        ]
+        == "coverage on the twin of toy: not measured (permutation, zero_one)"
+    )
+    mr = pd.DataFrame(
+        {"feature": ["a", "b"], "estimator": "e_divide", "loss": "squared_error", "mr_difference": [0.5, 0.1],
+         "mr_difference_se": [0.05, 0.02], "mr_ratio": [1.5, 1.1], "mr_ratio_se": [0.05, 0.02]}
+    )  # fmt: skip
+    gain = pd.DataFrame({"feature": ["a", "b"], "split_gain": [0.7, 0.3]})
+    figs = reliance_figures(
+        mr,
+        gain,
+        estimator="e_divide",
+        loss="squared_error",
+        quantity="mr_difference",
+        title="toy / xgboost",
+        coverage=caps,
+    )
+    try:
+        assert caps["model_reliance"] in figs["model_reliance"].axes[0].get_title()
+        assert caps["reliance_vs_split_gain"] in figs["reliance_vs_split_gain"]._suptitle.get_text()
+    finally:
+        for fig in figs.values():
+            plt.close(fig)

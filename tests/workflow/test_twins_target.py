@@ -75,9 +75,9 @@ def test_twins_target_writes_the_coverage_of_every_kind(twins_run, mirror_dir):
 
 def test_default_target_then_shows_the_twin_coverage(twins_run, mirror_dir):
     repo, _ = twins_run
-    # the coverage table is now an input of the learner, SAGE and H² figures and the explorer: those (and the
-    # manifest) rerun, nothing else
+    # the coverage table is now an input of the learner, MR, SAGE and H² figures and the explorer: those (and
+    # the manifest) rerun, nothing else
     plan = snakemake(repo, "-n", "--cores", "2", *small_args(mirror_dir, configfiles=TWINS))
     planned = _planned(plan)
-    captioned = {"learner_figures", "sage_figures", "dependence_figures", "explorer"}
-    assert "learner_figures" in planned and planned <= captioned | {"manifest", "all"}, planned
+    captioned = {"learner_figures", "reliance_figures", "sage_figures", "dependence_figures", "explorer"}
+    assert {"learner_figures", "reliance_figures"} <= planned <= captioned | {"manifest", "all"}, planned

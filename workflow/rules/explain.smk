@@ -64,6 +64,7 @@ rule reliance_figures:
         style=STYLE_FILE,
         reliance=rules.model_reliance.output.reliance,
         split_gain=rules.model_reliance.output.split_gain,
+        twins=twins_table_if_run,
     output:
         **figure_outputs("reliance_figures"),
     log:

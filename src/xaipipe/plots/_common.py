@@ -61,6 +61,14 @@ def annotate_cells(ax, values: np.ndarray, label: Callable[[float], str], light:
                 )
 
 
+def with_coverage(title: str, coverage, kind: str) -> str:
+    """``title`` with the line of ``coverage[kind]`` below it (the interval's coverage on the dataset's
+    twin: :func:`xaipipe.studies.twin_table.learner_captions`, ``reliance_captions``) where the twin
+    audit has run."""
+    line = (coverage or {}).get(kind)
+    return f"{title}\n{line}" if line else title
+
+
 def finish(fig, ax, title: str | None):
     """Set ``ax``'s title when ``title`` is given, lay ``fig`` out tightly and return it."""
     if title:

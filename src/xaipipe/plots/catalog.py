@@ -158,7 +158,7 @@ GROUPS: dict[str, FigureGroup] = {
             "model_figure",
             _MODEL,
             "model reliance",
-            inputs=("table", "split_gain", "estimator", "loss", "quantity", "title"),
+            inputs=("table", "split_gain", "estimator", "loss", "quantity", "title", "coverage"),
         ),
         FigureGroup(
             "pd_figures",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ._common import check_table
+from ._common import check_table, with_coverage
 from .pdp import OUTPUT_LABELS
 
 if TYPE_CHECKING:
@@ -272,13 +272,6 @@ def interval_bars(
         ax.set_title((title + "\n" if title else "") + info)
     fig.tight_layout()
     return fig
-
-
-def with_coverage(title: str, coverage, kind: str) -> str:
-    """``title`` with the line of ``coverage[kind]`` below it (the interval's coverage on the dataset's
-    twin, :func:`xaipipe.studies.twin_table.learner_captions`) where the twin audit has run."""
-    line = (coverage or {}).get(kind)
-    return f"{title}\n{line}" if line else title
 
 
 def learner_figures(

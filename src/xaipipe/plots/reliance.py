@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ._common import finish
+from ._common import finish, with_coverage
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -220,7 +220,14 @@ def plot_reliance_vs_split_gain(
 
 
 def reliance_figures(
-    table: pd.DataFrame, split_gain: pd.DataFrame, *, estimator: str, loss: str, quantity: str, title: str = ""
+    table: pd.DataFrame,
+    split_gain: pd.DataFrame,
+    *,
+    estimator: str,
+    loss: str,
+    quantity: str,
+    title: str = "",
+    coverage: dict | None = None,
 ) -> dict[str, Figure]:
     """The ``reliance_figures`` rule: MR bars with uncertainty and MR beside split gain.
 
@@ -232,6 +239,9 @@ def reliance_figures(
         Monte-Carlo standard error.
     split_gain : DataFrame
         ``split_gain.csv``.
+    coverage : dict kind -> str, optional
+        A caption line per figure below its title: the MR interval's coverage on the dataset's twin
+        (:func:`xaipipe.studies.twin_table.reliance_captions`), where the twin audit has run.
 
     Returns
     -------
@@ -241,10 +251,17 @@ def reliance_figures(
     part = table[(table["estimator"] == estimator) & (table["loss"] == loss)]
     return {
         "model_reliance": plot_model_reliance(
-            part, value=quantity, error="se", title=f"{title}: model reliance ({estimator}, {loss})"
+            part,
+            value=quantity,
+            error="se",
+            title=with_coverage(f"{title}: model reliance ({estimator}, {loss})", coverage, "model_reliance"),
         ),
         "reliance_vs_split_gain": plot_reliance_vs_split_gain(
-            part, split_gain, value=quantity, error="se", title=f"{title}: model reliance vs split gain"
+            part,
+            split_gain,
+            value=quantity,
+            error="se",
+            title=with_coverage(f"{title}: model reliance vs split gain", coverage, "reliance_vs_split_gain"),
         ),
     }
 
@@ -389,8 +406,14 @@ def plot_dependent_reliance(
     return fig
 
 
-def dependent_reliance_figure(table: pd.DataFrame, *, loss: str, quantity: str, title: str = ""):
-    """The ``reliance_figures`` rule's ``model_reliance_dependent`` figure (:func:`plot_dependent_reliance`)."""
+def dependent_reliance_figure(
+    table: pd.DataFrame, *, loss: str, quantity: str, title: str = "", coverage: dict | None = None
+):
+    """The ``reliance_figures`` rule's ``model_reliance_dependent`` figure (:func:`plot_dependent_reliance`);
+    ``coverage``: as :func:`reliance_figures`'."""
     return plot_dependent_reliance(
-        table, loss=loss, quantity=quantity, title=f"{title}: marginal vs conditional vs grouped MR"
+        table,
+        loss=loss,
+        quantity=quantity,
+        title=with_coverage(f"{title}: marginal vs conditional vs grouped MR", coverage, "model_reliance_dependent"),
     )

@@ -28,6 +28,7 @@ ENTRY_POINTS = {
     "combine_twin_coverage": "twin_table",
     "learner_captions": "twin_table",
     "importance_captions": "twin_table",
+    "reliance_captions": "twin_table",
     "explorer_coverage_lines": "twin_table",
 }
 
@@ -39,6 +40,7 @@ RULES = {
     "coverage_audit": ("coverage_audit",),
     "explorer": ("explorer_coverage_lines",),
     "learner_figures": ("learner_captions",),
+    "reliance_figures": ("reliance_captions",),
     "sage_figures": ("importance_captions",),
     "dependence_figures": ("importance_captions",),
     "illustration": (

@@ -34,6 +34,7 @@ __all__ = [
     "explorer_coverage_lines",
     "importance_captions",
     "learner_captions",
+    "reliance_captions",
     "twin_coverage_tables",
     "TWIN_COVERAGE_COLUMNS",
     "calibrated_multiplier",
@@ -53,9 +54,9 @@ KINDS: dict[str, dict[str, str]] = {
     "mr": {
         "printed": "explain/<d>/<f>/model_reliance.csv (permutation, e_divide: *_se)",
         "claimed": "the estimator's expectation over its permutations given the model and test rows",
-        "intervals": "permutation: estimate ± t_{n_repeats-1} se; e_divide: estimate ± z se; calibrated: estimate ± q "
-        "se, q the twin's quantile of |estimate - estimand| / se per estimator and loss, cross-fitted over "
-        "replicate halves",
+        "intervals": "permutation: estimate ± t_{n_repeats-1} se (under zero-one loss not a 95 % interval: the SE is 0 "
+        "when every repeat flips the same predictions); e_divide: estimate ± z se; calibrated: estimate ± q se, q "
+        "the twin's quantile of |estimate - estimand| / se per estimator and loss, cross-fitted over replicate halves",
     },
     "test_loss": {
         "printed": "comparison/<d>/test_loss.csv (se_bootstrap, ci_low / ci_high)",
@@ -501,6 +502,60 @@ def importance_captions(table: pd.DataFrame | None, dataset: str, family: str, *
             line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", planted_name)
         out[fig] = f"{line} ({where})"
         calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, family=on)
+        if calibrated:
+            out[fig] += f"; {calibrated}"
+    return out
+
+
+#: The MR figures of the ``reliance_figures`` rule -> the estimator whose SE their bars draw (None:
+#: the rule's ranking estimator).
+_RELIANCE_FIGURES = {"model_reliance": None, "reliance_vs_split_gain": None, "model_reliance_dependent": "permutation"}
+
+
+def reliance_captions(
+    table: pd.DataFrame | None,
+    dataset: str,
+    family: str,
+    *,
+    estimator: str,
+    loss: str,
+    quantity: str,
+    nominal: float = 0.95,
+) -> dict:
+    """One caption line per MR figure (``model_reliance``, ``reliance_vs_split_gain``: the rule's
+    ``estimator``; ``model_reliance_dependent``: ``permutation``): how often the MR interval built
+    from the printed Monte-Carlo SE (``± t SE`` for ``permutation``, ``± z SE`` otherwise) at
+    ``nominal`` covers its estimand (the estimator's expectation over its permutations given the
+    model and rows) and f*'s population MR on the dataset's twin, of ``quantity`` under ``loss``, e.g.
+    ``"± t SE (95 %, permutation, log_loss): covers 0.95 ± 0.00 of the estimator's expectation,
+    0.10 ± 0.02 of f*'s MR (twin of breast_cancer, logistic_regression)"``, with the calibrated
+    interval where the table has it. The audit explains f*'s family; another family's figure names
+    the family it was measured on. An empty dict when the audit has not run (``table`` None).
+    """
+    if table is None:
+        return {}
+    out = {}
+    for fig, fixed in _RELIANCE_FIGURES.items():
+        est = fixed or estimator
+        match = dict(estimator=est, loss=loss)
+        sel = (table["dataset"] == dataset) & (table["kind"] == "mr") & (table["quantity"] == quantity)
+        sel &= (table["estimator"] == est) & (table["loss"] == loss)
+        audited = list(pd.unique(table.loc[sel, "family"].astype(str)))
+        if not audited:
+            out[fig] = f"coverage on the twin of {dataset}: not measured ({est}, {loss})"
+            continue
+        on = family if family in audited else audited[0]
+        common = dict(quantity=quantity, interval="se", nominal=nominal, family=on, **match)
+        claimed = coverage_phrase(table, dataset, "mr", target="claimed", **common)
+        planted = coverage_phrase(table, dataset, "mr", target="planted", **common)
+        head = claimed.split(" on the twin")[0].replace("the truth", "the estimator's expectation")
+        quantile = "t" if est == "permutation" else "z"
+        line = f"± {quantile} SE ({round(100 * nominal)} %, {est}, {loss}): {head}"
+        if planted != "coverage not measured":
+            line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", "f*'s MR")
+        where = f"twin of {dataset}, {on}" if on == family else f"measured on the twin of {dataset}'s {on}"
+        out[fig] = f"{line} ({where})"
+        calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind="mr", family=on, **match)
         if calibrated:
             out[fig] += f"; {calibrated}"
     return out
