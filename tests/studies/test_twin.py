@@ -478,3 +478,25 @@ def test_the_mr_figures_give_the_mr_intervals_coverage_on_the_twin():
     finally:
         for fig in figs.values():
             plt.close(fig)
+
+
+def test_the_calibrated_multiplier_is_the_conformal_order_statistic():
+    """calibrated_multiplier: the ceil((m + 1) level)-th smallest of m values, so a new exchangeable
+    value falls below it with probability >= level (split conformal), where np.quantile on 50
+    values falls short; too few values (m < 19 at 0.95) give inf, no finite value NaN."""
+    from xaipipe.studies.twin_table import calibrated_multiplier
+
+    z = np.arange(1.0, 51.0)  # m = 50: rank ceil(51 * 0.95) = 49
+    assert calibrated_multiplier(z[::-1], 0.95) == 49.0
+    assert calibrated_multiplier(np.r_[z, np.nan, np.inf], 0.95) == 49.0
+    assert (
+        calibrated_multiplier(np.arange(18.0), 0.95) == np.inf and calibrated_multiplier(np.arange(19.0), 0.95) == 18.0
+    )
+    assert np.isnan(calibrated_multiplier([np.nan], 0.95))
+    rng = np.random.default_rng(3)
+    trials = np.abs(rng.standard_normal((4000, 51)))
+    conformal = np.mean([t[50] <= calibrated_multiplier(t[:50], 0.95) for t in trials])
+    plain = np.mean([t[50] <= np.quantile(t[:50], 0.95) for t in trials])
+    se = np.sqrt(0.95 * 0.05 / len(trials))
+    assert conformal > 0.95 - 2 * se and abs(conformal - 49 / 51) < 4 * se
+    assert plain < conformal

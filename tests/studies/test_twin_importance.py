@@ -113,7 +113,12 @@ def test_importance_truths_and_shards_join_the_coverage_table(task):
     pooled = cov[(cov["feature"] == "all") & (cov["target"] == "claimed")]
     assert set(pooled["kind"]) == {"sage", "h2"}
     assert set(pooled.loc[pooled["kind"] == "sage", "interval"]) == {"se"}
-    assert set(pooled.loc[pooled["kind"] == "h2", "interval"]) == {"se", "calibrated"}  # the repair
+    # the repair needs >= 19 values per half at 0.95 (calibrated_multiplier): none from 4 replicates
+    assert set(pooled.loc[pooled["kind"] == "h2", "interval"]) == {"se"}
+    many = pd.concat([reps.assign(repetition=reps["repetition"] + 4 * k) for k in range(10)], ignore_index=True)
+    cov_many = twin_coverage(many, nominal=(0.95,))
+    pooled_many = cov_many[(cov_many["feature"] == "all") & (cov_many["target"] == "claimed")]
+    assert set(pooled_many.loc[pooled_many["kind"] == "h2", "interval"]) == {"se", "calibrated"}
     assert pooled["coverage"].between(0, 1).all() and (pooled["n_repetitions"] == 4).all()
     # the captions of the SAGE and H² figures: the audited family's own, another family's named
     caps = importance_captions(cov, "toy", "gradient_boosting")
@@ -122,7 +127,9 @@ def test_importance_truths_and_shards_join_the_coverage_table(task):
     )
     assert "of the exact SAGE of the rows explained" in caps["sage"] and "of f*'s SAGE" in caps["sage"]
     assert "of the model's H² on the population" in caps["h_statistic_pairs"]
-    assert "; calibrated on the twin: estimate ± " in caps["h_statistic"] and "calibrated" not in caps["sage"]
+    assert "calibrated" not in caps["h_statistic"] and "calibrated" not in caps["sage"]
+    caps_many = importance_captions(cov_many, "toy", "gradient_boosting")
+    assert "; calibrated on the twin: estimate ± " in caps_many["h_statistic"] and "calibrated" not in caps_many["sage"]
     assert "measured on the twin of toy's gradient_boosting" in importance_captions(cov, "toy", "decision_tree")["sage"]
     assert importance_captions(None, "toy", "gradient_boosting") == {}
 

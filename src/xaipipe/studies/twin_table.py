@@ -216,17 +216,25 @@ def _aggregate(rep, covered, width, error, truth_se) -> dict:
 
 
 def calibrated_multiplier(z, level: float) -> float:
-    """The ``level`` quantile of ``|estimate - estimand| / se`` over a twin's replicates: the
-    multiplier of ``se`` whose interval covers the estimand at ``level`` on the twin.
+    """The multiplier of ``se`` whose interval covers the estimand at ``level`` on the twin: the
+    ``ceil((m + 1) level)``-th smallest of the ``m`` finite ``|estimate - estimand| / se`` over a
+    twin's replicates.
 
     Loh (1987), "Calibrating confidence coefficients" (JASA 82:155-162) and Beran (1987)
     "Prepivoting": a nominal construction whose coverage is off is calibrated on a population that
     stands in for the real one (here the dataset's twin, whose estimand is known), and the
-    calibrated multiplier is used on the real data. Returns NaN without a finite ``z``.
+    calibrated multiplier is used on the real data. The order statistic is split conformal
+    prediction's (Vovk et al. 2005; Lei et al. 2018, JASA 113:1094): a new exchangeable ``z`` falls
+    below it with probability at least ``level``, where the plain empirical quantile falls short on
+    few replicates (one test loss per replicate: 50 per half at R = 100). Returns NaN without a
+    finite ``z``, ``inf`` when ``m < level / (1 - level)`` (19 at 0.95: too few to calibrate).
     """
     z = np.asarray(z, dtype=float)
-    z = z[np.isfinite(z)]
-    return float(np.quantile(z, level)) if z.size else np.nan
+    z = np.sort(z[np.isfinite(z)])
+    if not z.size:
+        return np.nan
+    rank = int(np.ceil((z.size + 1) * level - 1e-9))
+    return float(z[rank - 1]) if rank <= z.size else np.inf
 
 
 def _calibrated(part: pd.DataFrame, levels: Sequence[float]):
