@@ -94,8 +94,9 @@ KINDS: dict[str, dict[str, str]] = {
 
 #: Kinds that also get the twin-calibrated interval ``estimate ± q se`` (:func:`calibrated_multiplier`):
 #: those whose ``se`` interval falls short of its own estimand on some twin (docs/coverage.md, "Repairs"):
-#: the learner intervals, the zero-one permutation MR (a lattice), the test loss's bootstrap (small
-#: test splits, heavy tails) and H²'s bootstrap SE.
+#: the learner intervals, the MR SEs (Grunfeld's permutation MR; not the zero-one permutation MR,
+#: whose zero SEs no multiplier widens), the test loss's bootstrap (small test splits, heavy tails)
+#: and H²'s bootstrap SE.
 CALIBRATED_KINDS = ("learner", "mr", "test_loss", "h2")
 
 #: Columns of :func:`twin_coverage` (``tables/coverage_twins.csv``).
@@ -492,27 +493,51 @@ def importance_captions(table: pd.DataFrame | None, dataset: str, family: str, *
     kind the audit has no row of."""
     if table is None:
         return {}
-    out = {}
-    for fig, (kind, quantity, claimed_name, planted_name) in _IMPORTANCE_FIGURES.items():
-        sel = (table["dataset"] == dataset) & (table["kind"] == kind) & (table["quantity"] == quantity)
-        audited = list(pd.unique(table.loc[sel, "family"].astype(str)))
-        if not audited:
-            out[fig] = f"coverage on the twin of {dataset}: not measured"
-            continue
-        on = family if family in audited else audited[0]
-        common = dict(quantity=quantity, interval="se", nominal=nominal, family=on)
-        claimed = coverage_phrase(table, dataset, kind, target="claimed", **common)
-        planted = coverage_phrase(table, dataset, kind, target="planted", **common)
-        head = claimed.split(" on the twin")[0].replace("the truth", claimed_name)
-        where = f"twin of {dataset}, {on}" if on == family else f"measured on the twin of {dataset}'s {on}"
-        line = f"± z SE ({round(100 * nominal)} %): {head}"
-        if planted != "coverage not measured":
-            line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", planted_name)
-        out[fig] = f"{line} ({where})"
-        calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, family=on)
-        if calibrated:
-            out[fig] += f"; {calibrated}"
-    return out
+    return {
+        fig: _audited_caption(
+            table, dataset, family, kind, quantity, nominal=nominal, label=f"± z SE ({round(100 * nominal)} %)",
+            claimed_name=claimed_name, planted_name=planted_name, missing="",
+        )
+        for fig, (kind, quantity, claimed_name, planted_name) in _IMPORTANCE_FIGURES.items()
+    }  # fmt: skip
+
+
+def _audited_caption(
+    table: pd.DataFrame,
+    dataset: str,
+    family: str,
+    kind: str,
+    quantity: str,
+    *,
+    nominal: float,
+    label: str,
+    claimed_name: str,
+    planted_name: str,
+    missing: str,
+    **match: object,
+) -> str:
+    """The caption line of a figure whose SE interval the audit measured on one family per twin:
+    ``"<label>: covers ... of <claimed_name>, ... of <planted_name> (twin of <dataset>, <family>)"``
+    and the calibrated phrase where the kind has one; the audited family is named when ``family``
+    was not audited; ``"coverage on the twin of <dataset>: not measured<missing>"`` without rows
+    (``match``: further columns, as :func:`coverage_phrase`'s)."""
+    sel = (table["dataset"] == dataset) & (table["kind"] == kind) & (table["quantity"] == quantity)
+    for col, value in match.items():
+        sel &= table[col] == value
+    audited = list(pd.unique(table.loc[sel, "family"].astype(str)))
+    if not audited:
+        return f"coverage on the twin of {dataset}: not measured{missing}"
+    on = family if family in audited else audited[0]
+    common = dict(quantity=quantity, interval="se", nominal=nominal, family=on, **match)
+    claimed = coverage_phrase(table, dataset, kind, target="claimed", **common)
+    planted = coverage_phrase(table, dataset, kind, target="planted", **common)
+    line = f"{label}: " + claimed.split(" on the twin")[0].replace("the truth", claimed_name)
+    if planted != "coverage not measured":
+        line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", planted_name)
+    where = f"twin of {dataset}, {on}" if on == family else f"measured on the twin of {dataset}'s {on}"
+    line = f"{line} ({where})"
+    calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, family=on, **match)
+    return f"{line}; {calibrated}" if calibrated else line
 
 
 #: The MR figures of the ``reliance_figures`` rule -> the estimator whose SE their bars draw (None:
@@ -545,27 +570,12 @@ def reliance_captions(
     out = {}
     for fig, fixed in _RELIANCE_FIGURES.items():
         est = fixed or estimator
-        match = dict(estimator=est, loss=loss)
-        sel = (table["dataset"] == dataset) & (table["kind"] == "mr") & (table["quantity"] == quantity)
-        sel &= (table["estimator"] == est) & (table["loss"] == loss)
-        audited = list(pd.unique(table.loc[sel, "family"].astype(str)))
-        if not audited:
-            out[fig] = f"coverage on the twin of {dataset}: not measured ({est}, {loss})"
-            continue
-        on = family if family in audited else audited[0]
-        common = dict(quantity=quantity, interval="se", nominal=nominal, family=on, **match)
-        claimed = coverage_phrase(table, dataset, "mr", target="claimed", **common)
-        planted = coverage_phrase(table, dataset, "mr", target="planted", **common)
-        head = claimed.split(" on the twin")[0].replace("the truth", "the estimator's expectation")
-        quantile = "t" if est == "permutation" else "z"
-        line = f"± {quantile} SE ({round(100 * nominal)} %, {est}, {loss}): {head}"
-        if planted != "coverage not measured":
-            line += ", " + planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", "f*'s MR")
-        where = f"twin of {dataset}, {on}" if on == family else f"measured on the twin of {dataset}'s {on}"
-        out[fig] = f"{line} ({where})"
-        calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind="mr", family=on, **match)
-        if calibrated:
-            out[fig] += f"; {calibrated}"
+        out[fig] = _audited_caption(
+            table, dataset, family, "mr", quantity, nominal=nominal,
+            label=f"± {'t' if est == 'permutation' else 'z'} SE ({round(100 * nominal)} %, {est}, {loss})",
+            claimed_name="the estimator's expectation", planted_name="f*'s MR", missing=f" ({est}, {loss})",
+            estimator=est, loss=loss,
+        )  # fmt: skip
     return out
 
 
@@ -631,11 +641,7 @@ def explorer_coverage_lines(
         line = f"{label}: {claimed}"
         if planted != "coverage not measured":
             line += f"; of f*'s value: {planted.split(' of ')[0].replace('covers ', '')}"
-        calibrated = (
-            _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, **extra)
-            if kind in CALIBRATED_KINDS
-            else ""
-        )
+        calibrated = _calibrated_phrase(table, dataset, quantity, nominal, kind=kind, **extra)  # '' if none
         if calibrated:
             line += f"; {calibrated}"
         lines.append(line)
