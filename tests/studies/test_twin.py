@@ -473,8 +473,17 @@ def test_the_mr_figures_give_the_mr_intervals_coverage_on_the_twin():
         coverage=caps,
     )
     try:
-        assert caps["model_reliance"] in figs["model_reliance"].axes[0].get_title()
-        assert caps["reliance_vs_split_gain"] in figs["reliance_vs_split_gain"]._suptitle.get_text()
+        import textwrap
+
+        from xaipipe.plots._common import CAPTION_WIDTH
+
+        shown = figs["model_reliance"].axes[0].get_title()
+        head = "toy / xgboost: model reliance (e_divide, squared_error)"
+        assert shown == head + "\n" + textwrap.fill(caps["model_reliance"], CAPTION_WIDTH, break_on_hyphens=False)
+        assert max(len(line) for line in shown.splitlines()[1:]) <= CAPTION_WIDTH  # wrapped to the figure
+        assert " ".join(shown.splitlines()[1:]) == caps["model_reliance"]  # every word kept
+        split = figs["reliance_vs_split_gain"]._suptitle.get_text()
+        assert " ".join(split.splitlines()[1:]) == caps["reliance_vs_split_gain"]
     finally:
         for fig in figs.values():
             plt.close(fig)

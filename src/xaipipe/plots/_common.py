@@ -8,6 +8,7 @@ a figure drawn through them has the same bytes.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -61,12 +62,21 @@ def annotate_cells(ax, values: np.ndarray, label: Callable[[float], str], light:
                 )
 
 
-def with_coverage(title: str, coverage, kind: str) -> str:
-    """``title`` with the line of ``coverage[kind]`` below it (the interval's coverage on the dataset's
-    twin: :func:`xaipipe.studies.twin_table.learner_captions`, ``reliance_captions``) where the twin
-    audit has run."""
+#: Characters per line of a coverage caption below a figure's title (:func:`with_coverage`): about
+#: the width of the narrowest figure (5 in) at the title's font size.
+CAPTION_WIDTH = 76
+
+
+def with_coverage(title: str | None, coverage, kind: str) -> str | None:
+    """``title`` with the line of ``coverage[kind]`` below it, wrapped at :data:`CAPTION_WIDTH`
+    characters (the interval's coverage on the dataset's twin:
+    :func:`xaipipe.studies.twin_table.learner_captions`, ``reliance_captions``,
+    ``importance_captions``) where the twin audit has run; the caption alone without a title."""
     line = (coverage or {}).get(kind)
-    return f"{title}\n{line}" if line else title
+    if not line:
+        return title
+    line = textwrap.fill(line, width=CAPTION_WIDTH, break_on_hyphens=False)
+    return f"{title}\n{line}" if title else line
 
 
 def finish(fig, ax, title: str | None):

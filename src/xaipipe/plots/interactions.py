@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..explain.shapley import ShapInteractionSummary
-from ._common import annotate_cells
+from ._common import annotate_cells, with_coverage
 from .style import SEQUENTIAL_CMAP, figure_style
 
 if TYPE_CHECKING:
@@ -229,9 +229,9 @@ def h_statistic_figures(
     out = {}
     for key, kind in (("h_statistic", "total"), ("h_statistic_pairs", "pairwise")):
         if (table["kind"] == kind).any():
-            line = (coverage or {}).get(key)
-            full = f"{title}\n{line}" if title and line else (line or title)
-            out[key] = plot_h_statistic(table, kind=kind, max_display=max_display, title=full)
+            out[key] = plot_h_statistic(
+                table, kind=kind, max_display=max_display, title=with_coverage(title, coverage, key)
+            )
         else:
             with figure_style():
                 fig, ax = plt.subplots(figsize=(5, 2))

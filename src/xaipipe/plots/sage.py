@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._common import with_coverage
+
 __all__ = ["plot_sage"]
 
 #: two-sided normal quantile of the intervals drawn (the SE is a Monte-Carlo SE of a mean of
@@ -105,9 +107,7 @@ def plot_sage(
     right.axvline(0.0, color="0.3", linestyle="--", linewidth=0.8)
     right.set_xlabel(f"MR {quantity} ({estimator})\n(#: MR rank; bars: ± Monte-Carlo s.e.)")
     right.set_title("Model reliance")
-    line = (coverage or {}).get("sage")
-    if line:
-        title = f"{title}\n{line}" if title else line
+    title = with_coverage(title, coverage, "sage")
     if title:
         fig.suptitle(title)
     fig.tight_layout()
