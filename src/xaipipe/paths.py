@@ -93,6 +93,9 @@ PATHS: dict[str, str] = {
     "multiplicity_path": "rashomon/{dataset}/multiplicity_path.csv",
     "multiplicity_rows": "rashomon/{dataset}/multiplicity_rows.csv",
     "linear_exact": "rashomon/{dataset}/linear_exact.csv",
+    # Rashomon prediction intervals of a regression dataset: per scope and eps, per test row (issue 53)
+    "prediction_intervals": "rashomon/{dataset}/prediction_intervals.csv",
+    "prediction_interval_rows": "rashomon/{dataset}/prediction_interval_rows.csv",
     # the consensus partial order of the variables over every Rashomon set (issue 45)
     "consensus": "rashomon/{dataset}/consensus.csv",
     "consensus_summary": "rashomon/{dataset}/consensus_summary.csv",

@@ -26,6 +26,7 @@ from xaipipe.config import (
     LimeSettings,
     MemberEffectsSettings,
     PdIceSettings,
+    PredictionIntervalSettings,
     RashomonSettings,
     RelianceSettings,
     SageSettings,
@@ -43,6 +44,7 @@ BUILD = {
     RashomonSettings: ("task",),
     BootstrapSettings: ("task",),
     MemberEffectsSettings: ("task",),
+    PredictionIntervalSettings: ("task",),
     LargeDataSettings: (),
     ShapSettings: ("family",),
     RelianceSettings: ("task",),
@@ -65,7 +67,7 @@ def _construct(cls, task: str):
     """The class's constructor with the task and family of :data:`BUILD` only (a bootstrap's task is
     its Rashomon settings')."""
     ids = {"task": task, "family": FAMILY[task]}
-    if cls in (BootstrapSettings, MemberEffectsSettings):
+    if cls in (BootstrapSettings, MemberEffectsSettings, PredictionIntervalSettings):
         return cls(rashomon=RashomonSettings(task=task))
     return cls(**{name: ids[name] for name in BUILD[cls]})
 

@@ -331,6 +331,30 @@ def test_member_predictions_and_multiplicity(small_run):
     assert {"airfoil", "abalone", "diabetes", "breast_cancer"} == set(table["dataset"])
 
 
+def test_rashomon_prediction_intervals(small_run):
+    """Issue 53: every regression dataset's Rashomon prediction intervals (each grid scope on the ε grid,
+    the exact linear set on the grid and its path), their per-row table at the default ε and figure;
+    none for the classification dataset."""
+    res = small_run / RESULTS
+    for d in ("airfoil", "abalone", "diabetes"):
+        rash = res / "rashomon" / d
+        t = pd.read_csv(rash / "prediction_intervals.csv")
+        sets = pd.read_csv(rash / "sets.csv")
+        assert set(t["scope"]) == set(sets["scope"]) | {"linear_exact"}
+        grid = t[t["scope"] != "linear_exact"]
+        assert (grid["n_members"].to_numpy() == grid.merge(sets, on=["scope", "epsilon"])["size"].to_numpy()).all()
+        assert t["coverage"].between(0.8, 1.0).all() and (t["width"] > 0).all()
+        path = t[(t["scope"] == "linear_exact") & t["epsilon"].isna()]
+        assert len(path) == 41 and path["range_width"].is_monotonic_increasing
+        rows = pd.read_csv(rash / "prediction_interval_rows.csv")
+        assert set(rows["epsilon"]) == {1.0} and len(rows) == t["scope"].nunique() * rows["row"].nunique()
+        assert ((rows["lower"] <= rows["range_min"]) & (rows["upper"] >= rows["range_max"])).all()
+        assert (res / "figures" / d / "rashomon" / "prediction_intervals.png").stat().st_size > 1000
+    assert not (res / "rashomon" / "breast_cancer" / "prediction_intervals.csv").exists()
+    table = pd.read_csv(res / "tables" / "prediction_intervals.csv")
+    assert set(table["dataset"]) == {"airfoil", "abalone", "diabetes"}
+
+
 def test_rashomon_outputs(small_run):
     res = small_run / RESULTS
     mcr = pd.read_csv(res / "tables" / "mcr.csv")

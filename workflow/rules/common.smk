@@ -19,6 +19,7 @@ from xaipipe.config import (
     LimeSettings,
     MemberEffectsSettings,
     PdIceSettings,
+    PredictionIntervalSettings,
     RashomonSettings,
     RelianceSettings,
     SageSettings,
@@ -337,6 +338,13 @@ def rashomon_params(wildcards):
 def member_effects_params(wildcards):
     """params.settings of the dataset's rashomon_effects job (xaipipe.config.MemberEffectsSettings)."""
     return MemberEffectsSettings.from_config(
+        config, task_of(wildcards.dataset)
+    ).to_params()
+
+
+def prediction_interval_params(wildcards):
+    """params.settings of the dataset's prediction_intervals job (xaipipe.config.PredictionIntervalSettings)."""
+    return PredictionIntervalSettings.from_config(
         config, task_of(wildcards.dataset)
     ).to_params()
 

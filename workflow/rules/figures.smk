@@ -82,6 +82,8 @@ FIGURE_CONDITIONS = {
     and bool(bootstrap_families(dataset)),
     "study": lambda: bool(STUDIES),
     "sage": lambda dataset, family: family in sage_families(dataset),
+    "prediction_intervals": lambda dataset: task_of(dataset) == "regression"
+    and RASHOMON["prediction_intervals"]["enabled"],
 }
 if set(FIGURE_CONDITIONS) != set(CONDITIONS):
     raise ValueError(

@@ -272,6 +272,75 @@ rule multiplicity_table:
         "../scripts/concat_tables.py"
 
 
+rule prediction_intervals:
+    """Rashomon prediction intervals of a regression dataset: each scope's range of predictions (exact for all linear models) widened by split-conformal calibration (MAPIE); coverage and width against eps."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        members=rules.rashomon.output.members,
+        predictions=rules.rashomon.output.predictions,
+        index=rules.rashomon.output.prediction_index,
+    output:
+        intervals=P("prediction_intervals"),
+        rows=P("prediction_interval_rows"),
+    log:
+        f"{LOGS}/rashomon/prediction_intervals/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/prediction_intervals/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    params:
+        settings=prediction_interval_params,
+    script:
+        "../scripts/prediction_intervals.py"
+
+
+rule prediction_interval_figures:
+    """Coverage and width of the Rashomon prediction intervals against eps: the exact linear set's path (the kink where its range covers alone) and every grid scope."""
+    input:
+        style=STYLE_FILE,
+        intervals=rules.prediction_intervals.output.intervals,
+    output:
+        **figure_outputs("prediction_interval_figures"),
+    log:
+        f"{LOGS}/figures/prediction_intervals/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/prediction_interval_figures/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        target_unit=target_unit,
+    script:
+        "../scripts/prediction_interval_figures.py"
+
+
+rule prediction_intervals_table:
+    """All regression datasets' Rashomon prediction intervals per scope and eps in one table."""
+    input:
+        tables=per_dataset("prediction_intervals", REGRESSION_DATASETS),
+    output:
+        table=report(
+            P("table", name="prediction_intervals"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "Rashomon prediction intervals"},
+        ),
+    log:
+        f"{LOGS}/tables/prediction_intervals.log",
+    benchmark:
+        f"{BENCH}/prediction_intervals_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
+
+
 rule rashomon_bootstrap_shard:
     """Some of the B bootstrap resamples (round-robin): the Rashomon set rebuilt on each, MR of its members."""
     input:

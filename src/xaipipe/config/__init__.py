@@ -19,7 +19,7 @@ field of the explain settings), :mod:`.shap` (:class:`ShapSettings`), :mod:`.rel
 :mod:`.learner` (:class:`LearnerSettings`, with its learner-SHAP / ALE part
 :class:`LearnerEffectsSettings` as the field ``effects``), :mod:`.sage` (:class:`SageSettings`),
 :mod:`.rashomon` (:class:`RashomonSettings`, :class:`BootstrapSettings`,
-:class:`MemberEffectsSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`), :mod:`.twins` (:class:`TwinSettings`, :class:`TwinImportanceSettings`);
+:class:`MemberEffectsSettings`, :class:`PredictionIntervalSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`), :mod:`.twins` (:class:`TwinSettings`, :class:`TwinImportanceSettings`);
 :mod:`._base` holds what they share (the params round trip, :func:`check_family`). They import the
 families registry and the standard library only: nothing here imports a step.
 
@@ -51,6 +51,7 @@ ENTRY_POINTS = {
     "RashomonSettings": "rashomon",
     "BootstrapSettings": "rashomon",
     "MemberEffectsSettings": "rashomon",
+    "PredictionIntervalSettings": "rashomon",
     "CoverageSettings": "studies",
     "CorrelatedSettings": "studies",
     "coverage_epsilon": "studies",
@@ -76,6 +77,7 @@ RULES = {
     "lime": ("LimeSettings",),
     "model_reliance": ("RelianceSettings",),
     "pd_ice": ("PdIceSettings",),
+    "prediction_intervals": ("PredictionIntervalSettings",),
     "rashomon": ("RashomonSettings",),
     "rashomon_bootstrap": ("BootstrapSettings",),
     "rashomon_bootstrap_shard": ("BootstrapSettings",),

@@ -1,7 +1,7 @@
 """Settings of the Rashomon steps: :class:`RashomonSettings` (rules ``rashomon``,
 ``rashomon_refit``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
-``rashomon_bootstrap_shard``, ``rashomon_bootstrap``) and :class:`MemberEffectsSettings` (rule
-``rashomon_effects``)."""
+``rashomon_bootstrap_shard``, ``rashomon_bootstrap``), :class:`MemberEffectsSettings` (rule
+``rashomon_effects``) and :class:`PredictionIntervalSettings` (rule ``prediction_intervals``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from ._base import SEED, SELECTION, Settings, check_family, check_task
 
-__all__ = ["BootstrapSettings", "MemberEffectsSettings", "RashomonSettings"]
+__all__ = ["BootstrapSettings", "MemberEffectsSettings", "PredictionIntervalSettings", "RashomonSettings"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,16 @@ class RashomonSettings(Settings):
     #: Keys of the ``rashomon`` section that are not settings of the Rashomon step itself (the model
     #: class, figures, sampling, split jobs, predictive multiplicity, the bootstrap and the Abalone
     #: study have their own rules and keys).
-    JOB_KEYS = ("bootstrap", "abalone_study", "families", "figure_quantity", "sample", "refit_jobs", "multiplicity")
+    JOB_KEYS = (
+        "bootstrap",
+        "abalone_study",
+        "families",
+        "figure_quantity",
+        "sample",
+        "refit_jobs",
+        "multiplicity",
+        "prediction_intervals",
+    )
 
     def __post_init__(self):
         self._resolve_task_loss()
@@ -215,3 +224,44 @@ class MemberEffectsSettings(Settings):
         """
         ale = config["explain"]["ale"]
         return _with_rashomon(cls, config, task, {"ale_bins": ale["n_bins"], "ale_centering": ale["centering"]})
+
+
+@dataclass(frozen=True)
+class PredictionIntervalSettings(Settings):
+    """Settings of the Rashomon prediction intervals of a regression dataset (rule
+    ``prediction_intervals``; :func:`xaipipe.rashomon.prediction_intervals.prediction_interval_tables`).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings, default RashomonSettings()
+        The Rashomon step's settings: ``epsilons``, ``epsilon``, ``epsilon_mode`` (the sets whose
+        ranges are widened) and ``seed`` (the calibration halvings).
+    level, n_splits, max_slack, path_points
+        The keys of the ``rashomon.prediction_intervals`` section of those names
+        (``config/README.md``; defaults 0.95, 20, 2.0, 41): the nominal coverage, the random
+        calibration / evaluation halvings of the test rows, and the exact linear set's path of
+        relative slacks ``δ / e_min`` from 0 to ``max_slack`` in ``path_points`` steps.
+    """
+
+    rashomon: RashomonSettings = field(default_factory=RashomonSettings)
+    level: float = 0.95
+    n_splits: int = 20
+    max_slack: float = 2.0
+    path_points: int = 41
+
+    SECTION = "rashomon.prediction_intervals"
+    KEYS = {"rashomon": "rashomon"}
+    JOB_KEYS = ("enabled",)
+    NESTED = {"rashomon": RashomonSettings}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> PredictionIntervalSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        p = config["rashomon"]["prediction_intervals"]
+        return _with_rashomon(cls, config, task, {key: p[key] for key in cls.section_fields()})

@@ -56,6 +56,7 @@ RULES = {
     "manifest": ("data_summary_record",),
     "model_reliance": ("load_prepared",),
     "multiplicity": ("load_prepared",),
+    "prediction_intervals": ("load_prepared",),
     "ols": ("load_prepared",),
     "pd_ice": (
         "expand_user_groups",

@@ -57,6 +57,7 @@ CONDITIONS = {
     "bootstrap": "rashomon.bootstrap is enabled and bootstraps a family run on the dataset",
     "study": "the Table 4.1 study runs (rashomon.abalone_study enabled, its dataset run)",
     "sage": "the model's family is in explain.sage.families (null: every family)",
+    "prediction_intervals": "a regression dataset, rashomon.prediction_intervals enabled",
 }
 
 
@@ -223,6 +224,14 @@ GROUPS: dict[str, FigureGroup] = {
             _MODEL,
             "Rashomon set / MCR",
             inputs=("rows", "summary", "path", "scope", "max_rows", "title", "epsilon_mode", "metric", "target_unit"),
+        ),
+        FigureGroup(
+            "prediction_interval_figures",
+            "rashomon_figure",
+            _MODEL,
+            "Rashomon set / MCR",
+            inputs=("intervals", "title", "target_unit"),
+            default="prediction_intervals",
         ),
         FigureGroup(
             "rid_figures",
@@ -411,6 +420,15 @@ FIGURES: tuple[Figure, ...] = (
         "multiplicity.rst",
         label="predictive multiplicity",
         default=True,
+    ),
+    Figure(
+        "prediction_intervals",
+        "prediction_interval_figures",
+        "xaipipe.plots.prediction_intervals:plot_prediction_intervals",
+        "prediction_intervals.rst",
+        label="Rashomon prediction intervals",
+        default=True,
+        tasks=("regression",),
     ),
     Figure(
         "rid",

@@ -3,7 +3,8 @@
 Modules by concept: :mod:`.sets` (sets, scopes, the ε rule), :mod:`.refit` (member refits),
 :mod:`.members` (member MR, member table), :mod:`.mcr` (MCR interval, MCR table, ε-path),
 :mod:`.envelope` (PD envelope), :mod:`.linear` (exact MCR of all linear models), :mod:`.bootstrap`,
-:mod:`.multiplicity` (predictive multiplicity), :mod:`.rid`, and :mod:`.study` (the rule entries).
+:mod:`.multiplicity` (predictive multiplicity), :mod:`.prediction_intervals` (Rashomon prediction
+intervals), :mod:`.rid`, and :mod:`.study` (the rule entries).
 
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.rashomon import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
@@ -24,6 +25,7 @@ ENTRY_POINTS = {
     "BootstrapEngine": "bootstrap",
     "combine_bootstrap_shards": "bootstrap",
     "multiplicity_tables": "multiplicity",
+    "prediction_interval_tables": "prediction_intervals",
     "rashomon_scopes": "sets",
     "members_reliance": "members",
     "mcr_table": "mcr",
@@ -42,6 +44,7 @@ RULES = {
     "consensus": ("consensus_study",),
     "consensus_table": ("default_summary",),
     "multiplicity": ("multiplicity_tables",),
+    "prediction_intervals": ("prediction_interval_tables",),
     "rashomon": ("mcr_study",),
     "rashomon_bootstrap": ("combine_bootstrap_shards",),
     "rashomon_bootstrap_shard": ("bootstrap_shard",),
