@@ -274,3 +274,50 @@ def test_a_set_of_one_member_says_so(study):
     assert narrow.notes and "one member" in narrow.notes[0]
     spec = dataset_spec(narrow)
     assert "one member" in spec["vconcat"][0]["data"]["values"][0]["label"]
+
+
+def _layers(spec: dict) -> list[str]:
+    """Names of every layer of a specification (recursively)."""
+    out = []
+    if isinstance(spec, dict):
+        if "name" in spec and "mark" in spec:
+            out.append(spec["name"])
+        for value in spec.values():
+            out += _layers(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            out += _layers(value)
+    return out
+
+
+def test_the_rows_view_draws_the_rashomon_prediction_interval(study):
+    """Issue 53: with the prediction_intervals rule's rows, each scope's interval at the configured ε
+    joins the rows table by the prepared row and is drawn behind the members' range; without them the
+    specification is the one before (classification datasets, the rule switched off)."""
+    from xaipipe.rashomon.prediction_intervals import prediction_interval_tables
+
+    out = study.out
+    pi = prediction_interval_tables(
+        study.data, out.predictions, out.prediction_index, out.members, epsilons=EPS, default_epsilon=1.0, n_splits=2
+    ).rows
+    kwargs = dict(
+        members=out.members,
+        predictions=out.predictions,
+        prediction_index=out.prediction_index,
+        effects=study.effects,
+        data=study.data,
+        epsilon=1.0,
+        epsilon_max=EPS[-1],
+        scope="cross_family",
+    )
+    view = dataset_view("toy", intervals=pi.sample(frac=1.0, random_state=0), **kwargs)  # any row order
+    for scope in view.scopes:
+        want = pi[pi["scope"] == scope].set_index("row")
+        got = view.rows.set_index("prepared_row")
+        np.testing.assert_array_equal(got[f"pi_lower_{scope}"], want.loc[got.index, "lower"])
+        np.testing.assert_array_equal(got[f"pi_upper_{scope}"], want.loc[got.index, "upper"])
+    assert "pi_lower_linear_exact" not in view.rows  # the explorer's scopes are the grid's
+    assert "rows_intervals" in _layers(dataset_spec(view))
+    plain = dataset_view("toy", **kwargs)
+    assert "rows_intervals" not in _layers(dataset_spec(plain))
+    assert dataset_spec(plain) == dataset_spec(study.view)

@@ -393,6 +393,10 @@ THESIS_TABLES = {
 COMPARISON = config["comparison"]
 CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
 REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
+# the datasets with Rashomon prediction intervals (rule prediction_intervals; issue 53)
+PREDICTION_INTERVAL_DATASETS = (
+    REGRESSION_DATASETS if RASHOMON["prediction_intervals"]["enabled"] else []
+)
 
 
 wildcard_constraints:

@@ -14,6 +14,8 @@ rule explorer:
         tables=per_dataset("prepared"),
         infos=per_dataset("prepared_info"),
         splits=per_dataset("split"),
+        # the Rashomon prediction intervals of the regression datasets (the rows view; issue 53)
+        intervals=per_dataset("prediction_interval_rows", PREDICTION_INTERVAL_DATASETS),
         # the twins' coverage table where the audit has run (docs/coverage.md): a line per interval
         twins=twins_table_if_run,
     output:

@@ -322,7 +322,7 @@ rule prediction_interval_figures:
 rule prediction_intervals_table:
     """All regression datasets' Rashomon prediction intervals per scope and eps in one table."""
     input:
-        tables=per_dataset("prediction_intervals", REGRESSION_DATASETS),
+        tables=per_dataset("prediction_intervals", PREDICTION_INTERVAL_DATASETS),
     output:
         table=report(
             P("table", name="prediction_intervals"),

@@ -41,7 +41,7 @@ ALL_TARGETS += [
     *[P("consensus", dataset=d) for d in DATASETS],
 ]
 # Rashomon prediction intervals of the regression datasets (issue 53; their figures: the catalog)
-if REGRESSION_DATASETS and RASHOMON["prediction_intervals"]["enabled"]:
+if PREDICTION_INTERVAL_DATASETS:
     ALL_TARGETS.append(P("table", name="prediction_intervals"))
 if STUDIES:
     ALL_TARGETS.append(P("study_comparison", dataset="abalone_study"))

@@ -526,6 +526,13 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
         },
         {"filter": "datum.rank <= 25"},
     ]
+    intervals = any(c.startswith("pi_lower_") for c in view.rows.columns)
+    if intervals:  # the Rashomon prediction interval at the configured ε (rule prediction_intervals)
+        at = per_row.index({"calculate": "datum.info.prepared_row", "as": "prepared_row"}) + 1
+        per_row[at:at] = [
+            {"calculate": "datum.info['pi_lower_' + scope]", "as": "pi_lo"},
+            {"calculate": "datum.info['pi_upper_' + scope]", "as": "pi_hi"},
+        ]
     what = "probability" if classification else "prediction"
     order = "ambiguity, then viable range" if classification else "viable prediction range"
     rows = {
@@ -577,6 +584,31 @@ def _rows_view(view: DatasetView, first_row: int) -> dict:
             },
         ],
     }
+    if intervals:
+        rows["layer"].insert(
+            0,
+            {
+                "name": "rows_intervals",
+                "mark": {"type": "rule", "strokeWidth": 2, "color": "#999999"},
+                "encoding": {
+                    "y": {"field": "row", "type": "ordinal", "sort": {"field": "rank"}},
+                    "x": {"field": "pi_lo", "type": "quantitative"},
+                    "x2": {"field": "pi_hi"},
+                    "tooltip": [
+                        {"field": "row"},
+                        {"field": "pi_lo", "format": ".4g", "title": f"interval lower (ε = {view.epsilon:g})"},
+                        {"field": "pi_hi", "format": ".4g", "title": f"interval upper (ε = {view.epsilon:g})"},
+                    ],
+                },
+            },
+        )
+        rows["title"] = {
+            "text": rows["title"],
+            "subtitle": (
+                f"grey: the Rashomon prediction interval at ε = {view.epsilon:g} (the scope's range "
+                "widened by split conformal; docs/rashomon.md)"
+            ),
+        }
     detail, values = _row_detail(view, what), _row_values()
     # the ambiguity colours have a scale of their own; the families' domain is fixed (_family_color)
     return {"hconcat": [rows, {"vconcat": [detail, values]}], "resolve": {"scale": {"color": "independent"}}}

@@ -69,8 +69,11 @@ class DatasetView:
     predictions : DataFrame
         ``member``, ``row`` (test-row position), ``prediction``.
     rows : DataFrame
-        One row per test row: ``row``, ``prepared_row`` (its row in ``prepared.csv``), ``y`` and
-        ``ref_<scope>`` (the scope's reference prediction).
+        One row per test row: ``row``, ``prepared_row`` (its row in ``prepared.csv``), ``y``,
+        ``ref_<scope>`` (the scope's reference prediction) and, for a regression dataset whose
+        Rashomon prediction intervals were computed, ``pi_lower_<scope>`` / ``pi_upper_<scope>``
+        (the scope's split-conformal interval at the configured ε,
+        :func:`xaipipe.rashomon.prediction_intervals.prediction_interval_tables`).
     values : DataFrame
         ``row``, ``feature``, ``value`` (the test rows' features as prepared; NaN: missing).
     effects : DataFrame
@@ -278,6 +281,7 @@ def dataset_view(
     epsilon: float,
     epsilon_max: float,
     scope: str,
+    intervals: pd.DataFrame | None = None,
 ) -> DatasetView:
     """The page's tables of one dataset from its Rashomon results.
 
@@ -298,6 +302,10 @@ def dataset_view(
         The configured ε and the largest ε of the grid.
     scope : str
         The scope shown first (``rashomon.figure_scope``; the first scope when it has no set).
+    intervals : DataFrame, optional
+        ``prediction_interval_rows.csv`` (``scope``, ``epsilon``, ``row``, ``lower``, ``upper``):
+        the Rashomon prediction interval of every test row (``row``: its ``prepared.csv`` row) per
+        scope at the configured ε; the rows view draws it behind the members' range.
 
     Returns
     -------
@@ -369,6 +377,13 @@ def dataset_view(
     )
     for s in scopes:
         rows[f"ref_{s}"] = P[_reference_member(m, s)]
+    if intervals is not None and len(intervals):
+        at = intervals[np.isclose(intervals["epsilon"].to_numpy(dtype=float), float(epsilon))]
+        for s in scopes:
+            part = at[at["scope"].astype(str) == s].set_index("row")
+            if len(part):
+                rows[f"pi_lower_{s}"] = part["lower"].reindex(rows["prepared_row"]).to_numpy(dtype=float)
+                rows[f"pi_upper_{s}"] = part["upper"].reindex(rows["prepared_row"]).to_numpy(dtype=float)
     X = np.asarray(data.X_test_raw, dtype=float)
     values = pd.DataFrame(
         {

@@ -137,7 +137,8 @@ def page_html(specs: Mapping[str, dict], *, title: str = "Rashomon explorer") ->
 def load_views(datasets: Sequence[str], inputs, *, epsilon: float, scope: str) -> list[DatasetView]:
     """Each dataset's :class:`DatasetView` from the ``explorer`` rule's inputs (lists in ``datasets``
     order: ``sets``, ``members``, ``predictions``, ``index``, ``effects``, ``tables``, ``infos``,
-    ``splits``).
+    ``splits``; optional ``intervals``: the ``prediction_interval_rows.csv`` of some of them, matched
+    by their ``dataset`` column).
 
     Raises
     ------
@@ -149,6 +150,11 @@ def load_views(datasets: Sequence[str], inputs, *, epsilon: float, scope: str) -
     for key in ("sets", "members", "predictions", "index", "effects", "tables", "infos", "splits"):
         if len(inputs[key]) != n:
             raise ValueError(f"input {key!r} has {len(inputs[key])} files for {n} datasets")
+    intervals = {}
+    for path in inputs.get("intervals", []):
+        frame = read_csv(path)
+        if len(frame):
+            intervals[str(frame["dataset"].iloc[0])] = frame
     views = []
     for i, d in enumerate(datasets):
         sets = read_csv(inputs["sets"][i])
@@ -163,6 +169,7 @@ def load_views(datasets: Sequence[str], inputs, *, epsilon: float, scope: str) -
                 epsilon=epsilon,
                 epsilon_max=float(sets["epsilon"].max()),
                 scope=scope,
+                intervals=intervals.get(d),
             )
         )
     return views
