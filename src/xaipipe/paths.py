@@ -72,6 +72,10 @@ PATHS: dict[str, str] = {
     "ale": "explain/{dataset}/{family}/ale.csv",
     "ale_2d": "explain/{dataset}/{family}/ale_2d.csv",
     "h_statistic": "explain/{dataset}/{family}/h_statistic.csv",
+    # regional effects: the regional PD of the most heterogeneous variables (issue 53)
+    "regional_heterogeneity": "explain/{dataset}/{family}/regional_heterogeneity.csv",
+    "regional_effects": "explain/{dataset}/{family}/regional_effects.csv",
+    "regional_curves": "explain/{dataset}/{family}/regional_curves.csv",
     "shap_interaction_summary": "explain/{dataset}/{family}/shap_interaction_summary.csv",
     "shap_interaction_matrix": "explain/{dataset}/{family}/shap_interaction_matrix.csv",
     # SAGE (issue 45): marginal SAGE of the fitted model of every family in explain.sage.families

@@ -355,6 +355,27 @@ def test_rashomon_prediction_intervals(small_run):
     assert set(table["dataset"]) == {"airfoil", "abalone", "diabetes"}
 
 
+def test_regional_effects(small_run):
+    """Issue 53: the regional PD of every gradient boosting model (explain.regional.families' default):
+    every variable's heterogeneity, the regions of the split ones, a PD per region, the figure."""
+    res = small_run / RESULTS
+    for d in ("airfoil", "abalone", "breast_cancer"):
+        base = res / "explain" / d / "gradient_boosting"
+        heter = pd.read_csv(base / "regional_heterogeneity.csv")
+        regions = pd.read_csv(base / "regional_effects.csv", keep_default_na=False, na_values=[""])
+        curves = pd.read_csv(base / "regional_curves.csv")
+        assert (heter["heterogeneity"] >= 0).all() and heter["split"].sum() <= 2
+        split = set(heter.loc[heter["split"], "feature"])
+        assert set(regions["feature"]) == split and set(curves["feature"]) == split
+        first = regions[regions["level"] == 1]
+        assert set(first["split_feature"]) <= set(heter["feature"]) and (first["weight"] > 0).all()
+        assert regions["explained"].between(-1e-9, 1 + 1e-9).all()
+        assert (res / "figures" / d / "gradient_boosting" / "regional_effects.png").stat().st_size > 1000
+    assert not (res / "explain" / "diabetes" / "random_forest" / "regional_effects.csv").exists()
+    table = pd.read_csv(res / "tables" / "regional_effects.csv")
+    assert set(table["dataset"]) <= {"airfoil", "abalone", "breast_cancer"}
+
+
 def test_rashomon_outputs(small_run):
     res = small_run / RESULTS
     mcr = pd.read_csv(res / "tables" / "mcr.csv")

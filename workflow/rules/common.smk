@@ -21,6 +21,7 @@ from xaipipe.config import (
     PdIceSettings,
     PredictionIntervalSettings,
     RashomonSettings,
+    RegionalSettings,
     RelianceSettings,
     SageSettings,
     TwinImportanceSettings,
@@ -281,6 +282,26 @@ def sage_families(dataset):
 def sage_models(name):
     """Result `name` of every dataset x family that gets SAGE."""
     return [P(name, dataset=d, family=f) for d in DATASETS for f in sage_families(d)]
+
+
+# the regional effects' settings (checked: registered families; xaipipe.config.RegionalSettings)
+REGIONAL_SETTINGS = RegionalSettings.from_config(config)
+
+
+def regional_families(dataset):
+    """Families of `dataset` whose fitted model gets regional effects (explain.regional.families)."""
+    return [
+        f
+        for f in families_of(dataset)
+        if f in config["explain"]["regional"]["families"]
+    ]
+
+
+def regional_models(name):
+    """Result `name` of every dataset x family that gets regional effects."""
+    return [
+        P(name, dataset=d, family=f) for d in DATASETS for f in regional_families(d)
+    ]
 
 
 RASHOMON = config["rashomon"]

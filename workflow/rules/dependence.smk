@@ -111,6 +111,75 @@ rule shap_interaction_summary:
         "../scripts/shap_interaction_summary.py"
 
 
+rule regional_effects:
+    """Regional PD of the variables whose ICE curves fan out most: the rows split by conditions on the other variables (effector), the heterogeneity each split explains (test rows)."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        model=rules.fit.output.model,
+    output:
+        heterogeneity=P("regional_heterogeneity"),
+        regions=P("regional_effects"),
+        curves=P("regional_curves"),
+    log:
+        f"{LOGS}/explain/regional_effects/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/regional_effects/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        settings=REGIONAL_SETTINGS.to_params(),
+    script:
+        "../scripts/regional_effects.py"
+
+
+rule regional_figures:
+    """The regional PD of each split variable: one curve per region, the split rule and the heterogeneity explained."""
+    input:
+        style=STYLE_FILE,
+        regions=rules.regional_effects.output.regions,
+        curves=rules.regional_effects.output.curves,
+    output:
+        **figure_outputs("regional_figures"),
+    log:
+        f"{LOGS}/figures/regional/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/regional_figures/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        target_unit=target_unit,
+    script:
+        "../scripts/regional_figures.py"
+
+
+rule regional_effects_table:
+    """All datasets' and models' regions in one table."""
+    input:
+        tables=regional_models("regional_effects"),
+    output:
+        table=report(
+            P("table", name="regional_effects"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "regional effects"},
+        ),
+    log:
+        f"{LOGS}/tables/regional_effects.log",
+    benchmark:
+        f"{BENCH}/regional_effects_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
+
+
 rule h_statistic_table:
     """All datasets' and models' H-statistics in one table."""
     input:

@@ -82,6 +82,7 @@ FIGURE_CONDITIONS = {
     and bool(bootstrap_families(dataset)),
     "study": lambda: bool(STUDIES),
     "sage": lambda dataset, family: family in sage_families(dataset),
+    "regional": lambda dataset, family: family in regional_families(dataset),
     "prediction_intervals": lambda dataset: task_of(dataset) == "regression"
     and RASHOMON["prediction_intervals"]["enabled"],
 }

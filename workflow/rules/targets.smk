@@ -24,6 +24,10 @@ ALL_TARGETS += [
 # under dependent features and interactions (issue 35)
 ALL_TARGETS.append(P("table", name="h_statistic"))
 
+# regional effects of the fitted models of explain.regional.families (issue 53; figures: the catalog)
+if any(regional_families(d) for d in DATASETS):
+    ALL_TARGETS.append(P("table", name="regional_effects"))
+
 # SAGE of the fitted model of every family in explain.sage.families (issue 45; its figures: catalog)
 if any(sage_families(d) for d in DATASETS):
     ALL_TARGETS.append(P("table", name="sage"))

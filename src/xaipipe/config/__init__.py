@@ -15,7 +15,7 @@ One module per step (so that a new key of one step changes the code of that step
 ``cv_shard``, ``fit``), :mod:`.large_data` (:class:`LargeDataSettings`: section ``large_data``, a
 field of the explain settings), :mod:`.shap` (:class:`ShapSettings`), :mod:`.reliance`
 (:class:`RelianceSettings`), :mod:`.pd_ice` (:class:`PdIceSettings`), :mod:`.dependence`
-(:class:`AleSettings`, :class:`HStatisticSettings`), :mod:`.lime` (:class:`LimeSettings`),
+(:class:`AleSettings`, :class:`HStatisticSettings`), :mod:`.regional` (:class:`RegionalSettings`), :mod:`.lime` (:class:`LimeSettings`),
 :mod:`.learner` (:class:`LearnerSettings`, with its learner-SHAP / ALE part
 :class:`LearnerEffectsSettings` as the field ``effects``), :mod:`.sage` (:class:`SageSettings`),
 :mod:`.rashomon` (:class:`RashomonSettings`, :class:`BootstrapSettings`,
@@ -52,6 +52,7 @@ ENTRY_POINTS = {
     "BootstrapSettings": "rashomon",
     "MemberEffectsSettings": "rashomon",
     "PredictionIntervalSettings": "rashomon",
+    "RegionalSettings": "regional",
     "CoverageSettings": "studies",
     "CorrelatedSettings": "studies",
     "coverage_epsilon": "studies",
@@ -83,6 +84,7 @@ RULES = {
     "rashomon_bootstrap_shard": ("BootstrapSettings",),
     "rashomon_effects": ("MemberEffectsSettings",),
     "rashomon_refit": ("RashomonSettings",),
+    "regional_effects": ("RegionalSettings",),
     "sage": ("SageSettings",),
     "shap": ("ShapSettings",),
     "simulation_truth": ("CorrelatedSettings",),

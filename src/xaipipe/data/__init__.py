@@ -57,6 +57,7 @@ RULES = {
     "model_reliance": ("load_prepared",),
     "multiplicity": ("load_prepared",),
     "prediction_intervals": ("load_prepared",),
+    "regional_effects": ("load_prepared",),
     "ols": ("load_prepared",),
     "pd_ice": (
         "expand_user_groups",

@@ -34,6 +34,7 @@ ENTRY_POINTS = {
     "large_data_table": "large_data",
     "ranked_features": "reliance._ranking",
     "strongest_h2_pair": "pdp._pair_choice",
+    "regional_effects_tables": "pdp._regional",
     "sage_table": "sage",
 }
 
@@ -65,6 +66,7 @@ RULES = {
     "rashomon": ("class_choice",),
     "rashomon_effects": ("class_choice",),
     "rashomon_refit": ("class_choice",),
+    "regional_effects": ("regional_effects_tables",),
     "sage": ("sage_table",),
     "shap": ("shap_tables",),
     "shap_check": (

@@ -77,6 +77,11 @@ RULES = {
         "figure_style",
         "save_figures",
     ),
+    "regional_figures": (
+        "draw_figures",
+        "figure_style",
+        "save_figures",
+    ),
     "prediction_interval_figures": (
         "draw_figures",
         "figure_style",

@@ -58,6 +58,7 @@ CONDITIONS = {
     "study": "the Table 4.1 study runs (rashomon.abalone_study enabled, its dataset run)",
     "sage": "the model's family is in explain.sage.families (null: every family)",
     "prediction_intervals": "a regression dataset, rashomon.prediction_intervals enabled",
+    "regional": "the model's family is in explain.regional.families",
 }
 
 
@@ -196,6 +197,14 @@ GROUPS: dict[str, FigureGroup] = {
             "model_figure",
             _MODEL,
             inputs=("ale", "ale_2d", "table", "max_features", "max_display", "title", "target_unit", "coverage"),
+        ),
+        FigureGroup(
+            "regional_figures",
+            "model_figure",
+            _MODEL,
+            "PD / ICE",
+            inputs=("regions", "curves", "title", "target_unit"),
+            default="regional",
         ),
         FigureGroup(
             "shap_interaction_summary",
@@ -419,6 +428,14 @@ FIGURES: tuple[Figure, ...] = (
         "xaipipe.plots.multiplicity:plot_multiplicity",
         "multiplicity.rst",
         label="predictive multiplicity",
+        default=True,
+    ),
+    Figure(
+        "regional_effects",
+        "regional_figures",
+        "xaipipe.plots.regional:plot_regional_effects",
+        "regional_effects.rst",
+        label="regional effects",
         default=True,
     ),
     Figure(

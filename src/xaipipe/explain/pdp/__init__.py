@@ -7,7 +7,8 @@ their long tables / CSV round-trips and the ``pd_ice`` rule's tables
 live beside them: accumulated local effects (ALE, Apley & Zhu 2020;
 :mod:`._ale`) and the ``ale`` rule's tables (:mod:`._ale_tables`), Friedman's H²
 and the ``h_statistic`` rule's table (:mod:`._h_statistic`), and the choice of
-the 2-D PD's pair by H² (:mod:`._pair_choice`).
+the 2-D PD's pair by H² (:mod:`._pair_choice`), and the regional PD of the variables whose ICE
+curves fan out most (``effector``; :mod:`._regional`).
 
 Methods
 -------
@@ -159,6 +160,10 @@ ENTRY_POINTS = {
     "h_statistic_table": "_h_statistic",
     "H2_ZERO": "_pair_choice",
     "strongest_h2_pair": "_pair_choice",
+    # regional effects: the regional PD of the most heterogeneous variables (effector)
+    "RegionalEffects": "_regional",
+    "regional_effects": "_regional",
+    "regional_effects_tables": "_regional",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)
