@@ -100,6 +100,11 @@ PATHS: dict[str, str] = {
     # Rashomon prediction intervals of a regression dataset: per scope and eps, per test row (issue 53)
     "prediction_intervals": "rashomon/{dataset}/prediction_intervals.csv",
     "prediction_interval_rows": "rashomon/{dataset}/prediction_interval_rows.csv",
+    # the exact sparse-tree Rashomon set of a binary classification dataset (TreeFARMS; issue 53)
+    "treefarms": "rashomon/{dataset}/treefarms.csv",
+    "treefarms_mcr": "rashomon/{dataset}/treefarms_mcr.csv",
+    "treefarms_members": "rashomon/{dataset}/treefarms_members.csv",
+    "treefarms_thresholds": "rashomon/{dataset}/treefarms_thresholds.csv",
     # the consensus partial order of the variables over every Rashomon set (issue 45)
     "consensus": "rashomon/{dataset}/consensus.csv",
     "consensus_summary": "rashomon/{dataset}/consensus_summary.csv",

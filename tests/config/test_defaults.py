@@ -32,6 +32,7 @@ from xaipipe.config import (
     RelianceSettings,
     SageSettings,
     ShapSettings,
+    TreeFarmsSettings,
     TwinImportanceSettings,
     TwinSettings,
 )
@@ -47,6 +48,7 @@ BUILD = {
     MemberEffectsSettings: ("task",),
     PredictionIntervalSettings: ("task",),
     RegionalSettings: (),
+    TreeFarmsSettings: ("task",),
     LargeDataSettings: (),
     ShapSettings: ("family",),
     RelianceSettings: ("task",),
@@ -69,7 +71,7 @@ def _construct(cls, task: str):
     """The class's constructor with the task and family of :data:`BUILD` only (a bootstrap's task is
     its Rashomon settings')."""
     ids = {"task": task, "family": FAMILY[task]}
-    if cls in (BootstrapSettings, MemberEffectsSettings, PredictionIntervalSettings):
+    if cls in (BootstrapSettings, MemberEffectsSettings, PredictionIntervalSettings, TreeFarmsSettings):
         return cls(rashomon=RashomonSettings(task=task))
     return cls(**{name: ids[name] for name in BUILD[cls]})
 

@@ -376,6 +376,25 @@ def test_regional_effects(small_run):
     assert set(table["dataset"]) <= {"airfoil", "abalone", "breast_cancer"}
 
 
+def test_treefarms_scope(small_run):
+    """Issue 53: the exact sparse-tree Rashomon set of the binary classification dataset at each ε (a
+    nested family of sets), its members' MR, the figure; none for the regression datasets."""
+    res = small_run / RESULTS
+    rash = res / "rashomon" / "breast_cancer"
+    summary = pd.read_csv(rash / "treefarms.csv")
+    assert list(summary["epsilon"]) == [0.0, 1.0, 2.0] and summary["n_trees"].is_monotonic_increasing
+    assert (summary["n_distinct_functions"] <= summary["n_evaluated"]).all()
+    mcr = pd.read_csv(rash / "treefarms_mcr.csv")
+    assert (mcr["mcr_plus"] >= mcr["mcr_minus"]).all() and mcr["feature"].nunique() == 30
+    members = pd.read_csv(rash / "treefarms_members.csv")
+    assert members.groupby("epsilon")["tree"].nunique().to_dict() == dict(
+        zip(summary["epsilon"], summary["n_evaluated"])
+    )
+    assert (res / "figures" / "breast_cancer" / "rashomon" / "treefarms.png").stat().st_size > 1000
+    assert not (res / "rashomon" / "airfoil" / "treefarms.csv").exists()
+    assert set(pd.read_csv(res / "tables" / "treefarms.csv")["dataset"]) == {"breast_cancer"}
+
+
 def test_rashomon_outputs(small_run):
     res = small_run / RESULTS
     mcr = pd.read_csv(res / "tables" / "mcr.csv")

@@ -27,6 +27,7 @@ from xaipipe.config import (
     TwinImportanceSettings,
     TwinSettings,
     ShapSettings,
+    TreeFarmsSettings,
     check_family,
     coverage_epsilon,
 )
@@ -414,6 +415,19 @@ THESIS_TABLES = {
 COMPARISON = config["comparison"]
 CLASSIFICATION_DATASETS = [d for d in DATASETS if task_of(d) == "classification"]
 REGRESSION_DATASETS = [d for d in DATASETS if task_of(d) == "regression"]
+# the binary classification datasets with the TreeFARMS scope (rule treefarms; issue 53)
+TREEFARMS_DATASETS = [
+    d
+    for d in DATASETS
+    if task_of(d) == "classification" and RASHOMON["treefarms"]["enabled"]
+]
+
+
+def treefarms_params(wildcards):
+    """params.settings of the dataset's treefarms job (xaipipe.config.TreeFarmsSettings)."""
+    return TreeFarmsSettings.from_config(config, task_of(wildcards.dataset)).to_params()
+
+
 # the datasets with Rashomon prediction intervals (rule prediction_intervals; issue 53)
 PREDICTION_INTERVAL_DATASETS = (
     REGRESSION_DATASETS if RASHOMON["prediction_intervals"]["enabled"] else []

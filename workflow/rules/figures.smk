@@ -83,6 +83,7 @@ FIGURE_CONDITIONS = {
     "study": lambda: bool(STUDIES),
     "sage": lambda dataset, family: family in sage_families(dataset),
     "regional": lambda dataset, family: family in regional_families(dataset),
+    "treefarms": lambda dataset: dataset in TREEFARMS_DATASETS,
     "prediction_intervals": lambda dataset: task_of(dataset) == "regression"
     and RASHOMON["prediction_intervals"]["enabled"],
 }

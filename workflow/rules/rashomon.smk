@@ -341,6 +341,77 @@ rule prediction_intervals_table:
         "../scripts/concat_tables.py"
 
 
+rule treefarms:
+    """The exact Rashomon set of sparse decision trees (TreeFARMS) of a binary classification dataset at each eps: its size, distinct functions, members' MR and MCR beside the grid's decision_tree set."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        # the grid's decision_tree set: its members refitted for their zero-one MR
+        members=rules.rashomon.output.members,
+    output:
+        summary=P("treefarms"),
+        mcr=P("treefarms_mcr"),
+        members=P("treefarms_members"),
+        thresholds=P("treefarms_thresholds"),
+    log:
+        f"{LOGS}/rashomon/treefarms/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/treefarms/{{dataset}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        settings=treefarms_params,
+    script:
+        "../scripts/treefarms.py"
+
+
+rule treefarms_figures:
+    """MCR over the exact sparse-tree set beside the grid's decision_tree set, per variable, and the set's size against eps."""
+    input:
+        style=STYLE_FILE,
+        summary=rules.treefarms.output.summary,
+        mcr=rules.treefarms.output.mcr,
+    output:
+        **figure_outputs("treefarms_figures"),
+    log:
+        f"{LOGS}/figures/treefarms/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/treefarms_figures/{{dataset}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        epsilon=RASHOMON["epsilon"],
+    script:
+        "../scripts/treefarms_figures.py"
+
+
+rule treefarms_table:
+    """All binary classification datasets' TreeFARMS sets per eps in one table."""
+    input:
+        tables=per_dataset("treefarms", TREEFARMS_DATASETS),
+    output:
+        table=report(
+            P("table", name="treefarms"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "TreeFARMS sets"},
+        ),
+    log:
+        f"{LOGS}/tables/treefarms.log",
+    benchmark:
+        f"{BENCH}/treefarms_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"
+
+
 rule rashomon_bootstrap_shard:
     """Some of the B bootstrap resamples (round-robin): the Rashomon set rebuilt on each, MR of its members."""
     input:

@@ -44,6 +44,9 @@ ALL_TARGETS += [
     P("table", name="consensus"),
     *[P("consensus", dataset=d) for d in DATASETS],
 ]
+# the exact sparse-tree Rashomon sets of the binary classification datasets (issue 53; figures: the catalog)
+if TREEFARMS_DATASETS:
+    ALL_TARGETS.append(P("table", name="treefarms"))
 # Rashomon prediction intervals of the regression datasets (issue 53; their figures: the catalog)
 if PREDICTION_INTERVAL_DATASETS:
     ALL_TARGETS.append(P("table", name="prediction_intervals"))

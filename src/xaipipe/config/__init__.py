@@ -19,7 +19,7 @@ field of the explain settings), :mod:`.shap` (:class:`ShapSettings`), :mod:`.rel
 :mod:`.learner` (:class:`LearnerSettings`, with its learner-SHAP / ALE part
 :class:`LearnerEffectsSettings` as the field ``effects``), :mod:`.sage` (:class:`SageSettings`),
 :mod:`.rashomon` (:class:`RashomonSettings`, :class:`BootstrapSettings`,
-:class:`MemberEffectsSettings`, :class:`PredictionIntervalSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`), :mod:`.twins` (:class:`TwinSettings`, :class:`TwinImportanceSettings`);
+:class:`MemberEffectsSettings`, :class:`PredictionIntervalSettings`, :class:`TreeFarmsSettings`), :mod:`.studies` (:class:`CoverageSettings`, :class:`CorrelatedSettings`), :mod:`.twins` (:class:`TwinSettings`, :class:`TwinImportanceSettings`);
 :mod:`._base` holds what they share (the params round trip, :func:`check_family`). They import the
 families registry and the standard library only: nothing here imports a step.
 
@@ -52,6 +52,7 @@ ENTRY_POINTS = {
     "BootstrapSettings": "rashomon",
     "MemberEffectsSettings": "rashomon",
     "PredictionIntervalSettings": "rashomon",
+    "TreeFarmsSettings": "rashomon",
     "RegionalSettings": "regional",
     "CoverageSettings": "studies",
     "CorrelatedSettings": "studies",
@@ -88,6 +89,7 @@ RULES = {
     "sage": ("SageSettings",),
     "shap": ("ShapSettings",),
     "simulation_truth": ("CorrelatedSettings",),
+    "treefarms": ("TreeFarmsSettings",),
     "twin": ("TwinSettings",),
     "twin_importance_shard": ("TwinImportanceSettings",),
     "twin_importance_truth": ("TwinImportanceSettings",),

@@ -1,7 +1,8 @@
 """Settings of the Rashomon steps: :class:`RashomonSettings` (rules ``rashomon``,
 ``rashomon_refit``, ``abalone_study_mcr``), :class:`BootstrapSettings` (rules
 ``rashomon_bootstrap_shard``, ``rashomon_bootstrap``), :class:`MemberEffectsSettings` (rule
-``rashomon_effects``) and :class:`PredictionIntervalSettings` (rule ``prediction_intervals``)."""
+``rashomon_effects``), :class:`PredictionIntervalSettings` (rule ``prediction_intervals``) and
+:class:`TreeFarmsSettings` (rule ``treefarms``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from typing import Any
 
 from ._base import SEED, SELECTION, Settings, check_family, check_task
 
-__all__ = ["BootstrapSettings", "MemberEffectsSettings", "PredictionIntervalSettings", "RashomonSettings"]
+__all__ = [
+    "BootstrapSettings",
+    "MemberEffectsSettings",
+    "PredictionIntervalSettings",
+    "RashomonSettings",
+    "TreeFarmsSettings",
+]
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,7 @@ class RashomonSettings(Settings):
         "refit_jobs",
         "multiplicity",
         "prediction_intervals",
+        "treefarms",
     )
 
     def __post_init__(self):
@@ -265,3 +273,45 @@ class PredictionIntervalSettings(Settings):
         """
         p = config["rashomon"]["prediction_intervals"]
         return _with_rashomon(cls, config, task, {key: p[key] for key in cls.section_fields()})
+
+
+@dataclass(frozen=True)
+class TreeFarmsSettings(Settings):
+    """Settings of the TreeFARMS scope of a binary classification dataset (rule ``treefarms``;
+    :func:`xaipipe.rashomon.treefarms.treefarms_scope`).
+
+    Attributes
+    ----------
+    rashomon : RashomonSettings, default RashomonSettings()
+        The Rashomon step's settings: ``epsilons`` (carried to TreeFARMS' objective), ``epsilon``
+        (the figure's ε) and ``seed``.
+    regularization, depth_budget, n_thresholds, max_trees, n_repeats
+        The keys of the ``rashomon.treefarms`` section of those names (``config/README.md``;
+        defaults 0.01, 4, 1, 2000, 5): TreeFARMS' penalty per leaf and depth budget (depth at most
+        ``depth_budget - 1``), the thresholds per variable of the binarisation, the trees whose MR
+        is computed (a larger set is sampled), the permutations of their MR.
+    """
+
+    rashomon: RashomonSettings = field(default_factory=RashomonSettings)
+    regularization: float = 0.01
+    depth_budget: int = 4
+    n_thresholds: int = 1
+    max_trees: int = 2000
+    n_repeats: int = 5
+
+    SECTION = "rashomon.treefarms"
+    KEYS = {"rashomon": "rashomon"}
+    JOB_KEYS = ("enabled",)
+    NESTED = {"rashomon": RashomonSettings}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], task: str) -> TreeFarmsSettings:
+        """Build and check the settings of ``task`` from a schema-validated configuration.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`RashomonSettings.from_config`.
+        """
+        t = config["rashomon"]["treefarms"]
+        return _with_rashomon(cls, config, task, {key: t[key] for key in cls.section_fields()})

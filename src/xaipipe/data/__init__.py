@@ -58,6 +58,7 @@ RULES = {
     "multiplicity": ("load_prepared",),
     "prediction_intervals": ("load_prepared",),
     "regional_effects": ("load_prepared",),
+    "treefarms": ("load_prepared",),
     "ols": ("load_prepared",),
     "pd_ice": (
         "expand_user_groups",

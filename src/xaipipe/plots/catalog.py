@@ -59,6 +59,7 @@ CONDITIONS = {
     "sage": "the model's family is in explain.sage.families (null: every family)",
     "prediction_intervals": "a regression dataset, rashomon.prediction_intervals enabled",
     "regional": "the model's family is in explain.regional.families",
+    "treefarms": "a binary classification dataset, rashomon.treefarms enabled",
 }
 
 
@@ -233,6 +234,14 @@ GROUPS: dict[str, FigureGroup] = {
             _MODEL,
             "Rashomon set / MCR",
             inputs=("rows", "summary", "path", "scope", "max_rows", "title", "epsilon_mode", "metric", "target_unit"),
+        ),
+        FigureGroup(
+            "treefarms_figures",
+            "rashomon_figure",
+            _MODEL,
+            "Rashomon set / MCR",
+            inputs=("summary", "mcr", "epsilon", "title"),
+            default="treefarms",
         ),
         FigureGroup(
             "prediction_interval_figures",
@@ -437,6 +446,15 @@ FIGURES: tuple[Figure, ...] = (
         "regional_effects.rst",
         label="regional effects",
         default=True,
+    ),
+    Figure(
+        "treefarms",
+        "treefarms_figures",
+        "xaipipe.plots.treefarms:plot_treefarms",
+        "treefarms.rst",
+        label="TreeFARMS: the exact set of sparse trees",
+        default=True,
+        tasks=("classification",),
     ),
     Figure(
         "prediction_intervals",

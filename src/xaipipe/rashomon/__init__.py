@@ -4,7 +4,7 @@ Modules by concept: :mod:`.sets` (sets, scopes, the ε rule), :mod:`.refit` (mem
 :mod:`.members` (member MR, member table), :mod:`.mcr` (MCR interval, MCR table, ε-path),
 :mod:`.envelope` (PD envelope), :mod:`.linear` (exact MCR of all linear models), :mod:`.bootstrap`,
 :mod:`.multiplicity` (predictive multiplicity), :mod:`.prediction_intervals` (Rashomon prediction
-intervals), :mod:`.rid`, and :mod:`.study` (the rule entries).
+intervals), :mod:`.treefarms` (the exact sparse-tree set), :mod:`.rid`, and :mod:`.study` (the rule entries).
 
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.rashomon import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
@@ -26,6 +26,7 @@ ENTRY_POINTS = {
     "combine_bootstrap_shards": "bootstrap",
     "multiplicity_tables": "multiplicity",
     "prediction_interval_tables": "prediction_intervals",
+    "treefarms_scope": "treefarms",
     "rashomon_scopes": "sets",
     "members_reliance": "members",
     "mcr_table": "mcr",
@@ -50,6 +51,7 @@ RULES = {
     "rashomon_bootstrap_shard": ("bootstrap_shard",),
     "rashomon_effects": ("member_effects",),
     "rashomon_refit": ("rashomon_refit",),
+    "treefarms": ("treefarms_scope",),
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, ENTRY_POINTS)
