@@ -138,10 +138,9 @@ def _quiet():
     sys.stdout.flush()
     saved = os.dup(1)
     try:
-        with open(os.devnull, "w") as null:
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
             os.dup2(null.fileno(), 1)
-            with contextlib.redirect_stdout(open(os.devnull, "w")):
-                yield
+            yield
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)
