@@ -382,8 +382,10 @@ def dataset_view(
         for s in scopes:
             part = at[at["scope"].astype(str) == s].set_index("row")
             if len(part):
-                rows[f"pi_lower_{s}"] = part["lower"].reindex(rows["prepared_row"]).to_numpy(dtype=float)
-                rows[f"pi_upper_{s}"] = part["upper"].reindex(rows["prepared_row"]).to_numpy(dtype=float)
+                # an unbounded interval (a calibration half too small for the level) is not drawn
+                for side, col in (("lower", f"pi_lower_{s}"), ("upper", f"pi_upper_{s}")):
+                    values = part[side].reindex(rows["prepared_row"]).to_numpy(dtype=float)
+                    rows[col] = np.where(np.isfinite(values), values, np.nan)
     X = np.asarray(data.X_test_raw, dtype=float)
     values = pd.DataFrame(
         {
