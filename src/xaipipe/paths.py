@@ -105,6 +105,7 @@ PATHS: dict[str, str] = {
     "treefarms_mcr": "rashomon/{dataset}/treefarms_mcr.csv",
     "treefarms_members": "rashomon/{dataset}/treefarms_members.csv",
     "treefarms_thresholds": "rashomon/{dataset}/treefarms_thresholds.csv",
+    "treefarms_timbertrek": "rashomon/{dataset}/treefarms_timbertrek.json",
     # the consensus partial order of the variables over every Rashomon set (issue 45)
     "consensus": "rashomon/{dataset}/consensus.csv",
     "consensus_summary": "rashomon/{dataset}/consensus_summary.csv",

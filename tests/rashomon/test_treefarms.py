@@ -124,7 +124,15 @@ def test_the_rule_s_tables():
             "min_epsilon_family": [0.0, 2.0],
         }
     )
-    out = treefarms_scope(data, epsilons=[0.0, 1.0, 2.0], n_thresholds=2, n_repeats=3, grid_members=grid, max_trees=50)
+    out = treefarms_scope(
+        data,
+        epsilons=[0.0, 1.0, 2.0],
+        n_thresholds=2,
+        n_repeats=3,
+        grid_members=grid,
+        max_trees=50,
+        default_epsilon=1.0,
+    )
     s = out.summary.set_index("epsilon")
     assert s["n_trees"].is_monotonic_increasing and (s["n_evaluated"] <= 50).all()
     assert (s["n_distinct_functions"] <= s["n_evaluated"]).all() and (s["bound"] >= s["objective_min"]).all()
@@ -136,5 +144,13 @@ def test_the_rule_s_tables():
     assert set(out.members["feature"]) == {"a", "b", "c", "d"}
     members = out.members.drop_duplicates(["epsilon", "tree"])
     assert (members["objective"] <= s.loc[members["epsilon"], "bound"].to_numpy() + 1e-9).all()
+
+    # TimberTrek's JSON of the set at the default ε: its trie's leaves number the trees 1..n
+    def tree_ids(node):
+        return {node["t"]} if "t" in node else set().union(*(tree_ids(c) for c in node.get("c", [])))
+
+    assert tree_ids(out.decision_paths["trie"]) == set(range(1, int(s.loc[1.0, "n_trees"]) + 1))
+    big = treefarms_scope(data, epsilons=[2.0], n_thresholds=2, n_repeats=1, max_trees=1, default_epsilon=2.0)
+    assert "not exported" in big.decision_paths["note"]
     with pytest.raises(ValueError, match="'toy'.*binary classification"):
         treefarms_scope(_data("regression"), epsilons=[0.0])

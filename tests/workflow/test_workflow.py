@@ -391,6 +391,8 @@ def test_treefarms_scope(small_run):
         zip(summary["epsilon"], summary["n_evaluated"])
     )
     assert (res / "figures" / "breast_cancer" / "rashomon" / "treefarms.png").stat().st_size > 1000
+    timbertrek = json.loads((rash / "treefarms_timbertrek.json").read_text())
+    assert "trie" in timbertrek or "not exported" in timbertrek["note"]
     assert not (res / "rashomon" / "airfoil" / "treefarms.csv").exists()
     assert set(pd.read_csv(res / "tables" / "treefarms.csv")["dataset"]) == {"breast_cancer"}
 

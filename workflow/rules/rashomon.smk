@@ -354,6 +354,8 @@ rule treefarms:
         mcr=P("treefarms_mcr"),
         members=P("treefarms_members"),
         thresholds=P("treefarms_thresholds"),
+        # the set at rashomon.epsilon as TimberTrek's widget reads it (its decision-path trie)
+        timbertrek=P("treefarms_timbertrek"),
     log:
         f"{LOGS}/rashomon/treefarms/{{dataset}}.log",
     benchmark:

@@ -2,7 +2,7 @@
 
 from xaipipe.config import TreeFarmsSettings
 from xaipipe.data import load_prepared
-from xaipipe.io import read_csv, write_csv
+from xaipipe.io import read_csv, write_csv, write_json
 from xaipipe.rashomon import treefarms_scope
 from xaipipe.runner import get_logger, run
 
@@ -19,6 +19,7 @@ def main(smk):
         max_trees=s.max_trees,
         n_repeats=s.n_repeats,
         seed=s.rashomon.seed,
+        default_epsilon=s.rashomon.epsilon,
         grid_members=read_csv(smk.input.members, dtype={"family": str, "config_id": str}),
         options=dict(s.rashomon.options.get("decision_tree", {})),
     )
@@ -26,6 +27,7 @@ def main(smk):
     get_logger().info("TreeFARMS sets (epsilon: trees): %s", sizes)
     for name, frame in out.to_frames().items():
         write_csv(smk.output[name], frame)
+    write_json(smk.output.timbertrek, out.decision_paths)
 
 
 run(snakemake, main)  # noqa: F821

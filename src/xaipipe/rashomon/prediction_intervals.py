@@ -63,10 +63,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import linalg
+from sklearn.linear_model import LinearRegression
 
 from ..validation import check_int
 from ._frames import NamedFrames
 from ._linear_basis import _EPS, _as_matrix, _as_vector
+from .linear import LINEAR_EXACT, linear_loss_bound
+from .sets import CROSS_FAMILY
 
 __all__ = [
     "PredictionIntervalTables",
@@ -74,8 +77,6 @@ __all__ = [
     "linear_prediction_range",
     "prediction_interval_tables",
 ]
-
-LINEAR_EXACT = "linear_exact"
 
 
 def _check_level(level) -> float:
@@ -190,7 +191,7 @@ def conformal_range(lower_cal, upper_cal, y_cal, *, level: float = 0.95) -> floa
     ValueError
         Mismatched shapes, non-finite values, ``lower > upper`` somewhere, a level outside (0, 1).
     """
-    from mapie.regression import ConformalizedQuantileRegressor
+    from mapie.regression import ConformalizedQuantileRegressor  # optional dependency: the rule's only
 
     level = _check_level(level)
     y = _as_vector(y_cal, "y_cal")
@@ -253,9 +254,7 @@ def _rows_two_fold(lo, hi, y, perm, level) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _grid_scopes(index: pd.DataFrame, members: pd.DataFrame, epsilons: Sequence[float]):
-    """``(scope, epsilon, rows of the prediction matrix, position of the reference)`` of every grid scope."""
-    from .sets import CROSS_FAMILY
-
+    """``(scope, epsilon, rows of the prediction matrix)`` of every grid scope."""
     key = ["family", "config_id"]
     base = members.drop_duplicates(key).astype({"family": str, "config_id": str})
     pos = {tuple(r): i for i, r in enumerate(index[key].astype(str).itertuples(index=False, name=None))}
@@ -300,10 +299,6 @@ class PredictionIntervalTables(NamedFrames):
 def _linear_slacks(X_train, y_train, epsilons, epsilon_mode, max_slack, path_points):
     """``(e_min, [(epsilon or NaN, slack), ...])``: the ε grid carried to the training sample's MSE
     (:func:`xaipipe.rashomon.linear.linear_loss_bound`) and a path of relative slacks ``δ / e_min``."""
-    from sklearn.linear_model import LinearRegression
-
-    from .linear import linear_loss_bound
-
     ols = LinearRegression().fit(X_train, y_train)
     e_min = None
     points = []

@@ -39,7 +39,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..explain import model_reliance
+from ..models.families import make_estimator
 from ..validation import check_int
+from .refit import params_from_config_id
 
 __all__ = ["TreeFarmsScope", "binarize", "treefarms_scope", "tree_predict"]
 
@@ -148,7 +151,7 @@ def _quiet():
 
 
 def _fit(B: pd.DataFrame, y: np.ndarray, regularization: float, adder: float, depth_budget: int):
-    from treefarms import TREEFARMS
+    from treefarms import TREEFARMS  # native extension + timbertrek/ipython: imported by the rule only
 
     config = {
         "regularization": float(regularization),
@@ -183,12 +186,17 @@ class TreeFarmsScope(NamedTuple):
         and its MR per variable (long: ``feature``, ``mr_ratio``, ``mr_difference``).
     thresholds : DataFrame
         The binarisation (:func:`binarize`).
+    decision_paths : dict
+        The set at the default ε as TimberTrek's widget reads it (``TREEFARMS.get_decision_paths``:
+        the trie of the trees' decision paths over the binary columns, with each tree's accuracy and
+        size); ``{"note": ...}`` when the set holds more than ``max_trees`` trees.
     """
 
     summary: pd.DataFrame
     mcr: pd.DataFrame
     members: pd.DataFrame
     thresholds: pd.DataFrame
+    decision_paths: dict
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """The tables by the rule's output names."""
@@ -199,10 +207,6 @@ def _grid_reliance(grid_members, data, names, *, n_repeats, seed, options) -> pd
     """Zero-one ``permutation`` MR of every member of the grid's ``decision_tree`` set (refitted on the
     training split, as the ``rashomon`` rule refits them; the same permutations as the exact set's
     trees): ``config_id``, ``min_epsilon``, ``feature``, ``mr_ratio``, ``mr_difference``."""
-    from ..explain import model_reliance
-    from ..models.families import make_estimator
-    from .refit import params_from_config_id
-
     cols = ["config_id", "min_epsilon", "feature", "mr_ratio", "mr_difference"]
     if grid_members is None or not len(grid_members):
         return pd.DataFrame(columns=cols)
@@ -241,6 +245,7 @@ def treefarms_scope(
     max_trees: int = 2000,
     n_repeats: int = 5,
     seed: int = 0,
+    default_epsilon: float | None = None,
     grid_members: pd.DataFrame | None = None,
     options: dict | None = None,
 ) -> TreeFarmsScope:
@@ -265,6 +270,9 @@ def treefarms_scope(
     n_repeats : int, default 5
         Permutations per variable of the ``permutation`` MR.
     seed : int
+    default_epsilon : float, optional
+        The ε whose set is exported for TimberTrek (``rashomon.epsilon``; default: the largest of
+        ``epsilons``).
     grid_members : DataFrame, optional
         ``members.csv`` of the dataset: the grid's ``decision_tree`` configurations and their entry
         ε (``min_epsilon_family``), refitted here for their zero-one MR (``mcr.csv`` holds the
@@ -281,8 +289,6 @@ def treefarms_scope(
     ValueError
         A dataset that is not binary classification (naming it), bad counts.
     """
-    from ..explain import model_reliance
-
     if data.task != "classification" or len(np.unique(data.y_train)) != 2:
         raise ValueError(f"dataset {data.dataset!r}: the TreeFARMS scope is for binary classification only")
     check_int(max_trees, "max_trees", minimum=1)
@@ -304,9 +310,17 @@ def treefarms_scope(
     summaries, mcrs, members = [], [], []
     rng = np.random.default_rng(seed)
     grid_mr = _grid_reliance(grid_members, data, names, n_repeats=n_repeats, seed=seed, options=options)
+    export = max(float(e) for e in epsilons) if default_epsilon is None else float(default_epsilon)
+    decision_paths: dict = {"note": f"no set at epsilon {export:g} among {sorted(float(e) for e in epsilons)}"}
     for eps in sorted({float(e) for e in epsilons}):
         model = best if eps == 0 else _fit(Btr, ytr, regularization, eps * se, depth_budget)
         count = int(model.get_tree_count())
+        if eps == export:
+            decision_paths = (
+                model.get_decision_paths()
+                if count <= max_trees
+                else {"note": f"{count} trees at epsilon {eps:g}: more than max_trees = {max_trees}, not exported"}
+            )
         pick = np.arange(count) if count <= max_trees else np.sort(rng.choice(count, int(max_trees), replace=False))
         trees = [model.model_set.get_tree_at_idx_raw(int(i)) for i in pick]
         metrics = [model.model_set.get_tree_metric_at_idx(int(i)) for i in pick]
@@ -366,4 +380,10 @@ def treefarms_scope(
     out_mcr.insert(0, "dataset", data.dataset)
     out_members = pd.concat(members, ignore_index=True)
     out_members.insert(0, "dataset", data.dataset)
-    return TreeFarmsScope(summary=pd.DataFrame(summaries), mcr=out_mcr, members=out_members, thresholds=thresholds)
+    return TreeFarmsScope(
+        summary=pd.DataFrame(summaries),
+        mcr=out_mcr,
+        members=out_members,
+        thresholds=thresholds,
+        decision_paths=decision_paths,
+    )

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ...models.output import model_output
-from ...validation import check_int
+from ...validation import check_int, check_matrix
 
 __all__ = ["REGION_COLUMNS", "RegionalEffects", "regional_effects", "regional_effects_tables"]
 
@@ -137,9 +137,7 @@ def regional_effects(
         Mismatched ``feature_names``, non-numeric or non-finite ``X``, fewer than 2 rows, a bad
         ``top_k`` / ``n_instances`` / ``resolution``.
     """
-    import effector
-
-    from ...validation import check_matrix
+    import effector  # a heavy optional dependency: imported by the rule that needs it
 
     A = check_matrix(X, "X")
     names = [str(n) for n in feature_names]
