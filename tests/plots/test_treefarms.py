@@ -22,3 +22,7 @@ def test_the_figure(tmp_path):
     assert (tmp_path / "t.png").stat().st_size > 1000
     with pytest.raises(ValueError, match="no rows"):
         plot_treefarms(pd.DataFrame(), out.mcr, epsilon=1.0)
+    note = pd.DataFrame({"note": ["3 classes: TreeFARMS enumerates binary classification trees, so no set"]})
+    with figure_style():
+        fig = plot_treefarms(note, out.mcr.iloc[:0], epsilon=1.0)
+    assert "3 classes" in fig.axes[0].texts[0].get_text()

@@ -152,5 +152,11 @@ def test_the_rule_s_tables():
     assert tree_ids(out.decision_paths["trie"]) == set(range(1, int(s.loc[1.0, "n_trees"]) + 1))
     big = treefarms_scope(data, epsilons=[2.0], n_thresholds=2, n_repeats=1, max_trees=1, default_epsilon=2.0)
     assert "not exported" in big.decision_paths["note"]
+    three = _data()
+    three.y_train = np.arange(len(three.y_train)) % 3
+    three.classes = ["a", "b", "c"]
+    not_binary = treefarms_scope(three, epsilons=[0.0, 1.0])
+    assert len(not_binary.summary) == 1 and "3 classes" in not_binary.summary["note"].iloc[0]
+    assert not_binary.mcr.empty and not_binary.members.empty and "note" in not_binary.decision_paths
     with pytest.raises(ValueError, match="'toy'.*binary classification"):
         treefarms_scope(_data("regression"), epsilons=[0.0])

@@ -46,12 +46,19 @@ def plot_treefarms(
     Raises
     ------
     ValueError
-        Empty tables.
+        An empty summary (a multiclass dataset's one-row summary draws its note instead).
     """
     import matplotlib.pyplot as plt
 
-    if summary.empty or mcr.empty:
+    if summary.empty:
         raise ValueError("the TreeFARMS tables have no rows")
+    if mcr.empty:  # a multiclass dataset: the summary's note says why there is no set
+        fig, ax = plt.subplots(figsize=(6.0, 2.0))
+        ax.text(0.5, 0.5, str(summary["note"].iloc[0]) if "note" in summary else "no set", ha="center", va="center")
+        ax.set_axis_off()
+        if title:
+            fig.suptitle(title)
+        return fig
     eps_all = np.unique(mcr["epsilon"].to_numpy(dtype=float))
     eps = float(eps_all[np.argmin(np.abs(eps_all - float(epsilon)))])
     part = mcr[(mcr["quantity"] == quantity) & np.isclose(mcr["epsilon"].to_numpy(dtype=float), eps)]

@@ -174,7 +174,8 @@ class TreeFarmsScope(NamedTuple):
         One row per ε: ``epsilon``, ``regularization``, ``depth_budget``, ``objective_min`` (the
         optimum), ``bound`` (the objective bound), ``n_trees`` (TreeFARMS' count), ``n_evaluated``
         (trees whose MR was computed: all, or ``max_trees`` drawn at random), ``n_distinct_functions``
-        (distinct test predictions among them), ``n_binary_features``.
+        (distinct test predictions among them), ``n_binary_features``, ``note`` (why a dataset has
+        no set; empty otherwise).
     mcr : DataFrame
         Per ε and variable: ``mcr_minus`` / ``mcr_plus`` over the evaluated trees and, beside them,
         ``grid_mcr_minus`` / ``grid_mcr_plus`` over the grid's ``decision_tree`` set at the same ε
@@ -235,6 +236,38 @@ def _grid_reliance(grid_members, data, names, *, n_repeats, seed, options) -> pd
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=cols)
 
 
+SUMMARY_COLUMNS = (
+    "dataset",
+    "scope",
+    "epsilon",
+    "regularization",
+    "depth_budget",
+    "objective_min",
+    "bound",
+    "n_trees",
+    "n_evaluated",
+    "n_distinct_functions",
+    "n_binary_features",
+    "note",
+)
+
+
+def _not_binary(data) -> TreeFarmsScope:
+    """The tables of a classification dataset of more than two classes: one summary row that says
+    why there is no set (TreeFARMS' trees are binary classifiers), the other tables empty."""
+    k = len(getattr(data, "classes", None) or np.unique(data.y_train))
+    note = f"{k} classes: TreeFARMS enumerates binary classification trees, so no set"
+    summary = pd.DataFrame([{"dataset": data.dataset, "scope": SCOPE, "note": note}], columns=list(SUMMARY_COLUMNS))
+    empty = pd.DataFrame(columns=["dataset", "epsilon", "quantity", "feature", "mcr_minus", "mcr_plus"])
+    return TreeFarmsScope(
+        summary=summary,
+        mcr=empty,
+        members=pd.DataFrame(columns=["dataset", "epsilon", "tree", "feature", "mr_ratio", "mr_difference"]),
+        thresholds=pd.DataFrame(columns=["feature", "threshold", "column", "feature_index"]),
+        decision_paths={"note": note},
+    )
+
+
 def treefarms_scope(
     data,
     *,
@@ -284,13 +317,19 @@ def treefarms_scope(
     -------
     TreeFarmsScope
 
+    A classification dataset of more than two classes gets one summary row whose ``note`` says
+    why it has no set, and empty tables (the rule runs on every classification dataset; whether a
+    user's table is binary is known only once it is prepared).
+
     Raises
     ------
     ValueError
-        A dataset that is not binary classification (naming it), bad counts.
+        A regression dataset (naming it), bad counts.
     """
-    if data.task != "classification" or len(np.unique(data.y_train)) != 2:
+    if data.task != "classification":
         raise ValueError(f"dataset {data.dataset!r}: the TreeFARMS scope is for binary classification only")
+    if getattr(data, "multiclass", False) or len(np.unique(data.y_train)) != 2:
+        return _not_binary(data)
     check_int(max_trees, "max_trees", minimum=1)
     names = list(data.features)
     Xtr, Xte = np.asarray(data.X_train, dtype=float), np.asarray(data.X_test, dtype=float)
@@ -362,6 +401,7 @@ def treefarms_scope(
                 "n_evaluated": int(pick.size),
                 "n_distinct_functions": int(first.size),
                 "n_binary_features": int(Btr.shape[1]),
+                "note": "",
             }
         )
         in_grid = grid_mr[grid_mr["min_epsilon"] <= eps + 1e-12]

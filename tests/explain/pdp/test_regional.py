@@ -97,6 +97,24 @@ def test_a_classifier_explains_its_probability_and_the_table_function_reads_its_
     assert list(out.to_frames()) == ["heterogeneity", "regions", "curves"]
 
 
+def test_a_binary_variable_is_split_and_drawn_at_its_levels():
+    """A 0/1 column (one level of a one-hot group) whose effect another variable switches: its
+    regions' PD is evaluated at 0 and 1 only (effector refuses other values of an ordinal variable)."""
+    rng = np.random.default_rng(6)
+    X = np.column_stack([rng.integers(0, 2, 800).astype(float), rng.uniform(-1, 1, 800), rng.normal(size=800)])
+
+    class _Switch:
+        def predict(self, Z):
+            Z = np.asarray(Z)
+            return Z[:, 0] * np.sign(Z[:, 1])
+
+    out = regional_effects(_Switch(), X, feature_names=["flag", "u", "noise"], top_k=2)
+    assert set(out.heterogeneity.loc[out.heterogeneity["split"], "feature"]) == {"flag", "u"}
+    assert set(out.curves.loc[out.curves["feature"] == "flag", "x"]) == {0.0, 1.0}
+    first = out.regions[(out.regions["feature"] == "flag") & (out.regions["level"] == 1)]
+    assert set(first["split_feature"]) == {"u"} and first["upper"].dropna().abs().max() < 0.1  # u's sign
+
+
 def test_bad_inputs_raise():
     X = np.zeros((5, 2))
     with pytest.raises(ValueError, match="feature names"):

@@ -56,6 +56,9 @@ REGION_COLUMNS = (
     "explained",
 )
 CURVE_COLUMNS = ("feature", "region", "grid_index", "x", "pd")
+#: A variable with at most this many distinct values is ordinal (effector's ``cat_limit``): its
+#: regions' PD is evaluated at its observed levels.
+ORDINAL_MAX_LEVELS = 10
 
 
 class RegionalEffects(NamedTuple):
@@ -123,7 +126,8 @@ def regional_effects(
     n_instances : int, default 500
         Rows effector draws (all when fewer).
     resolution : int, default 30
-        Grid points of each region's PD (uniform over the variable's observed range).
+        Grid points of each region's PD (uniform over the variable's observed range; a variable of
+        at most 10 values: its observed levels).
     seed : int, default 0
         effector's ``random_state`` (the drawn rows).
 
@@ -149,11 +153,15 @@ def regional_effects(
     check_int(n_instances, "n_instances", minimum=2)
     check_int(resolution, "resolution", minimum=2)
     f = model_output(model, "proba" if task == "classification" else "predict")
+    # effector's own heuristic, declared: a variable of at most 10 values (a 0/1 column of a one-hot
+    # group, a count) is ordinal, evaluated at its observed levels only
+    levels = [np.unique(A[:, j]) for j in range(A.shape[1])]
+    types = ["ordinal" if v.size <= ORDINAL_MAX_LEVELS else "continuous" for v in levels]
     pdp = effector.PDP(
         A,
         lambda Z: np.asarray(f(Z), dtype=float),
         nof_instances=min(int(n_instances), A.shape[0]),
-        schema={"feature_names": names},
+        schema={"feature_names": names, "feature_types": types},
         random_state=int(seed),
     )
     heter = np.array([float(pdp.heter_score(j)) for j in range(len(names))])
@@ -175,8 +183,10 @@ def regional_effects(
         root = by_idx[0].heterogeneity
         leaf_h = sum(by_idx[i].weight * by_idx[i].heterogeneity for i in leaves)
         explained = 1.0 - leaf_h / root if root > 0 else math.nan
-        lo_x, hi_x = float(np.min(A[:, j])), float(np.max(A[:, j]))
-        xs = np.linspace(lo_x, hi_x, int(resolution))
+        if types[j] == "continuous":
+            xs = np.linspace(float(levels[j][0]), float(levels[j][-1]), int(resolution))
+        else:
+            xs = levels[j]
         for r in part.regions:
             parent = by_idx.get(r.parent_idx) if r.parent_idx is not None else None
             split, lo, hi = _interval(r.rule, parent.rule if parent is not None else None, names)
