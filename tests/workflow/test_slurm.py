@@ -348,6 +348,9 @@ def test_slurm_jobs_went_through_sbatch_within_the_node(slurm_run):
     expected_rules = {"prepare", "split", "cv", "fit", "rashomon", "model_reliance", "shap", "pd_ice"}
     expected_rules |= {"ale", "h_statistic", "multiplicity"}  # issue 35's compute rules (figure rules are local)
     expected_rules |= {"rashomon_effects", "sage", "consensus"}  # issues 44 and 45's compute rules
+    # issue 53's: the Rashomon prediction intervals of the regression dataset (no gradient boosting
+    # here, so no regional_effects job; no classification dataset, so no treefarms job)
+    expected_rules |= {"prediction_intervals"}
     assert {rule for rule, _ in jobs.values()} == expected_rules
     # ... as SLURM itself records them (squeue keeps finished jobs for MinJobAge; sacct if on)
     records = dict(watcher.jobs)
@@ -376,8 +379,9 @@ def test_slurm_jobs_went_through_sbatch_within_the_node(slurm_run):
         threads = min(slurm["set-threads"].get(rule, 1), cluster["cpus"])
         assert rec["cpus"] == threads <= cluster["cpus"], (jobid, rule, rec)
     # each SLURM job of the DAG completed once: prepare, split, rashomon, multiplicity, rashomon_effects,
-    # consensus and, per family (2), cv, fit, model_reliance, shap, pd_ice, ale, h_statistic, sage
-    assert len(completed) == len(set(completed)) == 6 + 2 * 8
+    # consensus, prediction_intervals and, per family (2), cv, fit, model_reliance, shap, pd_ice, ale,
+    # h_statistic, sage
+    assert len(completed) == len(set(completed)) == 7 + 2 * 8
 
 
 @pytest.mark.slurm
