@@ -72,6 +72,9 @@ PATHS: dict[str, str] = {
     "ale": "explain/{dataset}/{family}/ale.csv",
     "ale_2d": "explain/{dataset}/{family}/ale_2d.csv",
     "h_statistic": "explain/{dataset}/{family}/h_statistic.csv",
+    # an EBM's own explanation: its terms' importances and shapes with the bagged error bars (issue 53)
+    "ebm_terms": "explain/{dataset}/{family}/ebm_terms.csv",
+    "ebm_shapes": "explain/{dataset}/{family}/ebm_shapes.csv",
     # regional effects: the regional PD of the most heterogeneous variables (issue 53)
     "regional_heterogeneity": "explain/{dataset}/{family}/regional_heterogeneity.csv",
     "regional_effects": "explain/{dataset}/{family}/regional_effects.csv",

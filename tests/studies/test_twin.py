@@ -509,3 +509,60 @@ def test_the_calibrated_multiplier_is_the_conformal_order_statistic():
     se = np.sqrt(0.95 * 0.05 / len(trials))
     assert conformal > 0.95 - 2 * se and abs(conformal - 49 / 51) < 4 * se
     assert plain < conformal
+
+
+def test_the_ebm_bars_are_audited_against_its_expectation_and_f_star_s_pd():
+    """The ebm kind: interpret's bar (PD ± 1 SD of the bags) per replicate; its claimed truth the
+    leave-one-out mean over the other replicates; its planted truth f*'s PD (linear: closed form)."""
+    pytest.importorskip("interpret")
+    from xaipipe.studies.twin_table import ONE_SD_LEVEL, ebm_caption
+
+    data = _table(n=80)
+    twin = build_twin(data, "linear_regression", seed=0)
+    options = {"ebm": {"interactions": 0, "outer_bags": 3, "max_rounds": 200}}
+    design = _design(n_repetitions=4, learners={}, glassbox={"ebm": {"learning_rate": 0.04}}, options=options)
+    bundle = SimpleNamespace(twin=twin, design=design, sanity=None)
+    shard = audit_shard(bundle, 0, 1)
+    ebm = shard[shard["kind"] == "ebm"]
+    assert len(ebm) == 4 * 3 and set(ebm["quantity"]) == {"pd"} and set(ebm["family"]) == {"ebm"}
+    np.testing.assert_allclose(ebm["ci_low"], ebm["estimate"] - ebm["se_naive"])
+    np.testing.assert_allclose(ebm["ci_high"], ebm["estimate"] + ebm["se_naive"])
+    # the subsampling correction of bags of 85 % of the rows: sqrt(0.85 / 0.15)
+    np.testing.assert_allclose(ebm["se"], ebm["se_naive"] * np.sqrt(0.85 / 0.15))
+    assert np.allclose(ebm["level"], ONE_SD_LEVEL) and (ebm["se"] > 0).all()
+    truths = twin_truths(bundle)
+    out = twin_coverage_tables([shard], truths.f_star, None, nominal=[0.95])
+    reps = out.repetitions[out.repetitions["kind"] == "ebm"]
+    for (_, z), part in reps.groupby(["feature", "grid_value"]):
+        est = part["estimate"].to_numpy()
+        loo = (est.sum() - est) / (len(est) - 1)
+        np.testing.assert_allclose(part["claimed"], loo)
+        others = [np.delete(est, i) for i in range(len(est))]
+        np.testing.assert_allclose(part["claimed_se"], [np.std(o, ddof=1) / np.sqrt(len(o)) for o in others])
+        # f*'s PD of a linear model: intercept + coefficient * z + the others' population means
+        assert part["planted"].nunique() == 1
+        assert part["planted"].iloc[0] == pytest.approx(twin_pd_truth(twin, {"a": [z]})["pd"].iloc[0])
+    cov = out.coverage[out.coverage["kind"] == "ebm"]
+    assert set(cov["interval"]) == {"corrected", "naive", "reported"} and set(cov["target"]) == {"claimed", "planted"}
+    reported = cov[(cov["interval"] == "reported") & (cov["feature"] == "all")]
+    assert np.allclose(reported["nominal"], ONE_SD_LEVEL)
+    line = ebm_caption(out.coverage, "toy", "ebm")
+    assert line.startswith("± 1 SD bar (nominal 0.68 if read as a normal interval): covers ")
+    assert "of the EBM's expectation" in line and "of f*'s PD (twin of toy)" in line
+    assert ebm_caption(None, "toy", "ebm") is None
+    assert ebm_caption(out.coverage, "other", "ebm").endswith("not measured")
+
+
+def test_the_twin_rule_audits_a_regression_dataset_s_ebm_only():
+    pytest.importorskip("interpret")
+    best = {
+        "linear_regression": {"cv_mean": 2.0, "params": {}},
+        "ebm": {"cv_mean": 2.5, "params": {"learning_rate": 0.04, "max_leaves": 2}},
+    }
+    settings = TwinSettings(n_repetitions=3, mcr=False, sanity=False)
+    bundle = prepare_twin(_table(n=60), settings, best, None)
+    assert bundle.design.glassbox == {"ebm": {"learning_rate": 0.04, "max_leaves": 2}}
+    assert TwinDesign.from_dict(bundle.design.to_dict()) == bundle.design
+    best_c = {"logistic_regression": {"cv_mean": 0.5, "params": {}}, "ebm": best["ebm"]}
+    settings_c = TwinSettings(n_repetitions=3, mcr=False, sanity=False, task="classification")
+    assert prepare_twin(_table(n=60, task="classification"), settings_c, best_c, None).design.glassbox == {}

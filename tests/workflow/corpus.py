@@ -10,11 +10,11 @@ dataset            task            shape
 ``rare_binary``    binary          4 % positives (``yes`` / ``no``), a 4-level text column
 ``three_class``    3 classes       a text column, missing values in numeric and text columns
                                    under ``missing: impute``, classes coded in a chosen order
-                                   (``class_order``)
+                                   (``class_order``); a multiclass EBM
 ``seven_class``    7 classes       missing values under ``missing: drop_rows``; the SHAP check
                                    and LIME explain its XGBoost model
 ``missing_reg``    regression      missing values in two numeric columns and a text column
-                                   under ``missing: impute``
+                                   under ``missing: impute``; an EBM
 ``one_feature``    regression      degenerate but valid (issue 52): one feature, one family with
                                    one configuration (a Rashomon set of one member)
 ``two_features``   binary          degenerate but valid: two features, two families
@@ -58,7 +58,7 @@ datasets:
     categorical: [site]
     class_order: [virginica, setosa, versicolor]
     missing: impute
-    families: [logistic_regression, gradient_boosting]
+    families: [logistic_regression, gradient_boosting, ebm]
   seven_class:
     source: {kind: file, path: data/seven_class.csv}
     task: classification
@@ -71,7 +71,7 @@ datasets:
     target: y
     categorical: [kind]
     missing: impute
-    families: [linear_regression, gradient_boosting]
+    families: [linear_regression, gradient_boosting, ebm]
   one_feature:
     source: {kind: file, path: data/one_feature.csv}
     task: regression

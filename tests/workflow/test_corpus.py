@@ -288,3 +288,17 @@ def test_degenerate_tables_run_to_the_end(corpus_run):
     assert len(one) and (one["mcr_minus"] <= one["mcr_plus"]).all()
     two = pd.read_csv(corpus_run / "explain" / "two_features" / "gradient_boosting" / "pd_2d.csv")
     assert len(two) and set(two[["feature_1", "feature_2"]].iloc[0]) == {"a", "b"}
+
+
+def test_an_ebm_explains_itself_on_tables_with_missing_values_and_classes(corpus_run):
+    """The EBM family on two corpus tables (imputed missing values, a text column, three classes):
+    its terms rule ran, one shape per class of the multiclass EBM, the figure drawn."""
+    terms = pd.read_csv(corpus_run / "tables" / "ebm_terms.csv")
+    assert set(terms["dataset"]) == {"missing_reg", "three_class"} and set(terms["model"]) == {"ebm"}
+    for d in ("missing_reg", "three_class"):
+        shapes = pd.read_csv(corpus_run / "explain" / d / "ebm" / "ebm_shapes.csv", keep_default_na=False)
+        info = json.loads((corpus_run / "data" / d / "prepared.json").read_text())
+        assert set(shapes["feature"]) <= set(info["features"]) and (shapes["sd"].astype(float) >= 0).all()
+        assert (corpus_run / "figures" / d / "ebm" / "ebm_terms.pdf").stat().st_size > 1000
+    three = pd.read_csv(corpus_run / "explain" / "three_class" / "ebm" / "ebm_shapes.csv", keep_default_na=False)
+    assert three["class"].astype(str).nunique() == 3 and set(three["output"]) == {"log_odds"}

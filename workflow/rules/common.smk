@@ -41,6 +41,7 @@ from xaipipe.config_files import check_workflow_config_files
 from xaipipe.models.families import (
     FAMILIES,
     check_family_classes,
+    get_family,
     register_config_families,
 )
 from xaipipe.models.planning import cv_shard_count
@@ -283,6 +284,17 @@ def sage_families(dataset):
 def sage_models(name):
     """Result `name` of every dataset x family that gets SAGE."""
     return [P(name, dataset=d, family=f) for d in DATASETS for f in sage_families(d)]
+
+
+def term_families(dataset):
+    """Families of `dataset` whose models explain themselves by additive terms (the registry's
+    Family.terms: EBM), the ebm_terms rule's."""
+    return [f for f in families_of(dataset) if get_family(f).terms]
+
+
+def term_models(name):
+    """Result `name` of every dataset x family with additive terms of its own."""
+    return [P(name, dataset=d, family=f) for d in DATASETS for f in term_families(d)]
 
 
 # the regional effects' settings (checked: registered families; xaipipe.config.RegionalSettings)

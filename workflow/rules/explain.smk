@@ -415,3 +415,71 @@ rule large_data_table:
         "../../envs/models.yaml"
     script:
         "../scripts/concat_tables.py"
+
+
+rule ebm_terms:
+    """A glass-box model's own explanation (families with Family.terms: EBM): each term's importance and each main term's shape with the bagged error bars (±1 SD over the outer bags)."""
+    input:
+        table=rules.prepare.output.table,
+        info=rules.prepare.output.info,
+        split=rules.split.output.split,
+        model=rules.fit.output.model,
+    output:
+        terms=P("ebm_terms"),
+        shapes=P("ebm_shapes"),
+    log:
+        f"{LOGS}/explain/ebm_terms/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/ebm_terms/{{dataset}}/{{family}}.tsv"
+    conda:
+        "../../envs/explain.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/ebm_terms.py"
+
+
+rule ebm_figures:
+    """The EBM's term plots: each main term's shape (step function, ±1 SD band over the outer bags) and the terms' importances."""
+    input:
+        style=STYLE_FILE,
+        terms=rules.ebm_terms.output.terms,
+        shapes=rules.ebm_terms.output.shapes,
+        # the twins' coverage table where the audit has run (docs/coverage.md): the caption
+        twins=twins_table_if_run,
+    output:
+        **figure_outputs("ebm_figures"),
+    log:
+        f"{LOGS}/figures/ebm/{{dataset}}/{{family}}.log",
+    benchmark:
+        f"{BENCH}/ebm_figures/{{dataset}}/{{family}}.tsv"
+    localrule: True
+    conda:
+        "../../envs/report.yaml"
+    params:
+        target_unit=target_unit,
+    script:
+        "../scripts/ebm_figures.py"
+
+
+rule ebm_terms_table:
+    """All datasets' EBM terms and importances in one table."""
+    input:
+        tables=term_models("ebm_terms"),
+    output:
+        table=report(
+            P("table", name="ebm_terms"),
+            caption="../report/tables.rst",
+            category="tables",
+            labels={"table": "EBM terms"},
+        ),
+    log:
+        f"{LOGS}/tables/ebm_terms.log",
+    benchmark:
+        f"{BENCH}/ebm_terms_table.tsv"
+    localrule: True
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/concat_tables.py"

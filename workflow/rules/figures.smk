@@ -84,6 +84,7 @@ FIGURE_CONDITIONS = {
     "sage": lambda dataset, family: family in sage_families(dataset),
     "regional": lambda dataset, family: family in regional_families(dataset),
     "treefarms": lambda dataset: dataset in TREEFARMS_DATASETS,
+    "terms": lambda dataset, family: family in term_families(dataset),
     "prediction_intervals": lambda dataset: task_of(dataset) == "regression"
     and RASHOMON["prediction_intervals"]["enabled"],
 }

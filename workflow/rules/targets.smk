@@ -28,6 +28,10 @@ ALL_TARGETS.append(P("table", name="h_statistic"))
 if any(regional_families(d) for d in DATASETS):
     ALL_TARGETS.append(P("table", name="regional_effects"))
 
+# an EBM's own terms and their bagged error bars (issue 53; its figures: the catalog)
+if any(term_families(d) for d in DATASETS):
+    ALL_TARGETS.append(P("table", name="ebm_terms"))
+
 # SAGE of the fitted model of every family in explain.sage.families (issue 45; its figures: catalog)
 if any(sage_families(d) for d in DATASETS):
     ALL_TARGETS.append(P("table", name="sage"))

@@ -57,6 +57,7 @@ RULES = {
     "model_reliance": ("load_prepared",),
     "multiplicity": ("load_prepared",),
     "prediction_intervals": ("load_prepared",),
+    "ebm_terms": ("load_prepared",),
     "regional_effects": ("load_prepared",),
     "treefarms": ("load_prepared",),
     "ols": ("load_prepared",),

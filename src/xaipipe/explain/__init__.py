@@ -2,12 +2,14 @@
 grouped MR, split gain, the MR tables and ranking), partial dependence (``pdp/``: PD / ICE, ALE, H²,
 the pair choice), SHAP values (``shapley/``: values, interaction summaries, the KernelSHAP check),
 learner-level explanations (``learner/``: learner-PFI / PD / SHAP / ALE and their intervals), SAGE
-(``sage``) and LIME (``lime``); each holds its rule's table function.
+(``sage``), LIME (``lime``) and a glass-box model's own terms (``glassbox``: an EBM's); each holds
+its rule's table function.
 
 A front door (:mod:`xaipipe._lazy`): ``from xaipipe.explain import <entry point>``; :data:`RULES` is
 its part of the rule -> entry map.
 Library entries (no rule): ``model_reliance`` (MR of one or many models, Fisher et al. 2019) and
-its ``RelianceOptions``.
+its ``RelianceOptions``; ``ebm_terms``, ``term_contributions``, ``ebm_pd_band`` and ``bagging_se_factor`` (an EBM's terms and
+error bars).
 """
 
 from .._lazy import attach
@@ -36,6 +38,11 @@ ENTRY_POINTS = {
     "strongest_h2_pair": "pdp._pair_choice",
     "regional_effects_tables": "pdp._regional",
     "sage_table": "sage",
+    "ebm_terms_tables": "glassbox",
+    "ebm_terms": "glassbox",
+    "term_contributions": "glassbox",
+    "ebm_pd_band": "glassbox",
+    "bagging_se_factor": "glassbox",
 }
 
 #: The rule -> entry map: each rule whose script imports from this door, with the entry points it
@@ -43,6 +50,7 @@ ENTRY_POINTS = {
 RULES = {
     "abalone_study_mcr": ("class_choice",),
     "ale": ("ale_tables",),
+    "ebm_terms": ("ebm_terms_tables",),
     "h_statistic": ("h_statistic_table",),
     "large_data": ("large_data_table",),
     "learner": ("learner_tables",),

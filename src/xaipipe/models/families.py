@@ -27,8 +27,13 @@ attribute              decides
                        ``"joint_log_likelihood"``) or None (logit of the probability)
 ``output_degree``      degree of the explained output (prediction, or log-odds of a
                        classifier) as a polynomial of the features, when known: 1
-                       (linear), 2 (naive Bayes, QDA); one antithetic permutation
-                       pair then gives exact SHAP values
+                       (linear), 2 (naive Bayes, QDA; EBM, whose terms involve at
+                       most two variables); one antithetic permutation pair then
+                       gives exact SHAP values
+``terms``              the model's own additive terms and their bagged error bars
+                       (``"interpret"``: an EBM's ``eval_terms``, ``term_scores_`` and
+                       ``standard_deviations_``; rule ``ebm_terms``,
+                       :mod:`xaipipe.explain.glassbox`) or None
 ``fit_cost``           relative fit cost (per tree of an ensemble, else per fit), only
                        to start the longest refits first
 =====================  ===============================================================
@@ -76,6 +81,8 @@ PREFIX_KINDS = ("forest", "boosting", "xgboost")
 #: SHAP algorithms a family may name (:data:`xaipipe.explain.shapley.ALGORITHMS`).
 SHAP_ALGORITHMS = ("xgboost_pred_contribs", "tree_explainer", "linear_explainer", "permutation", "kernel")
 TASKS = ("regression", "classification")
+#: Readers of a model's own additive terms (:mod:`xaipipe.explain.glassbox`).
+TERM_KINDS = ("interpret",)
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,7 @@ class Family:
     linear : bool
     log_odds : {"decision_function", "joint_log_likelihood"} or None
     output_degree : int or None
+    terms : {"interpret"} or None
     fit_cost : float
     """
 
@@ -122,6 +130,7 @@ class Family:
     linear: bool = False
     log_odds: str | None = None
     output_degree: int | None = None
+    terms: str | None = None
     fit_cost: float = 0.01
 
     def __post_init__(self):
@@ -140,6 +149,8 @@ class Family:
             )
         if self.split_gain not in (None, "mdi", "total_gain"):
             raise ValueError(f"family {self.name!r}: split_gain must be 'mdi', 'total_gain' or None")
+        if self.terms not in (None, *TERM_KINDS):
+            raise ValueError(f"family {self.name!r}: terms must be one of {TERM_KINDS} or None, got {self.terms!r}")
         if self.log_odds not in (None, "decision_function", "joint_log_likelihood"):
             raise ValueError(
                 f"family {self.name!r}: log_odds must be 'decision_function', 'joint_log_likelihood' or None"
@@ -320,6 +331,23 @@ for _f in [
         output_degree=2,
     ),
     Family("knn", "k-Nearest Neighbours", {_C: "sklearn.neighbors:KNeighborsClassifier"}, threaded=True, scaled=True),
+    # InterpretML's Explainable Boosting Machine (Lou et al. 2013, Nori et al. 2019): a GA2M whose
+    # prediction (regression) or log-odds (classification) is a sum of one- and two-variable terms,
+    # so its interactions are at most pairwise (output_degree 2: one antithetic permutation pair
+    # gives exact SHAP values) and decision_function gives its exact log-odds. n_jobs is pinned to
+    # 1 (its own default, -2, would take all but one core of the machine whatever the job's
+    # threads; its fits are identical for any n_jobs).
+    Family(
+        "ebm",
+        "EBM",
+        {_R: "interpret.glassbox:ExplainableBoostingRegressor", _C: "interpret.glassbox:ExplainableBoostingClassifier"},
+        defaults={"n_jobs": 1},
+        seeded=True,
+        log_odds="decision_function",
+        output_degree=2,
+        terms="interpret",
+        fit_cost=300.0,
+    ),
 ]:
     register_family(_f)
 del _f

@@ -82,6 +82,11 @@ RULES = {
         "figure_style",
         "save_figures",
     ),
+    "ebm_figures": (
+        "draw_figures",
+        "figure_style",
+        "save_figures",
+    ),
     "treefarms_figures": (
         "draw_figures",
         "figure_style",

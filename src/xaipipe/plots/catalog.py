@@ -60,6 +60,7 @@ CONDITIONS = {
     "prediction_intervals": "a regression dataset, rashomon.prediction_intervals enabled",
     "regional": "the model's family is in explain.regional.families",
     "treefarms": "a binary classification dataset, rashomon.treefarms enabled",
+    "terms": "the model's family explains itself by additive terms (Family.terms: EBM)",
 }
 
 
@@ -206,6 +207,14 @@ GROUPS: dict[str, FigureGroup] = {
             "PD / ICE",
             inputs=("regions", "curves", "title", "target_unit"),
             default="regional",
+        ),
+        FigureGroup(
+            "ebm_figures",
+            "model_figure",
+            _MODEL,
+            "EBM terms",
+            inputs=("terms", "shapes", "title", "target_unit", "coverage"),
+            default="terms",
         ),
         FigureGroup(
             "shap_interaction_summary",
@@ -445,6 +454,14 @@ FIGURES: tuple[Figure, ...] = (
         "xaipipe.plots.regional:plot_regional_effects",
         "regional_effects.rst",
         label="regional effects",
+        default=True,
+    ),
+    Figure(
+        "ebm_terms",
+        "ebm_figures",
+        "xaipipe.plots.ebm:plot_ebm_terms",
+        "ebm_terms.rst",
+        label="EBM term plots",
         default=True,
     ),
     Figure(

@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..rashomon.linear import LINEAR_EXACT
 from .units import epsilon_label, with_unit
 
 __all__ = ["kink_slack", "plot_prediction_intervals"]
-
-LINEAR_EXACT = "linear_exact"
 
 
 def kink_slack(path: pd.DataFrame) -> float:

@@ -28,6 +28,7 @@ ENTRY_POINTS = {
     "combine_twin_coverage": "twin_table",
     "learner_captions": "twin_table",
     "importance_captions": "twin_table",
+    "ebm_caption": "twin_table",
     "reliance_captions": "twin_table",
     "explorer_coverage_lines": "twin_table",
 }
@@ -42,6 +43,7 @@ RULES = {
     "learner_figures": ("learner_captions",),
     "reliance_figures": ("reliance_captions",),
     "sage_figures": ("importance_captions",),
+    "ebm_figures": ("ebm_caption",),
     "dependence_figures": ("importance_captions",),
     "illustration": (
         "ILLUSTRATIONS",

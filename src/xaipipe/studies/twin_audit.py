@@ -30,6 +30,12 @@ rows), split as the pipeline splits (:func:`xaipipe.data.split.make_split`), and
     the pipeline's ε rule; :func:`xaipipe.rashomon.study.rashomon_reliance`) and the exact linear MCR
     (regression). No claim (Fisher et al.'s empirical MCR estimates the class's population MCR and is
     no confidence interval); *planted*: :math:`f^*`'s MR.
+``ebm``
+    A regression twin's glass-box families (an EBM: the registry's ``Family.terms``) at their chosen
+    configurations, fitted on the training split: the PD on the learner grids, ``intercept + f_j(z)``,
+    with interpret's bagged error bar (:func:`xaipipe.explain.glassbox.ebm_pd_band`). No claim by its
+    authors; measured against the EBM's expectation over training sets (the leave-one-out mean over
+    the other replicates, :func:`xaipipe.studies.twin_table.twin_repetitions`) and :math:`f^*`'s PD.
 ``ols`` / ``logit``
     The classical OLS (regression) or Wald logit (binary) coefficient intervals
     (:func:`xaipipe.models.ols_inference`, :func:`xaipipe.models.logit_inference`) on the twin whose
@@ -53,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.split import folds_from_split, make_split
+from ..explain.glassbox import bagging_se_factor, ebm_pd_band
 from ..explain.learner import RefitDesign, RefitEffects, estimator_factory, learner_pd_pfi
 from ..explain.reliance import RelianceOptions, features_from_groups, model_reliance, reliance_report
 from ..models.boosting import fit_estimator
@@ -62,6 +69,7 @@ from ..models.families import make_estimator
 from ..models.logit import logit_inference
 from ..models.ols import ols_inference
 from .twin import LinearTwin, Twin
+from .twin_table import ONE_SD_LEVEL
 from .twin_truth import TwinBundle, TwinDesign, _ints, _replicate_seed
 
 __all__ = [
@@ -195,6 +203,37 @@ def _learner_rows(r: int, twin: Twin, design: TwinDesign, Xtr, ytr, seed: int) -
                         se=rec[f"{q}_se"],
                         se_naive=rec[f"{q}_se_naive"],
                         df=int(rec["n_refits"]) - 1,
+                    )
+                )
+    return rows
+
+
+def _ebm_rows(r: int, twin: Twin, design: TwinDesign, Xtr, ytr, seed: int) -> list[dict]:
+    """The ``ebm`` kind: each glass-box family fitted to the replicate's training rows, its PD on the
+    learner grids with its bagged error bar: ``se_naive`` the bags' SD, ``se`` that times
+    :func:`~xaipipe.explain.glassbox.bagging_se_factor` (``estimate ± z se`` at every level, naive
+    and corrected); ``ci_low`` / ``ci_high`` = ± 1 SD, interpret's own bar, at :data:`ONE_SD_LEVEL`."""
+    rows = []
+    for family, params in design.glassbox.items():
+        model = _fit(family, twin.task, params, design.options_of(family), seed, Xtr, ytr)
+        factor = bagging_se_factor(model, len(ytr))
+        for feature, grid in design.learner["grids"].items():
+            pd_, sd = ebm_pd_band(model, twin.features.index(feature), grid)
+            for z, value, s in zip(grid, pd_, sd):
+                rows.append(
+                    _row(
+                        r,
+                        "ebm",
+                        "pd",
+                        family=family,
+                        feature=feature,
+                        grid_value=float(z),
+                        estimate=float(value),
+                        se=float(s * factor),
+                        se_naive=float(s),
+                        ci_low=float(value - s),
+                        ci_high=float(value + s),
+                        level=ONE_SD_LEVEL,
                     )
                 )
     return rows
@@ -493,6 +532,7 @@ def replicate_rows(twin: Twin, design: TwinDesign, r: int, sanity: LinearTwin | 
         split = make_split(y, twin.task, test_size=design.test_size, n_folds=design.cv_folds, random_state=split_seed)
         tr, te = np.asarray(split["train"]), np.asarray(split["test"])
         rows = _learner_rows(r, twin, design, X[tr], y[tr], learner_seed) if design.learners else []
+        rows += _ebm_rows(r, twin, design, X[tr], y[tr], learner_seed) if design.glassbox else []
         family, params = design.model
         model = _fit(family, twin.task, params, design.options_of(family), model_seed, X[tr], y[tr])
         rows += _mr_rows(r, twin, design, model, X[te], y[te], model_seed)

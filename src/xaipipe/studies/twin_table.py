@@ -31,6 +31,7 @@ __all__ = [
     "KINDS",
     "TwinCoverage",
     "combine_twin_coverage",
+    "ebm_caption",
     "explorer_coverage_lines",
     "importance_captions",
     "learner_captions",
@@ -84,6 +85,13 @@ KINDS: dict[str, dict[str, str]] = {
         "claimed": "the exact SAGE values of the fitted model on the test rows and background explained",
         "intervals": "estimate ± z sage_se",
     },
+    "ebm": {
+        "printed": "explain/<d>/<f>/ebm_shapes.csv (sd, lower / upper) of a family with Family.terms (EBM)",
+        "claimed": "none (interpret #204: not confidence intervals); measured against the EBM's own expectation "
+        "over training sets of the replicate's size (the leave-one-out mean over the other replicates) and f*'s PD",
+        "intervals": "reported: interpret's bar, PD ± 1 SD of the outer bags (normal level 0.683); naive: PD ± z SD; "
+        "corrected: PD ± z sqrt(m / (n - m)) SD, the subsampling correction of bags of m of n rows",
+    },
     "h2": {
         "printed": "explain/<d>/<f>/h_statistic.csv (h2_se, h2_unnormalised_se)",
         "claimed": "the fitted model's H² on the population (the twin's rows)",
@@ -92,6 +100,9 @@ KINDS: dict[str, dict[str, str]] = {
     },
 }
 
+#: Nominal level of a ± 1 SD bar read as a normal interval (2 Phi(1) - 1): the ``ebm`` kind's
+#: ``reported`` interval.
+ONE_SD_LEVEL = 0.6826894921370859
 #: Kinds that also get the twin-calibrated interval ``estimate ± q se`` (:func:`calibrated_multiplier`):
 #: those whose ``se`` interval falls short of its own estimand on some twin (docs/coverage.md, "Repairs"):
 #: the learner intervals, the MR SEs (Grunfeld's permutation MR; not the zero-one permutation MR,
@@ -194,7 +205,30 @@ def twin_repetitions(
             hit = lk.get((reps.at[i, "family"], reps.at[i, "quantity"], reps.at[i, "feature"], key_g.iat[i]))
             if hit is not None:
                 reps.at[i, "claimed"], reps.at[i, "claimed_se"] = hit
+    _leave_one_out_claims(reps)
     return reps
+
+
+def _leave_one_out_claims(reps: pd.DataFrame) -> None:
+    """The ``ebm`` rows' claimed truth, in place: the mean of the same estimate over the *other*
+    replicates (the EBM's expectation over training sets, by Monte Carlo independent of the row's own
+    fit), with its SE (the others' SD / sqrt(R - 1)); NaN below three replicates."""
+    sel = (reps["kind"] == "ebm").to_numpy()
+    if not sel.any():
+        return
+    part = reps.loc[sel]
+    est = part["estimate"].astype(float)
+    keys = [part[k] for k in ("dataset", "family", "feature")] + [part["grid_value"].astype(float)]
+    total = est.groupby(keys).transform("sum")
+    total_sq = (est**2).groupby(keys).transform("sum")
+    m = est.groupby(keys).transform("count") - 1.0  # the other replicates
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loo = (total - est) / m
+        var = ((total_sq - est**2) - m * loo**2) / (m - 1.0)
+        se = np.sqrt(np.maximum(var, 0.0) / m)
+    enough = m >= 2
+    reps.loc[sel, "claimed"] = np.where(enough, loo, np.nan)
+    reps.loc[sel, "claimed_se"] = np.where(enough, se, np.nan)
 
 
 def _aggregate(rep, covered, width, error, truth_se) -> dict:
@@ -264,7 +298,7 @@ def _intervals(part: pd.DataFrame, levels: Sequence[float]):
     est = part["estimate"].to_numpy(dtype=float)
     df = part["df"].to_numpy(dtype=float)
     kind = part["kind"].iloc[0]
-    se_cols = [("corrected", "se"), ("naive", "se_naive")] if kind == "learner" else [("se", "se")]
+    se_cols = [("corrected", "se"), ("naive", "se_naive")] if kind in ("learner", "ebm") else [("se", "se")]
     for name, col in se_cols:
         se = part[col].to_numpy(dtype=float)
         if not np.isfinite(se).all():
@@ -385,7 +419,9 @@ def coverage_phrase(
     if rows.empty:
         return "coverage not measured"
     row = rows.iloc[0]
-    what = "the learner's expectation" if (kind == "learner" and target == "claimed") else "the truth"
+    what = "the truth"
+    if target == "claimed" and kind in ("learner", "ebm"):
+        what = "the learner's expectation" if kind == "learner" else "the EBM's expectation"
     level = "" if not np.isfinite(float(row["nominal"])) else f" at nominal {float(row['nominal']):.2f}"
     return f"covers {row['coverage']:.2f} ± {row['coverage_se']:.2f} of {what} on the twin of {dataset}{level}"
 
@@ -473,6 +509,25 @@ def learner_captions(table: pd.DataFrame | None, dataset: str, family: str, *, n
         if calibrated:
             out[kind] += f"; {calibrated}"
     return out
+
+
+def ebm_caption(table: pd.DataFrame | None, dataset: str, family: str) -> str | None:
+    """The EBM term plot's caption line: how often interpret's bar (PD ± 1 SD of the outer bags, read
+    as a normal interval of level 0.683) covers the EBM's own expectation over training sets and
+    f*'s PD on the dataset's twin; None when the audit has not run, ``"... not measured"`` without
+    ``ebm`` rows (a classification twin: its bars are in log-odds)."""
+    if table is None:
+        return None
+    common = dict(quantity="pd", interval="reported", nominal=ONE_SD_LEVEL, family=family)
+    claimed = coverage_phrase(table, dataset, "ebm", target="claimed", **common)
+    planted = coverage_phrase(table, dataset, "ebm", target="planted", **common)
+    if claimed == "coverage not measured":
+        return f"the bars' coverage on the twin of {dataset}: not measured"
+    head = "± 1 SD bar (nominal 0.68 if read as a normal interval): " + claimed.split(" on the twin")[0]
+    tail = planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", "f*'s PD")
+    return (
+        f"{head}, {tail} (twin of {dataset})" if planted != "coverage not measured" else f"{head} (twin of {dataset})"
+    )
 
 
 #: The SAGE and H² figures -> (kind, quantity, what the claimed estimand is called, f*'s value).

@@ -21,6 +21,7 @@ from ..explain.reliance import top_features
 from ..explain.shapley import shap_values
 from ..losses import resolve_loss
 from ..models.boosting import fit_estimator
+from ..models.families import get_family
 from .twin import (
     LINEAR,
     LinearTwin,
@@ -83,6 +84,10 @@ class TwinDesign:
         ``max_pairs`` (MR truth), ``shap_max_rows`` (SHAP truth).
     nominal : tuple of float
         Levels of the coverage table (``twins.nominal``).
+    glassbox : mapping family -> params
+        The ``ebm`` kind: families with additive terms of their own (the registry's
+        ``Family.terms``: EBM) at their chosen configurations, on a regression twin; their bagged
+        error bars on the PD grids are audited (:func:`xaipipe.explain.glassbox.ebm_pd_band`).
     """
 
     n: int
@@ -100,6 +105,7 @@ class TwinDesign:
     options: Mapping[str, Any] = field(default_factory=dict)
     truth: Mapping[str, Any] = field(default_factory=dict)
     nominal: tuple = (0.5, 0.8, 0.9, 0.95, 0.99)
+    glassbox: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """A JSON-able dict (``design.json``; :meth:`from_dict` reads it back)."""
@@ -443,6 +449,12 @@ def prepare_twin(data, settings, best: Mapping[str, Mapping[str, Any]], reliance
     mcr = None
     if s.mcr is not False and (twin.task == "regression" or twin.n_classes == 2):
         mcr = dict(s.mcr)
+    # the ebm kind: a regression twin's glass-box families (their bars are in output units, as f*'s PD)
+    glassbox = {
+        f: _capped(f, best[f]["params"], s.max_estimators)
+        for f in sorted(best)
+        if get_family(f).terms and task == "regression" and grids
+    }
     design = TwinDesign(
         n=twin.n_rows,
         test_size=s.test_size,
@@ -464,6 +476,7 @@ def prepare_twin(data, settings, best: Mapping[str, Mapping[str, Any]], reliance
         options=dict(s.options or {}),
         truth=dict(s.truth),
         nominal=tuple(s.nominal),
+        glassbox=glassbox,
     )
     sanity = linear_twin(twin, data, seed=s.seed) if s.sanity else None
     return TwinBundle(twin, design, sanity)

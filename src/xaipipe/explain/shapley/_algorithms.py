@@ -535,7 +535,9 @@ def _second_order(estimator: BaseEstimator, output: str) -> bool:
     The family registry records the degree (``output_degree``): Gaussian naive
     Bayes log-odds are a sum of per-feature quadratics (additive), QDA's are a
     quadratic form and logistic regression's are linear (after any per-feature
-    affine scaling); linear regression predicts linearly. A game whose players
+    affine scaling); linear regression predicts linearly; an EBM's output is a
+    sum of terms of one or two variables (no polynomial, but the same pairwise
+    structure, which is all the argument below uses). A game whose players
     interact at most pairwise is a sum of one- and two-player games, and a
     forward + reverse pass over any permutation gives each two-player term both
     orders, hence its exact Shapley split.
