@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import xgboost as xgb
+from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
 from sklearn.ensemble import (
@@ -57,7 +58,10 @@ EXPECTED = {
     "gaussian_nb": {C: GaussianNB},
     "qda": {C: QuadraticDiscriminantAnalysis},
     "knn": {C: KNeighborsClassifier},
+    "ebm": {R: ExplainableBoostingRegressor, C: ExplainableBoostingClassifier},
 }
+#: Fixed options that keep a test fit short (an EBM's default pairs and 14 bags: a minute here).
+FAST_OPTIONS = {"ebm": {"interactions": 0, "outer_bags": 2, "max_rounds": 200}}
 SCALED = {"ridge", "lasso", "elastic_net", "logistic_regression", "qda", "knn"}
 LINEAR = {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}
 PREFIX = {"random_forest": "forest", "extra_trees": "forest", "gradient_boosting": "boosting", "xgboost": "xgboost"}
@@ -66,6 +70,7 @@ LOG_ODDS = {
     "logistic_regression": "decision_function",
     "qda": "decision_function",
     "gaussian_nb": "joint_log_likelihood",
+    "ebm": "decision_function",
 }
 
 
@@ -109,7 +114,7 @@ def test_registry_holds_the_built_in_families():
 def test_every_family_builds_and_fits_for_its_tasks(name, data):
     fam = get_family(name)
     for task, cls in EXPECTED[name].items():
-        est = make_estimator(name, task, {}, random_state=7, n_jobs=2)
+        est = make_estimator(name, task, {}, random_state=7, n_jobs=2, options=FAST_OPTIONS.get(name))
         model = final_estimator(est)
         assert type(model) is cls
         if name in SCALED:
