@@ -22,6 +22,7 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from tests.conftest import REPO
 
@@ -30,15 +31,8 @@ from .corpus import CORPUS_CONFIG, DATASETS, TABLES, write_corpus
 
 pytestmark = pytest.mark.integration
 
-FAMILIES = {
-    "mixed_wide": ("linear_regression", "gradient_boosting"),
-    "rare_binary": ("logistic_regression", "gradient_boosting"),
-    "three_class": ("logistic_regression", "gradient_boosting"),
-    "seven_class": ("logistic_regression", "xgboost"),
-    "missing_reg": ("linear_regression", "gradient_boosting"),
-    "one_feature": ("linear_regression",),
-    "two_features": ("logistic_regression", "gradient_boosting"),
-}
+#: every dataset's families, as its corpus entry lists them
+FAMILIES = {d: tuple(e["families"]) for d, e in yaml.safe_load(CORPUS_CONFIG)["datasets"].items() if "families" in e}
 MULTICLASS = ("three_class", "seven_class")
 #: every dataset x family: these files and figures exist (the result types of the study)
 PER_MODEL = ("model_reliance.csv", "pd_ice.csv", "pd_2d.csv", "shap_values.csv", "shap_importance.csv", "ale.csv")

@@ -79,5 +79,5 @@ def test_default_target_then_shows_the_twin_coverage(twins_run, mirror_dir):
     # the manifest) rerun, nothing else
     plan = snakemake(repo, "-n", "--cores", "2", *small_args(mirror_dir, configfiles=TWINS))
     planned = _planned(plan)
-    captioned = {"learner_figures", "reliance_figures", "sage_figures", "dependence_figures", "explorer"}
+    captioned = {"learner_figures", "reliance_figures", "sage_figures", "dependence_figures", "ebm_figures", "explorer"}
     assert {"learner_figures", "reliance_figures"} <= planned <= captioned | {"manifest", "all"}, planned

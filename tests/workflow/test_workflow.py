@@ -30,7 +30,8 @@ def test_small_run_outputs(small_run):
     assert list(metrics.columns[:6]) == ["dataset", "task", "model", "rmse", "mae", "r2"]
     small = yaml.safe_load((small_run / "tests" / "configs" / "small.yaml").read_text())
     expected = {
-        ("airfoil", f) for f in ("linear_regression", "decision_tree", "random_forest", "gradient_boosting", "xgboost")
+        ("airfoil", f)
+        for f in ("linear_regression", "decision_tree", "random_forest", "gradient_boosting", "xgboost", "ebm")
     }
     expected |= {(d, f) for d, opts in small["datasets"].items() if "families" in opts for f in opts["families"]}
     assert set(zip(metrics["dataset"], metrics["model"])) == expected and len(metrics) == len(expected)
@@ -60,6 +61,11 @@ def test_small_run_outputs(small_run):
     assert best["params"]["n_estimators"] in (10, 20)
     assert (res / "models" / "airfoil" / "fitted" / "gradient_boosting.joblib").stat().st_size > 0
     assert (res / "figures" / "airfoil" / "correlation.png").stat().st_size > 0
+    # airfoil's EBM explains itself (rule ebm_terms): its five variables' terms, one shape per bin
+    terms = pd.read_csv(res / "explain" / "airfoil" / "ebm" / "ebm_terms.csv")
+    info = json.loads((res / "data" / "airfoil" / "prepared.json").read_text())
+    assert sorted(terms["term"]) == sorted(info["features"]) and set(terms["rank"]) == set(range(1, 6))
+    assert (res / "figures" / "airfoil" / "ebm" / "ebm_terms.png").stat().st_size > 0
     ols = pd.read_csv(res / "tables" / "ols_inference.csv")
     assert ols["term"].tolist()[:3] == ["const", "AGE", "SEX"]
     qda = pd.read_csv(res / "models" / "breast_cancer" / "cv" / "qda.csv")

@@ -106,9 +106,9 @@ ONE_SD_LEVEL = 0.6826894921370859
 #: Kinds that also get the twin-calibrated interval ``estimate ± q se`` (:func:`calibrated_multiplier`):
 #: those whose ``se`` interval falls short of its own estimand on some twin (docs/coverage.md, "Repairs"):
 #: the learner intervals, the MR SEs (Grunfeld's permutation MR; not the zero-one permutation MR,
-#: whose zero SEs no multiplier widens), the test loss's bootstrap (small test splits, heavy tails)
-#: and H²'s bootstrap SE.
-CALIBRATED_KINDS = ("learner", "mr", "test_loss", "h2")
+#: whose zero SEs no multiplier widens), the test loss's bootstrap (small test splits, heavy tails),
+#: H²'s bootstrap SE and an EBM's subsampling-corrected bag SD (docs/ebm.md).
+CALIBRATED_KINDS = ("learner", "mr", "test_loss", "h2", "ebm")
 
 #: Columns of :func:`twin_coverage` (``tables/coverage_twins.csv``).
 TWIN_COVERAGE_COLUMNS = [
