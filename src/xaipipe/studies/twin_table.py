@@ -102,7 +102,7 @@ KINDS: dict[str, dict[str, str]] = {
 
 #: Nominal level of a ± 1 SD bar read as a normal interval (2 Phi(1) - 1): the ``ebm`` kind's
 #: ``reported`` interval.
-ONE_SD_LEVEL = 0.6826894921370859
+ONE_SD_LEVEL = float(2.0 * stats.norm.cdf(1.0) - 1.0)
 #: Kinds that also get the twin-calibrated interval ``estimate ± q se`` (:func:`calibrated_multiplier`):
 #: those whose ``se`` interval falls short of its own estimand on some twin (docs/coverage.md, "Repairs"):
 #: the learner intervals, the MR SEs (Grunfeld's permutation MR; not the zero-one permutation MR,
@@ -498,12 +498,8 @@ def learner_captions(table: pd.DataFrame | None, dataset: str, family: str, *, n
         if claimed == "coverage not measured":
             out[kind] = f"coverage on the twin of {dataset}: not measured"
             continue
-        head = f"corrected {round(100 * nominal)} % interval: " + claimed.split(" on the twin")[0]
-        tail = planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", "f*'s value")
-        out[kind] = (
-            f"{head}, {tail} (twin of {dataset})"
-            if planted != "coverage not measured"
-            else f"{head} (twin of {dataset})"
+        out[kind] = _both_targets(
+            f"corrected {round(100 * nominal)} % interval: ", claimed, planted, "f*'s value", dataset
         )
         calibrated = _calibrated_phrase(table, dataset, quantity, nominal, family=family)
         if calibrated:
@@ -523,11 +519,19 @@ def ebm_caption(table: pd.DataFrame | None, dataset: str, family: str) -> str | 
     planted = coverage_phrase(table, dataset, "ebm", target="planted", **common)
     if claimed == "coverage not measured":
         return f"the bars' coverage on the twin of {dataset}: not measured"
-    head = "± 1 SD bar (nominal 0.68 if read as a normal interval): " + claimed.split(" on the twin")[0]
-    tail = planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", "f*'s PD")
-    return (
-        f"{head}, {tail} (twin of {dataset})" if planted != "coverage not measured" else f"{head} (twin of {dataset})"
+    return _both_targets(
+        "± 1 SD bar (nominal 0.68 if read as a normal interval): ", claimed, planted, "f*'s PD", dataset
     )
+
+
+def _both_targets(label: str, claimed: str, planted: str, truth: str, dataset: str) -> str:
+    """One caption line from the two :func:`coverage_phrase` sentences of an interval: ``label``, the
+    coverage of its claimed estimand, that of the planted truth (called ``truth``) where measured."""
+    head = label + claimed.split(" on the twin")[0]
+    if planted == "coverage not measured":
+        return f"{head} (twin of {dataset})"
+    tail = planted.split(" on the twin")[0].replace("covers ", "").replace("the truth", truth)
+    return f"{head}, {tail} (twin of {dataset})"
 
 
 #: The SAGE and H² figures -> (kind, quantity, what the claimed estimand is called, f*'s value).
